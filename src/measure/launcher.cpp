@@ -128,6 +128,11 @@ std::vector<std::string> mpirun_command(const MpiLaunch& launch) {
 ProcessResult run_mpi(const MpiLaunch& launch, std::optional<std::chrono::duration<double>> timeout) {
   if (launch.ranks < 1) throw UserError("the number of ranks must be at least 1", {}, "set -n/--np");
   if (launch.program.empty()) throw UserError("no program to launch", {}, "give it after '--'");
+  // mpirun's own message for a missing program is a page long; say it in one line.
+  const std::string& program = launch.program.front();
+  if (program.find('/') != std::string::npos && ::access(program.c_str(), X_OK) != 0)
+    throw UserError(fmt::format("cannot run '{}': {}", program, std::strerror(errno)), {},
+                    "check the path; apps are built into build/apps/");
   return run_process(mpirun_command(launch), timeout);
 }
 

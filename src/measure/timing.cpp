@@ -1,0 +1,112 @@
+#include "measure/timing.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "support/error.h"
+
+namespace perfcast::measure {
+
+namespace {
+
+std::string tail(const std::string& text, size_t max_chars) {
+  return text.size() <= max_chars ? text : "..." + text.substr(text.size() - max_chars);
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json last_json_line(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  nlohmann::json last;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line.front() != '{') continue;
+    auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_object()) last = std::move(parsed);
+  }
+  return last;
+}
+
+TimingResult time_mpi_runs(const MpiLaunch& launch, const TimingOptions& options, const TimingProgress& progress) {
+  if (options.repeats < 1) throw UserError("the number of repeats must be at least 1", {}, "set --repeats");
+  if (options.warmups < 0) throw UserError("the number of warm-up runs cannot be negative", {}, "set --warmup");
+
+  TimingResult result;
+  result.command = mpirun_command(launch);
+  result.ranks = launch.ranks;
+  result.cores = online_cores();
+  result.oversubscribed = is_oversubscribed(launch.ranks);
+  result.pinned = launch.pin && !result.oversubscribed;
+
+  const int total = options.warmups + options.repeats;
+  bool every_run_reported_time = true;
+  for (int run = 1; run <= total; ++run) {
+    const bool warmup = run <= options.warmups;
+    if (progress) progress(run, total, warmup);
+    ProcessResult p = run_mpi(launch, std::chrono::duration<double>(options.timeout_s));
+    if (p.timed_out)
+      throw UserError(fmt::format("run {} of '{}' did not finish within {} s", run, join(result.command),
+                                  options.timeout_s),
+                      {}, "raise --timeout or use a smaller input");
+    if (p.exit_code != 0)
+      throw UserError(fmt::format("run {} of '{}' failed with exit code {}; its stderr ends with:\n{}", run,
+                                  join(result.command), p.exit_code, tail(p.stderr_text, 2000)));
+    if (warmup) continue;
+    RunSample sample;
+    sample.wall_s = p.wall_s;
+    nlohmann::json app = last_json_line(p.stdout_text);
+    if (app.is_object() && app.contains("time_s") && app["time_s"].is_number()) {
+      sample.app_time_s = app["time_s"].get<double>();
+    } else {
+      every_run_reported_time = false;
+    }
+    if (!app.is_null()) result.last_app_result = std::move(app);
+    result.samples.push_back(sample);
+  }
+
+  std::vector<double> wall, app;
+  for (const auto& s : result.samples) {
+    wall.push_back(s.wall_s);
+    if (s.app_time_s) app.push_back(*s.app_time_s);
+  }
+  result.wall = summarize(wall);
+  if (every_run_reported_time) result.app_time = summarize(app);
+  return result;
+}
+
+nlohmann::json to_json(const Summary& s) {
+  return {{"count", s.count}, {"median", s.median}, {"q1", s.q1}, {"q3", s.q3},
+          {"iqr", s.iqr()},   {"min", s.min},       {"max", s.max}};
+}
+
+nlohmann::json to_json(const TimingResult& r) {
+  nlohmann::json wall_samples = nlohmann::json::array(), app_samples = nlohmann::json::array();
+  for (const auto& s : r.samples) {
+    wall_samples.push_back(s.wall_s);
+    if (s.app_time_s) app_samples.push_back(*s.app_time_s);
+  }
+  nlohmann::json j = {{"command", r.command},
+                      {"ranks", r.ranks},
+                      {"cores", r.cores},
+                      {"oversubscribed", r.oversubscribed},
+                      {"pinned", r.pinned},
+                      {"repeats", r.samples.size()},
+                      {"wall_s", to_json(r.wall)},
+                      {"app_time_s", nullptr},
+                      {"app_result", r.last_app_result}};
+  j["wall_s"]["samples"] = wall_samples;
+  if (r.app_time) {
+    j["app_time_s"] = to_json(*r.app_time);
+    j["app_time_s"]["samples"] = app_samples;
+  }
+  return j;
+}
+
+}  // namespace perfcast::measure

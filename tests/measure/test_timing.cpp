@@ -1,0 +1,89 @@
+// Timing real MPI runs of a probe program with the pinned Open MPI.
+#include <gtest/gtest.h>
+
+#include "measure/launcher.h"
+#include "measure/timing.h"
+#include "support/error.h"
+
+using namespace perfcast::measure;
+
+namespace {
+const std::string probe = std::string(PERFCAST_BINARY_DIR) + "/tests/bin/mpi_probe";
+}
+
+TEST(Launcher, MpiRunGetsTheCommunicatorSizeAsked) {
+  ProcessResult r = run_mpi({.ranks = 2, .program = {probe, "--work", "0.001"}});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  auto j = last_json_line(r.stdout_text);
+  ASSERT_TRUE(j.is_object()) << r.stdout_text;
+  EXPECT_EQ(j["ranks"], 2);
+}
+
+TEST(Launcher, PinsOnlyWhenRanksFitOnCores) {
+  auto pinned = mpirun_command({.ranks = 1, .program = {probe}});
+  EXPECT_NE(std::find(pinned.begin(), pinned.end(), "core"), pinned.end());
+  auto crowded = mpirun_command({.ranks = online_cores() + 1, .program = {probe}});
+  EXPECT_EQ(std::find(crowded.begin(), crowded.end(), "core"), crowded.end());
+  EXPECT_EQ(crowded.front(), "mpirun.openmpi");
+}
+
+TEST(Launcher, MissingProgramIsAClearError) {
+  try {
+    run_mpi({.ranks = 1, .program = {"/no/such/program"}});
+    FAIL();
+  } catch (const perfcast::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("/no/such/program"), std::string::npos);
+  }
+}
+
+TEST(Launcher, TimeoutKillsTheJob) {
+  ProcessResult r = run_process({"sleep", "30"}, std::chrono::duration<double>(0.3));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_s, 10);
+}
+
+TEST(Timing, RepeatsAndSummarisesBothTimes) {
+  TimingOptions options{.repeats = 5, .warmups = 1};
+  int calls = 0, warmups = 0;
+  TimingResult r = time_mpi_runs({.ranks = 2, .program = {probe, "--work", "0.02"}}, options,
+                                 [&](int, int total, bool warmup) {
+                                   ++calls;
+                                   warmups += warmup;
+                                   EXPECT_EQ(total, 6);
+                                 });
+  EXPECT_EQ(calls, 6);
+  EXPECT_EQ(warmups, 1);
+  ASSERT_EQ(r.samples.size(), 5u);
+  EXPECT_EQ(r.last_app_result["ranks"], 2);
+  EXPECT_FALSE(r.oversubscribed);
+  EXPECT_TRUE(r.pinned);
+  ASSERT_TRUE(r.app_time.has_value());
+  // The probe spins 20 ms; its own time cannot be below that, and the launch
+  // (with MPI start-up) cannot be shorter than the region it contains.
+  EXPECT_GE(r.app_time->min, 0.02);
+  EXPECT_GE(r.wall.min, r.app_time->min);
+  EXPECT_LE(r.wall.q1, r.wall.median);
+  EXPECT_LE(r.wall.median, r.wall.q3);
+  auto j = to_json(r);
+  EXPECT_EQ(j["wall_s"]["samples"].size(), 5u);
+  EXPECT_DOUBLE_EQ(j["app_time_s"]["median"].get<double>(), r.app_time->median);
+}
+
+TEST(Timing, MoreRanksThanCoresIsLabelledOversubscribed) {
+  const int ranks = online_cores() + 2;
+  TimingResult r = time_mpi_runs({.ranks = ranks, .program = {probe, "--work", "0.001"}},
+                                 {.repeats = 1, .warmups = 0});
+  EXPECT_TRUE(r.oversubscribed);
+  EXPECT_FALSE(r.pinned);
+  EXPECT_EQ(r.last_app_result["ranks"], ranks);
+  EXPECT_EQ(to_json(r)["oversubscribed"], true);
+}
+
+TEST(Timing, AFailedRunIsAnErrorNotATime) {
+  try {
+    time_mpi_runs({.ranks = 2, .program = {probe, "--fail"}}, {.repeats = 2, .warmups = 0});
+    FAIL() << "a failing run produced a time";
+  } catch (const perfcast::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("failing on purpose"), std::string::npos) << e.what();
+  }
+}
