@@ -10,5 +10,6 @@ namespace perfcast::cli {
 void add_machine_command(CLI::App& app);    // machine.cpp: `machine show`
 void add_measure_command(CLI::App& app);    // measure.cpp
 void add_calibrate_command(CLI::App& app);  // calibrate.cpp
+void add_predict_command(CLI::App& app);    // predict.cpp
 
 }  // namespace perfcast::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   perfcast::cli::add_machine_command(app);
   perfcast::cli::add_measure_command(app);
   perfcast::cli::add_calibrate_command(app);
+  perfcast::cli::add_predict_command(app);
 
   try {
     app.parse(argc, argv);

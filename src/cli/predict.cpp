@@ -1,0 +1,153 @@
+// `perfcast predict`: a program model's counts per rank, priced on a machine.
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/machine_options.h"
+#include "cli/parameters.h"
+#include "model/predict.h"
+#include "report/table.h"
+#include "support/units.h"
+
+namespace perfcast::cli {
+
+namespace {
+
+using units::Dimension;
+
+struct PredictArgs {
+  std::string model_file;
+  MachineOptions machine;
+  int np = 1;
+  std::vector<std::string> params;
+  std::string memory = "auto";
+  bool scalar = false;
+  bool json = false;
+  bool all_ranks = false;
+};
+
+std::string quantity(double v, Dimension d) { return units::format(v, d, 4); }
+std::string count(double v) { return v >= 1e5 ? fmt::format("{:.4g}", v) : fmt::format("{:.0f}", v); }
+
+nlohmann::json rank_json(const model::RankPrediction& r) {
+  const auto& c = r.counts;
+  nlohmann::json mem = nlohmann::json::object();
+  for (const auto& [level, s] : r.memory_s_if_all_in) mem[level] = s;
+  return {{"rank", c.rank},
+          {"node", r.node},
+          {"flops", r.flops},
+          {"flops_double", c.flops_double},
+          {"flops_single", c.flops_single},
+          {"math_flops", r.math_flops},
+          {"math_calls", c.math_calls},
+          {"loads", c.loads},
+          {"stores", c.stores},
+          {"load_bytes", c.load_bytes},
+          {"store_bytes", c.store_bytes},
+          {"mpi_calls", c.mpi_calls},
+          {"messages", c.messages},
+          {"sent_bytes", c.sent_bytes},
+          {"received_bytes", c.received_bytes},
+          {"compute_s", r.compute_s},
+          {"memory_s", r.memory_s},
+          {"memory_s_if_all_in", mem},
+          {"latency_s", r.latency_s},
+          {"transfer_s", r.transfer_s},
+          {"time_s", r.time_s},
+          {"bound", r.memory_bound ? "memory" : "compute"}};
+}
+
+nlohmann::json prediction_json(const model::Prediction& p, const model::ProgramModel& m,
+                               const machine::Machine& machine, const PredictArgs& a) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& r : p.ranks) ranks.push_back(rank_json(r));
+  return {{"program", m.program},
+          {"model_origin", m.origin},
+          {"machine", machine.name},
+          {"np", p.np},
+          {"parameters", a.params},
+          {"memory_level", a.memory},
+          {"predicted_time_s", p.predicted_time_s},
+          {"slowest_rank", p.slowest_rank},
+          {"time_s_if_all_in", p.time_s_if_all_in},
+          {"ranks", ranks}};
+}
+
+void add_rank_row(report::Table& t, const model::RankPrediction& r, const std::string& label) {
+  const auto& c = r.counts;
+  t.add_row({label, std::to_string(r.node), quantity(r.flops, Dimension::Flops),
+             quantity(c.load_bytes + c.store_bytes, Dimension::Bytes), count(c.mpi_calls),
+             quantity(c.sent_bytes, Dimension::Bytes), quantity(r.compute_s, Dimension::Seconds),
+             quantity(r.memory_s, Dimension::Seconds), quantity(r.latency_s + r.transfer_s, Dimension::Seconds),
+             quantity(r.time_s, Dimension::Seconds), r.memory_bound ? "memory" : "compute"});
+}
+
+void print_table(const model::Prediction& p, const model::ProgramModel& m, const machine::Machine& machine,
+                 const PredictArgs& a) {
+  std::string params;
+  for (const auto& s : a.params) params += " " + s;
+  std::cout << fmt::format("{} on {} ({} ranks){}; model: {} ({})\n\n", m.program.empty() ? a.model_file : m.program,
+                           machine.name, p.np, params, a.model_file, m.origin.empty() ? "unknown origin" : m.origin);
+  report::Table t({"rank", "node", "flops", "mem bytes", "MPI calls", "sent", "compute", "memory", "comm",
+                   "time", "bound"});
+  if (a.all_ranks || p.ranks.size() <= 16) {
+    for (const auto& r : p.ranks) add_rank_row(t, r, std::to_string(r.counts.rank));
+  } else {
+    // Many ranks: the first, the last and the slowest tell the story.
+    add_rank_row(t, p.ranks.front(), "0 (first)");
+    add_rank_row(t, p.ranks[static_cast<size_t>(p.slowest_rank)], fmt::format("{} (slowest)", p.slowest_rank));
+    add_rank_row(t, p.ranks.back(), fmt::format("{} (last)", p.ranks.back().counts.rank));
+  }
+  std::cout << t.render();
+  std::cout << fmt::format("\npredicted time: {} (rank {}, {}-bound; memory level: {})\n",
+                           quantity(p.predicted_time_s, Dimension::Seconds), p.slowest_rank,
+                           p.ranks[static_cast<size_t>(p.slowest_rank)].memory_bound ? "memory" : "compute",
+                           a.memory == "auto" ? "by working set" : a.memory);
+  std::cout << "plain formula with every byte from one level:";
+  for (const auto& level : p.level_names)
+    if (p.time_s_if_all_in.count(level))
+      std::cout << fmt::format("  all-{} {}", level, quantity(p.time_s_if_all_in.at(level), Dimension::Seconds));
+  std::cout << "\n";
+  if (!a.all_ranks && p.ranks.size() > 16) std::cout << "(--all-ranks lists every rank; --json gives them all)\n";
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app) {
+  auto a = std::make_shared<PredictArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "predict",
+      "Predict time and counts per rank from a program model (docs/program-model.md) and a machine model: "
+      "T_rank = max(flops/peak, bytes/bandwidth) + messages*latency + bytes/net_bandwidth, T = max over ranks, "
+      "with memory levels chosen by working set where the model gives one.");
+  cmd->add_option("model", a->model_file, "Program model (JSON), e.g. apps/wave3d/wave3d.model.json")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_machine_options(*cmd, a->machine);
+  cmd->add_option("-n,--np", a->np, "Number of MPI ranks")->required()->check(CLI::PositiveNumber);
+  add_parameter_option(*cmd, a->params);
+  cmd->add_option("--memory", a->memory,
+                  "Memory level for all traffic (L1, L2, L3, DRAM), or 'auto': by each loop's working set, "
+                  "the outermost level where the model gives none")
+      ->capture_default_str();
+  cmd->add_flag("--scalar", a->scalar, "Price flops at the scalar (non-SIMD) rate");
+  cmd->add_flag("--all-ranks", a->all_ranks, "List every rank in the table");
+  cmd->add_flag("--json", a->json, "Print the figures as JSON");
+  cmd->footer(
+      "Example: perfcast predict apps/wave3d/wave3d.model.json --machine polus --np 4 --param n=128 "
+      "--param steps=100");
+
+  cmd->callback([a] {
+    model::ProgramModel m = model::load_program_model(a->model_file);
+    machine::Machine machine = load_machine(a->machine);
+    model::SymbolicCosts costs = model::symbolic_costs(m);
+    model::PredictOptions options{.memory_level = a->memory, .simd = !a->scalar};
+    model::Prediction p = model::predict(m, costs, machine, a->np, parse_parameters(a->params), options);
+    if (a->json) std::cout << prediction_json(p, m, machine, *a).dump(2) << "\n";
+    else print_table(p, m, machine, *a);
+  });
+}
+
+}  // namespace perfcast::cli

@@ -1,0 +1,113 @@
+// Event streams: the one representation of what a rank does (DESIGN.md).
+//
+// A rank's behaviour is a sequence of Events: compute bursts and MPI operations.
+// A trace is event streams recorded from a real run; a skeleton produces them as
+// it runs; a program model produces them when evaluated per rank. Every engine
+// reads them through RankSource (source.h), whatever their source.
+//
+// Conventions (all engines and readers rely on them):
+// - Ranks and peers are ranks *in the event's communicator* (as MPI reports
+//   them), not world ranks; the engine translates through the communicator.
+// - Communicators are per-rank handles: 0 is MPI_COMM_WORLD, 1 MPI_COMM_SELF,
+//   and every communicator a rank creates (split, dup, cart_create) gets that
+//   rank's next free handle, in the order it created them. The same handle can
+//   name different communicators on different ranks.
+// - Requests are per-rank ids, unique for the lifetime of the stream (never
+//   reused), linking a completion (wait/test) to the operations it completes.
+// - Byte counts are what the call moves: count x datatype size.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace perfcast::events {
+
+inline constexpr std::int32_t kAnySource = -1;  // MPI_ANY_SOURCE
+inline constexpr std::int32_t kProcNull = -2;   // MPI_PROC_NULL: the call completes at once, moves nothing
+inline constexpr std::int32_t kAnyTag = -1;     // MPI_ANY_TAG
+inline constexpr std::int32_t kCommWorld = 0;
+inline constexpr std::int32_t kCommSelf = 1;
+inline constexpr std::int32_t kUndefinedColor = -32766;  // MPI_UNDEFINED for comm_split
+
+enum class Kind : std::uint8_t {
+  // A compute burst: `seconds` when known (a skeleton's BSIM_Add_time, a traced
+  // gap between MPI calls), else `flops`/`bytes` to be priced by the machine model.
+  Compute = 0,
+
+  // Point to point. peer = destination or source (kAnySource allowed on receives,
+  // kProcNull on both); tag (kAnyTag on receives); bytes = the message size
+  // (for receives: the size actually received, when known, else the buffer size).
+  Send, Ssend, Isend, Issend, Recv, Irecv,
+  // peer = destination, root = source (the receive side's peer), tag = send tag,
+  // tag2 = receive tag, bytes = sent, bytes2 = received.
+  Sendrecv,
+  // Probing for a message: peer, tag as for receives.
+  Probe,
+
+  // Completion. requests lists the requests, in the call's order.
+  Wait, Waitall, Waitany, Waitsome, Test, Testall,
+
+  // Collectives over comm. root for rooted ones; bytes = this rank's send
+  // buffer size, bytes2 = its receive buffer size (what MPI's count x size gives
+  // for this rank). The v-variants list per-peer byte counts: counts = send
+  // counts (per destination rank), counts2 = receive counts (per source rank).
+  Barrier, Bcast, Reduce, Allreduce, Gather, Gatherv, Scatter, Scatterv,
+  Allgather, Allgatherv, Alltoall, Alltoallv, ReduceScatter, Scan, Exscan,
+
+  // Communicator management (collective over comm). new_comm = the handle of the
+  // communicator the call creates on this rank (or -1 when this rank gets
+  // MPI_COMM_NULL). CommSplit: color, key. CommDup and CartCreate: a copy of comm
+  // with the same rank order (cart_create with reorder = false).
+  CommSplit, CommDup, CartCreate, CommFree,
+
+  // Start and end of the MPI section; Marker names a point in the program
+  // (phase boundaries for signatures; `tag` holds a marker id).
+  Init, Finalize, Marker,
+};
+
+inline constexpr int kKindCount = static_cast<int>(Kind::Marker) + 1;
+
+// Lower-case names ("isend", "allreduce", ...), used by the text form and reports.
+std::string_view kind_name(Kind kind);
+bool parse_kind(std::string_view name, Kind& out);
+
+bool is_point_to_point(Kind k);  // Send .. Probe
+bool is_completion(Kind k);      // Wait .. Testall
+bool is_collective(Kind k);      // Barrier .. Exscan, and the communicator calls
+bool is_rooted(Kind k);          // Bcast Reduce Gather(v) Scatter(v)
+bool is_nonblocking(Kind k);     // Isend Issend Irecv
+
+struct Event {
+  Kind kind = Kind::Compute;
+
+  // Compute.
+  double seconds = -1;  // < 0: not given; price flops/bytes instead
+  double flops = 0;
+  double bytes_moved = 0;  // memory traffic of the burst
+
+  // MPI.
+  std::int32_t comm = kCommWorld;
+  std::int32_t peer = kProcNull;  // point to point
+  std::int32_t root = 0;          // rooted collectives; Sendrecv's source
+  std::int32_t tag = 0;
+  std::int32_t tag2 = 0;          // Sendrecv's receive tag
+  std::uint64_t bytes = 0;
+  std::uint64_t bytes2 = 0;
+  std::uint64_t request = 0;      // the request a nonblocking call creates
+  std::vector<std::uint64_t> requests;  // completions
+  std::vector<std::uint64_t> counts, counts2;  // v-collectives, bytes per rank
+  std::int32_t color = 0, key = 0;  // CommSplit
+  std::int32_t new_comm = -1;       // communicator calls
+
+  // Where it came from (0 when unknown): a source line, or a call-site id.
+  std::uint32_t site = 0;
+
+  // Live skeletons only: opaque data the runtime attached (buffers, datatypes).
+  // Offline streams leave it null; engines only pass it back through DataMover.
+  void* live = nullptr;
+
+  bool operator==(const Event& other) const;  // all fields but `live`
+};
+
+}  // namespace perfcast::events

@@ -1,0 +1,148 @@
+#include "machine/machine.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "support/error.h"
+
+namespace perfcast::machine {
+
+double MemoryLevel::bandwidth_per_core_Bps(int active_cores) const {
+  active_cores = std::max(active_cores, 1);
+  if (!node_bandwidth_Bps) return bandwidth_Bps;
+  return std::min(bandwidth_Bps, *node_bandwidth_Bps / active_cores);
+}
+
+double MemoryLevel::node_total_Bps(int active_cores) const {
+  active_cores = std::max(active_cores, 1);
+  return bandwidth_per_core_Bps(active_cores) * active_cores;
+}
+
+std::optional<double> MemoryLevel::capacity_per_core_bytes(int active_cores) const {
+  if (!size_bytes) return std::nullopt;
+  return shared ? *size_bytes / std::max(active_cores, 1) : *size_bytes;
+}
+
+const std::vector<std::string>& math_function_names() {
+  static const std::vector<std::string> names = {"sin",  "cos",  "tan",  "asin",  "acos", "atan",
+                                                 "atan2", "sinh", "cosh", "tanh",  "exp",  "exp2",
+                                                 "log",  "log2", "log10", "sqrt", "cbrt", "pow"};
+  return names;
+}
+
+double MathCosts::flops(std::string_view function, Precision precision) const {
+  const auto& table = precision == Precision::Double ? double_flops : single_flops;
+  if (auto it = table.find(function); it != table.end()) return it->second;
+  return precision == Precision::Double ? default_double_flops : default_single_flops;
+}
+
+double NodeGroup::flops_per_core_for(Precision precision, bool simd) const {
+  if (precision == Precision::Double) return simd ? flops_per_core : flops_per_core_scalar;
+  return simd ? flops_per_core_single : flops_per_core_single_scalar;
+}
+
+double NodeGroup::peak_flops_per_node() const { return cores * flops_per_core; }
+
+double NodeGroup::memory_bandwidth_per_node_Bps() const { return outermost_level().node_total_Bps(cores); }
+
+double NodeGroup::balance_bytes_per_flop() const {
+  return memory_bandwidth_per_node_Bps() / peak_flops_per_node();
+}
+
+MemoryLookup NodeGroup::memory_level_for(double working_set_bytes, int active_cores) const {
+  active_cores = std::clamp(active_cores, 1, cores);
+  size_t index = memory.size() - 1;
+  for (size_t i = 0; i < memory.size(); ++i) {
+    auto capacity = memory[i].capacity_per_core_bytes(active_cores);
+    if (!capacity || working_set_bytes <= *capacity) {
+      index = i;
+      break;
+    }
+  }
+  const MemoryLevel& level = memory[index];
+  return {index, &level, level.capacity_per_core_bytes(active_cores), level.bandwidth_per_core_Bps(active_cores)};
+}
+
+int Machine::node_count() const {
+  int n = 0;
+  for (const auto& g : groups) n += g.count;
+  return n;
+}
+
+int Machine::total_cores() const {
+  int n = 0;
+  for (const auto& g : groups) n += g.count * g.cores;
+  return n;
+}
+
+double Machine::peak_flops() const {
+  double total = 0;
+  for (const auto& g : groups) total += g.count * g.peak_flops_per_node();
+  return total;
+}
+
+size_t Machine::group_index_of_node(int node) const {
+  if (node < 0) throw UserError(fmt::format("node {} does not exist", node));
+  int first = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (node < first + groups[i].count) return i;
+    first += groups[i].count;
+  }
+  throw UserError(fmt::format("node {} does not exist; machine '{}' has {} nodes", node, name, first));
+}
+
+const NodeGroup& Machine::group_of_node(int node) const { return groups[group_index_of_node(node)]; }
+
+int Machine::node_of_rank(int rank, int nranks) const {
+  // Machines have one or two groups: a small array avoids an allocation per call.
+  constexpr size_t kInline = 8;
+  NodeSlots inline_slots[kInline];
+  std::vector<NodeSlots> many;
+  std::span<NodeSlots> slots;
+  if (groups.size() <= kInline) {
+    slots = std::span<NodeSlots>(inline_slots, groups.size());
+  } else {
+    many.resize(groups.size());
+    slots = many;
+  }
+  for (size_t i = 0; i < groups.size(); ++i)
+    slots[i] = {groups[i].count, mapping.ranks_per_node.value_or(groups[i].cores)};
+  return machine::node_of_rank(mapping, slots, rank, nranks);
+}
+
+int Machine::hops(int node_a, int node_b) const { return network.topology.hops(node_a, node_b); }
+
+int Machine::diameter_hops() const { return network.topology.diameter(node_count()); }
+
+double Machine::node_latency_s(int node_a, int node_b) const {
+  int h = hops(node_a, node_b);
+  if (h == 0) return network.intra_node_latency_s;
+  return network.latency_s + (h - network.topology.min_hops()) * network.hop_latency_s;
+}
+
+double Machine::node_bandwidth_Bps(int node_a, int node_b) const {
+  return node_a == node_b ? network.intra_node_bandwidth_Bps : network.bandwidth_Bps;
+}
+
+double Machine::latency_s(int rank_a, int rank_b, int nranks) const {
+  return node_latency_s(node_of_rank(rank_a, nranks), node_of_rank(rank_b, nranks));
+}
+
+double Machine::bandwidth_Bps(int rank_a, int rank_b, int nranks) const {
+  return node_bandwidth_Bps(node_of_rank(rank_a, nranks), node_of_rank(rank_b, nranks));
+}
+
+const CollectiveTable* Machine::collective_table(CollectiveOp op) const {
+  for (const auto& t : collectives)
+    if (t.op == op) return &t;
+  return nullptr;
+}
+
+std::optional<double> Machine::collective_time_s(CollectiveOp op, int procs, double bytes) const {
+  const CollectiveTable* table = collective_table(op);
+  if (!table) return std::nullopt;
+  return table->time_at(procs, bytes);
+}
+
+}  // namespace perfcast::machine

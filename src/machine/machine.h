@@ -1,0 +1,134 @@
+// The machine model every engine prices work with (docs/machine-format.md).
+//
+// A plain value: loading (machine_io.h) resolves every default, so what is here
+// is what the engines use, and writing it back and loading again gives an equal
+// Machine. Quantities are in SI base units; the unit is in each member's name.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "machine/collective_table.h"
+#include "machine/mapping.h"
+#include "machine/topology.h"
+
+namespace perfcast::machine {
+
+enum class Precision { Double, Single };
+
+struct MemoryLevel {
+  std::string name;                         // "L1", "L2", "L3", "L4" or "DRAM"
+  std::optional<double> size_bytes;         // none: unbounded (DRAM)
+  double bandwidth_Bps = 0;                 // what one core gets streaming alone
+  bool shared = false;                      // size shared by all cores of the node
+  std::optional<double> node_bandwidth_Bps; // what the node sustains; none: no limit
+
+  // Sharing model: each of `active_cores` streaming at once gets
+  // min(bandwidth, node_bandwidth / active_cores).
+  double bandwidth_per_core_Bps(int active_cores) const;
+  // What the whole node gets when `active_cores` stream at once.
+  double node_total_Bps(int active_cores) const;
+  // What one core can hold when `active_cores` use the level; none: unbounded.
+  std::optional<double> capacity_per_core_bytes(int active_cores) const;
+
+  bool operator==(const MemoryLevel&) const = default;
+};
+
+// Math function names a machine file may price (the doc's list).
+const std::vector<std::string>& math_function_names();
+
+struct MathCosts {
+  // Flops per call, per precision; a function not listed costs the default.
+  std::map<std::string, double, std::less<>> double_flops, single_flops;
+  double default_double_flops = 20;
+  double default_single_flops = 20;
+
+  double flops(std::string_view function, Precision precision) const;
+
+  bool operator==(const MathCosts&) const = default;
+};
+
+// Where a working set lives and what a core gets from there.
+struct MemoryLookup {
+  size_t level_index = 0;
+  const MemoryLevel* level = nullptr;
+  std::optional<double> capacity_per_core_bytes;
+  double bandwidth_per_core_Bps = 0;
+};
+
+struct NodeGroup {
+  std::string name;  // may be empty for a homogeneous machine
+  int count = 1;
+  int cores = 1;
+  double flops_per_core = 0;                // double precision, SIMD, sustained
+  double flops_per_core_single = 0;
+  double flops_per_core_scalar = 0;         // double precision without SIMD
+  double flops_per_core_single_scalar = 0;
+  std::optional<double> clock_Hz;
+  std::vector<MemoryLevel> memory;          // from the core outwards; sizes grow
+  MathCosts math;
+
+  double flops_per_core_for(Precision precision, bool simd = true) const;
+  double peak_flops_per_node() const;       // cores x flops_per_core
+  const MemoryLevel& outermost_level() const { return memory.back(); }
+  // Bytes/s the node streams from DRAM (the outermost level) with all cores busy.
+  double memory_bandwidth_per_node_Bps() const;
+  // Machine balance: bytes the node moves from DRAM per flop it can do.
+  double balance_bytes_per_flop() const;
+  // The first level whose per-core capacity holds `working_set_bytes` when
+  // `active_cores` (clamped to 1..cores) use the node; the outermost otherwise.
+  MemoryLookup memory_level_for(double working_set_bytes, int active_cores) const;
+
+  bool operator==(const NodeGroup&) const = default;
+};
+
+struct Network {
+  double latency_s = 0;              // between the two nearest distinct nodes
+  double bandwidth_Bps = 0;          // point to point, one link/path
+  double hop_latency_s = 0;          // per hop beyond the nearest distance
+  double eager_threshold_bytes = 64 * 1024;
+  double overhead_s = 0;             // CPU time per message sent or received (LogP o)
+  double intra_node_latency_s = 0;
+  double intra_node_bandwidth_Bps = 0;
+  Topology topology;
+
+  bool operator==(const Network&) const = default;
+};
+
+struct Machine {
+  std::string name;
+  std::string description;
+  std::vector<NodeGroup> groups;  // nodes numbered in group order
+  Network network;
+  Mapping mapping;
+  std::vector<CollectiveTable> collectives;
+
+  int node_count() const;
+  int total_cores() const;
+  double peak_flops() const;  // whole machine
+  size_t group_index_of_node(int node) const;
+  const NodeGroup& group_of_node(int node) const;
+
+  // Ranks to nodes, by the mapping (see machine/mapping.h).
+  int node_of_rank(int rank, int nranks) const;
+
+  int hops(int node_a, int node_b) const;
+  int diameter_hops() const;
+  // latency + (hops - nearest hops) x hop_latency; the intra-node latency on one node.
+  double node_latency_s(int node_a, int node_b) const;
+  double node_bandwidth_Bps(int node_a, int node_b) const;
+  double latency_s(int rank_a, int rank_b, int nranks) const;
+  double bandwidth_Bps(int rank_a, int rank_b, int nranks) const;
+
+  const CollectiveTable* collective_table(CollectiveOp op) const;
+  // Interpolated from the table for `op`; none when the file has no table for it.
+  std::optional<double> collective_time_s(CollectiveOp op, int procs, double bytes) const;
+
+  bool operator==(const Machine&) const = default;
+};
+
+}  // namespace perfcast::machine

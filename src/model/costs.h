@@ -1,0 +1,89 @@
+// Symbolic costs of a program model: what a function (or the whole program)
+// costs as expressions over its parameters, and those costs evaluated for one
+// rank. Composition follows the code: loops multiply or sum, branches select or
+// weigh, calls substitute arguments (docs/program-model.md).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/program_model.h"
+
+namespace perfcast::model {
+
+// Memory traffic that belongs to one working set: the bytes of the innermost
+// loop that declared working_set_bytes (none: not declared, level unknown).
+struct MemorySegment {
+  std::optional<Expr> working_set_bytes;
+  Expr load_bytes, store_bytes;
+  int line = 0;  // of the loop that declared the working set
+};
+
+// Calls of one MPI item, multiplied up by the loops around it.
+struct MpiGroup {
+  std::string op;
+  Expr calls;               // how many times this rank makes the call
+  Expr bytes;               // over all those calls
+  std::optional<Expr> peer;  // none when unknown or not point to point
+  std::optional<Expr> root;
+  int line = 0;
+};
+
+struct SymbolicCosts {
+  Expr flops_double, flops_single, loads, stores;
+  std::map<std::string, Expr> math_calls;  // "sin" double, "sinf" single
+  std::vector<MemorySegment> memory;
+  std::vector<MpiGroup> mpi;
+};
+
+// Costs of the entry function with every name left symbolic. Throws UserError on
+// a call to an unknown function, recursion, or an argument the callee does not take.
+SymbolicCosts symbolic_costs(const ProgramModel& model);
+SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& function);
+
+// ---- Per rank.
+
+struct MemoryTraffic {
+  std::optional<double> working_set_bytes;
+  double load_bytes = 0, store_bytes = 0;
+  int line = 0;
+};
+
+struct MpiCalls {
+  std::string op;
+  double calls = 0;
+  double bytes_per_call = 0;
+  std::optional<long long> peer;  // -1 for MPI_PROC_NULL
+  int line = 0;
+};
+
+struct RankCounts {
+  int rank = 0;
+  double flops_double = 0, flops_single = 0;
+  double loads = 0, stores = 0, load_bytes = 0, store_bytes = 0;
+  std::map<std::string, double> math_calls;
+  std::vector<MemoryTraffic> memory;
+  std::vector<MpiCalls> mpi;
+  // Derived: totals over `mpi`.
+  double mpi_calls = 0;    // every call, MPI_PROC_NULL included
+  double messages = 0;     // point-to-point sends to a real peer, plus collective calls
+  double sent_bytes = 0;   // point-to-point sends to a real peer, plus collective buffers
+  double received_bytes = 0;
+};
+
+// Binds the parameters (values given, else defaults), rank, size, the
+// MPI_Dims_create names and the model's lets. Throws UserError naming a
+// parameter that has neither a value nor a default, or a value for a parameter
+// the model does not have.
+expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, expr::Value>& parameters,
+                         int rank, int size);
+
+RankCounts evaluate_rank(const SymbolicCosts& costs, const expr::Bindings& bindings, int rank);
+
+// MPI_Dims_create(size, ndims) with every dimension free: balanced factors in
+// non-increasing order (what Open MPI returns for the counts we checked).
+std::vector<int> dims_create(int size, int ndims);
+
+}  // namespace perfcast::model

@@ -1,0 +1,265 @@
+// Reading a program model from JSON, with errors that point into the file.
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/program_model.h"
+#include "support/error.h"
+
+namespace perfcast::model {
+
+namespace {
+
+using nlohmann::json;
+
+const std::set<std::string>& send_ops() {
+  static const std::set<std::string> ops = {"send", "isend", "ssend", "rsend", "bsend", "issend", "sendrecv"};
+  return ops;
+}
+const std::set<std::string>& receive_ops() {
+  static const std::set<std::string> ops = {"recv", "irecv", "sendrecv"};
+  return ops;
+}
+const std::set<std::string>& collective_ops() {
+  static const std::set<std::string> ops = {
+      "barrier", "bcast",     "reduce",     "allreduce",  "gather",   "gatherv",  "scatter", "scatterv",
+      "allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter", "scan", "exscan"};
+  return ops;
+}
+const std::set<std::string>& other_ops() {
+  static const std::set<std::string> ops = {"wait", "waitall", "waitany", "test", "testall", "probe", "iprobe",
+                                            "comm_split", "comm_dup", "comm_free", "cart_create", "init",
+                                            "finalize"};
+  return ops;
+}
+
+// Walks the document keeping the JSON path, so every error can say where.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& message) const {
+    throw UserError(message, {file_, std::nullopt, path.empty() ? "/" : path});
+  }
+
+  const json& member(const json& object, const std::string& path, const char* key) const {
+    if (!object.contains(key)) fail(path, fmt::format("missing key '{}'", key));
+    return object.at(key);
+  }
+
+  std::string string_at(const json& value, const std::string& path) const {
+    if (!value.is_string()) fail(path, fmt::format("expected a string, found {}", value.type_name()));
+    return value.get<std::string>();
+  }
+
+  // Expressions may be written as JSON numbers or as strings.
+  Expr expr_at(const json& value, const std::string& path) const {
+    if (value.is_number_integer()) return expr::integer(value.get<std::int64_t>());
+    if (value.is_number()) return expr::real(value.get<double>());
+    if (!value.is_string())
+      fail(path, fmt::format("expected an expression (a string such as \"nx * ny\" or a number), found {}",
+                             value.type_name()));
+    try {
+      return expr::parse(value.get<std::string>());
+    } catch (const UserError& e) {
+      fail(path, e.what());
+    }
+  }
+
+  std::optional<Expr> optional_expr(const json& object, const std::string& path, const char* key) const {
+    if (!object.contains(key)) return std::nullopt;
+    return expr_at(object.at(key), path + "/" + key);
+  }
+
+  Expr expr_or_zero(const json& object, const std::string& path, const char* key) const {
+    return optional_expr(object, path, key).value_or(Expr(0));
+  }
+
+  void only_keys(const json& object, const std::string& path, std::initializer_list<const char*> allowed) const {
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || it.key() == a;
+      if (!ok) {
+        std::string list;
+        for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        fail(path + "/" + it.key(), fmt::format("unknown key '{}'; expected one of: {}", it.key(), list));
+      }
+    }
+  }
+
+  Items items(const json& array, const std::string& path) const {
+    if (!array.is_array()) fail(path, fmt::format("expected an array of items, found {}", array.type_name()));
+    Items out;
+    for (size_t i = 0; i < array.size(); ++i) out.push_back(item(array[i], path + "/" + std::to_string(i)));
+    return out;
+  }
+
+  Item item(const json& j, const std::string& path) const {
+    if (!j.is_object()) fail(path, "expected an item object with a \"kind\"");
+    Item it;
+    if (j.contains("line")) {
+      if (!j["line"].is_number_integer()) fail(path + "/line", "expected a source line number");
+      it.line = j["line"].get<int>();
+    }
+    std::string kind = string_at(member(j, path, "kind"), path + "/kind");
+    if (kind == "compute") {
+      only_keys(j, path, {"kind", "line", "note", "flops_double", "flops_single", "loads", "stores",
+                          "load_bytes", "store_bytes", "math"});
+      ComputeItem c;
+      c.flops_double = expr_or_zero(j, path, "flops_double");
+      c.flops_single = expr_or_zero(j, path, "flops_single");
+      c.loads = expr_or_zero(j, path, "loads");
+      c.stores = expr_or_zero(j, path, "stores");
+      c.load_bytes = expr_or_zero(j, path, "load_bytes");
+      c.store_bytes = expr_or_zero(j, path, "store_bytes");
+      if (j.contains("math")) {
+        const json& m = j["math"];
+        if (!m.is_object()) fail(path + "/math", "expected an object: function name -> calls");
+        for (auto f = m.begin(); f != m.end(); ++f) {
+          static const std::set<std::string> known = {"sin", "cos", "tan", "exp", "log", "sqrt", "pow"};
+          std::string base = f.key();
+          if (base.size() > 1 && base.back() == 'f' && !known.count(base)) base.pop_back();
+          if (!known.count(base))
+            fail(path + "/math/" + f.key(),
+                 fmt::format("unknown math function '{}'; expected sin cos tan exp log sqrt pow "
+                             "(add 'f' for single precision)",
+                             f.key()));
+          c.math_calls.emplace_back(f.key(), expr_at(f.value(), path + "/math/" + f.key()));
+        }
+      }
+      it.body = std::move(c);
+    } else if (kind == "loop") {
+      only_keys(j, path, {"kind", "line", "note", "var", "trip_count", "working_set_bytes", "body"});
+      LoopItem l;
+      if (j.contains("var")) l.var = string_at(j["var"], path + "/var");
+      l.trip_count = expr_at(member(j, path, "trip_count"), path + "/trip_count");
+      l.working_set_bytes = optional_expr(j, path, "working_set_bytes");
+      l.body = items(member(j, path, "body"), path + "/body");
+      it.body = std::move(l);
+    } else if (kind == "branch") {
+      only_keys(j, path, {"kind", "line", "note", "condition", "probability", "then", "else"});
+      BranchItem b;
+      b.condition = optional_expr(j, path, "condition");
+      if (j.contains("probability")) {
+        if (b.condition) fail(path, "give either a condition or a probability, not both");
+        const json& p = j["probability"];
+        if (!p.is_number() || p.get<double>() < 0 || p.get<double>() > 1)
+          fail(path + "/probability", "expected a number between 0 and 1");
+        b.probability = p.get<double>();
+      }
+      if (j.contains("then")) b.then_items = items(j["then"], path + "/then");
+      if (j.contains("else")) b.else_items = items(j["else"], path + "/else");
+      it.body = std::move(b);
+    } else if (kind == "call") {
+      only_keys(j, path, {"kind", "line", "note", "function", "args"});
+      CallItem c;
+      c.function = string_at(member(j, path, "function"), path + "/function");
+      if (j.contains("args")) {
+        const json& a = j["args"];
+        if (!a.is_object()) fail(path + "/args", "expected an object: callee parameter -> expression");
+        for (auto arg = a.begin(); arg != a.end(); ++arg)
+          c.args.emplace_back(arg.key(), expr_at(arg.value(), path + "/args/" + arg.key()));
+      }
+      it.body = std::move(c);
+    } else if (kind == "mpi") {
+      only_keys(j, path, {"kind", "line", "note", "op", "bytes", "peer", "root", "count"});
+      MpiItem m;
+      m.op = string_at(member(j, path, "op"), path + "/op");
+      if (!is_known_mpi_op(m.op))
+        fail(path + "/op", fmt::format("unknown MPI operation '{}' (lower case, without the MPI_ prefix: "
+                                       "\"isend\", \"allreduce\", ...)",
+                                       m.op));
+      m.bytes = expr_or_zero(j, path, "bytes");
+      m.peer = optional_expr(j, path, "peer");
+      m.root = optional_expr(j, path, "root");
+      if (j.contains("count")) m.count = expr_at(j["count"], path + "/count");
+      if ((is_point_to_point_send(m.op) || is_point_to_point_receive(m.op)) && !m.peer)
+        fail(path, fmt::format("a point-to-point '{}' needs a \"peer\"", m.op));
+      it.body = std::move(m);
+    } else {
+      fail(path + "/kind",
+           fmt::format("unknown item kind '{}'; expected compute, loop, branch, call or mpi", kind));
+    }
+    return it;
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+bool is_point_to_point_send(const std::string& op) { return send_ops().count(op) > 0; }
+bool is_point_to_point_receive(const std::string& op) { return receive_ops().count(op) > 0; }
+bool is_collective(const std::string& op) { return collective_ops().count(op) > 0; }
+bool is_known_mpi_op(const std::string& op) {
+  return send_ops().count(op) || receive_ops().count(op) || collective_ops().count(op) || other_ops().count(op);
+}
+
+ProgramModel load_program_model(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw UserError(fmt::format("cannot open program model '{}'", file.string()));
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw UserError(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
+  }
+  Reader r(file.string());
+  if (!doc.is_object()) r.fail("", "expected a JSON object");
+  r.only_keys(doc, "", {"format", "version", "program", "source", "origin", "description", "parameters", "let",
+                        "entry", "functions"});
+  if (!doc.contains("format") || doc["format"] != "perfcast-program-model")
+    r.fail("/format", "expected \"perfcast-program-model\" (is this a program model?)");
+  if (!doc.contains("version") || doc["version"] != 1) r.fail("/version", "expected version 1");
+
+  ProgramModel m;
+  if (doc.contains("program")) m.program = r.string_at(doc["program"], "/program");
+  if (doc.contains("source")) m.source = r.string_at(doc["source"], "/source");
+  if (doc.contains("origin")) m.origin = r.string_at(doc["origin"], "/origin");
+  if (doc.contains("entry")) m.entry = r.string_at(doc["entry"], "/entry");
+
+  if (doc.contains("parameters")) {
+    const json& ps = doc["parameters"];
+    if (!ps.is_object()) r.fail("/parameters", "expected an object: name -> {description, default}");
+    for (auto p = ps.begin(); p != ps.end(); ++p) {
+      std::string path = "/parameters/" + p.key();
+      if (!p.value().is_object()) r.fail(path, "expected an object with \"description\" and optional \"default\"");
+      r.only_keys(p.value(), path, {"description", "default"});
+      Parameter param{p.key(), "", r.optional_expr(p.value(), path, "default")};
+      if (p.value().contains("description"))
+        param.description = r.string_at(p.value()["description"], path + "/description");
+      m.parameters.push_back(std::move(param));
+    }
+  }
+  if (doc.contains("let")) {
+    const json& lets = doc["let"];
+    if (!lets.is_array()) r.fail("/let", "expected an array of [name, expression] pairs");
+    for (size_t i = 0; i < lets.size(); ++i) {
+      std::string path = "/let/" + std::to_string(i);
+      if (!lets[i].is_array() || lets[i].size() != 2) r.fail(path, "expected a [name, expression] pair");
+      m.lets.emplace_back(r.string_at(lets[i][0], path + "/0"), r.expr_at(lets[i][1], path + "/1"));
+    }
+  }
+  const json& fs = r.member(doc, "", "functions");
+  if (!fs.is_object()) r.fail("/functions", "expected an object: function name -> {line, parameters, body}");
+  for (auto f = fs.begin(); f != fs.end(); ++f) {
+    std::string path = "/functions/" + f.key();
+    if (!f.value().is_object()) r.fail(path, "expected an object with a \"body\"");
+    r.only_keys(f.value(), path, {"line", "parameters", "body", "note"});
+    Function fn;
+    fn.name = f.key();
+    if (f.value().contains("line")) fn.line = f.value()["line"].get<int>();
+    if (f.value().contains("parameters"))
+      for (const auto& p : f.value()["parameters"]) fn.parameters.push_back(r.string_at(p, path + "/parameters"));
+    fn.body = r.items(r.member(f.value(), path, "body"), path + "/body");
+    m.functions.emplace(fn.name, std::move(fn));
+  }
+  if (!m.functions.count(m.entry))
+    r.fail("/entry", fmt::format("entry function '{}' is not among the functions", m.entry));
+  return m;
+}
+
+}  // namespace perfcast::model

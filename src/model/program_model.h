@@ -1,0 +1,93 @@
+// The program model: what an MPI program does per rank, as symbolic costs over
+// its parameters, nested as the code is (docs/program-model.md). Written by the
+// static analyser, or by hand for codes it cannot see.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "support/expr.h"
+
+namespace perfcast::model {
+
+using expr::Expr;
+
+struct Item;
+using Items = std::vector<Item>;
+
+struct ComputeItem {
+  Expr flops_double, flops_single;
+  Expr loads, stores;            // accesses
+  Expr load_bytes, store_bytes;
+  std::vector<std::pair<std::string, Expr>> math_calls;  // "sin" (double), "sinf" (single)
+};
+
+struct LoopItem {
+  std::string var;                       // may be empty
+  Expr trip_count;
+  std::optional<Expr> working_set_bytes;  // data the loop touches; picks the memory level
+  Items body;
+};
+
+struct BranchItem {
+  std::optional<Expr> condition;  // evaluated per rank
+  double probability = 0.5;       // used when there is no condition
+  Items then_items, else_items;
+};
+
+struct CallItem {
+  std::string function;
+  std::vector<std::pair<std::string, Expr>> args;  // callee parameter -> caller expression
+};
+
+struct MpiItem {
+  std::string op;                 // "isend", "allreduce", ...
+  Expr bytes;                     // per call
+  std::optional<Expr> peer;       // point-to-point; negative = MPI_PROC_NULL
+  std::optional<Expr> root;       // rooted collectives
+  Expr count = Expr(1);           // calls
+};
+
+struct Item {
+  int line = 0;
+  std::variant<ComputeItem, LoopItem, BranchItem, CallItem, MpiItem> body;
+};
+
+struct Parameter {
+  std::string name;
+  std::string description;
+  std::optional<Expr> default_value;
+};
+
+struct Function {
+  std::string name;
+  int line = 0;
+  std::vector<std::string> parameters;  // bound by the caller's args
+  Items body;
+};
+
+struct ProgramModel {
+  std::string program, source, origin;
+  std::vector<Parameter> parameters;
+  std::vector<std::pair<std::string, Expr>> lets;  // evaluated in order per rank
+  std::string entry = "main";
+  std::map<std::string, Function> functions;
+};
+
+// MPI operations the model knows, and whether they move data point to point.
+bool is_known_mpi_op(const std::string& op);
+bool is_point_to_point_send(const std::string& op);
+bool is_point_to_point_receive(const std::string& op);
+bool is_collective(const std::string& op);
+
+// Reads and checks a model; errors name the file and the JSON path
+// (e.g. "/functions/main/body/3/trip_count") and what was expected.
+ProgramModel load_program_model(const std::filesystem::path& file);
+
+}  // namespace perfcast::model

@@ -1,0 +1,136 @@
+// `perfcast machine show`, run as a process: every bundled machine prints, the
+// JSON carries the same figures as the tables, errors exit 1 with one message,
+// usage errors exit 2.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "measure/launcher.h"
+#include "support/units.h"
+
+namespace {
+
+using perfcast::measure::run_process;
+using perfcast::units::Dimension;
+using perfcast::units::format;
+using json = nlohmann::json;
+
+const std::string kPerfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
+const std::string kMachines = std::string(PERFCAST_SOURCE_DIR) + "/machines/";
+const std::vector<std::string> kBundled = {"polus", "primequest", "petascale", "generic-cluster", "hetero-example"};
+
+perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
+  args.insert(args.begin(), kPerfcast);
+  return run_process(args, std::chrono::seconds(60));
+}
+
+void expect_in(const std::string& text, const std::string& piece) {
+  EXPECT_NE(text.find(piece), std::string::npos) << "'" << piece << "' not in:\n" << text;
+}
+
+TEST(CliMachine, ShowsEveryBundledMachine) {
+  for (const auto& name : kBundled) {
+    auto r = perfcast_run({"machine", "show", kMachines + name + ".toml"});
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.stderr_text;
+    EXPECT_EQ(r.stderr_text, "");
+    expect_in(r.stdout_text, "machine " + name);
+    expect_in(r.stdout_text, "balance B/flop");
+    expect_in(r.stdout_text, "diameter");
+  }
+}
+
+TEST(CliMachine, BundledMachinesByName) {
+  auto r = perfcast_run({"machine", "show", "polus", "petascale"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  expect_in(r.stdout_text, "machine polus");
+  expect_in(r.stdout_text, "machine petascale");
+}
+
+TEST(CliMachine, JsonHasTheFiguresOfTheTable) {
+  for (const auto& name : kBundled) {
+    SCOPED_TRACE(name);
+    std::string file = kMachines + name + ".toml";
+    auto table = perfcast_run({"machine", "show", file});
+    auto js = perfcast_run({"machine", "show", file, "--json"});
+    ASSERT_EQ(js.exit_code, 0) << js.stderr_text;
+    json doc = json::parse(js.stdout_text);
+    ASSERT_EQ(doc["machines"].size(), 1u);
+    const json& m = doc["machines"][0];
+    EXPECT_EQ(m["name"], name);
+    const std::string& text = table.stdout_text;
+    expect_in(text, fmt::format(" {}\n", m["total_cores"].get<int>()));
+    expect_in(text, fmt::format(" {}\n", m["nodes"].get<int>()));
+    expect_in(text, format(m["peak_flops"].get<double>(), Dimension::FlopsPerSecond));
+    for (const auto& g : m["node_groups"]) {
+      expect_in(text, format(g["peak_flops_per_node"].get<double>(), Dimension::FlopsPerSecond));
+      expect_in(text, format(g["memory_bandwidth_per_node_Bps"].get<double>(), Dimension::BytesPerSecond));
+      expect_in(text, fmt::format("{:.3g}", g["balance_bytes_per_flop"].get<double>()));
+      for (const auto& level : g["memory"]) {
+        expect_in(text, format(level["bandwidth_per_core_all_cores_Bps"].get<double>(), Dimension::BytesPerSecond));
+        if (!level["capacity_per_core_all_cores_bytes"].is_null())
+          expect_in(text, format(level["capacity_per_core_all_cores_bytes"].get<double>(), Dimension::Bytes));
+      }
+    }
+    const json& n = m["network"];
+    expect_in(text, format(n["latency_s"].get<double>(), Dimension::Seconds));
+    expect_in(text, format(n["bandwidth_Bps"].get<double>(), Dimension::BytesPerSecond));
+    expect_in(text, format(n["diameter_latency_s"].get<double>(), Dimension::Seconds));
+    int diameter = n["diameter_hops"].get<int>();
+    expect_in(text, fmt::format("{} hop{}", diameter, diameter == 1 ? "" : "s"));
+    expect_in(text, n["topology"].get<std::string>());
+  }
+}
+
+TEST(CliMachine, JsonFiguresWorkedByHand) {
+  auto r = perfcast_run({"machine", "show", kMachines + "petascale.toml", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json m = json::parse(r.stdout_text)["machines"][0];
+  EXPECT_EQ(m["total_cores"], 32768);
+  EXPECT_DOUBLE_EQ(m["node_groups"][0]["peak_flops_per_node"].get<double>(), 512e9);
+  EXPECT_DOUBLE_EQ(m["node_groups"][0]["balance_bytes_per_flop"].get<double>(), 0.5);
+  EXPECT_EQ(m["network"]["diameter_hops"], 24);
+  EXPECT_DOUBLE_EQ(m["network"]["diameter_latency_s"].get<double>(), 1e-6 + 23 * 100e-9);
+}
+
+TEST(CliMachine, SetOverridesAKey) {
+  auto r = perfcast_run({"machine", "show", "--set", "node.cores=32", kMachines + "polus.toml", "--set",
+                         "network.bandwidth=20 GB/s", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json m = json::parse(r.stdout_text)["machines"][0];
+  EXPECT_EQ(m["total_cores"], 4 * 32);
+  EXPECT_DOUBLE_EQ(m["network"]["bandwidth_Bps"].get<double>(), 20e9);
+}
+
+size_t count(const std::string& text, const std::string& piece) {
+  size_t n = 0;
+  for (size_t at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
+  return n;
+}
+
+TEST(CliMachine, BadFileExitsOneWithOneMessage) {
+  std::string file = std::string(PERFCAST_SOURCE_DIR) + "/tests/machine/malformed/bad_unit.toml";
+  auto r = perfcast_run({"machine", "show", file});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.stdout_text, "");
+  EXPECT_EQ(count(r.stderr_text, "perfcast: error:"), 1u) << r.stderr_text;
+  expect_in(r.stderr_text, "bad_unit.toml:11: 'network.bandwidth': unknown unit 'parsecs'");
+
+  auto missing = perfcast_run({"machine", "show", "no-such-machine"});
+  EXPECT_EQ(missing.exit_code, 1);
+  expect_in(missing.stderr_text, "cannot open the machine file");
+  expect_in(missing.stderr_text, "hint: bundled machines:");
+
+  auto bad_set = perfcast_run({"machine", "show", "polus", "--set", "network.bandwith=1"});
+  EXPECT_EQ(bad_set.exit_code, 1);
+  EXPECT_EQ(count(bad_set.stderr_text, "perfcast: error:"), 1u) << bad_set.stderr_text;
+  expect_in(bad_set.stderr_text, "did you mean 'network.bandwidth'?");
+}
+
+TEST(CliMachine, UsageErrorsExitTwo) {
+  EXPECT_EQ(perfcast_run({"machine", "show", "polus", "--no-such-flag"}).exit_code, 2);
+  EXPECT_EQ(perfcast_run({"machine", "show"}).exit_code, 2);
+  EXPECT_EQ(perfcast_run({"machine"}).exit_code, 2);
+}
+
+}  // namespace

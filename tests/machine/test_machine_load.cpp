@@ -1,0 +1,202 @@
+// Bundled machines load with the figures their descriptions cite; defaults are
+// resolved as the format says; writing and loading again gives the same model.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "machine/machine_io.h"
+#include "machine/test_util.h"
+#include "support/error.h"
+#include "support/units.h"
+
+namespace perfcast::machine {
+namespace {
+
+using testing::bundled;
+using testing::source_path;
+
+const std::vector<std::string> kBundled = {"polus", "primequest", "petascale", "generic-cluster", "hetero-example"};
+
+TEST(MachineLoad, EveryBundledMachineLoads) {
+  for (const auto& name : kBundled) {
+    SCOPED_TRACE(name);
+    Machine m = bundled(name);
+    EXPECT_EQ(m.name, name);
+    EXPECT_FALSE(m.description.empty()) << "a bundled machine says where its figures come from";
+    EXPECT_GT(m.peak_flops(), 0);
+  }
+  auto names = bundled_machine_names();
+  for (const auto& name : kBundled) EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+}
+
+TEST(MachineLoad, PolusHasThePaperFigures) {
+  Machine m = bundled("polus");
+  ASSERT_EQ(m.groups.size(), 1u);
+  const NodeGroup& g = m.groups[0];
+  EXPECT_EQ(g.count, 4);
+  EXPECT_EQ(g.cores, 20);
+  EXPECT_DOUBLE_EQ(g.flops_per_core, 5.3e9);
+  ASSERT_EQ(g.memory.size(), 2u);
+  EXPECT_EQ(g.memory[0].name, "L1");
+  EXPECT_DOUBLE_EQ(*g.memory[0].size_bytes, 64 * 1024);
+  EXPECT_DOUBLE_EQ(g.memory[0].bandwidth_Bps, 13000e6);
+  EXPECT_EQ(g.memory[1].name, "DRAM");
+  EXPECT_FALSE(g.memory[1].size_bytes);
+  EXPECT_DOUBLE_EQ(g.memory[1].bandwidth_Bps, 9000e6);
+  EXPECT_DOUBLE_EQ(g.math.flops("sin", Precision::Double), 39);
+  EXPECT_DOUBLE_EQ(g.math.flops("exp", Precision::Single), 39);
+  EXPECT_DOUBLE_EQ(m.network.latency_s, 60e-6);
+  EXPECT_DOUBLE_EQ(m.network.bandwidth_Bps, 10000e6);
+  EXPECT_EQ(m.network.topology.kind, TopologyKind::Crossbar);
+  EXPECT_EQ(m.total_cores(), 80);
+  EXPECT_DOUBLE_EQ(g.peak_flops_per_node(), 106e9);
+}
+
+TEST(MachineLoad, PetascaleIsTheBsimMachine) {
+  Machine m = bundled("petascale");
+  EXPECT_EQ(m.node_count(), 4096);
+  EXPECT_EQ(m.total_cores(), 4096 * 8);
+  EXPECT_DOUBLE_EQ(m.groups[0].peak_flops_per_node(), 512e9);
+  EXPECT_EQ(m.network.topology.kind, TopologyKind::Torus3D);
+  EXPECT_EQ(m.network.topology.torus, (std::array<int, 3>{16, 16, 16}));
+  EXPECT_DOUBLE_EQ(m.network.bandwidth_Bps, 10e9);
+  EXPECT_DOUBLE_EQ(m.groups[0].balance_bytes_per_flop(), 0.5);
+}
+
+TEST(MachineLoad, DefaultsAreResolved) {
+  Machine m = testing::minimal();
+  const NodeGroup& g = m.groups[0];
+  EXPECT_DOUBLE_EQ(g.flops_per_core_single, 2 * 5.3e9);
+  EXPECT_DOUBLE_EQ(g.flops_per_core_scalar, 5.3e9);
+  EXPECT_DOUBLE_EQ(g.flops_per_core_single_scalar, 5.3e9);
+  EXPECT_FALSE(g.clock_Hz);
+  EXPECT_FALSE(g.memory[0].shared);
+  EXPECT_TRUE(g.memory[1].shared);
+  EXPECT_DOUBLE_EQ(g.math.flops("sin", Precision::Double), 20);
+  EXPECT_DOUBLE_EQ(m.network.hop_latency_s, 0);
+  EXPECT_DOUBLE_EQ(m.network.eager_threshold_bytes, 64 * 1024);
+  EXPECT_DOUBLE_EQ(m.network.overhead_s, 0);
+  EXPECT_DOUBLE_EQ(m.network.intra_node_latency_s, 60e-6);
+  EXPECT_DOUBLE_EQ(m.network.intra_node_bandwidth_Bps, 10000e6);
+  EXPECT_EQ(m.network.topology.kind, TopologyKind::Crossbar);
+  EXPECT_EQ(m.mapping.policy, MappingPolicy::Block);
+  EXPECT_FALSE(m.mapping.ranks_per_node);
+  EXPECT_TRUE(m.collectives.empty());
+}
+
+TEST(MachineLoad, HeterogeneousGroupsKeepFileOrder) {
+  Machine m = bundled("hetero-example");
+  ASSERT_EQ(m.groups.size(), 2u);
+  EXPECT_EQ(m.groups[0].name, "fat");
+  EXPECT_EQ(m.groups[1].name, "thin");
+  EXPECT_EQ(m.node_count(), 10);
+  EXPECT_EQ(m.total_cores(), 2 * 32 + 8 * 16);
+  EXPECT_EQ(m.group_index_of_node(1), 0u);
+  EXPECT_EQ(m.group_index_of_node(2), 1u);
+  EXPECT_EQ(m.group_of_node(9).name, "thin");
+  EXPECT_THROW(m.group_of_node(10), UserError);
+  EXPECT_DOUBLE_EQ(m.groups[0].math.flops("sin", Precision::Double), 20);
+  EXPECT_DOUBLE_EQ(m.groups[0].math.flops("sin", Precision::Single), 10);
+  EXPECT_DOUBLE_EQ(m.peak_flops(), 2 * 32 * 20e9 + 8 * 16 * 10e9);
+}
+
+TEST(MachineLoad, MathCostsPerPrecision) {
+  Machine m = load_machine_string(R"(
+name = "m"
+[node]
+count = 1
+cores = 1
+flops_per_core = "1 Gflop/s"
+[memory]
+DRAM = { bandwidth = "1 GB/s" }
+[math]
+sin = 30
+default = 25
+[math.single]
+sin = 12
+[math.double]
+default = 40
+[network]
+latency = "1 us"
+bandwidth = "1 GB/s"
+)",
+                                  "inline.toml");
+  const MathCosts& math = m.groups[0].math;
+  EXPECT_DOUBLE_EQ(math.flops("sin", Precision::Double), 30);
+  EXPECT_DOUBLE_EQ(math.flops("sin", Precision::Single), 12);
+  EXPECT_DOUBLE_EQ(math.flops("cos", Precision::Double), 40);
+  EXPECT_DOUBLE_EQ(math.flops("cos", Precision::Single), 25);
+  EXPECT_DOUBLE_EQ(math.flops("not_a_function", Precision::Single), 25);
+}
+
+TEST(MachineWrite, QuantitiesAreSpelledExactly) {
+  using units::Dimension;
+  EXPECT_EQ(exact_quantity(65536, Dimension::Bytes), "64 KiB");
+  EXPECT_EQ(exact_quantity(10e9, Dimension::BytesPerSecond), "10 GB/s");
+  // What a file says comes back as it was written.
+  EXPECT_EQ(exact_quantity(units::parse("60 us", Dimension::Seconds), Dimension::Seconds), "60 us");
+  EXPECT_EQ(exact_quantity(units::parse("5.3 Gflop/s", Dimension::FlopsPerSecond), Dimension::FlopsPerSecond),
+            "5.3 Gflop/s");
+  EXPECT_EQ(exact_quantity(0, Dimension::Seconds), "0 s");
+  for (double v : {5.3e9, 13000e6, 1.0 / 3.0 * 1e9, 123456789.123, 6.02e-7, 1e-12}) {
+    for (auto d : {Dimension::FlopsPerSecond, Dimension::BytesPerSecond, Dimension::Seconds, Dimension::Bytes}) {
+      std::string text = exact_quantity(v, d);
+      EXPECT_EQ(units::parse(text, d), v) << text;
+    }
+  }
+}
+
+void expect_round_trip(const Machine& m, const std::filesystem::path& base_dir) {
+  std::string text = to_toml(m, base_dir);
+  Machine again = load_machine_string(text, "written.toml", base_dir);
+  EXPECT_EQ(again, m) << text;
+  EXPECT_EQ(to_toml(again, base_dir), text);
+}
+
+TEST(MachineWrite, RoundTripGivesTheSameModel) {
+  for (const auto& name : kBundled) {
+    SCOPED_TRACE(name);
+    expect_round_trip(bundled(name), source_path("machines"));
+  }
+}
+
+TEST(MachineWrite, RoundTripOfEverything) {
+  // Every optional key and a mapping file, written to another folder than the
+  // machine file's, so the relative mapping path must be rewritten.
+  auto m = testing::minimal({"mapping.policy=file", "mapping.file=reverse.map", "node.clock=\"2.5 GHz\"",
+                             "math.single.sin=7", "math.double.default=33", "network.hop_latency=\"30 ns\"",
+                             "network.topology=fat_tree", "network.fat_tree_arity=2", "network.fat_tree_levels=3",
+                             "description=\"line one\\nline \\\"two\\\"\""});
+  EXPECT_EQ(m.mapping.file_nodes, (std::vector<int>{3, 2, 1, 0}));
+  EXPECT_EQ(m.description, "line one\nline \"two\"");
+  auto dir = std::filesystem::temp_directory_path() / "perfcast_test_machine_write";
+  std::filesystem::create_directories(dir / "sub");
+  write_machine_file(m, dir / "sub" / "m.toml");
+  std::ifstream in(dir / "sub" / "m.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("file = \"../"), std::string::npos) << text;
+  EXPECT_EQ(load_machine_file(dir / "sub" / "m.toml"), m);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace perfcast::machine
+
+namespace perfcast::machine {
+namespace {
+
+// The doc's examples are part of the format: the smallest file must load.
+TEST(MachineLoad, TheDocsSmallestFileLoads) {
+  std::ifstream in(testing::source_path("docs/machine-format.md"));
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto start = doc.find("```toml\n");
+  ASSERT_NE(start, std::string::npos);
+  start += 8;
+  std::string example = doc.substr(start, doc.find("```", start) - start);
+  Machine m = load_machine_string(example, "docs/machine-format.md");
+  EXPECT_EQ(m.total_cores(), 80);
+  EXPECT_DOUBLE_EQ(m.network.latency_s, 60e-6);
+}
+
+}  // namespace
+}  // namespace perfcast::machine

@@ -1,0 +1,28 @@
+// Writes a program model given as JSON text to a temporary file, for tests.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "model/program_model.h"
+
+namespace perfcast::testing {
+
+inline std::filesystem::path write_temp(const std::string& name, const std::string& text) {
+  auto dir = std::filesystem::temp_directory_path() / "perfcast-model-tests";
+  std::filesystem::create_directories(dir);
+  auto path = dir / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// `functions` is the JSON of the "functions" object; `extra` more top-level members.
+inline model::ProgramModel model_from(const std::string& functions, const std::string& extra = "",
+                                      const std::string& name = "m.json") {
+  std::string text = R"({"format": "perfcast-program-model", "version": 1, )" + extra +
+                     (extra.empty() ? "" : ", ") + R"("functions": )" + functions + "}";
+  return model::load_program_model(write_temp(name, text));
+}
+
+}  // namespace perfcast::testing

@@ -1,0 +1,192 @@
+// Composition of symbolic costs: each test states the count worked out by hand.
+#include <gtest/gtest.h>
+
+#include "model/costs.h"
+#include "model_text.h"
+#include "support/error.h"
+
+using namespace perfcast;
+using namespace perfcast::model;
+using perfcast::testing::model_from;
+
+namespace {
+RankCounts counts(const ProgramModel& m, std::map<std::string, expr::Value> params, int rank = 0, int size = 1) {
+  return evaluate_rank(symbolic_costs(m), bind_rank(m, params, rank, size), rank);
+}
+}  // namespace
+
+TEST(Costs, NestedAffineLoopsMultiply) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "var": "i", "trip_count": "n", "body": [
+        {"kind": "loop", "var": "j", "trip_count": "m", "body": [
+          {"kind": "compute", "flops_double": 3, "load_bytes": 16, "store_bytes": 8}]}]}]}})J",
+                      R"J("parameters": {"n": {}, "m": {}})J");
+  auto c = counts(m, {{"n", 100}, {"m", 7}});
+  EXPECT_EQ(c.flops_double, 3 * 100 * 7);
+  EXPECT_EQ(c.load_bytes, 16 * 700);
+  EXPECT_EQ(c.store_bytes, 8 * 700);
+  EXPECT_EQ(to_string(symbolic_costs(m).flops_double), "3 * m * n");
+}
+
+TEST(Costs, TriangularLoopIsSummedExactly) {
+  // for i < n: for j < i: 2 flops  =>  2 * n(n-1)/2 = n(n-1)
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "var": "i", "trip_count": "n", "body": [
+        {"kind": "loop", "var": "j", "trip_count": "i", "body": [
+          {"kind": "compute", "flops_double": 2}]}]}]}})J",
+                      R"J("parameters": {"n": {}})J");
+  for (std::int64_t n : {0, 1, 2, 10, 1001, 3000000}) {
+    auto c = counts(m, {{"n", n}});
+    EXPECT_EQ(c.flops_double, static_cast<double>(n * (n - 1))) << n;
+  }
+  // Closed by simplify: no sum() left.
+  EXPECT_EQ(to_string(symbolic_costs(m).flops_double).find("sum"), std::string::npos)
+      << to_string(symbolic_costs(m).flops_double);
+}
+
+TEST(Costs, RankDependentBranchIsEvaluatedPerRank) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "branch", "condition": "rank == 0",
+       "then": [{"kind": "compute", "flops_double": "1000"}],
+       "else": [{"kind": "compute", "flops_double": "10"}]}]}})J");
+  EXPECT_EQ(counts(m, {}, 0, 4).flops_double, 1000);
+  EXPECT_EQ(counts(m, {}, 3, 4).flops_double, 10);
+}
+
+TEST(Costs, ProbabilityBranchWeighsBothSides) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "branch", "probability": 0.25,
+       "then": [{"kind": "compute", "flops_double": "400"}],
+       "else": [{"kind": "compute", "flops_double": "800"}]}]}})J");
+  EXPECT_DOUBLE_EQ(counts(m, {}).flops_double, 0.25 * 400 + 0.75 * 800);
+}
+
+TEST(Costs, CallsSubstituteTheirArguments) {
+  auto m = model_from(R"J({
+      "main": {"body": [{"kind": "call", "function": "axpy", "args": {"len": "2 * n"}},
+                        {"kind": "call", "function": "axpy", "args": {"len": "5"}}]},
+      "axpy": {"parameters": ["len"], "body": [
+        {"kind": "loop", "trip_count": "len", "body": [{"kind": "compute", "flops_double": 2, "load_bytes": 16}]}]}})J",
+                      R"J("parameters": {"n": {"default": "10"}})J");
+  auto c = counts(m, {});
+  EXPECT_EQ(c.flops_double, 2 * (20 + 5));
+  EXPECT_EQ(c.load_bytes, 16 * 25);
+}
+
+TEST(Costs, RecursionIsAClearError) {
+  auto m = model_from(R"J({"main": {"body": [{"kind": "call", "function": "f"}]},
+                          "f": {"body": [{"kind": "call", "function": "main"}]}})J");
+  EXPECT_THROW(symbolic_costs(m), UserError);
+}
+
+TEST(Costs, MessagesToProcNullAreCallsButMoveNothing) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "trip_count": "steps", "body": [
+        {"kind": "mpi", "op": "isend", "peer": "select(rank + 1 < size, rank + 1, -1)", "bytes": "8 * n"},
+        {"kind": "mpi", "op": "irecv", "peer": "select(rank > 0, rank - 1, -1)", "bytes": "8 * n"},
+        {"kind": "mpi", "op": "waitall"}]},
+      {"kind": "mpi", "op": "allreduce", "bytes": 8}]}})J",
+                      R"J("parameters": {"n": {}, "steps": {}})J");
+  auto first = counts(m, {{"n", 1000}, {"steps", 10}}, 0, 3);
+  auto last = counts(m, {{"n", 1000}, {"steps", 10}}, 2, 3);
+  EXPECT_EQ(first.mpi_calls, 31);  // 10 x (isend + irecv + waitall) + allreduce
+  EXPECT_EQ(last.mpi_calls, 31);
+  EXPECT_EQ(first.messages, 11);   // 10 sends to rank 1 + the allreduce
+  EXPECT_EQ(last.messages, 1);     // its sends go to MPI_PROC_NULL
+  EXPECT_EQ(first.sent_bytes, 10 * 8000 + 8);
+  EXPECT_EQ(last.sent_bytes, 8);
+  EXPECT_EQ(first.received_bytes, 8);  // receives from MPI_PROC_NULL
+  EXPECT_EQ(last.received_bytes, 10 * 8000 + 8);
+}
+
+TEST(Costs, LoopOverNeighboursKeepsEachPeer) {
+  // for f < 2: send to rank +- 1 (a small constant trip count is unrolled).
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "var": "f", "trip_count": 2, "body": [
+        {"kind": "mpi", "op": "send", "peer": "select(f == 0, rank - 1, rank + 1)", "bytes": "100 * (f + 1)"}]}]}})J");
+  auto c = counts(m, {}, 1, 3);
+  ASSERT_EQ(c.mpi.size(), 2u);
+  EXPECT_EQ(*c.mpi[0].peer, 0);
+  EXPECT_EQ(*c.mpi[1].peer, 2);
+  EXPECT_EQ(c.sent_bytes, 300);
+}
+
+TEST(Costs, MathCallsAreCountedPerPrecision) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "trip_count": "n", "body": [{"kind": "compute", "math": {"sin": 3, "expf": 1}}]}]}})J",
+                      R"J("parameters": {"n": {"default": "1000"}})J");
+  auto c = counts(m, {});
+  EXPECT_EQ(c.math_calls["sin"], 3000);
+  EXPECT_EQ(c.math_calls["expf"], 1000);
+}
+
+TEST(Costs, ParametersNeedValues) {
+  auto m = model_from(R"J({"main": {"body": [{"kind": "compute", "flops_double": "n"}]}})J",
+                      R"J("parameters": {"n": {"description": "size"}})J");
+  try {
+    counts(m, {});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("'n'"), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find("--param n="), std::string::npos);
+  }
+  EXPECT_THROW(counts(m, {{"n", 1}, {"typo", 2}}), UserError);
+}
+
+TEST(Costs, DimsCreateIsBalancedAndNonIncreasing) {
+  EXPECT_EQ(dims_create(1, 3), (std::vector<int>{1, 1, 1}));
+  EXPECT_EQ(dims_create(2, 3), (std::vector<int>{2, 1, 1}));
+  EXPECT_EQ(dims_create(4, 3), (std::vector<int>{2, 2, 1}));
+  EXPECT_EQ(dims_create(8, 3), (std::vector<int>{2, 2, 2}));
+  EXPECT_EQ(dims_create(12, 3), (std::vector<int>{3, 2, 2}));
+  EXPECT_EQ(dims_create(6, 2), (std::vector<int>{3, 2}));
+  EXPECT_EQ(dims_create(7, 2), (std::vector<int>{7, 1}));
+  EXPECT_EQ(dims_create(4096, 3), (std::vector<int>{16, 16, 16}));
+}
+
+struct BadModel {
+  const char* name;
+  const char* functions;
+  const char* expected;  // substring of the error
+};
+
+class BadModels : public ::testing::TestWithParam<BadModel> {};
+
+TEST_P(BadModels, GiveAnErrorNamingWhere) {
+  const BadModel& b = GetParam();
+  try {
+    model_from(b.functions, "", std::string(b.name) + ".json");
+    FAIL() << "accepted " << b.name;
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(b.expected), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(b.name), std::string::npos) << "no file name in: " << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Model, BadModels,
+    ::testing::Values(
+        BadModel{"unknown_kind", R"J({"main": {"body": [{"kind": "lop"}]}})J", "/functions/main/body/0/kind"},
+        BadModel{"bad_expression", R"J({"main": {"body": [{"kind": "compute", "flops_double": "n +"}]}})J",
+                 "/functions/main/body/0/flops_double"},
+        BadModel{"missing_trip", R"J({"main": {"body": [{"kind": "loop", "body": []}]}})J", "trip_count"},
+        BadModel{"no_entry", R"J({"solve": {"body": []}})J", "entry function 'main'"},
+        BadModel{"unknown_op", R"J({"main": {"body": [{"kind": "mpi", "op": "MPI_Send"}]}})J", "unknown MPI operation"},
+        BadModel{"send_without_peer", R"J({"main": {"body": [{"kind": "mpi", "op": "send", "bytes": 8}]}})J",
+                 "needs a \"peer\""},
+        BadModel{"typo_key", R"J({"main": {"body": [{"kind": "compute", "flop_double": 3}]}})J", "unknown key"},
+        BadModel{"bad_math", R"J({"main": {"body": [{"kind": "compute", "math": {"sinh": 1}}]}})J",
+                 "unknown math function"},
+        BadModel{"bad_probability", R"J({"main": {"body": [{"kind": "branch", "probability": 2}]}})J",
+                 "between 0 and 1"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Model, NotJsonIsAClearError) {
+  auto path = perfcast::testing::write_temp("broken.json", "{\"format\": ");
+  try {
+    load_program_model(path);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos);
+  }
+}

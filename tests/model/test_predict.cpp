@@ -1,0 +1,145 @@
+// The analytic predictor on machines small enough to price by hand.
+#include <gtest/gtest.h>
+
+#include "machine/machine_io.h"
+#include "model/predict.h"
+#include "model_text.h"
+#include "support/error.h"
+
+using namespace perfcast;
+using namespace perfcast::model;
+using perfcast::testing::model_from;
+
+namespace {
+
+const char* kTwoCoreNode = R"(
+name = "hand"
+[node]
+count = 2
+cores = 2
+flops_per_core = "1 Gflop/s"
+flops_per_core_single = "2 Gflop/s"
+[memory]
+L1 = { size = "32 KiB", bandwidth = "100 GB/s" }
+DRAM = { bandwidth = "10 GB/s", node_bandwidth = "10 GB/s" }
+[math]
+sin = 50
+[network]
+latency = "10 us"
+bandwidth = "1 GB/s"
+intra_node_latency = "1 us"
+intra_node_bandwidth = "4 GB/s"
+)";
+
+machine::Machine hand_machine(const std::vector<std::string>& overrides = {}) {
+  return machine::load_machine_string(kTwoCoreNode, "hand.toml", ".", overrides);
+}
+
+Prediction run(const ProgramModel& m, const machine::Machine& machine, int np,
+               std::map<std::string, expr::Value> params = {}, PredictOptions options = {}) {
+  return predict(m, symbolic_costs(m), machine, np, params, options);
+}
+
+}  // namespace
+
+TEST(Predict, PlainFormulaByHand) {
+  // Each rank: 1e9 double flops, 1e9 bytes from DRAM; rank 0 sends 10 x 1 MB to rank 1.
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "compute", "flops_double": "1000000000", "load_bytes": "1000000000"},
+      {"kind": "loop", "trip_count": 10, "body": [
+        {"kind": "mpi", "op": "send", "peer": "select(rank == 0, 1, -1)", "bytes": "1000000"},
+        {"kind": "mpi", "op": "recv", "peer": "select(rank == 1, 0, -1)", "bytes": "1000000"}]}]}})J");
+  Prediction p = run(m, hand_machine(), 2);
+  ASSERT_EQ(p.ranks.size(), 2u);
+  const auto& r0 = p.ranks[0];
+  // compute: 1e9 / 1e9 = 1 s. memory: two ranks share the node's 10 GB/s -> 5 GB/s each -> 0.2 s.
+  EXPECT_DOUBLE_EQ(r0.compute_s, 1.0);
+  EXPECT_DOUBLE_EQ(r0.memory_s, 0.2);
+  EXPECT_FALSE(r0.memory_bound);
+  // Both ranks on node 0 (block mapping, 2 cores): intra-node 1 us and 4 GB/s.
+  EXPECT_NEAR(r0.latency_s, 10 * 1e-6, 1e-15);
+  EXPECT_NEAR(r0.transfer_s, 10 * 1e6 / 4e9, 1e-15);
+  EXPECT_NEAR(r0.time_s, 1.0 + 10e-6 + 2.5e-3, 1e-12);
+  EXPECT_NEAR(p.ranks[1].time_s, 1.0, 1e-12);  // it only receives
+  EXPECT_EQ(p.slowest_rank, 0);
+  EXPECT_DOUBLE_EQ(p.predicted_time_s, r0.time_s);
+  // all-L1: 1e9 / 100e9 = 0.01 s, still compute-bound.
+  EXPECT_NEAR(p.time_s_if_all_in.at("L1"), 1.0 + 10e-6 + 2.5e-3, 1e-12);
+}
+
+TEST(Predict, RanksOnAnotherNodeUseTheNetwork) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "mpi", "op": "send", "peer": "select(rank == 0, 2, -1)", "bytes": "1000000"}]}})J");
+  Prediction p = run(m, hand_machine(), 4);  // ranks 0,1 on node 0; 2,3 on node 1
+  EXPECT_NEAR(p.ranks[0].latency_s, 10e-6, 1e-15);
+  EXPECT_NEAR(p.ranks[0].transfer_s, 1e6 / 1e9, 1e-15);
+}
+
+TEST(Predict, MemoryBoundWhenBytesDominate) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "compute", "flops_double": "1000000", "load_bytes": "10000000000"}]}})J");
+  Prediction p = run(m, hand_machine(), 1);
+  // One rank alone on the node gets the full 10 GB/s: 1 s; compute 1 ms.
+  EXPECT_TRUE(p.ranks[0].memory_bound);
+  EXPECT_DOUBLE_EQ(p.predicted_time_s, 1.0);
+}
+
+TEST(Predict, WorkingSetPicksTheMemoryLevel) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "trip_count": "reps", "working_set_bytes": "ws", "body": [
+        {"kind": "compute", "load_bytes": "ws"}]}]}})J",
+                      R"J("parameters": {"ws": {}, "reps": {"default": "1000"}})J");
+  auto in_cache = run(m, hand_machine(), 1, {{"ws", 16 * 1024}});
+  EXPECT_DOUBLE_EQ(in_cache.ranks[0].memory_s, 1000.0 * 16 * 1024 / 100e9);
+  auto in_dram = run(m, hand_machine(), 1, {{"ws", 1024 * 1024}});
+  EXPECT_DOUBLE_EQ(in_dram.ranks[0].memory_s, 1000.0 * 1024 * 1024 / 10e9);
+  // Forcing one level overrides the working set, as the plain formula does.
+  auto forced = run(m, hand_machine(), 1, {{"ws", 16 * 1024}}, {.memory_level = "DRAM"});
+  EXPECT_DOUBLE_EQ(forced.ranks[0].memory_s, 1000.0 * 16 * 1024 / 10e9);
+  EXPECT_THROW(run(m, hand_machine(), 1, {{"ws", 1}}, {.memory_level = "L7"}), UserError);
+}
+
+TEST(Predict, MathCallsArePricedPerPrecision) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "compute", "math": {"sin": "1000000", "sinf": "1000000"}}]}})J");
+  Prediction p = run(m, hand_machine(), 1);
+  // 1e6 x 50 flops at 1 Gflop/s (double) + 1e6 x 50 flops at 2 Gflop/s (single).
+  EXPECT_DOUBLE_EQ(p.ranks[0].math_flops, 1e8);
+  EXPECT_DOUBLE_EQ(p.ranks[0].compute_s, 0.05 + 0.025);
+}
+
+TEST(Predict, WhatIfOverridesChangeThePrice) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "mpi", "op": "send", "peer": "select(rank == 0, 2, -1)", "bytes": "1000000000"}]}})J");
+  double base = run(m, hand_machine(), 4).predicted_time_s;
+  double faster = run(m, hand_machine({"network.bandwidth=\"2 GB/s\""}), 4).predicted_time_s;
+  EXPECT_NEAR(base, 1.0 + 10e-6, 1e-9);
+  EXPECT_NEAR(faster, 0.5 + 10e-6, 1e-9);
+}
+
+TEST(Predict, HeterogeneousNodesPriceEachRankOnItsOwnNode) {
+  const char* hetero = R"(
+name = "two kinds"
+[[node_group]]
+name = "fast"
+count = 1
+cores = 1
+flops_per_core = "4 Gflop/s"
+memory.DRAM = { bandwidth = "10 GB/s" }
+[[node_group]]
+name = "slow"
+count = 1
+cores = 1
+flops_per_core = "1 Gflop/s"
+memory.DRAM = { bandwidth = "10 GB/s" }
+[network]
+latency = "10 us"
+bandwidth = "1 GB/s"
+)";
+  auto machine = machine::load_machine_string(hetero, "hetero.toml");
+  auto m = model_from(R"J({"main": {"body": [{"kind": "compute", "flops_double": "4000000000"}]}})J");
+  Prediction p = run(m, machine, 2);
+  EXPECT_DOUBLE_EQ(p.ranks[0].compute_s, 1.0);
+  EXPECT_DOUBLE_EQ(p.ranks[1].compute_s, 4.0);
+  EXPECT_EQ(p.slowest_rank, 1);
+}
