@@ -1,5 +1,147 @@
-// Placeholder until the calibrate subcommand lands.
+// `perfcast calibrate`: measures this machine and writes a machine file.
+// The measuring is perfcast_calibrate's; here are the options, the progress
+// display and the output.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
 #include "cli/commands.h"
+#include "machine/calibrate/calibrate.h"
+#include "machine/calibrate/writer.h"
+#include "measure/launcher.h"
+#include "support/error.h"
+#include "support/units.h"
+
 namespace perfcast::cli {
-void add_calibrate_command(CLI::App& app) { (void)app; }
+
+namespace {
+
+struct CalibrateArgs {
+  std::string output;
+  bool quick = false;
+  int max_procs = 0;
+  bool json = false;
+};
+
+std::filesystem::path bench_next_to_executable() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw UserError("cannot find the perfcast executable's directory through /proc/self/exe");
+  return self.parent_path() / "perfcast_mpi_bench";
+}
+
+// One line per step; on a terminal the finer position overwrites itself.
+class ProgressDisplay {
+ public:
+  ProgressDisplay() : tty_(::isatty(STDERR_FILENO) != 0) {}
+  ~ProgressDisplay() { end_line(); }
+
+  void show(const calibrate::Progress& p) {
+    if (p.step != last_step_) {
+      end_line();
+      last_step_ = p.step;
+      if (!tty_) std::cerr << fmt::format("calibrate [{}/{}] {}\n", p.step, p.steps, p.what);
+    }
+    if (tty_) {
+      std::string line = fmt::format("calibrate [{}/{}] {}", p.step, p.steps, p.what);
+      if (!p.detail.empty()) line += " (" + p.detail + ")";
+      std::cerr << "\r\033[K" << line << std::flush;
+      open_ = true;
+    }
+  }
+
+ private:
+  void end_line() {
+    if (open_) std::cerr << "\n";
+    open_ = false;
+  }
+  bool tty_;
+  bool open_ = false;
+  int last_step_ = 0;
+};
+
+void print_summary(const calibrate::Calibration& cal, const std::string& output) {
+  using units::Dimension;
+  auto f = [](double v, Dimension d) { return units::format(v, d, 3); };
+  const auto& pc = cal.compute.per_core;
+  std::cout << fmt::format("wrote {} ({}, {} cores) in {:.1f} s\n", output, cal.host, cal.cores, cal.wall_s);
+  std::cout << fmt::format("  flops per core: {} double {}, {} single; scalar {} / {}\n", f(pc.double_simd, Dimension::FlopsPerSecond),
+                           cal.compute.simd_double, f(pc.single_simd, Dimension::FlopsPerSecond),
+                           f(pc.double_scalar, Dimension::FlopsPerSecond), f(pc.single_scalar, Dimension::FlopsPerSecond));
+  std::cout << fmt::format("  node ({} cores): {} double\n", cal.compute.threads,
+                           f(cal.compute.node.double_simd, Dimension::FlopsPerSecond));
+  for (const auto& l : cal.memory.levels)
+    std::cout << fmt::format("  {:<4} {:>10}  {}{}\n", l.name, l.name == "DRAM" ? "" : f(l.size_bytes, Dimension::Bytes),
+                             f(l.bandwidth, Dimension::BytesPerSecond), l.settled ? "" : " (not settled)");
+  std::cout << fmt::format("  DRAM, all cores: {}\n", f(cal.memory.node_dram_bandwidth, Dimension::BytesPerSecond));
+  std::cout << fmt::format("  MPI: latency {}, bandwidth {}, eager up to {}\n", f(cal.mpi.latency_s, Dimension::Seconds),
+                           f(cal.mpi.bandwidth, Dimension::BytesPerSecond),
+                           cal.mpi.eager_threshold_bytes ? f(*cal.mpi.eager_threshold_bytes, Dimension::Bytes)
+                                                         : std::string("(not visible)"));
+}
+
+void run(const CalibrateArgs& args) {
+  if (args.max_procs != 0 && args.max_procs < 2)
+    throw UserError(fmt::format("--max-procs {}: the MPI measurements need at least 2 processes", args.max_procs),
+                    {}, "set --max-procs 2 or more");
+  if (args.max_procs > measure::online_cores())
+    throw UserError(fmt::format("--max-procs {} is more than the {} cores here; oversubscribed ranks share cores "
+                                "and their times are not timings",
+                                args.max_procs, measure::online_cores()),
+                    {}, fmt::format("set --max-procs {} or less", measure::online_cores()));
+  if (!args.output.empty()) {
+    // Checked now rather than after minutes of measuring.
+    auto dir = std::filesystem::path(args.output).parent_path();
+    if (dir.empty()) dir = ".";
+    if (!std::filesystem::is_directory(dir) || ::access(dir.c_str(), W_OK) != 0)
+      throw UserError(fmt::format("cannot write '{}': '{}' is not a writable directory", args.output, dir.string()),
+                      {}, "give -o/--output a path in an existing, writable directory");
+  }
+  calibrate::Options options;
+  options.quick = args.quick;
+  options.max_procs = args.max_procs;
+  options.mpi_bench = bench_next_to_executable();
+
+  calibrate::Calibration cal;
+  {
+    std::unique_ptr<ProgressDisplay> display;
+    if (!args.json) display = std::make_unique<ProgressDisplay>();
+    cal = calibrate::calibrate(options, [&](const calibrate::Progress& p) {
+      if (display) display->show(p);
+    });
+  }
+
+  std::string toml = calibrate::machine_toml(cal);
+  if (!args.output.empty()) calibrate::write_file_atomically(args.output, toml);
+  if (args.json) {
+    std::cout << calibrate::calibration_json(cal).dump(2) << "\n";
+  } else if (args.output.empty()) {
+    std::cout << toml;
+  } else {
+    print_summary(cal, args.output);
+  }
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  auto* cmd = app.add_subcommand("calibrate",
+                                 "Measure this machine (flop rates, memory bandwidth by working set, math function "
+                                 "costs, MPI latency, bandwidth and collectives) and write a machine file.");
+  cmd->add_option("-o,--output", args->output,
+                  "Machine file to write (written whole or not at all); without it the file goes to stdout");
+  cmd->add_flag("--quick", args->quick, "Fewer sizes and repeats: well under a minute, rougher figures");
+  cmd->add_option("--max-procs", args->max_procs,
+                  "Largest process count for the MPI collectives (default: the online cores; more would "
+                  "oversubscribe)");
+  cmd->add_flag("--json", args->json, "Print every figure, raw curves included, as JSON on stdout; no progress");
+  cmd->callback([args] { run(*args); });
+}
+
 }  // namespace perfcast::cli

@@ -1,0 +1,58 @@
+// `perfcast calibrate` as a library: measures the machine it runs on and
+// returns every figure (the raw curves too); writer.h renders them as a
+// machine file or JSON. Never prints: progress goes to the caller's callback.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "machine/calibrate/bandwidth.h"
+#include "machine/calibrate/compute.h"
+#include "machine/calibrate/math_cost.h"
+#include "machine/calibrate/mpi_bench.h"
+#include "machine/calibrate/plateau.h"
+#include "machine/calibrate/system.h"
+
+namespace perfcast::calibrate {
+
+struct Options {
+  bool quick = false;            // fewer sizes and repeats: well under a minute
+  int max_procs = 0;             // largest MPI process count; 0: the online cores
+  std::filesystem::path mpi_bench;  // the perfcast_mpi_bench executable
+};
+
+struct Progress {
+  int step = 0;        // 1-based
+  int steps = 0;
+  std::string what;    // what is being measured now
+  std::string detail;  // finer position within the step, may be empty
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
+struct MemoryResult {
+  std::vector<SweepPoint> sweep;  // one core, triad
+  std::vector<MemoryLevel> levels;
+  double node_dram_bandwidth = 0;  // all cores streaming, in total
+  double node_bytes_per_thread = 0;
+  std::string kernel_isa;
+};
+
+struct Calibration {
+  std::string host;
+  std::string cpu_model;
+  std::string when_utc;   // ISO 8601
+  bool quick = false;
+  int cores = 0;
+  double wall_s = 0;
+  std::vector<ReportedCache> reported_caches;
+  ComputeResult compute;
+  MemoryResult memory;
+  std::vector<MathCost> math;
+  MpiResult mpi;
+};
+
+Calibration calibrate(const Options& options, const ProgressCallback& progress = {});
+
+}  // namespace perfcast::calibrate

@@ -1,0 +1,256 @@
+#include "machine/calibrate/writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "support/error.h"
+#include "support/units.h"
+
+namespace perfcast::calibrate {
+
+namespace {
+
+using units::Dimension;
+
+std::string q(double value, Dimension d) { return units::format(value, d, 3); }
+
+double round_sig(double v, int digits) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  return std::stod(fmt::format("{:.{}g}", v, digits));
+}
+
+
+std::string description(const Calibration& cal) {
+  std::string d = fmt::format("Calibrated by 'perfcast calibrate{}' on {} at {}", cal.quick ? " --quick" : "",
+                              cal.host, cal.when_utc);
+  if (!cal.cpu_model.empty()) d += fmt::format(" ({}, {} cores)", cal.cpu_model, cal.cores);
+  d += ". Flop rates: one core alone, FMA chains";
+  if (!cal.compute.simd_double.empty()) d += fmt::format(" ({})", cal.compute.simd_double);
+  d += ". Memory: STREAM triad on one core by working set (24 bytes per element)";
+  if (!cal.memory.levels.empty() && !cal.memory.levels.back().settled)
+    d += "; the sweep ended before the curve settled, so DRAM bandwidth is an upper bound";
+  d += ". Network: MPI ping-pong within this node (Open MPI, shared memory).";
+  return d;
+}
+
+toml::array number_array(const std::vector<double>& v, int digits = 4) {
+  toml::array a;
+  for (double x : v) a.push_back(round_sig(x, digits));
+  return a;
+}
+
+void comment_block(std::ostringstream& out, const Calibration& cal) {
+  out << "\n# ---- Raw measurements behind the figures above (perfcast calibrate) ----\n";
+  out << fmt::format("# Calibration took {:.1f} s{}.\n", cal.wall_s, cal.quick ? " (--quick)" : "");
+  out << fmt::format("# Flop rate per kernel: one core alone | all {} cores at once (total)\n", cal.compute.threads);
+  for (const auto& k : cal.compute.kernels)
+    out << fmt::format("#   {:<15} {:>14} | {:>14}   ({} lanes, {})\n", k.name, q(k.per_core, Dimension::FlopsPerSecond),
+                       k.node > 0 ? q(k.node, Dimension::FlopsPerSecond) : std::string("-"), k.lanes,
+                       k.fused ? "FMA" : "mul+add");
+  out << "# Caches the system reports:";
+  for (const auto& c : cal.reported_caches)
+    out << fmt::format(" L{} {} ({}{})", c.level, q(c.size_bytes, Dimension::Bytes), c.source,
+                       c.plausible ? "" : ", implausible: ignored");
+  if (cal.reported_caches.empty()) out << " none";
+  out << "\n";
+  out << fmt::format("# Bandwidth sweep, one core, triad with {}: working set -> bandwidth\n", cal.memory.kernel_isa);
+  for (const auto& p : cal.memory.sweep)
+    out << fmt::format("#   {:>10}  {:>12}\n", q(p.bytes, Dimension::Bytes), q(p.bandwidth, Dimension::BytesPerSecond));
+  out << "# Plateaus found:";
+  for (const auto& l : cal.memory.levels)
+    out << fmt::format(" {} {}..{} at {}{};", l.name, q(l.from_bytes, Dimension::Bytes), q(l.to_bytes, Dimension::Bytes),
+                       q(l.bandwidth, Dimension::BytesPerSecond), l.settled ? "" : " (not settled)");
+  out << "\n# (a level's size: where the curve crosses the geometric mean of its plateau and the next;\n"
+         "#  DRAM's bandwidth: the median over the largest working sets, the curve's approach from above)\n";
+  out << fmt::format("# DRAM, all {} cores streaming ({} each): {}\n", cal.cores,
+                     q(cal.memory.node_bytes_per_thread, Dimension::Bytes),
+                     q(cal.memory.node_dram_bandwidth, Dimension::BytesPerSecond));
+  if (!cal.mpi.pingpong.empty()) {
+    out << "# MPI ping-pong, ranks 0 and 1 on two cores: size -> one-way time, bandwidth\n";
+    for (const auto& p : cal.mpi.pingpong)
+      out << fmt::format("#   {:>10}  {:>10}  {:>12}\n", q(p.bytes, Dimension::Bytes), q(p.one_way_s, Dimension::Seconds),
+                         q(p.bytes / p.one_way_s, Dimension::BytesPerSecond));
+    out << "# latency: median one-way time of 1-8 B; bandwidth: 1 / median slope of time over size above ";
+    out << q(std::max(65536.0, 4 * cal.mpi.eager_threshold_bytes.value_or(0)), Dimension::Bytes) << "\n";
+    if (cal.mpi.eager_threshold_bytes)
+      out << "# eager_threshold: the last size before the time jumps by more than a latency above\n"
+             "# latency + size / bandwidth (the rendezvous handshake); the real limit lies below the next size\n";
+    else
+      out << "# eager threshold: no protocol switch visible in the curve\n";
+  }
+  out << "# Collectives: median per call, slowest rank; alltoall bytes are per destination.\n";
+  out << "# Launch: " << cal.mpi.launch_command << "\n";
+}
+
+}  // namespace
+
+std::string machine_toml(const Calibration& cal) {
+  toml::table root;
+  root.insert("name", cal.host);
+  root.insert("description", description(cal));
+
+  const auto& pc = cal.compute.per_core;
+  toml::table node;
+  node.insert("count", 1);
+  node.insert("cores", cal.cores);
+  node.insert("flops_per_core", q(pc.double_simd, Dimension::FlopsPerSecond));
+  node.insert("flops_per_core_single", q(pc.single_simd, Dimension::FlopsPerSecond));
+  node.insert("flops_per_core_scalar", q(pc.double_scalar, Dimension::FlopsPerSecond));
+  node.insert("flops_per_core_single_scalar", q(pc.single_scalar, Dimension::FlopsPerSecond));
+  root.insert("node", std::move(node));
+
+  toml::table memory;
+  for (const auto& l : cal.memory.levels) {
+    toml::table t;
+    if (l.name != "DRAM") t.insert("size", q(l.size_bytes, Dimension::Bytes));
+    t.insert("bandwidth", q(l.bandwidth, Dimension::BytesPerSecond));
+    if (l.name == "DRAM" && cal.memory.node_dram_bandwidth > 0)
+      t.insert("node_bandwidth", q(cal.memory.node_dram_bandwidth, Dimension::BytesPerSecond));
+    t.is_inline(true);
+    memory.insert(l.name, std::move(t));
+  }
+  root.insert("memory", std::move(memory));
+
+  toml::table math_double, math_single;
+  for (const auto& m : cal.math) {
+    math_double.insert(m.function, round_sig(m.double_flops, 3));
+    math_single.insert(m.function, round_sig(m.single_flops, 3));
+  }
+  toml::table math;
+  math.insert("double", std::move(math_double));
+  math.insert("single", std::move(math_single));
+  root.insert("math", std::move(math));
+
+  const auto& mpi = cal.mpi;
+  toml::table network;
+  network.insert("latency", q(mpi.latency_s, Dimension::Seconds));
+  network.insert("bandwidth", q(mpi.bandwidth, Dimension::BytesPerSecond));
+  network.insert("topology", "crossbar");
+  network.insert("intra_node_latency", q(mpi.latency_s, Dimension::Seconds));
+  network.insert("intra_node_bandwidth", q(mpi.bandwidth, Dimension::BytesPerSecond));
+  if (mpi.eager_threshold_bytes) network.insert("eager_threshold", q(*mpi.eager_threshold_bytes, Dimension::Bytes));
+  root.insert("network", std::move(network));
+
+  toml::array collectives;
+  for (const auto& c : mpi.collectives) {
+    toml::table t;
+    t.insert("op", c.op);
+    toml::array procs, bytes, rows;
+    for (int p : c.procs) procs.push_back(p);
+    for (double b : c.bytes) bytes.push_back(static_cast<int64_t>(b));
+    for (const auto& row : c.time_s) rows.push_back(number_array(row));
+    t.insert("procs", std::move(procs));
+    t.insert("bytes", std::move(bytes));
+    t.insert("time_s", std::move(rows));
+    collectives.push_back(std::move(t));
+  }
+  if (!collectives.empty()) root.insert("collective", std::move(collectives));
+
+  std::ostringstream out;
+  out << "# Machine file written by perfcast calibrate; format: docs/machine-format.md\n";
+  // Figures are rounded to 3-4 digits already; without relaxed precision
+  // toml++ prints every float with 17 digits.
+  out << toml::toml_formatter(root, toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision)
+      << "\n";
+  comment_block(out, cal);
+  return out.str();
+}
+
+nlohmann::json calibration_json(const Calibration& cal) {
+  using nlohmann::json;
+  json j;
+  j["host"] = cal.host;
+  j["cpu_model"] = cal.cpu_model;
+  j["when_utc"] = cal.when_utc;
+  j["quick"] = cal.quick;
+  j["cores"] = cal.cores;
+  j["wall_s"] = cal.wall_s;
+  for (const auto& c : cal.reported_caches)
+    j["reported_caches"].push_back(
+        {{"level", c.level}, {"bytes", c.size_bytes}, {"plausible", c.plausible}, {"source", c.source}});
+
+  const auto& cp = cal.compute;
+  auto rates = [](const FlopRates& r) {
+    return json{{"double_simd", r.double_simd}, {"single_simd", r.single_simd}, {"double_scalar", r.double_scalar},
+                {"single_scalar", r.single_scalar}};
+  };
+  j["compute"] = {{"unit", "flop/s"},
+                  {"per_core", rates(cp.per_core)},
+                  {"node", rates(cp.node)},
+                  {"threads", cp.threads},
+                  {"simd_double", cp.simd_double},
+                  {"simd_single", cp.simd_single},
+                  {"kernels", json::array()}};
+  for (const auto& k : cp.kernels)
+    j["compute"]["kernels"].push_back(
+        {{"name", k.name}, {"lanes", k.lanes}, {"fused", k.fused}, {"per_core", k.per_core}, {"node", k.node}});
+
+  json mem = {{"kernel", "triad"}, {"isa", cal.memory.kernel_isa}, {"sweep", json::array()},
+              {"levels", json::array()}, {"node_dram_bandwidth", cal.memory.node_dram_bandwidth},
+              {"node_bytes_per_thread", cal.memory.node_bytes_per_thread}};
+  for (const auto& p : cal.memory.sweep) mem["sweep"].push_back({{"bytes", p.bytes}, {"bandwidth", p.bandwidth}});
+  for (const auto& l : cal.memory.levels)
+    mem["levels"].push_back({{"name", l.name},
+                             {"size_bytes", l.size_bytes},
+                             {"bandwidth", l.bandwidth},
+                             {"settled", l.settled},
+                             {"from_bytes", l.from_bytes},
+                             {"to_bytes", l.to_bytes}});
+  j["memory"] = mem;
+
+  for (const auto& m : cal.math)
+    j["math"].push_back({{"function", m.function},
+                         {"double_s", m.double_s},
+                         {"single_s", m.single_s},
+                         {"double_flops", m.double_flops},
+                         {"single_flops", m.single_flops}});
+
+  const auto& mpi = cal.mpi;
+  json jm = {{"latency_s", mpi.latency_s}, {"bandwidth", mpi.bandwidth}, {"procs", mpi.procs},
+             {"launch", mpi.launch_command}, {"pingpong", json::array()}, {"collectives", json::array()}};
+  jm["eager_threshold_bytes"] = mpi.eager_threshold_bytes ? json(*mpi.eager_threshold_bytes) : json(nullptr);
+  for (const auto& p : mpi.pingpong) jm["pingpong"].push_back({{"bytes", p.bytes}, {"one_way_s", p.one_way_s}});
+  for (const auto& c : mpi.collectives)
+    jm["collectives"].push_back({{"op", c.op}, {"procs", c.procs}, {"bytes", c.bytes}, {"time_s", c.time_s}});
+  j["mpi"] = jm;
+  return j;
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+  auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  auto temp = dir / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid());
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    throw UserError(fmt::format("cannot write '{}': {}: {}", path.string(), what, std::strerror(err)), {},
+                    "check that the directory of -o/--output exists and is writable");
+  };
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("creating a temporary file");
+  std::size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      fail("writing");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    fail("flushing");
+  }
+  if (::close(fd) != 0) fail("closing");
+  if (::rename(temp.c_str(), path.c_str()) != 0) fail("renaming the temporary file");
+}
+
+}  // namespace perfcast::calibrate
