@@ -52,7 +52,7 @@ static void usage(FILE *f) {
           "usage: wave3d [options]\n"
           "  --n N          cube grid N x N x N (default 64)\n"
           "  --nx/--ny/--nz N  grid points along one axis (override --n)\n"
-          "  --steps S      time steps (default 20)\n"
+          "  --steps S      time steps (default 20; 0 runs set-up only, for count baselines)\n"
           "  --px/--py/--pz P  processes along one axis (default: MPI_Dims_create;\n"
           "                 the product must equal the number of ranks)\n"
           "  --repeats R    time the step loop R times from the same initial state,\n"
@@ -104,7 +104,7 @@ static int parse_args(int argc, char **argv, struct options *o, int rank) {
     else if (strcmp(a, "--px") == 0) dst = &o->px;
     else if (strcmp(a, "--py") == 0) dst = &o->py;
     else if (strcmp(a, "--pz") == 0) dst = &o->pz;
-    else if (strcmp(a, "--steps") == 0) { dst = &o->steps; hi = 100000000; }
+    else if (strcmp(a, "--steps") == 0) { dst = &o->steps; lo = 0; hi = 100000000; }
     else if (strcmp(a, "--repeats") == 0) { dst = &o->repeats; hi = 1000; }
     else {
       if (rank == 0) fprintf(stderr, "wave3d: unknown option '%s' (see --help)\n", a);
