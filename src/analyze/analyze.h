@@ -1,0 +1,42 @@
+// The static analyser: C/C++ sources -> LLVM IR (clang-14, the user's
+// optimisation level) -> a program model (docs/program-model.md) whose costs are
+// symbolic in the program's parameters, named after its source variables.
+//
+// This header is free of LLVM on purpose: LLVM 14 is built without RTTI, so the
+// files that include its headers are compiled with -fno-rtti inside
+// perfcast_analyze, and nothing else in perfcast has to be.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace perfcast::analyze {
+
+struct AnalyzeOptions {
+  std::vector<std::filesystem::path> sources;
+  std::vector<std::string> compile_flags;  // after `--`: -D, -I, -std=...
+  std::string opt_level = "2";             // 0 1 2 3 s z, as the user builds
+  // Probability that the condition of the branch at FILE:LINE is true, keyed
+  // "wave3d.c:176" (a file name or a path suffix).
+  std::map<std::string, double> branch_probabilities;
+  std::vector<std::filesystem::path> library_cost_files;  // added to the bundled table
+  std::string program;                                   // model name; default: first source's stem
+  std::string clang = "clang-14";
+  std::string mpicc = "mpicc.openmpi";
+  std::function<void(const std::string&)> progress;  // one line per step; may be empty
+};
+
+// The program model as JSON (loadable by model::load_program_model). Throws
+// UserError when a source does not compile (with clang's message) or an input
+// file is unreadable.
+nlohmann::ordered_json analyze(const AnalyzeOptions& options);
+
+// The bundled library-cost table (library_costs.json, compiled in).
+const char* bundled_library_costs();
+
+}  // namespace perfcast::analyze

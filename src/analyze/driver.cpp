@@ -1,0 +1,158 @@
+// The analyser's driver: compiles each source with clang to unoptimised LLVM IR
+// (the optimisation itself runs in-process, after MPI declarations have been
+// annotated), gathers the library-cost table, and hands over to the IR analysis.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "analyze/analyze.h"
+#include "analyze/ir_analysis.h"
+#include "support/error.h"
+
+namespace perfcast::analyze {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs argv without a shell (arguments may hold spaces or quotes).
+ProcessResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
+  char tmpl[] = "/tmp/perfcast-analyze-XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd < 0) throw UserError("cannot create a temporary file in /tmp");
+  pid_t pid = fork();
+  if (pid < 0) throw UserError("cannot start a process (fork failed)");
+  if (pid == 0) {
+    dup2(fd, 1);
+    dup2(fd, 2);
+    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s\n", args[0]);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(fd);
+  ProcessResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  std::ifstream in(tmpl);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.output = ss.str();
+  fs::remove(tmpl);
+  return r;
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// The pinned MPI's include flags, asked from its wrapper so they follow the install.
+std::vector<std::string> mpi_compile_flags(const AnalyzeOptions& o) {
+  ProcessResult r = run({o.mpicc, "--showme:compile"}, {"OMPI_CC=" + o.clang});
+  if (r.exit_code != 0)
+    throw UserError(fmt::format("cannot ask {} for the MPI compile flags: {}", o.mpicc, r.output), {},
+                    "install Debian's openmpi (libopenmpi-dev) or pass -I flags after `--`");
+  return split_words(r.output);
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  if (!in) throw UserError(fmt::format("cannot read '{}'", p.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json library_costs(const AnalyzeOptions& o) {
+  nlohmann::json table = nlohmann::json::parse(bundled_library_costs());
+  for (const auto& file : o.library_cost_files) {
+    nlohmann::json extra;
+    try {
+      extra = nlohmann::json::parse(read_file(file));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw UserError(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
+    }
+    if (!extra.is_object()) throw UserError(fmt::format("{}: expected a JSON object", file.string()));
+    for (const auto& name : extra.value("ignore", nlohmann::json::array())) table["ignore"].push_back(name);
+    for (const auto& [name, cost] : extra.value("functions", nlohmann::json::object()).items())
+      table["functions"][name] = cost;
+  }
+  return table;
+}
+
+}  // namespace
+
+nlohmann::ordered_json analyze(const AnalyzeOptions& o) {
+  if (o.sources.empty()) throw UserError("no source files to analyse");
+  static const std::set<std::string> levels = {"0", "1", "2", "3", "s", "z"};
+  if (!levels.count(o.opt_level))
+    throw UserError(fmt::format("unknown optimisation level -O{}", o.opt_level), {}, "use -O0 ... -O3, -Os or -Oz");
+  auto say = [&](const std::string& s) {
+    if (o.progress) o.progress(s);
+  };
+  std::vector<std::string> mpi = mpi_compile_flags(o);
+  fs::path dir = fs::temp_directory_path() / fmt::format("perfcast-analyze-{}", getpid());
+  fs::create_directories(dir);
+  struct Cleanup {
+    fs::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } cleanup{dir};
+
+  detail::IrInput in;
+  in.opt_level = o.opt_level;
+  in.branch_probabilities = o.branch_probabilities;
+  in.library_costs = library_costs(o);
+  in.progress = o.progress;
+  in.program = o.program.empty() ? o.sources.front().stem().string() : o.program;
+  for (size_t i = 0; i < o.sources.size(); ++i) {
+    const fs::path& src = o.sources[i];
+    if (!fs::exists(src)) throw UserError(fmt::format("source file '{}' does not exist", src.string()));
+    in.source += (i ? " " : "") + src.string();
+    fs::path bc = dir / fmt::format("{}-{}.bc", i, src.stem().string());
+    bool cxx = src.extension() == ".cpp" || src.extension() == ".cc" || src.extension() == ".cxx";
+    std::string compiler = o.clang;
+    if (cxx && compiler == "clang-14") compiler = "clang++-14";
+    // At -O1 and above: the level's front-end decisions (no optnone, TBAA,
+    // lifetime markers) but none of its IR passes; those run in-process after
+    // the MPI declarations have been told what they may touch.
+    std::vector<std::string> argv = {compiler, "-c", "-emit-llvm", "-g", "-O" + o.opt_level};
+    if (o.opt_level == "0") argv.insert(argv.end(), {"-Xclang", "-disable-O0-optnone"});
+    argv.insert(argv.end(), {"-Xclang", "-disable-llvm-passes"});
+    argv.insert(argv.end(), mpi.begin(), mpi.end());
+    argv.insert(argv.end(), o.compile_flags.begin(), o.compile_flags.end());
+    argv.insert(argv.end(), {src.string(), "-o", bc.string()});
+    say(fmt::format("compiling {} (clang -O{})", src.string(), o.opt_level));
+    ProcessResult r = run(argv);
+    if (r.exit_code != 0)
+      throw UserError(fmt::format("{} does not compile:\n{}", src.string(), r.output), {},
+                      "compile flags go after `--`, e.g. `-- -DN=64 -Iinclude`");
+    in.bitcode_files.push_back(bc);
+  }
+  in.origin = fmt::format("perfcast analyze (clang-14 -O{})", o.opt_level);
+  return detail::analyze_bitcode(in);
+}
+
+}  // namespace perfcast::analyze

@@ -1,0 +1,1601 @@
+// LLVM IR -> program model. Optimises each module in-process (after telling LLVM
+// what MPI functions may touch), then walks every defined function: loops from
+// LoopInfo with trip counts from ScalarEvolution, branches as conditions or
+// probabilities, counted work per block, MPI calls and calls between functions.
+//
+// Compiled with -fno-rtti like LLVM 14. Exceptions are thrown only from our own
+// frames (LLVM calls none of our code back), never through LLVM's.
+#include <algorithm>
+#include <climits>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Mem2Reg.h>
+
+#include "analyze/ir_analysis.h"
+#include "support/error.h"
+#include "support/expr.h"
+
+namespace perfcast::analyze::detail {
+
+namespace {
+
+namespace ex = perfcast::expr;
+using ex::Expr;
+using json = nlohmann::ordered_json;
+
+// ---------------------------------------------------------------- names
+
+bool is_name_char(char c, bool first) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || (!first && (std::isdigit(static_cast<unsigned char>(c)) || c == '.'));
+}
+
+// A valid expression name for any source identifier; the expression language's
+// function names are reserved.
+std::string sanitize(const std::string& raw) {
+  static const std::set<std::string> reserved = {"floordiv", "ceildiv", "mod", "min", "max", "select",
+                                                 "zext", "trunc", "sext", "sum"};
+  std::string s;
+  for (size_t i = 0; i < raw.size(); ++i) s += is_name_char(raw[i], s.empty()) ? raw[i] : '_';
+  if (s.empty() || !is_name_char(s[0], true)) s = "_" + s;
+  if (reserved.count(s)) s += "_";
+  return s;
+}
+
+std::string file_tag(const std::string& file) {
+  auto slash = file.find_last_of('/');
+  std::string base = slash == std::string::npos ? file : file.substr(slash + 1);
+  std::string s;
+  for (char c : base) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return s;
+}
+
+// ---------------------------------------------------------------- model tree
+
+struct Node;
+using Items = std::vector<std::unique_ptr<Node>>;
+
+struct Node {
+  enum Kind { Compute, Loop, Branch, Call, Mpi } kind = Compute;
+  int line = 0;
+  std::string note;
+  // compute
+  Expr flops_double, flops_single, loads, stores, load_bytes, store_bytes;
+  std::map<std::string, Expr> math;
+  // loop
+  std::string var;
+  Expr trip_count;
+  // branch
+  std::optional<Expr> condition;
+  double probability = 0.5;
+  const llvm::Instruction* key = nullptr;
+  unsigned key_succ = 0;
+  const void* key_target = nullptr;
+  // call
+  std::string callee;
+  std::vector<std::pair<std::string, Expr>> args;
+  // mpi
+  std::string op;
+  Expr bytes;
+  std::optional<Expr> peer, root;
+  Items body, then_items, else_items;
+
+  bool empty_compute() const {
+    return kind == Compute && flops_double == Expr(0) && flops_single == Expr(0) && loads == Expr(0) &&
+           stores == Expr(0) && load_bytes == Expr(0) && store_bytes == Expr(0) && math.empty();
+  }
+};
+
+struct ParamInfo {
+  std::string description;
+  std::optional<std::string> default_value;
+};
+
+struct FunctionModel {
+  std::string name;
+  int line = 0;
+  std::string note;
+  std::vector<std::string> parameters;  // integer arguments the costs use
+  std::vector<std::string> all_arguments;  // integer arguments by position ("" for others)
+  std::set<std::string> loop_vars;
+  Items body;
+  bool done = false;
+};
+
+// ---------------------------------------------------------------- MPI tables
+
+struct MpiSpec {
+  const char* op;  // nullptr: a call the model leaves out (local, no communication)
+  int count = -1, datatype = -1, peer = -1, root = -1;
+};
+
+const std::map<std::string, MpiSpec>& mpi_specs() {
+  static const std::map<std::string, MpiSpec> specs = {
+      {"MPI_Send", {"send", 1, 2, 3}},       {"MPI_Ssend", {"ssend", 1, 2, 3}},
+      {"MPI_Rsend", {"rsend", 1, 2, 3}},     {"MPI_Bsend", {"bsend", 1, 2, 3}},
+      {"MPI_Isend", {"isend", 1, 2, 3}},     {"MPI_Issend", {"issend", 1, 2, 3}},
+      {"MPI_Recv", {"recv", 1, 2, 3}},       {"MPI_Irecv", {"irecv", 1, 2, 3}},
+      {"MPI_Sendrecv", {"sendrecv", 1, 2, 3}},
+      {"MPI_Sendrecv_replace", {"sendrecv", 1, 2, 3}},
+      {"MPI_Bcast", {"bcast", 1, 2, -1, 3}}, {"MPI_Reduce", {"reduce", 2, 3, -1, 5}},
+      {"MPI_Allreduce", {"allreduce", 2, 3}}, {"MPI_Scan", {"scan", 2, 3}},
+      {"MPI_Exscan", {"exscan", 2, 3}},      {"MPI_Gather", {"gather", 1, 2, -1, 6}},
+      {"MPI_Scatter", {"scatter", 4, 5, -1, 6}},
+      {"MPI_Allgather", {"allgather", 1, 2}}, {"MPI_Alltoall", {"alltoall", 1, 2}},
+      {"MPI_Gatherv", {"gatherv", 1, 2, -1, 7}},
+      {"MPI_Scatterv", {"scatterv", 5, 6, -1, 7}},
+      {"MPI_Allgatherv", {"allgatherv", 1, 2}},
+      // counts per peer live in arrays: the bytes become a parameter
+      {"MPI_Alltoallv", {"alltoallv"}},      {"MPI_Reduce_scatter", {"reduce_scatter"}},
+      {"MPI_Barrier", {"barrier"}},          {"MPI_Wait", {"wait"}},
+      {"MPI_Waitall", {"waitall"}},          {"MPI_Waitany", {"waitany"}},
+      {"MPI_Test", {"test"}},                {"MPI_Testall", {"testall"}},
+      {"MPI_Probe", {"probe"}},              {"MPI_Iprobe", {"iprobe"}},
+      {"MPI_Comm_split", {"comm_split"}},    {"MPI_Comm_dup", {"comm_dup"}},
+      {"MPI_Comm_free", {"comm_free"}},      {"MPI_Cart_create", {"cart_create"}},
+      {"MPI_Init", {"init"}},                {"MPI_Init_thread", {"init"}},
+      {"MPI_Finalize", {"finalize"}},
+  };
+  return specs;
+}
+
+// Open MPI's predefined datatypes are globals; their sizes on LP64.
+std::optional<int> predefined_datatype_bytes(const std::string& global) {
+  static const std::map<std::string, int> sizes = {
+      {"ompi_mpi_char", 1},          {"ompi_mpi_signed_char", 1},  {"ompi_mpi_unsigned_char", 1},
+      {"ompi_mpi_byte", 1},          {"ompi_mpi_packed", 1},       {"ompi_mpi_wchar", 4},
+      {"ompi_mpi_short", 2},         {"ompi_mpi_unsigned_short", 2}, {"ompi_mpi_int", 4},
+      {"ompi_mpi_unsigned", 4},      {"ompi_mpi_long", 8},         {"ompi_mpi_unsigned_long", 8},
+      {"ompi_mpi_long_long_int", 8}, {"ompi_mpi_unsigned_long_long", 8},
+      {"ompi_mpi_float", 4},         {"ompi_mpi_double", 8},       {"ompi_mpi_long_double", 16},
+      {"ompi_mpi_int8_t", 1},        {"ompi_mpi_uint8_t", 1},      {"ompi_mpi_int16_t", 2},
+      {"ompi_mpi_uint16_t", 2},      {"ompi_mpi_int32_t", 4},      {"ompi_mpi_uint32_t", 4},
+      {"ompi_mpi_int64_t", 8},       {"ompi_mpi_uint64_t", 8},     {"ompi_mpi_c_bool", 1},
+      {"ompi_mpi_cxx_bool", 1},      {"ompi_mpi_aint", 8},         {"ompi_mpi_offset", 8},
+      {"ompi_mpi_count", 8},         {"ompi_mpi_float_int", 8},    {"ompi_mpi_double_int", 16},
+      {"ompi_mpi_long_int", 16},     {"ompi_mpi_2int", 8},         {"ompi_mpi_short_int", 8},
+      {"ompi_mpi_long_double_int", 32}, {"ompi_mpi_c_float_complex", 8}, {"ompi_mpi_c_complex", 8},
+      {"ompi_mpi_c_double_complex", 16}, {"ompi_mpi_c_long_double_complex", 32},
+  };
+  auto it = sizes.find(global);
+  if (it == sizes.end()) return std::nullopt;
+  return it->second;
+}
+
+// Math functions the model prices by name (double; "f" suffix single).
+std::optional<std::string> math_name(const std::string& callee) {
+  static const std::set<std::string> known = {"sin", "cos", "tan", "exp", "log", "sqrt", "pow"};
+  if (known.count(callee)) return callee;
+  if (callee.size() > 1 && callee.back() == 'f' && known.count(callee.substr(0, callee.size() - 1))) return callee;
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------- module context
+
+struct ModuleContext {
+  const llvm::DataLayout* dl = nullptr;
+  const IrInput* input = nullptr;
+  llvm::FunctionAnalysisManager* fam = nullptr;
+  std::map<std::string, FunctionModel> functions;
+  std::set<std::string> in_progress;
+  std::map<std::string, ParamInfo> descriptions;  // every name an expression may use
+  std::set<std::string> ignore;
+  FunctionModel& analyse(llvm::Function& f);
+};
+
+// ---------------------------------------------------------------- one function
+
+class FunctionAnalyser {
+ public:
+  FunctionAnalyser(ModuleContext& ctx, llvm::Function& f, FunctionModel& out)
+      : ctx_(ctx),
+        f_(f),
+        out_(out),
+        li_(ctx.fam->getResult<llvm::LoopAnalysis>(f)),
+        se_(ctx.fam->getResult<llvm::ScalarEvolutionAnalysis>(f)),
+        dt_(ctx.fam->getResult<llvm::DominatorTreeAnalysis>(f)),
+        pdt_(ctx.fam->getResult<llvm::PostDominatorTreeAnalysis>(f)),
+        entry_(f.getName() == "main") {}
+
+  void run();
+
+ private:
+  // --- naming
+  void collect_debug_names();
+  std::string member_name(const llvm::DILocalVariable* var, uint64_t offset_bits);
+  std::string local_name(const std::string& source_name) const {
+    return entry_ ? sanitize(source_name) : sanitize(f_.getName().str() + "." + source_name);
+  }
+  std::string loop_var(const llvm::Loop* l);
+  void describe(const std::string& name, const std::string& description,
+                std::optional<std::string> default_value = std::nullopt) {
+    if (!ctx_.descriptions.count(name)) ctx_.descriptions[name] = {description, std::move(default_value)};
+  }
+
+  // --- expressions
+  std::optional<Expr> conv(const llvm::SCEV* s, const llvm::Loop* scope, int depth = 0);
+  std::optional<Expr> conv_value(const llvm::Value* v, const llvm::Loop* scope, int depth = 0);
+  std::optional<Expr> conv_unknown(const llvm::Value* v, const llvm::Loop* scope, int depth);
+  std::optional<Expr> conv_bool(const llvm::Value* v, const llvm::Loop* scope, int depth = 0);
+  std::optional<Expr> conv_phi(const llvm::PHINode* phi, const llvm::Loop* scope, int depth);
+  std::optional<Expr> unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth);
+
+  // --- structure
+  struct GuardStep {
+    const llvm::Instruction* term;
+    unsigned succ;  // UINT_MAX: reached on some paths only
+    llvm::BasicBlock* target = nullptr;  // for those: the block reached
+  };
+  std::optional<Expr> reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region,
+                                      int depth = 0);
+  bool guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out);
+  bool is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side);
+  Items* container_of_loop(llvm::Loop* l);
+  Items* navigate(Items* c, const std::vector<GuardStep>& guard);
+  Node* branch_node(Items& c, const GuardStep& step);
+  Expr trip_count(llvm::Loop* l);
+  void emit_block(llvm::BasicBlock* b, Items& items);
+  void emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope);
+  void emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope);
+  std::optional<Expr> datatype_bytes(const llvm::Value* dt, const llvm::Loop* scope);
+
+  // --- locations
+  struct Where {
+    int line = 0;
+    std::string file, origin, note;
+  };
+  Where where(const llvm::DebugLoc& dl) const;
+  std::string synthetic(const Where& w, const std::string& what) const {
+    return sanitize(fmt::format("{}_{}_{}_{}", what.substr(0, what.find('_')), file_tag(w.file), w.line,
+                                what.substr(what.find('_') + 1)));
+  }
+  std::optional<double> probability_override(const Where& w) const;
+
+  ModuleContext& ctx_;
+  llvm::Function& f_;
+  FunctionModel& out_;
+  llvm::LoopInfo& li_;
+  llvm::ScalarEvolution& se_;
+  llvm::DominatorTree& dt_;
+  llvm::PostDominatorTree& pdt_;
+  bool entry_;
+
+  struct DebugName {
+    std::string name, description;
+  };
+  std::map<const llvm::Value*, DebugName> debug_names_;
+  std::map<const llvm::Value*, std::string> alloca_names_;
+  std::map<const llvm::SCEV*, const llvm::Value*> named_scevs_;
+  std::map<const llvm::Loop*, std::string> loop_vars_;
+  std::map<const llvm::Loop*, Items*> loop_items_;
+  std::set<const llvm::Loop*> dead_loops_;
+  std::map<const llvm::BasicBlock*, bool> error_sides_;
+  std::set<std::string> arguments_;
+};
+
+FunctionAnalyser::Where FunctionAnalyser::where(const llvm::DebugLoc& dl) const {
+  Where w;
+  const llvm::DILocation* loc = dl.get();
+  if (!loc) return w;
+  w.line = static_cast<int>(loc->getLine());
+  w.file = loc->getFilename().str();
+  if (auto* sp = loc->getScope() ? loc->getScope()->getSubprogram() : nullptr) w.origin = sp->getName().str();
+  if (loc->getInlinedAt() && !w.origin.empty() && w.origin != f_.getName()) {
+    const llvm::DILocation* call = loc->getInlinedAt();
+    while (call->getInlinedAt()) call = call->getInlinedAt();
+    w.note = fmt::format("inlined from {} (called at line {})", w.origin, call->getLine());
+  }
+  return w;
+}
+
+std::optional<double> FunctionAnalyser::probability_override(const Where& w) const {
+  for (const auto& [key, p] : ctx_.input->branch_probabilities) {
+    auto colon = key.rfind(':');
+    if (colon == std::string::npos) continue;
+    std::string file = key.substr(0, colon);
+    if (std::to_string(w.line) != key.substr(colon + 1)) continue;
+    auto ends_with = [](const std::string& a, const std::string& b) {
+      return a.size() >= b.size() && a.compare(a.size() - b.size(), b.size(), b) == 0;
+    };
+    if (ends_with(w.file, file) || ends_with(file, w.file)) return p;
+  }
+  return std::nullopt;
+}
+
+std::string FunctionAnalyser::member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) {
+  std::string name = var->getName().str();
+  const llvm::DIType* t = var->getType();
+  // Through typedefs and qualifiers to the struct whose member sits at the offset.
+  for (int guard = 0; t && guard < 16; ++guard) {
+    if (auto* d = llvm::dyn_cast<llvm::DIDerivedType>(t)) {
+      if (d->getTag() == llvm::dwarf::DW_TAG_typedef || d->getTag() == llvm::dwarf::DW_TAG_const_type ||
+          d->getTag() == llvm::dwarf::DW_TAG_volatile_type) {
+        t = d->getBaseType();
+        continue;
+      }
+    }
+    break;
+  }
+  if (auto* c = llvm::dyn_cast_or_null<llvm::DICompositeType>(t)) {
+    if (c->getTag() == llvm::dwarf::DW_TAG_structure_type)
+      for (auto* e : c->getElements())
+        if (auto* m = llvm::dyn_cast<llvm::DIDerivedType>(e))
+          if (m->getTag() == llvm::dwarf::DW_TAG_member && m->getOffsetInBits() == offset_bits)
+            return name + "." + m->getName().str();
+    if (c->getTag() == llvm::dwarf::DW_TAG_array_type && c->getBaseType()) {
+      uint64_t elem = c->getBaseType()->getSizeInBits();
+      if (elem) return fmt::format("{}_{}", name, offset_bits / elem);
+    }
+  }
+  return fmt::format("{}_bit{}", name, offset_bits);
+}
+
+void FunctionAnalyser::collect_debug_names() {
+  std::set<std::string> taken;
+  // Variables of this function first, then those of inlined callees.
+  for (int pass = 0; pass < 2; ++pass)
+    for (llvm::Instruction& i : llvm::instructions(f_)) {
+      auto* dvi = llvm::dyn_cast<llvm::DbgVariableIntrinsic>(&i);
+      if (!dvi) continue;
+      bool inlined = dvi->getDebugLoc() && dvi->getDebugLoc()->getInlinedAt();
+      if (inlined != (pass == 1)) continue;
+      const llvm::DILocalVariable* var = dvi->getVariable();
+      const llvm::DIExpression* e = dvi->getExpression();
+      if (auto* declare = llvm::dyn_cast<llvm::DbgDeclareInst>(dvi)) {
+        if (auto* a = declare->getAddress()) alloca_names_.emplace(a, var->getName().str());
+        continue;
+      }
+      auto* dv = llvm::dyn_cast<llvm::DbgValueInst>(dvi);
+      if (!dv) continue;
+      const llvm::Value* v = dv->getValue();
+      if (!v || llvm::isa<llvm::UndefValue>(v) || llvm::isa<llvm::Constant>(v) || debug_names_.count(v)) continue;
+      std::string source;
+      if (e->getNumElements() == 0) {
+        source = var->getName().str();
+      } else if (auto frag = e->getFragmentInfo(); frag && e->getNumElements() == 3) {
+        source = member_name(var, frag->OffsetInBits);
+      } else {
+        continue;
+      }
+      if (source.empty()) continue;
+      std::string name = var->getArg() && llvm::isa<llvm::Argument>(v) ? sanitize(source) : local_name(source);
+      if (taken.count(name)) name = sanitize(fmt::format("{}_{}", name, var->getLine()));
+      if (taken.count(name)) continue;
+      taken.insert(name);
+      std::string fn = var->getScope() && var->getScope()->getSubprogram()
+                           ? var->getScope()->getSubprogram()->getName().str()
+                           : f_.getName().str();
+      debug_names_[v] = {name, fmt::format("source variable {} of {} ({}:{})", source, fn,
+                                           file_tag(var->getFilename().str()), var->getLine())};
+    }
+}
+
+std::string FunctionAnalyser::loop_var(const llvm::Loop* l) {
+  auto it = loop_vars_.find(l);
+  if (it != loop_vars_.end()) return it->second;
+  std::string name;
+  for (const llvm::PHINode& phi : l->getHeader()->phis()) {
+    auto dn = debug_names_.find(&phi);
+    if (dn == debug_names_.end() || !se_.isSCEVable(phi.getType())) continue;
+    auto* ar = llvm::dyn_cast<llvm::SCEVAddRecExpr>(se_.getSCEV(const_cast<llvm::PHINode*>(&phi)));
+    if (!ar || ar->getLoop() != l || !ar->isAffine()) continue;
+    std::string base = dn->second.name.substr(dn->second.name.rfind('.') + 1);
+    bool zero_based = ar->getStart()->isZero() && ar->getStepRecurrence(se_)->isOne();
+    name = zero_based ? base : "iter_" + base;
+    break;
+  }
+  if (name.empty()) name = fmt::format("iter_{}", where(l->getStartLoc()).line);
+  name = sanitize(name);
+  std::string unique = name;
+  for (int k = 2; out_.loop_vars.count(unique) || ctx_.descriptions.count(unique); ++k)
+    unique = fmt::format("{}_{}", name, k);
+  out_.loop_vars.insert(unique);
+  loop_vars_[l] = unique;
+  return unique;
+}
+
+// ---------------------------------------------------------------- SCEV -> Expr
+
+std::optional<Expr> FunctionAnalyser::unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
+  auto e = conv(s, scope, depth + 1);
+  if (!e) return std::nullopt;
+  if (se_.isKnownNonNegative(s)) return e;
+  return ex::zext(*e, static_cast<int>(se_.getTypeSizeInBits(s->getType())));
+}
+
+std::optional<Expr> FunctionAnalyser::conv(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
+  using namespace llvm;
+  if (depth > 64) return std::nullopt;
+  // A sum or product the source named (lx = n / p + ...) reads as its name.
+  if (auto it = named_scevs_.find(s); it != named_scevs_.end()) {
+    const DebugName& dn = debug_names_.at(it->second);
+    describe(dn.name, dn.description);
+    return ex::var(dn.name);
+  }
+  switch (s->getSCEVType()) {
+    case scConstant: {
+      const APInt& v = cast<SCEVConstant>(s)->getAPInt();
+      if (v.getBitWidth() > 64) return std::nullopt;
+      return ex::integer(v.getBitWidth() == 1 ? static_cast<std::int64_t>(v.getZExtValue()) : v.getSExtValue());
+    }
+    case scTruncate: {
+      auto* t = cast<SCEVTruncateExpr>(s);
+      auto x = conv(t->getOperand(), scope, depth + 1);
+      if (!x) return std::nullopt;
+      unsigned bits = se_.getTypeSizeInBits(t->getType());
+      // Values that fit the narrower type pass unchanged; keep the truncation otherwise.
+      if (se_.isKnownNonNegative(t->getOperand()) && se_.getUnsignedRangeMax(t->getOperand()).getActiveBits() < bits)
+        return x;
+      return ex::trunc(*x, static_cast<int>(bits));
+    }
+    case scZeroExtend: {
+      auto* z = cast<SCEVZeroExtendExpr>(s);
+      auto x = conv(z->getOperand(), scope, depth + 1);
+      if (!x) return std::nullopt;
+      unsigned bits = se_.getTypeSizeInBits(z->getOperand()->getType());
+      if (bits > 1 && se_.isKnownNonNegative(z->getOperand())) return x;
+      return ex::zext(*x, static_cast<int>(bits));
+    }
+    case scSignExtend: {
+      auto* z = cast<SCEVSignExtendExpr>(s);
+      auto x = conv(z->getOperand(), scope, depth + 1);
+      if (!x) return std::nullopt;
+      unsigned bits = se_.getTypeSizeInBits(z->getOperand()->getType());
+      if (bits == 1) return ex::sext(*x, 1);
+      return x;  // the expression already reads the value as signed
+    }
+    case scAddExpr:
+      // lz + 2 is one flattened sum in SCEV: find the named part.
+      for (const auto& [named, value] : named_scevs_) {
+        if (named->getType() != s->getType()) continue;
+        const SCEV* rest = se_.getMinusSCEV(s, named);
+        if (rest->getExpressionSize() >= s->getExpressionSize()) continue;
+        if (auto r = conv(rest, scope, depth + 1)) {
+          const DebugName& dn = debug_names_.at(value);
+          describe(dn.name, dn.description);
+          return ex::var(dn.name) + *r;
+        }
+      }
+      [[fallthrough]];
+    case scMulExpr: {
+      std::vector<Expr> terms;
+      for (const SCEV* op : cast<SCEVNAryExpr>(s)->operands()) {
+        auto e = conv(op, scope, depth + 1);
+        if (!e) return std::nullopt;
+        terms.push_back(*e);
+      }
+      return s->getSCEVType() == scAddExpr ? ex::add(terms) : ex::mul(terms);
+    }
+    case scUDivExpr: {
+      auto* d = cast<SCEVUDivExpr>(s);
+      auto a = unsigned_operand(d->getLHS(), scope, depth);
+      auto b = unsigned_operand(d->getRHS(), scope, depth);
+      if (!a || !b) return std::nullopt;
+      return ex::floordiv(*a, *b);
+    }
+    case scAddRecExpr: {
+      auto* ar = cast<SCEVAddRecExpr>(s);
+      const Loop* l = ar->getLoop();
+      if (!scope || !l->contains(scope)) {
+        const SCEV* at = se_.getSCEVAtScope(s, const_cast<Loop*>(scope));
+        if (at == s) return std::nullopt;
+        return conv(at, scope, depth + 1);
+      }
+      // {a0,+,a1,+,a2...} at iteration n is sum_k a_k * C(n, k)
+      Expr n = ex::var(loop_var(l));
+      std::vector<Expr> terms;
+      Expr binomial = 1, falling = 1;
+      std::int64_t factorial = 1;
+      for (unsigned k = 0; k < ar->getNumOperands(); ++k) {
+        auto a = conv(ar->getOperand(k), scope, depth + 1);
+        if (!a) return std::nullopt;
+        if (k > 0) {
+          falling = falling * (n - Expr(static_cast<std::int64_t>(k - 1)));
+          factorial *= k;
+          binomial = factorial == 1 ? falling : ex::floordiv(falling, Expr(factorial));
+        }
+        terms.push_back(*a * binomial);
+      }
+      return ex::add(terms);
+    }
+    case scSMaxExpr:
+    case scUMaxExpr:
+    case scSMinExpr:
+    case scUMinExpr:
+    case scSequentialUMinExpr: {
+      bool is_unsigned = s->getSCEVType() == scUMaxExpr || s->getSCEVType() == scUMinExpr ||
+                         s->getSCEVType() == scSequentialUMinExpr;
+      std::vector<Expr> args;
+      for (const SCEV* op : cast<SCEVNAryExpr>(s)->operands()) {
+        auto e = is_unsigned ? unsigned_operand(op, scope, depth) : conv(op, scope, depth + 1);
+        if (!e) return std::nullopt;
+        args.push_back(*e);
+      }
+      bool is_max = s->getSCEVType() == scSMaxExpr || s->getSCEVType() == scUMaxExpr;
+      return is_max ? ex::maximum(args) : ex::minimum(args);
+    }
+    case scUnknown:
+      return conv_unknown(cast<SCEVUnknown>(s)->getValue(), scope, depth + 1);
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<Expr> FunctionAnalyser::conv_value(const llvm::Value* v, const llvm::Loop* scope, int depth) {
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v)) {
+    if (c->getBitWidth() > 64) return std::nullopt;
+    return ex::integer(c->getBitWidth() == 1 ? static_cast<std::int64_t>(c->getZExtValue()) : c->getSExtValue());
+  }
+  if (v->getType()->isIntegerTy(1)) return conv_bool(v, scope, depth + 1);
+  if (!v->getType()->isIntegerTy() || !se_.isSCEVable(v->getType())) return std::nullopt;
+  const llvm::SCEV* s = se_.getSCEV(const_cast<llvm::Value*>(v));
+  return conv(se_.getSCEVAtScope(s, const_cast<llvm::Loop*>(scope)), scope, depth + 1);
+}
+
+std::optional<Expr> FunctionAnalyser::conv_unknown(const llvm::Value* v, const llvm::Loop* scope, int depth) {
+  using namespace llvm;
+  if (depth > 64) return std::nullopt;
+  if (auto* c = dyn_cast<ConstantInt>(v)) return conv_value(c, scope, depth);
+  if (auto* a = dyn_cast<Argument>(v)) {
+    if (!a->getType()->isIntegerTy() || entry_) {
+      auto dn = debug_names_.find(v);
+      if (dn == debug_names_.end()) return std::nullopt;
+      describe(dn->second.name, dn->second.description);
+      return ex::var(dn->second.name);
+    }
+    std::string name = out_.all_arguments.at(a->getArgNo());
+    if (name.empty()) return std::nullopt;
+    return ex::var(name);
+  }
+  auto* inst = dyn_cast<Instruction>(v);
+  if (!inst) return std::nullopt;
+  if (auto* load = dyn_cast<LoadInst>(inst)) {
+    const Value* p = load->getPointerOperand()->stripPointerCasts();
+    // rank and size: what MPI_Comm_rank / MPI_Comm_size wrote there.
+    for (const User* u : p->users())
+      if (auto* call = dyn_cast<CallBase>(u))
+        if (auto* callee = call->getCalledFunction(); callee && call->arg_size() >= 2 &&
+                                                      call->getArgOperand(1)->stripPointerCasts() == p) {
+          if (callee->getName() == "MPI_Comm_rank") return ex::var("rank");
+          if (callee->getName() == "MPI_Comm_size") return ex::var("size");
+        }
+    if (auto* g = dyn_cast<GlobalVariable>(p)) {
+      std::string name = sanitize(g->getName().str());
+      describe(name, fmt::format("global variable {}", g->getName().str()));
+      return ex::var(name);
+    }
+  }
+  // Integer arithmetic SCEV leaves opaque: expand it when its operands convert.
+  if (auto* bo = dyn_cast<BinaryOperator>(inst)) {
+    auto a = conv_value(bo->getOperand(0), scope, depth + 1);
+    auto b = a ? conv_value(bo->getOperand(1), scope, depth + 1) : std::nullopt;
+    if (a && b) switch (bo->getOpcode()) {
+        // sdiv/srem round toward zero; floordiv/mod agree on the non-negative
+        // sizes and counts these are in practice.
+        case Instruction::SDiv: return ex::floordiv(*a, *b);
+        case Instruction::SRem: return ex::mod(*a, *b);
+        case Instruction::UDiv: return ex::floordiv(*a, *b);
+        case Instruction::URem: return ex::mod(*a, *b);
+        case Instruction::Add: return *a + *b;
+        case Instruction::Sub: return *a - *b;
+        case Instruction::Mul: return *a * *b;
+        default: break;
+      }
+  }
+  if (auto* sel = dyn_cast<SelectInst>(inst)) {
+    auto c = conv_bool(sel->getCondition(), scope, depth + 1);
+    auto a = c ? conv_value(sel->getTrueValue(), scope, depth + 1) : std::nullopt;
+    auto b = a ? conv_value(sel->getFalseValue(), scope, depth + 1) : std::nullopt;
+    if (c && a && b) return ex::select(*c, *a, *b);
+  }
+  if (isa<ZExtInst>(inst) || isa<SExtInst>(inst)) {
+    const Value* op = inst->getOperand(0);
+    if (op->getType()->isIntegerTy(1))
+      if (auto c = conv_bool(op, scope, depth + 1)) return ex::select(*c, isa<ZExtInst>(inst) ? 1 : -1, 0);
+  }
+  if (isa<ICmpInst>(inst)) return conv_bool(inst, scope, depth + 1);
+  if (auto* phi = dyn_cast<PHINode>(inst); phi && !li_.isLoopHeader(phi->getParent()))
+    if (auto e = conv_phi(phi, scope, depth + 1)) return e;
+  // A value that changes from one iteration to the next of a loop around the
+  // use is no parameter.
+  if (Loop* def = li_.getLoopFor(inst->getParent()); def && scope && def->contains(scope)) return std::nullopt;
+  auto dn = debug_names_.find(v);
+  if (dn != debug_names_.end()) {
+    describe(dn->second.name, dn->second.description);
+    return ex::var(dn->second.name);
+  }
+  return std::nullopt;
+}
+
+std::optional<Expr> FunctionAnalyser::conv_bool(const llvm::Value* v, const llvm::Loop* scope, int depth) {
+  using namespace llvm;
+  if (depth > 64) return std::nullopt;
+  if (auto* c = dyn_cast<ConstantInt>(v)) return ex::integer(c->isZero() ? 0 : 1);
+  if (auto* cmp = dyn_cast<ICmpInst>(v)) {
+    if (!cmp->getOperand(0)->getType()->isIntegerTy()) return std::nullopt;
+    auto a = conv_value(cmp->getOperand(0), scope, depth + 1);
+    auto b = a ? conv_value(cmp->getOperand(1), scope, depth + 1) : std::nullopt;
+    if (!a || !b) return std::nullopt;
+    if (cmp->isUnsigned()) {
+      int bits = static_cast<int>(cmp->getOperand(0)->getType()->getIntegerBitWidth());
+      auto nonneg = [&](const Value* x) {
+        return isa<ConstantInt>(x) ? !cast<ConstantInt>(x)->isNegative()
+                                   : se_.isKnownNonNegative(se_.getSCEV(const_cast<Value*>(x)));
+      };
+      if (!nonneg(cmp->getOperand(0))) a = ex::zext(*a, bits);
+      if (!nonneg(cmp->getOperand(1))) b = ex::zext(*b, bits);
+    }
+    switch (cmp->getPredicate()) {
+      case CmpInst::ICMP_EQ: return ex::compare(ex::Comparison::Eq, *a, *b);
+      case CmpInst::ICMP_NE: return ex::compare(ex::Comparison::Ne, *a, *b);
+      case CmpInst::ICMP_SLT: case CmpInst::ICMP_ULT: return ex::compare(ex::Comparison::Lt, *a, *b);
+      case CmpInst::ICMP_SLE: case CmpInst::ICMP_ULE: return ex::compare(ex::Comparison::Le, *a, *b);
+      case CmpInst::ICMP_SGT: case CmpInst::ICMP_UGT: return ex::compare(ex::Comparison::Gt, *a, *b);
+      case CmpInst::ICMP_SGE: case CmpInst::ICMP_UGE: return ex::compare(ex::Comparison::Ge, *a, *b);
+      default: return std::nullopt;
+    }
+  }
+  if (auto* bo = dyn_cast<BinaryOperator>(v); bo && bo->getType()->isIntegerTy(1)) {
+    auto a = conv_bool(bo->getOperand(0), scope, depth + 1);
+    auto b = a ? conv_bool(bo->getOperand(1), scope, depth + 1) : std::nullopt;
+    if (!a || !b) return std::nullopt;
+    switch (bo->getOpcode()) {
+      case Instruction::And: return *a * *b;
+      case Instruction::Or: return ex::select(*a, 1, *b);
+      case Instruction::Xor: return ex::compare(ex::Comparison::Ne, *a, *b);
+      default: return std::nullopt;
+    }
+  }
+  if (auto* sel = dyn_cast<SelectInst>(v); sel && sel->getType()->isIntegerTy(1)) {
+    auto c = conv_bool(sel->getCondition(), scope, depth + 1);
+    auto a = c ? conv_bool(sel->getTrueValue(), scope, depth + 1) : std::nullopt;
+    auto b = a ? conv_bool(sel->getFalseValue(), scope, depth + 1) : std::nullopt;
+    if (c && a && b) return ex::select(*c, *a, *b);
+    return std::nullopt;
+  }
+  if (auto* t = dyn_cast<TruncInst>(v); t && t->getType()->isIntegerTy(1)) {
+    if (auto x = conv_value(t->getOperand(0), scope, depth + 1)) return ex::trunc(*x, 1);
+  }
+  return std::nullopt;
+}
+
+// A join of values (the vectoriser's resume value: 0 when the vector loop was
+// skipped, the vector trip count after it) as a select on the branch that
+// decides which way the program came. Run-time checks are assumed to pass, as
+// branch_node() does.
+std::optional<Expr> FunctionAnalyser::conv_phi(const llvm::PHINode* phi, const llvm::Loop* scope, int depth) {
+  using namespace llvm;
+  if (depth > 64 || !phi->getType()->isIntegerTy()) return std::nullopt;
+  BasicBlock* block = const_cast<BasicBlock*>(phi->getParent());
+  std::vector<std::pair<const Value*, BasicBlock*>> in;
+  for (unsigned k = 0; k < phi->getNumIncomingValues(); ++k) {
+    BasicBlock* pred = phi->getIncomingBlock(k);
+    if (pred->getName().startswith("vector.memcheck") || pred->getName().startswith("vector.scevcheck")) continue;
+    in.emplace_back(phi->getIncomingValue(k), pred);
+  }
+  if (in.empty()) return std::nullopt;
+  bool same = std::all_of(in.begin(), in.end(), [&](const auto& p) { return p.first == in.front().first; });
+  if (same) return conv_value(in.front().first, scope, depth + 1);
+  auto* node = dt_.getNode(block);
+  if (!node || !node->getIDom()) return std::nullopt;
+  BasicBlock* d = node->getIDom()->getBlock();
+  auto* br = dyn_cast<BranchInst>(d->getTerminator());
+  if (!br || !br->isConditional()) return std::nullopt;
+  const Value* side_value[2] = {nullptr, nullptr};
+  for (const auto& [value, pred] : in) {
+    int side = -1;
+    for (unsigned s = 0; s < 2; ++s) {
+      BasicBlock* succ = br->getSuccessor(s);
+      if ((pred == d && succ == block) || (succ != block && dt_.dominates(BasicBlockEdge(d, succ), pred))) side = s;
+    }
+    if (side < 0 || (side_value[side] && side_value[side] != value)) return std::nullopt;
+    side_value[side] = value;
+  }
+  if (!side_value[0] || !side_value[1]) return std::nullopt;
+  auto cond = conv_bool(br->getCondition(), li_.getLoopFor(d), depth + 1);
+  auto a = cond ? conv_value(side_value[0], scope, depth + 1) : std::nullopt;
+  auto b = a ? conv_value(side_value[1], scope, depth + 1) : std::nullopt;
+  if (!a || !b) return std::nullopt;
+  return ex::select(*cond, *a, *b);
+}
+
+// ---------------------------------------------------------------- structure
+
+// An "error side" of a branch: the code behind it aborts, or stops the program
+// early (finalises MPI and returns without looping again). Such paths are
+// taken with probability 0 and the other side is certain.
+bool FunctionAnalyser::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side) {
+  using namespace llvm;
+  if (pdt_.dominates(side, from)) return false;  // a join: both ways reach it
+  auto memo = error_sides_.find(side);
+  if (memo != error_sides_.end()) return memo->second;
+  // Nothing reachable from here may loop: the program is on its way out.
+  std::set<BasicBlock*> seen;
+  std::vector<BasicBlock*> work = {side};
+  bool loops = false;
+  while (!work.empty() && !loops) {
+    BasicBlock* b = work.back();
+    work.pop_back();
+    if (!seen.insert(b).second) continue;
+    if (li_.getLoopFor(b)) loops = true;
+    for (BasicBlock* s : successors(b)) work.push_back(s);
+  }
+  bool stops = false;
+  if (!loops) {
+    SmallVector<BasicBlock*, 16> dominated;
+    dt_.getDescendants(side, dominated);
+    for (BasicBlock* b : dominated) {
+      if (isa<UnreachableInst>(b->getTerminator())) stops = true;
+      for (Instruction& i : *b)
+        if (auto* call = dyn_cast<CallBase>(&i))
+          if (Function* callee = call->getCalledFunction()) {
+            StringRef n = callee->getName();
+            if (n == "MPI_Abort" || n == "abort" || n == "exit" || n == "_exit" || n == "MPI_Finalize") stops = true;
+          }
+    }
+  }
+  bool result = stops;
+  error_sides_[side] = result;
+  return result;
+}
+
+bool FunctionAnalyser::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out) {
+  using namespace llvm;
+  BasicBlock* head = region ? region->getHeader() : &f_.getEntryBlock();
+  std::vector<GuardStep> rev;
+  BasicBlock* cur = b;
+  while (cur != head) {
+    auto* node = dt_.getNode(cur);
+    if (!node || !node->getIDom()) break;
+    BasicBlock* d = node->getIDom()->getBlock();
+    Instruction* t = d->getTerminator();
+    if (li_.getLoopFor(d) == region && !pdt_.dominates(cur, d) && t->getNumSuccessors() >= 2) {
+      unsigned side = UINT_MAX;
+      for (unsigned s = 0; s < t->getNumSuccessors(); ++s)
+        if (dt_.dominates(BasicBlockEdge(d, t->getSuccessor(s)), cur)) {
+          side = s;
+          break;
+        }
+      bool others_error = side != UINT_MAX, leaves_region = false;
+      for (unsigned s = 0; s < t->getNumSuccessors(); ++s) {
+        if (s == side) continue;
+        if (!is_error_side(d, t->getSuccessor(s))) others_error = false;
+        if (region && !region->contains(t->getSuccessor(s))) leaves_region = true;
+      }
+      if (side != UINT_MAX && is_error_side(d, t->getSuccessor(side))) return false;
+      // A loop's exit test is its trip count; an error path's alternative is certain.
+      if (!others_error && !leaves_region) rev.push_back({t, side, side == UINT_MAX ? cur : nullptr});
+    }
+    cur = d;
+  }
+  out.assign(rev.rbegin(), rev.rend());
+  return true;
+}
+
+Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
+  using namespace llvm;
+  bool two_way = isa<BranchInst>(step.term) && step.succ != UINT_MAX;
+  for (auto it = c.rbegin(); it != c.rend(); ++it)
+    if ((*it)->kind == Node::Branch && (*it)->key == step.term && (two_way || (*it)->key_succ == step.succ) &&
+        (*it)->key_target == step.target)
+      return it->get();
+  auto n = std::make_unique<Node>();
+  n->kind = Node::Branch;
+  n->key = step.term;
+  n->key_succ = step.succ;
+  n->key_target = step.target;
+  Where w = where(step.term->getDebugLoc());
+  n->line = w.line;
+  n->note = w.note;
+  const Loop* scope = li_.getLoopFor(step.term->getParent());
+  if (two_way) {
+    auto* br = cast<BranchInst>(step.term);
+    if (auto p = probability_override(w)) {
+      n->probability = *p;
+    } else if (auto cond = conv_bool(br->getCondition(), scope)) {
+      n->condition = ex::simplify(*cond);
+    } else {
+      // The vectoriser's run-time checks (aliasing, wrapping) pass in any code
+      // that vectorises profitably: the vector path is taken.
+      std::string block = br->getParent()->getName().str();
+      if (block.rfind("vector.memcheck", 0) == 0 || block.rfind("vector.scevcheck", 0) == 0) {
+        bool then_scalar = br->getSuccessor(0)->getName().startswith("scalar.ph");
+        n->probability = then_scalar ? 0.0 : 1.0;
+        n->note = (n->note.empty() ? "" : n->note + "; ") + "vectoriser run-time check assumed to pass";
+      } else {
+        n->note = (n->note.empty() ? "" : n->note + "; ") + "data-dependent condition";
+      }
+    }
+  } else if (auto reach = step.target ? reach_condition(step.target, const_cast<BasicBlock*>(step.term->getParent()),
+                                                        scope)
+                                      : std::nullopt) {
+    n->condition = ex::simplify(*reach);
+    n->note = (n->note.empty() ? "" : n->note + "; ") + "condition of the paths that reach it";
+  } else {
+    unsigned ways = step.term->getNumSuccessors();
+    n->probability = step.succ == UINT_MAX ? 0.5 : 1.0 / ways;
+    if (auto p = probability_override(w)) n->probability = *p;
+    n->note = (n->note.empty() ? "" : n->note + "; ") +
+              (step.succ == UINT_MAX ? "reached on some paths" : fmt::format("one of {} switch cases", ways));
+  }
+  c.push_back(std::move(n));
+  return c.back().get();
+}
+
+// The condition under which the program, at `from`, goes on to reach `b`: a
+// sum over b's incoming edges (one execution arrives by exactly one), each the
+// condition of reaching its source times the edge's branch condition. Loops
+// in between count as reached once entered; run-time checks as passing.
+std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from,
+                                                      const llvm::Loop* region, int depth) {
+  using namespace llvm;
+  if (b == from) return Expr(1);
+  if (depth > 32 || !dt_.dominates(from, b)) return std::nullopt;
+  // Edges into b; an edge out of a loop inside the region stands for the edges
+  // into that loop's header from outside it.
+  std::vector<std::pair<BasicBlock*, BasicBlock*>> edges;
+  for (BasicBlock* p : predecessors(b)) {
+    Loop* pl = li_.getLoopFor(p);
+    if (pl == region) {
+      edges.emplace_back(p, b);
+      continue;
+    }
+    if (!pl || (region && !region->contains(pl))) return std::nullopt;
+    while (pl->getParentLoop() != region) pl = pl->getParentLoop();
+    if (pl->contains(b) || pl->getExitBlock() != b) return std::nullopt;
+    for (BasicBlock* q : predecessors(pl->getHeader()))
+      if (!pl->contains(q)) edges.emplace_back(q, pl->getHeader());
+  }
+  std::vector<Expr> terms;
+  for (auto [p, to] : edges) {
+    auto r = reach_condition(p, from, region, depth + 1);
+    if (!r) return std::nullopt;
+    auto* br = dyn_cast<BranchInst>(p->getTerminator());
+    if (!br) return std::nullopt;
+    Expr edge = 1;
+    if (br->isConditional() && br->getSuccessor(0) != br->getSuccessor(1)) {
+      bool taken_if_true = br->getSuccessor(0) == to;
+      StringRef name = p->getName();
+      if (name.startswith("vector.memcheck") || name.startswith("vector.scevcheck")) {
+        if (to->getName().startswith("scalar.ph")) continue;  // the check passes: never taken
+      } else {
+        auto c = conv_bool(br->getCondition(), region);
+        if (!c) return std::nullopt;
+        edge = taken_if_true ? *c : Expr(1) - *c;
+      }
+    }
+    terms.push_back(*r * edge);
+  }
+  if (terms.empty()) return std::nullopt;
+  return ex::add(terms);
+}
+
+Items* FunctionAnalyser::navigate(Items* c, const std::vector<GuardStep>& guard) {
+  for (const GuardStep& s : guard) {
+    Node* b = branch_node(*c, s);
+    bool two_way = llvm::isa<llvm::BranchInst>(s.term) && s.succ != UINT_MAX;
+    c = (two_way && s.succ == 1) ? &b->else_items : &b->then_items;
+  }
+  return c;
+}
+
+Expr FunctionAnalyser::trip_count(llvm::Loop* l) {
+  const llvm::SCEV* btc = se_.getBackedgeTakenCount(l);
+  if (!llvm::isa<llvm::SCEVCouldNotCompute>(btc))
+    if (auto e = conv(btc, l)) return ex::simplify(*e + Expr(1));
+  Where w = where(l->getStartLoc());
+  if (getenv("PERFCAST_ANALYZE_DEBUG") && ctx_.input->progress) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "no trip count for the loop at line " << w.line << ": " << *btc;
+    ctx_.input->progress(os.str());
+  }
+  std::string name = sanitize(fmt::format("loop_{}_{}_trips", file_tag(w.file), w.line));
+  bool computable = !llvm::isa<llvm::SCEVCouldNotCompute>(btc);
+  describe(name, fmt::format("iterations of the loop at {}:{}{} each time it runs: {}", file_tag(w.file), w.line,
+                             w.origin.empty() || w.origin == f_.getName() ? "" : " (in " + w.origin + ")",
+                             computable ? "its count depends on values read from memory"
+                                        : "its exit depends on data (e.g. a convergence test)"));
+  return ex::var(name);
+}
+
+Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
+  if (!l) return &out_.body;
+  if (dead_loops_.count(l)) return nullptr;
+  auto it = loop_items_.find(l);
+  if (it != loop_items_.end()) return it->second;
+  Items* parent = container_of_loop(l->getParentLoop());
+  std::vector<GuardStep> guard;
+  if (!parent || !guard_of(l->getHeader(), l->getParentLoop(), guard)) {
+    dead_loops_.insert(l);
+    return nullptr;
+  }
+  Items* c = navigate(parent, guard);
+  auto n = std::make_unique<Node>();
+  n->kind = Node::Loop;
+  Where w = where(l->getStartLoc());
+  n->line = w.line;
+  n->note = w.note;
+  n->var = loop_var(l);
+  n->trip_count = trip_count(l);
+  c->push_back(std::move(n));
+  loop_items_[l] = &c->back()->body;
+  return &c->back()->body;
+}
+
+void FunctionAnalyser::run() {
+  using namespace llvm;
+  for (Argument& a : f_.args()) {
+    std::string name;
+    if (a.getType()->isIntegerTy())
+      name = sanitize(a.hasName() ? a.getName().str() : fmt::format("arg{}", a.getArgNo()));
+    out_.all_arguments.push_back(name);
+    if (!name.empty()) arguments_.insert(name);
+  }
+  // dbg.value users of arguments are metadata uses, not IR users: find them here.
+  collect_debug_names();
+  for (Argument& a : f_.args())
+    if (a.getType()->isIntegerTy())
+      if (auto dn = debug_names_.find(&a); dn != debug_names_.end() && !entry_)
+        out_.all_arguments[a.getArgNo()] = dn->second.name, arguments_.insert(dn->second.name);
+  for (const auto& [v, dn] : debug_names_) {
+    if (!v->getType()->isIntegerTy() || !se_.isSCEVable(v->getType()) || llvm::isa<Argument>(v)) continue;
+    if (auto* i = dyn_cast<Instruction>(v); i && li_.getLoopFor(i->getParent())) continue;
+    const SCEV* sc = se_.getSCEV(const_cast<Value*>(v));
+    if (isa<SCEVConstant>(sc) || isa<SCEVUnknown>(sc) || se_.containsAddRecurrence(sc)) continue;
+    named_scevs_.emplace(sc, v);
+  }
+  if (DISubprogram* sp = f_.getSubprogram()) out_.line = static_cast<int>(sp->getLine());
+
+  ReversePostOrderTraversal<Function*> rpo(&f_);
+  for (BasicBlock* b : rpo) {
+    Loop* l = li_.getLoopFor(b);
+    Items* c = container_of_loop(l);
+    if (!c) continue;
+    std::vector<GuardStep> guard;
+    if (!guard_of(b, l, guard)) continue;
+    emit_block(b, *navigate(c, guard));
+  }
+}
+
+void FunctionAnalyser::emit_block(llvm::BasicBlock* b, Items& items) {
+  using namespace llvm;
+  const Loop* scope = li_.getLoopFor(b);
+  std::unique_ptr<Node> acc;
+  std::string acc_origin;
+  auto flush = [&] {
+    if (acc && !acc->empty_compute()) items.push_back(std::move(acc));
+    acc.reset();
+  };
+  auto compute = [&](const Instruction& i) -> Node& {
+    Where w = where(i.getDebugLoc());
+    if (acc && w.line && acc_origin != w.origin) flush();
+    if (!acc) {
+      acc = std::make_unique<Node>();
+      acc_origin = w.origin;
+    }
+    if (!acc->line && w.line) {
+      acc->line = w.line;
+      acc->note = w.note;
+      acc_origin = w.origin;
+    }
+    return *acc;
+  };
+  auto lanes_of = [](Type* t) -> std::int64_t {
+    if (auto* v = dyn_cast<FixedVectorType>(t)) return v->getNumElements();
+    return 1;
+  };
+  auto add_flops = [&](const Instruction& i, Type* t, std::int64_t per_lane) {
+    Node& n = compute(i);
+    Type* e = t->getScalarType();
+    Expr f = Expr(per_lane * lanes_of(t));
+    if (e->isFloatTy() || e->isHalfTy() || e->isBFloatTy()) n.flops_single = n.flops_single + f;
+    else n.flops_double = n.flops_double + f;
+  };
+  auto add_math = [&](const Instruction& i, const std::string& name, Type* t) {
+    Node& n = compute(i);
+    bool single = t->getScalarType()->isFloatTy();
+    std::string key = single && name.back() != 'f' ? name + "f" : name;
+    auto it = n.math.find(key);
+    Expr calls = Expr(lanes_of(t));
+    n.math[key] = it == n.math.end() ? calls : it->second + calls;
+  };
+
+  for (Instruction& i : *b) {
+    if (isa<DbgInfoIntrinsic>(&i)) continue;
+    if (auto* bo = dyn_cast<BinaryOperator>(&i)) {
+      switch (bo->getOpcode()) {
+        case Instruction::FAdd: case Instruction::FSub: case Instruction::FMul:
+        case Instruction::FDiv: case Instruction::FRem:
+          add_flops(i, i.getType(), 1);
+          break;
+        default: break;
+      }
+    } else if (auto* un = dyn_cast<UnaryOperator>(&i); un && un->getOpcode() == Instruction::FNeg) {
+      add_flops(i, i.getType(), 1);
+    } else if (auto* ld = dyn_cast<LoadInst>(&i)) {
+      Node& n = compute(i);
+      n.loads = n.loads + Expr(1);
+      n.load_bytes = n.load_bytes + Expr(static_cast<std::int64_t>(ctx_.dl->getTypeStoreSize(ld->getType())));
+    } else if (auto* st = dyn_cast<StoreInst>(&i)) {
+      Node& n = compute(i);
+      n.stores = n.stores + Expr(1);
+      n.store_bytes = n.store_bytes +
+                      Expr(static_cast<std::int64_t>(ctx_.dl->getTypeStoreSize(st->getValueOperand()->getType())));
+    } else if (auto* ii = dyn_cast<IntrinsicInst>(&i)) {
+      switch (ii->getIntrinsicID()) {
+        case Intrinsic::fma: case Intrinsic::fmuladd: add_flops(i, i.getType(), 2); break;
+        case Intrinsic::sqrt: add_math(i, "sqrt", i.getType()); break;
+        case Intrinsic::sin: add_math(i, "sin", i.getType()); break;
+        case Intrinsic::cos: add_math(i, "cos", i.getType()); break;
+        case Intrinsic::exp: case Intrinsic::exp2: add_math(i, "exp", i.getType()); break;
+        case Intrinsic::log: case Intrinsic::log2: case Intrinsic::log10: add_math(i, "log", i.getType()); break;
+        case Intrinsic::pow: case Intrinsic::powi: add_math(i, "pow", i.getType()); break;
+        case Intrinsic::masked_load: case Intrinsic::masked_gather: {
+          Node& n = compute(i);
+          n.loads = n.loads + Expr(1);
+          n.load_bytes = n.load_bytes + Expr(static_cast<std::int64_t>(ctx_.dl->getTypeStoreSize(i.getType())));
+          break;
+        }
+        case Intrinsic::masked_store: case Intrinsic::masked_scatter: {
+          Node& n = compute(i);
+          n.stores = n.stores + Expr(1);
+          n.store_bytes = n.store_bytes + Expr(static_cast<std::int64_t>(
+                                              ctx_.dl->getTypeStoreSize(ii->getArgOperand(0)->getType())));
+          break;
+        }
+        case Intrinsic::memcpy: case Intrinsic::memmove: case Intrinsic::memset: {
+          Node& n = compute(i);
+          auto len = conv_value(ii->getArgOperand(2), scope);
+          if (!len) {
+            Where w = where(i.getDebugLoc());
+            std::string name = sanitize(fmt::format("copy_{}_{}_bytes", file_tag(w.file), w.line));
+            describe(name, fmt::format("bytes of the mem{} at {}:{}",
+                                       ii->getIntrinsicID() == Intrinsic::memset ? "set" : "cpy", file_tag(w.file),
+                                       w.line));
+            len = ex::var(name);
+          }
+          if (ii->getIntrinsicID() != Intrinsic::memset) n.load_bytes = n.load_bytes + *len;
+          n.store_bytes = n.store_bytes + *len;
+          break;
+        }
+        default: break;
+      }
+    } else if (auto* call = dyn_cast<CallBase>(&i)) {
+      auto* callee = dyn_cast<Function>(call->getCalledOperand()->stripPointerCasts());
+      if (callee && math_name(callee->getName().str())) {
+        add_math(i, *math_name(callee->getName().str()), call->getType());
+        continue;
+      }
+      if (callee && (callee->isIntrinsic() || ctx_.ignore.count(callee->getName().str()))) continue;
+      flush();
+      emit_call(*call, items, scope);
+    }
+  }
+  flush();
+}
+
+std::optional<Expr> FunctionAnalyser::datatype_bytes(const llvm::Value* dt, const llvm::Loop* scope) {
+  using namespace llvm;
+  const Value* v = dt->stripPointerCasts();
+  if (auto* g = dyn_cast<GlobalVariable>(v)) {
+    if (auto b = predefined_datatype_bytes(g->getName().str())) return Expr(*b);
+    return std::nullopt;
+  }
+  // A derived type made in this function: MPI_Type_contiguous(count, old, &t)
+  // or MPI_Type_vector(count, blocklength, stride, old, &t).
+  if (auto* load = dyn_cast<LoadInst>(v)) {
+    const Value* p = load->getPointerOperand()->stripPointerCasts();
+    for (const User* u : p->users())
+      if (auto* call = dyn_cast<CallBase>(u))
+        if (Function* callee = call->getCalledFunction()) {
+          StringRef n = callee->getName();
+          if (n == "MPI_Type_contiguous" && call->getArgOperand(2)->stripPointerCasts() == p) {
+            auto c = conv_value(call->getArgOperand(0), nullptr);
+            auto old = datatype_bytes(call->getArgOperand(1), scope);
+            if (c && old) return *c * *old;
+          }
+          if (n == "MPI_Type_vector" && call->getArgOperand(4)->stripPointerCasts() == p) {
+            auto c = conv_value(call->getArgOperand(0), nullptr);
+            auto bl = conv_value(call->getArgOperand(1), nullptr);
+            auto old = datatype_bytes(call->getArgOperand(3), scope);
+            if (c && bl && old) return *c * *bl * *old;
+          }
+        }
+  }
+  return std::nullopt;
+}
+
+void FunctionAnalyser::emit_mpi(llvm::CallBase& call, const std::string& name, Items& items,
+                                const llvm::Loop* scope) {
+  auto spec = mpi_specs().find(name);
+  if (spec == mpi_specs().end() || !spec->second.op) return;  // local calls: rank, size, topology, time
+  const MpiSpec& s = spec->second;
+  auto n = std::make_unique<Node>();
+  n->kind = Node::Mpi;
+  Where w = where(call.getDebugLoc());
+  n->line = w.line;
+  n->note = w.note;
+  n->op = s.op;
+  std::string tag = fmt::format("mpi_{}_{}", file_tag(w.file), w.line);
+  // Several calls on one line (an unrolled loop) share a parameter: one call site.
+  auto unique = [](const std::string& base) { return sanitize(base); };
+  if (s.count >= 0) {
+    auto count = conv_value(call.getArgOperand(s.count), scope);
+    if (!count) {
+      std::string p = unique(tag + "_count");
+      describe(p, fmt::format("elements per call of {} at {}:{} (read from memory)", name, file_tag(w.file), w.line));
+      count = ex::var(p);
+    }
+    auto bytes = datatype_bytes(call.getArgOperand(s.datatype), scope);
+    if (!bytes) {
+      std::string p = unique(tag + "_datatype_bytes");
+      describe(p, fmt::format("bytes of one element of the datatype of {} at {}:{}", name, file_tag(w.file), w.line));
+      bytes = ex::var(p);
+    }
+    n->bytes = ex::simplify(*count * *bytes);
+  } else if (n->op == "alltoallv" || n->op == "reduce_scatter") {
+    std::string p = unique(tag + "_bytes");
+    describe(p, fmt::format("bytes per call of {} at {}:{} (counts per peer are data)", name, file_tag(w.file),
+                            w.line));
+    n->bytes = ex::var(p);
+  }
+  if (s.peer >= 0) {
+    auto peer = conv_value(call.getArgOperand(s.peer), scope);
+    if (!peer || (peer->is_constant() && peer->kind() == ex::Kind::Integer && peer->int_value() == -1)) {
+      std::string p = unique(tag + "_peer");
+      describe(p, fmt::format("peer rank of {} at {}:{}, not computable from the code (read from memory or "
+                              "MPI_ANY_SOURCE); the default assumes a real neighbour",
+                              name, file_tag(w.file), w.line),
+               "mod(rank + 1, size)");
+      peer = ex::var(p);
+    }
+    // Open MPI's MPI_PROC_NULL is -2: negative, as the model wants.
+    n->peer = ex::simplify(*peer);
+  }
+  if (s.root >= 0) {
+    auto root = conv_value(call.getArgOperand(s.root), scope);
+    if (!root) {
+      std::string p = unique(tag + "_root");
+      describe(p, fmt::format("root rank of {} at {}:{}", name, file_tag(w.file), w.line), "0");
+      root = ex::var(p);
+    }
+    n->root = ex::simplify(*root);
+  }
+  items.push_back(std::move(n));
+}
+
+void FunctionAnalyser::emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope) {
+  using namespace llvm;
+  auto* callee = dyn_cast<Function>(call.getCalledOperand()->stripPointerCasts());
+  Where w = where(call.getDebugLoc());
+  if (!callee) return;  // indirect: the model cannot follow it (qsort comparators and the like)
+  std::string name = callee->getName().str();
+  if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) {
+    emit_mpi(call, name.rfind("PMPI_", 0) == 0 ? name.substr(1) : name, items, scope);
+    return;
+  }
+  if (auto m = math_name(name)) {
+    auto n = std::make_unique<Node>();
+    n->line = w.line;
+    n->note = w.note;
+    n->math[*m] = Expr(1);
+    items.push_back(std::move(n));
+    return;
+  }
+  if (!callee->isDeclaration()) {
+    if (ctx_.in_progress.count(name)) {
+      auto n = std::make_unique<Node>();
+      n->line = w.line;
+      n->note = fmt::format("recursive call of {}: not counted (the model has no recursion)", name);
+      items.push_back(std::move(n));
+      return;
+    }
+    FunctionModel& fm = ctx_.analyse(*callee);
+    auto n = std::make_unique<Node>();
+    n->kind = Node::Call;
+    n->line = w.line;
+    n->note = w.note;
+    n->callee = fm.name;
+    for (unsigned a = 0; a < call.arg_size() && a < fm.all_arguments.size(); ++a) {
+      const std::string& param = fm.all_arguments[a];
+      if (param.empty() || std::find(fm.parameters.begin(), fm.parameters.end(), param) == fm.parameters.end())
+        continue;
+      auto e = conv_value(call.getArgOperand(a), scope);
+      if (!e) {
+        std::string p = sanitize(fmt::format("arg_{}_{}_{}", file_tag(w.file), w.line, param));
+        describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param, fm.name,
+                                file_tag(w.file), w.line));
+        e = ex::var(p);
+      }
+      n->args.emplace_back(param, ex::simplify(*e));
+    }
+    items.push_back(std::move(n));
+    return;
+  }
+  if (callee->isIntrinsic() || ctx_.ignore.count(name)) return;
+  const auto& table = ctx_.input->library_costs["functions"];
+  if (table.contains(name)) {
+    const auto& cost = table[name];
+    ex::Substitution bind;
+    if (cost.contains("args"))
+      for (size_t a = 0; a < cost["args"].size() && a < call.arg_size(); ++a) {
+        if (!cost["args"][a].is_string()) continue;
+        std::string formal = cost["args"][a].get<std::string>();
+        auto e = conv_value(call.getArgOperand(static_cast<unsigned>(a)), scope);
+        if (!e) {
+          std::string p = sanitize(fmt::format("arg_{}_{}_{}", file_tag(w.file), w.line, formal));
+          describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", formal, name,
+                                  file_tag(w.file), w.line));
+          e = ex::var(p);
+        }
+        bind[formal] = *e;
+      }
+    auto field = [&](const char* key) -> Expr {
+      if (!cost.contains(key)) return Expr(0);
+      const auto& v = cost[key];
+      Expr e = v.is_number_integer() ? Expr(v.get<std::int64_t>())
+                                     : v.is_number() ? ex::real(v.get<double>()) : ex::parse(v.get<std::string>());
+      return ex::simplify(ex::substitute(e, bind));
+    };
+    auto n = std::make_unique<Node>();
+    n->line = w.line;
+    n->note = fmt::format("{} priced from the library-cost table", name);
+    n->flops_double = field("flops_double");
+    n->flops_single = field("flops_single");
+    n->loads = field("loads");
+    n->stores = field("stores");
+    n->load_bytes = field("load_bytes");
+    n->store_bytes = field("store_bytes");
+    if (cost.contains("math"))
+      for (const auto& [m, calls] : cost["math"].items())
+        n->math[m] = calls.is_number_integer() ? Expr(calls.get<std::int64_t>()) : ex::parse(calls.dump());
+    items.push_back(std::move(n));
+    return;
+  }
+  std::string p = sanitize(fmt::format("lib_{}_flops", name));
+  describe(p, fmt::format("double-precision flops of one call of {}, which the analysis cannot see; bind it, "
+                          "or price {} with --library-costs",
+                          name, name));
+  auto n = std::make_unique<Node>();
+  n->line = w.line;
+  n->note = fmt::format("call of {} (outside the analysed code)", name);
+  n->flops_double = ex::var(p);
+  items.push_back(std::move(n));
+}
+
+FunctionModel& ModuleContext::analyse(llvm::Function& f) {
+  FunctionModel& m = functions[f.getName().str()];
+  if (m.done) return m;
+  m.name = f.getName().str();
+  in_progress.insert(m.name);
+  FunctionAnalyser(*this, f, m).run();
+  in_progress.erase(m.name);
+  m.done = true;
+  // Parameters: the integer arguments the costs use.
+  std::set<std::string> used;
+  std::function<void(const Items&)> walk = [&](const Items& items) {
+    for (const auto& n : items) {
+      auto add = [&](const Expr& e) {
+        auto names = ex::free_names(e);
+        used.insert(names.begin(), names.end());
+      };
+      add(n->flops_double), add(n->flops_single), add(n->loads), add(n->stores), add(n->load_bytes);
+      add(n->store_bytes), add(n->trip_count), add(n->bytes);
+      for (const auto& [k, v] : n->math) add(v);
+      if (n->condition) add(*n->condition);
+      if (n->peer) add(*n->peer);
+      if (n->root) add(*n->root);
+      for (const auto& [k, v] : n->args) add(v);
+      walk(n->body), walk(n->then_items), walk(n->else_items);
+    }
+  };
+  walk(m.body);
+  if (f.getName() != "main")
+    for (const std::string& a : m.all_arguments)
+      if (!a.empty() && used.count(a)) m.parameters.push_back(a);
+  return m;
+}
+
+// ---------------------------------------------------------------- output
+
+std::string text(const Expr& e) { return ex::to_string(ex::simplify(e)); }
+
+json item_json(const Node& n) {
+  json j;
+  static const char* kinds[] = {"compute", "loop", "branch", "call", "mpi"};
+  j["kind"] = kinds[n.kind];
+  if (n.line) j["line"] = n.line;
+  if (!n.note.empty()) j["note"] = n.note;
+  auto items = [](const Items& list) {
+    json a = json::array();
+    for (const auto& c : list) a.push_back(item_json(*c));
+    return a;
+  };
+  switch (n.kind) {
+    case Node::Compute: {
+      auto put = [&](const char* key, const Expr& e) {
+        if (!(e == Expr(0))) j[key] = text(e);
+      };
+      put("flops_double", n.flops_double);
+      put("flops_single", n.flops_single);
+      put("loads", n.loads);
+      put("stores", n.stores);
+      put("load_bytes", n.load_bytes);
+      put("store_bytes", n.store_bytes);
+      if (!n.math.empty()) {
+        json m = json::object();
+        for (const auto& [k, v] : n.math) m[k] = text(v);
+        j["math"] = m;
+      }
+      break;
+    }
+    case Node::Loop:
+      j["var"] = n.var;
+      j["trip_count"] = text(n.trip_count);
+      j["body"] = items(n.body);
+      break;
+    case Node::Branch:
+      if (n.condition) j["condition"] = text(*n.condition);
+      else j["probability"] = n.probability;
+      j["then"] = items(n.then_items);
+      j["else"] = items(n.else_items);
+      break;
+    case Node::Call: {
+      j["function"] = n.callee;
+      json a = json::object();
+      for (const auto& [k, v] : n.args) a[k] = text(v);
+      j["args"] = a;
+      break;
+    }
+    case Node::Mpi:
+      j["op"] = n.op;
+      if (!(n.bytes == Expr(0))) j["bytes"] = text(n.bytes);
+      if (n.peer) j["peer"] = text(*n.peer);
+      if (n.root) j["root"] = text(*n.root);
+      break;
+  }
+  return j;
+}
+
+// Drops empty branches (both sides without items) left by blocks that only
+// branch, and merges neighbouring compute items of one origin (the blocks of
+// one straight-line stretch of source).
+void prune(Items& items) {
+  for (auto& n : items) prune(n->body), prune(n->then_items), prune(n->else_items);
+  items.erase(std::remove_if(items.begin(), items.end(),
+                             [](const std::unique_ptr<Node>& n) {
+                               return (n->kind == Node::Branch && n->then_items.empty() && n->else_items.empty()) ||
+                                      (n->kind == Node::Compute && n->empty_compute() && n->note.empty());
+                             }),
+              items.end());
+  Items merged;
+  for (auto& n : items) {
+    Node* last = merged.empty() ? nullptr : merged.back().get();
+    if (last && last->kind == Node::Compute && n->kind == Node::Compute && last->note == n->note &&
+        !n->empty_compute()) {
+      last->flops_double = last->flops_double + n->flops_double;
+      last->flops_single = last->flops_single + n->flops_single;
+      last->loads = last->loads + n->loads;
+      last->stores = last->stores + n->stores;
+      last->load_bytes = last->load_bytes + n->load_bytes;
+      last->store_bytes = last->store_bytes + n->store_bytes;
+      for (const auto& [k, v] : n->math) last->math[k] = last->math.count(k) ? last->math[k] + v : v;
+      if (!last->line) last->line = n->line;
+      continue;
+    }
+    merged.push_back(std::move(n));
+  }
+  items = std::move(merged);
+}
+
+// ---------------------------------------------------------------- optimisation
+
+// MPI functions touch only their arguments and MPI's own state. Said before the
+// optimisation, this keeps globals and locals read across MPI calls in registers,
+// so loop bounds stay computable. MPI_Wtime/Wtick read a clock: left alone, so
+// two calls are never merged.
+void annotate_mpi_declarations(llvm::Module& m) {
+  for (llvm::Function& f : m) {
+    if (!f.isDeclaration()) continue;
+    llvm::StringRef n = f.getName();
+    if (!n.startswith("MPI_") && !n.startswith("PMPI_")) continue;
+    if (n.endswith("Wtime") || n.endswith("Wtick")) continue;
+    f.addFnAttr(llvm::Attribute::InaccessibleMemOrArgMemOnly);
+    f.addFnAttr(llvm::Attribute::NoUnwind);
+    if (!n.endswith("Abort")) f.addFnAttr(llvm::Attribute::WillReturn);
+  }
+}
+
+std::unique_ptr<llvm::TargetMachine> target_machine(llvm::Module& m) {
+  static bool initialised = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialised;
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(m.getTargetTriple(), error);
+  if (!target) throw UserError(fmt::format("LLVM has no target for '{}': {}", m.getTargetTriple(), error));
+  std::string cpu = "generic", features;
+  for (llvm::Function& f : m)
+    if (!f.isDeclaration()) {
+      if (f.hasFnAttribute("target-cpu")) cpu = f.getFnAttribute("target-cpu").getValueAsString().str();
+      if (f.hasFnAttribute("target-features"))
+        features = f.getFnAttribute("target-features").getValueAsString().str();
+      break;
+    }
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      m.getTargetTriple(), cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_, llvm::None,
+      llvm::CodeGenOpt::Default));
+}
+
+void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  if (level == "0") {
+    // -O0 keeps every variable in memory; promote them so loops have trip counts
+    // (the counts then miss -O0's spills and reloads).
+    llvm::FunctionPassManager fpm;
+    fpm.addPass(llvm::PromotePass());
+    llvm::ModulePassManager mpm;
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+    mpm.run(m, mam);
+    return;
+  }
+  llvm::OptimizationLevel ol = level == "1"   ? llvm::OptimizationLevel::O1
+                               : level == "3" ? llvm::OptimizationLevel::O3
+                               : level == "s" ? llvm::OptimizationLevel::Os
+                               : level == "z" ? llvm::OptimizationLevel::Oz
+                                              : llvm::OptimizationLevel::O2;
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(ol);
+  mpm.run(m, mam);
+}
+
+}  // namespace
+
+nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
+  auto say = [&](const std::string& s) {
+    if (input.progress) input.progress(s);
+  };
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> program;
+  std::unique_ptr<llvm::TargetMachine> tm;
+  for (const auto& file : input.bitcode_files) {
+    llvm::SMDiagnostic diag;
+    std::unique_ptr<llvm::Module> m = llvm::parseIRFile(file.string(), diag, context);
+    if (!m) {
+      std::string msg;
+      llvm::raw_string_ostream os(msg);
+      diag.print("perfcast", os);
+      throw UserError(fmt::format("cannot read LLVM IR: {}", os.str()));
+    }
+    if (!tm) tm = target_machine(*m);
+    m->setDataLayout(tm->createDataLayout());
+    annotate_mpi_declarations(*m);
+    say(fmt::format("optimising {} (-O{})", m->getSourceFileName(), input.opt_level));
+    optimise(*m, tm.get(), input.opt_level);
+    if (!program) {
+      program = std::move(m);
+    } else if (llvm::Linker::linkModules(*program, std::move(m))) {
+      throw UserError("the sources define the same symbol twice (LLVM could not link them)");
+    }
+  }
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm.get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+
+  ModuleContext ctx;
+  ctx.dl = &program->getDataLayout();
+  ctx.input = &input;
+  ctx.fam = &fam;
+  for (const auto& n : input.library_costs.value("ignore", nlohmann::json::array())) ctx.ignore.insert(n.get<std::string>());
+  int defined = 0;
+  for (llvm::Function& f : *program)
+    if (!f.isDeclaration()) ++defined;
+  say(fmt::format("analysing {} functions", defined));
+  for (llvm::Function& f : *program)
+    if (!f.isDeclaration()) ctx.analyse(f);
+
+  json model;
+  model["format"] = "perfcast-program-model";
+  model["version"] = 1;
+  model["program"] = input.program;
+  model["source"] = input.source;
+  model["origin"] = input.origin;
+  std::string entry = ctx.functions.count("main") ? "main" : (ctx.functions.empty() ? "main" : ctx.functions.begin()->first);
+
+  // Parameters: every free name the functions use that nothing else binds.
+  std::set<std::string> free;
+  for (auto& [name, fm] : ctx.functions) {
+    prune(fm.body);
+    std::set<std::string> bound(fm.loop_vars.begin(), fm.loop_vars.end());
+    bound.insert(fm.parameters.begin(), fm.parameters.end());
+    std::function<void(const Items&)> walk = [&](const Items& items) {
+      for (const auto& n : items) {
+        auto add = [&](const Expr& e) {
+          for (const auto& v : ex::free_names(ex::simplify(e)))
+            if (!bound.count(v)) free.insert(v);
+        };
+        add(n->flops_double), add(n->flops_single), add(n->loads), add(n->stores), add(n->load_bytes);
+        add(n->store_bytes), add(n->trip_count), add(n->bytes);
+        for (const auto& [k, v] : n->math) add(v);
+        if (n->condition) add(*n->condition);
+        if (n->peer) add(*n->peer);
+        if (n->root) add(*n->root);
+        for (const auto& [k, v] : n->args) add(v);
+        walk(n->body), walk(n->then_items), walk(n->else_items);
+      }
+    };
+    walk(fm.body);
+  }
+  static const std::set<std::string> builtin = {"rank", "size", "dims2_0", "dims2_1", "dims3_0", "dims3_1", "dims3_2"};
+  json params = json::object();
+  for (const auto& name : free) {
+    if (builtin.count(name)) continue;
+    json p;
+    auto d = ctx.descriptions.find(name);
+    p["description"] = d != ctx.descriptions.end() ? d->second.description : "a value the analysis could not derive";
+    if (d != ctx.descriptions.end() && d->second.default_value) p["default"] = *d->second.default_value;
+    params[name] = p;
+  }
+  model["parameters"] = params;
+  model["entry"] = entry;
+  json functions = json::object();
+  for (auto& [name, fm] : ctx.functions) {
+    json f;
+    if (fm.line) f["line"] = fm.line;
+    if (!fm.parameters.empty()) f["parameters"] = fm.parameters;
+    json body = json::array();
+    for (const auto& n : fm.body) body.push_back(item_json(*n));
+    f["body"] = body;
+    functions[name] = f;
+  }
+  model["functions"] = functions;
+  return model;
+}
+
+}  // namespace perfcast::analyze::detail

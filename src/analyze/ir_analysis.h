@@ -1,0 +1,25 @@
+// Internal: the part of the analyser that includes LLVM (compiled -fno-rtti).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace perfcast::analyze::detail {
+
+struct IrInput {
+  std::vector<std::filesystem::path> bitcode_files;  // unoptimised, one per source
+  std::string opt_level = "2";
+  std::map<std::string, double> branch_probabilities;
+  nlohmann::json library_costs;  // {"ignore": [...], "functions": {...}}
+  std::string program, source, origin;
+  std::function<void(const std::string&)> progress;
+};
+
+nlohmann::ordered_json analyze_bitcode(const IrInput& input);
+
+}  // namespace perfcast::analyze::detail

@@ -1,0 +1,103 @@
+// `perfcast analyze`: C/C++ sources -> program model (JSON), by the LLVM-IR
+// static analyser in src/analyze/.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "analyze/analyze.h"
+#include "cli/commands.h"
+#include "support/error.h"
+
+namespace perfcast::cli {
+
+namespace {
+
+struct AnalyzeArgs {
+  std::vector<std::string> positionals;  // sources, then (after `--`) compile flags
+  std::string output;
+  std::string opt_level = "2";
+  std::string program;
+  std::vector<std::string> branch_probabilities;
+  std::vector<std::string> library_costs;
+};
+
+std::pair<std::string, double> parse_branch_probability(const std::string& text) {
+  auto eq = text.rfind('=');
+  auto colon = text.rfind(':', eq);
+  double p = -1;
+  if (eq != std::string::npos && colon != std::string::npos && colon > 0 && colon + 1 < eq) {
+    try {
+      size_t used = 0;
+      p = std::stod(text.substr(eq + 1), &used);
+      if (used != text.size() - eq - 1) p = -1;
+    } catch (const std::exception&) {
+      p = -1;
+    }
+  }
+  if (p < 0 || p > 1)
+    throw UserError(fmt::format("--branch-probability '{}' is not FILE:LINE=P with P in [0, 1]", text), {},
+                    "write e.g. --branch-probability wave3d.c:176=0.9");
+  return {text.substr(0, eq), p};
+}
+
+void run(const AnalyzeArgs& a) {
+  auto start = std::chrono::steady_clock::now();
+  analyze::AnalyzeOptions o;
+  // Sources come first; from the first word that looks like a flag on, the
+  // words are compile flags (CLI11 hands over what follows `--` as positionals).
+  bool flags = false;
+  for (const auto& w : a.positionals) {
+    flags = flags || (!w.empty() && w[0] == '-');
+    if (flags) o.compile_flags.push_back(w);
+    else o.sources.emplace_back(w);
+  }
+  if (o.sources.empty()) throw UserError("no source files to analyse", {}, "perfcast analyze app.c -o app.model.json");
+  o.opt_level = a.opt_level;
+  o.program = a.program;
+  for (const auto& b : a.branch_probabilities) o.branch_probabilities.insert(parse_branch_probability(b));
+  for (const auto& f : a.library_costs) o.library_cost_files.emplace_back(f);
+  o.progress = [start](const std::string& line) {
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << fmt::format("perfcast analyze: [{:6.2f} s] {}\n", s, line);
+  };
+  nlohmann::ordered_json model = analyze::analyze(o);
+  std::string text = model.dump(2) + "\n";
+  if (a.output.empty() || a.output == "-") {
+    std::cout << text;
+  } else {
+    std::ofstream out(a.output);
+    if (!out || !(out << text)) throw UserError(fmt::format("cannot write '{}'", a.output));
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << fmt::format("perfcast analyze: {} functions, {} parameters, analysed in {:.2f} s{}\n",
+                           model["functions"].size(), model["parameters"].size(), s,
+                           a.output.empty() || a.output == "-" ? "" : " -> " + a.output);
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app) {
+  auto a = std::make_shared<AnalyzeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "analyze",
+      "Analyse C/C++ MPI sources (clang-14 -> LLVM IR) into a program model: per function and loop, "
+      "symbolic flops, memory traffic, MPI calls and trip counts named after the source variables.");
+  cmd->add_option("sources", a->positionals,
+                  "Source files, then `--` and compile flags, e.g. app.c -- -DN=64 -Iinclude")
+      ->required();
+  cmd->add_option("-o,--output", a->output, "Program model to write (JSON; '-' or none: stdout)");
+  cmd->add_option("-O", a->opt_level, "Optimisation level the program is built with (0 1 2 3 s z)")
+      ->default_str("2");
+  cmd->add_option("--program", a->program, "Program name in the model (default: the first source's stem)");
+  cmd->add_option("--branch-probability", a->branch_probabilities,
+                  "Probability that the branch at FILE:LINE is taken, e.g. wave3d.c:176=0.9 (repeatable)")
+      ->type_name("FILE:LINE=P");
+  cmd->add_option("--library-costs", a->library_costs,
+                  "JSON table of costs of library calls, added to src/analyze/library_costs.json (repeatable)")
+      ->check(CLI::ExistingFile);
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace perfcast::cli
