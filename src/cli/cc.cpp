@@ -1,0 +1,138 @@
+// `perfcast cc [--show|--cflags|--ldflags] [--cxx] ARGS...`: the compiler wrapper
+// for skeletons. It runs clang-14 (clang++-14 for C++ sources) with perfcast's
+// own mpi.h and bsim.h first on the include path, and links a shared object
+// (glibc will not dlopen a position-independent executable) that `perfcast
+// simulate` loads and whose `main` runs once per rank. main stays `main`: a
+// shared object exports it as is, and renaming it by macro would break C++
+// (main is the one function without a mangled name and with an implicit return 0).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "support/error.h"
+
+#ifndef PERFCAST_INCLUDE_DIR
+#define PERFCAST_INCLUDE_DIR ""
+#endif
+
+namespace perfcast::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// An installed perfcast finds include/ beside bin/; a build tree uses the source tree's.
+std::string include_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = exe.parent_path().parent_path() / "include";
+    if (fs::exists(installed / "bsim.h") && fs::exists(installed / "perfcast" / "mpi.h")) return installed.string();
+  }
+  std::string built = PERFCAST_INCLUDE_DIR;
+  if (!built.empty() && fs::exists(fs::path(built) / "bsim.h")) return built;
+  throw UserError("cannot find perfcast's include directory (bsim.h, perfcast/mpi.h)", {},
+                  "reinstall perfcast, or run the perfcast of a build tree whose sources are in place");
+}
+
+std::vector<std::string> compile_flags() {
+  std::string inc = include_dir();
+  // include/perfcast first, so that `#include <mpi.h>` is ours and never a system MPI's.
+  // Stack-clash protection makes a large frame touch its pages in order, so it hits
+  // the guard page below a rank's small stack instead of jumping over it into memory
+  // that is not its own.
+  return {"-I" + inc + "/perfcast", "-I" + inc, "-fPIC", "-fstack-clash-protection", "-DPERFCAST_SKELETON=1"};
+}
+
+std::vector<std::string> link_flags() {
+  // --wrap=exit: exit() inside a rank ends that rank, not the simulator (see mpi_api.cpp).
+  // MPI_*/LMPI_*/BSIM_* stay undefined: they resolve against perfcast when it loads the skeleton.
+  return {"-shared", "-fPIC", "-Wl,--wrap=exit"};
+}
+
+bool is_cxx_source(const std::string& arg) {
+  for (const char* ext : {".cc", ".cpp", ".cxx", ".c++", ".C", ".CPP", ".cp"}) {
+    std::string e = ext;
+    if (arg.size() > e.size() && arg.compare(arg.size() - e.size(), e.size(), e) == 0) return true;
+  }
+  return false;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    if (!out.empty()) out += ' ';
+    bool plain = !w.empty() && w.find_first_of(" \t\"'\\$`*?[]{}()<>|&;") == std::string::npos;
+    out += plain ? w : "'" + w + "'";
+  }
+  return out;
+}
+
+struct CcOptions {
+  bool show = false, cflags = false, ldflags = false, cxx = false;
+};
+
+void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
+  if (o.cflags || o.ldflags) {
+    std::vector<std::string> flags;
+    if (o.cflags) flags = compile_flags();
+    if (o.ldflags) {
+      for (auto& f : link_flags()) flags.push_back(f);
+    }
+    std::cout << join(flags) << "\n";
+    return;
+  }
+  if (args.empty()) {
+    throw UserError("no input files", {}, "e.g. `perfcast cc skel.c -o skel`, then `perfcast simulate -- ./skel`");
+  }
+  bool cxx = o.cxx;
+  bool link = true;
+  for (const auto& a : args) {
+    if (is_cxx_source(a)) cxx = true;
+    if (a == "-c" || a == "-E" || a == "-S" || a == "-M" || a == "-MM") link = false;
+  }
+  std::vector<std::string> command{cxx ? "clang++-14" : "clang-14"};
+  for (auto& f : compile_flags()) command.push_back(f);
+  if (link) {
+    for (auto& f : link_flags()) command.push_back(f);
+  }
+  command.insert(command.end(), args.begin(), args.end());
+  if (o.show) {
+    std::cout << join(command) << "\n";
+    return;
+  }
+  std::vector<char*> argv;
+  for (auto& w : command) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  execvp(argv[0], argv.data());
+  throw UserError(fmt::format("cannot run {}: {}", command[0], std::strerror(errno)), {},
+                  "install clang-14 (Debian package clang-14)");
+}
+
+}  // namespace
+
+void add_cc_command(CLI::App& app) {
+  auto options = std::make_shared<CcOptions>();
+  CLI::App* cc =
+      app.add_subcommand("cc",
+                         "Compile and link a skeleton (BSIM API: bsim.h, perfcast's mpi.h) as the shared object that "
+                         "`perfcast simulate --np N -- ./skel` runs; other arguments go to clang-14 as they are");
+  cc->add_flag("--show", options->show, "Print the compiler command instead of running it");
+  cc->add_flag("--cflags", options->cflags, "Print the compile flags (for CFLAGS/CXXFLAGS)");
+  cc->add_flag("--ldflags", options->ldflags, "Print the link flags (for LDFLAGS)");
+  cc->add_flag("--cxx", options->cxx, "Use clang++-14 even without C++ sources (linking C++ objects)");
+  // Everything from the first argument that is not ours on belongs to the compiler.
+  cc->prefix_command();
+  cc->footer("perfcast's own flags come first: `perfcast cc --show skel.c -o skel`. See docs/skeletons.md.");
+  cc->callback([options, cc] { run_cc(*options, cc->remaining()); });
+}
+
+}  // namespace perfcast::cli
