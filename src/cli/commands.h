@@ -11,5 +11,12 @@ void add_machine_command(CLI::App& app);    // machine.cpp: `machine show`
 void add_measure_command(CLI::App& app);    // measure.cpp
 void add_calibrate_command(CLI::App& app);  // calibrate.cpp
 void add_predict_command(CLI::App& app);    // predict.cpp
+void add_analyze_command(CLI::App& app);    // analyze.cpp (built with PERFCAST_WITH_ANALYZE)
+void add_model_command(CLI::App& app);      // model.cpp: `model params`
+void add_events_command(CLI::App& app);     // events.cpp: `events convert/show/stats`
+void add_counts_command(CLI::App& app);     // counts.cpp: exact counts from callgrind
 
+void add_cc_command(CLI::App& app);         // cc.cpp: the skeleton compiler wrapper
+void add_simulate_command(CLI::App& app);   // simulate.cpp: the discrete-event simulator
+void add_fit_command(CLI::App& app);         // fit.cpp: compute-time models for skeletons
 }  // namespace perfcast::cli

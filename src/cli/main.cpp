@@ -25,6 +25,15 @@ int main(int argc, char** argv) {
   perfcast::cli::add_measure_command(app);
   perfcast::cli::add_calibrate_command(app);
   perfcast::cli::add_predict_command(app);
+#ifdef PERFCAST_WITH_ANALYZE
+  perfcast::cli::add_analyze_command(app);
+#endif
+  perfcast::cli::add_model_command(app);
+  perfcast::cli::add_events_command(app);
+  perfcast::cli::add_counts_command(app);
+  perfcast::cli::add_cc_command(app);
+  perfcast::cli::add_simulate_command(app);
+  perfcast::cli::add_fit_command(app);
 
   try {
     app.parse(argc, argv);

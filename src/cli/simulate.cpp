@@ -1,0 +1,169 @@
+// `perfcast simulate`: replays event streams on simulated clocks (src/sim/).
+// The command only chooses the job source, runs the engine and prints; a live
+// skeleton (--np N -- ./skel args) is one more branch in open_job(): a JobSource
+// that is also the DataMover moving its MPI_* data (src/sim/skeleton/).
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/machine_options.h"
+#include "events/convert.h"
+#include "sim/engine.h"
+#include "sim/sim_report.h"
+#include "sim/skeleton/live_job.h"
+#include "sim/timeline.h"
+#include "support/error.h"
+
+namespace perfcast::cli {
+
+namespace {
+
+struct SimulateArgs {
+  MachineOptions machine;
+  std::string collectives = "auto";
+  bool json = false;
+  std::string timeline;
+  bool force_timeline = false;
+  int table_rows = 16;
+  std::string events;  // a trace directory or a text events file; with --np, the skeleton
+  // Live skeletons: `--np N [--stack-size S] -- ./skel args`.
+  int np = 0;
+  std::string stack_size = "64K";
+  std::vector<std::string> skeleton_args;
+};
+
+// What the engine replays: a job, and for live skeletons the runtime that moves
+// their data. `owner` keeps whatever the job needs alive.
+struct JobChoice {
+  std::unique_ptr<events::JobSource> job;
+  events::DataMover* mover = nullptr;
+  std::string label;
+  sim::skeleton::LiveJobSource* live = nullptr;  // owned by `job`
+};
+
+// "64K", "1M", "65536": bytes, binary multiples.
+std::size_t parse_stack_size(const std::string& text) {
+  std::size_t used = 0;
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  unsigned long long scale = unit.empty() || unit == "B" ? 1
+                             : unit == "K" || unit == "KiB" ? 1024ULL
+                             : unit == "M" || unit == "MiB" ? 1024ULL * 1024
+                                                            : 0;
+  if (used == 0 || scale == 0)
+    throw UserError(fmt::format("'{}' is not a stack size", text), {"", std::nullopt, "--stack-size"},
+                    "give bytes with an optional K or M suffix, e.g. 64K");
+  return static_cast<std::size_t>(n * scale);
+}
+
+JobChoice open_live(const SimulateArgs& a) {
+  sim::skeleton::LiveOptions options;
+  options.stack_bytes = parse_stack_size(a.stack_size);
+  auto live = sim::skeleton::open_live_skeleton(a.events, a.skeleton_args, a.np, options);
+  // Libraries do not print: the warnings are the command's to show.
+  for (const auto& global : live->warnings())
+    std::cerr << fmt::format("perfcast: warning: {}: writable global {} is shared by all ranks\n", a.events, global);
+  JobChoice choice;
+  choice.live = live.get();
+  choice.mover = live.get();
+  choice.label = a.events;
+  choice.job = std::move(live);
+  return choice;
+}
+
+JobChoice open_job(const SimulateArgs& a) {
+  if (a.np > 0) return open_live(a);
+  if (!a.skeleton_args.empty())
+    throw UserError(fmt::format("unexpected arguments after '{}'", a.events), {}, "a skeleton runs with --np N -- ./skel args");
+  if (a.events.empty())
+    throw UserError("nothing to simulate", {}, "give a trace directory or a text events file");
+  return {events::open_events(a.events), nullptr, a.events};
+}
+
+void run_simulation(const SimulateArgs& a) {
+  sim::SimOptions options;
+  if (!sim::parse_collective_mode(a.collectives, options.collectives))
+    throw UserError(fmt::format("'{}' is not a collective mode", a.collectives), {"", std::nullopt, "--collectives"},
+                    "use table, algorithms or auto");
+  machine::Machine machine = load_machine(a.machine);
+  JobChoice choice = open_job(a);
+  options.mover = choice.mover;
+
+  std::unique_ptr<sim::ChromeTraceWriter> timeline;
+  if (!a.timeline.empty()) {
+    int n = choice.job->size();
+    if (n > sim::kTimelineRankLimit && !a.force_timeline)
+      throw UserError(fmt::format("a timeline of {} ranks would hold one track per rank: more than {} is refused, as "
+                                  "the file grows with ranks x events and viewers stop coping",
+                                  n, sim::kTimelineRankLimit),
+                      {"", std::nullopt, "--timeline"}, "add --force-timeline to write it anyway");
+    timeline = std::make_unique<sim::ChromeTraceWriter>(a.timeline, n);
+    options.timeline = timeline.get();
+  }
+
+  sim::SimResult result = sim::simulate(*choice.job, machine, options);
+  if (timeline) timeline->close();
+  if (choice.live) {
+    int shown = 0;
+    for (int r = 0; r < choice.job->size() && shown < 8; ++r) {
+      int code = choice.live->exit_code(r);
+      if (code != 0) {
+        std::cerr << fmt::format("perfcast: warning: rank {} of the skeleton {} (exit code {})\n", r,
+                                 code < 0 ? "did not finish" : "ended with an error", code);
+        ++shown;
+      }
+    }
+  }
+
+  sim::ReportContext context{choice.label, machine.name, options.collectives, true};
+  if (a.json) std::cout << sim::result_json(result, context).dump(2) << "\n";
+  else std::cout << sim::result_table(result, context, a.table_rows);
+  if (!a.json && timeline) std::cout << fmt::format("timeline: {} (open in ui.perfetto.dev)\n", a.timeline);
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto a = std::make_shared<SimulateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate",
+      "Replay event streams (a trace directory or a text events file) on simulated clocks: per rank calc, wait and "
+      "comm time, with MPI matching, eager/rendezvous messages priced by the machine's latency and bandwidth, and "
+      "collectives from the machine's tables or decomposed into point-to-point algorithms.");
+  add_machine_options(*cmd, a->machine);
+  cmd->add_option("--collectives", a->collectives,
+                  "How collectives are priced: table (the machine's measured tables, BSIM's wait rule), algorithms "
+                  "(binomial, recursive doubling, ring, Bruck... as MPI libraries run them), or auto (table when the "
+                  "machine has one for the operation)")
+      ->capture_default_str();
+  cmd->add_flag("--json", a->json, "Print the figures as JSON");
+  cmd->add_option("--timeline", a->timeline, "Write a Chrome-trace/Perfetto JSON timeline (one track per rank)")
+      ->type_name("FILE");
+  cmd->add_flag("--force-timeline", a->force_timeline,
+                fmt::format("Write the timeline even beyond {} ranks", sim::kTimelineRankLimit));
+  cmd->add_option("--rows", a->table_rows, "Ranks listed one per row in the table; beyond, a summary")
+      ->capture_default_str();
+  cmd->add_option("--np", a->np, "Run a live skeleton (built with `perfcast cc`) on this many ranks, as fibers")
+      ->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--stack-size", a->stack_size, "Stack of each live skeleton rank (bytes, K or M suffix)")
+      ->capture_default_str();
+  cmd->add_option("events", a->events,
+                  "Trace directory or text events file (docs: src/events/text.h); with --np, the skeleton")
+      ->required();
+  cmd->add_option("args", a->skeleton_args, "The skeleton's arguments (after --)");
+  cmd->footer(
+      "Examples: perfcast simulate --machine polus --collectives algorithms run.trace\n"
+      "          perfcast simulate --machine polus --np 32768 -- ./skel 100   (docs/skeletons.md)");
+  cmd->callback([a] { run_simulation(*a); });
+}
+
+}  // namespace perfcast::cli

@@ -1,0 +1,50 @@
+// The prices the engine pays: compute bursts and point-to-point messages.
+// Kept apart from the engine so a better model can replace either.
+#pragma once
+
+#include "events/event.h"
+#include "machine/machine.h"
+
+namespace perfcast::sim {
+
+// A compute burst: its `seconds` when given, else the roofline of its counts on
+// the rank's node: max(flops / flops_per_core, bytes_moved / per-core bandwidth
+// of the outermost memory level with every core of the node streaming).
+class ComputeModel {
+ public:
+  ComputeModel(const machine::Machine& machine, int nranks) : machine_(machine), nranks_(nranks) {}
+  double seconds(const events::Event& burst, int world_rank) const;
+
+ private:
+  const machine::Machine& machine_;
+  int nranks_;
+};
+
+// Latency and bandwidth between two world ranks, topology- and node-aware
+// through the machine; the eager threshold and per-message overhead.
+class NetworkModel {
+ public:
+  NetworkModel(const machine::Machine& machine, int nranks);
+  double latency_s(int a, int b) const { return machine_.node_latency_s(node(a), node(b)); }
+  double bandwidth_Bps(int a, int b) const { return machine_.node_bandwidth_Bps(node(a), node(b)); }
+  // L + n/B: what a message takes on the wire.
+  double transfer_s(int a, int b, double bytes) const {
+    int na = node(a), nb = node(b);
+    return machine_.node_latency_s(na, nb) + bytes / machine_.node_bandwidth_Bps(na, nb);
+  }
+  bool eager(double bytes) const { return bytes <= eager_threshold_bytes_; }
+  double overhead_s() const { return overhead_s_; }
+  int node(int rank) const;
+  int nranks() const { return nranks_; }
+  const machine::Machine& machine() const { return machine_; }
+
+ private:
+  const machine::Machine& machine_;
+  int nranks_;
+  double eager_threshold_bytes_;
+  double overhead_s_;
+  // Block mapping on one node group (the common case) is a division; else the machine answers.
+  int block_ranks_per_node_ = 0;
+};
+
+}  // namespace perfcast::sim

@@ -1,0 +1,1031 @@
+#include "sim/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "sim/collectives.h"
+#include "sim/costs.h"
+#include "support/error.h"
+
+namespace perfcast::sim {
+
+const char* collective_mode_name(CollectiveMode mode) {
+  switch (mode) {
+    case CollectiveMode::Auto: return "auto";
+    case CollectiveMode::Table: return "table";
+    case CollectiveMode::Algorithms: return "algorithms";
+  }
+  return "?";
+}
+
+bool parse_collective_mode(std::string_view name, CollectiveMode& out) {
+  for (auto m : {CollectiveMode::Auto, CollectiveMode::Table, CollectiveMode::Algorithms})
+    if (name == collective_mode_name(m)) {
+      out = m;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+
+using events::Event;
+using events::Kind;
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+// Heads and tails of two intrusive lists in the envelope pool: receives posted
+// and not matched, messages arrived and not received. One per (communicator,
+// receiver); a rank that never uses a communicator allocates nothing for it.
+struct Queues {
+  std::uint32_t posted_head = kNone, posted_tail = kNone;
+  std::uint32_t unexpected_head = kNone, unexpected_tail = kNone;
+};
+
+// A rank's view of a communicator it created (handles >= 2).
+struct CommRef {
+  std::int32_t id = -1;  // global communicator; -1: freed or never created
+  std::int32_t my_rank = 0;
+  Queues queues;
+};
+
+// 48 bytes: a stencil rank has a dozen of these in flight.
+struct Request {
+  double end_s = 0;             // valid once done
+  double transfer_start_s = 0;  // when the transfer that completes it began
+  std::uint64_t id = 0;         // the stream's request id; the free-list link while free
+  std::int32_t owner = 0;       // world rank
+  std::int32_t peer_world = -1;
+  std::int32_t peer = 0, tag = 0, comm = 0;  // as in the event, for reports
+  Kind kind = Kind::Send;
+  bool done = false;
+  bool waited = false;    // its owner is blocked on it
+  bool internal = false;  // made by a blocking call, not visible to the stream
+};
+static_assert(sizeof(Request) == 48);
+
+// A message at its receiver (eager data or a rendezvous request to send), or a
+// posted receive.
+struct Envelope {
+  std::uint32_t next = kNone;
+  std::int32_t source = 0;  // message: sender's comm rank; posted: source filter
+  std::int32_t tag = 0;     // message: its tag; posted: tag filter
+  std::int32_t world = 0;   // message: sender; posted: receiver
+  double bytes = 0;
+  double time_s = 0;        // send or post time
+  double arrival_s = 0;     // eager: data arrival; rendezvous: arrival of the request to send
+  std::uint32_t request = kNone;  // rendezvous message: the send's; posted: the receive's
+  std::uint32_t event_copy = kNone;  // live runs only: the call's event, for the DataMover
+  bool rendezvous = false;
+};
+
+enum class Block : std::uint8_t { None, Requests, Collective, Probe, Done };
+enum class WaitMode : std::uint8_t { All, Any, Some };
+
+// Where most of a rank's wait went (a space-saving sketch: small and fixed).
+struct WaitTally {
+  std::int32_t peer = -1;
+  float seconds = 0;
+};
+
+struct RankState {
+  std::unique_ptr<events::RankSource> source;
+  Event ev;  // the current event (a blocked rank's call)
+  double clock = 0, calc = 0, wait = 0, comm = 0;
+  std::uint64_t index = 0;  // events pulled so far
+  Queues world_queues, self_queues;
+  std::vector<CommRef> comms;  // handle h >= 2 at h - 2
+  std::vector<std::uint32_t> requests;  // live user requests (pool indices; the id is in the request)
+  std::vector<std::uint32_t> waiting;  // the requests of the current blocking call
+  double block_start = 0;
+  double resume_end = 0, resume_comm = 0;
+  std::int32_t resume_peer = -1;
+  std::uint32_t seq = 0;
+  std::int32_t pending = 0;
+  double pending_max = 0;
+  std::uint32_t critical = kNone;
+  Block block = Block::None;
+  WaitMode mode = WaitMode::All;
+  bool resolved = false;
+  WaitTally tally[4];
+
+  void add_wait(int peer, double seconds) {
+    if (peer < 0 || seconds <= 0) return;
+    WaitTally* smallest = &tally[0];
+    for (auto& t : tally) {
+      if (t.peer == peer) {
+        t.seconds += static_cast<float>(seconds);
+        return;
+      }
+      if (t.seconds < smallest->seconds) smallest = &t;
+    }
+    smallest->peer = peer;
+    smallest->seconds += static_cast<float>(seconds);
+  }
+};
+
+// A global communicator and the collective in progress on it.
+struct Comm {
+  int size = 0;
+  std::vector<std::int32_t> world;    // comm rank -> world rank; empty for MPI_COMM_WORLD
+  std::vector<std::int32_t> handles;  // comm rank -> that member's handle
+  int arrived = 0;
+  Kind kind = Kind::Barrier;
+  int root = 0;
+  int first_world = 0;
+  std::uint64_t first_index = 0;
+  double bytes = 0;
+  std::vector<double> arrival;
+
+  int world_of(int r) const { return world.empty() ? r : world[static_cast<size_t>(r)]; }
+  int handle_of(int r) const { return handles.empty() ? events::kCommWorld : handles[static_cast<size_t>(r)]; }
+};
+
+struct HeapEntry {
+  double t;
+  std::int32_t rank;
+  std::uint32_t seq;
+  bool operator>(const HeapEntry& o) const {
+    if (t != o.t) return t > o.t;
+    if (rank != o.rank) return rank > o.rank;
+    return seq > o.seq;
+  }
+};
+
+double mean(const std::vector<std::uint64_t>& counts) {
+  if (counts.empty()) return 0;
+  double sum = 0;
+  for (auto c : counts) sum += static_cast<double>(c);
+  return sum / static_cast<double>(counts.size());
+}
+
+// n, the per-process message size a collective is priced with.
+double collective_bytes(const Event& e, int size) {
+  double n = static_cast<double>(std::max(e.bytes, e.bytes2));
+  if (e.kind == Kind::ReduceScatter) n = std::max(static_cast<double>(e.bytes), static_cast<double>(e.bytes2) * size);
+  return std::max({n, mean(e.counts), mean(e.counts2)});
+}
+
+bool matches(std::int32_t source_filter, std::int32_t tag_filter, std::int32_t source, std::int32_t tag) {
+  return (source_filter == events::kAnySource || source_filter == source) &&
+         (tag_filter == events::kAnyTag || tag_filter == tag);
+}
+
+class Engine {
+ public:
+  Engine(events::JobSource& job, const machine::Machine& machine, const SimOptions& options)
+      : job_(job),
+        options_(options),
+        nranks_(job.size()),
+        net_(machine, std::max(nranks_, 1)),
+        compute_(machine, std::max(nranks_, 1)),
+        machine_(machine) {}
+
+  SimResult run();
+
+ private:
+  // Scheduling.
+  void push(int r, double t);
+  bool first_in_line(int r, double t);
+  void step(int r);
+  void process(RankState& R, int r);
+  void resolve(int r, double end, double transfer_start, int peer_world);
+  void finish_block(RankState& R, int r);
+
+  // Point to point.
+  struct Route {
+    int world = 0;   // the peer's world rank
+    int handle = 0;  // the peer's handle of the communicator
+    int my_rank = 0; // this rank in the communicator
+  };
+  Route route(RankState& R, int r, std::int32_t comm, std::int32_t peer, const char* what);
+  Queues& queues(int world, int handle);
+  std::uint32_t new_request(int owner, Kind kind, const Event& e, std::int32_t peer, std::int32_t tag);
+  void free_request(std::uint32_t q);
+  std::uint32_t new_envelope(int owner);
+  void free_envelope(std::uint32_t e);
+  std::uint32_t copy_event(const Event& e);
+  std::uint32_t post_send(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes, bool sync);
+  std::uint32_t post_recv(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes);
+  void arrive(int d, int handle, std::uint32_t message);
+  void match(std::uint32_t message, std::uint32_t posted);
+  void complete(std::uint32_t q);
+  void block_on(RankState& R, int r, WaitMode mode);
+  std::uint32_t lookup_request(RankState& R, int r, std::uint64_t id);
+  void release(RankState& R, std::uint32_t q);
+  void probe(RankState& R, int r);
+
+  // Collectives.
+  void collective(RankState& R, int r);
+  void complete_collective(Comm& c);
+  void create_communicators(Comm& c);
+  void free_communicator(RankState& R, int r);
+
+  [[noreturn]] void fail(int r, const std::string& what) const;
+  [[noreturn]] void deadlock() const;
+  std::string describe_block(int r) const;
+
+  events::JobSource& job_;
+  SimOptions options_;
+  int nranks_;
+  NetworkModel net_;
+  ComputeModel compute_;
+  const machine::Machine& machine_;
+
+  std::vector<RankState> ranks_;
+  std::deque<Comm> comms_;  // [0] is MPI_COMM_WORLD; a deque so references survive new communicators
+  // Pools with global free lists: slots freed by one rank serve the next, which
+  // keeps the pools at the job's peak of operations in flight. (Per-rank free
+  // lists were tried: more memory and no faster.)
+  std::vector<Request> requests_;
+  std::uint32_t free_requests_ = kNone;
+  std::vector<Envelope> envelopes_;
+  std::uint32_t free_envelopes_ = kNone;
+  std::vector<Event> event_copies_;
+  std::vector<std::uint32_t> free_event_copies_;
+  std::vector<HeapEntry> heap_;
+  int current_ = -1;
+  int finished_ = 0;
+  SimResult result_;
+  std::vector<MemberOutcome> outcomes_;
+};
+
+// ---------------------------------------------------------------------------
+// Scheduling
+
+void Engine::push(int r, double t) {
+  auto& R = ranks_[static_cast<size_t>(r)];
+  heap_.push_back({t, r, ++R.seq});
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+// True when rank r at time t comes before every other rank waiting to act, so
+// it can go on without a trip through the heap.
+bool Engine::first_in_line(int r, double t) {
+  while (!heap_.empty()) {
+    const HeapEntry& top = heap_.front();
+    if (ranks_[static_cast<size_t>(top.rank)].seq == top.seq) break;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    heap_.pop_back();
+  }
+  if (heap_.empty()) return true;
+  const HeapEntry& top = heap_.front();
+  return t < top.t || (t == top.t && r < top.rank);
+}
+
+SimResult Engine::run() {
+  auto wall_start = std::chrono::steady_clock::now();
+  ranks_.resize(static_cast<size_t>(nranks_));
+  comms_.emplace_back().size = nranks_;
+  for (int r = 0; r < nranks_; ++r) ranks_[static_cast<size_t>(r)].source = job_.open_rank(r);
+  heap_.reserve(static_cast<size_t>(nranks_));
+  for (int r = 0; r < nranks_; ++r) push(r, 0.0);
+
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    HeapEntry e = heap_.back();
+    heap_.pop_back();
+    if (ranks_[static_cast<size_t>(e.rank)].seq != e.seq) continue;  // superseded
+    step(e.rank);
+  }
+  if (finished_ < nranks_) deadlock();
+
+  result_.ranks.resize(static_cast<size_t>(nranks_));
+  size_t slowest = 0;
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    const auto& R = ranks_[r];
+    result_.ranks[r] = {R.calc, R.wait, R.comm, R.clock};
+    if (R.clock > ranks_[slowest].clock) slowest = r;
+  }
+  if (nranks_ > 0) {
+    const auto& S = ranks_[slowest];
+    result_.slowest_rank = static_cast<int>(slowest);
+    result_.predicted_time_s = S.clock;
+    result_.slowest_component = S.calc >= S.wait && S.calc >= S.comm ? "calc" : S.wait >= S.comm ? "wait" : "comm";
+    if (result_.slowest_component == "wait") {
+      const WaitTally* best = &S.tally[0];
+      for (const auto& t : S.tally)
+        if (t.seconds > best->seconds) best = &t;
+      result_.slowest_waited_on = best->peer;
+    }
+  }
+  size_t bytes = ranks_.capacity() * sizeof(RankState) + requests_.capacity() * sizeof(Request) +
+                 envelopes_.capacity() * sizeof(Envelope) + heap_.capacity() * sizeof(HeapEntry) +
+                 event_copies_.capacity() * sizeof(Event);
+  for (const auto& R : ranks_)
+    bytes += R.comms.capacity() * sizeof(CommRef) + R.requests.capacity() * sizeof(R.requests[0]) +
+             R.waiting.capacity() * sizeof(std::uint32_t) +
+             (R.ev.requests.capacity() + R.ev.counts.capacity() + R.ev.counts2.capacity()) * sizeof(std::uint64_t);
+  for (const auto& c : comms_)
+    bytes += (c.world.capacity() + c.handles.capacity()) * sizeof(std::int32_t) + c.arrival.capacity() * sizeof(double);
+  result_.engine_bytes = bytes;
+  result_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return std::move(result_);
+}
+
+void Engine::step(int r) {
+  auto& R = ranks_[static_cast<size_t>(r)];
+  current_ = r;
+  if (R.block != Block::None) finish_block(R, r);
+  for (;;) {
+    if (!R.source->next(R.ev, R.clock)) {
+      R.block = Block::Done;
+      ++finished_;
+      break;
+    }
+    ++R.index;
+    ++result_.events;
+    ++result_.kind_counts[static_cast<size_t>(R.ev.kind)];
+    if (R.ev.kind != Kind::Compute && R.ev.kind != Kind::Marker) ++result_.mpi_calls;
+    process(R, r);
+    if (R.block == Block::None) {
+      if (first_in_line(r, R.clock)) continue;
+      push(r, R.clock);
+      break;
+    }
+    if (!R.resolved) break;  // someone else's action will release it
+    if (!first_in_line(r, R.resume_end)) {
+      push(r, R.resume_end);
+      break;
+    }
+    finish_block(R, r);
+  }
+  current_ = -1;
+}
+
+// Rank r's blocking call ends at `end`; the part after `transfer_start` is comm.
+void Engine::resolve(int r, double end, double transfer_start, int peer_world) {
+  auto& R = ranks_[static_cast<size_t>(r)];
+  end = std::max(end, R.block_start);
+  R.resolved = true;
+  R.resume_end = end;
+  R.resume_comm = std::clamp(end - std::max(R.block_start, transfer_start), 0.0, end - R.block_start);
+  R.resume_peer = peer_world;
+  if (r != current_) push(r, end);
+}
+
+void Engine::finish_block(RankState& R, int r) {
+  if (R.block == Block::Requests) {
+    if (R.mode == WaitMode::Any) {
+      // The earliest completed, ties by position; it may have become known
+      // after the rank was first released.
+      std::uint32_t chosen = kNone;
+      for (auto q : R.waiting)
+        if (requests_[q].done && (chosen == kNone || requests_[q].end_s < requests_[chosen].end_s)) chosen = q;
+      const Request& c = requests_[chosen];
+      R.resume_end = std::max(c.end_s, R.block_start);
+      R.resume_comm =
+          std::clamp(R.resume_end - std::max(R.block_start, c.transfer_start_s), 0.0, R.resume_end - R.block_start);
+      R.resume_peer = c.peer_world;
+      for (auto q : R.waiting) requests_[q].waited = false;
+      release(R, chosen);
+    } else {
+      for (auto q : R.waiting) {
+        requests_[q].waited = false;
+        if (R.mode == WaitMode::All || (requests_[q].done && requests_[q].end_s <= R.resume_end)) release(R, q);
+      }
+    }
+    R.waiting.clear();
+  }
+  double blocked = R.resume_end - R.block_start;
+  double comm = R.resume_comm;
+  double wait = std::max(0.0, blocked - comm);
+  if (options_.timeline && blocked > 0) {
+    if (wait > 0) options_.timeline->span(r, SpanKind::Wait, R.ev.kind, R.block_start, R.block_start + wait);
+    if (comm > 0) options_.timeline->span(r, SpanKind::Comm, R.ev.kind, R.block_start + wait, R.resume_end);
+  }
+  R.wait += wait;
+  R.comm += comm;
+  R.add_wait(R.resume_peer, wait);
+  R.clock = R.resume_end;
+  R.block = Block::None;
+  R.resolved = false;
+}
+
+// ---------------------------------------------------------------------------
+// Events
+
+void Engine::process(RankState& R, int r) {
+  Event& e = R.ev;
+  switch (e.kind) {
+    case Kind::Compute: {
+      double dt = compute_.seconds(e, r);
+      if (dt < 0 || dt != dt) fail(r, fmt::format("compute burst of {} s", dt));
+      if (options_.timeline && dt > 0) options_.timeline->span(r, SpanKind::Compute, e.kind, R.clock, R.clock + dt);
+      R.clock += dt;
+      R.calc += dt;
+      return;
+    }
+    case Kind::Send:
+    case Kind::Ssend: {
+      auto q = post_send(R, r, e.peer, e.tag, e.bytes, e.kind == Kind::Ssend);
+      if (q == kNone) return;  // eager: gone
+      requests_[q].internal = true;
+      R.waiting.assign(1, q);
+      block_on(R, r, WaitMode::All);
+      return;
+    }
+    case Kind::Isend:
+    case Kind::Issend:
+    case Kind::Irecv: {
+      std::uint32_t q = e.kind == Kind::Irecv ? post_recv(R, r, e.peer, e.tag, e.bytes)
+                                               : post_send(R, r, e.peer, e.tag, e.bytes, e.kind == Kind::Issend);
+      if (q == kNone) {  // an eager send is complete once posted
+        q = new_request(r, e.kind, e, e.peer, e.tag);
+        requests_[q].done = true;
+        requests_[q].end_s = requests_[q].transfer_start_s = R.clock;
+      }
+      requests_[q].id = e.request;
+      R.requests.push_back(q);
+      return;
+    }
+    case Kind::Recv: {
+      auto q = post_recv(R, r, e.peer, e.tag, e.bytes);
+      requests_[q].internal = true;
+      R.waiting.assign(1, q);
+      block_on(R, r, WaitMode::All);
+      return;
+    }
+    case Kind::Sendrecv: {
+      auto s = post_send(R, r, e.peer, e.tag, e.bytes, false);
+      auto q = post_recv(R, r, e.root, e.tag2, e.bytes2);
+      R.waiting.clear();
+      if (s != kNone) {
+        requests_[s].internal = true;
+        R.waiting.push_back(s);
+      }
+      requests_[q].internal = true;
+      R.waiting.push_back(q);
+      block_on(R, r, WaitMode::All);
+      return;
+    }
+    case Kind::Probe: probe(R, r); return;
+    case Kind::Wait:
+    case Kind::Waitall:
+    case Kind::Waitany:
+    case Kind::Waitsome: {
+      R.waiting.clear();
+      for (auto id : e.requests) R.waiting.push_back(lookup_request(R, r, id));
+      if (R.waiting.empty()) return;
+      block_on(R, r, e.kind == Kind::Waitany ? WaitMode::Any : e.kind == Kind::Waitsome ? WaitMode::Some : WaitMode::All);
+      return;
+    }
+    case Kind::Test:
+    case Kind::Testall: {
+      bool all = true;
+      for (auto id : e.requests) {
+        auto q = lookup_request(R, r, id);
+        if (!requests_[q].done || requests_[q].end_s > R.clock) all = false;
+      }
+      if (all)
+        for (auto id : e.requests) release(R, lookup_request(R, r, id));
+      return;
+    }
+    case Kind::CommFree: free_communicator(R, r); return;
+    case Kind::Init:
+    case Kind::Finalize:
+    case Kind::Marker: return;
+    default:
+      if (events::is_collective(e.kind)) return collective(R, r);
+      fail(r, fmt::format("unsupported event kind {}", static_cast<int>(e.kind)));
+  }
+}
+
+void Engine::block_on(RankState& R, int r, WaitMode mode) {
+  R.block = Block::Requests;
+  R.mode = mode;
+  R.block_start = R.clock;
+  R.resolved = false;
+  R.pending = 0;
+  R.pending_max = R.clock;
+  R.critical = kNone;
+  std::uint32_t earliest = kNone;
+  for (auto q : R.waiting) {
+    Request& req = requests_[q];
+    req.waited = true;
+    if (!req.done) {
+      ++R.pending;
+      continue;
+    }
+    if (R.critical == kNone || req.end_s > R.pending_max) {
+      R.pending_max = std::max(R.pending_max, req.end_s);
+      R.critical = q;
+    }
+    if (earliest == kNone || req.end_s < requests_[earliest].end_s) earliest = q;
+  }
+  if (mode == WaitMode::All) {
+    if (R.pending == 0) {
+      const Request& c = requests_[R.critical];
+      resolve(r, R.pending_max, c.transfer_start_s, c.peer_world);
+    }
+  } else if (earliest != kNone) {
+    const Request& c = requests_[earliest];
+    resolve(r, c.end_s, c.transfer_start_s, c.peer_world);
+  }
+}
+
+// A request's end became known: release its owner when that was the last
+// (or, for waitany/waitsome, an earlier) one it waited for.
+void Engine::complete(std::uint32_t q) {
+  Request& req = requests_[q];
+  req.done = true;
+  if (!req.waited) return;
+  auto& R = ranks_[static_cast<size_t>(req.owner)];
+  if (R.block != Block::Requests) return;
+  if (R.mode == WaitMode::All) {
+    if (R.critical == kNone || req.end_s > R.pending_max) {
+      R.pending_max = std::max(R.pending_max, req.end_s);
+      R.critical = q;
+    }
+    if (--R.pending == 0) {
+      const Request& c = requests_[R.critical];
+      resolve(req.owner, R.pending_max, c.transfer_start_s, c.peer_world);
+    }
+  } else if (!R.resolved || std::max(req.end_s, R.block_start) < R.resume_end) {
+    resolve(req.owner, req.end_s, req.transfer_start_s, req.peer_world);
+  }
+}
+
+std::uint32_t Engine::lookup_request(RankState& R, int r, std::uint64_t id) {
+  for (auto q : R.requests)
+    if (requests_[q].id == id) return q;
+  fail(r, fmt::format("{} on request {}, which no earlier isend/irecv of this rank created (or was already completed)",
+                      events::kind_name(R.ev.kind), id));
+}
+
+void Engine::release(RankState& R, std::uint32_t q) {
+  if (!requests_[q].internal) {
+    auto& list = R.requests;
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i] == q) {
+        list[i] = list.back();
+        list.pop_back();
+        break;
+      }
+  }
+  free_request(q);
+}
+
+std::uint32_t Engine::new_request(int owner, Kind kind, const Event& e, std::int32_t peer, std::int32_t tag) {
+  std::uint32_t q;
+  auto& free_list = free_requests_;
+  if (free_list != kNone) {
+    q = free_list;
+    free_list = static_cast<std::uint32_t>(requests_[q].id);
+  } else {
+    q = static_cast<std::uint32_t>(requests_.size());
+    requests_.emplace_back();
+  }
+  Request& req = requests_[q];
+  req = Request{};
+  req.owner = owner;
+  req.kind = kind;
+  req.peer = peer;
+  req.tag = tag;
+  req.comm = e.comm;
+  return q;
+}
+
+void Engine::free_request(std::uint32_t q) {
+  auto& free_list = free_requests_;
+  requests_[q].id = free_list;
+  free_list = q;
+}
+
+std::uint32_t Engine::new_envelope(int owner) {
+  std::uint32_t i;
+  auto& free_list = free_envelopes_;
+  if (free_list != kNone) {
+    i = free_list;
+    free_list = envelopes_[i].next;
+  } else {
+    i = static_cast<std::uint32_t>(envelopes_.size());
+    envelopes_.emplace_back();
+  }
+  envelopes_[i] = Envelope{};
+  envelopes_[i].world = owner;
+  return i;
+}
+
+void Engine::free_envelope(std::uint32_t i) {
+  if (envelopes_[i].event_copy != kNone) free_event_copies_.push_back(envelopes_[i].event_copy);
+  auto& free_list = free_envelopes_;
+  envelopes_[i].next = free_list;
+  free_list = i;
+}
+
+std::uint32_t Engine::copy_event(const Event& e) {
+  if (!options_.mover) return kNone;
+  if (!free_event_copies_.empty()) {
+    auto i = free_event_copies_.back();
+    free_event_copies_.pop_back();
+    event_copies_[i] = e;
+    return i;
+  }
+  event_copies_.push_back(e);
+  return static_cast<std::uint32_t>(event_copies_.size() - 1);
+}
+
+Engine::Route Engine::route(RankState& R, int r, std::int32_t comm, std::int32_t peer, const char* what) {
+  if (comm == events::kCommWorld) {
+    if (peer < 0 || peer >= nranks_) fail(r, fmt::format("{} {} is not a rank of MPI_COMM_WORLD (size {})", what, peer, nranks_));
+    return {peer, events::kCommWorld, r};
+  }
+  if (comm == events::kCommSelf) {
+    if (peer != 0) fail(r, fmt::format("{} {} is not a rank of MPI_COMM_SELF", what, peer));
+    return {r, events::kCommSelf, 0};
+  }
+  size_t h = static_cast<size_t>(comm) - 2;
+  if (comm < 0 || h >= R.comms.size() || R.comms[h].id < 0)
+    fail(r, fmt::format("communicator handle {} was not created by this rank (or was freed)", comm));
+  const Comm& c = comms_[static_cast<size_t>(R.comms[h].id)];
+  if (peer < 0 || peer >= c.size)
+    fail(r, fmt::format("{} {} is not a rank of communicator {} (size {})", what, peer, comm, c.size));
+  return {c.world_of(peer), c.handle_of(peer), R.comms[h].my_rank};
+}
+
+Queues& Engine::queues(int world, int handle) {
+  auto& R = ranks_[static_cast<size_t>(world)];
+  if (handle == events::kCommWorld) return R.world_queues;
+  if (handle == events::kCommSelf) return R.self_queues;
+  return R.comms[static_cast<size_t>(handle) - 2].queues;
+}
+
+// Returns the send's request, or kNone for an eager message (done once posted).
+std::uint32_t Engine::post_send(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
+                                bool sync) {
+  const Event& e = R.ev;
+  if (peer == events::kProcNull) return kNone;
+  Route to = route(R, r, e.comm, peer, "destination");
+  double n = static_cast<double>(bytes);
+  auto m = new_envelope(r);
+  Envelope& env = envelopes_[m];
+  env.source = to.my_rank;
+  env.tag = tag;
+  env.world = r;
+  env.bytes = n;
+  env.time_s = R.clock;
+  env.event_copy = copy_event(e);
+  std::uint32_t q = kNone;
+  if (net_.eager(n) && !sync) {
+    env.arrival_s = R.clock + net_.transfer_s(r, to.world, n);
+    double o = net_.overhead_s();
+    if (o > 0) {
+      if (options_.timeline) options_.timeline->span(r, SpanKind::Comm, e.kind, R.clock, R.clock + o);
+      R.clock += o;
+      R.comm += o;
+    }
+  } else {
+    env.rendezvous = true;
+    env.arrival_s = R.clock + net_.latency_s(r, to.world);
+    q = new_request(r, e.kind, e, peer, tag);
+    requests_[q].peer_world = to.world;
+    env.request = q;
+  }
+  arrive(to.world, to.handle, m);
+  return q;
+}
+
+std::uint32_t Engine::post_recv(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes) {
+  const Event& e = R.ev;
+  auto q = new_request(r, Kind::Irecv, e, peer, tag);
+  if (peer == events::kProcNull) {
+    requests_[q].done = true;
+    requests_[q].end_s = requests_[q].transfer_start_s = R.clock;
+    return q;
+  }
+  int my_handle = e.comm;
+  if (peer != events::kAnySource) requests_[q].peer_world = route(R, r, e.comm, peer, "source").world;
+  else route(R, r, e.comm, 0, "source");  // checks the handle
+  auto p = new_envelope(r);
+  {
+    Envelope& posted = envelopes_[p];
+    posted.source = peer;
+    posted.tag = tag;
+    posted.world = r;
+    posted.bytes = static_cast<double>(bytes);
+    posted.time_s = R.clock;
+    posted.request = q;
+    posted.event_copy = copy_event(e);
+  }
+  Queues& qs = queues(r, my_handle);
+  std::uint32_t prev = kNone;
+  for (auto m = qs.unexpected_head; m != kNone; prev = m, m = envelopes_[m].next) {
+    if (!matches(peer, tag, envelopes_[m].source, envelopes_[m].tag)) continue;
+    std::uint32_t next = envelopes_[m].next;
+    if (prev == kNone) qs.unexpected_head = next;
+    else envelopes_[prev].next = next;
+    if (qs.unexpected_tail == m) qs.unexpected_tail = prev;
+    match(m, p);
+    return q;
+  }
+  if (qs.posted_tail == kNone) qs.posted_head = p;
+  else envelopes_[qs.posted_tail].next = p;
+  qs.posted_tail = p;
+  return q;
+}
+
+// A message reaches receiver d: the first posted receive it matches takes it,
+// else it waits in arrival order (which keeps MPI's non-overtaking rule).
+void Engine::arrive(int d, int handle, std::uint32_t m) {
+  Queues& qs = queues(d, handle);
+  const Envelope& msg = envelopes_[m];
+  std::uint32_t prev = kNone;
+  for (auto p = qs.posted_head; p != kNone; prev = p, p = envelopes_[p].next) {
+    if (!matches(envelopes_[p].source, envelopes_[p].tag, msg.source, msg.tag)) continue;
+    std::uint32_t next = envelopes_[p].next;
+    if (prev == kNone) qs.posted_head = next;
+    else envelopes_[prev].next = next;
+    if (qs.posted_tail == p) qs.posted_tail = prev;
+    match(m, p);
+    return;
+  }
+  if (qs.unexpected_tail == kNone) qs.unexpected_head = m;
+  else envelopes_[qs.unexpected_tail].next = m;
+  qs.unexpected_tail = m;
+  auto& R = ranks_[static_cast<size_t>(d)];
+  if (R.block == Block::Probe && !R.resolved && R.ev.comm == handle &&
+      matches(R.ev.peer, R.ev.tag, msg.source, msg.tag))
+    resolve(d, msg.arrival_s, msg.time_s, msg.world);
+}
+
+void Engine::match(std::uint32_t m, std::uint32_t p) {
+  const Envelope& msg = envelopes_[m];
+  const Envelope& posted = envelopes_[p];
+  double o = net_.overhead_s();
+  Request& recv = requests_[posted.request];
+  recv.peer_world = msg.world;
+  if (!msg.rendezvous) {
+    recv.end_s = std::max(posted.time_s, msg.arrival_s) + o;
+    recv.transfer_start_s = msg.time_s;
+  } else {
+    double start = std::max(msg.time_s, posted.time_s);
+    double end = start + net_.latency_s(msg.world, posted.world) + net_.transfer_s(msg.world, posted.world, msg.bytes);
+    Request& send = requests_[msg.request];
+    send.end_s = end;
+    send.transfer_start_s = start;
+    recv.end_s = end + o;
+    recv.transfer_start_s = start;
+  }
+  if (options_.mover) {
+    Event& received = event_copies_[posted.event_copy];
+    received.peer = msg.source;
+    received.tag = msg.tag;
+    options_.mover->deliver(event_copies_[msg.event_copy], msg.world, received, posted.world);
+  }
+  std::uint32_t send_request = msg.rendezvous ? msg.request : kNone;
+  std::uint32_t recv_request = posted.request;
+  free_envelope(m);
+  free_envelope(p);
+  if (send_request != kNone) complete(send_request);
+  complete(recv_request);
+}
+
+void Engine::probe(RankState& R, int r) {
+  const Event& e = R.ev;
+  R.block = Block::Probe;
+  R.block_start = R.clock;
+  R.resolved = false;
+  if (e.peer == events::kProcNull) return resolve(r, R.clock, R.clock, -1);
+  if (e.peer != events::kAnySource) route(R, r, e.comm, e.peer, "source");
+  else route(R, r, e.comm, 0, "source");
+  const Queues& qs = queues(r, e.comm);
+  for (auto m = qs.unexpected_head; m != kNone; m = envelopes_[m].next) {
+    const Envelope& msg = envelopes_[m];
+    if (matches(e.peer, e.tag, msg.source, msg.tag)) return resolve(r, msg.arrival_s, msg.time_s, msg.world);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Collectives and communicators
+
+void Engine::collective(RankState& R, int r) {
+  const Event& e = R.ev;
+  Comm self;
+  Comm* c = nullptr;
+  int my_rank = 0;
+  if (e.comm == events::kCommWorld) {
+    c = &comms_[0];
+    my_rank = r;
+  } else if (e.comm == events::kCommSelf) {
+    self.size = 1;
+    self.world = {r};
+    self.handles = {events::kCommSelf};
+    c = &self;
+  } else {
+    size_t h = static_cast<size_t>(e.comm) - 2;
+    if (e.comm < 0 || h >= R.comms.size() || R.comms[h].id < 0)
+      fail(r, fmt::format("{} on communicator handle {}, which this rank did not create (or freed)",
+                          events::kind_name(e.kind), e.comm));
+    c = &comms_[static_cast<size_t>(R.comms[h].id)];
+    my_rank = R.comms[h].my_rank;
+  }
+  if (events::is_rooted(e.kind) && (e.root < 0 || e.root >= c->size))
+    fail(r, fmt::format("{} with root {} on a communicator of size {}", events::kind_name(e.kind), e.root, c->size));
+  if (c->arrived == 0) {
+    c->kind = e.kind;
+    c->root = e.root;
+    c->first_world = r;
+    c->first_index = R.index - 1;
+    c->bytes = 0;
+    c->arrival.assign(static_cast<size_t>(c->size), 0.0);
+  } else if (c->kind != e.kind) {
+    fail(r, fmt::format("{} on communicator {} while rank {} (event {}) called {} on it: members disagree on the "
+                        "collective",
+                        events::kind_name(e.kind), e.comm, c->first_world, c->first_index,
+                        events::kind_name(c->kind)));
+  } else if (events::is_rooted(e.kind) && c->root != e.root) {
+    fail(r, fmt::format("{} with root {} while rank {} (event {}) gave root {}: members disagree on the root",
+                        events::kind_name(e.kind), e.root, c->first_world, c->first_index, c->root));
+  }
+  c->arrival[static_cast<size_t>(my_rank)] = R.clock;
+  c->bytes = std::max(c->bytes, collective_bytes(e, c->size));
+  ++c->arrived;
+  R.block = Block::Collective;
+  R.block_start = R.clock;
+  R.resolved = false;
+  if (c->arrived == c->size) complete_collective(*c);
+}
+
+void Engine::complete_collective(Comm& c) {
+  const Kind kind = c.kind;
+  double table_s = -1;
+  machine::CollectiveOp op;
+  if (options_.collectives != CollectiveMode::Algorithms && collective_table_op(kind, op)) {
+    double n = events::is_collective(kind) && (kind == Kind::CommSplit || kind == Kind::CommDup ||
+                                               kind == Kind::CartCreate)
+                   ? 8.0
+                   : c.bytes;
+    if (auto t = machine_.collective_time_s(op, c.size, n)) table_s = *t;
+    else if (options_.collectives == CollectiveMode::Table)
+      throw UserError(fmt::format("the machine has no [[collective]] table for '{}' (needed for {} on {} ranks)",
+                                  machine::collective_op_name(op), events::kind_name(kind), c.size),
+                      {}, "add a table for it to the machine file, or use --collectives auto");
+  }
+  CollectiveCall call;
+  call.kind = kind;
+  call.size = c.size;
+  call.root = c.root;
+  call.bytes = c.bytes;
+  call.world_ranks = c.world;
+  call.arrival_s = c.arrival;
+  collective_outcomes(call, net_, table_s, outcomes_);
+
+  if (options_.mover) {
+    std::vector<Event*> members(static_cast<size_t>(c.size));
+    std::vector<int> worlds(static_cast<size_t>(c.size));
+    for (int i = 0; i < c.size; ++i) {
+      worlds[static_cast<size_t>(i)] = c.world_of(i);
+      members[static_cast<size_t>(i)] = &ranks_[static_cast<size_t>(c.world_of(i))].ev;
+    }
+    options_.mover->collective(members, worlds);
+  }
+  if (kind == Kind::CommSplit || kind == Kind::CommDup || kind == Kind::CartCreate) create_communicators(c);
+
+  c.arrived = 0;
+  for (int i = 0; i < c.size; ++i) {
+    const auto& m = outcomes_[static_cast<size_t>(i)];
+    int w = c.world_of(i);
+    auto& R = ranks_[static_cast<size_t>(w)];
+    R.resolved = true;
+    R.resume_end = m.end_s;
+    R.resume_comm = m.comm_s;
+    R.resume_peer = m.waited_on < 0 ? -1 : c.world_of(m.waited_on);
+    if (w != current_) push(w, m.end_s);
+  }
+}
+
+// Split: groups by color, ordered by key then old rank; the undefined color
+// gets no communicator. Dup and cart_create: the same members in the same order.
+void Engine::create_communicators(Comm& c) {
+  struct Member {
+    std::int32_t color, key, old_rank;
+  };
+  std::vector<Member> members(static_cast<size_t>(c.size));
+  for (int i = 0; i < c.size; ++i) {
+    const Event& e = ranks_[static_cast<size_t>(c.world_of(i))].ev;
+    members[static_cast<size_t>(i)] = c.kind == Kind::CommSplit ? Member{e.color, e.key, i} : Member{0, 0, i};
+  }
+  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+    if (a.color != b.color) return a.color < b.color;
+    if (a.key != b.key) return a.key < b.key;
+    return a.old_rank < b.old_rank;
+  });
+  std::vector<std::int32_t> old_world(static_cast<size_t>(c.size));
+  for (int i = 0; i < c.size; ++i) old_world[static_cast<size_t>(i)] = c.world_of(i);
+  size_t begin = 0;
+  while (begin < members.size()) {
+    size_t end = begin;
+    while (end < members.size() && members[end].color == members[begin].color) ++end;
+    if (members[begin].color != events::kUndefinedColor) {
+      Comm created;
+      created.size = static_cast<int>(end - begin);
+      for (size_t j = begin; j < end; ++j) {
+        int w = old_world[static_cast<size_t>(members[j].old_rank)];
+        auto& R = ranks_[static_cast<size_t>(w)];
+        std::int32_t handle = R.ev.new_comm;
+        if (handle < 2)
+          fail(w, fmt::format("{} gives this rank a communicator but new_comm is {} (expected a handle >= 2)",
+                              events::kind_name(R.ev.kind), handle));
+        created.world.push_back(w);
+        created.handles.push_back(handle);
+      }
+      auto id = static_cast<std::int32_t>(comms_.size());
+      for (size_t j = begin; j < end; ++j) {
+        auto& R = ranks_[static_cast<size_t>(created.world[j - begin])];
+        size_t h = static_cast<size_t>(R.ev.new_comm) - 2;
+        if (R.comms.size() <= h) R.comms.resize(h + 1);
+        R.comms[h] = CommRef{id, static_cast<std::int32_t>(j - begin), Queues{}};
+      }
+      comms_.push_back(std::move(created));
+    }
+    begin = end;
+  }
+}
+
+void Engine::free_communicator(RankState& R, int r) {
+  const Event& e = R.ev;
+  size_t h = static_cast<size_t>(e.comm) - 2;
+  if (e.comm < 2 || h >= R.comms.size() || R.comms[h].id < 0)
+    fail(r, fmt::format("comm_free of handle {}, which this rank did not create (or freed already)", e.comm));
+  R.comms[h].id = -1;
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+void Engine::fail(int r, const std::string& what) const {
+  const auto& R = ranks_[static_cast<size_t>(r)];
+  throw UserError(fmt::format("rank {}, event {} ({}): {}", r, R.index == 0 ? 0 : R.index - 1,
+                              events::kind_name(R.ev.kind), what),
+                  {}, "the event streams are inconsistent: check the trace or the skeleton that produced them");
+}
+
+std::string Engine::describe_block(int r) const {
+  const auto& R = ranks_[static_cast<size_t>(r)];
+  const Event& e = R.ev;
+  std::string what = fmt::format("rank {} (event {}, t = {:.9g} s): {}", r, R.index - 1, R.block_start,
+                                 events::kind_name(e.kind));
+  auto peer_text = [](std::int32_t p) {
+    return p == events::kAnySource ? std::string("any source") : fmt::format("peer {}", p);
+  };
+  auto tag_text = [](std::int32_t t) { return t == events::kAnyTag ? std::string("any tag") : fmt::format("tag {}", t); };
+  switch (R.block) {
+    case Block::Requests: {
+      for (auto q : R.waiting) {
+        const Request& req = requests_[q];
+        if (req.done) continue;
+        bool send = req.kind != Kind::Irecv;
+        what += fmt::format(" waiting for {} {}, {}, comm {}", send ? "its send to" : "a message from",
+                            peer_text(req.peer), tag_text(req.tag), req.comm);
+        if (!req.internal) what += fmt::format(" (request {})", req.id);
+        break;
+      }
+      break;
+    }
+    case Block::Probe:
+      what += fmt::format(" for a message from {}, {}, comm {}", peer_text(e.peer), tag_text(e.tag), e.comm);
+      break;
+    case Block::Collective: {
+      int arrived = 0, size = 1;
+      if (e.comm == events::kCommWorld) {
+        arrived = comms_[0].arrived;
+        size = comms_[0].size;
+      } else if (e.comm >= 2) {
+        const Comm& c = comms_[static_cast<size_t>(R.comms[static_cast<size_t>(e.comm) - 2].id)];
+        arrived = c.arrived;
+        size = c.size;
+      }
+      what += fmt::format(" on comm {}: {} of {} members arrived", e.comm, arrived, size);
+      break;
+    }
+    default: break;
+  }
+  return what;
+}
+
+void Engine::deadlock() const {
+  std::vector<int> blocked;
+  for (int r = 0; r < nranks_; ++r)
+    if (ranks_[static_cast<size_t>(r)].block != Block::Done) blocked.push_back(r);
+  std::string text = fmt::format("deadlock: no rank can proceed and {} of {} ranks have not finished:", blocked.size(),
+                                 nranks_);
+  for (size_t i = 0; i < blocked.size() && i < 10; ++i) text += "\n  " + describe_block(blocked[i]);
+  if (blocked.size() > 10) text += fmt::format("\n  ... and {} more", blocked.size() - 10);
+  throw UserError(text, {}, "a receive without a matching send, or members that never reach a collective");
+}
+
+}  // namespace
+
+SimResult simulate(events::JobSource& job, const machine::Machine& machine, const SimOptions& options) {
+  Engine engine(job, machine, options);
+  return engine.run();
+}
+
+}  // namespace perfcast::sim

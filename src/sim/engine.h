@@ -1,0 +1,89 @@
+// The discrete-event engine: replays every rank's event stream on simulated
+// clocks, with MPI matching semantics and the machine model's costs.
+//
+// Time model (all per message between world ranks s -> d, L = latency_s(s, d),
+// B = bandwidth_Bps(s, d), o = network.overhead_s, n = bytes):
+//   eager (n <= eager threshold): the sender pays o and goes on; the message
+//     arrives at t_send + L + n/B; a receive posted at t_post completes at
+//     max(t_post, arrival) + o.
+//   rendezvous (n > threshold, and every ssend/issend): the transfer starts at
+//     max(t_send, t_post) (both sides there), takes a handshake L plus L + n/B;
+//     the send completes then, the receive o later.
+//   A blocked interval [t0, t1] is split into comm = the part after the
+//     transfer that ended it started, and wait = the rest (time blocked until
+//     the partner reached the matching point).
+//   Collectives: see collectives.h (table rule or point-to-point algorithms).
+//
+// Scheduling: ranks ready to act sit in a binary heap keyed by (time, rank,
+// sequence); a rank keeps acting while it stays first in that order, so a step
+// costs O(log N) at most and nothing scans all ranks. Members a collective
+// releases resume at their own completion time, which may precede the last
+// member's arrival: the processing order stays deterministic, and only the
+// choice among wildcard matches can differ from strict time order then.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "events/event.h"
+#include "events/source.h"
+#include "machine/machine.h"
+
+namespace perfcast::sim {
+
+enum class CollectiveMode {
+  Auto,        // the machine's table when it has one for the operation, else algorithms
+  Table,       // the machine's measured tables only (an operation without a table is an error)
+  Algorithms,  // decomposed into point-to-point schedules (collectives.h)
+};
+
+const char* collective_mode_name(CollectiveMode mode);
+bool parse_collective_mode(std::string_view name, CollectiveMode& out);
+
+// What the timeline shows for a span.
+enum class SpanKind : std::uint8_t { Compute, Wait, Comm };
+
+// Receives spans as the engine produces them (one track per rank); only called
+// when given, so a plain run pays nothing for it.
+class TimelineSink {
+ public:
+  virtual ~TimelineSink() = default;
+  virtual void span(int rank, SpanKind kind, events::Kind op, double start_s, double end_s) = 0;
+};
+
+struct SimOptions {
+  CollectiveMode collectives = CollectiveMode::Auto;
+  events::DataMover* mover = nullptr;     // live skeletons; null for recorded streams
+  TimelineSink* timeline = nullptr;
+};
+
+struct RankTimes {
+  double calc_s = 0;
+  double wait_s = 0;
+  double comm_s = 0;
+  double end_s = 0;
+};
+
+struct SimResult {
+  double predicted_time_s = 0;  // max end over ranks
+  std::uint64_t events = 0;     // every event simulated
+  std::uint64_t mpi_calls = 0;  // events other than compute and marker
+  double wall_s = 0;            // the simulation's own run time
+  std::vector<RankTimes> ranks;
+  std::array<std::uint64_t, events::kKindCount> kind_counts{};
+
+  int slowest_rank = 0;
+  std::string slowest_component;  // "calc", "wait" or "comm"
+  int slowest_waited_on = -1;     // for "wait": the rank it waited on most (-1 when unknown)
+  std::size_t engine_bytes = 0;   // peak engine state, for the per-rank memory goal
+};
+
+// Runs the whole job. Throws UserError for inconsistent streams (naming the
+// rank, the event index and what was wrong) and on deadlock (listing blocked
+// ranks and what each waits for).
+SimResult simulate(events::JobSource& job, const machine::Machine& machine, const SimOptions& options = {});
+
+}  // namespace perfcast::sim

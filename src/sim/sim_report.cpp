@@ -1,0 +1,115 @@
+#include "sim/sim_report.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "report/table.h"
+
+namespace perfcast::sim {
+
+namespace {
+
+std::string seconds(double s) {
+  if (s == 0) return "0 s";
+  double a = std::abs(s);
+  if (a >= 1) return fmt::format("{:.4g} s", s);
+  if (a >= 1e-3) return fmt::format("{:.4g} ms", s * 1e3);
+  if (a >= 1e-6) return fmt::format("{:.4g} us", s * 1e6);
+  return fmt::format("{:.4g} ns", s * 1e9);
+}
+
+std::string why(const SimResult& r) {
+  if (r.ranks.empty()) return "no ranks";
+  std::string text = fmt::format("rank {}, mostly {}", r.slowest_rank, r.slowest_component);
+  if (r.slowest_component == "wait" && r.slowest_waited_on >= 0)
+    text += fmt::format(" (mostly for rank {})", r.slowest_waited_on);
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json result_json(const SimResult& r, const ReportContext& context) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    const auto& t = r.ranks[i];
+    ranks.push_back({{"rank", i}, {"calc_s", t.calc_s}, {"wait_s", t.wait_s}, {"comm_s", t.comm_s}, {"end_s", t.end_s}});
+  }
+  nlohmann::json kinds = nlohmann::json::object();
+  for (int k = 0; k < events::kKindCount; ++k)
+    if (r.kind_counts[static_cast<size_t>(k)] > 0)
+      kinds[std::string(events::kind_name(static_cast<events::Kind>(k)))] = r.kind_counts[static_cast<size_t>(k)];
+  nlohmann::json j = {
+      {"source", context.source},
+      {"machine", context.machine},
+      {"collectives", collective_mode_name(context.collectives)},
+      {"predicted_time_s", r.predicted_time_s},
+      {"events", r.events},
+      {"mpi_calls", r.mpi_calls},
+      {"nranks", r.ranks.size()},
+      {"slowest_rank", r.slowest_rank},
+      {"slowest",
+       {{"rank", r.slowest_rank},
+        {"component", r.slowest_component},
+        {"waited_on", r.slowest_waited_on < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.slowest_waited_on)}}},
+      {"kinds", kinds},
+      {"ranks", ranks},
+  };
+  if (context.include_wall) {
+    j["wall_s"] = r.wall_s;
+    j["mpi_calls_per_s"] = r.wall_s > 0 ? static_cast<double>(r.mpi_calls) / r.wall_s : 0.0;
+    j["engine_bytes_per_rank"] = r.ranks.empty() ? 0.0 : static_cast<double>(r.engine_bytes) / r.ranks.size();
+  }
+  return j;
+}
+
+std::string result_table(const SimResult& r, const ReportContext& context, int max_rows) {
+  std::string out = fmt::format("{} on {} ({} ranks, collectives: {})\n\n", context.source, context.machine,
+                                r.ranks.size(), collective_mode_name(context.collectives));
+  using Align = report::Table::Align;
+  if (static_cast<int>(r.ranks.size()) <= max_rows) {
+    report::Table t({"rank", "calc", "wait", "comm", "end"},
+                    {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right});
+    for (size_t i = 0; i < r.ranks.size(); ++i) {
+      const auto& x = r.ranks[i];
+      t.add_row({std::to_string(i), seconds(x.calc_s), seconds(x.wait_s), seconds(x.comm_s), seconds(x.end_s)});
+    }
+    out += t.render();
+  } else {
+    // Many ranks: the spread of each component, then the slowest ranks.
+    auto stats = [&](double RankTimes::*field) {
+      std::vector<double> v;
+      v.reserve(r.ranks.size());
+      for (const auto& x : r.ranks) v.push_back(x.*field);
+      std::sort(v.begin(), v.end());
+      return std::array<double, 3>{v.front(), v[v.size() / 2], v.back()};
+    };
+    report::Table t({"", "min", "median", "max"}, {Align::Left, Align::Right, Align::Right, Align::Right});
+    for (auto [name, field] : {std::pair{"calc", &RankTimes::calc_s}, std::pair{"wait", &RankTimes::wait_s},
+                               std::pair{"comm", &RankTimes::comm_s}, std::pair{"end", &RankTimes::end_s}}) {
+      auto s = stats(field);
+      t.add_row({name, seconds(s[0]), seconds(s[1]), seconds(s[2])});
+    }
+    out += t.render();
+    std::vector<size_t> order(r.ranks.size());
+    std::iota(order.begin(), order.end(), 0);
+    size_t shown = std::min<size_t>(5, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<long>(shown), order.end(), [&](size_t a, size_t b) {
+      return r.ranks[a].end_s > r.ranks[b].end_s || (r.ranks[a].end_s == r.ranks[b].end_s && a < b);
+    });
+    report::Table slow({"slowest rank", "calc", "wait", "comm", "end"},
+                       {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right});
+    for (size_t i = 0; i < shown; ++i) {
+      const auto& x = r.ranks[order[i]];
+      slow.add_row({std::to_string(order[i]), seconds(x.calc_s), seconds(x.wait_s), seconds(x.comm_s), seconds(x.end_s)});
+    }
+    out += "\n" + slow.render();
+  }
+  out += fmt::format("\npredicted time: {} ({})\n", seconds(r.predicted_time_s), why(r));
+  out += fmt::format("simulated {} events ({} MPI calls) in {:.3g} s: {:.3g} MPI calls/s\n", r.events, r.mpi_calls,
+                     r.wall_s, r.wall_s > 0 ? static_cast<double>(r.mpi_calls) / r.wall_s : 0.0);
+  return out;
+}
+
+}  // namespace perfcast::sim

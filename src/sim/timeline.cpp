@@ -1,0 +1,43 @@
+#include "sim/timeline.h"
+
+#include <fmt/format.h>
+
+#include "support/error.h"
+
+namespace perfcast::sim {
+
+ChromeTraceWriter::ChromeTraceWriter(const std::filesystem::path& file, int nranks) : path_(file) {
+  file_ = std::fopen(file.c_str(), "w");
+  if (!file_) throw UserError("cannot write the timeline", {file.string(), std::nullopt, ""});
+  std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
+  for (int r = 0; r < nranks; ++r) {
+    fmt::print(file_, "{}{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":{},\"args\":{{\"name\":\"rank {}\"}}}}",
+               first_ ? "" : ",\n", r, r);
+    first_ = false;
+  }
+}
+
+ChromeTraceWriter::~ChromeTraceWriter() {
+  if (file_) std::fclose(file_);
+}
+
+void ChromeTraceWriter::span(int rank, SpanKind kind, events::Kind op, double start_s, double end_s) {
+  const char* category = kind == SpanKind::Compute ? "compute" : kind == SpanKind::Wait ? "wait" : "comm";
+  std::string name = kind == SpanKind::Compute ? std::string("compute")
+                                               : fmt::format("{} {}", events::kind_name(op), category);
+  // Chrome traces count in microseconds.
+  fmt::print(file_, "{}{{\"ph\":\"X\",\"pid\":0,\"tid\":{},\"cat\":\"{}\",\"name\":\"{}\",\"ts\":{:.6f},\"dur\":{:.6f}}}",
+             first_ ? "" : ",\n", rank, category, name, start_s * 1e6, (end_s - start_s) * 1e6);
+  first_ = false;
+}
+
+void ChromeTraceWriter::close() {
+  if (!file_) return;
+  std::fputs("\n]}\n", file_);
+  bool failed = std::ferror(file_) != 0;
+  failed |= std::fclose(file_) != 0;
+  file_ = nullptr;
+  if (failed) throw UserError("writing the timeline failed (disk full?)", {path_.string(), std::nullopt, ""});
+}
+
+}  // namespace perfcast::sim

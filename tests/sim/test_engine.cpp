@@ -1,0 +1,194 @@
+// Communicators, live-data hooks, determinism and the renderings.
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/sim_report.h"
+#include "sim/sim_test_util.h"
+#include "sim/timeline.h"
+#include "support/error.h"
+
+namespace perfcast::sim::test {
+namespace {
+
+constexpr double us = 1e-6;
+constexpr int kRow = 2, kCol = 3;  // handles each rank gives its new communicators
+
+// 4 ranks as a 2 x 2 grid: world rank = 2 * row + col.
+std::vector<Event> grid_prologue(int rank) {
+  return {split(rank / 2, rank, kRow), split(rank % 2, rank, kCol)};
+}
+
+TEST(SimComms, RowAndColumnCommunicators) {
+  // After the splits (each an 8-byte recursive-doubling allreduce over 4 ranks:
+  // 2 rounds of 1.008 us; two splits, 4.032 us), every rank sends 100 B on its row communicator to its row
+  // partner and on its column communicator to its column partner, same tag:
+  // messages on different communicators never match each other.
+  std::vector<std::vector<Event>> ranks(4);
+  for (int r = 0; r < 4; ++r) {
+    auto& s = ranks[static_cast<size_t>(r)] = grid_prologue(r);
+    int row_peer = 1 - r % 2, col_peer = 1 - r / 2;  // ranks within the new communicators
+    s.push_back(irecv(row_peer, 100, 1, 0, kRow));
+    s.push_back(irecv(col_peer, 200, 2, 0, kCol));
+    if (r == 0) s.push_back(compute(10 * us));  // rank 0 is late on both
+    s.push_back(send(row_peer, 100, 0, kRow));
+    s.push_back(send(col_peer, 200, 0, kCol));
+    s.push_back(completion(Kind::Waitall, {1, 2}));
+  }
+  SimOptions options;
+  options.collectives = CollectiveMode::Algorithms;
+  auto r = run(ranks, flat_machine(), options);
+  const double split_s = 4 * 1.008 * us;
+  // Rank 3 hears from 1 (row) and 2 (column), both on time: split + 1.2 us.
+  EXPECT_NEAR(r.ranks[3].end_s, split_s + 1.2 * us, 1e-15);
+  // Rank 1 waits for rank 0 on its row: rank 0 sends at split + 10 us.
+  EXPECT_NEAR(r.ranks[1].end_s, split_s + 10 * us + 1.1 * us, 1e-15);
+  // Rank 2 waits for rank 0's column message (200 B, sent right after the row one).
+  EXPECT_NEAR(r.ranks[2].end_s, split_s + 10 * us + 1.2 * us, 1e-15);
+}
+
+TEST(SimComms, CollectiveOnSplitCommunicator) {
+  // Table mode, allreduce of 8 B on the column communicators: T = 7 us; column 0
+  // = {0, 2} where rank 2 arrives 5 us late; column 1 = {1, 3} on time.
+  std::string toml = std::string(kFlatMachine) +
+                     "[[collective]]\nop = \"allreduce\"\nprocs = [1]\nbytes = [0]\ntime_s = [[7e-6]]\n";
+  auto m = machine::load_machine_string(toml, "t");
+  std::vector<std::vector<Event>> ranks(4);
+  for (int r = 0; r < 4; ++r) {
+    auto& s = ranks[static_cast<size_t>(r)] = grid_prologue(r);
+    if (r == 2) s.push_back(compute(5 * us));
+    s.push_back(coll(Kind::Allreduce, 8, 0, kCol));
+  }
+  auto r = run(ranks, m);
+  // The splits are allreduce-like: table T = 7 us each, 14 us.
+  EXPECT_NEAR(r.ranks[1].end_s, 21 * us, 1e-15);
+  EXPECT_NEAR(r.ranks[3].end_s, 21 * us, 1e-15);
+  EXPECT_NEAR(r.ranks[0].end_s, 26 * us, 1e-15) << "waits for rank 2";
+  EXPECT_NEAR(r.ranks[0].wait_s, 5 * us, 1e-15);
+}
+
+TEST(SimComms, UndefinedColorAndKeyOrder) {
+  // Ranks 0..3 split with color 0 except rank 1 (undefined); keys reverse the order,
+  // so in the new communicator rank 0 of it is world 3. Rank 3 (new rank 0) bcasts.
+  std::vector<std::vector<Event>> ranks(4);
+  for (int r = 0; r < 4; ++r) {
+    bool member = r != 1;
+    ranks[static_cast<size_t>(r)] = {split(member ? 0 : events::kUndefinedColor, -r, member ? 2 : -1)};
+    if (member) {
+      if (r == 3) ranks[3].push_back(compute(4 * us));
+      ranks[static_cast<size_t>(r)].push_back(coll(Kind::Bcast, 100, 0, 2));
+    }
+  }
+  SimOptions options;
+  options.collectives = CollectiveMode::Algorithms;
+  auto r = run(ranks, flat_machine(), options);
+  EXPECT_GT(r.ranks[0].end_s, 4 * us) << "world 0 waits for the root, world 3";
+  EXPECT_LT(r.ranks[1].end_s, 4 * us) << "world 1 is in no communicator";
+}
+
+TEST(SimComms, MessageOnUnknownCommunicatorIsAnError) {
+  EXPECT_THROW(run({{send(0, 8, 0, 5)}}, flat_machine()), UserError);
+}
+
+class CountingMover : public events::DataMover {
+ public:
+  void deliver(const Event&, int, Event&, int) override { ++deliveries; }
+  void collective(const std::vector<Event*>& members, const std::vector<int>& world) override {
+    ++collectives;
+    for (size_t i = 0; i < members.size(); ++i) EXPECT_EQ(members[i]->kind, Kind::Allreduce) << world[i];
+  }
+  int deliveries = 0, collectives = 0;
+};
+
+TEST(SimEngine, DataMoverSeesEveryMatchAndCollective) {
+  CountingMover mover;
+  SimOptions options;
+  options.mover = &mover;
+  std::vector<std::vector<Event>> ranks(3);
+  for (int r = 0; r < 3; ++r)
+    ranks[static_cast<size_t>(r)] = {send((r + 1) % 3, 8), recv((r + 2) % 3, 8), coll(Kind::Allreduce, 8)};
+  run(ranks, flat_machine(), options);
+  EXPECT_EQ(mover.deliveries, 3);
+  EXPECT_EQ(mover.collectives, 1);
+}
+
+// A random job with wildcards, nonblocking calls and collectives.
+std::vector<std::vector<Event>> random_job(int p, int steps, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::vector<Event>> ranks(static_cast<size_t>(p));
+  for (int s = 0; s < steps; ++s) {
+    for (int r = 0; r < p; ++r) {
+      auto& e = ranks[static_cast<size_t>(r)];
+      std::uint64_t base = static_cast<std::uint64_t>(s) * 10;
+      e.push_back(compute((rng() % 100) * 1e-7));
+      e.push_back(irecv(events::kAnySource, 4096, base + 1, s));
+      e.push_back(irecv((r + p - 1) % p, 64, base + 2, s));
+      e.push_back(isend((r + 1) % p, (rng() % 2) ? 64 : 4096, base + 3, s));
+      e.push_back(isend((r + 1) % p, 64, base + 4, s));
+      e.push_back(completion(Kind::Waitall, {base + 1, base + 2, base + 3, base + 4}));
+      if (s % 3 == 0) e.push_back(coll(Kind::Allreduce, 8 << (s % 12)));
+    }
+  }
+  return ranks;
+}
+
+TEST(SimEngine, Deterministic) {
+  auto jobs = random_job(13, 40, 7);
+  ReportContext context{"random", "flat", CollectiveMode::Algorithms, /*include_wall=*/false};
+  SimOptions options;
+  options.collectives = CollectiveMode::Algorithms;
+  auto a = result_json(run(jobs, flat_machine(), options), context).dump();
+  auto b = result_json(run(jobs, flat_machine(), options), context).dump();
+  EXPECT_EQ(a, b);
+  EXPECT_GT(nlohmann::json::parse(a)["predicted_time_s"].get<double>(), 0);
+}
+
+TEST(SimEngine, JsonAndTable) {
+  auto r = run({{compute(10 * us), sendrecv(1, 100, 1, 100)}, {compute(2 * us), sendrecv(0, 100, 0, 100)}},
+               flat_machine());
+  auto j = result_json(r, {"two", "flat"});
+  for (const char* key : {"predicted_time_s", "events", "mpi_calls", "wall_s", "ranks", "slowest_rank"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["ranks"].size(), 2u);
+  EXPECT_EQ(j["slowest_rank"], 1);
+  EXPECT_EQ(j["slowest"]["waited_on"], 0);
+  auto table = result_table(r, {"two", "flat"});
+  EXPECT_NE(table.find("mostly wait (mostly for rank 0)"), std::string::npos) << table;
+  auto many = result_table(run(random_job(40, 3, 1), flat_machine()), {"many", "flat"});
+  EXPECT_NE(many.find("median"), std::string::npos) << many;
+  EXPECT_NE(many.find("slowest rank"), std::string::npos) << many;
+}
+
+TEST(SimEngine, TimelineIsChromeTraceJson) {
+  auto path = std::filesystem::temp_directory_path() / "perfcast_sim_timeline_test.json";
+  {
+    ChromeTraceWriter writer(path, 2);
+    SimOptions options;
+    options.timeline = &writer;
+    run({{compute(10 * us), sendrecv(1, 100, 1, 100)}, {compute(2 * us), sendrecv(0, 100, 0, 100)}}, flat_machine(),
+        options);
+    writer.close();
+  }
+  std::ifstream in(path);
+  auto j = nlohmann::json::parse(in);
+  int spans = 0, waits = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++spans;
+    if (e["cat"] == "wait") {
+      ++waits;
+      EXPECT_EQ(e["tid"], 1);
+      EXPECT_NEAR(e["dur"].get<double>(), 8.0, 1e-9) << "8 us of wait on rank 1";
+      EXPECT_EQ(e["name"], "sendrecv wait");
+    }
+  }
+  EXPECT_EQ(waits, 1);
+  EXPECT_EQ(spans, 4) << "2 compute, 1 wait, 1 comm";
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace perfcast::sim::test
