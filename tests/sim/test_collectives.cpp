@@ -97,10 +97,15 @@ TEST_P(CollectiveSizes, AlgorithmModeRespectsDependencies) {
           EXPECT_DOUBLE_EQ(t.end_s, arrival(i)) << what << ": one member costs nothing";
           continue;
         }
-        if (from_root(kind) && i != root) EXPECT_GT(t.end_s, arrival(root)) << what << ": waits for the root";
-        if (to_root(kind) && i == root) EXPECT_TRUE(after(t.end_s, last)) << what << ": the root waits for the last";
-        if (!from_root(kind) && !to_root(kind) && kind != Kind::Scan && kind != Kind::Exscan)
+        if (from_root(kind) && i != root) {
+          EXPECT_GT(t.end_s, arrival(root)) << what << ": waits for the root";
+        }
+        if (to_root(kind) && i == root) {
+          EXPECT_TRUE(after(t.end_s, last)) << what << ": the root waits for the last";
+        }
+        if (!from_root(kind) && !to_root(kind) && kind != Kind::Scan && kind != Kind::Exscan) {
           EXPECT_TRUE(after(t.end_s, last)) << what << ": waits for the last";
+        }
         if (kind == Kind::Scan && i > 0) {
           double before = 0;
           for (int j = 0; j <= i; ++j) before = std::max(before, arrival(j));
