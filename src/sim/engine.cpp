@@ -142,6 +142,9 @@ struct Comm {
   std::uint64_t first_index = 0;
   double bytes = 0;
   std::vector<double> arrival;
+  // Live runs only: per member, a copy of the event it entered the collective
+  // with (event_copies_ index), which is what the DataMover is handed.
+  std::vector<std::uint32_t> entered;
 
   int world_of(int r) const { return world.empty() ? r : world[static_cast<size_t>(r)]; }
   int handle_of(int r) const { return handles.empty() ? events::kCommWorld : handles[static_cast<size_t>(r)]; }
@@ -220,6 +223,7 @@ class Engine {
   std::uint32_t lookup_request(RankState& R, int r, std::uint64_t id);
   void release(RankState& R, std::uint32_t q);
   void probe(RankState& R, int r);
+  void probe_found(RankState& R, int r, std::uint32_t message);
 
   // Collectives.
   void collective(RankState& R, int r);
@@ -323,7 +327,8 @@ SimResult Engine::run() {
              R.waiting.capacity() * sizeof(std::uint32_t) +
              (R.ev.requests.capacity() + R.ev.counts.capacity() + R.ev.counts2.capacity()) * sizeof(std::uint64_t);
   for (const auto& c : comms_)
-    bytes += (c.world.capacity() + c.handles.capacity()) * sizeof(std::int32_t) + c.arrival.capacity() * sizeof(double);
+    bytes += (c.world.capacity() + c.handles.capacity() + c.entered.capacity()) * sizeof(std::int32_t) +
+             c.arrival.capacity() * sizeof(double);
   result_.engine_bytes = bytes;
   result_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return std::move(result_);
@@ -752,7 +757,20 @@ void Engine::arrive(int d, int handle, std::uint32_t m) {
   auto& R = ranks_[static_cast<size_t>(d)];
   if (R.block == Block::Probe && !R.resolved && R.ev.comm == handle &&
       matches(R.ev.peer, R.ev.tag, msg.source, msg.tag))
-    resolve(d, msg.arrival_s, msg.time_s, msg.world);
+    probe_found(R, d, m);
+}
+
+// Rank r's probe sees message m (which stays queued): its status is m's envelope.
+void Engine::probe_found(RankState& R, int r, std::uint32_t m) {
+  const Envelope& msg = envelopes_[m];
+  if (options_.mover && msg.event_copy != kNone) {
+    // A copy: the probe's own event keeps its filters (wildcards) for reports.
+    Event status = R.ev;
+    status.peer = msg.source;
+    status.tag = msg.tag;
+    options_.mover->deliver(event_copies_[msg.event_copy], msg.world, status, r);
+  }
+  resolve(r, msg.arrival_s, msg.time_s, msg.world);
 }
 
 void Engine::match(std::uint32_t m, std::uint32_t p) {
@@ -798,7 +816,7 @@ void Engine::probe(RankState& R, int r) {
   const Queues& qs = queues(r, e.comm);
   for (auto m = qs.unexpected_head; m != kNone; m = envelopes_[m].next) {
     const Envelope& msg = envelopes_[m];
-    if (matches(e.peer, e.tag, msg.source, msg.tag)) return resolve(r, msg.arrival_s, msg.time_s, msg.world);
+    if (matches(e.peer, e.tag, msg.source, msg.tag)) return probe_found(R, r, m);
   }
 }
 
@@ -835,6 +853,7 @@ void Engine::collective(RankState& R, int r) {
     c->first_index = R.index - 1;
     c->bytes = 0;
     c->arrival.assign(static_cast<size_t>(c->size), 0.0);
+    if (options_.mover) c->entered.assign(static_cast<size_t>(c->size), kNone);
   } else if (c->kind != e.kind) {
     fail(r, fmt::format("{} on communicator {} while rank {} (event {}) called {} on it: members disagree on the "
                         "collective",
@@ -845,6 +864,7 @@ void Engine::collective(RankState& R, int r) {
                         events::kind_name(e.kind), e.root, c->first_world, c->first_index, c->root));
   }
   c->arrival[static_cast<size_t>(my_rank)] = R.clock;
+  if (options_.mover) c->entered[static_cast<size_t>(my_rank)] = copy_event(e);
   c->bytes = std::max(c->bytes, collective_bytes(e, c->size));
   ++c->arrived;
   R.block = Block::Collective;
@@ -882,9 +902,11 @@ void Engine::complete_collective(Comm& c) {
     std::vector<int> worlds(static_cast<size_t>(c.size));
     for (int i = 0; i < c.size; ++i) {
       worlds[static_cast<size_t>(i)] = c.world_of(i);
-      members[static_cast<size_t>(i)] = &ranks_[static_cast<size_t>(c.world_of(i))].ev;
+      members[static_cast<size_t>(i)] = &event_copies_[c.entered[static_cast<size_t>(i)]];
     }
     options_.mover->collective(members, worlds);
+    for (auto copy : c.entered) free_event_copies_.push_back(copy);
+    c.entered.clear();
   }
   if (kind == Kind::CommSplit || kind == Kind::CommDup || kind == Kind::CartCreate) create_communicators(c);
 

@@ -11,13 +11,19 @@ namespace perfcast::sim {
 
 namespace {
 
+// Below a picosecond a time is rounding noise of the engine's sums (a wait of
+// end - start - comm that should be 0), not a result: the table shows 0, the
+// JSON keeps the exact double.
+constexpr double kShownAsZero_s = 1e-12;
+
 std::string seconds(double s) {
-  if (s == 0) return "0 s";
   double a = std::abs(s);
+  if (a < kShownAsZero_s) return "0 s";
   if (a >= 1) return fmt::format("{:.4g} s", s);
   if (a >= 1e-3) return fmt::format("{:.4g} ms", s * 1e3);
   if (a >= 1e-6) return fmt::format("{:.4g} us", s * 1e6);
-  return fmt::format("{:.4g} ns", s * 1e9);
+  if (a >= 1e-9) return fmt::format("{:.4g} ns", s * 1e9);
+  return fmt::format("{:.4g} ps", s * 1e12);
 }
 
 std::string why(const SimResult& r) {

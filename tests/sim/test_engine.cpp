@@ -115,6 +115,104 @@ TEST(SimEngine, DataMoverSeesEveryMatchAndCollective) {
   EXPECT_EQ(mover.collectives, 1);
 }
 
+// Records what a live runtime would be told about probes and collectives.
+class RecordingMover : public events::DataMover {
+ public:
+  struct Delivery {
+    Kind received_kind;
+    int peer, tag, send_world, recv_world;
+    std::uint64_t bytes;
+  };
+  void deliver(const Event& send, int send_world, Event& received, int recv_world) override {
+    deliveries.push_back({received.kind, received.peer, received.tag, send_world, recv_world, send.bytes});
+  }
+  void collective(const std::vector<Event*>& members, const std::vector<int>& world) override {
+    for (size_t i = 0; i < members.size(); ++i) {
+      // The event the member entered with: its kind and the data it attached.
+      EXPECT_EQ(members[i]->kind, Kind::Bcast) << world[i];
+      EXPECT_EQ(members[i]->live, reinterpret_cast<void*>(static_cast<std::uintptr_t>(1000 + world[i]))) << world[i];
+      EXPECT_EQ(members[i]->bytes, static_cast<std::uint64_t>(64 + world[i])) << world[i];
+    }
+    ++collectives;
+  }
+  std::vector<Delivery> deliveries;
+  int collectives = 0;
+};
+
+Event probe(int peer, int tag) { return p2p(Kind::Probe, peer, 0, tag); }
+
+TEST(SimEngine, ProbeReportsTheMatchedEnvelopeToTheMover) {
+  // Rank 0 probes (any source, any tag) twice: rank 1's 24 B message (tag 9) has
+  // arrived by then (found in the queue); rank 2's 40 B message (tag 4) comes
+  // 20 us later (found on arrival). Each probe is told source, tag and size;
+  // each receive after it too; the probe leaves the message queued.
+  RecordingMover mover;
+  SimOptions options;
+  options.mover = &mover;
+  auto r = run({{compute(5 * us), probe(events::kAnySource, events::kAnyTag), recv(1, 24, 9),
+                 probe(events::kAnySource, events::kAnyTag), recv(2, 40, 4)},
+                {send(0, 24, 9)},
+                {compute(20 * us), send(0, 40, 4)}},
+               flat_machine(), options);
+  ASSERT_EQ(mover.deliveries.size(), 4u);
+  const auto& p1 = mover.deliveries[0];
+  EXPECT_EQ(p1.received_kind, Kind::Probe);
+  EXPECT_EQ(p1.peer, 1);
+  EXPECT_EQ(p1.tag, 9);
+  EXPECT_EQ(p1.send_world, 1);
+  EXPECT_EQ(p1.recv_world, 0);
+  EXPECT_EQ(p1.bytes, 24u);
+  EXPECT_EQ(mover.deliveries[1].received_kind, Kind::Recv);
+  EXPECT_EQ(mover.deliveries[1].peer, 1);
+  const auto& p2 = mover.deliveries[2];
+  EXPECT_EQ(p2.received_kind, Kind::Probe);
+  EXPECT_EQ(p2.peer, 2);
+  EXPECT_EQ(p2.tag, 4);
+  EXPECT_EQ(p2.bytes, 40u);
+  EXPECT_EQ(mover.deliveries[3].received_kind, Kind::Recv);
+  // Rank 2 sends at 20 us: its message arrives at 20 + 1 (L) + 0.04 (40 B at
+  // 1 GB/s) us, which ends the second probe; eager data, o = 0: the receive
+  // ends then too.
+  EXPECT_NEAR(r.ranks[0].end_s, 21.04 * us, 1e-15);
+}
+
+TEST(SimEngine, CollectiveMoverGetsTheEventsMembersEnteredWith) {
+  // Each member tags its bcast with its own `live` and size; rank 2 comes 30 us
+  // late. The mover must see every member's bcast event, not what a member does next.
+  RecordingMover mover;
+  SimOptions options;
+  options.mover = &mover;
+  options.collectives = CollectiveMode::Algorithms;
+  std::vector<std::vector<Event>> ranks(4);
+  for (int r = 0; r < 4; ++r) {
+    auto& s = ranks[static_cast<size_t>(r)];
+    if (r == 2) s.push_back(compute(30 * us));
+    Event b = coll(Kind::Bcast, 64 + static_cast<std::uint64_t>(r), 0);
+    b.live = reinterpret_cast<void*>(static_cast<std::uintptr_t>(1000 + r));
+    s.push_back(b);
+    s.push_back(send((r + 1) % 4, 8, 3));
+    s.push_back(recv((r + 3) % 4, 8, 3));
+  }
+  run(ranks, flat_machine(), options);
+  EXPECT_EQ(mover.collectives, 1);
+  EXPECT_EQ(mover.deliveries.size(), 4u);
+}
+
+TEST(SimReport, SubPicosecondNoiseShowsAsZeroJsonKeepsIt) {
+  // A wait of 3.903e-18 s is the rounding of end - start - comm: the table shows
+  // 0 s (not "3.903e-09 ns"); the JSON keeps the double as computed.
+  SimResult r;
+  r.ranks = {{1e-3, 3.903e-18, 2e-6, 1.002e-3}, {1e-3, 5e-12, 2e-6, 1.002e-3}};
+  r.predicted_time_s = 1.002e-3;
+  r.slowest_component = "calc";
+  auto table = result_table(r, {"noise", "flat"});
+  EXPECT_EQ(table.find("e-"), std::string::npos) << table;
+  EXPECT_NE(table.find(" 0 s"), std::string::npos) << table;
+  EXPECT_NE(table.find("5 ps"), std::string::npos) << "a real 5 ps stays visible:\n" << table;
+  auto j = result_json(r, {"noise", "flat"});
+  EXPECT_EQ(j["ranks"][0]["wait_s"].get<double>(), 3.903e-18);
+}
+
 // A random job with wildcards, nonblocking calls and collectives.
 std::vector<std::vector<Event>> random_job(int p, int steps, unsigned seed) {
   std::mt19937 rng(seed);

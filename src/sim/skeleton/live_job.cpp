@@ -161,7 +161,6 @@ Rank::~Rank() {
     op->rank_done = true;
     job_->maybe_free(op);
   }
-  for (LiveOp* op : pending_collectives_) op->rank = nullptr;
   job_->ranks[static_cast<std::size_t>(world_rank_)] = nullptr;
 }
 
@@ -515,38 +514,14 @@ void LiveJobSource::deliver(const Event& send, int send_world_rank, Event& recei
 void LiveJobSource::collective(const std::vector<Event*>& members, const std::vector<int>& world_ranks) {
   if (members.empty()) return;
   const std::size_t n = members.size();
-  // Each member's op is its oldest collective not yet completed: collectives
-  // complete in each rank's call order, and members[i] may already hold a later
-  // call of a rank the engine let run on (a bcast root, a reduce contributor).
+  // members[i] is the event member i entered the collective with (the engine
+  // keeps it until this call), so its op is the one attached to it; LMPI_* and
+  // barrier-like calls attach none and move nothing.
   std::vector<LiveOp*> ops(n, nullptr);
-  Kind kind = members[0]->kind;
-  bool found = false;
+  const Kind kind = members[0]->kind;
   for (std::size_t i = 0; i < n; ++i) {
-    auto w = static_cast<std::size_t>(world_ranks[i]);
-    Rank* rank = w < job_->ranks.size() ? job_->ranks[w] : nullptr;
-    if (rank && !rank->pending_collectives_.empty()) {
-      LiveOp* oldest = rank->pending_collectives_.front();
-      if (oldest->comm_size == static_cast<int>(n)) ops[i] = oldest;
-    }
-  }
-  for (std::size_t i = 0; i < n && !found; ++i) {
-    // The kind: that of a member blocked in the collective (the last to arrive is).
-    auto* live = static_cast<LiveOp*>(members[i]->live);
-    if (live && live == ops[i] && members[i]->kind == live->kind) {
-      kind = live->kind;
-      found = true;
-    }
-  }
-  if (!found) {
-    // No member carries data (LMPI_* or barrier-like calls): nothing to move.
-    for (std::size_t i = 0; i < n; ++i) ops[i] = nullptr;
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    if (ops[i] && ops[i]->kind != kind) ops[i] = nullptr;
-    if (ops[i] && ops[i]->rank) {
-      auto& pending = ops[i]->rank->pending_collectives_;
-      pending.erase(pending.begin());
-    }
+    auto* op = static_cast<LiveOp*>(members[i]->live);
+    if (op && op->kind == kind) ops[i] = op;
   }
   auto all_inputs = [&] { return std::all_of(ops.begin(), ops.end(), [](LiveOp* op) { return op && op->has_input; }); };
 

@@ -417,7 +417,6 @@ Coll coll_begin(Rank* rk, bool live, const char* call, Kind kind, MPI_Comm comm)
     k.op = rk->new_op(call, kind, comm);
     k.op->engine_refs = 1;
     k.op->comm_size = k.c.size;
-    rk->add_pending_collective(k.op);
   }
   return k;
 }
@@ -967,7 +966,6 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   LiveOp* op = rk->new_op(call_name, Kind::CommSplit, comm);
   op->engine_refs = 1;
   op->comm_size = rk->comm(comm, call_name).size;
-  rk->add_pending_collective(op);
   op->color = color;
   op->key = key;
   int handle = color == MPI_UNDEFINED ? MPI_COMM_NULL : rk->next_comm_handle();

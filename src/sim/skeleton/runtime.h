@@ -114,7 +114,6 @@ class Rank final : public events::RankSource {
   LiveOp* new_op(const char* call, events::Kind kind, int comm);
   void done_with(LiveOp* op);  // the rank has gone past op
   std::uint64_t add_request(LiveOp* op);
-  void add_pending_collective(LiveOp* op) { pending_collectives_.push_back(op); }
   LiveOp* find_request(std::uint64_t id, const char* call);
   void complete_request(LiveOp* op);
 
@@ -140,10 +139,6 @@ class Rank final : public events::RankSource {
   int exit_code_ = -1;
   std::vector<LiveOp*> requests_;  // active nonblocking requests (few: linear search)
   LiveOp* inflight_ = nullptr;     // the op of the call being made, until the rank is past it
-  // Collective ops not yet completed by the engine, oldest first. A rank may run on
-  // past a rooted collective before the others arrive, and then the engine's
-  // current event for it is no longer that collective's.
-  std::vector<LiveOp*> pending_collectives_;
   struct Slot {
     std::shared_ptr<const Comm> comm;
     int rank = 0;
