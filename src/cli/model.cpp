@@ -1,12 +1,21 @@
 // `perfcast model`: looks into a program model. `model params` lists the
-// parameters a prediction binds, with their descriptions and defaults.
+// parameters a prediction binds, with their descriptions and defaults;
+// `model events` evaluates the model per rank into event streams (a trace
+// directory) that `perfcast simulate` runs: an automatic skeleton.
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/machine_options.h"
+#include "cli/parameters.h"
+#include "events/trace.h"
+#include "model/costs.h"
+#include "model/model_events.h"
 #include "model/program_model.h"
+#include "report/table.h"
 #include <algorithm>
 
 namespace perfcast::cli {
@@ -43,6 +52,69 @@ void list_parameters(const ParamsArgs& a) {
                              p.description);
 }
 
+struct EventsArgs {
+  std::string model_file;
+  int np = 1;
+  std::vector<std::string> params;
+  std::string output;
+  MachineOptions machine;
+  std::uint64_t max_events = 50'000'000;
+  bool json = false;
+};
+
+void write_events(const EventsArgs& a) {
+  model::ProgramModel m = model::load_program_model(a.model_file);
+  std::optional<machine::Machine> machine;
+  if (!a.machine.file.empty()) machine = load_machine(a.machine);
+  model::EventOptions options;
+  options.max_events = a.max_events;
+  if (machine) options.math = &machine->groups.front().math;
+  auto ranks = model::model_events(m, a.np, parse_parameters(a.params), options);
+
+  events::TraceMetadata meta;
+  meta.program = m.program.empty() ? a.model_file : m.program;
+  meta.command = {"perfcast", "model", "events", a.model_file, "--np", std::to_string(a.np)};
+  for (const auto& p : a.params) {
+    meta.command.push_back("--param");
+    meta.command.push_back(p);
+  }
+  events::TraceWriter writer(a.output, a.np, meta);
+  for (const auto& r : ranks)
+    for (const auto& e : r.events) writer.append(r.rank, e);
+  writer.close();
+
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const auto& r : ranks) {
+    double flops = 0, bytes = 0;
+    std::uint64_t bursts = 0;
+    for (const auto& e : r.events)
+      if (e.kind == events::Kind::Compute) {
+        ++bursts;
+        flops += e.flops;
+        bytes += e.bytes_moved;
+      }
+    per_rank.push_back({{"rank", r.rank},
+                        {"events", r.events.size()},
+                        {"mpi_calls", r.mpi_calls},
+                        {"compute_bursts", bursts},
+                        {"flops", flops},
+                        {"bytes_moved", bytes}});
+  }
+  if (a.json) {
+    std::cout << nlohmann::json({{"trace", a.output}, {"np", a.np}, {"ranks", per_rank}}).dump(2) << "\n";
+    return;
+  }
+  report::Table t({"rank", "events", "MPI calls", "compute bursts", "flops", "bytes moved"});
+  auto shown = per_rank.size() <= 16 ? per_rank : nlohmann::json::array({per_rank.front(), per_rank.back()});
+  for (const auto& r : shown)
+    t.add_row({std::to_string(r["rank"].get<int>()), std::to_string(r["events"].get<std::uint64_t>()),
+               fmt::format("{:.0f}", r["mpi_calls"].get<double>()),
+               std::to_string(r["compute_bursts"].get<std::uint64_t>()), fmt::format("{:.4g}", r["flops"].get<double>()),
+               fmt::format("{:.4g}", r["bytes_moved"].get<double>())});
+  std::cout << fmt::format("{}: {} ranks -> {}\n", a.model_file, a.np, a.output) << t.render()
+            << fmt::format("run it: perfcast simulate --machine M {}\n", a.output);
+}
+
 }  // namespace
 
 void add_model_command(CLI::App& app) {
@@ -53,6 +125,25 @@ void add_model_command(CLI::App& app) {
   params->add_option("model", a->model_file, "Program model (JSON)")->required()->check(CLI::ExistingFile);
   params->add_flag("--json", a->json, "Print the list as JSON");
   params->callback([a] { list_parameters(*a); });
+
+  auto e = std::make_shared<EventsArgs>();
+  CLI::App* ev = cmd->add_subcommand(
+      "events",
+      "Evaluate a program model per rank into event streams (a trace directory: compute bursts with flops and "
+      "bytes, MPI operations in program order) that 'perfcast simulate' runs: an automatic skeleton");
+  ev->add_option("model", e->model_file, "Program model (JSON)")->required()->check(CLI::ExistingFile);
+  ev->add_option("-n,--np", e->np, "Number of MPI ranks")->required()->check(CLI::PositiveNumber);
+  add_parameter_option(*ev, e->params);
+  ev->add_option("-o,--output", e->output, "Trace directory to write")->required();
+  add_machine_options(*ev, e->machine, false);
+  ev->add_option("--max-events", e->max_events, "Refuse to build more events than this over all ranks")
+      ->capture_default_str();
+  ev->add_flag("--json", e->json, "Print the summary as JSON");
+  ev->footer(
+      "--machine only prices math calls in flops (default: 20 flops per call). Example: perfcast model events "
+      "apps/wave3d/wave3d.model.json --np 8 --param n=64 --param steps=10 -o wave3d.trace && perfcast simulate "
+      "--machine polus wave3d.trace");
+  ev->callback([e] { write_events(*e); });
 }
 
 }  // namespace perfcast::cli

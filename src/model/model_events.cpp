@@ -1,0 +1,383 @@
+#include "model/model_events.h"
+
+#include <cmath>
+#include <deque>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "model/costs.h"
+#include "support/error.h"
+
+namespace perfcast::model {
+
+namespace {
+
+using events::Event;
+using events::Kind;
+
+bool single_precision_math(const std::string& name) {
+  return name.size() > 1 && name.back() == 'f' && name != "sqrt" && name != "pow";
+}
+
+// Which functions contain an MPI item, directly or through calls.
+class MpiReach {
+ public:
+  explicit MpiReach(const ProgramModel& model) : model_(model) {}
+
+  bool function(const std::string& name) {
+    auto memo = memo_.find(name);
+    if (memo != memo_.end()) return memo->second;
+    auto fn = model_.functions.find(name);
+    if (fn == model_.functions.end()) throw UserError(fmt::format("call to unknown function '{}'", name));
+    if (!active_.insert(name).second)
+      throw UserError(fmt::format("function '{}' calls itself (directly or not); recursion cannot be evaluated", name));
+    bool has = items(fn->second.body);
+    active_.erase(name);
+    memo_[name] = has;
+    return has;
+  }
+
+  bool items(const Items& list) {
+    for (const Item& it : list)
+      if (item(it)) return true;
+    return false;
+  }
+
+  bool item(const Item& it) {
+    if (std::holds_alternative<MpiItem>(it.body)) return true;
+    if (auto* l = std::get_if<LoopItem>(&it.body)) return items(l->body);
+    if (auto* b = std::get_if<BranchItem>(&it.body)) return items(b->then_items) || items(b->else_items);
+    if (auto* c = std::get_if<CallItem>(&it.body)) return function(c->function);
+    return false;
+  }
+
+ private:
+  const ProgramModel& model_;
+  std::map<std::string, bool> memo_;
+  std::set<std::string> active_;
+};
+
+struct Burst {
+  double flops = 0, bytes = 0;
+  std::uint32_t site = 0;
+  bool empty() const { return flops == 0 && bytes == 0; }
+};
+
+class RankEvaluator {
+ public:
+  RankEvaluator(const ProgramModel& model, ProgramModel& scratch, std::map<const Item*, std::string>& item_functions,
+                std::map<std::string, SymbolicCosts>& item_costs, MpiReach& reach, const EventOptions& options,
+                int rank, int size, std::uint64_t& budget)
+      : model_(model),
+        scratch_(scratch),
+        item_functions_(item_functions),
+        item_costs_(item_costs),
+        reach_(reach),
+        options_(options),
+        rank_(rank),
+        size_(size),
+        budget_(budget) {}
+
+  RankEvents run(const expr::Bindings& rank_bindings) {
+    out_.rank = rank_;
+    call_function(model_.entry, rank_bindings);
+    flush();
+    return std::move(out_);
+  }
+
+ private:
+  void call_function(const std::string& name, const expr::Bindings& scope) {
+    auto fn = model_.functions.find(name);
+    if (fn == model_.functions.end()) throw UserError(fmt::format("call to unknown function '{}'", name));
+    items(fn->second.body, scope);
+  }
+
+  void items(const Items& list, const expr::Bindings& scope) {
+    for (const Item& it : list) item(it, scope);
+  }
+
+  void item(const Item& it, const expr::Bindings& scope) {
+    if (!reach_.item(it)) {
+      add_work(it, scope);
+      return;
+    }
+    if (auto* l = std::get_if<LoopItem>(&it.body)) {
+      std::int64_t trips = integer(l->trip_count, scope, it.line, "trip count");
+      expr::Bindings inner = scope;
+      for (std::int64_t v = 0; v < trips; ++v) {
+        if (!l->var.empty()) inner[l->var] = v;
+        items(l->body, inner);
+      }
+    } else if (auto* b = std::get_if<BranchItem>(&it.body)) {
+      bool then_side;
+      if (b->condition) {
+        then_side = expr::evaluate(*b->condition, scope).real() != 0;
+      } else {
+        double& credit = credit_[&it];
+        credit += b->probability;
+        then_side = credit >= 0.5;
+        if (then_side) credit -= 1;
+      }
+      items(then_side ? b->then_items : b->else_items, scope);
+    } else if (auto* c = std::get_if<CallItem>(&it.body)) {
+      // The callee sees the caller's names (as substitution into the caller
+      // does in costs.cpp) with its parameters bound to the arguments.
+      expr::Bindings inner = scope;
+      for (const auto& [name, value] : c->args) inner[name] = expr::evaluate(value, scope);
+      call_function(c->function, inner);
+    } else if (auto* m = std::get_if<MpiItem>(&it.body)) {
+      mpi(*m, it.line, scope);
+    }
+  }
+
+  std::int64_t integer(const Expr& e, const expr::Bindings& scope, int line, const char* what) {
+    double v = expr::evaluate(e, scope).real();
+    if (!std::isfinite(v)) throw UserError(fmt::format("line {}: the {} is not finite", line, what));
+    return v <= 0 ? 0 : std::llround(v);
+  }
+
+  // MPI-free work: its symbolic costs (computed once per item), evaluated here.
+  void add_work(const Item& it, const expr::Bindings& scope) {
+    auto fn = item_functions_.find(&it);
+    if (fn == item_functions_.end()) {
+      std::string name = fmt::format("__model_events_item_{}", item_functions_.size());
+      scratch_.functions[name] = Function{name, it.line, {}, {it}};
+      item_costs_[name] = symbolic_costs(scratch_, name);
+      fn = item_functions_.emplace(&it, name).first;
+    }
+    RankCounts c = evaluate_rank(item_costs_.at(fn->second), scope, rank_);
+    double math = 0;
+    for (const auto& [name, calls] : c.math_calls) {
+      bool single = single_precision_math(name);
+      std::string base = single ? name.substr(0, name.size() - 1) : name;
+      machine::MathCosts defaults;
+      const machine::MathCosts& table = options_.math ? *options_.math : defaults;
+      math += calls * table.flops(base, single ? machine::Precision::Single : machine::Precision::Double);
+    }
+    double flops = c.flops_double + c.flops_single + math, bytes = c.load_bytes + c.store_bytes;
+    if (flops == 0 && bytes == 0) return;
+    if (pending_.empty()) pending_.site = static_cast<std::uint32_t>(std::max(it.line, 0));
+    pending_.flops += flops;
+    pending_.bytes += bytes;
+  }
+
+  void flush() {
+    if (pending_.empty()) return;
+    Event e;
+    e.kind = Kind::Compute;
+    e.flops = pending_.flops;
+    e.bytes_moved = pending_.bytes;
+    e.site = pending_.site;
+    push(std::move(e));
+    pending_ = {};
+  }
+
+  void push(Event e) {
+    if (budget_ == 0)
+      throw UserError(fmt::format("the model gives more than {} events over all ranks", options_.max_events), {},
+                      "use fewer time steps or ranks (--param), or raise --max-events");
+    --budget_;
+    if (e.kind != Kind::Compute) out_.mpi_calls += 1;
+    out_.events.push_back(std::move(e));
+  }
+
+  std::int32_t peer_of(const MpiItem& m, const expr::Bindings& scope, bool receive) {
+    if (!m.peer) return receive ? events::kAnySource : (rank_ + 1) % size_;
+    std::int64_t p = expr::evaluate_integer(*m.peer, scope);
+    if (p < 0) return events::kProcNull;
+    if (p >= size_)
+      throw UserError(fmt::format("rank {} addresses rank {}, but the job has {} ranks", rank_, p, size_));
+    return static_cast<std::int32_t>(p);
+  }
+
+  void mpi(const MpiItem& m, int line, const expr::Bindings& scope) {
+    std::int64_t calls = integer(m.count, scope, line, "call count");
+    if (calls == 0) return;
+    double bytes_real = expr::evaluate(m.bytes, scope).real();
+    auto bytes = static_cast<std::uint64_t>(std::llround(std::max(0.0, bytes_real)));
+    auto n = static_cast<std::uint64_t>(size_);
+    flush();
+    for (std::int64_t i = 0; i < calls; ++i) {
+      Event e;
+      e.site = static_cast<std::uint32_t>(std::max(line, 0));
+      e.bytes = bytes;
+      const std::string& op = m.op;
+      bool root_rank = m.root && expr::evaluate_integer(*m.root, scope) == rank_;
+      if (m.root) e.root = static_cast<std::int32_t>(expr::evaluate_integer(*m.root, scope));
+      if (op == "send" || op == "rsend" || op == "bsend" || op == "ssend") {
+        e.kind = op == "ssend" ? Kind::Ssend : Kind::Send;
+        e.peer = peer_of(m, scope, false);
+      } else if (op == "isend" || op == "issend") {
+        e.kind = op == "issend" ? Kind::Issend : Kind::Isend;
+        e.peer = peer_of(m, scope, false);
+        e.request = ++last_request_;
+        pending_requests_.push_back(e.request);
+      } else if (op == "recv") {
+        e.kind = Kind::Recv;
+        e.peer = peer_of(m, scope, true);
+      } else if (op == "irecv") {
+        e.kind = Kind::Irecv;
+        e.peer = peer_of(m, scope, true);
+        e.request = ++last_request_;
+        pending_requests_.push_back(e.request);
+      } else if (op == "sendrecv") {
+        e.kind = Kind::Sendrecv;
+        e.peer = peer_of(m, scope, false);
+        e.root = events::kProcNull;  // the source: matched over all ranks afterwards
+        e.bytes2 = 0;
+      } else if (op == "wait" || op == "waitany") {
+        e.kind = Kind::Wait;
+        if (!pending_requests_.empty()) {
+          e.requests = {pending_requests_.front()};
+          pending_requests_.pop_front();
+        }
+        e.bytes = 0;
+      } else if (op == "waitall") {
+        e.kind = Kind::Waitall;
+        e.requests.assign(pending_requests_.begin(), pending_requests_.end());
+        pending_requests_.clear();
+        e.bytes = 0;
+      } else if (op == "test" || op == "testall") {
+        e.kind = op == "test" ? Kind::Test : Kind::Testall;
+        e.bytes = 0;
+      } else if (op == "probe") {
+        e.kind = Kind::Probe;
+        e.peer = peer_of(m, scope, true);
+        e.bytes = 0;
+      } else if (op == "iprobe") {
+        e.kind = Kind::Marker;
+        e.bytes = 0;
+      } else if (op == "barrier") {
+        e.kind = Kind::Barrier;
+        e.bytes = 0;
+      } else if (op == "bcast" || op == "reduce" || op == "allreduce" || op == "scan" || op == "exscan" ||
+                 op == "reduce_scatter") {
+        static const std::map<std::string, Kind> kinds = {{"bcast", Kind::Bcast},       {"reduce", Kind::Reduce},
+                                                          {"allreduce", Kind::Allreduce}, {"scan", Kind::Scan},
+                                                          {"exscan", Kind::Exscan},
+                                                          {"reduce_scatter", Kind::ReduceScatter}};
+        e.kind = kinds.at(op);
+        e.bytes2 = bytes;
+      } else if (op == "gather" || op == "gatherv") {
+        // Every rank assumed to contribute as much as this one.
+        e.kind = op == "gather" ? Kind::Gather : Kind::Gatherv;
+        e.bytes2 = root_rank ? bytes * n : 0;
+        if (op == "gatherv" && root_rank) e.counts2.assign(n, bytes);
+      } else if (op == "scatter" || op == "scatterv") {
+        e.kind = op == "scatter" ? Kind::Scatter : Kind::Scatterv;
+        e.bytes2 = bytes;
+        e.bytes = root_rank ? bytes * n : 0;
+        if (op == "scatterv" && root_rank) e.counts.assign(n, bytes);
+      } else if (op == "allgather" || op == "allgatherv") {
+        e.kind = op == "allgather" ? Kind::Allgather : Kind::Allgatherv;
+        e.bytes2 = bytes * n;
+        if (op == "allgatherv") e.counts2.assign(n, bytes);
+      } else if (op == "alltoall" || op == "alltoallv") {
+        // The model's bytes are the send buffer: an equal share to every rank.
+        e.kind = op == "alltoall" ? Kind::Alltoall : Kind::Alltoallv;
+        e.bytes2 = bytes;
+        if (op == "alltoallv") {
+          e.counts.assign(n, bytes / n);
+          e.counts2.assign(n, bytes / n);
+        }
+      } else if (op == "cart_create" || op == "comm_dup" || op == "comm_split") {
+        e.kind = op == "cart_create" ? Kind::CartCreate : op == "comm_dup" ? Kind::CommDup : Kind::CommSplit;
+        e.color = 0;
+        e.key = rank_;
+        e.new_comm = next_comm_++;
+        live_comms_.push_back(e.new_comm);
+        e.bytes = 0;
+      } else if (op == "comm_free") {
+        e.kind = Kind::CommFree;
+        e.bytes = 0;
+        if (live_comms_.empty()) {
+          e.kind = Kind::Marker;  // nothing this stream created to free
+        } else {
+          e.comm = live_comms_.back();
+          live_comms_.pop_back();
+        }
+      } else if (op == "init") {
+        e.kind = Kind::Init;
+        e.bytes = 0;
+      } else if (op == "finalize") {
+        e.kind = Kind::Finalize;
+        e.bytes = 0;
+      } else {
+        throw UserError(fmt::format("line {}: MPI operation '{}' has no event form", line, op));
+      }
+      push(std::move(e));
+    }
+  }
+
+  const ProgramModel& model_;
+  ProgramModel& scratch_;
+  std::map<const Item*, std::string>& item_functions_;
+  std::map<std::string, SymbolicCosts>& item_costs_;
+  MpiReach& reach_;
+  const EventOptions& options_;
+  int rank_, size_;
+  std::uint64_t& budget_;
+
+  RankEvents out_;
+  Burst pending_;
+  std::map<const Item*, double> credit_;
+  std::deque<std::uint64_t> pending_requests_;
+  std::uint64_t last_request_ = 0;
+  std::int32_t next_comm_ = 2;  // 0 world, 1 self
+  std::vector<std::int32_t> live_comms_;
+};
+
+// A sendrecv names its destination only: its source is the rank whose call at
+// the same site and occurrence sends to this one (SPMD code: every rank runs
+// the same loop), and what that call sends is what this one receives.
+void match_sendrecv_sources(std::vector<RankEvents>& ranks) {
+  using Key = std::tuple<int, std::uint32_t, std::uint64_t>;  // destination, site, occurrence
+  std::map<Key, std::pair<int, std::uint64_t>> incoming;      // -> source, bytes
+  for (const auto& r : ranks) {
+    std::map<std::uint32_t, std::uint64_t> seen;
+    for (const auto& e : r.events) {
+      if (e.kind != Kind::Sendrecv) continue;
+      std::uint64_t k = seen[e.site]++;
+      if (e.peer >= 0) incoming[{e.peer, e.site, k}] = {r.rank, e.bytes};
+    }
+  }
+  for (auto& r : ranks) {
+    std::map<std::uint32_t, std::uint64_t> seen;
+    for (auto& e : r.events) {
+      if (e.kind != Kind::Sendrecv) continue;
+      std::uint64_t k = seen[e.site]++;
+      auto it = incoming.find({r.rank, e.site, k});
+      if (it != incoming.end()) {
+        e.root = it->second.first;
+        e.bytes2 = it->second.second;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<RankEvents> model_events(const ProgramModel& model, int np,
+                                     const std::map<std::string, expr::Value>& parameters,
+                                     const EventOptions& options) {
+  if (np < 1) throw UserError("the number of ranks must be at least 1", {}, "set --np");
+  ProgramModel scratch = model;
+  std::map<const Item*, std::string> item_functions;
+  std::map<std::string, SymbolicCosts> item_costs;
+  MpiReach reach(model);
+  reach.function(model.entry);
+  std::uint64_t budget = options.max_events;
+  std::vector<RankEvents> out;
+  out.reserve(static_cast<size_t>(np));
+  for (int r = 0; r < np; ++r) {
+    RankEvaluator eval(model, scratch, item_functions, item_costs, reach, options, r, np, budget);
+    out.push_back(eval.run(bind_rank(model, parameters, r, np)));
+  }
+  match_sendrecv_sources(out);
+  return out;
+}
+
+}  // namespace perfcast::model

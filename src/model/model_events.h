@@ -1,0 +1,60 @@
+// A program model evaluated per rank into event streams (DESIGN.md: "a static
+// model produces them when it is evaluated per rank"): an automatic skeleton
+// that `perfcast simulate` runs.
+//
+// How the model's tree becomes a stream, per rank:
+// - Work with no MPI inside (compute items, and whole loops, branches and calls
+//   that contain no MPI item) is priced symbolically (costs.h) and added to the
+//   pending compute burst: flops (double + single + math calls priced in flops)
+//   and bytes moved (loaded + stored). The burst is emitted before the next MPI
+//   operation, so a stream alternates bursts and MPI calls in program order.
+// - A loop with MPI inside runs iteration by iteration with its index bound; a
+//   branch with a condition takes the side the condition picks for this rank.
+// - A branch with only a probability and MPI on a side: MPI calls cannot be
+//   fractional, so each visit takes one side by error diffusion (a credit of p
+//   per visit; the then side when the credit reaches 1/2, which costs 1). Over
+//   n visits the then side runs round(n*p) times: the counts predict reports,
+//   to within one call per branch, in a deterministic order.
+// - MPI items become one event per call, in the order of the items. Point to
+//   point messages carry tag 0 (the model has no tags: MPI's non-overtaking
+//   order matches them); a negative peer is MPI_PROC_NULL; an unknown peer sends
+//   to rank+1 mod size and receives from any source. Nonblocking calls get fresh
+//   requests: wait completes the oldest pending one, waitall all of them;
+//   waitany completes the oldest; test/testall complete none; iprobe becomes a
+//   marker. A sendrecv's source is the rank whose call at the same site and
+//   occurrence sends to this one (the model only names the destination).
+//   Communicator calls create handles, but every event stays on MPI_COMM_WORLD
+//   (a cart_create without reorder, or a split/dup, keeps the rank order).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "events/event.h"
+#include "machine/machine.h"
+#include "model/program_model.h"
+
+namespace perfcast::model {
+
+struct EventOptions {
+  // Flops per math call; none: machine::MathCosts' defaults.
+  const machine::MathCosts* math = nullptr;
+  // Refuse to build more events than this over all ranks (memory bound).
+  std::uint64_t max_events = 50'000'000;
+};
+
+struct RankEvents {
+  int rank = 0;
+  std::vector<events::Event> events;
+  double mpi_calls = 0;  // events that are MPI calls (all but compute bursts)
+};
+
+// Throws UserError for a parameter without a value, an expression that does not
+// evaluate, or more than options.max_events events.
+std::vector<RankEvents> model_events(const ProgramModel& model, int np,
+                                     const std::map<std::string, expr::Value>& parameters,
+                                     const EventOptions& options = {});
+
+}  // namespace perfcast::model

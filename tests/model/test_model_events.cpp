@@ -1,0 +1,162 @@
+// Program models evaluated per rank into event streams (model/model_events.h):
+// the streams carry the MPI calls the analytic evaluation counts, the flops and
+// bytes it counts, in program order, and the simulator runs them to the end.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "events/memory_source.h"
+#include "machine/machine_io.h"
+#include "model/costs.h"
+#include "model/model_events.h"
+#include "model_text.h"
+#include "sim/engine.h"
+#include "support/error.h"
+
+using namespace perfcast;
+using namespace perfcast::model;
+using perfcast::testing::model_from;
+
+namespace {
+
+const std::string kWave3d = std::string(PERFCAST_SOURCE_DIR) + "/apps/wave3d/wave3d.model.json";
+
+machine::Machine polus() {
+  return machine::load_machine_file(std::string(PERFCAST_SOURCE_DIR) + "/machines/polus.toml");
+}
+
+struct StreamTotals {
+  double mpi_calls = 0, flops = 0, bytes = 0;
+  std::map<events::Kind, int> kinds;
+};
+
+StreamTotals totals(const RankEvents& r) {
+  StreamTotals t;
+  for (const auto& e : r.events) {
+    ++t.kinds[e.kind];
+    if (e.kind == events::Kind::Compute) {
+      t.flops += e.flops;
+      t.bytes += e.bytes_moved;
+    } else {
+      t.mpi_calls += 1;
+    }
+  }
+  return t;
+}
+
+// Per rank, the streams against the analytic evaluation (what predict reports).
+void expect_streams_match_counts(const ProgramModel& m, int np, const std::map<std::string, expr::Value>& params,
+                                 const std::vector<RankEvents>& ranks) {
+  ASSERT_EQ(ranks.size(), static_cast<size_t>(np));
+  SymbolicCosts costs = symbolic_costs(m);
+  for (int r = 0; r < np; ++r) {
+    RankCounts c = evaluate_rank(costs, bind_rank(m, params, r, np), r);
+    StreamTotals t = totals(ranks[static_cast<size_t>(r)]);
+    EXPECT_EQ(t.mpi_calls, c.mpi_calls) << "rank " << r;
+    EXPECT_EQ(ranks[static_cast<size_t>(r)].mpi_calls, c.mpi_calls) << "rank " << r;
+    EXPECT_DOUBLE_EQ(t.flops, c.flops_double + c.flops_single) << "rank " << r;
+    EXPECT_DOUBLE_EQ(t.bytes, c.load_bytes + c.store_bytes) << "rank " << r;
+  }
+}
+
+sim::SimResult simulate(const std::vector<RankEvents>& ranks, const machine::Machine& machine) {
+  std::vector<std::vector<events::Event>> streams;
+  for (const auto& r : ranks) streams.push_back(r.events);
+  events::VectorJobSource job(std::move(streams));
+  return sim::simulate(job, machine);
+}
+
+}  // namespace
+
+TEST(ModelEvents, Wave3dHandModelGivesTheCallsPredictCountsAndSimulates) {
+  ProgramModel m = load_program_model(kWave3d);
+  const int np = 8;  // a 2 x 2 x 2 process grid: every rank has three real neighbours
+  std::map<std::string, expr::Value> params = {{"n", 12}, {"steps", 3}};
+  auto ranks = model_events(m, np, params);
+  expect_streams_match_counts(m, np, params, ranks);
+
+  // Per step: 6 irecv, 6 isend (MPI_PROC_NULL included, as the program calls them), 1 waitall.
+  StreamTotals t0 = totals(ranks[0]);
+  EXPECT_EQ(t0.kinds[events::Kind::Irecv], 18);
+  EXPECT_EQ(t0.kinds[events::Kind::Isend], 18);
+  EXPECT_EQ(t0.kinds[events::Kind::Waitall], 3);
+  // Program order: the first step's calls come before the second step's stencil.
+  const auto& ev = ranks[0].events;
+  ASSERT_GE(ev.size(), 16u);
+  EXPECT_EQ(ev[0].kind, events::Kind::Compute);  // pack
+  EXPECT_EQ(ev[1].kind, events::Kind::Irecv);
+  EXPECT_EQ(ev[13].kind, events::Kind::Waitall);
+  EXPECT_EQ(ev[13].requests.size(), 12u);
+  EXPECT_EQ(ev[14].kind, events::Kind::Compute);  // unpack + stencil, merged into one burst
+  // Rank 0 sits at the low corner: its x_lo, y_lo, z_lo are MPI_PROC_NULL.
+  EXPECT_EQ(ev[1].peer, events::kProcNull);
+  EXPECT_EQ(ev[2].peer, 4);  // x_hi = rank + py*pz
+
+  auto result = simulate(ranks, polus());
+  EXPECT_EQ(result.mpi_calls, static_cast<std::uint64_t>(np) * 39u);
+  EXPECT_GT(result.predicted_time_s, 0);
+}
+
+// The shapes the analyser writes: MPI inside data-dependent branches (a
+// probability), loops over neighbours with the index in the peer, a sendrecv
+// that names only its destination, peers defaulting to rank+1 mod size.
+TEST(ModelEvents, AnalyserShapedModelMatchesCountsAndSimulates) {
+  ProgramModel m = model_from(R"json({
+    "main": { "body": [
+      { "kind": "mpi", "op": "init" },
+      { "kind": "loop", "var": "it", "trip_count": "iters", "body": [
+        { "kind": "compute", "flops_double": "2 * n", "load_bytes": "16 * n", "store_bytes": "8 * n" },
+        { "kind": "loop", "var": "d", "trip_count": "2", "body": [
+          { "kind": "mpi", "op": "sendrecv", "bytes": "8 * n", "peer": "select(rank + 1 < size, rank + 1, -1)" }
+        ]},
+        { "kind": "branch", "probability": 0.25, "then": [
+          { "kind": "mpi", "op": "allreduce", "bytes": "8" }
+        ], "else": [
+          { "kind": "compute", "flops_double": "1" }
+        ]},
+        { "kind": "call", "function": "halo", "args": { "m": "n" } }
+      ]},
+      { "kind": "mpi", "op": "barrier" },
+      { "kind": "mpi", "op": "finalize" }
+    ]},
+    "halo": { "parameters": ["m"], "body": [
+      { "kind": "mpi", "op": "irecv", "bytes": "8 * m", "peer": "peer_in" },
+      { "kind": "mpi", "op": "isend", "bytes": "8 * m", "peer": "peer_out" },
+      { "kind": "mpi", "op": "waitall" }
+    ]}
+  })json",
+                              R"json("parameters": { "n": {"default": "100"}, "iters": {},
+                                   "peer_in": {"default": "mod(rank + size - 1, size)"},
+                                   "peer_out": {"default": "mod(rank + 1, size)"} })json",
+                              "analysed_shape.json");
+  const int np = 3;
+  std::map<std::string, expr::Value> params = {{"iters", 8}};
+  auto ranks = model_events(m, np, params);
+  // A probability of 1/4 over 8 iterations: exactly 2 allreduces, as the weighted count says.
+  expect_streams_match_counts(m, np, params, ranks);
+  StreamTotals t = totals(ranks[1]);
+  EXPECT_EQ(t.kinds[events::Kind::Allreduce], 2);
+  EXPECT_EQ(t.kinds[events::Kind::Sendrecv], 16);
+
+  // The sendrecv's source is the rank that sends to this one at the same call.
+  for (const auto& e : ranks[1].events)
+    if (e.kind == events::Kind::Sendrecv) {
+      EXPECT_EQ(e.peer, 2);
+      EXPECT_EQ(e.root, 0);
+      EXPECT_EQ(e.bytes2, 800u);
+    }
+  for (const auto& e : ranks[0].events)
+    if (e.kind == events::Kind::Sendrecv) EXPECT_EQ(e.root, events::kProcNull);
+
+  auto result = simulate(ranks, polus());
+  std::uint64_t calls = 0;
+  for (const auto& r : ranks) calls += static_cast<std::uint64_t>(r.mpi_calls);
+  EXPECT_EQ(result.mpi_calls, calls);
+}
+
+TEST(ModelEvents, RefusesMoreEventsThanTheBudget) {
+  ProgramModel m = load_program_model(kWave3d);
+  EventOptions options;
+  options.max_events = 100;
+  EXPECT_THROW(model_events(m, 2, {{"n", 8}, {"steps", 1000}}, options), perfcast::UserError);
+}
