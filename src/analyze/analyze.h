@@ -29,6 +29,10 @@ struct AnalyzeOptions {
   std::string clang = "clang-14";
   std::string mpicc = "mpicc.openmpi";
   std::function<void(const std::string&)> progress;  // one line per step; may be empty
+  // Price each innermost loop body with LLVM's machine-code analyser (MCA):
+  // cycles per iteration on the scheduling model of `mcpu` (empty: the host's).
+  bool mca = true;
+  std::string mcpu;
 };
 
 // The program model as JSON (loadable by model::load_program_model). Throws

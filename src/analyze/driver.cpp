@@ -126,6 +126,8 @@ nlohmann::ordered_json analyze(const AnalyzeOptions& o) {
   in.branch_probabilities = o.branch_probabilities;
   in.library_costs = library_costs(o);
   in.progress = o.progress;
+  in.mca = o.mca;
+  in.mcpu = o.mcpu;
   in.program = o.program.empty() ? o.sources.front().stem().string() : o.program;
   for (size_t i = 0; i < o.sources.size(); ++i) {
     const fs::path& src = o.sources[i];

@@ -7,6 +7,7 @@
 // frames (LLVM calls none of our code back), never through LLVM's.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +41,7 @@
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
 #include "analyze/ir_analysis.h"
+#include "analyze/mca.h"
 #include "support/error.h"
 #include "support/expr.h"
 
@@ -50,6 +52,9 @@ namespace {
 namespace ex = perfcast::expr;
 using ex::Expr;
 using json = nlohmann::ordered_json;
+
+// IR names of the innermost loop headers the MCA pricing looks for.
+constexpr const char* kMcaLoopPrefix = "perfcast.loop.";
 
 // ---------------------------------------------------------------- names
 
@@ -106,6 +111,9 @@ struct Node {
   Expr bytes;
   std::optional<Expr> peer, root;
   Items body, then_items, else_items;
+  // innermost loop: its IR header's name for the MCA pricing, and the result
+  std::string mca_header;
+  std::optional<double> cycles_per_iteration;
 
   bool empty_compute() const {
     return kind == Compute && flops_double == Expr(0) && flops_single == Expr(0) && loads == Expr(0) &&
@@ -207,6 +215,7 @@ struct ModuleContext {
   std::set<std::string> in_progress;
   std::map<std::string, ParamInfo> descriptions;  // every name an expression may use
   std::set<std::string> ignore;
+  int mca_loops = 0;  // innermost loops named for the MCA pricing
   FunctionModel& analyse(llvm::Function& f);
 };
 
@@ -945,6 +954,10 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
   n->note = w.note;
   n->var = loop_var(l);
   n->trip_count = trip_count(l);
+  if (ctx_.input->mca && l->getSubLoops().empty()) {
+    l->getHeader()->setName(fmt::format("{}{}", kMcaLoopPrefix, ctx_.mca_loops++));
+    n->mca_header = l->getHeader()->getName().str();
+  }
   c->push_back(std::move(n));
   loop_items_[l] = &c->back()->body;
   return &c->back()->body;
@@ -1360,6 +1373,7 @@ json item_json(const Node& n) {
     case Node::Loop:
       j["var"] = n.var;
       j["trip_count"] = text(n.trip_count);
+      if (n.cycles_per_iteration) j["cycles_per_iteration"] = std::round(*n.cycles_per_iteration * 100) / 100;
       j["body"] = items(n.body);
       break;
     case Node::Branch:
@@ -1540,12 +1554,39 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
   for (llvm::Function& f : *program)
     if (!f.isDeclaration()) ctx.analyse(f);
 
+  // In-core cycles of the innermost loops (mca.h), on the optimised code.
+  std::optional<LoopCyclesResult> mca;
+  if (input.mca && ctx.mca_loops > 0) {
+    say(fmt::format("pricing {} innermost loops with LLVM MCA", ctx.mca_loops));
+    mca = loop_cycles(*program, *tm, input.mcpu, kMcaLoopPrefix);
+    for (const auto& w : mca->warnings) say("MCA: " + w);
+    std::function<void(Items&)> attach = [&](Items& items) {
+      for (auto& n : items) {
+        if (!n->mca_header.empty())
+          if (auto it = mca->loops.find(n->mca_header); it != mca->loops.end())
+            n->cycles_per_iteration = it->second.cycles_per_iteration;
+        attach(n->body), attach(n->then_items), attach(n->else_items);
+      }
+    };
+    for (auto& [name, fm] : ctx.functions) attach(fm.body);
+  }
+
   json model;
   model["format"] = "perfcast-program-model";
   model["version"] = 1;
   model["program"] = input.program;
   model["source"] = input.source;
   model["origin"] = input.origin;
+  if (mca) {
+    json m;
+    m["cpu"] = mca->cpu;
+    m["code_for"] = fmt::format("{} {}", tm->getTargetTriple().str(), tm->getTargetCPU().str());
+    m["loops_priced"] = mca->loops.size();
+    m["loops_unpriced"] = mca->warnings.size();
+    m["note"] = "cycles_per_iteration of innermost loops: LLVM 14 MCA, steady state of the loop body's machine "
+                "code on the cpu's scheduling model (data in L1)";
+    model["mca"] = m;
+  }
   std::string entry = ctx.functions.count("main") ? "main" : (ctx.functions.empty() ? "main" : ctx.functions.begin()->first);
 
   // Parameters: every free name the functions use that nothing else binds.

@@ -18,6 +18,9 @@ struct IrInput {
   nlohmann::json library_costs;  // {"ignore": [...], "functions": {...}}
   std::string program, source, origin;
   std::function<void(const std::string&)> progress;
+  // In-core cycles per iteration of innermost loops from LLVM's MCA (mca.h).
+  bool mca = true;
+  std::string mcpu;  // scheduling model; empty: the host's
 };
 
 nlohmann::ordered_json analyze_bitcode(const IrInput& input);

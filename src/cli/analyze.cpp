@@ -21,6 +21,8 @@ struct AnalyzeArgs {
   std::string program;
   std::vector<std::string> branch_probabilities;
   std::vector<std::string> library_costs;
+  std::string mcpu;
+  bool no_mca = false;
 };
 
 std::pair<std::string, double> parse_branch_probability(const std::string& text) {
@@ -56,6 +58,8 @@ void run(const AnalyzeArgs& a) {
   if (o.sources.empty()) throw UserError("no source files to analyse", {}, "perfcast analyze app.c -o app.model.json");
   o.opt_level = a.opt_level;
   o.program = a.program;
+  o.mcpu = a.mcpu;
+  o.mca = !a.no_mca;
   for (const auto& b : a.branch_probabilities) o.branch_probabilities.insert(parse_branch_probability(b));
   for (const auto& f : a.library_costs) o.library_cost_files.emplace_back(f);
   o.progress = [start](const std::string& line) {
@@ -97,6 +101,11 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("--library-costs", a->library_costs,
                   "JSON table of costs of library calls, added to src/analyze/library_costs.json (repeatable)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--mcpu", a->mcpu,
+                  "CPU whose scheduling model LLVM's machine-code analyser (MCA) uses to price each innermost "
+                  "loop body in cycles per iteration (default: the host's, as LLVM 14 names it; e.g. znver3, "
+                  "skylake)");
+  cmd->add_flag("--no-mca", a->no_mca, "Do not price loop bodies with MCA (no cycles_per_iteration)");
   cmd->callback([a] { run(*a); });
 }
 

@@ -31,11 +31,11 @@ struct PredictArgs {
 std::string quantity(double v, Dimension d) { return units::format(v, d, 4); }
 std::string count(double v) { return v >= 1e5 ? fmt::format("{:.4g}", v) : fmt::format("{:.0f}", v); }
 
-nlohmann::json rank_json(const model::RankPrediction& r) {
+nlohmann::json rank_json(const model::RankPrediction& r, bool mca) {
   const auto& c = r.counts;
   nlohmann::json mem = nlohmann::json::object();
   for (const auto& [level, s] : r.memory_s_if_all_in) mem[level] = s;
-  return {{"rank", c.rank},
+  nlohmann::json j = {{"rank", c.rank},
           {"node", r.node},
           {"flops", r.flops},
           {"flops_double", c.flops_double},
@@ -57,13 +57,20 @@ nlohmann::json rank_json(const model::RankPrediction& r) {
           {"transfer_s", r.transfer_s},
           {"time_s", r.time_s},
           {"bound", r.memory_bound ? "memory" : "compute"}};
+  if (mca) {
+    j["mca_cycles"] = r.mca_cycles;
+    j["mca_flops"] = r.mca_flops;
+    j["in_core_s"] = r.in_core_s;
+    j["mca_time_s"] = r.mca_time_s;
+  }
+  return j;
 }
 
 nlohmann::json prediction_json(const model::Prediction& p, const model::ProgramModel& m,
                                const machine::Machine& machine, const PredictArgs& a) {
   nlohmann::json ranks = nlohmann::json::array();
-  for (const auto& r : p.ranks) ranks.push_back(rank_json(r));
-  return {{"program", m.program},
+  for (const auto& r : p.ranks) ranks.push_back(rank_json(r, p.mca_available));
+  nlohmann::json j = {{"program", m.program},
           {"model_origin", m.origin},
           {"machine", machine.name},
           {"np", p.np},
@@ -73,15 +80,26 @@ nlohmann::json prediction_json(const model::Prediction& p, const model::ProgramM
           {"slowest_rank", p.slowest_rank},
           {"time_s_if_all_in", p.time_s_if_all_in},
           {"ranks", ranks}};
+  // The MCA refinement beside the plain formula; null with a note when unavailable.
+  j["mca_time_s"] = p.mca_available ? nlohmann::json(p.mca_time_s) : nlohmann::json(nullptr);
+  j["mca_cpu"] = p.mca_cpu;
+  j["mca_loops"] = p.mca_loops;
+  if (!p.mca_note.empty()) j["mca_note"] = p.mca_note;
+  return j;
 }
 
-void add_rank_row(report::Table& t, const model::RankPrediction& r, const std::string& label) {
+void add_rank_row(report::Table& t, const model::RankPrediction& r, const std::string& label, bool mca) {
   const auto& c = r.counts;
-  t.add_row({label, std::to_string(r.node), quantity(r.flops, Dimension::Flops),
+  std::vector<std::string> row = {label, std::to_string(r.node), quantity(r.flops, Dimension::Flops),
              quantity(c.load_bytes + c.store_bytes, Dimension::Bytes), count(c.mpi_calls),
              quantity(c.sent_bytes, Dimension::Bytes), quantity(r.compute_s, Dimension::Seconds),
              quantity(r.memory_s, Dimension::Seconds), quantity(r.latency_s + r.transfer_s, Dimension::Seconds),
-             quantity(r.time_s, Dimension::Seconds), r.memory_bound ? "memory" : "compute"});
+             quantity(r.time_s, Dimension::Seconds), r.memory_bound ? "memory" : "compute"};
+  if (mca) {
+    row.push_back(quantity(r.in_core_s, Dimension::Seconds));
+    row.push_back(quantity(r.mca_time_s, Dimension::Seconds));
+  }
+  t.add_row(row);
 }
 
 void print_table(const model::Prediction& p, const model::ProgramModel& m, const machine::Machine& machine,
@@ -90,15 +108,18 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
   for (const auto& s : a.params) params += " " + s;
   std::cout << fmt::format("{} on {} ({} ranks){}; model: {} ({})\n\n", m.program.empty() ? a.model_file : m.program,
                            machine.name, p.np, params, a.model_file, m.origin.empty() ? "unknown origin" : m.origin);
-  report::Table t({"rank", "node", "flops", "mem bytes", "MPI calls", "sent", "compute", "memory", "comm",
-                   "time", "bound"});
+  std::vector<std::string> header = {"rank", "node", "flops", "mem bytes", "MPI calls", "sent", "compute", "memory",
+                                     "comm", "time", "bound"};
+  bool mca = p.mca_available;
+  if (mca) header.insert(header.end(), {"in-core (MCA)", "time (MCA)"});
+  report::Table t(header);
   if (a.all_ranks || p.ranks.size() <= 16) {
-    for (const auto& r : p.ranks) add_rank_row(t, r, std::to_string(r.counts.rank));
+    for (const auto& r : p.ranks) add_rank_row(t, r, std::to_string(r.counts.rank), mca);
   } else {
     // Many ranks: the first, the last and the slowest tell the story.
-    add_rank_row(t, p.ranks.front(), "0 (first)");
-    add_rank_row(t, p.ranks[static_cast<size_t>(p.slowest_rank)], fmt::format("{} (slowest)", p.slowest_rank));
-    add_rank_row(t, p.ranks.back(), fmt::format("{} (last)", p.ranks.back().counts.rank));
+    add_rank_row(t, p.ranks.front(), "0 (first)", mca);
+    add_rank_row(t, p.ranks[static_cast<size_t>(p.slowest_rank)], fmt::format("{} (slowest)", p.slowest_rank), mca);
+    add_rank_row(t, p.ranks.back(), fmt::format("{} (last)", p.ranks.back().counts.rank), mca);
   }
   std::cout << t.render();
   std::cout << fmt::format("\npredicted time: {} (rank {}, {}-bound; memory level: {})\n",
@@ -110,6 +131,12 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
     if (p.time_s_if_all_in.count(level))
       std::cout << fmt::format("  all-{} {}", level, quantity(p.time_s_if_all_in.at(level), Dimension::Seconds));
   std::cout << "\n";
+  if (mca)
+    std::cout << fmt::format("refined: in-core time of {} loops from LLVM MCA ({} scheduling model): {}\n",
+                             p.mca_loops, p.mca_cpu.empty() ? "unknown" : p.mca_cpu,
+                             quantity(p.mca_time_s, Dimension::Seconds));
+  else if (p.mca_loops > 0)
+    std::cout << "refined (MCA): not available: " << p.mca_note << " (e.g. --set node.clock=\"2.1 GHz\")\n";
   if (!a.all_ranks && p.ranks.size() > 16) std::cout << "(--all-ranks lists every rank; --json gives them all)\n";
 }
 

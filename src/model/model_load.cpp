@@ -131,11 +131,13 @@ class Reader {
       }
       it.body = std::move(c);
     } else if (kind == "loop") {
-      only_keys(j, path, {"kind", "line", "note", "var", "trip_count", "working_set_bytes", "body"});
+      only_keys(j, path,
+                {"kind", "line", "note", "var", "trip_count", "working_set_bytes", "cycles_per_iteration", "body"});
       LoopItem l;
       if (j.contains("var")) l.var = string_at(j["var"], path + "/var");
       l.trip_count = expr_at(member(j, path, "trip_count"), path + "/trip_count");
       l.working_set_bytes = optional_expr(j, path, "working_set_bytes");
+      l.cycles_per_iteration = optional_expr(j, path, "cycles_per_iteration");
       l.body = items(member(j, path, "body"), path + "/body");
       it.body = std::move(l);
     } else if (kind == "branch") {
@@ -210,7 +212,7 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
   Reader r(file.string());
   if (!doc.is_object()) r.fail("", "expected a JSON object");
   r.only_keys(doc, "", {"format", "version", "program", "source", "origin", "description", "parameters", "let",
-                        "entry", "functions"});
+                        "entry", "functions", "mca"});
   if (!doc.contains("format") || doc["format"] != "perfcast-program-model")
     r.fail("/format", "expected \"perfcast-program-model\" (is this a program model?)");
   if (!doc.contains("version") || doc["version"] != 1) r.fail("/version", "expected version 1");
@@ -220,6 +222,10 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
   if (doc.contains("source")) m.source = r.string_at(doc["source"], "/source");
   if (doc.contains("origin")) m.origin = r.string_at(doc["origin"], "/origin");
   if (doc.contains("entry")) m.entry = r.string_at(doc["entry"], "/entry");
+  if (doc.contains("mca")) {
+    if (!doc["mca"].is_object()) r.fail("/mca", "expected an object: {\"cpu\": ..., ...}");
+    if (doc["mca"].contains("cpu")) m.mca_cpu = r.string_at(doc["mca"]["cpu"], "/mca/cpu");
+  }
 
   if (doc.contains("parameters")) {
     const json& ps = doc["parameters"];

@@ -1,6 +1,7 @@
 #include "model/predict.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -24,7 +25,83 @@ const machine::MemoryLevel* level_named(const machine::NodeGroup& g, const std::
   return nullptr;
 }
 
+Items cycles_items(const Items& items, bool in_priced_loop, int& loops) {
+  Items out;
+  for (const Item& it : items) {
+    Item copy{it.line, ComputeItem{}};
+    if (const auto* c = std::get_if<ComputeItem>(&it.body)) {
+      ComputeItem k;
+      if (!in_priced_loop) k.flops_double = c->flops_double, k.flops_single = c->flops_single;
+      k.math_calls = c->math_calls;  // a call in the loop body: MCA prices the call instruction only
+      copy.body = std::move(k);
+    } else if (const auto* l = std::get_if<LoopItem>(&it.body)) {
+      LoopItem k;
+      k.var = l->var;
+      k.trip_count = l->trip_count;
+      bool priced = !in_priced_loop && l->cycles_per_iteration;
+      if (priced) ++loops;
+      k.body = cycles_items(l->body, in_priced_loop || priced, loops);
+      if (priced) {
+        ComputeItem cycles;
+        cycles.loads = *l->cycles_per_iteration;
+        k.body.push_back(Item{it.line, std::move(cycles)});
+      }
+      copy.body = std::move(k);
+    } else if (const auto* b = std::get_if<BranchItem>(&it.body)) {
+      BranchItem k;
+      k.condition = b->condition;
+      k.probability = b->probability;
+      k.then_items = cycles_items(b->then_items, in_priced_loop, loops);
+      k.else_items = cycles_items(b->else_items, in_priced_loop, loops);
+      copy.body = std::move(k);
+    } else if (std::get_if<CallItem>(&it.body)) {
+      copy.body = it.body;
+    } else {
+      continue;  // MPI: no core cycles
+    }
+    out.push_back(std::move(copy));
+  }
+  return out;
+}
+
 }  // namespace
+
+namespace {
+
+// The functions a run of the entry can reach: only their priced loops count
+// towards the refinement a prediction reports.
+void collect_reachable(const ProgramModel& model, const std::vector<Item>& items, std::set<std::string>& seen) {
+  for (const auto& it : items) {
+    if (const auto* c = std::get_if<CallItem>(&it.body)) {
+      if (model.functions.count(c->function) && seen.insert(c->function).second)
+        collect_reachable(model, model.functions.at(c->function).body, seen);
+    } else if (const auto* l = std::get_if<LoopItem>(&it.body)) {
+      collect_reachable(model, l->body, seen);
+    } else if (const auto* b = std::get_if<BranchItem>(&it.body)) {
+      collect_reachable(model, b->then_items, seen);
+      collect_reachable(model, b->else_items, seen);
+    }
+  }
+}
+
+}  // namespace
+
+ProgramModel mca_cycles_model(const ProgramModel& model, int* loops_with_cycles) {
+  ProgramModel m = model;
+  std::set<std::string> reachable;
+  if (model.functions.count(model.entry)) {
+    reachable.insert(model.entry);
+    collect_reachable(model, model.functions.at(model.entry).body, reachable);
+  }
+  int counted = 0;
+  for (auto& [name, f] : m.functions) {
+    int loops = 0;
+    f.body = cycles_items(model.functions.at(name).body, false, loops);
+    if (reachable.count(name)) counted += loops;
+  }
+  if (loops_with_cycles) *loops_with_cycles = counted;
+  return m;
+}
 
 Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const machine::Machine& m, int np,
                    const std::map<std::string, expr::Value>& parameters, const PredictOptions& options) {
@@ -38,6 +115,20 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
 
   Prediction p;
   p.np = np;
+  p.mca_cpu = model.mca_cpu;
+  ProgramModel cycles_model = mca_cycles_model(model, &p.mca_loops);
+  std::string no_clock;
+  for (const auto& g : m.groups)
+    if (!g.clock_Hz) no_clock = g.name.empty() ? "the machine's nodes" : "node group '" + g.name + "'";
+  if (p.mca_loops == 0) {
+    p.mca_note = "the model has no loop with cycles_per_iteration (analyse with MCA on)";
+  } else if (!no_clock.empty()) {
+    p.mca_note = fmt::format("machine '{}': {} give no clock, so cycles cannot become seconds", m.name, no_clock);
+  } else {
+    p.mca_available = true;
+  }
+  SymbolicCosts cycle_costs;
+  if (p.mca_available) cycle_costs = symbolic_costs(cycles_model);
   std::vector<int> node_of(static_cast<size_t>(np));
   std::map<int, int> ranks_on_node;
   for (int r = 0; r < np; ++r) {
@@ -104,10 +195,21 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
 
     rp.memory_bound = rp.memory_s > rp.compute_s;
     rp.time_s = std::max(rp.compute_s, rp.memory_s) + rp.latency_s + rp.transfer_s;
+
+    if (p.mca_available) {
+      RankCounts k = evaluate_rank(cycle_costs, bind_rank(model, parameters, r, np), r);
+      rp.mca_cycles = k.loads;
+      rp.mca_flops = (c.flops_double + c.flops_single) - (k.flops_double + k.flops_single);
+      rp.in_core_s = rp.mca_cycles / *g.clock_Hz +
+                     (k.flops_double + math_double) / g.flops_per_core_for(machine::Precision::Double, options.simd) +
+                     (k.flops_single + math_single) / g.flops_per_core_for(machine::Precision::Single, options.simd);
+      rp.mca_time_s = std::max(rp.in_core_s, rp.memory_s) + rp.latency_s + rp.transfer_s;
+    }
     p.ranks.push_back(std::move(rp));
   }
 
   for (const auto& rp : p.ranks) {
+    p.mca_time_s = std::max(p.mca_time_s, rp.mca_time_s);
     if (rp.time_s > p.predicted_time_s) {
       p.predicted_time_s = rp.time_s;
       p.slowest_rank = rp.counts.rank;

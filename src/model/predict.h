@@ -7,6 +7,12 @@
 // and, where the model gives a loop's working set, the memory level chosen by it
 // (the plain formula assumes one level for everything; its all-L1 and all-DRAM
 // times are reported beside the prediction as the baselines to beat).
+//
+// Refinement beside the plain formula (reported next to it, never instead):
+// * MCA in-core time. Innermost loops that carry cycles_per_iteration (LLVM's
+//   machine-code analyser on the loop's own machine code, `perfcast analyze`)
+//   are priced trip_count x cycles / clock instead of flops / peak; the rest of
+//   the flops stay at flops / peak. T_mca,i = max(in_core_i, memory_i) + comm_i.
 #pragma once
 
 #include <map>
@@ -38,6 +44,11 @@ struct RankPrediction {
   double transfer_s = 0;   // bytes / network bandwidth
   double time_s = 0;
   bool memory_bound = false;
+  // MCA refinement (valid when Prediction::mca_available).
+  double mca_cycles = 0;  // core cycles of the MCA-priced loops
+  double mca_flops = 0;   // flops inside those loops (priced by their cycles, not by peak)
+  double in_core_s = 0;   // mca_cycles / clock + the other flops / peak
+  double mca_time_s = 0;  // max(in_core_s, memory_s) + comm
 };
 
 struct Prediction {
@@ -48,7 +59,20 @@ struct Prediction {
   // The plain formula with every byte from one level: level name -> max over ranks.
   std::map<std::string, double> time_s_if_all_in;
   std::vector<std::string> level_names;  // of the slowest rank's node, inner to outer
+  // MCA refinement: max over ranks of RankPrediction::mca_time_s.
+  bool mca_available = false;
+  std::string mca_note;  // why it is not available, or what it covers
+  std::string mca_cpu;   // the scheduling model the cycles came from
+  double mca_time_s = 0;
+  int mca_loops = 0;     // loops in the model that carry cycles_per_iteration
 };
+
+// The model with every count replaced for the MCA refinement: `loads` holds
+// core cycles (cycles_per_iteration per iteration of the loops that carry it),
+// flops inside those loops are dropped, flops elsewhere and math calls are
+// kept, memory traffic and MPI are dropped. Composed like any model
+// (symbolic_costs), it gives cycles and the flops MCA does not price.
+ProgramModel mca_cycles_model(const ProgramModel& model, int* loops_with_cycles = nullptr);
 
 Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const machine::Machine& machine, int np,
                    const std::map<std::string, expr::Value>& parameters, const PredictOptions& options = {});

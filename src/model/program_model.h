@@ -32,6 +32,9 @@ struct LoopItem {
   std::string var;                       // may be empty
   Expr trip_count;
   std::optional<Expr> working_set_bytes;  // data the loop touches; picks the memory level
+  // In-core cycles of one iteration of the body (innermost loops; LLVM MCA),
+  // on the scheduling model of ProgramModel::mca_cpu.
+  std::optional<Expr> cycles_per_iteration;
   Items body;
 };
 
@@ -74,6 +77,7 @@ struct Function {
 
 struct ProgramModel {
   std::string program, source, origin;
+  std::string mca_cpu;  // the CPU whose scheduling model gave cycles_per_iteration ("" if none)
   std::vector<Parameter> parameters;
   std::vector<std::pair<std::string, Expr>> lets;  // evaluated in order per rank
   std::string entry = "main";

@@ -1,0 +1,339 @@
+// In-core cycles per iteration of innermost loops, from LLVM's MCA library.
+//
+// How a loop's machine code is found: the analyser names the IR header block of
+// every innermost loop it models (`perfcast.loop.N`); a copy of the optimised
+// module is compiled to verbose assembly, in which the code generator writes,
+// for every machine block, the IR block it came from ("# %perfcast.loop.3") and
+// the machine loop it belongs to ("=>This Inner Loop Header", "in Loop:
+// Header=BB0_5"). The blocks of the machine loop whose header came from the IR
+// header are the loop body; their instructions are parsed back into MCInsts
+// with the target's assembly parser and run through MCA's default pipeline, as
+// llvm-mca does with one code region (llvm/tools/llvm-mca/llvm-mca.cpp).
+//
+// Steady state: MCA runs the body N and 2N times; (C(2N) - C(N)) / N removes
+// the pipeline's fill and drain, which a loop of thousands of iterations does
+// not pay per iteration.
+#include "analyze/mca.h"
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/MC/MCAsmBackend.h>
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCInstrAnalysis.h>
+#include <llvm/MC/MCInstrInfo.h>
+#include <llvm/MC/MCObjectFileInfo.h>
+#include <llvm/MC/MCParser/MCAsmParser.h>
+#include <llvm/MC/MCParser/MCTargetAsmParser.h>
+#include <llvm/MC/MCRegisterInfo.h>
+#include <llvm/MC/MCStreamer.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/MCTargetOptions.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/MCA/Context.h>
+#include <llvm/MCA/CustomBehaviour.h>
+#include <llvm/MCA/InstrBuilder.h>
+#include <llvm/MCA/Instruction.h>
+#include <llvm/MCA/Pipeline.h>
+#include <llvm/MCA/SourceMgr.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include "support/error.h"
+
+namespace perfcast::analyze::detail {
+
+namespace {
+
+constexpr unsigned kIterations = 100;
+
+void initialise_target() {
+  static bool done = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    return true;
+  }();
+  (void)done;
+}
+
+// ---------------------------------------------------------------- assembly text
+
+struct AsmBlock {
+  int number = -1;
+  std::string ir_name;     // "" when the IR block had no name
+  int loop_header = -1;    // number of the innermost machine loop's header; -1 outside loops
+  std::vector<std::string> instructions;
+};
+
+struct AsmFunction {
+  std::string name;
+  std::vector<AsmBlock> blocks;
+};
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+// The number after the last '_' of "BB0_12" / ".LBB0_12", or after "bb." of "%bb.12".
+int block_number(const std::string& label) {
+  size_t p = label.find_last_of("_.");
+  if (p == std::string::npos) return -1;
+  try {
+    return std::stoi(label.substr(p + 1));
+  } catch (...) {
+    return -1;
+  }
+}
+
+// Reads the verbose assembly the code generator writes (AT&T syntax, the
+// comments of AsmPrinter::emitBasicBlockStart and its loop comments).
+std::vector<AsmFunction> parse_assembly(const std::string& text) {
+  std::vector<AsmFunction> functions;
+  std::istringstream in(text);
+  AsmFunction* fn = nullptr;
+  AsmBlock* block = nullptr;
+  auto comment_of = [](const std::string& line) -> std::string {
+    size_t h = line.find('#');
+    return h == std::string::npos ? "" : trim(line.substr(h + 1));
+  };
+  auto read_loop_comment = [&](const std::string& c) {
+    if (!block) return;
+    if (c.rfind("=>This Inner Loop Header", 0) == 0 || c.rfind("=>This Loop Header", 0) == 0) {
+      block->loop_header = block->number;
+    } else if (c.rfind("in Loop: Header=", 0) == 0) {
+      std::string h = c.substr(std::string("in Loop: Header=").size());
+      block->loop_header = block_number(h.substr(0, h.find(' ')));
+    } else if (!c.empty() && c[0] == '%' && block->ir_name.empty()) {
+      block->ir_name = c.substr(1);
+    }
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    bool indented = line[0] == ' ' || line[0] == '\t';
+    std::string t = trim(line);
+    if (t.empty()) continue;
+    if (!indented && t[0] != '.' && t[0] != '#' && t.find(':') != std::string::npos) {
+      // A function's symbol ("main:  # @main").
+      functions.push_back({t.substr(0, t.find(':')), {}});
+      fn = &functions.back();
+      block = nullptr;
+      continue;
+    }
+    if (!fn) continue;
+    bool labelled = t.rfind(".LBB", 0) == 0 && t.find(':') != std::string::npos;
+    bool unlabelled = t.rfind("# %bb.", 0) == 0;
+    if (labelled || unlabelled) {
+      std::string label = labelled ? t.substr(0, t.find(':')) : t.substr(2, t.find(':') - 2);
+      fn->blocks.push_back({});
+      block = &fn->blocks.back();
+      block->number = block_number(label);
+      std::string rest = t.substr(t.find(':') + 1);
+      read_loop_comment(comment_of(rest));
+      continue;
+    }
+    if (t.rfind(".Lfunc_end", 0) == 0) {
+      fn = nullptr, block = nullptr;
+      continue;
+    }
+    if (t[0] == '#') {
+      read_loop_comment(comment_of(t));
+      continue;
+    }
+    if (!block || t[0] == '.') continue;  // directives, local labels of data
+    size_t h = t.find('#');
+    std::string inst = trim(h == std::string::npos ? t : t.substr(0, h));
+    if (!inst.empty() && inst.back() != ':') block->instructions.push_back(inst);
+  }
+  return functions;
+}
+
+// ---------------------------------------------------------------- MC and MCA
+
+// Collects the instructions the assembly parser emits (llvm-mca's
+// MCStreamerWrapper does the same for its code regions).
+class InstructionCollector final : public llvm::MCStreamer {
+ public:
+  explicit InstructionCollector(llvm::MCContext& context) : llvm::MCStreamer(context) {}
+  void emitInstruction(const llvm::MCInst& inst, const llvm::MCSubtargetInfo&) override { insts.push_back(inst); }
+  bool emitSymbolAttribute(llvm::MCSymbol*, llvm::MCSymbolAttr) override { return true; }
+  void emitCommonSymbol(llvm::MCSymbol*, uint64_t, unsigned) override {}
+  void emitZerofill(llvm::MCSection*, llvm::MCSymbol*, uint64_t, unsigned, llvm::SMLoc) override {}
+  std::vector<llvm::MCInst> insts;
+};
+
+class McaEngine {
+ public:
+  McaEngine(const llvm::TargetMachine& tm, const std::string& mcpu) : triple_(tm.getTargetTriple()) {
+    std::string error;
+    target_ = llvm::TargetRegistry::lookupTarget(triple_.str(), error);
+    if (!target_) throw UserError(fmt::format("LLVM has no target for '{}': {}", triple_.str(), error));
+    mri_.reset(target_->createMCRegInfo(triple_.str()));
+    llvm::MCTargetOptions mc_options;
+    mai_.reset(target_->createMCAsmInfo(*mri_, triple_.str(), mc_options));
+    mcii_.reset(target_->createMCInstrInfo());
+    mcia_.reset(target_->createMCInstrAnalysis(mcii_.get()));
+    // Parsing: the CPU and features the code was generated for.
+    parse_sti_.reset(target_->createMCSubtargetInfo(triple_.str(), tm.getTargetCPU(), tm.getTargetFeatureString()));
+    // Scheduling: the CPU the user asked for.
+    sched_sti_.reset(target_->createMCSubtargetInfo(triple_.str(), mcpu, ""));
+    if (!sched_sti_ || !sched_sti_->isCPUStringValid(mcpu))
+      throw UserError(fmt::format("LLVM 14 knows no CPU '{}' for {}", mcpu, triple_.str()), {},
+                      "--mcpu takes an LLVM CPU name, e.g. znver3, skylake, x86-64 (`llc-14 -mcpu=help` lists them)");
+    if (!sched_sti_->getSchedModel().hasInstrSchedModel())
+      throw UserError(fmt::format("LLVM 14 has no instruction scheduling model for CPU '{}'", mcpu), {},
+                      "choose another --mcpu, e.g. znver3 or skylake");
+  }
+
+  // Cycles per iteration of `lines` run as a loop body, or an error message.
+  std::variant<LoopCycles, std::string> price(const std::vector<std::string>& lines) {
+    std::string text;
+    for (const auto& l : lines) text += l + "\n";
+    llvm::SourceMgr sm;
+    std::string diagnostics;
+    sm.setDiagHandler(
+        [](const llvm::SMDiagnostic& d, void* out) {
+          llvm::raw_string_ostream os(*static_cast<std::string*>(out));
+          d.print(nullptr, os, false);
+        },
+        &diagnostics);
+    sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "loop"), llvm::SMLoc());
+    llvm::MCContext context(triple_, mai_.get(), mri_.get(), parse_sti_.get(), &sm);
+    std::unique_ptr<llvm::MCObjectFileInfo> mofi(target_->createMCObjectFileInfo(context, /*PIC=*/false));
+    context.setObjectFileInfo(mofi.get());
+    InstructionCollector collector(context);
+    std::unique_ptr<llvm::MCAsmParser> parser(llvm::createMCAsmParser(sm, context, collector, *mai_));
+    llvm::MCTargetOptions mc_options;
+    std::unique_ptr<llvm::MCTargetAsmParser> target_parser(
+        target_->createMCAsmParser(*parse_sti_, *parser, *mcii_, mc_options));
+    if (!target_parser) return std::string("LLVM has no assembly parser for this target");
+    parser->setTargetParser(*target_parser);
+    // No finalisation: the branch targets outside the loop are never defined.
+    if (parser->Run(/*NoInitialTextSection=*/false, /*NoFinalize=*/true))
+      return "the loop's assembly does not parse: " + diagnostics;
+    if (collector.insts.empty()) return std::string("the loop has no instructions");
+
+    auto cycles = [&](unsigned iterations) -> std::variant<unsigned, std::string> {
+      llvm::mca::Context mca(*mri_, *sched_sti_);
+      llvm::mca::PipelineOptions options(/*UOPQSize=*/0, /*DecThr=*/0, /*DW=*/0, /*RFS=*/0, /*LQS=*/0, /*SQS=*/0,
+                                         /*NoAlias=*/true);
+      llvm::mca::InstrBuilder builder(*sched_sti_, *mcii_, *mri_, mcia_.get());
+      llvm::SmallVector<std::unique_ptr<llvm::mca::Instruction>, 32> sequence;
+      for (const llvm::MCInst& inst : collector.insts) {
+        llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder.createInstruction(inst);
+        if (!lowered) return "MCA cannot model an instruction: " + llvm::toString(lowered.takeError());
+        sequence.push_back(std::move(*lowered));
+      }
+      llvm::mca::SourceMgr source(sequence, iterations);
+      llvm::mca::CustomBehaviour behaviour(*sched_sti_, source, *mcii_);
+      std::unique_ptr<llvm::mca::Pipeline> pipeline =
+          sched_sti_->getSchedModel().isOutOfOrder() ? mca.createDefaultPipeline(options, source, behaviour)
+                                                    : mca.createInOrderPipeline(options, source, behaviour);
+      llvm::Expected<unsigned> total = pipeline->run();
+      if (!total) return "MCA failed: " + llvm::toString(total.takeError());
+      return *total;
+    };
+    auto once = cycles(kIterations);
+    if (auto* e = std::get_if<std::string>(&once)) return *e;
+    auto twice = cycles(2 * kIterations);
+    if (auto* e = std::get_if<std::string>(&twice)) return *e;
+    LoopCycles lc;
+    lc.cycles_per_iteration =
+        (static_cast<double>(std::get<unsigned>(twice)) - std::get<unsigned>(once)) / kIterations;
+    lc.instructions = static_cast<int>(collector.insts.size());
+    return lc;
+  }
+
+ private:
+  llvm::Triple triple_;
+  const llvm::Target* target_ = nullptr;
+  std::unique_ptr<llvm::MCRegisterInfo> mri_;
+  std::unique_ptr<llvm::MCAsmInfo> mai_;
+  std::unique_ptr<llvm::MCInstrInfo> mcii_;
+  std::unique_ptr<llvm::MCInstrAnalysis> mcia_;
+  std::unique_ptr<llvm::MCSubtargetInfo> parse_sti_, sched_sti_;
+};
+
+std::string assembly_of(const llvm::Module& module, const llvm::TargetMachine& tm) {
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+  llvm::StripDebugInfo(*copy);  // no .loc lines; the code is the same
+  llvm::TargetOptions options = tm.Options;
+  options.MCOptions.AsmVerbose = true;  // the block and loop comments
+  std::unique_ptr<llvm::TargetMachine> verbose(tm.getTarget().createTargetMachine(
+      tm.getTargetTriple().str(), tm.getTargetCPU(), tm.getTargetFeatureString(), options, llvm::Reloc::PIC_,
+      llvm::None, llvm::CodeGenOpt::Default));
+  copy->setDataLayout(verbose->createDataLayout());
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager pm;
+  if (verbose->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile))
+    throw UserError("LLVM cannot emit assembly for this target");
+  pm.run(*copy);
+  return std::string(text.str());
+}
+
+}  // namespace
+
+std::string default_mca_cpu() { return llvm::sys::getHostCPUName().str(); }
+
+LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachine& tm, const std::string& mcpu,
+                             const std::string& prefix) {
+  initialise_target();
+  LoopCyclesResult result;
+  result.cpu = mcpu.empty() ? default_mca_cpu() : mcpu;
+  McaEngine engine(tm, result.cpu);
+  std::vector<AsmFunction> functions = parse_assembly(assembly_of(module, tm));
+  for (const AsmFunction& fn : functions) {
+    for (const AsmBlock& b : fn.blocks) {
+      if (b.ir_name.rfind(prefix, 0) != 0) continue;
+      if (b.loop_header < 0) {
+        result.warnings.push_back(fmt::format("{}: {} is in no machine loop", fn.name, b.ir_name));
+        continue;
+      }
+      int header = b.loop_header;
+      std::vector<std::string> lines;
+      int blocks = 0;
+      for (const AsmBlock& o : fn.blocks)
+        if (o.loop_header == header) {
+          ++blocks;
+          lines.insert(lines.end(), o.instructions.begin(), o.instructions.end());
+        }
+      auto priced = engine.price(lines);
+      if (auto* e = std::get_if<std::string>(&priced)) {
+        result.warnings.push_back(fmt::format("{}: {}: {}", fn.name, b.ir_name, *e));
+        continue;
+      }
+      // A header the code generator duplicated: the copy that heads the loop wins.
+      if (result.loops.count(b.ir_name) && b.number != header) continue;
+      LoopCycles lc = std::get<LoopCycles>(priced);
+      lc.blocks = blocks;
+      result.loops[b.ir_name] = lc;
+    }
+  }
+  return result;
+}
+
+}  // namespace perfcast::analyze::detail
