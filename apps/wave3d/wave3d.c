@@ -132,6 +132,25 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Median of n values (n >= 1); returns 0 if out of memory. */
+static double median_of(const double *v, int n) {
+  double *sorted = malloc((size_t)n * sizeof(double));
+  double median;
+  if (sorted == NULL) return 0;
+  memcpy(sorted, v, (size_t)n * sizeof(double));
+  qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+  median = (n % 2) ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  free(sorted);
+  return median;
+}
+
+static void print_array(const char *key, const double *v, int n) {
+  int r;
+  printf(",\"%s\":[", key);
+  for (r = 0; r < n; r++) printf("%s%.9g", r ? "," : "", v[r]);
+  printf("]");
+}
+
 /* Local arrays: (lx+2) x (ly+2) x (lz+2) with one ghost layer; z is the
  * contiguous index. */
 #define IDX(i, j, k) (((size_t)(i) * (size_t)(ly + 2) + (size_t)(j)) * (size_t)(lz + 2) + (size_t)(k))
@@ -195,12 +214,17 @@ static void unpack_faces(double *u, int lx, int ly, int lz, double **rbuf, const
 
 /* Six-face halo exchange of u: pack, Irecv/Isend with the six neighbours,
  * Waitall, unpack. The message to the x+ neighbour carries tag XHI and is
- * received there as its x- face (tag XHI too), and so on. */
+ * received there as its x- face (tag XHI too), and so on. The seconds spent in
+ * the MPI calls (from the first Irecv to the end of Waitall) are added to
+ * *mpi_s: the rest of a step is this rank's compute (its "calc"), which the
+ * skeleton (skeleton/wave3d_skel.c) replaces by a fitted time. */
 static void halo_exchange(double *u, int lx, int ly, int lz, double **sbuf, double **rbuf,
-                          const int *count, const int *nbr, MPI_Comm comm) {
+                          const int *count, const int *nbr, MPI_Comm comm, double *mpi_s) {
   MPI_Request req[12];
   int f;
+  double t0;
   pack_faces(u, lx, ly, lz, sbuf);
+  t0 = MPI_Wtime();
   for (f = 0; f < 6; f++) {
     /* the face f arrives from neighbour f, which sent it as its opposite face */
     int tag_in = f ^ 1;
@@ -208,6 +232,7 @@ static void halo_exchange(double *u, int lx, int ly, int lz, double **sbuf, doub
   }
   for (f = 0; f < 6; f++) MPI_Isend(sbuf[f], count[f], MPI_DOUBLE, nbr[f], f, comm, &req[6 + f]);
   MPI_Waitall(12, req, MPI_STATUSES_IGNORE);
+  *mpi_s += MPI_Wtime() - t0;
   unpack_faces(u, lx, ly, lz, rbuf, nbr);
 }
 
@@ -241,7 +266,7 @@ int main(int argc, char **argv) {
   double hx, hy, hz, dt, cx, cy, cz;
   double cos_theta[2], amp_end[2];
   double *u0, *up0, *ua, *ub, *uc, *sbuf[6], *rbuf[6];
-  double *times;
+  double *times, *calcs, *mpis;
   size_t npts;
   MPI_Comm cart;
 
@@ -339,7 +364,10 @@ int main(int argc, char **argv) {
   ub = calloc(npts, sizeof(double));
   uc = calloc(npts, sizeof(double));
   times = calloc((size_t)opt.repeats, sizeof(double));
-  bad = (u0 == NULL || up0 == NULL || ua == NULL || ub == NULL || uc == NULL || times == NULL);
+  calcs = calloc((size_t)opt.repeats, sizeof(double));
+  mpis = calloc((size_t)opt.repeats, sizeof(double));
+  bad = (u0 == NULL || up0 == NULL || ua == NULL || ub == NULL || uc == NULL || times == NULL ||
+         calcs == NULL || mpis == NULL);
   for (f = 0; f < 6; f++) {
     sbuf[f] = malloc((size_t)count[f] * sizeof(double));
     rbuf[f] = malloc((size_t)count[f] * sizeof(double));
@@ -366,7 +394,7 @@ int main(int argc, char **argv) {
   int64_t first_sum = 0;
   int repeats_agree = 1;
   for (r = 0; r < opt.repeats; r++) {
-    double t0, t1, t, tmax;
+    double t0, t1, t[3], tmax[3], mpi_s = 0;
     int s;
     uint64_t local = 0, global = 0;
     memcpy(ua, u0, npts * sizeof(double));
@@ -378,7 +406,7 @@ int main(int argc, char **argv) {
     t0 = MPI_Wtime();
     for (s = 0; s < opt.steps; s++) {
       double *tmp;
-      halo_exchange(u, lx, ly, lz, sbuf, rbuf, count, nbr, cart);
+      halo_exchange(u, lx, ly, lz, sbuf, rbuf, count, nbr, cart, &mpi_s);
       leapfrog_step(unext, u, uprev, lx, ly, lz, cx, cy, cz);
       tmp = uprev;
       uprev = u;
@@ -386,9 +414,15 @@ int main(int argc, char **argv) {
       unext = tmp;
     }
     t1 = MPI_Wtime();
-    t = t1 - t0;
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, cart);
-    times[r] = tmax;
+    /* loop time, its compute (the loop minus the MPI calls), its MPI calls;
+     * each the slowest rank's */
+    t[0] = t1 - t0;
+    t[1] = t[0] - mpi_s;
+    t[2] = mpi_s;
+    MPI_Allreduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, cart);
+    times[r] = tmax[0];
+    calcs[r] = tmax[1];
+    mpis[r] = tmax[2];
 
     /* Fixed-point image of the final state, summed modulo 2^64 (unsigned
      * integer sums are exact and order-independent). */
@@ -438,13 +472,7 @@ int main(int argc, char **argv) {
     double l2 = sqrt(glob[3] / ((double)opt.nx * opt.ny * opt.nz));
     double tol = 1e-12 * (opt.steps + 10.0);
     int passed = (max_err <= tol) && (max_u0 >= 0.5) && repeats_agree;
-    double *sorted = malloc((size_t)opt.repeats * sizeof(double));
-    double median;
-    memcpy(sorted, times, (size_t)opt.repeats * sizeof(double));
-    qsort(sorted, (size_t)opt.repeats, sizeof(double), cmp_double);
-    median = (opt.repeats % 2) ? sorted[opt.repeats / 2]
-                               : 0.5 * (sorted[opt.repeats / 2 - 1] + sorted[opt.repeats / 2]);
-    free(sorted);
+    double median = median_of(times, opt.repeats);
 
     printf("wave3d: %d x %d x %d grid on %d ranks (%d x %d x %d process grid), %d steps, dt %.6g\n",
            opt.nx, opt.ny, opt.nz, size, dims[0], dims[1], dims[2], opt.steps, dt);
@@ -460,10 +488,16 @@ int main(int argc, char **argv) {
     printf("],\"checksum\":\"%lld\",\"checksum_scale\":\"2^40\",\"rms\":%.17g,\"max_abs\":%.17g,"
            "\"max_err\":%.6g,\"tol\":%.6g,\"repeats_agree\":%s,"
            "\"halo_msgs_per_step\":%lld,\"halo_bytes_per_step\":%lld,"
-           "\"max_rank_halo_msgs_per_step\":%lld,\"max_rank_halo_bytes_per_step\":%lld,"
-           "\"check\":\"%s\"}\n",
+           "\"max_rank_halo_msgs_per_step\":%lld,\"max_rank_halo_bytes_per_step\":%lld",
            (long long)first_sum, l2, max_abs, max_err, tol, repeats_agree ? "true" : "false", tot[0],
-           tot[1], mx[0], mx[1], passed ? "passed" : "failed");
+           tot[1], mx[0], mx[1]);
+    /* The step loop split in two, each the slowest rank's, medians over the
+     * repeats: calc (the loop minus its MPI calls: pack, unpack, update) and
+     * the MPI calls of the halo exchange. */
+    printf(",\"calc_s\":%.9g,\"mpi_s\":%.9g", median_of(calcs, opt.repeats), median_of(mpis, opt.repeats));
+    print_array("calcs_s", calcs, opt.repeats);
+    print_array("mpis_s", mpis, opt.repeats);
+    printf(",\"check\":\"%s\"}\n", passed ? "passed" : "failed");
     fflush(stdout);
     bad = !passed;
   }
@@ -479,6 +513,8 @@ int main(int argc, char **argv) {
   free(ub);
   free(uc);
   free(times);
+  free(calcs);
+  free(mpis);
   MPI_Comm_free(&cart);
   MPI_Finalize();
   return bad ? 1 : 0;
