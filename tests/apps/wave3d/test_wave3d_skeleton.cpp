@@ -64,7 +64,7 @@ RealRun run_real(int ranks, const std::vector<std::string>& args) {
   launch.ranks = ranks;
   launch.program.push_back(perfcast::testing::app_path("wave3d"));
   launch.program.insert(launch.program.end(), args.begin(), args.end());
-  launch.extra_mpirun_flags = {"-x", std::string("LD_PRELOAD=") + MPI_COUNT_LIB};
+  launch.extra_mpirun_flags = {"-x", std::string("LD_PRELOAD=") + SKEL_MPI_COUNT_LIB};
   RealRun run;
   run.app.process = perfcast::measure::run_mpi(launch, std::chrono::duration<double>(180));
   std::istringstream out(run.app.process.stdout_text);
