@@ -1,0 +1,505 @@
+#!/usr/bin/env python3
+"""Static model validation (issue 5, "must show"): for wave3d at five grid sizes and for
+nbody and cg, the analysed program model's counts and time against ground truth.
+
+Per app and size:
+  1. `perfcast analyze apps/<app>/<app>.c -o <app>.model.json` (analysis time recorded);
+  2. `perfcast predict <model> --machine <M> --np R --param ... --json` at R = 1, 2, for the
+     run's parameters and for a shorter run (the "baseline"); the timed part is their
+     difference (counts are linear in the time-step count, so the difference is exact);
+  3. ground truth: `perfcast counts --no-inlining --json --subtract-run "<baseline args>"`
+     (callgrind; every instruction classified), summed over the program's own functions
+     (main object: MPI and libc are not in the model) — flops, load bytes, store bytes;
+  4. measured time: `perfcast measure --json -n R` (the app's own time_s of its timed
+     region, median over runs);
+  5. table: counts error, time by the paper's plain formula with all-L1 and all-DRAM
+     bandwidth, the working-set refinement (predict's default, memory level per loop),
+     against measured time.
+
+Time of the timed region is priced from predict's own per-rank components:
+  T = max over ranks of [ max(d compute_s, d memory_s) + d (latency_s + transfer_s) ]
+where d is the difference between the run and the baseline (the paper's formula applied
+to the timed part only; predict's whole-program time would add set-up).
+
+Parameters the analysis leaves unbound (`perfcast model params`) are bound from the app's
+arguments by the tables in APPS below (each binding says how). Any remaining parameter gets
+the placeholder 1, and the script checks it cannot matter: it re-evaluates the timed part
+with the placeholder 2 and lists every parameter that changes it (those would be wrong
+bindings, reported in the output).
+
+Run on a quiet machine (figures taken while other jobs run are "measured under load"):
+
+    python3 bench/static_validation.py --build build-static --machine bench/results/local.toml
+
+Writes bench/results/static_validation.md (and .json) and prints the table.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# ----------------------------------------------------------------------------- apps
+# Each app: source, analysis flags, sizes, the argument that sets the timed loop's length,
+# the counts run (S steps vs baseline B), the time run, and the parameter bindings.
+# bind(size, R, steps) -> {param: (value, how)}; `steps` is the timed-loop length.
+
+def dims3(R):
+    """MPI_Dims_create(R, 3) with all dims free, for R = 1, 2 (what the apps use)."""
+    return {1: (1, 1, 1), 2: (2, 1, 1)}[R]
+
+
+def wave3d_bind(n, R, steps):
+    px, py, pz = dims3(R)
+    lx, ly, lz = n // px, n // py, n // pz
+    argc = 7  # wave3d --n N --steps S --repeats 1
+    b = {
+        "argc_259": (argc, "argc of `wave3d --n N --steps S --repeats 1`"),
+        "loop_wave3d_c_91_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
+        "opt.steps": (steps, "--steps"),
+        "opt.repeats": (1, "--repeats 1"),
+        "opt.ny": (n, "--n"),
+        "opt.px": (0, "--px not given (0 = chosen by MPI_Dims_create)"),
+        "opt.py": (0, "--py not given"),
+        "opt.pz": (0, "--pz not given"),
+        "nfree_293": (3, "all three process-grid dims free"),
+        "lx": (lx, "n/px, px from MPI_Dims_create(R,3)"),
+        "ly": (ly, "n/py"),
+        "lz": (lz, "n/pz"),
+        "count_1": (ly * lz, "count[XHI] = ly*lz (x faces)"),
+        "count_3": (lx * lz, "count[YHI] = lx*lz (y faces)"),
+        "count_5": (lx * ly, "count[ZHI] = lx*ly (z faces)"),
+        "c_124": (0, "block(): coordinate along y (0: py = 1)"),
+        "p_124": (py, "block(): ranks along y"),
+        "loop_wave3d_c_166_trips": (lz, "pack_faces inner loop over k: lz"),
+        "loop_wave3d_c_173_trips": (lz, "pack_faces inner loop over k: lz"),
+        "loop_wave3d_c_249_trips": (lz, "leapfrog_step inner loop over k: lz"),
+        "sy_245": (lz + 2, "sy = lz + 2 (leapfrog_step)"),
+    }
+    if R == 1:
+        # Every neighbour is MPI_PROC_NULL on one rank; the analysis cannot see nbr[].
+        b["mpi_wave3d_c_231_peer"] = (-1, "R=1: every neighbour is MPI_PROC_NULL")
+        b["mpi_wave3d_c_233_peer"] = (-1, "R=1: every neighbour is MPI_PROC_NULL")
+    return b
+
+
+def nbody_bind(N, R, steps):
+    nloc = -(-N // R)  # the first N mod R ranks own one more; rank 0 is the largest
+    argc = 9  # nbody --bodies N --steps S --repeats 1 --seed 12345
+    return {
+        "argc_545": (argc, "argc of `nbody --bodies N --steps S --repeats 1 --seed 12345`"),
+        "loop_nbody_c_95_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
+        "loop_nbody_c_495_trips": (steps, "integrate: leapfrog loop over --steps"),
+        "loop_nbody_c_496_trips": (3 * nloc, "m3 = 3*nloc"),
+        "loop_nbody_c_497_trips": (3 * nloc, "m3 = 3*nloc"),
+        "loop_nbody_c_499_trips": (3 * nloc, "m3 = 3*nloc"),
+        "evaluate.n": (N, "accel_direct: n = --bodies"),
+        "evaluate.nloc": (nloc, "accel_direct: nloc = ceil(N/R) (rank 0)"),
+        "mpi_nbody_c_450_count": (3 * nloc, "MPI_Allgatherv send count 3*nloc"),
+        "n": (N, "positions_hash: n = --bodies"),
+        "loop_nbody_c_623_trips": (1, "main: the repeats loop, --repeats 1"),
+        "loop_nbody_c_469_trips": (nloc, "energy: loop over local bodies"),
+        "loop_nbody_c_475_trips": (N, "energy: loop over all bodies"),
+    }
+
+
+def cg_bind(n, R, iters):
+    nzl = -(-n // R)  # z-planes of rank 0 (the first nz mod R ranks own one more)
+    plane = n * n
+    nloc = plane * nzl
+    argc = 9  # cg --n N --iters K --repeats 1 --seed? no: --dot ordered
+    return {
+        "argc_367": (argc, "argc of `cg --n N --iters K --repeats 1 --dot ordered`"),
+        "loop_cg_c_131_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
+        "maxk": (iters, "cg_solve: maxk = --iters"),
+        "loop_cg_c_440_trips": (1, "main: the repeats loop, --repeats 1"),
+        "loop_cg_c_323_trips": (iters, "cg_solve: the iteration loop runs --iters times (fixed count)"),
+        "mode": (0, "--dot ordered (DOT_ORDERED = 0)"),
+        "mode_281": (0, "--dot ordered"),
+        "loop_cg_c_241_trips": (nloc, "spmv: rows nloc = n*n*nzl"),
+        "loop_cg_c_243_trips": (7, "spmv: entries per row (7 inside; the boundary rows have fewer)"),
+        "loop_cg_c_265_trips": (nzl, "dots: owned planes nzl"),
+        "loop_cg_c_268_trips": (plane, "dots: points per plane"),
+        "loop_cg_c_257_trips": (nloc, "dots (plain mode): nloc"),
+        "loop_cg_c_276_trips": (n, "dots: sum over the nz planes"),
+        "copy_cg_c_263_bytes": (8 * n, "dots: memset of nd*nz doubles (nd = 1)"),
+        "mpi_cg_c_273_count": (n, "MPI_Allreduce of nd*nz doubles (nd = 1)"),
+        "loop_cg_c_308_trips": (nloc, "cg_solve: nloc"),
+        "loop_cg_c_329_trips": (nloc, "cg_solve: nloc"),
+        "loop_cg_c_330_trips": (nloc, "cg_solve: nloc"),
+        "loop_cg_c_334_trips": (nloc, "cg_solve: nloc"),
+        "loop_cg_c_351_trips": (nloc, "cg_solve: nloc"),
+        "mpi_cg_c_228_count": (plane, "halo: one plane"),
+        "mpi_cg_c_229_count": (plane, "halo: one plane"),
+        "mpi_cg_c_232_count": (plane, "halo: one plane"),
+        "mpi_cg_c_233_count": (plane, "halo: one plane"),
+    }
+
+
+APPS = {
+    "wave3d": {
+        "source": "apps/wave3d/wave3d.c",
+        # parse_args, inlined into main, returns at line 91: the branch on its
+        # result (options valid) holds the whole run; the default 0.5 would halve it.
+        "analyze_flags": ["--branch-probability", "wave3d.c:91=1"],
+        "sizes": [8, 16, 32, 64, 128],
+        "size_args": lambda n: ["--n", str(n)],
+        "label": lambda n: f"n={n}",
+        "steps_arg": "--steps",
+        "count_steps": (2, 0),   # counts: 2 steps minus 0 steps
+        "extra_args": ["--repeats", "1"],
+        # time run: about 0.05-0.5 s of timed work per repeat
+        "time_steps": lambda n: min(2000, max(2, int(4e7 / n ** 3))),
+        "time_extra": ["--repeats", "3"],
+        "timed_units": lambda s: s,  # the timed region runs `steps` iterations of the loop
+        "bind": wave3d_bind,
+        "steps_param": "opt.steps",
+    },
+    "nbody": {
+        "source": "apps/nbody/nbody.c",
+        # --force direct and --integrator leapfrog are what the runs use: the analysis
+        # cannot read them (fields of a struct), so their branches get these probabilities.
+        # And the options parse (line 95: the whole run sits in the branch on its
+        # result) and the repeats loop runs (line 623).
+        "analyze_flags": ["--branch-probability", "nbody.c:453=1", "--branch-probability", "nbody.c:493=1",
+                          "--branch-probability", "nbody.c:95=1", "--branch-probability", "nbody.c:623=1"],
+        "sizes": [256, 1024],
+        "size_args": lambda n: ["--bodies", str(n)],
+        "label": lambda n: f"N={n}",
+        "steps_arg": "--steps",
+        "count_steps": (3, 1),
+        "extra_args": ["--repeats", "1", "--seed", "12345"],
+        "time_steps": lambda n: min(500, max(2, int(4e7 / n ** 2))),
+        "time_extra": ["--repeats", "1", "--seed", "12345"],
+        # the timed region (integrate) runs steps+1 force evaluations: one before the loop
+        "timed_units": lambda s: s + 1,
+        "bind": nbody_bind,
+        "steps_param": "loop_nbody_c_495_trips",
+    },
+    "cg": {
+        "source": "apps/cg/cg.c",
+        # no preconditioner in the runs: its branches are never taken
+        "analyze_flags": ["--branch-probability", "cg.c:306=0", "--branch-probability", "cg.c:331=0"],
+        "sizes": [16, 32],
+        "size_args": lambda n: ["--n", str(n)],
+        "label": lambda n: f"n={n}",
+        "steps_arg": "--iters",
+        "count_steps": (4, 2),
+        "extra_args": ["--repeats", "1", "--dot", "ordered"],
+        "time_steps": lambda n: min(1000, max(10, int(2e7 / n ** 3))),
+        "time_extra": ["--repeats", "3", "--dot", "ordered"],
+        "timed_units": lambda s: s,
+        "bind": cg_bind,
+        "steps_param": "maxk",
+    },
+}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def run(cmd, timeout=1800, check=True):
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if check and p.returncode != 0:
+        sys.exit(f"static_validation: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-3000:]}")
+    return p, time.time() - t0
+
+
+def pct(pred, meas):
+    if meas == 0:
+        return "exact" if pred == 0 else "n/a"
+    e = 100.0 * (pred - meas) / abs(meas)
+    return "0 %" if abs(e) < 0.005 else f"{e:+.1f} %"
+
+
+def fmt_count(x):
+    return f"{x:.4g}"
+
+
+def fmt_s(x):
+    if x is None:
+        return "-"
+    return f"{x * 1e3:.3g} ms" if abs(x) < 1 else f"{x:.3g} s"
+
+
+class Ctx:
+    def __init__(self, a):
+        self.a = a
+        self.perfcast = os.path.join(a.build, "bin", "perfcast")
+        self.apps_dir = os.path.join(a.build, "apps")
+        self.work = a.work
+        os.makedirs(self.work, exist_ok=True)
+        self.predict_cache = {}
+
+    def predict(self, model, R, params):
+        key = (model, R, tuple(sorted(params.items())))
+        if key in self.predict_cache:
+            return self.predict_cache[key]
+        cmd = [self.perfcast, "predict", model, "--machine", self.a.machine, "--np", str(R), "--json"]
+        for k, v in sorted(params.items()):
+            cmd += ["--param", f"{k}={v}"]
+        p, _ = run(cmd)
+        j = json.loads(p.stdout)
+        self.predict_cache[key] = j
+        return j
+
+
+def model_params(ctx, model):
+    p, _ = run([ctx.perfcast, "model", "params", model, "--json"])
+    return json.loads(p.stdout)
+
+
+def timed_part(run_j, base_j):
+    """Counts and time of the timed part: run minus baseline, per rank; time by the
+    paper's formula on the differences, for the working-set choice and each level."""
+    out = {"ranks": []}
+    levels = list(run_j["ranks"][0]["memory_s_if_all_in"].keys())
+    t_ws, t_level = 0.0, {lv: 0.0 for lv in levels}
+    for r, b in zip(run_j["ranks"], base_j["ranks"]):
+        d = {k: r[k] - b[k] for k in ("flops", "flops_double", "load_bytes", "store_bytes", "mpi_calls",
+                                       "sent_bytes", "compute_s", "memory_s", "latency_s", "transfer_s")}
+        comm = d["latency_s"] + d["transfer_s"]
+        d["time_ws_s"] = max(d["compute_s"], d["memory_s"]) + comm
+        for lv in levels:
+            m = r["memory_s_if_all_in"][lv] - b["memory_s_if_all_in"][lv]
+            t_level[lv] = max(t_level[lv], max(d["compute_s"], m) + comm)
+        t_ws = max(t_ws, d["time_ws_s"])
+        out["ranks"].append(d)
+    out["time_ws_s"] = t_ws
+    out["time_level_s"] = t_level
+    out["levels"] = levels
+    return out
+
+
+def bindings(ctx, app, model, size, R, steps, unknown_report):
+    """Parameters for the model: from the app's table, placeholders (1) for the rest."""
+    cfg = APPS[app]
+    table = cfg["bind"](size, R, steps)
+    params = {}
+    for p in model_params(ctx, model):
+        name = p["name"]
+        if name in table:
+            params[name] = table[name][0]
+        elif "default" not in p:
+            params[name] = 1
+            unknown_report.add(name)
+    return params, table
+
+
+def sensitivity(ctx, app, model, size, R, base_steps, run_steps, placeholders):
+    """Placeholder parameters that change the timed part (they would need a real binding)."""
+    cfg = APPS[app]
+
+    def delta(over):
+        out = []
+        for steps in (run_steps, base_steps):
+            params, _ = bindings(ctx, app, model, size, R, steps, set())
+            params.update(over)
+            out.append(ctx.predict(model, R, params))
+        t = timed_part(out[0], out[1])
+        r0 = t["ranks"][0]
+        return (round(r0["flops"], 3), round(r0["load_bytes"], 3), round(r0["store_bytes"], 3),
+                round(r0["mpi_calls"], 3), round(r0["sent_bytes"], 3))
+
+    ref = delta({})
+    changed = []
+    for name in sorted(placeholders):
+        if delta({name: 2}) != ref:
+            changed.append(name)
+    return changed
+
+
+def measured_counts(ctx, app, size, R, steps, base_steps):
+    cfg = APPS[app]
+    binary = os.path.join(ctx.apps_dir, app)
+    args = cfg["size_args"](size) + [cfg["steps_arg"], str(steps)] + cfg["extra_args"]
+    base = cfg["size_args"](size) + [cfg["steps_arg"], str(base_steps)] + cfg["extra_args"]
+    cmd = [ctx.perfcast, "counts", "--no-inlining", "--json", "-q", "--subtract-run", " ".join(base)]
+    if R > 1:
+        cmd += ["-n", str(R)]
+    cmd += ["--", binary] + args
+    p, secs = run(cmd, timeout=3600)
+    j = json.loads(p.stdout)
+    per_rank = []
+    for r in j["per_rank"]:
+        s = {"flops": 0, "load_bytes": 0, "store_bytes": 0, "functions": {}}
+        for f in r["functions"]:
+            for k in ("flops", "load_bytes", "store_bytes"):
+                s[k] += f[k]
+            s["functions"][f["function"]] = {k: f[k] for k in ("flops", "load_bytes", "store_bytes")}
+        per_rank.append(s)
+    return per_rank, " ".join(cmd[:1] + [os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd[1:]]), secs
+
+
+def measured_time(ctx, app, size, R, steps):
+    cfg = APPS[app]
+    binary = os.path.join(ctx.apps_dir, app)
+    args = cfg["size_args"](size) + [cfg["steps_arg"], str(steps)] + cfg["time_extra"]
+    cmd = [ctx.perfcast, "measure", "--json", "-q", "-n", str(R), "--repeats", str(ctx.a.repeats), "--", binary] + args
+    p, _ = run(cmd, timeout=1800)
+    j = json.loads(p.stdout)
+    return j, args
+
+
+def find_app_time(j):
+    """The median of the app's own time_s from `perfcast measure --json`."""
+    for key in ("app_time_s", "time_s"):
+        if key in j and isinstance(j[key], dict) and "median" in j[key]:
+            return j[key]["median"], j.get("oversubscribed", False)
+    raise KeyError(f"no app_time_s in measure output: {list(j)}")
+
+
+# ----------------------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build-static", help="build directory with bin/perfcast and apps/")
+    ap.add_argument("--machine", default="bench/results/local.toml", help="machine file (perfcast calibrate)")
+    ap.add_argument("--apps", default="wave3d,nbody,cg")
+    ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--count-ranks", default="1", help="rank counts for the callgrind ground truth")
+    ap.add_argument("--repeats", type=int, default=3, help="perfcast measure repeats")
+    ap.add_argument("--sizes", default="", help="override sizes, e.g. wave3d:8,16")
+    ap.add_argument("--work", default="/tmp/perfcast-static-validation")
+    ap.add_argument("--out", default="bench/results/static_validation")
+    ap.add_argument("--no-time", action="store_true", help="skip the measured runs")
+    a = ap.parse_args()
+    a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
+    a.machine = os.path.join(ROOT, a.machine) if not os.path.isabs(a.machine) else a.machine
+    ctx = Ctx(a)
+    ranks = [int(x) for x in a.ranks.split(",")]
+    count_ranks = [int(x) for x in a.count_ranks.split(",")]
+    override = {}
+    for item in filter(None, a.sizes.split(";")):
+        app, s = item.split(":")
+        override[app] = [int(x) for x in s.split(",")]
+
+    started = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()[0]
+    rows, notes, analysis, binding_notes, results = [], [], {}, {}, []
+    for app in a.apps.split(","):
+        cfg = APPS[app]
+        model = os.path.join(ctx.work, f"{app}.model.json")
+        cmd = [ctx.perfcast, "analyze", cfg["source"], "-o", model] + cfg["analyze_flags"]
+        _, secs = run(cmd)
+        analysis[app] = (secs, " ".join(["perfcast", "analyze", cfg["source"], "-o", f"{app}.model.json"] +
+                                        cfg["analyze_flags"]))
+        S, B = cfg["count_steps"]
+        sizes = override.get(app, cfg["sizes"])
+        placeholders = set()
+        for size in sizes:
+            for R in ranks:
+                bindings(ctx, app, model, size, R, S, placeholders)
+        table = cfg["bind"](sizes[0], 1, S)
+        sens = sensitivity(ctx, app, model, sizes[0], 1, B, S, placeholders)
+        binding_notes[app] = {"bound": {k: v[1] for k, v in table.items()},
+                              "placeholders": sorted(placeholders), "matter": sens}
+        for size in sizes:
+            for R in ranks:
+                label = cfg["label"](size)
+                # Counts: model run (S) minus baseline (B), rank 0.
+                pr_run, _ = bindings(ctx, app, model, size, R, S, set())
+                pr_base, _ = bindings(ctx, app, model, size, R, B, set())
+                counts = timed_part(ctx.predict(model, R, pr_run), ctx.predict(model, R, pr_base))
+                meas = None
+                counts_cmd = ""
+                if R in count_ranks:
+                    per_rank, counts_cmd, _ = measured_counts(ctx, app, size, R, S, B)
+                    meas = per_rank[0]
+                # Time: the timed region of a real run of T steps vs the model's.
+                T = cfg["time_steps"](size)
+                tm_run, _ = bindings(ctx, app, model, size, R, T, set())
+                tm_base, _ = bindings(ctx, app, model, size, R, 0, set())
+                tp = timed_part(ctx.predict(model, R, tm_run), ctx.predict(model, R, tm_base))
+                scale = cfg["timed_units"](T) / T
+                t_pred = {"ws": tp["time_ws_s"] * scale}
+                for lv, v in tp["time_level_s"].items():
+                    t_pred[lv] = v * scale
+                t_meas, over, targs = None, False, []
+                if not a.no_time:
+                    mj, targs = measured_time(ctx, app, size, R, T)
+                    t_meas, over = find_app_time(mj)
+                levels = tp["levels"]
+                row = {"app": app, "size": label, "R": R, "count_steps": f"{S}-{B}", "time_steps": T,
+                       "pred": counts["ranks"][0], "meas": meas, "t_pred": t_pred, "t_meas": t_meas,
+                       "oversubscribed": over, "levels": levels, "counts_cmd": counts_cmd,
+                       "time_args": targs}
+                results.append(row)
+                print(f"[{datetime.datetime.utcnow():%H:%M:%S}] {app} {label} R={R}: "
+                      f"pred flops {counts['ranks'][0]['flops']:.4g}"
+                      + (f" meas {meas['flops']:.4g}" if meas else "")
+                      + f"; t_pred {fmt_s(t_pred['ws'])} t_meas {fmt_s(t_meas)}", file=sys.stderr, flush=True)
+
+    # ------------------------------------------------------------------ report
+    levels = results[0]["levels"] if results else []
+    first = "L1" if "L1" in levels else (levels[0] if levels else "L1")
+    last = "DRAM" if "DRAM" in levels else (levels[-1] if levels else "DRAM")
+    lines = []
+    cmdline = "python3 bench/static_validation.py " + " ".join(
+        f"--{k.replace('_', '-')} {v}" for k, v in
+        [("build", os.path.relpath(a.build, ROOT)), ("machine", os.path.relpath(a.machine, ROOT)),
+         ("apps", a.apps), ("ranks", a.ranks), ("count_ranks", a.count_ranks), ("repeats", a.repeats)])
+    lines += ["# Static model validation (issue 5)", "",
+              f"Re-run on a quiet machine: `{cmdline}`", "",
+              f"Run {started}; load average at start {load:.1f} on {os.cpu_count()} cores: "
+              + ("**measured under load** (times are noisy; counts are exact regardless)."
+                 if load > 1.5 else "quiet."),
+              f"Machine file: `{os.path.relpath(a.machine, ROOT)}`. Model time = the paper's formula on the timed "
+              "part (run minus baseline): max(flops/peak, bytes/bandwidth) + messages*latency + bytes/net_bw, "
+              "max over ranks.", ""]
+    lines += ["## Analysis time", "", "| app | command | seconds |", "|---|---|---|"]
+    for app, (secs, c) in analysis.items():
+        lines.append(f"| {app} | `{c}` | {secs:.2f} |")
+    lines += ["", "## Counts of the timed part (rank 0): model vs callgrind", "",
+              "Ground truth: `perfcast counts --no-inlining` run with S steps minus a run with B steps, summed "
+              "over the program's own functions (MPI library and libc excluded).", "",
+              "| app | size | R | steps S-B | flops model | flops measured | err | load B model | load B measured "
+              "| err | store B model | store B measured | err |", "|" + "---|" * 13]
+    for r in results:
+        if not r["meas"]:
+            continue
+        p, m = r["pred"], r["meas"]
+        lines.append(f"| {r['app']} | {r['size']} | {r['R']} | {r['count_steps']} | {fmt_count(p['flops'])} | "
+                     f"{fmt_count(m['flops'])} | {pct(p['flops'], m['flops'])} | {fmt_count(p['load_bytes'])} | "
+                     f"{fmt_count(m['load_bytes'])} | {pct(p['load_bytes'], m['load_bytes'])} | "
+                     f"{fmt_count(p['store_bytes'])} | {fmt_count(m['store_bytes'])} | "
+                     f"{pct(p['store_bytes'], m['store_bytes'])} |")
+    lines += ["", "## Time of the timed region: model vs `perfcast measure` (app's own time_s, median)", "",
+              f"| app | size | R | steps | plain all-{first} | err | plain all-{last} | err | working set | err | "
+              "measured |", "|" + "---|" * 11]
+    for r in results:
+        t, m = r["t_pred"], r["t_meas"]
+        e = (lambda x: pct(x, m) if m else "-")
+        lines.append(f"| {r['app']} | {r['size']} | {r['R']}{' (oversubscribed)' if r['oversubscribed'] else ''} | "
+                     f"{r['time_steps']} | {fmt_s(t[first])} | {e(t[first])} | {fmt_s(t[last])} | {e(t[last])} | "
+                     f"{fmt_s(t['ws'])} | {e(t['ws'])} | {fmt_s(m)} |")
+    lines += ["", "## Parameter bindings", ""]
+    for app, b in binding_notes.items():
+        lines.append(f"**{app}**: bound from the app's arguments:")
+        for k, how in b["bound"].items():
+            lines.append(f"- `{k}`: {how}")
+        unbound = [x for x in b["placeholders"]]
+        lines.append(f"- placeholder 1 (outside the timed part, cancel in run minus baseline): "
+                     f"{', '.join('`' + x + '`' for x in unbound) or 'none'}")
+        if b["matter"]:
+            lines.append(f"- **placeholders that DO change the timed part (bindings missing, results suspect)**: "
+                         f"{', '.join(b['matter'])}")
+        lines.append("")
+    text = "\n".join(lines) + "\n"
+    out_md = os.path.join(ROOT, a.out + ".md")
+    with open(out_md, "w") as f:
+        f.write(text)
+    with open(os.path.join(ROOT, a.out + ".json"), "w") as f:
+        json.dump({"started": started, "load": load, "results": results, "analysis": analysis,
+                   "bindings": binding_notes}, f, indent=1, default=str)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
