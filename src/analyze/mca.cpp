@@ -120,8 +120,11 @@ std::vector<AsmFunction> parse_assembly(const std::string& text) {
     size_t h = line.find('#');
     return h == std::string::npos ? "" : trim(line.substr(h + 1));
   };
-  auto read_loop_comment = [&](const std::string& c) {
+  auto read_loop_comment = [&](std::string c) {
     if (!block) return;
+    // A nested loop's header reads "=>  This Inner Loop Header: Depth=3": the
+    // arrow is indented by depth, after its parents' "Parent Loop" lines.
+    if (c.rfind("=>", 0) == 0) c = "=>" + trim(c.substr(2));
     if (c.rfind("=>This Inner Loop Header", 0) == 0 || c.rfind("=>This Loop Header", 0) == 0) {
       block->loop_header = block->number;
     } else if (c.rfind("in Loop: Header=", 0) == 0) {

@@ -69,6 +69,41 @@ TEST(Mca, LatencyBoundChainsAreSlowerAndScaleWithTheirLength) {
   EXPECT_NEAR(reduce2 / reduce1, 2.0, 0.2);
 }
 
+TEST(Mca, InnermostLoopsOfANestArePricedLikeTheSameLoopAlone) {
+  auto j = analyse_mca();
+  double reduce1 = cycles_of(j, "reduce1");
+  // The optimiser unrolls the middle loop by two, so the nest has three
+  // innermost copies of the chain (two in the unrolled body, one remainder):
+  // every one must be priced, each like reduce1.
+  std::vector<double> nested;
+  std::function<bool(const nlohmann::ordered_json&)> holds_loop = [&](const nlohmann::ordered_json& items) {
+    for (const auto& it : items) {
+      if (it["kind"] == "loop") return true;
+      for (const char* side : {"then", "else"})
+        if (it.contains(side) && holds_loop(it[side])) return true;
+    }
+    return false;
+  };
+  std::function<void(const nlohmann::ordered_json&, bool)> walk = [&](const nlohmann::ordered_json& items, bool) {
+    for (const auto& it : items) {
+      bool innermost = it["kind"] == "loop" && !holds_loop(it["body"]);
+      if (innermost) {
+        EXPECT_TRUE(it.contains("cycles_per_iteration")) << "unpriced innermost loop at line " << it["line"];
+        if (it.contains("cycles_per_iteration")) nested.push_back(it["cycles_per_iteration"].get<double>());
+      }
+      for (const char* side : {"body", "then", "else"})
+        if (it.contains(side)) walk(it[side], false);
+    }
+  };
+  walk(j["functions"]["nested"]["body"], false);
+  ASSERT_FALSE(nested.empty());
+  for (double c : nested) {
+    std::cout << "MCA: innermost loop of a 3-deep nest " << c << ", the same chain alone " << reduce1
+              << " cycles/iteration\n";
+    EXPECT_NEAR(c, reduce1, 0.25 * reduce1);
+  }
+}
+
 TEST(Mca, TheCpuCanBeChosenAndIsRecorded) {
   auto j = analyse_mca("skylake");
   EXPECT_EQ(j["mca"]["cpu"], "skylake");

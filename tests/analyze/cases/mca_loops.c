@@ -25,4 +25,16 @@ __attribute__((noinline)) double reduce2(int n, const double *x) {
   return s;
 }
 
+/* reduce1's chain as the inner loop of a nest three deep: the code generator
+ * marks a nested loop's header differently ("=>  This Inner Loop Header:
+ * Depth=3", after its parents' lines), and it must be priced as reduce1 is. */
+__attribute__((noinline)) double nested(int n, const double *x) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+      for (int k = 0; k < n; k++) s += x[(i * n + j) * n + k];
+  return s;
+}
+
 int main(void) { return 0; }
