@@ -48,6 +48,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   Calibration cal;
   cal.host = host_name();
   cal.cpu_model = cpu_model_name();
+  cal.clock_Hz = cpu_clock_Hz();
   cal.when_utc = utc_now();
   cal.quick = options.quick;
   cal.cores = measure::online_cores();

@@ -42,6 +42,7 @@ struct MemoryResult {
 struct Calibration {
   std::string host;
   std::string cpu_model;
+  double clock_Hz = 0;  // as /proc/cpuinfo reports it; 0 when unknown (no `clock` is written)
   std::string when_utc;   // ISO 8601
   bool quick = false;
   int cores = 0;

@@ -108,4 +108,21 @@ std::string cpu_model_name() {
   return {};
 }
 
+double cpu_clock_Hz() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu MHz", 0) != 0) continue;
+    auto colon = line.find(':');
+    if (colon == std::string::npos) return 0;
+    try {
+      double mhz = std::stod(line.substr(colon + 1));
+      return mhz > 0 ? mhz * 1e6 : 0;
+    } catch (...) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
 }  // namespace perfcast::calibrate

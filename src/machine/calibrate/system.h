@@ -31,5 +31,8 @@ double last_plausible_cache_bytes(const std::vector<ReportedCache>& caches);
 
 std::string host_name();
 std::string cpu_model_name();  // from /proc/cpuinfo; empty when unknown
+// The core clock /proc/cpuinfo reports ("cpu MHz" of the first core), in Hz; 0
+// when unknown. On a VM it is the host's nominal clock, not what turbo reaches.
+double cpu_clock_Hz();
 
 }  // namespace perfcast::calibrate

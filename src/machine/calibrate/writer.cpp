@@ -105,6 +105,8 @@ std::string machine_toml(const Calibration& cal) {
   node.insert("flops_per_core_single", q(pc.single_simd, Dimension::FlopsPerSecond));
   node.insert("flops_per_core_scalar", q(pc.double_scalar, Dimension::FlopsPerSecond));
   node.insert("flops_per_core_single_scalar", q(pc.single_scalar, Dimension::FlopsPerSecond));
+  // Reported, not measured: what turns MCA's cycles into seconds (perfcast predict).
+  if (cal.clock_Hz > 0) node.insert("clock", q(cal.clock_Hz, Dimension::Hertz));
   root.insert("node", std::move(node));
 
   toml::table memory;
