@@ -374,6 +374,8 @@ def main():
     ap.add_argument("--work", default="/tmp/perfcast-static-validation")
     ap.add_argument("--out", default="bench/results/static_validation")
     ap.add_argument("--no-time", action="store_true", help="skip the measured runs")
+    ap.add_argument("--mcpu", default="", help="LLVM CPU for the MCA pricing (default: the host's as LLVM 14 names "
+                    "it; 'generic' for CPUs newer than LLVM 14, e.g. Zen 5: name the nearest, e.g. znver3)")
     a = ap.parse_args()
     a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
     a.machine = os.path.join(ROOT, a.machine) if not os.path.isabs(a.machine) else a.machine
@@ -391,10 +393,11 @@ def main():
     for app in a.apps.split(","):
         cfg = APPS[app]
         model = os.path.join(ctx.work, f"{app}.model.json")
-        cmd = [ctx.perfcast, "analyze", cfg["source"], "-o", model] + cfg["analyze_flags"]
+        mcpu = ["--mcpu", a.mcpu] if a.mcpu else []
+        cmd = [ctx.perfcast, "analyze", cfg["source"], "-o", model] + cfg["analyze_flags"] + mcpu
         _, secs = run(cmd)
         analysis[app] = (secs, " ".join(["perfcast", "analyze", cfg["source"], "-o", f"{app}.model.json"] +
-                                        cfg["analyze_flags"]))
+                                        cfg["analyze_flags"] + mcpu))
         S, B = cfg["count_steps"]
         sizes = override.get(app, cfg["sizes"])
         placeholders = set()
