@@ -266,6 +266,8 @@ class FunctionAnalyser {
                                       int depth = 0);
   bool guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out);
   bool is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side);
+  bool on_way_out(llvm::BasicBlock* b);
+  bool certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region);
   Items* container_of_loop(llvm::Loop* l);
   Items* navigate(Items* c, const std::vector<GuardStep>& guard);
   Node* branch_node(Items& c, const GuardStep& step);
@@ -306,6 +308,9 @@ class FunctionAnalyser {
   std::map<const llvm::Loop*, Items*> loop_items_;
   std::set<const llvm::Loop*> dead_loops_;
   std::map<const llvm::BasicBlock*, bool> error_sides_;
+  std::set<const llvm::BasicBlock*> on_way_out_;
+  bool on_way_out_done_ = false;
+  std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> certain_;
   std::set<std::string> arguments_;
 };
 
@@ -775,6 +780,91 @@ bool FunctionAnalyser::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* s
   return result;
 }
 
+// A block on the program's way out: no loop is reachable from it and every
+// path from it to a return stops the program (finalises MPI, aborts, exits) or
+// ends in `unreachable`.
+bool FunctionAnalyser::on_way_out(llvm::BasicBlock* b) {
+  using namespace llvm;
+  if (!on_way_out_done_) {
+    on_way_out_done_ = true;
+    // Blocks that can reach a loop (or are in one): a backward fixed point.
+    std::set<const BasicBlock*> loops;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BasicBlock& x : f_) {
+        if (loops.count(&x)) continue;
+        bool reach = li_.getLoopFor(&x) != nullptr;
+        for (BasicBlock* s : successors(&x)) reach = reach || loops.count(s);
+        if (reach) loops.insert(&x), changed = true;
+      }
+    }
+    auto stops = [](BasicBlock& x) {
+      if (isa<UnreachableInst>(x.getTerminator())) return true;
+      for (Instruction& i : x)
+        if (auto* call = dyn_cast<CallBase>(&i))
+          if (Function* callee = call->getCalledFunction()) {
+            StringRef n = callee->getName();
+            if (n == "MPI_Abort" || n == "abort" || n == "exit" || n == "_exit" || n == "MPI_Finalize") return true;
+          }
+      return false;
+    };
+    // The least fixed point: a block stops itself or all its successors are on the way out.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BasicBlock& x : f_) {
+        if (loops.count(&x) || on_way_out_.count(&x)) continue;
+        bool out = stops(x);
+        if (!out && succ_size(&x) > 0) {
+          out = true;
+          for (BasicBlock* s : successors(&x)) out = out && on_way_out_.count(s);
+        }
+        if (out) on_way_out_.insert(&x), changed = true;
+      }
+    }
+  }
+  return on_way_out_.count(b) > 0;
+}
+
+// Whether every path from `d` that does not leave early reaches `cur` (in the
+// same iteration of `region`). Leaving early: entering a block on the way out
+// (an early `MPI_Finalize(); return`, an abort) that `cur` cannot reach, so not
+// the program's normal end after `cur`. Such exits, perhaps deep inside a loop
+// (an option parser's) or behind a shared return block, make the code after
+// them no less certain: `cur` then counts as reached whenever `d` is.
+bool FunctionAnalyser::certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region) {
+  using namespace llvm;
+  if (on_way_out(cur)) return false;
+  auto memo = certain_.find({d, cur});
+  if (memo != certain_.end()) return memo->second;
+  bool& result = certain_[{d, cur}];
+  // The blocks reachable from `cur`: the way out after it is its normal end.
+  std::set<const BasicBlock*> after;
+  std::vector<BasicBlock*> todo = {cur};
+  while (!todo.empty()) {
+    BasicBlock* b = todo.back();
+    todo.pop_back();
+    if (!after.insert(b).second) continue;
+    for (BasicBlock* s : successors(b)) todo.push_back(s);
+  }
+  std::set<BasicBlock*> seen;
+  std::vector<BasicBlock*> work(succ_begin(d), succ_end(d));
+  bool left_early = false;
+  while (!work.empty()) {
+    BasicBlock* b = work.back();
+    work.pop_back();
+    if (b == cur || !seen.insert(b).second) continue;
+    if (on_way_out(b) && !after.count(b)) {
+      left_early = true;
+      continue;
+    }
+    // Around the loop again, out of it, or out of the function: `cur` missed.
+    if (region && (b == region->getHeader() || !region->contains(b))) return result = false;
+    if (succ_size(b) == 0) return result = false;
+    for (BasicBlock* s : successors(b)) work.push_back(s);
+  }
+  return result = left_early;
+}
+
 bool FunctionAnalyser::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out) {
   using namespace llvm;
   BasicBlock* head = region ? region->getHeader() : &f_.getEntryBlock();
@@ -785,7 +875,8 @@ bool FunctionAnalyser::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, s
     if (!node || !node->getIDom()) break;
     BasicBlock* d = node->getIDom()->getBlock();
     Instruction* t = d->getTerminator();
-    if (li_.getLoopFor(d) == region && !pdt_.dominates(cur, d) && t->getNumSuccessors() >= 2) {
+    if (li_.getLoopFor(d) == region && !pdt_.dominates(cur, d) && t->getNumSuccessors() >= 2 &&
+        !certain_but_for_exits(d, cur, region)) {
       unsigned side = UINT_MAX;
       for (unsigned s = 0; s < t->getNumSuccessors(); ++s)
         if (dt_.dominates(BasicBlockEdge(d, t->getSuccessor(s)), cur)) {

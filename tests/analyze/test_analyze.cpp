@@ -191,3 +191,28 @@ TEST(Analyze, Wave3dStepLoopMatchesTheHandModel) {
     EXPECT_EQ(a.mpi_calls, h.mpi_calls) << "n = " << n;
   }
 }
+
+// `if (rc != 0) { MPI_Finalize(); return rc; }` after an option loop that
+// returns early (paths that share the exit's block): the work after it runs
+// whenever the program gets there, so it is counted in full, not behind a
+// branch that is "reached on some paths".
+TEST(Analyze, CodeAfterAnEarlyExitIsCertain) {
+  const std::string source = kSource + "/tests/analyze/cases/early_return.c";
+  auto j = analyse(source);
+  const auto* outer = find_loop(j["functions"]["main"]["body"], line_of(source, "for (int s = 0; s < k; s++)"));
+  ASSERT_NE(outer, nullptr);
+  EXPECT_EQ((*outer)["trip_count"], "k");
+  auto m = load(j, "early");
+  for (auto [k, n] : {std::pair{1, 1}, {3, 8}, {7, 33}}) {
+    // Any other parameter (the option loop's trips, argc) at an arbitrary value.
+    expr::Bindings b = {{"n", n}, {"k", k}};
+    for (const auto& p : m.parameters)
+      if (!b.count(p.name)) b[p.name] = p.default_value ? expr::evaluate(*p.default_value, b) : expr::Value(3);
+    auto c = counts(m, "main", b);
+    EXPECT_EQ(c.flops_double, 2.0 * k * n) << "k = " << k << ", n = " << n;
+    double allreduces = 0;
+    for (const auto& call : c.mpi)
+      if (call.op == "allreduce") allreduces += call.calls;
+    EXPECT_EQ(allreduces, 1) << "k = " << k << ", n = " << n;
+  }
+}
