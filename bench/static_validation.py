@@ -145,9 +145,7 @@ def cg_bind(n, R, iters):
 APPS = {
     "wave3d": {
         "source": "apps/wave3d/wave3d.c",
-        # parse_args, inlined into main, returns at line 91: the branch on its
-        # result (options valid) holds the whole run; the default 0.5 would halve it.
-        "analyze_flags": ["--branch-probability", "wave3d.c:91=1"],
+        "analyze_flags": [],
         "sizes": [8, 16, 32, 64, 128],
         "size_args": lambda n: ["--n", str(n)],
         "label": lambda n: f"n={n}",
@@ -165,10 +163,9 @@ APPS = {
         "source": "apps/nbody/nbody.c",
         # --force direct and --integrator leapfrog are what the runs use: the analysis
         # cannot read them (fields of a struct), so their branches get these probabilities.
-        # And the options parse (line 95: the whole run sits in the branch on its
-        # result) and the repeats loop runs (line 623).
+        # And the repeats loop runs (line 623: --repeats is a struct field the analysis cannot read).
         "analyze_flags": ["--branch-probability", "nbody.c:453=1", "--branch-probability", "nbody.c:493=1",
-                          "--branch-probability", "nbody.c:95=1", "--branch-probability", "nbody.c:623=1"],
+                          "--branch-probability", "nbody.c:623=1"],
         "sizes": [256, 1024],
         "size_args": lambda n: ["--bodies", str(n)],
         "label": lambda n: f"N={n}",
@@ -184,8 +181,11 @@ APPS = {
     },
     "cg": {
         "source": "apps/cg/cg.c",
-        # no preconditioner in the runs: its branches are never taken
-        "analyze_flags": ["--branch-probability", "cg.c:306=0", "--branch-probability", "cg.c:331=0"],
+        # No preconditioner in the runs (306, 331: never taken); no early return
+        # before the iterations (322: its other side holds the solve); the loops over
+        # rows and planes run (their bounds are struct fields the analysis cannot
+        # read, so their guards would get 0.5): 241-351, and the repeats loop (440).
+        "analyze_flags": ["--branch-probability", "cg.c:306=0", "--branch-probability", "cg.c:331=0", "--branch-probability", "cg.c:322=1", "--branch-probability", "cg.c:302=1", "--branch-probability", "cg.c:321=1", "--branch-probability", "cg.c:440=1", "--branch-probability", "cg.c:241=1", "--branch-probability", "cg.c:243=1", "--branch-probability", "cg.c:257=1", "--branch-probability", "cg.c:265=1", "--branch-probability", "cg.c:268=1", "--branch-probability", "cg.c:276=1", "--branch-probability", "cg.c:308=1", "--branch-probability", "cg.c:329=1", "--branch-probability", "cg.c:330=1", "--branch-probability", "cg.c:334=1", "--branch-probability", "cg.c:351=1"],
         "sizes": [16, 32],
         "size_args": lambda n: ["--n", str(n)],
         "label": lambda n: f"n={n}",
