@@ -94,8 +94,9 @@ nlohmann::json library_costs(const AnalyzeOptions& o) {
     }
     if (!extra.is_object()) throw UserError(fmt::format("{}: expected a JSON object", file.string()));
     for (const auto& name : extra.value("ignore", nlohmann::json::array())) table["ignore"].push_back(name);
-    for (const auto& [name, cost] : extra.value("functions", nlohmann::json::object()).items())
-      table["functions"][name] = cost;
+    // A named copy: items() of the temporary value() returns would outlive it.
+    const nlohmann::json functions = extra.value("functions", nlohmann::json::object());
+    for (const auto& [name, cost] : functions.items()) table["functions"][name] = cost;
   }
   return table;
 }

@@ -146,7 +146,9 @@ TEST(ModelEvents, AnalyserShapedModelMatchesCountsAndSimulates) {
       EXPECT_EQ(e.bytes2, 800u);
     }
   for (const auto& e : ranks[0].events)
-    if (e.kind == events::Kind::Sendrecv) EXPECT_EQ(e.root, events::kProcNull);
+    if (e.kind == events::Kind::Sendrecv) {
+      EXPECT_EQ(e.root, events::kProcNull);
+    }
 
   auto result = simulate(ranks, polus());
   std::uint64_t calls = 0;

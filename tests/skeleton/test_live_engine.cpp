@@ -30,7 +30,9 @@ TEST(SkeletonEngine, ProbeStatusGivesSourceTagAndCount) {
     auto result = simulate(*job, machine, options);
     for (int r = 0; r < n; ++r) EXPECT_EQ(job->exit_code(r), 0) << n << " ranks, rank " << r;
     // Rank 0 waits for the late senders (even ranks, up to 10 ms + 0.1 ms x rank).
-    if (n > 2) EXPECT_GT(result.ranks[0].end_s, 1e-2);
+    if (n > 2) {
+      EXPECT_GT(result.ranks[0].end_s, 1e-2);
+    }
     EXPECT_EQ(result.kind_counts[static_cast<size_t>(perfcast::events::Kind::Probe)], static_cast<unsigned>(n));
   }
 }
