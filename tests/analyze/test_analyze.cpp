@@ -81,6 +81,22 @@ TEST(Analyze, CallsBindTheCalleesParameters) {
   for (int n : {0, 1, 7, 50}) EXPECT_EQ(counts(m, "driver", {{"n", n}}).flops_double, 3.0 * n + 3) << "n = " << n;
 }
 
+TEST(Analyze, UserLibraryCostsPriceCallsTheAnalysisCannotSee) {
+  // my_kernel(n, x) costs 3n flops and 8n bytes loaded per call, by the user's table.
+  fs::path table = fs::temp_directory_path() / "perfcast-test-library-costs.json";
+  std::ofstream(table) << R"({"functions": {"my_kernel": {"args": ["n", null], "flops_double": "3 * n",
+                                                          "load_bytes": "8 * n"}}})";
+  analyze::AnalyzeOptions o;
+  o.sources = {kSource + "/tests/analyze/cases/library_call.c"};
+  o.library_cost_files = {table};
+  auto m = load(analyze::analyze(o), "library_call");
+  for (int n : {1, 10, 100}) {
+    auto c = counts(m, "driver", {{"steps", 7}, {"n", n}});
+    EXPECT_EQ(c.flops_double, 7.0 * 3 * n) << "n = " << n;
+    EXPECT_EQ(c.load_bytes, 7.0 * 8 * n) << "n = " << n;
+  }
+}
+
 TEST(Analyze, RankDependentBranchesAreConditions) {
   auto m = load(analyse_case("rank_branch.c"), "rank");
   for (int n : {1, 10, 99}) {
