@@ -31,7 +31,7 @@ struct PredictArgs {
 std::string quantity(double v, Dimension d) { return units::format(v, d, 4); }
 std::string count(double v) { return v >= 1e5 ? fmt::format("{:.4g}", v) : fmt::format("{:.0f}", v); }
 
-nlohmann::json rank_json(const model::RankPrediction& r, bool mca) {
+nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprint) {
   const auto& c = r.counts;
   nlohmann::json mem = nlohmann::json::object();
   for (const auto& [level, s] : r.memory_s_if_all_in) mem[level] = s;
@@ -63,13 +63,18 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca) {
     j["in_core_s"] = r.in_core_s;
     j["mca_time_s"] = r.mca_time_s;
   }
+  if (footprint) {
+    j["l1_access_s"] = r.l1_access_s;
+    j["traffic_s"] = r.traffic_s;
+    j["footprint_time_s"] = r.footprint_time_s;
+  }
   return j;
 }
 
 nlohmann::json prediction_json(const model::Prediction& p, const model::ProgramModel& m,
                                const machine::Machine& machine, const PredictArgs& a) {
   nlohmann::json ranks = nlohmann::json::array();
-  for (const auto& r : p.ranks) ranks.push_back(rank_json(r, p.mca_available));
+  for (const auto& r : p.ranks) ranks.push_back(rank_json(r, p.mca_available, p.footprint_available));
   nlohmann::json j = {{"program", m.program},
           {"model_origin", m.origin},
           {"machine", machine.name},
@@ -85,6 +90,9 @@ nlohmann::json prediction_json(const model::Prediction& p, const model::ProgramM
   j["mca_cpu"] = p.mca_cpu;
   j["mca_loops"] = p.mca_loops;
   if (!p.mca_note.empty()) j["mca_note"] = p.mca_note;
+  // The footprint refinement; null when no loop the entry runs carries a footprint.
+  j["footprint_time_s"] = p.footprint_available ? nlohmann::json(p.footprint_time_s) : nlohmann::json(nullptr);
+  if (!p.footprint_note.empty()) j["footprint_note"] = p.footprint_note;
   return j;
 }
 
@@ -137,6 +145,16 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
                              quantity(p.mca_time_s, Dimension::Seconds));
   else if (p.mca_loops > 0)
     std::cout << "refined (MCA): not available: " << p.mca_note << " (e.g. --set node.clock=\"2.1 GHz\")\n";
+  if (!p.footprint_note.empty()) std::cout << "refined (footprints): not available: " << p.footprint_note << "\n";
+  if (p.footprint_available) {
+    const auto& r = p.ranks[static_cast<size_t>(p.slowest_rank)];
+    std::cout << fmt::format(
+        "refined: loop footprints (distinct bytes from the level they fit in, every access at L1{}): {}"
+        "  [rank {}: core {}, L1 accesses {}, traffic {}]\n",
+        mca ? ", in-core from MCA" : "", quantity(p.footprint_time_s, Dimension::Seconds), r.counts.rank,
+        quantity(mca ? r.in_core_s : r.compute_s, Dimension::Seconds), quantity(r.l1_access_s, Dimension::Seconds),
+        quantity(r.traffic_s, Dimension::Seconds));
+  }
   if (!a.all_ranks && p.ranks.size() > 16) std::cout << "(--all-ranks lists every rank; --json gives them all)\n";
 }
 

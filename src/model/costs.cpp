@@ -34,7 +34,7 @@ void add_into(SymbolicCosts& acc, const SymbolicCosts& x) {
   }
   for (const auto& seg : x.memory) {
     auto it = std::find_if(acc.memory.begin(), acc.memory.end(), [&](const MemorySegment& s) {
-      return same(s.working_set_bytes, seg.working_set_bytes) && s.line == seg.line;
+      return same(s.working_set_bytes, seg.working_set_bytes) && s.line == seg.line && s.traffic == seg.traffic;
     });
     if (it == acc.memory.end()) {
       acc.memory.push_back(seg);
@@ -195,7 +195,26 @@ class Composer {
       }
       body = std::move(claimed);
     }
-    return over_iterations(body, l.var, l.trip_count);
+    SymbolicCosts run = over_iterations(body, l.var, l.trip_count);
+    // The footprint is per run of the loop: added after the iterations.
+    if (l.footprint) run = footprint_claimed(std::move(run), *l.footprint, line);
+    return run;
+  }
+
+  // The body's accesses become Covered (they stay in the plain formula and in
+  // the in-core L1 bound) and its traffic becomes this loop's distinct bytes:
+  // the outermost loop with a footprint has the last word, because data reused
+  // between the runs of an inner loop is not fetched again.
+  static SymbolicCosts footprint_claimed(SymbolicCosts body, const LoopItem::Footprint& f, int line) {
+    std::vector<MemorySegment> segments = std::move(body.memory);
+    body.memory.clear();
+    for (auto seg : segments) {
+      if (seg.traffic == Traffic::Footprint) continue;
+      seg.traffic = Traffic::Covered;
+      add_into(body, SymbolicCosts{.memory = {seg}});
+    }
+    add_into(body, SymbolicCosts{.memory = {{f.bytes, f.load_bytes, f.store_bytes, line, Traffic::Footprint}}});
+    return body;
   }
 
   SymbolicCosts cost(const BranchItem& b, int) {
@@ -320,12 +339,26 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
   for (const auto& [name, calls] : c.math_calls) r.math_calls[name] = value_of(calls, b);
   for (const auto& seg : c.memory) {
     MemoryTraffic t;
-    if (seg.working_set_bytes) t.working_set_bytes = value_of(*seg.working_set_bytes, b);
-    t.load_bytes = value_of(seg.load_bytes, b);
-    t.store_bytes = value_of(seg.store_bytes, b);
+    try {
+      if (seg.working_set_bytes) t.working_set_bytes = value_of(*seg.working_set_bytes, b);
+      t.load_bytes = value_of(seg.load_bytes, b);
+      t.store_bytes = value_of(seg.store_bytes, b);
+    } catch (const UserError& e) {
+      // A footprint is a refinement: when its bound does not evaluate (an
+      // unsigned vector-loop count at a size the vector loop never runs),
+      // the refinement is off for this rank, the counts stand.
+      if (seg.traffic != Traffic::Footprint) throw;
+      std::string why = e.what();
+      if (why.size() > 240) why = why.substr(0, 240) + " ...";  // the bound itself can run to kilobytes
+      r.footprint_error = fmt::format("the loop at line {}: {}", seg.line, why);
+      continue;
+    }
     t.line = seg.line;
-    r.load_bytes += t.load_bytes;
-    r.store_bytes += t.store_bytes;
+    t.traffic = seg.traffic;
+    if (t.traffic != Traffic::Footprint) {
+      r.load_bytes += t.load_bytes;
+      r.store_bytes += t.store_bytes;
+    }
     r.memory.push_back(t);
   }
   for (const auto& g : c.mpi) {

@@ -13,12 +13,22 @@
 
 namespace perfcast::model {
 
+// What a memory segment's bytes are.
+enum class Traffic {
+  Access,     // every byte loaded or stored, outside any loop with a footprint
+  Covered,    // every byte loaded or stored inside a loop with a footprint
+  Footprint,  // the distinct bytes of the outermost such loop, once per run of it
+};
+
 // Memory traffic that belongs to one working set: the bytes of the innermost
 // loop that declared working_set_bytes (none: not declared, level unknown).
+// The plain formula prices Access and Covered bytes; the footprint refinement
+// prices Access and Footprint bytes from their levels and Covered bytes at L1.
 struct MemorySegment {
   std::optional<Expr> working_set_bytes;
   Expr load_bytes, store_bytes;
   int line = 0;  // of the loop that declared the working set
+  Traffic traffic = Traffic::Access;
 };
 
 // Calls of one MPI item, multiplied up by the loops around it.
@@ -49,6 +59,7 @@ struct MemoryTraffic {
   std::optional<double> working_set_bytes;
   double load_bytes = 0, store_bytes = 0;
   int line = 0;
+  Traffic traffic = Traffic::Access;
 };
 
 struct MpiCalls {
@@ -62,9 +73,10 @@ struct MpiCalls {
 struct RankCounts {
   int rank = 0;
   double flops_double = 0, flops_single = 0;
-  double loads = 0, stores = 0, load_bytes = 0, store_bytes = 0;
+  double loads = 0, stores = 0, load_bytes = 0, store_bytes = 0;  // every access
   std::map<std::string, double> math_calls;
-  std::vector<MemoryTraffic> memory;
+  std::vector<MemoryTraffic> memory;  // load_bytes/store_bytes are the Access and Covered segments
+  std::string footprint_error;        // why a footprint did not evaluate (the refinement is then off)
   std::vector<MpiCalls> mpi;
   // Derived: totals over `mpi`.
   double mpi_calls = 0;    // every call, MPI_PROC_NULL included

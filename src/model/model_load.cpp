@@ -132,12 +132,22 @@ class Reader {
       it.body = std::move(c);
     } else if (kind == "loop") {
       only_keys(j, path,
-                {"kind", "line", "note", "var", "trip_count", "working_set_bytes", "cycles_per_iteration", "body"});
+                {"kind", "line", "note", "var", "trip_count", "working_set_bytes", "footprint", "cycles_per_iteration",
+                 "body"});
       LoopItem l;
       if (j.contains("var")) l.var = string_at(j["var"], path + "/var");
       l.trip_count = expr_at(member(j, path, "trip_count"), path + "/trip_count");
       l.working_set_bytes = optional_expr(j, path, "working_set_bytes");
       l.cycles_per_iteration = optional_expr(j, path, "cycles_per_iteration");
+      if (j.contains("footprint")) {
+        const json& f = j["footprint"];
+        std::string fp = path + "/footprint";
+        if (!f.is_object()) fail(fp, "expected an object with bytes, load_bytes, store_bytes");
+        only_keys(f, fp, {"bytes", "load_bytes", "store_bytes"});
+        l.footprint = LoopItem::Footprint{expr_at(member(f, fp, "bytes"), fp + "/bytes"),
+                                          expr_at(member(f, fp, "load_bytes"), fp + "/load_bytes"),
+                                          expr_at(member(f, fp, "store_bytes"), fp + "/store_bytes")};
+      }
       l.body = items(member(j, path, "body"), path + "/body");
       it.body = std::move(l);
     } else if (kind == "branch") {

@@ -161,16 +161,19 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
       double bw = level.bandwidth_per_core_Bps(rp.ranks_on_node);
       rp.memory_s_if_all_in[level.name] = (c.load_bytes + c.store_bytes) / bw;
     }
-    if (options.memory_level == "auto") {
-      for (const auto& t : c.memory) {
-        double bytes = t.load_bytes + t.store_bytes;
-        if (bytes == 0) continue;
-        double bw = t.working_set_bytes
-                        ? g.memory_level_for(*t.working_set_bytes, rp.ranks_on_node).bandwidth_per_core_Bps
-                        : g.outermost_level().bandwidth_per_core_Bps(rp.ranks_on_node);
-        rp.memory_s += bytes / bw;
-      }
-    } else {
+    auto bandwidth_for = [&](const MemoryTraffic& t) {
+      return t.working_set_bytes ? g.memory_level_for(*t.working_set_bytes, rp.ranks_on_node).bandwidth_per_core_Bps
+                                 : g.outermost_level().bandwidth_per_core_Bps(rp.ranks_on_node);
+    };
+    double l1_bw = g.memory.front().bandwidth_per_core_Bps(rp.ranks_on_node);
+    for (const auto& t : c.memory) {
+      double bytes = t.load_bytes + t.store_bytes;
+      if (bytes == 0) continue;
+      if (t.traffic == Traffic::Covered) rp.l1_access_s += bytes / l1_bw;
+      else rp.traffic_s += bytes / bandwidth_for(t);
+      if (options.memory_level == "auto" && t.traffic != Traffic::Footprint) rp.memory_s += bytes / bandwidth_for(t);
+    }
+    if (options.memory_level != "auto") {
       rp.memory_s = rp.memory_s_if_all_in.at(options.memory_level);
     }
 
@@ -205,11 +208,21 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
                      (k.flops_single + math_single) / g.flops_per_core_for(machine::Precision::Single, options.simd);
       rp.mca_time_s = std::max(rp.in_core_s, rp.memory_s) + rp.latency_s + rp.transfer_s;
     }
+    double core_s = p.mca_available ? rp.in_core_s : rp.compute_s;
+    rp.footprint_time_s = std::max({core_s, rp.l1_access_s, rp.traffic_s}) + rp.latency_s + rp.transfer_s;
     p.ranks.push_back(std::move(rp));
   }
 
+  for (const auto& seg : costs.memory) p.footprint_available |= seg.traffic == Traffic::Footprint;
+  for (const auto& rp : p.ranks)
+    if (p.footprint_available && !rp.counts.footprint_error.empty()) {
+      p.footprint_available = false;
+      p.footprint_note = fmt::format("rank {}: a loop footprint does not evaluate ({})", rp.counts.rank,
+                                     rp.counts.footprint_error);
+    }
   for (const auto& rp : p.ranks) {
     p.mca_time_s = std::max(p.mca_time_s, rp.mca_time_s);
+    p.footprint_time_s = std::max(p.footprint_time_s, rp.footprint_time_s);
     if (rp.time_s > p.predicted_time_s) {
       p.predicted_time_s = rp.time_s;
       p.slowest_rank = rp.counts.rank;

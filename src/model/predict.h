@@ -13,6 +13,11 @@
 //   machine-code analyser on the loop's own machine code, `perfcast analyze`)
 //   are priced trip_count x cycles / clock instead of flops / peak; the rest of
 //   the flops stay at flops / peak. T_mca,i = max(in_core_i, memory_i) + comm_i.
+// * Footprint traffic. Loops that carry a footprint (the distinct bytes one run
+//   touches, from the addresses of their accesses) fetch those bytes, not every
+//   access, from the level the footprint fits in; every access still passes
+//   through L1. T_fp,i = max(core_i, l1_access_i, traffic_i) + comm_i, core_i
+//   being the MCA in-core time when available, else flops / peak.
 #pragma once
 
 #include <map>
@@ -49,6 +54,10 @@ struct RankPrediction {
   double mca_flops = 0;   // flops inside those loops (priced by their cycles, not by peak)
   double in_core_s = 0;   // mca_cycles / clock + the other flops / peak
   double mca_time_s = 0;  // max(in_core_s, memory_s) + comm
+  // Footprint refinement (valid when Prediction::footprint_available).
+  double l1_access_s = 0;       // every access inside footprint loops, at L1 bandwidth
+  double traffic_s = 0;         // footprints from their levels + accesses outside footprint loops
+  double footprint_time_s = 0;  // max(in-core or compute, l1_access_s, traffic_s) + comm
 };
 
 struct Prediction {
@@ -65,6 +74,10 @@ struct Prediction {
   std::string mca_cpu;   // the scheduling model the cycles came from
   double mca_time_s = 0;
   int mca_loops = 0;     // loops in the model that carry cycles_per_iteration
+  // Footprint refinement: max over ranks of RankPrediction::footprint_time_s.
+  bool footprint_available = false;  // some loop the entry runs carries a footprint, and it evaluates
+  std::string footprint_note;        // why not, when a footprint did not evaluate
+  double footprint_time_s = 0;
 };
 
 // The model with every count replaced for the MCA refinement: `loads` holds

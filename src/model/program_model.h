@@ -32,6 +32,15 @@ struct LoopItem {
   std::string var;                       // may be empty
   Expr trip_count;
   std::optional<Expr> working_set_bytes;  // data the loop touches; picks the memory level
+  // Distinct data one run of the loop (all its iterations) touches, from the
+  // addresses of its accesses (`perfcast analyze`): the footprint refinement
+  // prices this, not every access, against the level it fits in.
+  struct Footprint {
+    Expr bytes;        // distinct bytes touched: picks the level
+    Expr load_bytes;   // distinct bytes read
+    Expr store_bytes;  // distinct bytes written
+  };
+  std::optional<Footprint> footprint;
   // In-core cycles of one iteration of the body (innermost loops; LLVM MCA),
   // on the scheduling model of ProgramModel::mca_cpu.
   std::optional<Expr> cycles_per_iteration;

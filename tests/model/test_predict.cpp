@@ -143,3 +143,34 @@ bandwidth = "1 GB/s"
   EXPECT_DOUBLE_EQ(p.ranks[1].compute_s, 4.0);
   EXPECT_EQ(p.slowest_rank, 1);
 }
+
+// A sweep repeated `steps` times: the outermost loop with a footprint fetches
+// its distinct bytes once per run from the level they fit in (the inner
+// loop's footprint is superseded: its rows are reused within the sweep);
+// every access still passes through L1, and the plain formula is unchanged.
+TEST(Predict, FootprintsFetchDistinctBytesFromTheirLevel) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "compute", "load_bytes": "1000"},
+      {"kind": "loop", "trip_count": "steps", "body": [
+        {"kind": "loop", "trip_count": "rows",
+         "footprint": {"bytes": "24 * rows * 8", "load_bytes": "16 * rows * 8", "store_bytes": "8 * rows * 8"},
+         "body": [
+          {"kind": "loop", "trip_count": "8",
+           "footprint": {"bytes": "24 * 8", "load_bytes": "16 * 8", "store_bytes": "8 * 8"},
+           "body": [{"kind": "compute", "flops_double": "14", "load_bytes": "64", "store_bytes": "8"}]}]}]}]}})J",
+                      R"J("parameters": {"rows": {}, "steps": {"default": "100"}})J");
+  for (auto [rows, level_bw] : {std::pair{100, 100e9}, {100000, 10e9}}) {  // 19 KiB in L1; 19 MiB in DRAM
+    auto p = run(m, hand_machine(), 1, {{"rows", rows}});
+    const auto& r = p.ranks[0];
+    double points = 100.0 * rows * 8;
+    ASSERT_TRUE(p.footprint_available);
+    EXPECT_DOUBLE_EQ(r.counts.load_bytes, 1000 + 64 * points) << rows;  // counts: every access
+    EXPECT_DOUBLE_EQ(r.memory_s, (1000 + 72 * points) / 10e9) << rows;  // plain: no working set -> DRAM
+    EXPECT_DOUBLE_EQ(r.l1_access_s, 72 * points / 100e9) << rows;
+    EXPECT_DOUBLE_EQ(r.traffic_s, 1000 / 10e9 + 100.0 * 24 * rows * 8 / level_bw) << rows;
+    EXPECT_DOUBLE_EQ(r.footprint_time_s, std::max({14 * points / 1e9, r.l1_access_s, r.traffic_s})) << rows;
+    EXPECT_DOUBLE_EQ(p.footprint_time_s, r.footprint_time_s);
+  }
+  auto plain = model_from(R"J({"main": {"body": [{"kind": "compute", "load_bytes": "8"}]}})J");
+  EXPECT_FALSE(run(plain, hand_machine(), 1).footprint_available);
+}
