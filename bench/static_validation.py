@@ -81,6 +81,7 @@ def wave3d_bind(n, R, steps):
         "loop_wave3d_c_173_trips": (lz, "pack_faces inner loop over k: lz"),
         "loop_wave3d_c_249_trips": (lz, "leapfrog_step inner loop over k: lz"),
         "sy_245": (lz + 2, "sy = lz + 2 (leapfrog_step)"),
+        "sx_244": ((ly + 2) * (lz + 2), "sx = (ly + 2) * (lz + 2) (leapfrog_step; the footprint uses it)"),
     }
     if R == 1:
         # Every neighbour is MPI_PROC_NULL on one rank; the analysis cannot see nbr[].
@@ -260,7 +261,7 @@ def timed_part(run_j, base_j):
     paper's formula on the differences, for the working-set choice and each level."""
     out = {"ranks": []}
     levels = list(run_j["ranks"][0]["memory_s_if_all_in"].keys())
-    t_ws, t_level, t_mca = 0.0, {lv: 0.0 for lv in levels}, 0.0
+    t_ws, t_level, t_mca, t_fp, t_fp_serial, t_fp_plain = 0.0, {lv: 0.0 for lv in levels}, 0.0, None, None, None
     for r, b in zip(run_j["ranks"], base_j["ranks"]):
         d = {k: r[k] - b[k] for k in ("flops", "flops_double", "load_bytes", "store_bytes", "mpi_calls",
                                        "sent_bytes", "compute_s", "memory_s", "latency_s", "transfer_s")}
@@ -270,6 +271,17 @@ def timed_part(run_j, base_j):
         if r.get("in_core_s") is not None and b.get("in_core_s") is not None:
             d["time_mca_s"] = max(r["in_core_s"] - b["in_core_s"], d["memory_s"]) + comm
             t_mca = max(t_mca, d["time_mca_s"])
+        # The footprint refinement: each loop's distinct bytes from the level they fit in,
+        # every access at L1; beside the roofline's max, the no-overlap sum (ECM-like).
+        if r.get("traffic_s") is not None and b.get("traffic_s") is not None:
+            core = (r["in_core_s"] - b["in_core_s"]) if r.get("in_core_s") is not None else d["compute_s"]
+            l1 = r["l1_access_s"] - b["l1_access_s"]
+            traffic = r["traffic_s"] - b["traffic_s"]
+            d.update(core_s=core, l1_access_s=l1, traffic_s=traffic)
+            t_fp = max(t_fp or 0.0, max(core, l1, traffic) + comm)
+            t_fp_serial = max(t_fp_serial or 0.0, max(core, l1) + traffic + comm)
+            # What the footprints add on their own: the core at flops / peak.
+            t_fp_plain = max(t_fp_plain or 0.0, max(d["compute_s"], l1, traffic) + comm)
         for lv in levels:
             m = r["memory_s_if_all_in"][lv] - b["memory_s_if_all_in"][lv]
             t_level[lv] = max(t_level[lv], max(d["compute_s"], m) + comm)
@@ -277,6 +289,7 @@ def timed_part(run_j, base_j):
         out["ranks"].append(d)
     out["time_ws_s"] = t_ws
     out["time_mca_s"] = t_mca if any("time_mca_s" in d for d in out["ranks"]) else None
+    out["time_fp_s"], out["time_fp_serial_s"], out["time_fp_plain_s"] = t_fp, t_fp_serial, t_fp_plain
     out["time_level_s"] = t_level
     out["levels"] = levels
     return out
@@ -427,7 +440,10 @@ def main():
                 tp = timed_part(ctx.predict(model, R, tm_run), ctx.predict(model, R, tm_base))
                 scale = cfg["timed_units"](T) / T
                 t_pred = {"ws": tp["time_ws_s"] * scale,
-                          "mca": tp["time_mca_s"] * scale if tp["time_mca_s"] is not None else None}
+                          "mca": tp["time_mca_s"] * scale if tp["time_mca_s"] is not None else None,
+                          "fp": tp["time_fp_s"] * scale if tp["time_fp_s"] is not None else None,
+                          "fp_serial": tp["time_fp_serial_s"] * scale if tp["time_fp_serial_s"] is not None else None,
+                          "fp_plain": tp["time_fp_plain_s"] * scale if tp["time_fp_plain_s"] is not None else None}
                 for lv, v in tp["time_level_s"].items():
                     t_pred[lv] = v * scale
                 t_meas, over, targs = None, False, []
@@ -480,16 +496,23 @@ def main():
                      f"{fmt_count(p['store_bytes'])} | {fmt_count(m['store_bytes'])} | "
                      f"{pct(p['store_bytes'], m['store_bytes'])} |")
     lines += ["", "## Time of the timed region: model vs `perfcast measure` (app's own time_s, median)", "",
-              f"| app | size | R | steps | plain all-{first} | err | plain all-{last} | err | working set | err | "
-              "MCA in-core, working set | err | measured |", "|" + "---|" * 13]
+              "Columns: the paper's plain formula with every byte from L1 or from DRAM (the baselines); "
+              "`MCA` = in-core time of loop bodies from LLVM MCA instead of flops/peak, bytes as plain; "
+              "`footprint` = each loop nest's distinct bytes (from its access addresses) fetched from the level "
+              "they fit in, every access at L1: max(flops/peak, L1, traffic); "
+              "`footprint + MCA` = the same with the MCA in-core time as the core term; "
+              "`serial` = traffic added to the MCA in-core time instead of overlapped with it "
+              "(max(core, L1) + traffic, ECM-like).", "",
+              f"| app | size | R | steps | plain all-{first} | err | plain all-{last} | err | "
+              "MCA in-core | err | footprint | err | footprint + MCA | err | serial | err | measured |",
+              "|" + "---|" * 17]
     for r in results:
         t, m = r["t_pred"], r["t_meas"]
         e = (lambda x: pct(x, m) if m else "-")
+        cell = (lambda key: f"{fmt_s(t[key])} | {e(t[key])}" if t.get(key) is not None else "- | -")
         lines.append(f"| {r['app']} | {r['size']} | {r['R']}{' (oversubscribed)' if r['oversubscribed'] else ''} | "
                      f"{r['time_steps']} | {fmt_s(t[first])} | {e(t[first])} | {fmt_s(t[last])} | {e(t[last])} | "
-                     f"{fmt_s(t['ws'])} | {e(t['ws'])} | "
-                     + (f"{fmt_s(t['mca'])} | {e(t['mca'])}" if t.get("mca") is not None else "- | -")
-                     + f" | {fmt_s(m)} |")
+                     f"{cell('mca')} | {cell('fp_plain')} | {cell('fp')} | {cell('fp_serial')} | {fmt_s(m)} |")
     lines += ["", "## Parameter bindings", ""]
     for app, b in binding_notes.items():
         lines.append(f"**{app}**: bound from the app's arguments:")

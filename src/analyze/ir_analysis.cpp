@@ -6,6 +6,7 @@
 // Compiled with -fno-rtti like LLVM 14. Exceptions are thrown only from our own
 // frames (LLVM calls none of our code back), never through LLVM's.
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <functional>
@@ -23,6 +24,7 @@
 #include <llvm/Analysis/PostDominators.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/InstIterator.h>
@@ -40,6 +42,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
+#include "analyze/footprint.h"
 #include "analyze/ir_analysis.h"
 #include "analyze/mca.h"
 #include "support/error.h"
@@ -114,6 +117,8 @@ struct Node {
   // innermost loop: its IR header's name for the MCA pricing, and the result
   std::string mca_header;
   std::optional<double> cycles_per_iteration;
+  // loop: distinct bytes one run touches (all, loaded, stored); see footprint.h
+  std::optional<std::array<Expr, 3>> footprint;
 
   bool empty_compute() const {
     return kind == Compute && flops_double == Expr(0) && flops_single == Expr(0) && loads == Expr(0) &&
@@ -272,6 +277,7 @@ class FunctionAnalyser {
   Items* navigate(Items* c, const std::vector<GuardStep>& guard);
   Node* branch_node(Items& c, const GuardStep& step);
   Expr trip_count(llvm::Loop* l);
+  void add_footprints();
   void emit_block(llvm::BasicBlock* b, Items& items);
   void emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope);
   void emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope);
@@ -306,6 +312,7 @@ class FunctionAnalyser {
   std::map<const llvm::SCEV*, const llvm::Value*> named_scevs_;
   std::map<const llvm::Loop*, std::string> loop_vars_;
   std::map<const llvm::Loop*, Items*> loop_items_;
+  std::map<const llvm::Loop*, Node*> loop_nodes_;
   std::set<const llvm::Loop*> dead_loops_;
   std::map<const llvm::BasicBlock*, bool> error_sides_;
   std::set<const llvm::BasicBlock*> on_way_out_;
@@ -620,6 +627,17 @@ std::optional<Expr> FunctionAnalyser::conv_unknown(const llvm::Value* v, const l
         case Instruction::Add: return *a + *b;
         case Instruction::Sub: return *a - *b;
         case Instruction::Mul: return *a * *b;
+        // An addition when no bit is shared; x | (2^k - 1), a vector loop's
+        // end index, is x rounded down to a multiple of 2^k, plus 2^k - 1.
+        case Instruction::Or: {
+          if (llvm::haveNoCommonBitsSet(bo->getOperand(0), bo->getOperand(1), *ctx_.dl)) return *a + *b;
+          auto* mask = dyn_cast<ConstantInt>(bo->getOperand(1));
+          if (mask && !mask->isNegative() && (mask->getValue() + 1).isPowerOf2()) {  // any sign: floor
+            Expr block = ex::integer(mask->getSExtValue() + 1);
+            return ex::floordiv(*a, block) * block + *b;
+          }
+          break;
+        }
         default: break;
       }
   }
@@ -1051,6 +1069,7 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
   }
   c->push_back(std::move(n));
   loop_items_[l] = &c->back()->body;
+  loop_nodes_[l] = c->back().get();
   return &c->back()->body;
 }
 
@@ -1086,6 +1105,25 @@ void FunctionAnalyser::run() {
     std::vector<GuardStep> guard;
     if (!guard_of(b, l, guard)) continue;
     emit_block(b, *navigate(c, guard));
+  }
+  add_footprints();
+}
+
+// Every modelled loop whose data can be bounded gets its footprint, named by
+// the same variables as its trip count. A call into user code stops it: the
+// callee's data is out of sight (its own loops carry theirs).
+void FunctionAnalyser::add_footprints() {
+  auto harmless = [&](const llvm::CallBase& call) {
+    const auto* callee = llvm::dyn_cast<llvm::Function>(call.getCalledOperand()->stripPointerCasts());
+    if (!callee) return false;
+    std::string name = callee->getName().str();
+    return math_name(name).has_value() || ctx_.ignore.count(name) > 0;
+  };
+  for (auto& [loop, node] : loop_nodes_) {
+    auto fp = loop_footprint(*loop, se_, *ctx_.dl, harmless);
+    if (!fp) continue;
+    auto bytes = conv(fp->bytes, loop), loaded = conv(fp->load_bytes, loop), stored = conv(fp->store_bytes, loop);
+    if (bytes && loaded && stored) node->footprint = std::array<Expr, 3>{*bytes, *loaded, *stored};
   }
 }
 
@@ -1465,6 +1503,10 @@ json item_json(const Node& n) {
       j["var"] = n.var;
       j["trip_count"] = text(n.trip_count);
       if (n.cycles_per_iteration) j["cycles_per_iteration"] = std::round(*n.cycles_per_iteration * 100) / 100;
+      if (n.footprint)
+        j["footprint"] = {{"bytes", text((*n.footprint)[0])},
+                          {"load_bytes", text((*n.footprint)[1])},
+                          {"store_bytes", text((*n.footprint)[2])}};
       j["body"] = items(n.body);
       break;
     case Node::Branch:
@@ -1699,6 +1741,8 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
         if (n->peer) add(*n->peer);
         if (n->root) add(*n->root);
         for (const auto& [k, v] : n->args) add(v);
+        if (n->footprint)
+          for (const Expr& e : *n->footprint) add(e);
         walk(n->body), walk(n->then_items), walk(n->else_items);
       }
     };

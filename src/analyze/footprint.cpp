@@ -1,0 +1,262 @@
+#include "analyze/footprint.h"
+
+#include <map>
+#include <vector>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+
+namespace perfcast::analyze {
+
+namespace {
+
+using llvm::SCEV;
+
+// One access: bytes [lo, hi) from its base pointer over the whole loop, of
+// which at most `most` are touched (a strided sweep touches one cache line per
+// step, not the holes between).
+struct Access {
+  const SCEV* lo;
+  const SCEV* hi;
+  const SCEV* most;
+  bool store;
+};
+
+// What a strided access costs per step at most: a cache line (64 bytes on
+// every x86-64 and most other CPUs perfcast models).
+constexpr std::uint64_t kLineBytes = 64;
+
+class FootprintBuilder {
+ public:
+  FootprintBuilder(const llvm::Loop& loop, llvm::ScalarEvolution& se, const llvm::DataLayout& layout)
+      : loop_(loop), se_(se), layout_(layout), offset_type_(layout.getIndexType(llvm::Type::getInt8PtrTy(
+                                                               loop.getHeader()->getContext()))) {}
+
+  // False when the address cannot be bounded: the loop gets no footprint.
+  bool add(const llvm::Value* pointer, const SCEV* length, bool store) {
+    if (!se_.isSCEVable(pointer->getType())) return false;
+    const SCEV* address = se_.getSCEV(const_cast<llvm::Value*>(pointer));
+    const SCEV* base = se_.getPointerBase(address);
+    if (!llvm::isa<llvm::SCEVUnknown>(base)) return false;
+    const SCEV* offset = se_.getMinusSCEV(address, base);
+    if (llvm::isa<llvm::SCEVCouldNotCompute>(offset)) return false;
+    const SCEV *lo = nullptr, *hi = nullptr;
+    steps_.clear();
+    if (!bounds(offset, lo, hi)) return false;
+    lo = widened(lo), hi = widened(hi);
+    if (!se_.isLoopInvariant(length, &loop_)) return false;
+    const SCEV* end = se_.getAddExpr(hi, widened(length));
+    llvm::SmallVector<const SCEV*, 4> factors(steps_.begin(), steps_.end());
+    factors.push_back(se_.getUMaxExpr(widened(length), se_.getConstant(offset_type_, kLineBytes)));
+    const SCEV* most = se_.getUMinExpr(se_.getMinusSCEV(end, lo), se_.getMulExpr(factors));
+    accesses_[base].push_back({lo, end, most, store});
+    return true;
+  }
+
+  bool add_bytes(const llvm::Value* pointer, std::uint64_t bytes, bool store) {
+    return add(pointer, se_.getConstant(offset_type_, bytes), store);
+  }
+
+  LoopFootprint result() {
+    std::vector<const SCEV*> all, loaded, stored;
+    for (const auto& [base, list] : accesses_) {
+      all.push_back(extent(list, [](const Access&) { return true; }));
+      if (const SCEV* e = extent(list, [](const Access& a) { return !a.store; })) loaded.push_back(e);
+      if (const SCEV* e = extent(list, [](const Access& a) { return a.store; })) stored.push_back(e);
+    }
+    return {sum(all), sum(loaded), sum(stored)};
+  }
+
+ private:
+  const SCEV* widened(const SCEV* s) { return se_.getTruncateOrSignExtend(s, offset_type_); }
+
+  // The lowest and highest value of `s` over every iteration of the loop and
+  // its subloops, both invariant in the loop and of the type of `s`.
+  bool bounds(const SCEV* s, const SCEV*& lo, const SCEV*& hi, int depth = 0) {
+    if (depth > 16) return false;
+    if (se_.isLoopInvariant(s, &loop_)) {
+      lo = hi = s;
+      return true;
+    }
+    if (const auto* ar = llvm::dyn_cast<llvm::SCEVAddRecExpr>(s)) {
+      if (!loop_.contains(ar->getLoop()) || !ar->isAffine()) return false;
+      const SCEV *start_lo = nullptr, *start_hi = nullptr;
+      if (!bounds(ar->getStart(), start_lo, start_hi, depth + 1)) return false;
+      const SCEV* step = ar->getStepRecurrence(se_);
+      const SCEV* taken = se_.getBackedgeTakenCount(ar->getLoop());
+      if (!se_.isLoopInvariant(step, &loop_) || llvm::isa<llvm::SCEVCouldNotCompute>(taken)) return false;
+      // A count that changes inside the loop (a triangular nest, a vector
+      // loop's remainder): its largest value.
+      const SCEV *taken_lo = nullptr, *taken_hi = nullptr;
+      if (!bounds(taken, taken_lo, taken_hi, depth + 1)) return false;
+      taken = taken_hi;
+      steps_.push_back(se_.getAddExpr(se_.getTruncateOrZeroExtend(taken, offset_type_), se_.getOne(offset_type_)));
+      // The sweep's length is |step| x taken. Its direction: a stride like
+      // 8 * sext(n + 2) has no sign ScalarEvolution can prove, so every sweep
+      // is laid from its start upwards; accesses of one base that share their
+      // strides (a stencil's) then keep their true union, which is what counts.
+      const SCEV* length = se_.isKnownNonNegative(step)   ? step
+                           : se_.isKnownNonPositive(step) ? se_.getNegativeSCEV(step)
+                                                          : se_.getAbsExpr(step, /*IsNSW=*/false);
+      const SCEV* travel = se_.getMulExpr(length, se_.getTruncateOrZeroExtend(taken, step->getType()));
+      lo = start_lo, hi = se_.getAddExpr(start_hi, travel);
+      return true;
+    }
+    if (const auto* add = llvm::dyn_cast<llvm::SCEVAddExpr>(s)) {
+      llvm::SmallVector<const SCEV*, 4> los, his;
+      for (const SCEV* op : add->operands()) {
+        const SCEV *op_lo = nullptr, *op_hi = nullptr;
+        if (!bounds(op, op_lo, op_hi, depth + 1)) return false;
+        los.push_back(op_lo);
+        his.push_back(op_hi);
+      }
+      lo = se_.getAddExpr(los), hi = se_.getAddExpr(his);
+      return true;
+    }
+    // 8 * (index): a constant scale of something bounded.
+    if (const auto* mul = llvm::dyn_cast<llvm::SCEVMulExpr>(s); mul && mul->getNumOperands() == 2) {
+      const auto* scale = llvm::dyn_cast<llvm::SCEVConstant>(mul->getOperand(0));
+      const SCEV *op_lo = nullptr, *op_hi = nullptr;
+      if (!scale || !bounds(mul->getOperand(1), op_lo, op_hi, depth + 1)) return false;
+      if (scale->getAPInt().isNegative()) std::swap(op_lo, op_hi);
+      lo = se_.getMulExpr(scale, op_lo), hi = se_.getMulExpr(scale, op_hi);
+      return true;
+    }
+    // Where a vector loop's remainder resumes: a join of values that are
+    // each bounded (the start, or the vector loop's last index).
+    if (const auto* u = llvm::dyn_cast<llvm::SCEVUnknown>(s)) {
+      // `or` of values with no common bits (the vector loop's end, n.vec | 1)
+      // is an addition ScalarEvolution leaves opaque.
+      if (const auto* bo = llvm::dyn_cast<llvm::BinaryOperator>(u->getValue());
+          bo && bo->getOpcode() == llvm::Instruction::Or &&
+          llvm::haveNoCommonBitsSet(bo->getOperand(0), bo->getOperand(1), layout_))
+        return bounds(se_.getAddExpr(se_.getSCEV(bo->getOperand(0)), se_.getSCEV(bo->getOperand(1))), lo, hi,
+                      depth + 1);
+      const auto* phi = llvm::dyn_cast<llvm::PHINode>(u->getValue());
+      if (!phi) return false;
+      for (const llvm::Loop* l : loop_.getLoopsInPreorder())
+        if (l->getHeader() == phi->getParent()) return false;  // a recurrence SCEV could not read
+      llvm::SmallVector<const SCEV*, 4> los, his;
+      for (const llvm::Value* in : phi->incoming_values()) {
+        if (!se_.isSCEVable(in->getType())) return false;
+        const SCEV *in_lo = nullptr, *in_hi = nullptr;
+        const SCEV* v = se_.getSCEV(const_cast<llvm::Value*>(in));
+        if (v == s || !bounds(v, in_lo, in_hi, depth + 1)) return false;
+        los.push_back(in_lo);
+        his.push_back(in_hi);
+      }
+      lo = se_.getSMinExpr(los), hi = se_.getSMaxExpr(his);
+      return true;
+    }
+    // An index widened to the address width (zext i, sext i): C's loop indices
+    // do not wrap (signed overflow is undefined), so the bounds widen with it.
+    if (const auto* cast = llvm::dyn_cast<llvm::SCEVIntegralCastExpr>(s)) {
+      const SCEV *op_lo = nullptr, *op_hi = nullptr;
+      if (!bounds(cast->getOperand(), op_lo, op_hi, depth + 1)) return false;
+      llvm::Type* t = s->getType();
+      switch (s->getSCEVType()) {
+        case llvm::scZeroExtend: lo = se_.getZeroExtendExpr(op_lo, t), hi = se_.getZeroExtendExpr(op_hi, t); break;
+        case llvm::scSignExtend: lo = se_.getSignExtendExpr(op_lo, t), hi = se_.getSignExtendExpr(op_hi, t); break;
+        default: return false;  // a truncation may wrap
+      }
+      return true;
+    }
+    return false;
+  }
+
+  // max(hi) - min(lo) over the accesses `pick` selects; null when none. Bounds
+  // another one is known to dominate are dropped first, so the usual stencil
+  // (offsets that differ by constants or by known non-negative strides) gives
+  // one term, not a max of many.
+  template <typename Pick>
+  const SCEV* extent(const std::vector<Access>& list, Pick pick) {
+    std::vector<const SCEV*> los, his;
+    llvm::SmallVector<const SCEV*, 8> mosts;
+    for (const Access& a : list)
+      if (pick(a)) los.push_back(a.lo), his.push_back(a.hi), mosts.push_back(a.most);
+    if (los.empty()) return nullptr;
+    const SCEV* top = extreme(his, llvm::ICmpInst::ICMP_SGE);
+    const SCEV* bottom = extreme(los, llvm::ICmpInst::ICMP_SLE);
+    return se_.getUMinExpr(se_.getMinusSCEV(top, bottom), se_.getAddExpr(mosts));
+  }
+
+  const SCEV* extreme(std::vector<const SCEV*> candidates, llvm::ICmpInst::Predicate beats) {
+    std::vector<const SCEV*> kept;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      bool beaten = false;
+      for (size_t j = 0; j < candidates.size() && !beaten; ++j) {
+        if (i == j) continue;
+        // Equal candidates: keep the first only.
+        if (candidates[i] == candidates[j]) beaten = j < i;
+        else beaten = se_.isKnownPredicate(beats, candidates[j], candidates[i]);
+      }
+      if (!beaten) kept.push_back(candidates[i]);
+    }
+    llvm::SmallVector<const SCEV*, 4> ops(kept.begin(), kept.end());
+    return beats == llvm::ICmpInst::ICMP_SGE ? se_.getSMaxExpr(ops) : se_.getSMinExpr(ops);
+  }
+
+  const SCEV* sum(const std::vector<const SCEV*>& parts) {
+    if (parts.empty()) return se_.getZero(offset_type_);
+    llvm::SmallVector<const SCEV*, 4> ops(parts.begin(), parts.end());
+    return se_.getAddExpr(ops);
+  }
+
+  const llvm::Loop& loop_;
+  llvm::ScalarEvolution& se_;
+  const llvm::DataLayout& layout_;
+  llvm::Type* offset_type_;
+  std::map<const SCEV*, std::vector<Access>> accesses_;
+  std::vector<const SCEV*> steps_;  // of the access being bounded: trips of each loop it moves with
+};
+
+}  // namespace
+
+std::optional<LoopFootprint> loop_footprint(const llvm::Loop& loop, llvm::ScalarEvolution& se,
+                                            const llvm::DataLayout& layout,
+                                            const std::function<bool(const llvm::CallBase&)>& harmless) {
+  using namespace llvm;
+  FootprintBuilder fp(loop, se, layout);
+  for (const BasicBlock* b : loop.blocks()) {
+    for (const Instruction& i : *b) {
+      bool ok = true;
+      if (const auto* ld = dyn_cast<LoadInst>(&i)) {
+        ok = fp.add_bytes(ld->getPointerOperand(), layout.getTypeStoreSize(ld->getType()), false);
+      } else if (const auto* st = dyn_cast<StoreInst>(&i)) {
+        ok = fp.add_bytes(st->getPointerOperand(), layout.getTypeStoreSize(st->getValueOperand()->getType()), true);
+      } else if (const auto* ii = dyn_cast<IntrinsicInst>(&i)) {
+        switch (ii->getIntrinsicID()) {
+          case Intrinsic::masked_load:
+            ok = fp.add_bytes(ii->getArgOperand(0), layout.getTypeStoreSize(ii->getType()), false);
+            break;
+          case Intrinsic::masked_store:
+            ok = fp.add_bytes(ii->getArgOperand(1), layout.getTypeStoreSize(ii->getArgOperand(0)->getType()), true);
+            break;
+          case Intrinsic::masked_gather: case Intrinsic::masked_scatter:
+            ok = false;  // a vector of addresses: not one base and offset
+            break;
+          case Intrinsic::memcpy: case Intrinsic::memmove: case Intrinsic::memset: {
+            const auto* mi = cast<MemIntrinsic>(ii);
+            const SCEV* length = se.getSCEV(const_cast<Value*>(mi->getLength()));
+            ok = fp.add(mi->getRawDest(), length, true);
+            if (ok && isa<MemTransferInst>(mi)) ok = fp.add(cast<MemTransferInst>(mi)->getRawSource(), length, false);
+            break;
+          }
+          default:
+            break;  // arithmetic, debug and lifetime markers touch no data
+        }
+      } else if (const auto* call = dyn_cast<CallBase>(&i)) {
+        ok = harmless(*call);
+      }
+      if (!ok) return std::nullopt;
+    }
+  }
+  return fp.result();
+}
+
+}  // namespace perfcast::analyze
