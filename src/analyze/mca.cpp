@@ -243,10 +243,13 @@ class McaEngine {
       llvm::mca::Context mca(*mri_, *sched_sti_);
       llvm::mca::PipelineOptions options(/*UOPQSize=*/0, /*DecThr=*/0, /*DW=*/0, /*RFS=*/0, /*LQS=*/0, /*SQS=*/0,
                                          /*NoAlias=*/true);
-      llvm::mca::InstrBuilder builder(*sched_sti_, *mcii_, *mri_, mcia_.get());
+      // One builder for every loop: LLVM warns about the first call instruction
+      // it lowers ("call instructions are not correctly modeled"), so a
+      // builder per loop repeated that note for every loop with a call.
+      if (!builder_) builder_ = std::make_unique<llvm::mca::InstrBuilder>(*sched_sti_, *mcii_, *mri_, mcia_.get());
       llvm::SmallVector<std::unique_ptr<llvm::mca::Instruction>, 32> sequence;
       for (const llvm::MCInst& inst : collector.insts) {
-        llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder.createInstruction(inst);
+        llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
         if (!lowered) return "MCA cannot model an instruction: " + llvm::toString(lowered.takeError());
         sequence.push_back(std::move(*lowered));
       }
@@ -278,6 +281,8 @@ class McaEngine {
   std::unique_ptr<llvm::MCInstrInfo> mcii_;
   std::unique_ptr<llvm::MCInstrAnalysis> mcia_;
   std::unique_ptr<llvm::MCSubtargetInfo> parse_sti_, sched_sti_;
+  // Declared last, destroyed first: it refers to the objects above.
+  std::unique_ptr<llvm::mca::InstrBuilder> builder_;
 };
 
 std::string assembly_of(const llvm::Module& module, const llvm::TargetMachine& tm) {
