@@ -75,6 +75,9 @@ void print_summary(const calibrate::Calibration& cal, const std::string& output)
                            f(pc.double_scalar, Dimension::FlopsPerSecond), f(pc.single_scalar, Dimension::FlopsPerSecond));
   std::cout << fmt::format("  node ({} cores): {} double\n", cal.compute.threads,
                            f(cal.compute.node.double_simd, Dimension::FlopsPerSecond));
+  if (cal.clock_Hz > 0)
+    std::cout << fmt::format("  core clock: {} ({}; /proc/cpuinfo says {})\n", f(cal.clock_Hz, Dimension::Hertz),
+                             cal.clock_measured ? "measured" : "reported", f(cal.reported_clock_Hz, Dimension::Hertz));
   for (const auto& l : cal.memory.levels)
     std::cout << fmt::format("  {:<4} {:>10}  {}{}\n", l.name, l.name == "DRAM" ? "" : f(l.size_bytes, Dimension::Bytes),
                              f(l.bandwidth, Dimension::BytesPerSecond), l.settled ? "" : " (not settled)");

@@ -1,4 +1,5 @@
 #include "machine/calibrate/calibrate.h"
+#include "machine/calibrate/core_clock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -48,7 +49,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   Calibration cal;
   cal.host = host_name();
   cal.cpu_model = cpu_model_name();
-  cal.clock_Hz = cpu_clock_Hz();
+  cal.reported_clock_Hz = cpu_clock_Hz();
   cal.when_utc = utc_now();
   cal.quick = options.quick;
   cal.cores = measure::online_cores();
@@ -76,8 +77,12 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   co.samples = options.quick ? 5 : 9;
   co.threads = cal.cores;
   ++step;
-  report(fmt::format("flop rates: one core, then all {} cores at once", cal.cores));
+  report(fmt::format("flop rates: one core, then all {} cores at once; the core clock", cal.cores));
   cal.compute = measure_compute(co);
+  // After the flop kernels: the core has left its idle clock by now.
+  double measured = measured_core_clock_Hz(options.quick ? 7 : 15);
+  cal.clock_measured = measured > 0;
+  cal.clock_Hz = cal.clock_measured ? measured : cal.reported_clock_Hz;
 
   SweepOptions so;
   so.max_bytes = sweep_limit(cal.reported_caches);

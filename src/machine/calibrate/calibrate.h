@@ -42,7 +42,9 @@ struct MemoryResult {
 struct Calibration {
   std::string host;
   std::string cpu_model;
-  double clock_Hz = 0;  // as /proc/cpuinfo reports it; 0 when unknown (no `clock` is written)
+  double clock_Hz = 0;           // measured (core_clock.h), else as reported; 0 when unknown (no `clock` written)
+  double reported_clock_Hz = 0;  // as /proc/cpuinfo reports it (on a VM: the host's nominal clock)
+  bool clock_measured = false;
   std::string when_utc;   // ISO 8601
   bool quick = false;
   int cores = 0;

@@ -37,6 +37,12 @@ std::string description(const Calibration& cal) {
   d += ". Memory: STREAM triad on one core by working set (24 bytes per element)";
   if (!cal.memory.levels.empty() && !cal.memory.levels.back().settled)
     d += "; the sweep ended before the curve settled, so DRAM bandwidth is an upper bound";
+  if (cal.clock_measured)
+    d += fmt::format(". Clock: a chain of dependent additions, one per cycle ({} reported by /proc/cpuinfo)",
+                     cal.reported_clock_Hz > 0 ? units::format(cal.reported_clock_Hz, units::Dimension::Hertz, 4)
+                                               : "none");
+  else if (cal.clock_Hz > 0)
+    d += ". Clock: as /proc/cpuinfo reports it (not measured on this target)";
   d += ". Network: MPI ping-pong within this node (Open MPI, shared memory).";
   return d;
 }
@@ -105,7 +111,7 @@ std::string machine_toml(const Calibration& cal) {
   node.insert("flops_per_core_single", q(pc.single_simd, Dimension::FlopsPerSecond));
   node.insert("flops_per_core_scalar", q(pc.double_scalar, Dimension::FlopsPerSecond));
   node.insert("flops_per_core_single_scalar", q(pc.single_scalar, Dimension::FlopsPerSecond));
-  // Reported, not measured: what turns MCA's cycles into seconds (perfcast predict).
+  // What turns MCA's cycles into seconds (perfcast predict): measured where it can be.
   if (cal.clock_Hz > 0) node.insert("clock", q(cal.clock_Hz, Dimension::Hertz));
   root.insert("node", std::move(node));
 
