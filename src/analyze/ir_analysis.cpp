@@ -260,6 +260,10 @@ class FunctionAnalyser {
   std::optional<Expr> conv_bool(const llvm::Value* v, const llvm::Loop* scope, int depth = 0);
   std::optional<Expr> conv_phi(const llvm::PHINode* phi, const llvm::Loop* scope, int depth);
   std::optional<Expr> unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth);
+  std::optional<std::string> field_name(const llvm::LoadInst* load);
+  bool written_in_loop(const llvm::Loop* loop, const llvm::Value* base, int64_t offset);
+  bool may_write(const llvm::Argument& p, int64_t offset, int depth);
+  std::optional<bool> mem_intrinsic_writes(const llvm::CallBase* call, const llvm::Value* base, int64_t offset);
 
   // --- structure
   struct GuardStep {
@@ -278,6 +282,9 @@ class FunctionAnalyser {
   Node* branch_node(Items& c, const GuardStep& step);
   Expr trip_count(llvm::Loop* l);
   void add_footprints();
+  llvm::DebugLoc source_loc(const llvm::Loop* l) const;
+  unsigned remainder_bits(const llvm::Loop* l);
+  std::optional<Expr> loop_guard_condition(const llvm::BranchInst* br);
   void emit_block(llvm::BasicBlock* b, Items& items);
   void emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope);
   void emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope);
@@ -309,6 +316,11 @@ class FunctionAnalyser {
   };
   std::map<const llvm::Value*, DebugName> debug_names_;
   std::map<const llvm::Value*, std::string> alloca_names_;
+  // Variables of struct (or pointer-to-struct) type by the value that holds
+  // them: an alloca (dbg.declare) or a pointer (dbg.value), for naming fields.
+  std::map<const llvm::Value*, const llvm::DILocalVariable*> struct_vars_;
+  std::map<std::tuple<const llvm::Loop*, const llvm::Value*, int64_t>, bool> written_in_loop_;
+  std::map<const llvm::Loop*, Expr> trip_counts_;
   std::map<const llvm::SCEV*, const llvm::Value*> named_scevs_;
   std::map<const llvm::Loop*, std::string> loop_vars_;
   std::map<const llvm::Loop*, Items*> loop_items_;
@@ -378,6 +390,210 @@ std::string FunctionAnalyser::member_name(const llvm::DILocalVariable* var, uint
   return fmt::format("{}_bit{}", name, offset_bits);
 }
 
+// Whether code inside `loop` may write the bytes at `offset` of `base`: a
+// store there, a memset/memcpy into `base`, or a call that gets a pointer into
+// `base` and may write through it (what the callee does, when it is here).
+// A field the loop does not write holds one value while the loop runs.
+bool FunctionAnalyser::written_in_loop(const llvm::Loop* loop, const llvm::Value* base, int64_t offset) {
+  using namespace llvm;
+  auto memo = written_in_loop_.find({loop, base, offset});
+  if (memo != written_in_loop_.end()) return memo->second;
+  bool& result = written_in_loop_[{loop, base, offset}];
+  result = false;
+  for (BasicBlock* bb : loop->blocks()) {
+    BasicBlock& b = *bb;
+    for (Instruction& i : b) {
+      if (auto* st = dyn_cast<StoreInst>(&i)) {
+        int64_t off = 0;
+        const Value* p = GetPointerBaseWithConstantOffset(st->getPointerOperand(), off, *ctx_.dl);
+        if (p == base && off <= offset &&
+            offset < off + static_cast<int64_t>(ctx_.dl->getTypeStoreSize(st->getValueOperand()->getType())))
+          return result = true;
+        if (p != base && getUnderlyingObject(st->getPointerOperand()) == base) return result = true;
+      } else if (auto* call = dyn_cast<CallBase>(&i)) {
+        if (call->onlyReadsMemory()) continue;
+        if (auto overlap = mem_intrinsic_writes(call, base, offset)) {
+          if (*overlap) return result = true;
+          continue;
+        }
+        if (auto* ii = dyn_cast<IntrinsicInst>(call)) {
+          Intrinsic::ID id = ii->getIntrinsicID();
+          if (id != Intrinsic::memset && id != Intrinsic::memcpy && id != Intrinsic::memmove) continue;
+        }
+        for (unsigned a = 0; a < call->arg_size(); ++a) {
+          const Value* arg = call->getArgOperand(a);
+          if (!arg->getType()->isPointerTy() || getUnderlyingObject(arg) != base) continue;
+          if (call->onlyReadsMemory(a)) continue;
+          int64_t off = 0;
+          Function* callee = call->getCalledFunction();
+          if (callee && !callee->isDeclaration() && !callee->isVarArg() && a < callee->arg_size() &&
+              GetPointerBaseWithConstantOffset(arg, off, *ctx_.dl) == base &&
+              !may_write(*callee->getArg(a), offset - off, 0))
+            continue;
+          return result = true;
+        }
+      }
+    }
+  }
+  return result;
+}
+
+// For a memset/memcpy/memmove of a constant length to a constant offset of
+// `base` (fields cleared or copied together): whether it covers the byte at
+// `offset`. Nothing for other calls.
+std::optional<bool> FunctionAnalyser::mem_intrinsic_writes(const llvm::CallBase* call, const llvm::Value* base,
+                                                           int64_t offset) {
+  using namespace llvm;
+  auto* mi = dyn_cast<MemIntrinsic>(call);
+  if (!mi) return std::nullopt;
+  auto* len = dyn_cast<ConstantInt>(mi->getLength());
+  int64_t off = 0;
+  const Value* dest = GetPointerBaseWithConstantOffset(mi->getRawDest(), off, *ctx_.dl);
+  if (dest != base) return getUnderlyingObject(mi->getRawDest()) == base;
+  if (!len) return true;
+  return off <= offset && offset < off + static_cast<int64_t>(len->getZExtValue());
+}
+
+// Whether a function may write the byte at `offset` from the pointer argument
+// `p` (itself or through the functions it passes `p` on to).
+bool FunctionAnalyser::may_write(const llvm::Argument& p, int64_t offset, int depth) {
+  using namespace llvm;
+  if (depth > 4) return true;
+  const Function& f = *p.getParent();
+  for (const BasicBlock& b : f)
+    for (const Instruction& i : b) {
+      if (auto* st = dyn_cast<StoreInst>(&i)) {
+        int64_t off = 0;
+        const Value* q = GetPointerBaseWithConstantOffset(st->getPointerOperand(), off, *ctx_.dl);
+        if (q == &p && off <= offset &&
+            offset < off + static_cast<int64_t>(ctx_.dl->getTypeStoreSize(st->getValueOperand()->getType())))
+          return true;
+        if (q != &p && getUnderlyingObject(st->getPointerOperand()) == &p) return true;
+      } else if (auto* call = dyn_cast<CallBase>(&i)) {
+        if (call->onlyReadsMemory() || isa<DbgInfoIntrinsic>(call)) continue;
+        if (auto overlap = mem_intrinsic_writes(call, &p, offset)) {
+          if (*overlap) return true;
+          continue;
+        }
+        for (unsigned a = 0; a < call->arg_size(); ++a) {
+          const Value* arg = call->getArgOperand(a);
+          if (!arg->getType()->isPointerTy() || getUnderlyingObject(arg) != &p || call->onlyReadsMemory(a)) continue;
+          if (auto* ii = dyn_cast<IntrinsicInst>(call)) {
+            Intrinsic::ID id = ii->getIntrinsicID();
+            if (id != Intrinsic::memset && id != Intrinsic::memcpy && id != Intrinsic::memmove) continue;
+          }
+          int64_t off = 0;
+          const Function* callee = call->getCalledFunction();
+          if (callee && !callee->isDeclaration() && !callee->isVarArg() && a < callee->arg_size() &&
+              GetPointerBaseWithConstantOffset(arg, off, *ctx_.dl) == &p &&
+              !may_write(*callee->getArg(a), offset - off, depth + 1))
+            continue;
+          return true;
+        }
+      }
+    }
+  return false;
+}
+
+// The source name of an integer field that `load` reads: `var.field` (nested:
+// `var.a.b`, array elements `var.a_2`) when the address is a constant offset
+// into a struct variable (a local whose address is taken, or what a named
+// pointer points to) and the loops around the load do not write it: one value
+// each time the code runs (the options after parsing, the sizes after set-up). Loop bounds and
+// loop guards read from such structs (`p->nloc`, `o.iters`) become parameters
+// of their own, so every loop the optimiser makes of one source loop (vector
+// body, remainder, unrolled copies) counts exactly in terms of the field.
+std::optional<std::string> FunctionAnalyser::field_name(const llvm::LoadInst* load) {
+  using namespace llvm;
+  if (!load->getType()->isIntegerTy() || load->isVolatile()) return std::nullopt;
+  int64_t offset = 0;
+  const Value* base = GetPointerBaseWithConstantOffset(load->getPointerOperand(), offset, *ctx_.dl);
+  auto it = struct_vars_.find(base);
+  if (it == struct_vars_.end() || offset < 0) return std::nullopt;
+  const DILocalVariable* var = it->second;
+  auto strip = [](const DIType* t) {
+    for (int guard = 0; t && guard < 16; ++guard) {
+      auto* d = dyn_cast<DIDerivedType>(t);
+      if (!d || (d->getTag() != dwarf::DW_TAG_typedef && d->getTag() != dwarf::DW_TAG_const_type &&
+                 d->getTag() != dwarf::DW_TAG_volatile_type))
+        break;
+      t = d->getBaseType();
+    }
+    return t;
+  };
+  const DIType* t = strip(var->getType());
+  bool through_pointer = false;
+  if (auto* d = dyn_cast_or_null<DIDerivedType>(t); d && d->getTag() == dwarf::DW_TAG_pointer_type) {
+    // A pointer's value (dbg.value): its fields are what it points to. An
+    // alloca holds the variable itself.
+    if (isa<AllocaInst>(base)) return std::nullopt;
+    t = strip(d->getBaseType());
+    through_pointer = true;
+  } else if (!isa<AllocaInst>(base)) {
+    return std::nullopt;
+  }
+  uint64_t bits = static_cast<uint64_t>(offset) * 8;
+  const uint64_t size = ctx_.dl->getTypeStoreSizeInBits(load->getType());
+  std::string path = var->getName().str();
+  bool member = false;
+  // Structs only: a local array (neighbour ranks, MPI_Dims_create's dims) is
+  // no set of named sizes, and MPI peers read from one keep their own parameter.
+  if (auto* c = dyn_cast_or_null<DICompositeType>(t); !c || c->getTag() != dwarf::DW_TAG_structure_type)
+    return std::nullopt;
+  for (int guard = 0; t && guard < 16; ++guard) {
+    auto* c = dyn_cast<DICompositeType>(t);
+    if (!c) break;
+    if (c->getTag() == dwarf::DW_TAG_structure_type) {
+      const DIDerivedType* found = nullptr;
+      for (auto* e : c->getElements())
+        if (auto* m = dyn_cast<DIDerivedType>(e); m && m->getTag() == dwarf::DW_TAG_member && !m->isBitField()) {
+          uint64_t msize =
+              m->getSizeInBits() ? m->getSizeInBits() : (m->getBaseType() ? m->getBaseType()->getSizeInBits() : 0);
+          if (m->getOffsetInBits() <= bits && bits < m->getOffsetInBits() + msize) found = m;
+        }
+      if (!found || found->getName().empty()) return std::nullopt;
+      path += "." + found->getName().str();
+      bits -= found->getOffsetInBits();
+      t = strip(found->getBaseType());
+      member = true;
+    } else if (c->getTag() == dwarf::DW_TAG_array_type && c->getBaseType()) {
+      const DIType* elem = strip(c->getBaseType());
+      uint64_t esize = elem ? elem->getSizeInBits() : 0;
+      if (!esize) return std::nullopt;
+      path += fmt::format("_{}", bits / esize);
+      bits %= esize;
+      t = elem;
+      member = true;
+    } else {
+      return std::nullopt;
+    }
+  }
+  // A whole scalar field, read as what it is.
+  if (!member || !t || bits != 0 || t->getSizeInBits() != size || isa<DICompositeType>(t)) return std::nullopt;
+  if (auto* d = dyn_cast<DIDerivedType>(t); d && d->getTag() == dwarf::DW_TAG_pointer_type) return std::nullopt;
+  if (const Loop* l = li_.getLoopFor(load->getParent())) {
+    // A pointer that moves with a loop around the load (one struct per
+    // iteration) reads a different field each time.
+    if (auto* def = dyn_cast<Instruction>(base))
+      if (const Loop* around = li_.getLoopFor(def->getParent()); around && around->contains(load->getParent()))
+        return std::nullopt;
+    while (l->getParentLoop()) l = l->getParentLoop();
+    if (written_in_loop(l, base, offset)) {
+      if (getenv("PERFCAST_ANALYZE_DEBUG") && ctx_.input->progress)
+        ctx_.input->progress(fmt::format("{} at line {}: not a parameter, the loop at line {} may write it", path,
+                                         where(load->getDebugLoc()).line, where(l->getStartLoc()).line));
+      return std::nullopt;
+    }
+  }
+  std::string name = through_pointer && isa<Argument>(base) ? sanitize(path) : local_name(path);
+  std::string fn = var->getScope() && var->getScope()->getSubprogram()
+                       ? var->getScope()->getSubprogram()->getName().str()
+                       : f_.getName().str();
+  describe(name, fmt::format("field {} of {} ({}:{}), read from memory (a value the loops that read it leave alone)",
+                             path, fn, file_tag(var->getFilename().str()), var->getLine()));
+  return name;
+}
+
 void FunctionAnalyser::collect_debug_names() {
   std::set<std::string> taken;
   // Variables of this function first, then those of inlined callees.
@@ -390,12 +606,17 @@ void FunctionAnalyser::collect_debug_names() {
       const llvm::DILocalVariable* var = dvi->getVariable();
       const llvm::DIExpression* e = dvi->getExpression();
       if (auto* declare = llvm::dyn_cast<llvm::DbgDeclareInst>(dvi)) {
-        if (auto* a = declare->getAddress()) alloca_names_.emplace(a, var->getName().str());
+        if (auto* a = declare->getAddress()) {
+          alloca_names_.emplace(a, var->getName().str());
+          struct_vars_.emplace(a, var);
+        }
         continue;
       }
       auto* dv = llvm::dyn_cast<llvm::DbgValueInst>(dvi);
       if (!dv) continue;
       const llvm::Value* v = dv->getValue();
+      if (v && v->getType()->isPointerTy() && e->getNumElements() == 0 && !llvm::isa<llvm::Constant>(v))
+        struct_vars_.emplace(v, var);
       if (!v || llvm::isa<llvm::UndefValue>(v) || llvm::isa<llvm::Constant>(v) || debug_names_.count(v)) continue;
       std::string source;
       if (e->getNumElements() == 0) {
@@ -612,6 +833,10 @@ std::optional<Expr> FunctionAnalyser::conv_unknown(const llvm::Value* v, const l
       describe(name, fmt::format("global variable {}", g->getName().str()));
       return ex::var(name);
     }
+    // A field of a struct, even read inside a loop around the use (a call in
+    // the loop kept it from being hoisted): it changes with the loop only if
+    // the loop writes it, which field_name rules out.
+    if (auto name = field_name(load)) return ex::var(*name);
   }
   // Integer arithmetic SCEV leaves opaque: expand it when its operands convert.
   if (auto* bo = dyn_cast<BinaryOperator>(inst)) {
@@ -947,6 +1172,9 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
         bool then_scalar = br->getSuccessor(0)->getName().startswith("scalar.ph");
         n->probability = then_scalar ? 0.0 : 1.0;
         n->note = (n->note.empty() ? "" : n->note + "; ") + "vectoriser run-time check assumed to pass";
+      } else if (auto guard = loop_guard_condition(br)) {
+        n->condition = ex::simplify(*guard);
+        n->note = (n->note.empty() ? "" : n->note + "; ") + "guard of the loop after it: its trip count > 0";
       } else {
         n->note = (n->note.empty() ? "" : n->note + "; ") + "data-dependent condition";
       }
@@ -1024,11 +1252,40 @@ Items* FunctionAnalyser::navigate(Items* c, const std::vector<GuardStep>& guard)
   return c;
 }
 
+// The source loop's location: the loop's own when LLVM kept it, else its back
+// edge's (the `for` statement's), not the first line of the body (a remainder
+// loop made by unrolling has no location of its own).
+llvm::DebugLoc FunctionAnalyser::source_loc(const llvm::Loop* l) const {
+  llvm::DebugLoc at = l->getStartLoc();
+  bool own = false;
+  if (llvm::MDNode* id = l->getLoopID())
+    for (unsigned k = 1; k < id->getNumOperands(); ++k) own = own || llvm::isa<llvm::DILocation>(id->getOperand(k));
+  if (!own)
+    if (llvm::BasicBlock* latch = l->getLoopLatch())
+      if (llvm::DebugLoc dl = latch->getTerminator()->getDebugLoc(); dl && dl.getLine()) at = dl;
+  return at;
+}
+
+// The bits of a run-time unroll's remainder loop (trip count zext(trunc(T) to
+// i{bits}), T mod 2^bits), 0 for other loops.
+unsigned FunctionAnalyser::remainder_bits(const llvm::Loop* l) {
+  using namespace llvm;
+  const SCEV* btc = se_.getBackedgeTakenCount(const_cast<Loop*>(l));
+  if (isa<SCEVCouldNotCompute>(btc)) return 0;
+  const SCEV* tc = se_.getAddExpr(btc, se_.getOne(btc->getType()));
+  if (auto* z = dyn_cast<SCEVZeroExtendExpr>(tc)) {
+    unsigned bits = se_.getTypeSizeInBits(z->getOperand()->getType());
+    if (bits >= 1 && bits <= 6) return bits;
+  }
+  return 0;
+}
+
 Expr FunctionAnalyser::trip_count(llvm::Loop* l) {
+  if (auto it = trip_counts_.find(l); it != trip_counts_.end()) return it->second;
   const llvm::SCEV* btc = se_.getBackedgeTakenCount(l);
   if (!llvm::isa<llvm::SCEVCouldNotCompute>(btc))
-    if (auto e = conv(btc, l)) return ex::simplify(*e + Expr(1));
-  Where w = where(l->getStartLoc());
+    if (auto e = conv(btc, l)) return trip_counts_[l] = ex::simplify(*e + Expr(1));
+  Where w = where(source_loc(l));
   if (getenv("PERFCAST_ANALYZE_DEBUG") && ctx_.input->progress) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -1037,11 +1294,146 @@ Expr FunctionAnalyser::trip_count(llvm::Loop* l) {
   }
   std::string name = sanitize(fmt::format("loop_{}_{}_trips", file_tag(w.file), w.line));
   bool computable = !llvm::isa<llvm::SCEVCouldNotCompute>(btc);
-  describe(name, fmt::format("iterations of the loop at {}:{}{} each time it runs: {}", file_tag(w.file), w.line,
+  describe(name, fmt::format("iterations of the loop at {}:{}{} each time it runs (0 when it is skipped): {}",
+                             file_tag(w.file), w.line,
                              w.origin.empty() || w.origin == f_.getName() ? "" : " (in " + w.origin + ")",
                              computable ? "its count depends on values read from memory"
                                         : "its exit depends on data (e.g. a convergence test)"));
-  return ex::var(name);
+  Expr source = ex::var(name);
+  // The parameter counts iterations of the source loop. A loop unrolled by U
+  // with a run-time trip count becomes two IR loops of that line: the
+  // remainder (trip count T mod U, as SCEV zext(trunc(T) to i{log2 U})) and
+  // the unrolled loop (its induction variable steps by U: T div U
+  // iterations, U source iterations each). Each gets its share of T.
+  if (computable) {
+    using namespace llvm;
+    if (unsigned bits = remainder_bits(l)) return trip_counts_[l] = ex::mod(source, Expr(std::int64_t{1} << bits));
+    // The unrolled loop: its remainder loop is a sibling of the same line.
+    auto has_remainder = [&](std::uint64_t factor) {
+      const auto& siblings = l->getParentLoop() ? l->getParentLoop()->getSubLoops() : li_.getTopLevelLoops();
+      for (const Loop* o : siblings)
+        if (o != l && where(source_loc(o)).line == w.line && where(source_loc(o)).file == w.file)
+          if (unsigned bits = remainder_bits(o); bits && (std::uint64_t{1} << bits) == factor) return true;
+      return false;
+    };
+    if (auto* d = dyn_cast<SCEVUDivExpr>(btc))
+      if (auto* c = dyn_cast<SCEVConstant>(d->getRHS());
+          c && c->getAPInt().ugt(1) && c->getAPInt().isPowerOf2() && has_remainder(c->getAPInt().getZExtValue()))
+        for (const PHINode& phi : l->getHeader()->phis()) {
+          if (!se_.isSCEVable(phi.getType())) continue;
+          auto* ar = dyn_cast<SCEVAddRecExpr>(se_.getSCEV(const_cast<PHINode*>(&phi)));
+          if (!ar || ar->getLoop() != l || !ar->isAffine()) continue;
+          auto* step = dyn_cast<SCEVConstant>(ar->getStepRecurrence(se_));
+          // The source loop's own index (it addresses memory), not a counter
+          // of unrolled trips such as the vectoriser's.
+          auto addresses = [](const Value* v) {
+            for (const User* u : v->users()) {
+              if (isa<GetElementPtrInst>(u)) return true;
+              if (isa<SExtInst>(u) || isa<ZExtInst>(u))
+                for (const User* g : u->users())
+                  if (isa<GetElementPtrInst>(g)) return true;
+            }
+            return false;
+          };
+          if (step && step->getAPInt() == c->getAPInt().zextOrTrunc(step->getAPInt().getBitWidth()) && addresses(&phi))
+            return trip_counts_[l] =
+                       ex::floordiv(source, Expr(static_cast<std::int64_t>(c->getAPInt().getZExtValue())));
+        }
+  }
+  return trip_counts_[l] = source;
+}
+
+// A branch that only guards a loop: one side enters the loop (through its
+// preheader), or the loops the optimiser made of one source loop (a
+// remainder and an unrolled copy), and nothing else that works; the other
+// side is where they exit to. LLVM puts one before every rotated loop (the
+// loop's own first test), and sources write them (`if (a->n > 0) for (...)`).
+// When the branch's condition reads data that the loops' counts read too,
+// the branch is "the loop runs at least once": its condition is trip count
+// > 0, so a loop whose count is a parameter runs exactly when the parameter
+// says so (and then with probability 1, not 1/2).
+std::optional<Expr> FunctionAnalyser::loop_guard_condition(const llvm::BranchInst* br) {
+  using namespace llvm;
+  if (!br->isConditional() || br->getSuccessor(0) == br->getSuccessor(1)) return std::nullopt;
+  // The values a SCEV reads (its SCEVUnknown leaves).
+  struct Collect {
+    std::set<const Value*>& out;
+    bool follow(const SCEV* s) {
+      if (auto* u = dyn_cast<SCEVUnknown>(s)) out.insert(u->getValue());
+      return true;
+    }
+    bool isDone() const { return false; }
+  };
+  auto leaves = [&](const Value* v, std::set<const Value*>& out) {
+    std::vector<const Value*> work = {v};
+    std::set<const Value*> seen;
+    while (!work.empty()) {
+      const Value* x = work.back();
+      work.pop_back();
+      if (!seen.insert(x).second || seen.size() > 64) continue;
+      if (auto* cmp = dyn_cast<ICmpInst>(x)) {
+        work.push_back(cmp->getOperand(0)), work.push_back(cmp->getOperand(1));
+        continue;
+      }
+      if (!x->getType()->isIntegerTy() || !se_.isSCEVable(x->getType())) continue;
+      Collect collect{out};
+      visitAll(se_.getSCEV(const_cast<Value*>(x)), collect);
+    }
+  };
+  BasicBlock* from = const_cast<BasicBlock*>(br->getParent());
+  const Loop* region_loop = li_.getLoopFor(from);
+  for (unsigned in = 0; in < 2; ++in) {
+    BasicBlock* enter = br->getSuccessor(in);
+    BasicBlock* skip = br->getSuccessor(1 - in);
+    if (enter->getSinglePredecessor() != from && !li_.isLoopHeader(enter)) continue;
+    SmallVector<BasicBlock*, 32> region;
+    dt_.getDescendants(enter, region);
+    std::set<BasicBlock*> inside(region.begin(), region.end());
+    if (inside.count(skip) || inside.count(from)) continue;
+    std::vector<Loop*> loops;
+    bool ok = true;
+    for (BasicBlock* b : region) {
+      for (BasicBlock* succ : successors(b))
+        if (!inside.count(succ) && succ != skip) ok = false;
+      Loop* l = li_.getLoopFor(b);
+      if (l && l != region_loop) {
+        while (l->getParentLoop() != region_loop) l = l->getParentLoop();
+        if (!region_loop || region_loop->contains(l))
+          if (l->getHeader() == b) loops.push_back(l);
+        continue;
+      }
+      // Outside the loops: preheader arithmetic and loads only.
+      for (Instruction& i : *b) {
+        if (isa<StoreInst>(&i)) ok = false;
+        if (auto* call = dyn_cast<CallBase>(&i); call && !isa<DbgInfoIntrinsic>(&i) && !call->onlyReadsMemory())
+          if (!isa<IntrinsicInst>(call) || cast<IntrinsicInst>(call)->getIntrinsicID() == Intrinsic::memset ||
+              cast<IntrinsicInst>(call)->getIntrinsicID() == Intrinsic::memcpy)
+            ok = false;
+      }
+    }
+    if (!ok || loops.empty()) continue;
+    std::set<const Value*> cond_leaves, trip_leaves;
+    leaves(br->getCondition(), cond_leaves);
+    std::vector<Expr> trips;
+    for (Loop* l : loops) {
+      const SCEV* btc = se_.getBackedgeTakenCount(l);
+      if (isa<SCEVCouldNotCompute>(btc)) return std::nullopt;
+      Collect collect{trip_leaves};
+      visitAll(btc, collect);
+      trips.push_back(trip_count(l));
+    }
+    // Leaves through the phis that start a loop (an unrolled loop starts
+    // where its remainder stopped).
+    for (const Value* v : std::set<const Value*>(trip_leaves))
+      if (auto* phi = dyn_cast<PHINode>(v))
+        for (const Value* in_value : phi->incoming_values()) leaves(in_value, trip_leaves);
+    bool shared = false;
+    for (const Value* v : cond_leaves) shared = shared || trip_leaves.count(v);
+    if (!shared) return std::nullopt;
+    Expr runs = ex::compare(ex::Comparison::Gt, ex::add(trips), Expr(0));
+    return in == 0 ? runs : Expr(1) - runs;
+  }
+  return std::nullopt;
 }
 
 Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {

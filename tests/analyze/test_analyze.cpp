@@ -250,6 +250,15 @@ double footprint_value(const nlohmann::ordered_json& loop, const char* key, cons
   return expr::evaluate(expr::parse(loop["footprint"][key].get<std::string>()), b).real();
 }
 
+// Every branch of a function's body (and of the loops and branches inside it).
+void branches(const nlohmann::ordered_json& items, std::vector<nlohmann::ordered_json>& out) {
+  for (const auto& it : items) {
+    if (it["kind"] == "branch") out.push_back(it);
+    for (const char* side : {"body", "then", "else"})
+      if (it.contains(side)) branches(it[side], out);
+  }
+}
+
 }  // namespace
 
 // A 7-point stencil over the interior of (n+2)^3 grids: u spans from the
@@ -285,4 +294,55 @@ TEST(Analyze, LoopFootprintsSpanTheStencilsDistinctBytes) {
   }
   EXPECT_EQ(outermost_footprint(j["functions"]["gather"]["body"]), nullptr)
       << j["functions"]["gather"].dump(1);
+}
+
+// Loop bounds and guards read from struct fields (p->n through a pointer, o.reps
+// of a local whose address is taken): parameters named after the fields, so the
+// unrolled loop and its remainder count exactly and the guards are conditions.
+TEST(Analyze, StructFieldsAreParametersOfTheirLoops) {
+  auto j = analyse_case("struct_fields.c");
+  for (const auto& [name, p] : j["parameters"].items())
+    EXPECT_EQ(name.rfind("loop_", 0), std::string::npos) << name << ": " << p.dump();
+  EXPECT_TRUE(j["parameters"].contains("o.reps")) << j["parameters"].dump();
+  EXPECT_TRUE(j["parameters"].contains("p.n")) << j["parameters"].dump();
+  std::vector<nlohmann::ordered_json> bs;
+  for (const auto& [name, f] : j["functions"].items()) branches(f["body"], bs);
+  for (const auto& b : bs) EXPECT_TRUE(b.contains("condition")) << b.dump();
+  auto m = load(j, "struct_fields");
+  for (auto [reps, n] : {std::pair{1, 0}, {1, 1}, {3, 7}, {2, 33}, {5, 100}, {0, 10}}) {
+    expr::Bindings b = {{"o.reps", reps}, {"p.n", n}};
+    for (const auto& p : m.parameters)
+      if (!b.count(p.name)) b[p.name] = p.default_value ? expr::evaluate(*p.default_value, b) : expr::Value(3);
+    auto c = counts(m, "main", b);
+    // per call: x[i] * y[i] summed (2 n), result += a * s (2)
+    EXPECT_EQ(c.flops_double, (2.0 * n + 2) * reps) << "reps = " << reps << ", n = " << n;
+    EXPECT_GE(c.load_bytes, 16.0 * n * reps) << "reps = " << reps << ", n = " << n;
+    EXPECT_LE(c.load_bytes, 16.0 * n * reps + 64.0 * reps + 64) << "reps = " << reps << ", n = " << n;
+  }
+}
+
+// A CSR product: the entries loop's count is data (rowptr[row + 1] -
+// rowptr[row]); LLVM unrolls it by 4 with a run-time remainder loop, both on
+// one source line, behind guards on the same data. One parameter, the entries
+// per row T, gives each IR loop its share (T mod 4, T div 4), and the guards
+// are "the loop runs" (T > 0), not coin flips.
+TEST(Analyze, UnrolledLoopsWithDataBoundsShareTheSourceLoopsCount) {
+  const std::string source = kSource + "/tests/analyze/cases/csr_rows.c";
+  auto j = analyse(source);
+  std::string trips = "loop_csr_rows_c_" + std::to_string(line_of(source, "for (int e = a->rowptr[row]")) + "_trips";
+  ASSERT_TRUE(j["parameters"].contains(trips)) << j["parameters"].dump();
+  EXPECT_TRUE(j["parameters"].contains("a.nrows")) << j["parameters"].dump();
+  std::vector<nlohmann::ordered_json> bs;
+  branches(j["functions"]["spmv"]["body"], bs);
+  for (const auto& b : bs) EXPECT_TRUE(b.contains("condition")) << b.dump();
+  auto m = load(j, "csr_rows");
+  for (int rows : {0, 1, 10, 37})
+    for (int t = 0; t <= 9; ++t) {
+      auto c = counts(m, "spmv", {{"a.nrows", rows}, {trips, t}});
+      EXPECT_EQ(c.flops_double, 2.0 * rows * t) << "rows = " << rows << ", entries per row = " << t;
+      // per entry: val (8) + col (4) + x (8); per row: rowptr and the like
+      EXPECT_GE(c.load_bytes, 20.0 * rows * t) << "rows = " << rows << ", entries per row = " << t;
+      EXPECT_LE(c.load_bytes, 20.0 * rows * t + 64.0 * rows + 64) << "rows = " << rows << ", t = " << t;
+      EXPECT_EQ(c.store_bytes, 8.0 * rows) << "rows = " << rows << ", entries per row = " << t;
+    }
 }
