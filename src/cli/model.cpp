@@ -69,7 +69,7 @@ void write_events(const EventsArgs& a) {
   model::EventOptions options;
   options.max_events = a.max_events;
   if (machine) options.math = &machine->groups.front().math;
-  auto ranks = model::model_events(m, a.np, parse_parameters(a.params), options);
+  auto ranks = model::model_events(m, a.np, bind_parameters(m, a.params), options);
 
   events::TraceMetadata meta;
   meta.program = m.program.empty() ? a.model_file : m.program;

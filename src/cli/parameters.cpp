@@ -1,5 +1,7 @@
 #include "cli/parameters.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "support/error.h"
@@ -14,13 +16,45 @@ CLI::Option* add_parameter_option(CLI::App& command, std::vector<std::string>& p
       ->allow_extra_args(false);
 }
 
+namespace {
+
+std::pair<std::string, std::string> split(const std::string& p) {
+  auto eq = p.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
+    throw UserError(fmt::format("--param '{}' is not NAME=VALUE", p), {}, "write e.g. --param nx=512");
+  return {p.substr(0, eq), p.substr(eq + 1)};
+}
+
+}  // namespace
+
+std::map<std::string, expr::Value> bind_parameters(model::ProgramModel& model, const std::vector<std::string>& params) {
+  std::vector<std::string> constants;
+  for (const auto& p : params) {
+    auto [name, text] = split(p);
+    expr::Expr e;
+    try {
+      e = expr::parse(text);
+    } catch (const UserError& err) {
+      throw UserError(fmt::format("--param {}: '{}' is not an expression: {}", name, text, err.what()));
+    }
+    if (expr::free_names(e).empty()) {
+      constants.push_back(p);
+      continue;
+    }
+    auto it = std::find_if(model.parameters.begin(), model.parameters.end(),
+                           [&](const model::Parameter& q) { return q.name == name; });
+    if (it == model.parameters.end())
+      throw UserError(fmt::format("--param {}: the model has no parameter '{}'", name, name), {},
+                      "see 'perfcast model params'");
+    it->default_value = e;  // evaluated per rank, with rank, size and the parameters before it
+  }
+  return parse_parameters(constants);
+}
+
 std::map<std::string, expr::Value> parse_parameters(const std::vector<std::string>& params) {
   std::map<std::string, expr::Value> out;
   for (const auto& p : params) {
-    auto eq = p.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
-      throw UserError(fmt::format("--param '{}' is not NAME=VALUE", p), {}, "write e.g. --param nx=512");
-    std::string name = p.substr(0, eq), text = p.substr(eq + 1);
+    auto [name, text] = split(p);
     // A constant expression, so "2^20" and "64*64" work too.
     expr::Value v;
     try {

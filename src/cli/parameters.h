@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "model/program_model.h"
 #include "support/expr.h"
 
 namespace perfcast::cli {
@@ -15,5 +16,12 @@ CLI::Option* add_parameter_option(CLI::App& command, std::vector<std::string>& p
 
 // "nx=512" -> {"nx", 512}; the value is an integer or a real. Throws UserError.
 std::map<std::string, expr::Value> parse_parameters(const std::vector<std::string>& params);
+
+// Like parse_parameters, and a value that is an expression of `rank` and
+// `size` (or of other parameters), e.g. --param up="select(rank < size - 1,
+// rank + 1, -1)", becomes that parameter's default in `model`: evaluated per
+// rank, as the model's own defaults are. Throws UserError for a name the model
+// does not have.
+std::map<std::string, expr::Value> bind_parameters(model::ProgramModel& model, const std::vector<std::string>& params);
 
 }  // namespace perfcast::cli

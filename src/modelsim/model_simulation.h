@@ -1,0 +1,29 @@
+// The overlap refinement of `perfcast predict`: the program model evaluated
+// per rank into event streams (model_events.h) and run on the discrete-event
+// engine (sim/engine.h).
+//
+// The plain formula adds communication to computation. The engine instead
+// follows each rank's calls in program order: a message posted by isend/irecv
+// travels while the compute bursts before its wait run, a blocking receive
+// waits for its sender, a collective for the ranks it needs; so what overlaps
+// is hidden and what waits is counted as wait time on the rank that waits.
+// Compute bursts are priced as the engine prices them (flops / peak against
+// bytes / the outermost level's bandwidth, per burst).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "machine/machine.h"
+#include "model/program_model.h"
+#include "sim/engine.h"
+
+namespace perfcast::modelsim {
+
+// Throws UserError as model_events does (a parameter without a value, too many
+// events) and as the engine does (a deadlock in the model's calls).
+sim::SimResult simulate_model(const model::ProgramModel& model, const machine::Machine& machine, int np,
+                              const std::map<std::string, expr::Value>& parameters,
+                              std::uint64_t max_events = 50'000'000);
+
+}  // namespace perfcast::modelsim

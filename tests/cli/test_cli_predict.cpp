@@ -1,0 +1,69 @@
+// `perfcast predict`, run as a process: parameters that are expressions of the
+// rank, and the overlap refinement (--simulate) in the JSON.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "measure/launcher.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+const std::string kPerfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
+const std::string kMachines = std::string(PERFCAST_SOURCE_DIR) + "/machines/";
+
+perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
+  args.insert(args.begin(), kPerfcast);
+  return perfcast::measure::run_process(args, std::chrono::seconds(60));
+}
+
+// Each rank computes `work` flops and exchanges 1 KiB with `peer` (a sendrecv:
+// it receives from whoever sends to it), a ring when peer = rank + 1 mod size.
+std::string ring_model() {
+  auto path = std::filesystem::temp_directory_path() / "perfcast-test-cli-predict.json";
+  std::ofstream(path) << R"({
+  "format": "perfcast-program-model", "version": 1, "program": "ring",
+  "parameters": {"work": {}, "peer": {}},
+  "entry": "main",
+  "functions": {"main": {"body": [
+    {"kind": "compute", "flops_double": "work"},
+    {"kind": "mpi", "op": "sendrecv", "bytes": "1024", "peer": "peer"}]}}})";
+  return path.string();
+}
+
+TEST(CliPredict, ParametersMayBeExpressionsOfTheRank) {
+  auto r = perfcast_run({"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "3", "--json",
+                         "--param", "work=1000 * (rank + 1)", "--param", "peer=mod(rank + 1, size)"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  auto j = json::parse(r.stdout_text);
+  ASSERT_EQ(j["ranks"].size(), 3u);
+  for (int rank = 0; rank < 3; ++rank) EXPECT_EQ(j["ranks"][rank]["flops_double"], 1000.0 * (rank + 1));
+  EXPECT_FALSE(j.contains("simulated"));
+}
+
+TEST(CliPredict, SimulateRunsTheModelsCallsOnTheEngine) {
+  auto r = perfcast_run({"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "4", "--json",
+                         "--simulate", "--param", "work=1e6 * (rank + 1)", "--param", "peer=mod(rank + 1, size)"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  auto j = json::parse(r.stdout_text);
+  ASSERT_TRUE(j.contains("simulated"));
+  const auto& s = j["simulated"];
+  ASSERT_EQ(s["ranks"].size(), 4u);
+  // The last rank computes longest; the ring's exchanges make the others wait for it.
+  EXPECT_EQ(s["ranks"][3]["wait_s"], 0.0);
+  EXPECT_GT(s["ranks"][0]["wait_s"].get<double>(), 0.0);
+  EXPECT_GE(s["predicted_time_s"].get<double>(), j["ranks"][3]["compute_s"].get<double>());
+}
+
+TEST(CliPredict, AnExpressionForAnUnknownParameterIsAClearError) {
+  auto r = perfcast_run({"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "2", "--param",
+                         "nope=rank", "--param", "work=1", "--param", "peer=0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.stderr_text.find("no parameter 'nope'"), std::string::npos) << r.stderr_text;
+}
+
+}  // namespace
