@@ -174,6 +174,26 @@ std::vector<AsmFunction> parse_assembly(const std::string& text) {
   return functions;
 }
 
+// sqrt() with errno (C's default on Linux) becomes a square-root instruction
+// and, for negative arguments only, a call to the library's sqrt that sets
+// errno (LLVM's PartiallyInlineLibCalls). The call's block is the rare path:
+// priced as if it ran every iteration it cost nbody's pair loop ~2x (the call
+// alone counts 100 cycles in MCA).
+bool is_sqrt_instruction(const std::string& inst) {
+  std::string op = inst.substr(0, inst.find_first_of(" \t"));
+  return op.find("sqrts") != std::string::npos || op.find("sqrtp") != std::string::npos;
+}
+
+bool is_errno_sqrt_path(const AsmBlock& block) {
+  for (const auto& inst : block.instructions)
+    if (inst.rfind("call", 0) == 0 && (inst.find(" sqrt@") != std::string::npos ||
+                                       inst.find(" sqrtf@") != std::string::npos ||
+                                       inst.find("\tsqrt@") != std::string::npos ||
+                                       inst.find("\tsqrtf@") != std::string::npos))
+      return true;
+  return false;
+}
+
 // ---------------------------------------------------------------- MC and MCA
 
 // Collects the instructions the assembly parser emits (llvm-mca's
@@ -324,8 +344,12 @@ LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachi
       int header = b.loop_header;
       std::vector<std::string> lines;
       int blocks = 0;
+      bool inline_sqrt = false;
       for (const AsmBlock& o : fn.blocks)
-        if (o.loop_header == header) {
+        if (o.loop_header == header)
+          for (const auto& inst : o.instructions) inline_sqrt |= is_sqrt_instruction(inst);
+      for (const AsmBlock& o : fn.blocks)
+        if (o.loop_header == header && !(inline_sqrt && is_errno_sqrt_path(o))) {
           ++blocks;
           lines.insert(lines.end(), o.instructions.begin(), o.instructions.end());
         }
