@@ -67,7 +67,11 @@ class StencilRank : public events::RankSource {
   bool next(events::Event& out, double) override {
     if (step_ >= job_.steps) return false;
     // Phases: 0 compute, 1..6 irecv, 7..12 isend, 13 waitall, 14 allreduce (every 10th step).
+    // `out` holds another rank's last event (the engine shares one buffer): reset what it may have set.
     out.kind = events::Kind::Compute;
+    out.seconds = -1;
+    out.comm = events::kCommWorld;
+    out.requests.clear();
     if (phase_ == 0) {
       out.seconds = 1e-3 * (1 + job_.jitter * uniform());
     } else if (phase_ <= 6) {

@@ -19,8 +19,15 @@ class RankSource {
   // it from MPI_Wtime; a recorded stream ignores it. The engine asks for the next
   // event only when the previous blocking operation of this rank has completed,
   // so a live rank's buffers hold their results when its code continues.
+  // The engine passes one buffer to every rank (per-rank Events would be most
+  // of its memory), so `out` holds some rank's previous event: set every field
+  // the new event uses (reusing the vectors' storage is fine).
   // Throws UserError on a corrupt or truncated stream, naming the rank and offset.
   virtual bool next(Event& out, double now_s) = 0;
+
+  // A hint that next() comes soon (this rank is first in the engine's line): a
+  // source whose state is cold (a live rank's fiber stack) may start loading it.
+  virtual void prefetch() const {}
 };
 
 // A whole job: the streams of ranks 0..size-1.
@@ -39,6 +46,9 @@ class JobSource {
 class DataMover {
  public:
   virtual ~DataMover() = default;
+  // The events handed back carry the scalar MPI fields of the calls (kind, comm,
+  // peer, root, tag, tag2, bytes, bytes2, request, live), not their vectors:
+  // the engine keeps only those from a call until its match.
   // A send and the receive it matched: copy the message (the engine has set the
   // receive's status: source and tag, through `received`).
   virtual void deliver(const Event& send, int send_world_rank, Event& received, int recv_world_rank) = 0;

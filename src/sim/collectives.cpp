@@ -177,27 +177,30 @@ const std::vector<CollectiveAlgorithm> kAlgorithms = {
 
 }  // namespace
 
+void Schedule::raise(int i, double t) {
+  auto k = static_cast<size_t>(i);
+  next_[k] = std::max(next_[k], t);
+  touched_.push_back(i);
+}
+
 void Schedule::message(int src, int dst, double bytes) {
-  if (src != dst) round_.push_back({src, dst, bytes});
+  if (src == dst) return;
+  double o = net_.overhead_s();
+  double ts = t_[static_cast<size_t>(src)], td = t_[static_cast<size_t>(dst)];
+  int a = world(src), b = world(dst);
+  if (net_.eager(bytes)) {
+    raise(src, ts + o);
+    raise(dst, std::max(td, ts + net_.transfer_s(a, b, bytes)) + o);
+  } else {
+    double end = std::max(ts, td) + net_.latency_s(a, b) + net_.transfer_s(a, b, bytes);
+    raise(src, end);
+    raise(dst, end + o);
+  }
 }
 
 void Schedule::end_round() {
-  updates_.clear();
-  double o = net_.overhead_s();
-  for (const auto& m : round_) {
-    double ts = t_[static_cast<size_t>(m.src)], td = t_[static_cast<size_t>(m.dst)];
-    int a = world(m.src), b = world(m.dst);
-    if (net_.eager(m.bytes)) {
-      updates_.push_back({m.src, ts + o});
-      updates_.push_back({m.dst, std::max(td, ts + net_.transfer_s(a, b, m.bytes)) + o});
-    } else {
-      double end = std::max(ts, td) + net_.latency_s(a, b) + net_.transfer_s(a, b, m.bytes);
-      updates_.push_back({m.src, end});
-      updates_.push_back({m.dst, end + o});
-    }
-  }
-  for (const auto& [i, t] : updates_) t_[static_cast<size_t>(i)] = std::max(t_[static_cast<size_t>(i)], t);
-  round_.clear();
+  for (int i : touched_) t_[static_cast<size_t>(i)] = next_[static_cast<size_t>(i)];
+  touched_.clear();
 }
 
 void Schedule::lockstep(int rounds, int distance, double bytes) {
@@ -214,6 +217,7 @@ void Schedule::lockstep(int rounds, int distance, double bytes) {
   }
   double last = *std::max_element(t_.begin(), t_.end());
   std::fill(t_.begin(), t_.end(), last + rounds * step);
+  next_ = t_;
 }
 
 const std::vector<CollectiveAlgorithm>& collective_algorithms() { return kAlgorithms; }
@@ -310,12 +314,17 @@ void collective_outcomes(const CollectiveCall& call, const NetworkModel& net, do
   }
 
   const CollectiveAlgorithm& algorithm = choose_collective_algorithm(call.kind, p, call.bytes);
+  // One schedule at a time, so their buffers never coexist.
   std::vector<double> times(a.begin(), a.end());
-  Schedule actual(net, call.world_ranks, times);
-  algorithm.run(actual, root, call.bytes);
+  {
+    Schedule actual(net, call.world_ranks, times);
+    algorithm.run(actual, root, call.bytes);
+  }
   std::vector<double> ideal(static_cast<size_t>(p), 0.0);
-  Schedule together(net, call.world_ranks, ideal);
-  algorithm.run(together, root, call.bytes);
+  {
+    Schedule together(net, call.world_ranks, ideal);
+    algorithm.run(together, root, call.bytes);
+  }
   for (int i = 0; i < p; ++i) {
     auto& m = out[static_cast<size_t>(i)];
     double ai = a[static_cast<size_t>(i)];

@@ -40,6 +40,27 @@ using events::Kind;
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
+// A pool of T in fixed chunks: it grows without copying what it holds and
+// without the up-to-2x slack of a doubling vector, which at 32 768 ranks with a
+// dozen requests each is most of the engine's memory. Indices are stable.
+template <typename T>
+class Pool {
+ public:
+  T& operator[](std::uint32_t i) { return chunks_[i >> kShift][i & kMask]; }
+  const T& operator[](std::uint32_t i) const { return chunks_[i >> kShift][i & kMask]; }
+  std::uint32_t size() const { return size_; }
+  std::uint32_t add() {
+    if ((size_ & kMask) == 0) chunks_.push_back(std::make_unique<T[]>(kChunk));
+    return size_++;
+  }
+  std::size_t bytes() const { return chunks_.size() * kChunk * sizeof(T) + chunks_.capacity() * sizeof(chunks_[0]); }
+
+ private:
+  static constexpr std::uint32_t kShift = 10, kChunk = 1u << kShift, kMask = kChunk - 1;
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::uint32_t size_ = 0;
+};
+
 // Heads and tails of two intrusive lists in the envelope pool: receives posted
 // and not matched, messages arrived and not received. One per (communicator,
 // receiver); a rank that never uses a communicator allocates nothing for it.
@@ -55,20 +76,24 @@ struct CommRef {
   Queues queues;
 };
 
-// 48 bytes: a stencil rank has a dozen of these in flight.
+// 40 bytes: a stencil rank has a dozen of these in flight. The two links
+// replace per-rank vectors (a header and a heap block per rank); what only a
+// deadlock report needs (peer, tag, communicator) is read from the envelope
+// that an unfinished request always has, and the owner is known wherever a
+// request completes (the envelope's rank).
 struct Request {
   double end_s = 0;             // valid once done
   double transfer_start_s = 0;  // when the transfer that completes it began
   std::uint64_t id = 0;         // the stream's request id; the free-list link while free
-  std::int32_t owner = 0;       // world rank
   std::int32_t peer_world = -1;
-  std::int32_t peer = 0, tag = 0, comm = 0;  // as in the event, for reports
+  std::uint32_t next = kNone;       // the owner's list of live user requests (RankState::requests)
+  std::uint32_t wait_next = kNone;  // the blocking call's requests in its order (RankState::waiting)
   Kind kind = Kind::Send;
   bool done = false;
   bool waited = false;    // its owner is blocked on it
   bool internal = false;  // made by a blocking call, not visible to the stream
 };
-static_assert(sizeof(Request) == 48);
+static_assert(sizeof(Request) == 40);
 
 // A message at its receiver (eager data or a rendezvous request to send), or a
 // posted receive.
@@ -81,9 +106,59 @@ struct Envelope {
   double time_s = 0;        // send or post time
   double arrival_s = 0;     // eager: data arrival; rendezvous: arrival of the request to send
   std::uint32_t request = kNone;  // rendezvous message: the send's; posted: the receive's
-  std::uint32_t event_copy = kNone;  // live runs only: the call's event, for the DataMover
+  std::uint32_t event_copy = kNone;  // live runs only: the call's MoverCopy, for the DataMover
+  std::int32_t comm = 0;             // the handle the call named (reports)
   bool rendezvous = false;
 };
+static_assert(sizeof(Envelope) == 56);
+
+// What the DataMover reads of an event handed back to it (its scalar MPI
+// fields; source.h): kept from a call until its match, 56 bytes instead of a
+// 176-byte Event with three vectors, a dozen per stencil rank in flight.
+struct MoverCopy {
+  void* live = nullptr;
+  std::uint64_t bytes = 0, bytes2 = 0, request = 0;
+  std::int32_t comm = 0, peer = 0, root = 0, tag = 0, tag2 = 0;
+  Kind kind = Kind::Compute;
+};
+
+MoverCopy mover_copy(const Event& e) {
+  return {e.live, e.bytes, e.bytes2, e.request, e.comm, e.peer, e.root, e.tag, e.tag2, e.kind};
+}
+
+Event mover_event(const MoverCopy& c) {
+  Event e;
+  e.kind = c.kind;
+  e.comm = c.comm;
+  e.peer = c.peer;
+  e.root = c.root;
+  e.tag = c.tag;
+  e.tag2 = c.tag2;
+  e.bytes = c.bytes;
+  e.bytes2 = c.bytes2;
+  e.request = c.request;
+  e.live = c.live;
+  return e;
+}
+
+// The fields of a rank's current call that must outlive the event buffer
+// (which the next rank to act reuses): what a blocked call (a probe's filters)
+// and error reports read. A communicator call's arguments are kept by the
+// collective (Comm::creating) instead, as only those calls need them.
+struct Call {
+  void* live = nullptr;
+  std::int32_t comm = 0, peer = 0, tag = 0;
+  Kind kind = Kind::Compute;
+
+  static Call of(const Event& e) { return {e.live, e.comm, e.peer, e.tag, e.kind}; }
+};
+
+// A member's arguments to a call that creates communicators (split, dup, cart_create).
+struct Creating {
+  std::int32_t color = 0, key = 0, new_comm = -1;
+};
+
+bool creates_communicator(Kind k) { return k == Kind::CommSplit || k == Kind::CommDup || k == Kind::CartCreate; }
 
 enum class Block : std::uint8_t { None, Requests, Collective, Probe, Done };
 enum class WaitMode : std::uint8_t { All, Any, Some };
@@ -94,21 +169,25 @@ struct WaitTally {
   float seconds = 0;
 };
 
+// Per rank, so kept small: no Event (the engine has one buffer for the rank
+// acting) and no vectors for requests (intrusive lists through the pool).
 struct RankState {
   std::unique_ptr<events::RankSource> source;
-  Event ev;  // the current event (a blocked rank's call)
+  std::uint32_t seq = 0;  // beside source: first_in_line reads it, then run() calls source->prefetch()
+  Call call;  // the current call (a blocked rank's)
   double clock = 0, calc = 0, wait = 0, comm = 0;
   std::uint64_t index = 0;  // events pulled so far
   Queues world_queues, self_queues;
   std::vector<CommRef> comms;  // handle h >= 2 at h - 2
-  std::vector<std::uint32_t> requests;  // live user requests (pool indices; the id is in the request)
-  std::vector<std::uint32_t> waiting;  // the requests of the current blocking call
+  // Live user requests in the order they were made (pool indices; the id is
+  // in the request), and the one a completion found last.
+  std::uint32_t requests = kNone, requests_tail = kNone, found = kNone;
+  std::uint32_t waiting = kNone;  // the requests of the current blocking call
   double block_start = 0;
   double resume_end = 0, resume_comm = 0;
   std::int32_t resume_peer = -1;
-  std::uint32_t seq = 0;
-  std::int32_t pending = 0;
   double pending_max = 0;
+  std::int32_t pending = 0;
   std::uint32_t critical = kNone;
   Block block = Block::None;
   WaitMode mode = WaitMode::All;
@@ -142,6 +221,7 @@ struct Comm {
   std::uint64_t first_index = 0;
   double bytes = 0;
   std::vector<double> arrival;
+  std::vector<Creating> creating;  // per member, for communicator calls only
   // Live runs only: per member, a copy of the event it entered the collective
   // with (event_copies_ index), which is what the DataMover is handed.
   std::vector<std::uint32_t> entered;
@@ -209,16 +289,17 @@ class Engine {
   };
   Route route(RankState& R, int r, std::int32_t comm, std::int32_t peer, const char* what);
   Queues& queues(int world, int handle);
-  std::uint32_t new_request(int owner, Kind kind, const Event& e, std::int32_t peer, std::int32_t tag);
+  std::uint32_t new_request(Kind kind);
   void free_request(std::uint32_t q);
   std::uint32_t new_envelope(int owner);
   void free_envelope(std::uint32_t e);
   std::uint32_t copy_event(const Event& e);
+  void wait_for(RankState& R, std::uint32_t q, std::uint32_t& tail);
   std::uint32_t post_send(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes, bool sync);
   std::uint32_t post_recv(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes);
   void arrive(int d, int handle, std::uint32_t message);
   void match(std::uint32_t message, std::uint32_t posted);
-  void complete(std::uint32_t q);
+  void complete(std::uint32_t q, int owner);
   void block_on(RankState& R, int r, WaitMode mode);
   std::uint32_t lookup_request(RankState& R, int r, std::uint64_t id);
   void release(RankState& R, std::uint32_t q);
@@ -234,6 +315,8 @@ class Engine {
   [[noreturn]] void fail(int r, const std::string& what) const;
   [[noreturn]] void deadlock() const;
   std::string describe_block(int r) const;
+  const Envelope* envelope_of(std::uint32_t q, int owner) const;
+  std::int32_t comm_rank_of(int r, std::int32_t handle, int world) const;
 
   events::JobSource& job_;
   SimOptions options_;
@@ -247,12 +330,16 @@ class Engine {
   // Pools with global free lists: slots freed by one rank serve the next, which
   // keeps the pools at the job's peak of operations in flight. (Per-rank free
   // lists were tried: more memory and no faster.)
-  std::vector<Request> requests_;
+  Pool<Request> requests_;
   std::uint32_t free_requests_ = kNone;
-  std::vector<Envelope> envelopes_;
+  Pool<Envelope> envelopes_;
   std::uint32_t free_envelopes_ = kNone;
-  std::vector<Event> event_copies_;
+  Pool<MoverCopy> event_copies_;
   std::vector<std::uint32_t> free_event_copies_;
+  // The event of the rank acting: one buffer for all ranks (sources refill it
+  // whole), so it stays in cache and costs no memory per rank.
+  Event ev_;
+  std::vector<Event> mover_events_;  // a collective's members, for the DataMover
   std::vector<HeapEntry> heap_;
   int current_ = -1;
   int finished_ = 0;
@@ -296,10 +383,28 @@ SimResult Engine::run() {
     HeapEntry e = heap_.back();
     heap_.pop_back();
     if (ranks_[static_cast<size_t>(e.rank)].seq != e.seq) continue;  // superseded
+    // The rank likely next: its state loads while this one steps.
+    if (!heap_.empty()) ranks_[static_cast<size_t>(heap_.front().rank)].source->prefetch();
     step(e.rank);
   }
   if (finished_ < nranks_) deadlock();
 
+  size_t bytes = ranks_.capacity() * sizeof(RankState) + requests_.bytes() + envelopes_.bytes() +
+                 heap_.capacity() * sizeof(HeapEntry) + event_copies_.bytes() +
+                 free_event_copies_.capacity() * sizeof(std::uint32_t) + sizeof(Event) +
+                 (ev_.requests.capacity() + ev_.counts.capacity() + ev_.counts2.capacity()) * sizeof(std::uint64_t) +
+                 mover_events_.capacity() * sizeof(Event) + outcomes_.capacity() * sizeof(MemberOutcome);
+  for (const auto& R : ranks_) bytes += R.comms.capacity() * sizeof(CommRef);
+  for (const auto& c : comms_)
+    bytes += (c.world.capacity() + c.handles.capacity() + c.entered.capacity()) * sizeof(std::int32_t) +
+             c.arrival.capacity() * sizeof(double) + c.creating.capacity() * sizeof(Creating);
+  result_.engine_bytes = bytes;
+  // The pools are done with: give them back before the results are made, so
+  // that memory serves the results instead of adding to the peak.
+  requests_ = {};
+  envelopes_ = {};
+  event_copies_ = {};
+  std::vector<HeapEntry>().swap(heap_);
   result_.ranks.resize(static_cast<size_t>(nranks_));
   size_t slowest = 0;
   for (size_t r = 0; r < ranks_.size(); ++r) {
@@ -319,17 +424,6 @@ SimResult Engine::run() {
       result_.slowest_waited_on = best->peer;
     }
   }
-  size_t bytes = ranks_.capacity() * sizeof(RankState) + requests_.capacity() * sizeof(Request) +
-                 envelopes_.capacity() * sizeof(Envelope) + heap_.capacity() * sizeof(HeapEntry) +
-                 event_copies_.capacity() * sizeof(Event);
-  for (const auto& R : ranks_)
-    bytes += R.comms.capacity() * sizeof(CommRef) + R.requests.capacity() * sizeof(R.requests[0]) +
-             R.waiting.capacity() * sizeof(std::uint32_t) +
-             (R.ev.requests.capacity() + R.ev.counts.capacity() + R.ev.counts2.capacity()) * sizeof(std::uint64_t);
-  for (const auto& c : comms_)
-    bytes += (c.world.capacity() + c.handles.capacity() + c.entered.capacity()) * sizeof(std::int32_t) +
-             c.arrival.capacity() * sizeof(double);
-  result_.engine_bytes = bytes;
   result_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return std::move(result_);
 }
@@ -339,15 +433,16 @@ void Engine::step(int r) {
   current_ = r;
   if (R.block != Block::None) finish_block(R, r);
   for (;;) {
-    if (!R.source->next(R.ev, R.clock)) {
+    if (!R.source->next(ev_, R.clock)) {
       R.block = Block::Done;
       ++finished_;
       break;
     }
+    R.call = Call::of(ev_);
     ++R.index;
     ++result_.events;
-    ++result_.kind_counts[static_cast<size_t>(R.ev.kind)];
-    if (R.ev.kind != Kind::Compute && R.ev.kind != Kind::Marker) ++result_.mpi_calls;
+    ++result_.kind_counts[static_cast<size_t>(ev_.kind)];
+    if (ev_.kind != Kind::Compute && ev_.kind != Kind::Marker) ++result_.mpi_calls;
     process(R, r);
     if (R.block == Block::None) {
       if (first_in_line(r, R.clock)) continue;
@@ -381,29 +476,31 @@ void Engine::finish_block(RankState& R, int r) {
       // The earliest completed, ties by position; it may have become known
       // after the rank was first released.
       std::uint32_t chosen = kNone;
-      for (auto q : R.waiting)
+      for (auto q = R.waiting; q != kNone; q = requests_[q].wait_next)
         if (requests_[q].done && (chosen == kNone || requests_[q].end_s < requests_[chosen].end_s)) chosen = q;
       const Request& c = requests_[chosen];
       R.resume_end = std::max(c.end_s, R.block_start);
       R.resume_comm =
           std::clamp(R.resume_end - std::max(R.block_start, c.transfer_start_s), 0.0, R.resume_end - R.block_start);
       R.resume_peer = c.peer_world;
-      for (auto q : R.waiting) requests_[q].waited = false;
+      for (auto q = R.waiting; q != kNone; q = requests_[q].wait_next) requests_[q].waited = false;
       release(R, chosen);
     } else {
-      for (auto q : R.waiting) {
+      for (auto q = R.waiting; q != kNone;) {
+        auto next = requests_[q].wait_next;  // read before release frees q
         requests_[q].waited = false;
         if (R.mode == WaitMode::All || (requests_[q].done && requests_[q].end_s <= R.resume_end)) release(R, q);
+        q = next;
       }
     }
-    R.waiting.clear();
+    R.waiting = kNone;
   }
   double blocked = R.resume_end - R.block_start;
   double comm = R.resume_comm;
   double wait = std::max(0.0, blocked - comm);
   if (options_.timeline && blocked > 0) {
-    if (wait > 0) options_.timeline->span(r, SpanKind::Wait, R.ev.kind, R.block_start, R.block_start + wait);
-    if (comm > 0) options_.timeline->span(r, SpanKind::Comm, R.ev.kind, R.block_start + wait, R.resume_end);
+    if (wait > 0) options_.timeline->span(r, SpanKind::Wait, R.call.kind, R.block_start, R.block_start + wait);
+    if (comm > 0) options_.timeline->span(r, SpanKind::Comm, R.call.kind, R.block_start + wait, R.resume_end);
   }
   R.wait += wait;
   R.comm += comm;
@@ -417,7 +514,7 @@ void Engine::finish_block(RankState& R, int r) {
 // Events
 
 void Engine::process(RankState& R, int r) {
-  Event& e = R.ev;
+  const Event& e = ev_;
   switch (e.kind) {
     case Kind::Compute: {
       double dt = compute_.seconds(e, r);
@@ -432,7 +529,8 @@ void Engine::process(RankState& R, int r) {
       auto q = post_send(R, r, e.peer, e.tag, e.bytes, e.kind == Kind::Ssend);
       if (q == kNone) return;  // eager: gone
       requests_[q].internal = true;
-      R.waiting.assign(1, q);
+      std::uint32_t tail = kNone;
+      wait_for(R, q, tail);
       block_on(R, r, WaitMode::All);
       return;
     }
@@ -442,31 +540,34 @@ void Engine::process(RankState& R, int r) {
       std::uint32_t q = e.kind == Kind::Irecv ? post_recv(R, r, e.peer, e.tag, e.bytes)
                                                : post_send(R, r, e.peer, e.tag, e.bytes, e.kind == Kind::Issend);
       if (q == kNone) {  // an eager send is complete once posted
-        q = new_request(r, e.kind, e, e.peer, e.tag);
+        q = new_request(e.kind);
         requests_[q].done = true;
         requests_[q].end_s = requests_[q].transfer_start_s = R.clock;
       }
       requests_[q].id = e.request;
-      R.requests.push_back(q);
+      if (R.requests_tail == kNone) R.requests = q;
+      else requests_[R.requests_tail].next = q;
+      R.requests_tail = q;
       return;
     }
     case Kind::Recv: {
       auto q = post_recv(R, r, e.peer, e.tag, e.bytes);
       requests_[q].internal = true;
-      R.waiting.assign(1, q);
+      std::uint32_t tail = kNone;
+      wait_for(R, q, tail);
       block_on(R, r, WaitMode::All);
       return;
     }
     case Kind::Sendrecv: {
       auto s = post_send(R, r, e.peer, e.tag, e.bytes, false);
       auto q = post_recv(R, r, e.root, e.tag2, e.bytes2);
-      R.waiting.clear();
+      std::uint32_t tail = kNone;
       if (s != kNone) {
         requests_[s].internal = true;
-        R.waiting.push_back(s);
+        wait_for(R, s, tail);
       }
       requests_[q].internal = true;
-      R.waiting.push_back(q);
+      wait_for(R, q, tail);
       block_on(R, r, WaitMode::All);
       return;
     }
@@ -475,9 +576,9 @@ void Engine::process(RankState& R, int r) {
     case Kind::Waitall:
     case Kind::Waitany:
     case Kind::Waitsome: {
-      R.waiting.clear();
-      for (auto id : e.requests) R.waiting.push_back(lookup_request(R, r, id));
-      if (R.waiting.empty()) return;
+      std::uint32_t tail = kNone;
+      for (auto id : e.requests) wait_for(R, lookup_request(R, r, id), tail);
+      if (R.waiting == kNone) return;
       block_on(R, r, e.kind == Kind::Waitany ? WaitMode::Any : e.kind == Kind::Waitsome ? WaitMode::Some : WaitMode::All);
       return;
     }
@@ -511,9 +612,8 @@ void Engine::block_on(RankState& R, int r, WaitMode mode) {
   R.pending_max = R.clock;
   R.critical = kNone;
   std::uint32_t earliest = kNone;
-  for (auto q : R.waiting) {
+  for (auto q = R.waiting; q != kNone; q = requests_[q].wait_next) {
     Request& req = requests_[q];
-    req.waited = true;
     if (!req.done) {
       ++R.pending;
       continue;
@@ -537,11 +637,11 @@ void Engine::block_on(RankState& R, int r, WaitMode mode) {
 
 // A request's end became known: release its owner when that was the last
 // (or, for waitany/waitsome, an earlier) one it waited for.
-void Engine::complete(std::uint32_t q) {
+void Engine::complete(std::uint32_t q, int owner) {
   Request& req = requests_[q];
   req.done = true;
   if (!req.waited) return;
-  auto& R = ranks_[static_cast<size_t>(req.owner)];
+  auto& R = ranks_[static_cast<size_t>(owner)];
   if (R.block != Block::Requests) return;
   if (R.mode == WaitMode::All) {
     if (R.critical == kNone || req.end_s > R.pending_max) {
@@ -550,50 +650,68 @@ void Engine::complete(std::uint32_t q) {
     }
     if (--R.pending == 0) {
       const Request& c = requests_[R.critical];
-      resolve(req.owner, R.pending_max, c.transfer_start_s, c.peer_world);
+      resolve(owner, R.pending_max, c.transfer_start_s, c.peer_world);
     }
   } else if (!R.resolved || std::max(req.end_s, R.block_start) < R.resume_end) {
-    resolve(req.owner, req.end_s, req.transfer_start_s, req.peer_world);
+    resolve(owner, req.end_s, req.transfer_start_s, req.peer_world);
   }
 }
 
+// Completions mostly name requests in the order they were made, which is the
+// list's: the search starts after the last request found and wraps around, so
+// a waitall of k requests costs O(k), not O(k^2).
 std::uint32_t Engine::lookup_request(RankState& R, int r, std::uint64_t id) {
-  for (auto q : R.requests)
-    if (requests_[q].id == id) return q;
+  std::uint32_t start = R.found == kNone ? kNone : requests_[R.found].next;
+  for (auto q = start; q != kNone; q = requests_[q].next)
+    if (requests_[q].id == id) return R.found = q;
+  for (auto q = R.requests; q != start; q = requests_[q].next)
+    if (requests_[q].id == id) return R.found = q;
   fail(r, fmt::format("{} on request {}, which no earlier isend/irecv of this rank created (or was already completed)",
-                      events::kind_name(R.ev.kind), id));
+                      events::kind_name(R.call.kind), id));
+}
+
+// Appends request q to the blocking call's list (tail: its last element so far).
+// Marking it waited here catches a request listed twice, which would close the list on itself.
+void Engine::wait_for(RankState& R, std::uint32_t q, std::uint32_t& tail) {
+  Request& req = requests_[q];
+  if (req.waited)
+    fail(static_cast<int>(&R - ranks_.data()),
+         fmt::format("request {} is listed twice in the same completion call", req.id));
+  req.waited = true;
+  req.wait_next = kNone;
+  if (tail == kNone) R.waiting = q;
+  else requests_[tail].wait_next = q;
+  tail = q;
 }
 
 void Engine::release(RankState& R, std::uint32_t q) {
   if (!requests_[q].internal) {
-    auto& list = R.requests;
-    for (size_t i = 0; i < list.size(); ++i)
-      if (list[i] == q) {
-        list[i] = list.back();
-        list.pop_back();
-        break;
-      }
+    // Requests mostly complete in the order they were made: q is near the head.
+    std::uint32_t prev = kNone, i = R.requests;
+    for (; i != kNone && i != q; i = requests_[i].next) prev = i;
+    if (i == q) {
+      std::uint32_t next = requests_[q].next;
+      if (prev == kNone) R.requests = next;
+      else requests_[prev].next = next;
+      if (R.requests_tail == q) R.requests_tail = prev;
+      if (R.found == q) R.found = prev;
+    }
   }
   free_request(q);
 }
 
-std::uint32_t Engine::new_request(int owner, Kind kind, const Event& e, std::int32_t peer, std::int32_t tag) {
+std::uint32_t Engine::new_request(Kind kind) {
   std::uint32_t q;
   auto& free_list = free_requests_;
   if (free_list != kNone) {
     q = free_list;
     free_list = static_cast<std::uint32_t>(requests_[q].id);
   } else {
-    q = static_cast<std::uint32_t>(requests_.size());
-    requests_.emplace_back();
+    q = requests_.add();
   }
   Request& req = requests_[q];
   req = Request{};
-  req.owner = owner;
   req.kind = kind;
-  req.peer = peer;
-  req.tag = tag;
-  req.comm = e.comm;
   return q;
 }
 
@@ -610,8 +728,7 @@ std::uint32_t Engine::new_envelope(int owner) {
     i = free_list;
     free_list = envelopes_[i].next;
   } else {
-    i = static_cast<std::uint32_t>(envelopes_.size());
-    envelopes_.emplace_back();
+    i = envelopes_.add();
   }
   envelopes_[i] = Envelope{};
   envelopes_[i].world = owner;
@@ -627,14 +744,15 @@ void Engine::free_envelope(std::uint32_t i) {
 
 std::uint32_t Engine::copy_event(const Event& e) {
   if (!options_.mover) return kNone;
+  std::uint32_t i;
   if (!free_event_copies_.empty()) {
-    auto i = free_event_copies_.back();
+    i = free_event_copies_.back();
     free_event_copies_.pop_back();
-    event_copies_[i] = e;
-    return i;
+  } else {
+    i = event_copies_.add();
   }
-  event_copies_.push_back(e);
-  return static_cast<std::uint32_t>(event_copies_.size() - 1);
+  event_copies_[i] = mover_copy(e);
+  return i;
 }
 
 Engine::Route Engine::route(RankState& R, int r, std::int32_t comm, std::int32_t peer, const char* what) {
@@ -665,7 +783,7 @@ Queues& Engine::queues(int world, int handle) {
 // Returns the send's request, or kNone for an eager message (done once posted).
 std::uint32_t Engine::post_send(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
                                 bool sync) {
-  const Event& e = R.ev;
+  const Event& e = ev_;
   if (peer == events::kProcNull) return kNone;
   Route to = route(R, r, e.comm, peer, "destination");
   double n = static_cast<double>(bytes);
@@ -676,6 +794,7 @@ std::uint32_t Engine::post_send(RankState& R, int r, std::int32_t peer, std::int
   env.world = r;
   env.bytes = n;
   env.time_s = R.clock;
+  env.comm = e.comm;
   env.event_copy = copy_event(e);
   std::uint32_t q = kNone;
   if (net_.eager(n) && !sync) {
@@ -689,7 +808,7 @@ std::uint32_t Engine::post_send(RankState& R, int r, std::int32_t peer, std::int
   } else {
     env.rendezvous = true;
     env.arrival_s = R.clock + net_.latency_s(r, to.world);
-    q = new_request(r, e.kind, e, peer, tag);
+    q = new_request(e.kind);
     requests_[q].peer_world = to.world;
     env.request = q;
   }
@@ -698,8 +817,8 @@ std::uint32_t Engine::post_send(RankState& R, int r, std::int32_t peer, std::int
 }
 
 std::uint32_t Engine::post_recv(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes) {
-  const Event& e = R.ev;
-  auto q = new_request(r, Kind::Irecv, e, peer, tag);
+  const Event& e = ev_;
+  auto q = new_request(Kind::Irecv);
   if (peer == events::kProcNull) {
     requests_[q].done = true;
     requests_[q].end_s = requests_[q].transfer_start_s = R.clock;
@@ -717,6 +836,7 @@ std::uint32_t Engine::post_recv(RankState& R, int r, std::int32_t peer, std::int
     posted.bytes = static_cast<double>(bytes);
     posted.time_s = R.clock;
     posted.request = q;
+    posted.comm = e.comm;
     posted.event_copy = copy_event(e);
   }
   Queues& qs = queues(r, my_handle);
@@ -755,8 +875,8 @@ void Engine::arrive(int d, int handle, std::uint32_t m) {
   else envelopes_[qs.unexpected_tail].next = m;
   qs.unexpected_tail = m;
   auto& R = ranks_[static_cast<size_t>(d)];
-  if (R.block == Block::Probe && !R.resolved && R.ev.comm == handle &&
-      matches(R.ev.peer, R.ev.tag, msg.source, msg.tag))
+  if (R.block == Block::Probe && !R.resolved && R.call.comm == handle &&
+      matches(R.call.peer, R.call.tag, msg.source, msg.tag))
     probe_found(R, d, m);
 }
 
@@ -764,11 +884,14 @@ void Engine::arrive(int d, int handle, std::uint32_t m) {
 void Engine::probe_found(RankState& R, int r, std::uint32_t m) {
   const Envelope& msg = envelopes_[m];
   if (options_.mover && msg.event_copy != kNone) {
-    // A copy: the probe's own event keeps its filters (wildcards) for reports.
-    Event status = R.ev;
+    // A copy: the probe's own call keeps its filters (wildcards) for reports.
+    Event status;
+    status.kind = R.call.kind;
+    status.comm = R.call.comm;
     status.peer = msg.source;
     status.tag = msg.tag;
-    options_.mover->deliver(event_copies_[msg.event_copy], msg.world, status, r);
+    status.live = R.call.live;
+    options_.mover->deliver(mover_event(event_copies_[msg.event_copy]), msg.world, status, r);
   }
   resolve(r, msg.arrival_s, msg.time_s, msg.world);
 }
@@ -792,21 +915,22 @@ void Engine::match(std::uint32_t m, std::uint32_t p) {
     recv.transfer_start_s = start;
   }
   if (options_.mover) {
-    Event& received = event_copies_[posted.event_copy];
+    Event received = mover_event(event_copies_[posted.event_copy]);
     received.peer = msg.source;
     received.tag = msg.tag;
-    options_.mover->deliver(event_copies_[msg.event_copy], msg.world, received, posted.world);
+    options_.mover->deliver(mover_event(event_copies_[msg.event_copy]), msg.world, received, posted.world);
   }
   std::uint32_t send_request = msg.rendezvous ? msg.request : kNone;
   std::uint32_t recv_request = posted.request;
+  int send_world = msg.world, recv_world = posted.world;
   free_envelope(m);
   free_envelope(p);
-  if (send_request != kNone) complete(send_request);
-  complete(recv_request);
+  if (send_request != kNone) complete(send_request, send_world);
+  complete(recv_request, recv_world);
 }
 
 void Engine::probe(RankState& R, int r) {
-  const Event& e = R.ev;
+  const Event& e = ev_;
   R.block = Block::Probe;
   R.block_start = R.clock;
   R.resolved = false;
@@ -824,7 +948,7 @@ void Engine::probe(RankState& R, int r) {
 // Collectives and communicators
 
 void Engine::collective(RankState& R, int r) {
-  const Event& e = R.ev;
+  const Event& e = ev_;
   Comm self;
   Comm* c = nullptr;
   int my_rank = 0;
@@ -853,6 +977,7 @@ void Engine::collective(RankState& R, int r) {
     c->first_index = R.index - 1;
     c->bytes = 0;
     c->arrival.assign(static_cast<size_t>(c->size), 0.0);
+    if (creates_communicator(e.kind)) c->creating.assign(static_cast<size_t>(c->size), Creating{});
     if (options_.mover) c->entered.assign(static_cast<size_t>(c->size), kNone);
   } else if (c->kind != e.kind) {
     fail(r, fmt::format("{} on communicator {} while rank {} (event {}) called {} on it: members disagree on the "
@@ -864,6 +989,7 @@ void Engine::collective(RankState& R, int r) {
                         events::kind_name(e.kind), e.root, c->first_world, c->first_index, c->root));
   }
   c->arrival[static_cast<size_t>(my_rank)] = R.clock;
+  if (creates_communicator(e.kind)) c->creating[static_cast<size_t>(my_rank)] = {e.color, e.key, e.new_comm};
   if (options_.mover) c->entered[static_cast<size_t>(my_rank)] = copy_event(e);
   c->bytes = std::max(c->bytes, collective_bytes(e, c->size));
   ++c->arrived;
@@ -900,15 +1026,20 @@ void Engine::complete_collective(Comm& c) {
   if (options_.mover) {
     std::vector<Event*> members(static_cast<size_t>(c.size));
     std::vector<int> worlds(static_cast<size_t>(c.size));
+    mover_events_.resize(static_cast<size_t>(c.size));
     for (int i = 0; i < c.size; ++i) {
       worlds[static_cast<size_t>(i)] = c.world_of(i);
-      members[static_cast<size_t>(i)] = &event_copies_[c.entered[static_cast<size_t>(i)]];
+      mover_events_[static_cast<size_t>(i)] = mover_event(event_copies_[c.entered[static_cast<size_t>(i)]]);
+      members[static_cast<size_t>(i)] = &mover_events_[static_cast<size_t>(i)];
     }
     options_.mover->collective(members, worlds);
     for (auto copy : c.entered) free_event_copies_.push_back(copy);
     c.entered.clear();
   }
-  if (kind == Kind::CommSplit || kind == Kind::CommDup || kind == Kind::CartCreate) create_communicators(c);
+  if (creates_communicator(kind)) {
+    create_communicators(c);
+    std::vector<Creating>().swap(c.creating);  // usually once per communicator: give it back
+  }
 
   c.arrived = 0;
   for (int i = 0; i < c.size; ++i) {
@@ -931,7 +1062,7 @@ void Engine::create_communicators(Comm& c) {
   };
   std::vector<Member> members(static_cast<size_t>(c.size));
   for (int i = 0; i < c.size; ++i) {
-    const Event& e = ranks_[static_cast<size_t>(c.world_of(i))].ev;
+    const Creating& e = c.creating[static_cast<size_t>(i)];
     members[static_cast<size_t>(i)] = c.kind == Kind::CommSplit ? Member{e.color, e.key, i} : Member{0, 0, i};
   }
   std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
@@ -951,17 +1082,17 @@ void Engine::create_communicators(Comm& c) {
       for (size_t j = begin; j < end; ++j) {
         int w = old_world[static_cast<size_t>(members[j].old_rank)];
         auto& R = ranks_[static_cast<size_t>(w)];
-        std::int32_t handle = R.ev.new_comm;
+        std::int32_t handle = c.creating[static_cast<size_t>(members[j].old_rank)].new_comm;
         if (handle < 2)
           fail(w, fmt::format("{} gives this rank a communicator but new_comm is {} (expected a handle >= 2)",
-                              events::kind_name(R.ev.kind), handle));
+                              events::kind_name(R.call.kind), handle));
         created.world.push_back(w);
         created.handles.push_back(handle);
       }
       auto id = static_cast<std::int32_t>(comms_.size());
       for (size_t j = begin; j < end; ++j) {
         auto& R = ranks_[static_cast<size_t>(created.world[j - begin])];
-        size_t h = static_cast<size_t>(R.ev.new_comm) - 2;
+        size_t h = static_cast<size_t>(created.handles[j - begin]) - 2;
         if (R.comms.size() <= h) R.comms.resize(h + 1);
         R.comms[h] = CommRef{id, static_cast<std::int32_t>(j - begin), Queues{}};
       }
@@ -972,7 +1103,7 @@ void Engine::create_communicators(Comm& c) {
 }
 
 void Engine::free_communicator(RankState& R, int r) {
-  const Event& e = R.ev;
+  const Event& e = ev_;
   size_t h = static_cast<size_t>(e.comm) - 2;
   if (e.comm < 2 || h >= R.comms.size() || R.comms[h].id < 0)
     fail(r, fmt::format("comm_free of handle {}, which this rank did not create (or freed already)", e.comm));
@@ -985,13 +1116,13 @@ void Engine::free_communicator(RankState& R, int r) {
 void Engine::fail(int r, const std::string& what) const {
   const auto& R = ranks_[static_cast<size_t>(r)];
   throw UserError(fmt::format("rank {}, event {} ({}): {}", r, R.index == 0 ? 0 : R.index - 1,
-                              events::kind_name(R.ev.kind), what),
+                              events::kind_name(R.call.kind), what),
                   {}, "the event streams are inconsistent: check the trace or the skeleton that produced them");
 }
 
 std::string Engine::describe_block(int r) const {
   const auto& R = ranks_[static_cast<size_t>(r)];
-  const Event& e = R.ev;
+  const Call& e = R.call;
   std::string what = fmt::format("rank {} (event {}, t = {:.9g} s): {}", r, R.index - 1, R.block_start,
                                  events::kind_name(e.kind));
   auto peer_text = [](std::int32_t p) {
@@ -1000,12 +1131,15 @@ std::string Engine::describe_block(int r) const {
   auto tag_text = [](std::int32_t t) { return t == events::kAnyTag ? std::string("any tag") : fmt::format("tag {}", t); };
   switch (R.block) {
     case Block::Requests: {
-      for (auto q : R.waiting) {
+      for (auto q = R.waiting; q != kNone; q = requests_[q].wait_next) {
         const Request& req = requests_[q];
         if (req.done) continue;
         bool send = req.kind != Kind::Irecv;
+        const Envelope* env = envelope_of(q, r);
+        if (!env) break;
+        std::int32_t peer = send ? comm_rank_of(r, env->comm, req.peer_world) : env->source;
         what += fmt::format(" waiting for {} {}, {}, comm {}", send ? "its send to" : "a message from",
-                            peer_text(req.peer), tag_text(req.tag), req.comm);
+                            peer_text(peer), tag_text(env->tag), env->comm);
         if (!req.internal) what += fmt::format(" (request {})", req.id);
         break;
       }
@@ -1030,6 +1164,38 @@ std::string Engine::describe_block(int r) const {
     default: break;
   }
   return what;
+}
+
+// The envelope still holding request q: a request not done has one (its posted
+// receive, or its rendezvous message at the receiver). Reports only, so a scan.
+const Envelope* Engine::envelope_of(std::uint32_t q, int owner) const {
+  const Request& req = requests_[q];
+  const RankState& R = ranks_[static_cast<size_t>(req.kind == Kind::Irecv ? owner : req.peer_world)];
+  auto scan = [&](const Queues& qs) -> const Envelope* {
+    for (auto head : {qs.posted_head, qs.unexpected_head})
+      for (auto e = head; e != kNone; e = envelopes_[e].next)
+        if (envelopes_[e].request == q) return &envelopes_[e];
+    return nullptr;
+  };
+  if (auto* e = scan(R.world_queues)) return e;
+  if (auto* e = scan(R.self_queues)) return e;
+  for (const auto& c : R.comms)
+    if (auto* e = scan(c.queues)) return e;
+  return nullptr;
+}
+
+// World rank `world` as a rank of rank r's communicator `handle` (as the event
+// named it); the world rank itself when the communicator is gone.
+std::int32_t Engine::comm_rank_of(int r, std::int32_t handle, int world) const {
+  if (handle == events::kCommWorld) return world;
+  if (handle == events::kCommSelf) return 0;
+  const auto& R = ranks_[static_cast<size_t>(r)];
+  size_t h = static_cast<size_t>(handle) - 2;
+  if (handle < 2 || h >= R.comms.size() || R.comms[h].id < 0) return world;
+  const Comm& c = comms_[static_cast<size_t>(R.comms[h].id)];
+  for (int i = 0; i < c.size; ++i)
+    if (c.world_of(i) == world) return i;
+  return world;
 }
 
 void Engine::deadlock() const {

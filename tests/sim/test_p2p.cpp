@@ -189,6 +189,45 @@ TEST(SimP2P, Deadlock) {
   }
 }
 
+TEST(SimP2P, DeadlockNamesTheUnmatchedRendezvousSend) {
+  // Both ranks send 10 000 B (rendezvous) with tag 7 before receiving: neither
+  // send is matched. The report reads peer, tag and comm from the message's
+  // envelope, as requests no longer keep them.
+  try {
+    run({{send(1, 10000, 7), recv(1, 10000, 7)}, {send(0, 10000, 7), recv(0, 10000, 7)}}, flat_machine());
+    FAIL() << "expected a deadlock";
+  } catch (const UserError& e) {
+    std::string text = e.what();
+    EXPECT_NE(text.find("rank 0 (event 0, t = 0 s): send waiting for its send to peer 1, tag 7, comm 0"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("rank 1 (event 0, t = 0 s): send waiting for its send to peer 0, tag 7, comm 0"),
+              std::string::npos)
+        << text;
+  }
+}
+
+TEST(SimP2P, WaitsInAnyOrderOfRequests) {
+  // Three irecvs of 100 B from rank 1, which sends them at 0 (eager: 1 us + 0.1 us
+  // on the wire, so all are there at 1.1 us), waited for one by one in reverse
+  // order: the request lookup must find each wherever its search starts.
+  auto r = run({{irecv(1, 100, 1, 1), irecv(1, 100, 2, 2), irecv(1, 100, 3, 3), completion(Kind::Wait, {3}),
+                 completion(Kind::Wait, {2}), completion(Kind::Wait, {1})},
+                {send(0, 100, 1), send(0, 100, 2), send(0, 100, 3)}},
+               flat_machine());
+  EXPECT_NEAR(r.ranks[0].end_s, 1.1 * us, 1e-15) << "expected 1.1 us";
+}
+
+TEST(SimP2P, RequestListedTwiceIsAnError) {
+  try {
+    run({{irecv(1, 100, 5), completion(Kind::Waitall, {5, 5})}, {send(0, 100)}}, flat_machine());
+    FAIL() << "expected an error";
+  } catch (const UserError& e) {
+    std::string text = e.what();
+    EXPECT_NE(text.find("request 5 is listed twice"), std::string::npos) << text;
+  }
+}
+
 TEST(SimP2P, UnknownRequestIsAnError) {
   try {
     run({{compute(1e-6), completion(Kind::Wait, {42})}}, flat_machine());

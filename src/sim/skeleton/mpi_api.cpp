@@ -80,46 +80,46 @@ std::uint64_t event_bytes(Rank* rk, bool live, std::size_t bytes) {
 
 void set_input(LiveOp* op, const void* buf, int count, MPI_Datatype t) {
   op->has_input = true;
-  op->in.resize(packed(count, t));
-  sk::pack(buf, static_cast<std::size_t>(count), t, op->in.data());
+  op->d().in.resize(packed(count, t));
+  sk::pack(buf, static_cast<std::size_t>(count), t, op->d().in.data());
 }
 
 // Input made of one piece per destination rank (scatter(v), alltoall(v), reduce_scatter).
 void set_input_pieces(LiveOp* op, const void* buf, int n, const int* counts, int count, const int* displs,
                       MPI_Datatype t) {
   op->has_input = true;
-  op->in_offsets.assign(static_cast<std::size_t>(n) + 1, 0);
-  for (int i = 0; i < n; ++i) op->in_offsets[i + 1] = op->in_offsets[i] + packed(counts ? counts[i] : count, t);
-  op->in.resize(op->in_offsets.back());
+  op->d().in_offsets.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (int i = 0; i < n; ++i) op->d().in_offsets[i + 1] = op->d().in_offsets[i] + packed(counts ? counts[i] : count, t);
+  op->d().in.resize(op->d().in_offsets.back());
   std::ptrdiff_t extent = sk::type_extent(t);
   std::ptrdiff_t running = 0;
   for (int i = 0; i < n; ++i) {
     int c = counts ? counts[i] : count;
     std::ptrdiff_t displ = displs ? displs[i] : running;
     sk::pack(static_cast<const std::byte*>(buf) + displ * extent, static_cast<std::size_t>(c), t,
-             op->in.data() + op->in_offsets[i]);
+             op->d().in.data() + op->d().in_offsets[i]);
     running += c;
   }
 }
 
 void set_output(LiveOp* op, void* buf, int count, MPI_Datatype t) {
-  op->out = buf;
-  op->out_type = t;
-  op->out_capacity = packed(count, t);
+  op->d().out = buf;
+  op->d().out_type = t;
+  op->d().out_capacity = packed(count, t);
 }
 
 // Output with one piece per source rank (gather(v), allgather(v), alltoall(v)).
 void set_output_pieces(LiveOp* op, void* buf, int n, const int* counts, int count, const int* displs, MPI_Datatype t) {
-  op->out = buf;
-  op->out_type = t;
-  op->out_displs.resize(static_cast<std::size_t>(n));
-  op->out_caps.resize(static_cast<std::size_t>(n));
+  op->d().out = buf;
+  op->d().out_type = t;
+  op->d().out_displs.resize(static_cast<std::size_t>(n));
+  op->d().out_caps.resize(static_cast<std::size_t>(n));
   std::ptrdiff_t extent = sk::type_extent(t);
   std::ptrdiff_t running = 0;
   for (int i = 0; i < n; ++i) {
     int c = counts ? counts[i] : count;
-    op->out_displs[i] = (displs ? displs[i] : running) * extent;
-    op->out_caps[i] = packed(c, t);
+    op->d().out_displs[i] = (displs ? displs[i] : running) * extent;
+    op->d().out_caps[i] = packed(c, t);
     running += c;
   }
 }
@@ -298,6 +298,9 @@ Active collect(Rank* rk, const char* call, int count, MPI_Request* requests) {
   Active a;
   if (count < 0) rk->fail(call, fmt::format("negative count {}", count));
   if (count > 0 && !requests) rk->fail(call, "NULL request array");
+  // One allocation each, not one per doubling: a stencil's waitall runs every step.
+  a.ops.reserve(static_cast<std::size_t>(count));
+  a.index.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
     a.ops.push_back(rk->find_request(static_cast<std::uint64_t>(requests[i]), call));
@@ -444,7 +447,7 @@ int bcast_impl(bool live, void* buf, int count, MPI_Datatype t, int root, MPI_Co
   check_buffer(rk, call_name, live, buf, count);
   check_root(rk, call_name, k.c, root);
   if (k.op) {
-    k.op->root = root;
+    k.op->d().root = root;
     if (k.c.rank == root)
       set_input(k.op, buf, count, t);
     else
@@ -472,9 +475,9 @@ int reduction_impl(bool live, Kind kind, const char* call, const void* sbuf, voi
   check_buffer(rk, call_name, live, in_place ? rbuf : sbuf, count);
   if (receives) check_buffer(rk, call_name, live, rbuf, count);
   if (k.op) {
-    k.op->op = op;
-    k.op->reduce_type = t;
-    k.op->root = root;
+    k.op->d().op = op;
+    k.op->d().reduce_type = t;
+    k.op->d().root = root;
     set_input(k.op, in_place ? rbuf : sbuf, count, t);
     if (receives) set_output(k.op, rbuf, count, t);
   }
@@ -508,8 +511,8 @@ int reduce_scatter_impl(bool live, const char* call, const void* sbuf, void* rbu
   check_buffer(rk, call_name, live, in_place ? rbuf : sbuf, total);
   check_buffer(rk, call_name, live, rbuf, mine);
   if (k.op) {
-    k.op->op = op;
-    k.op->reduce_type = t;
+    k.op->d().op = op;
+    k.op->d().reduce_type = t;
     set_input_pieces(k.op, in_place ? rbuf : sbuf, n, counts.data(), 0, nullptr, t);
     set_output(k.op, rbuf, mine, t);
   }
@@ -541,10 +544,10 @@ int gather_impl(bool live, Kind kind, const char* call, const void* sbuf, int sc
     if (kind == Kind::Gather) check_count(rk, call_name, rcount, "receive count");
   }
   if (k.op) {
-    k.op->root = root;
+    k.op->d().root = root;
     if (!in_place) set_input(k.op, sbuf, scount, stype);
     k.op->has_input = true;
-    k.op->in_place = in_place;
+    k.op->d().in_place = in_place;
     if (is_root) set_output_pieces(k.op, rbuf, n, rcounts, rcount, displs, rtype);
   }
   Event& e = rk->begin(kind);
@@ -584,7 +587,7 @@ int scatter_impl(bool live, Kind kind, const char* call, const void* sbuf, int s
     check_buffer(rk, call_name, live, rbuf, rcount);
   }
   if (k.op) {
-    k.op->root = root;
+    k.op->d().root = root;
     if (is_root) set_input_pieces(k.op, sbuf, n, scounts, scount, displs, stype);
     if (!in_place) set_output(k.op, rbuf, rcount, rtype);
   }
@@ -966,8 +969,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   LiveOp* op = rk->new_op(call_name, Kind::CommSplit, comm);
   op->engine_refs = 1;
   op->comm_size = rk->comm(comm, call_name).size;
-  op->color = color;
-  op->key = key;
+  op->d().color = color;
+  op->d().key = key;
   int handle = color == MPI_UNDEFINED ? MPI_COMM_NULL : rk->next_comm_handle();
   Event& e = rk->begin(Kind::CommSplit);
   e.comm = comm;
@@ -977,10 +980,10 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   e.live = op;
   rk->emit();
   if (handle != MPI_COMM_NULL) {
-    if (!op->new_comm) {
+    if (!op->d().new_comm) {
       rk->fail(call_name, "the engine did not report the new communicator's members (DataMover::collective)");
     }
-    rk->add_comm(op->new_comm, op->new_rank);
+    rk->add_comm(op->d().new_comm, op->d().new_rank);
   }
   *newcomm = handle;
   rk->done_with(op);

@@ -30,20 +30,11 @@ struct Comm {
 
 class Rank;
 
-// The live data of one MPI_* operation (Event::live), or the completion record of
-// a nonblocking LMPI_* one. Inputs are packed when the call is made; outputs are
-// written when the engine calls deliver/collective.
-struct LiveOp {
-  Rank* rank = nullptr;
-  const char* call = "";
-  events::Kind kind = events::Kind::Compute;
-  std::uint64_t request = 0;
-  int comm = 0;
-  int comm_size = 0;  // collectives: members of the communicator
-
+// What only data-moving (MPI_*) operations need: buffers, datatypes, roots,
+// split results. LMPI_* calls, a dozen per stencil rank in flight, skip it.
+struct LiveData {
   std::vector<std::byte> in;            // packed input
   std::vector<std::size_t> in_offsets;  // size P+1 when piece i of `in` goes to rank i
-  bool has_input = false;               // false for LMPI_* and for receivers
   bool in_place = false;                // a gather root's own piece is already in place
 
   void* out = nullptr;  // user buffer receiving data (MPI_* only)
@@ -58,16 +49,37 @@ struct LiveOp {
   int color = 0, key = 0;                // comm split
   std::shared_ptr<const Comm> new_comm;  // comm split result
   int new_rank = -1;
+};
+
+// The live data of one MPI_* operation (Event::live), or the completion record of
+// a nonblocking LMPI_* one. Inputs are packed when the call is made; outputs are
+// written when the engine calls deliver/collective. Small (72 bytes):
+// the data of MPI_* calls is in `data`, allocated by d() on first use.
+struct LiveOp {
+  Rank* rank = nullptr;
+  const char* call = "";
+  std::uint64_t request = 0;
+  std::unique_ptr<LiveData> data;  // null for LMPI_* calls
+  int comm = 0;
+  int comm_size = 0;  // collectives: members of the communicator
+  events::Kind kind = events::Kind::Compute;
+  bool has_input = false;  // false for LMPI_* and for receivers; data is set when true
 
   // Status of a receive or probe; set to the request's own values first.
   int source = -1, tag = -1;
   std::size_t received_bytes = 0;
   bool send_matched = false, recv_matched = false;
 
-  int engine_refs = 0;                      // deliver/collective callbacks still expected
   bool rank_done = false;                   // the rank has gone past the call (or its completion)
-  LiveOp *prev = nullptr, *next = nullptr;  // the job's list of live ops
+  int engine_refs = 0;                      // deliver/collective callbacks still expected
+
+  LiveData& d() {
+    if (!data) data = std::make_unique<LiveData>();
+    return *data;
+  }
+  void* out() const { return data ? data->out : nullptr; }
 };
+static_assert(sizeof(LiveOp) <= 72, "a stencil rank has a dozen LiveOps in flight: keep them small");
 
 struct CommRef {
   const Comm* comm = nullptr;  // null for world and self
@@ -82,6 +94,7 @@ class Rank final : public events::RankSource {
   Rank(Job* job, int world_rank) : job_(job), world_rank_(world_rank) {}
   ~Rank() override;
   bool next(events::Event& out, double now_s) override;
+  void prefetch() const override;
 
   // --- used by the MPI entry points, inside the rank's fiber ---
   int world_rank() const { return world_rank_; }
