@@ -16,7 +16,6 @@
  *
  * Rank 0 prints human lines, then one JSON line (the last stdout line).
  * Exit status: 0 passed, 1 validation failed, 2 bad arguments. */
-#include <errno.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -24,19 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bfs_options.h"
+
 #define INIT_A 0.57
 #define INIT_B 0.19
 #define INIT_C 0.19
 /* D = 1 - A - B - C = 0.05 */
-
-typedef struct {
-  int scale;
-  int edgefactor;
-  int roots;
-  uint64_t seed;
-  int repeats;
-  int corrupt_parent; /* hidden, for tests: damage one parent entry */
-} Options;
 
 typedef struct {
   int64_t nglobal;  /* 2^scale */
@@ -205,90 +197,6 @@ static void usage(FILE *f) {
           "                  depend only on scale, edgefactor and seed, not on the rank count\n"
           "  --repeats R     searches per root (1..1000, default 1); every search is timed and validated\n"
           "  --help          this text\n");
-}
-
-/* Returns 0 ok, 1 help printed, 2 bad argument. */
-static int parse_int(const char *opt, const char *text, long long lo, long long hi, long long *out) {
-  char *end = NULL;
-  errno = 0;
-  long long v = strtoll(text, &end, 0);
-  if (errno || end == text || *end != '\0' || v < lo || v > hi) {
-    if (g_rank == 0)
-      fprintf(stderr, "bfs: %s: expected an integer in [%lld, %lld], got '%s'\n", opt, lo, hi, text);
-    return 2;
-  }
-  *out = v;
-  return 0;
-}
-
-static int parse_args(int argc, char **argv, Options *o) {
-  o->scale = 12;
-  o->edgefactor = 16;
-  o->roots = 8;
-  o->seed = 1;
-  o->repeats = 1;
-  o->corrupt_parent = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      if (g_rank == 0) usage(stdout);
-      return 1;
-    }
-    if (strcmp(arg, "--corrupt-parent") == 0) {
-      o->corrupt_parent = 1;
-      continue;
-    }
-    /* --opt value or --opt=value */
-    char name[64];
-    const char *value = NULL;
-    const char *eq = strchr(arg, '=');
-    if (eq && (size_t)(eq - arg) < sizeof name) {
-      memcpy(name, arg, (size_t)(eq - arg));
-      name[eq - arg] = '\0';
-      value = eq + 1;
-    } else {
-      snprintf(name, sizeof name, "%s", arg);
-    }
-    int known = strcmp(name, "--scale") == 0 || strcmp(name, "--edgefactor") == 0 ||
-                strcmp(name, "--roots") == 0 || strcmp(name, "--seed") == 0 ||
-                strcmp(name, "--repeats") == 0;
-    if (!known) {
-      if (g_rank == 0) fprintf(stderr, "bfs: unknown option '%s' (see --help)\n", arg);
-      return 2;
-    }
-    if (!value) {
-      if (i + 1 >= argc) {
-        if (g_rank == 0) fprintf(stderr, "bfs: %s: missing value\n", name);
-        return 2;
-      }
-      value = argv[++i];
-    }
-    long long v = 0;
-    if (strcmp(name, "--seed") == 0) {
-      char *end = NULL;
-      errno = 0;
-      unsigned long long s = strtoull(value, &end, 0);
-      if (errno || end == value || *end != '\0' || value[0] == '-') {
-        if (g_rank == 0)
-          fprintf(stderr, "bfs: --seed: expected an unsigned 64-bit integer, got '%s'\n", value);
-        return 2;
-      }
-      o->seed = (uint64_t)s;
-    } else if (strcmp(name, "--scale") == 0) {
-      if (parse_int(name, value, 1, 32, &v)) return 2;
-      o->scale = (int)v;
-    } else if (strcmp(name, "--edgefactor") == 0) {
-      if (parse_int(name, value, 1, 1024, &v)) return 2;
-      o->edgefactor = (int)v;
-    } else if (strcmp(name, "--roots") == 0) {
-      if (parse_int(name, value, 1, 4096, &v)) return 2;
-      o->roots = (int)v;
-    } else {
-      if (parse_int(name, value, 1, 1000, &v)) return 2;
-      o->repeats = (int)v;
-    }
-  }
-  return 0;
 }
 
 /* ---------------------------------------------------------- construction */
@@ -659,7 +567,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
 
   Options o;
-  int pr = parse_args(argc, argv, &o);
+  int pr = bfs_parse_args("bfs", argc, argv, g_rank, 0, &o);
+  if (pr == 1 && g_rank == 0) usage(stdout);
   if (pr != 0) {
     MPI_Finalize();
     return pr == 1 ? 0 : 2;

@@ -31,24 +31,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg_options.h"
+
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-#define PRECOND_NONE 0
-#define PRECOND_JACOBI 1
-#define DOT_ORDERED 0
-#define DOT_PLAIN 1
-
-typedef struct {
-  int nx, ny, nz;
-  double tol;
-  int max_iters;
-  int iters; /* > 0: fixed count, tol ignored */
-  int precond;
-  int dot;
-  int repeats;
-} Options;
 
 /* The distributed problem owned by one rank. */
 typedef struct {
@@ -63,8 +50,6 @@ typedef struct {
   int rank, size;
   int down, up;    /* neighbour ranks owning planes z0-1 and z0+nzl, or -1 */
 } Problem;
-
-static int g_rank = 0;
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -82,91 +67,6 @@ static void usage(FILE *f) {
           "  --help             this text\n");
 }
 
-static int bad_option(const char *fmt, const char *a, const char *b) {
-  if (g_rank == 0) {
-    fprintf(stderr, "cg: ");
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "\n");
-  }
-  return 2;
-}
-
-static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
-  char *end = NULL;
-  long v;
-  if (s == NULL) return bad_option("option %s needs a value%s", opt, "");
-  v = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || v < lo || v > hi) {
-    if (g_rank == 0)
-      fprintf(stderr, "cg: bad value '%s' for option %s (expected an integer in [%d, %d])\n", s, opt, lo, hi);
-    return 2;
-  }
-  *out = (int)v;
-  return 0;
-}
-
-static int parse_double(const char *opt, const char *s, double lo, double hi, double *out) {
-  char *end = NULL;
-  double v;
-  if (s == NULL) return bad_option("option %s needs a value%s", opt, "");
-  v = strtod(s, &end);
-  if (end == s || *end != '\0' || !(v >= lo && v <= hi)) {
-    if (g_rank == 0)
-      fprintf(stderr, "cg: bad value '%s' for option %s (expected a number in [%g, %g])\n", s, opt, lo, hi);
-    return 2;
-  }
-  *out = v;
-  return 0;
-}
-
-/* Returns 0 to run, 1 for --help, 2 for a bad argument (message printed). */
-static int parse_args(int argc, char **argv, Options *o) {
-  int n = 48, nx = 0, ny = 0, nz = 0, i, rc = 0;
-  o->tol = 1e-8;
-  o->max_iters = 10000;
-  o->iters = 0;
-  o->precond = PRECOND_NONE;
-  o->dot = DOT_ORDERED;
-  o->repeats = 3;
-  for (i = 1; i < argc && rc == 0; i++) {
-    const char *a = argv[i];
-    const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
-    if (strcmp(a, "--n") == 0) rc = parse_int(a, v, 1, 1024, &n), i++;
-    else if (strcmp(a, "--nx") == 0) rc = parse_int(a, v, 1, 1024, &nx), i++;
-    else if (strcmp(a, "--ny") == 0) rc = parse_int(a, v, 1, 1024, &ny), i++;
-    else if (strcmp(a, "--nz") == 0) rc = parse_int(a, v, 1, 1024, &nz), i++;
-    else if (strcmp(a, "--tol") == 0) rc = parse_double(a, v, 1e-15, 0.999, &o->tol), i++;
-    else if (strcmp(a, "--max-iters") == 0) rc = parse_int(a, v, 1, 100000000, &o->max_iters), i++;
-    else if (strcmp(a, "--iters") == 0) rc = parse_int(a, v, 1, 100000000, &o->iters), i++;
-    else if (strcmp(a, "--repeats") == 0) rc = parse_int(a, v, 1, 1000, &o->repeats), i++;
-    else if (strcmp(a, "--precond") == 0) {
-      if (v == NULL) rc = bad_option("option %s needs a value%s", a, "");
-      else if (strcmp(v, "none") == 0) o->precond = PRECOND_NONE;
-      else if (strcmp(v, "jacobi") == 0) o->precond = PRECOND_JACOBI;
-      else rc = bad_option("bad value '%s' for option --precond (expected none or jacobi)%s", v, "");
-      i++;
-    } else if (strcmp(a, "--dot") == 0) {
-      if (v == NULL) rc = bad_option("option %s needs a value%s", a, "");
-      else if (strcmp(v, "ordered") == 0) o->dot = DOT_ORDERED;
-      else if (strcmp(v, "plain") == 0) o->dot = DOT_PLAIN;
-      else rc = bad_option("bad value '%s' for option --dot (expected ordered or plain)%s", v, "");
-      i++;
-    } else rc = bad_option("unknown option '%s' (see --help)%s", a, "");
-  }
-  if (rc) return rc;
-  o->nx = nx ? nx : n;
-  o->ny = ny ? ny : n;
-  o->nz = nz ? nz : n;
-  if ((long long)o->nx * o->ny * o->nz > 100000000LL) {
-    if (g_rank == 0)
-      fprintf(stderr, "cg: grid %d x %d x %d too large (options --n/--nx/--ny/--nz; at most 1e8 rows)\n", o->nx,
-              o->ny, o->nz);
-    return 2;
-  }
-  return 0;
-}
-
 /* The known solution at a global grid point: smooth, zero-free inside, not an
  * eigenvector of A (so CG needs many iterations). */
 static double exact_solution(const Problem *p, int i, int j, int gz) {
@@ -175,15 +75,13 @@ static double exact_solution(const Problem *p, int i, int j, int gz) {
 }
 
 static int setup(Problem *p, const Options *o, int rank, int size) {
-  int q = o->nz / size, r = o->nz % size;
   int k, j, i, row, nnz;
   p->nx = o->nx;
   p->ny = o->ny;
   p->nz = o->nz;
   p->rank = rank;
   p->size = size;
-  p->nzl = q + (rank < r ? 1 : 0);
-  p->z0 = rank * q + (rank < r ? rank : r);
+  cg_slab(o->nz, size, rank, &p->z0, &p->nzl);
   p->plane = o->nx * o->ny;
   p->nloc = p->plane * p->nzl;
   p->next = p->plane * (p->nzl + 2);
@@ -375,23 +273,13 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  g_rank = rank;
-  rc = parse_args(argc, argv, &o);
+  rc = cg_parse_args("cg", argc, argv, rank, 0, &o);
   if (rc == 1) {
     if (rank == 0) usage(stdout);
     MPI_Finalize();
     return 0;
   }
-  if (rc == 0 && o.nz < size) {
-    if (rank == 0)
-      fprintf(stderr, "cg: --nz (%d) must be at least the number of ranks (%d): rows are split by z-planes\n", o.nz,
-              size);
-    rc = 2;
-  }
-  if (rc == 0 && (long long)o.nx * o.ny * (o.nz / size + 3) * 7 > 2000000000LL) {
-    if (rank == 0) fprintf(stderr, "cg: local block too large for 32-bit CSR indices (options --n/--nx/--ny/--nz)\n");
-    rc = 2;
-  }
+  if (rc == 0) rc = cg_check_decomposition("cg", &o, size, rank);
   if (rc != 0) {
     MPI_Finalize();
     return rc;

@@ -38,12 +38,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mg_options.h"
+
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-enum { SMOOTH_JACOBI = 0, SMOOTH_RBGS = 1 };
-enum { RESTRICT_FW = 0, RESTRICT_INJECT = 1 };
 
 typedef struct {
   int n;          /* cells per dimension on this level (global) */
@@ -59,13 +58,6 @@ typedef struct {
   double *sbuf, *rbuf;
   long long msgs, bytes; /* halo messages and bytes this rank sent on this level */
 } Level;
-
-typedef struct {
-  int n, nlev, cycles, pre, post, smoother, restriction, coarse_sweeps, min_local, repeats;
-  int random_init;
-  double omega, min_reduction;
-  int p[3];
-} Params;
 
 typedef struct {
   Params prm;
@@ -459,8 +451,6 @@ static void residual_norms(Solver *S, double *l2, double *mx) {
 
 /* ------------------------------------------------------------- arguments */
 
-static int is_pow2(long v) { return v > 0 && (v & (v - 1)) == 0; }
-
 static void usage(FILE *out) {
   fprintf(out,
           "usage: mg [options]\n"
@@ -487,158 +477,6 @@ static void usage(FILE *out) {
           "                    for the smoother, restriction and sweeps (default 0)\n"
           "  --help            this text\n"
           "The last stdout line of rank 0 is a JSON object with the results.\n");
-}
-
-static int arg_error(int rank, const char *opt, const char *msg, const char *val) {
-  if (rank == 0) fprintf(stderr, "mg: bad value for %s: %s (got '%s'); see --help\n", opt, msg, val ? val : "");
-  return 2;
-}
-
-static int parse_long(const char *s, long *out) {
-  if (!s || !*s) return 0;
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*end) return 0;
-  *out = v;
-  return 1;
-}
-
-static int parse_double(const char *s, double *out) {
-  if (!s || !*s) return 0;
-  char *end;
-  double v = strtod(s, &end);
-  if (*end) return 0;
-  *out = v;
-  return 1;
-}
-
-/* Returns 0 on success, 1 for --help, 2 on a bad argument (message printed). */
-static int parse_args(int argc, char **argv, int rank, Params *P) {
-  P->n = 64;
-  P->nlev = 0;
-  P->cycles = 8;
-  P->pre = 2;
-  P->post = 2;
-  P->smoother = SMOOTH_JACOBI;
-  P->omega = 6.0 / 7.0;
-  P->restriction = RESTRICT_FW;
-  P->coarse_sweeps = 32;
-  P->min_local = 4;
-  P->repeats = 3;
-  P->random_init = 1;
-  P->min_reduction = 0.0;
-  P->p[0] = P->p[1] = P->p[2] = 0;
-  for (int a = 1; a < argc; a++) {
-    char opt[64];
-    const char *val = NULL;
-    const char *arg = argv[a];
-    const char *eq = strchr(arg, '=');
-    if (strncmp(arg, "--", 2) == 0 && eq && (size_t)(eq - arg) < sizeof opt) {
-      memcpy(opt, arg, (size_t)(eq - arg));
-      opt[eq - arg] = '\0';
-      val = eq + 1;
-    } else {
-      snprintf(opt, sizeof opt, "%s", arg);
-    }
-    if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-      if (rank == 0) usage(stdout);
-      return 1;
-    }
-    static const char *known[] = {"--n", "--levels", "--cycles", "--pre", "--post", "--smoother", "--omega",
-                                  "--restriction", "--coarse-sweeps", "--min-local", "--px", "--py", "--pz",
-                                  "--repeats", "--init", "--min-reduction"};
-    int found = 0;
-    for (size_t q = 0; q < sizeof known / sizeof known[0]; q++)
-      if (strcmp(opt, known[q]) == 0) found = 1;
-    if (!found) {
-      if (rank == 0) fprintf(stderr, "mg: unknown option '%s'; see --help\n", arg);
-      return 2;
-    }
-    if (!val) {
-      if (a + 1 >= argc) {
-        if (rank == 0) fprintf(stderr, "mg: option %s needs a value; see --help\n", opt);
-        return 2;
-      }
-      val = argv[++a];
-    }
-    long v = 0;
-    double dv = 0;
-    if (strcmp(opt, "--smoother") == 0) {
-      if (strcmp(val, "jacobi") == 0)
-        P->smoother = SMOOTH_JACOBI;
-      else if (strcmp(val, "rbgs") == 0)
-        P->smoother = SMOOTH_RBGS;
-      else
-        return arg_error(rank, opt, "must be jacobi or rbgs", val);
-    } else if (strcmp(opt, "--restriction") == 0) {
-      if (strcmp(val, "fw") == 0)
-        P->restriction = RESTRICT_FW;
-      else if (strcmp(val, "injection") == 0)
-        P->restriction = RESTRICT_INJECT;
-      else
-        return arg_error(rank, opt, "must be fw or injection", val);
-    } else if (strcmp(opt, "--init") == 0) {
-      if (strcmp(val, "random") == 0)
-        P->random_init = 1;
-      else if (strcmp(val, "zero") == 0)
-        P->random_init = 0;
-      else
-        return arg_error(rank, opt, "must be random or zero", val);
-    } else if (strcmp(opt, "--omega") == 0) {
-      if (!parse_double(val, &dv) || !(dv > 0.0 && dv <= 1.0))
-        return arg_error(rank, opt, "must be a number in (0, 1]", val);
-      P->omega = dv;
-    } else if (strcmp(opt, "--min-reduction") == 0) {
-      if (!parse_double(val, &dv) || !(dv >= 0.0 && dv < 1e6))
-        return arg_error(rank, opt, "must be a number >= 0", val);
-      P->min_reduction = dv;
-    } else {
-      if (!parse_long(val, &v)) return arg_error(rank, opt, "must be an integer", val);
-      if (strcmp(opt, "--n") == 0) {
-        if (!is_pow2(v) || v < 4 || v > 4096) return arg_error(rank, opt, "must be a power of two in [4, 4096]", val);
-        P->n = (int)v;
-      } else if (strcmp(opt, "--levels") == 0) {
-        if (v < 0 || v > 12) return arg_error(rank, opt, "must be 0 (automatic) or 1..12", val);
-        P->nlev = (int)v;
-      } else if (strcmp(opt, "--cycles") == 0) {
-        if (v < 1 || v > 1000) return arg_error(rank, opt, "must be in [1, 1000]", val);
-        P->cycles = (int)v;
-      } else if (strcmp(opt, "--pre") == 0 || strcmp(opt, "--post") == 0) {
-        if (v < 0 || v > 100) return arg_error(rank, opt, "must be in [0, 100]", val);
-        if (opt[2] == 'p' && opt[3] == 'r')
-          P->pre = (int)v;
-        else
-          P->post = (int)v;
-      } else if (strcmp(opt, "--coarse-sweeps") == 0) {
-        if (v < 1 || v > 100000) return arg_error(rank, opt, "must be in [1, 100000]", val);
-        P->coarse_sweeps = (int)v;
-      } else if (strcmp(opt, "--min-local") == 0) {
-        if (v < 2 || v > 100000) return arg_error(rank, opt, "must be an integer >= 2", val);
-        P->min_local = (int)v;
-      } else if (strcmp(opt, "--repeats") == 0) {
-        if (v < 1 || v > 1000) return arg_error(rank, opt, "must be in [1, 1000]", val);
-        P->repeats = (int)v;
-      } else {
-        if (v < 0 || v > 65536) return arg_error(rank, opt, "must be an integer >= 0 (0 = automatic)", val);
-        P->p[opt[3] - 'x'] = (int)v;
-      }
-    }
-  }
-  if (P->pre + P->post == 0) {
-    if (rank == 0) fprintf(stderr, "mg: bad value for --pre/--post: at least one smoothing sweep is needed\n");
-    return 2;
-  }
-  int auto_levels = 0;
-  for (int t = P->n; t > 1; t /= 2) auto_levels++; /* log2(n): coarsest level has 2 cells */
-  if (P->nlev == 0) {
-    P->nlev = auto_levels;
-  } else if (P->nlev > auto_levels) {
-    if (rank == 0)
-      fprintf(stderr, "mg: bad value for --levels: at most log2(n) = %d levels for --n %d (got %d)\n", auto_levels,
-              P->n, P->nlev);
-    return 2;
-  }
-  return 0;
 }
 
 /* The check's bound: every cycle must reduce the L2 residual by at least this
@@ -674,7 +512,8 @@ int main(int argc, char **argv) {
 
   Solver S;
   memset(&S, 0, sizeof S);
-  int rc = parse_args(argc, argv, wrank, &S.prm);
+  int rc = mg_parse_args("mg", argc, argv, wrank, &S.prm);
+  if (rc == 1 && wrank == 0) usage(stdout);
   if (rc != 0) {
     MPI_Finalize();
     return rc == 1 ? 0 : 2;
@@ -685,27 +524,14 @@ int main(int argc, char **argv) {
 
   /* Process grid. */
   int dims[3] = {P->p[0], P->p[1], P->p[2]};
-  long fixed = 1;
-  for (int d = 0; d < 3; d++)
-    if (dims[d]) fixed *= dims[d];
-  if (wsize % fixed != 0 || (dims[0] && dims[1] && dims[2] && fixed != wsize) ||
-      MPI_Dims_create(wsize, 3, dims) != MPI_SUCCESS) {
-    if (wrank == 0)
-      fprintf(stderr, "mg: bad value for --px/--py/--pz: %d x %d x %d does not fit %d ranks\n", P->p[0], P->p[1],
-              P->p[2], wsize);
+  if (!mg_fixed_dims_fit(P, wsize) || MPI_Dims_create(wsize, 3, dims) != MPI_SUCCESS) {
+    mg_bad_dims("mg", P, wsize, wrank);
     MPI_Finalize();
     return 2;
   }
-  for (int d = 0; d < 3; d++) {
-    if (P->n % dims[d] != 0 || P->n / dims[d] < 2) {
-      if (wrank == 0)
-        fprintf(stderr,
-                "mg: bad value for --n: %d cells do not split into blocks of >= 2 points over %d ranks "
-                "in dimension %c (process grid %d x %d x %d; use more cells or set --px/--py/--pz)\n",
-                P->n, dims[d], 'x' + d, dims[0], dims[1], dims[2]);
-      MPI_Finalize();
-      return 2;
-    }
+  if (mg_check_split("mg", P, dims, wrank)) {
+    MPI_Finalize();
+    return 2;
   }
   int periods[3] = {0, 0, 0}, coords[3];
   MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &S.cart);
@@ -715,44 +541,25 @@ int main(int argc, char **argv) {
   for (int d = 0; d < 3; d++) MPI_Cart_shift(S.cart, d, 1, &nlo[d], &nhi[d]);
 
   /* Agglomeration rule (see top of file). */
-  S.ndist = P->nlev;
-  if (wsize > 1) {
-    for (int l = 1; l < P->nlev; l++) {
-      int nl = P->n >> l, ok = 1;
-      for (int d = 0; d < 3; d++)
-        if (nl % dims[d] != 0 || nl / dims[d] < P->min_local) ok = 0;
-      if (!ok) {
-        S.ndist = l;
-        break;
-      }
-    }
-  }
+  S.ndist = mg_distributed_levels(P, dims, wsize);
 
   /* Build the hierarchy. */
   S.lev = calloc((size_t)P->nlev, sizeof(Level *));
   for (int l = 0; l < P->nlev; l++) {
+    static const int one[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
     int nl = P->n >> l, m[3], off[3];
     if (l < S.ndist) {
-      for (int d = 0; d < 3; d++) {
-        m[d] = nl / dims[d];
-        off[d] = coords[d] * m[d];
-      }
+      mg_level_block(nl, dims, coords, m, off);
       S.lev[l] = level_new(nl, m, off, S.cart, nlo, nhi);
     } else if (S.rank == 0) {
       int none[3] = {MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL};
-      for (int d = 0; d < 3; d++) {
-        m[d] = nl;
-        off[d] = 0;
-      }
+      mg_level_block(nl, one, origin, m, off);
       S.lev[l] = level_new(nl, m, off, MPI_COMM_SELF, none, none);
     }
   }
   if (S.ndist < P->nlev) {
     int nl = P->n >> S.ndist, m[3], off[3];
-    for (int d = 0; d < 3; d++) {
-      m[d] = (P->n >> (S.ndist - 1)) / dims[d] / 2;
-      off[d] = coords[d] * m[d];
-    }
+    mg_shadow_block(P, S.ndist, dims, coords, m, off);
     S.shadow = level_new(nl, m, off, S.cart, nlo, nhi);
     int cnt = m[0] * m[1] * m[2];
     S.blockbuf = malloc((size_t)cnt * sizeof(double));

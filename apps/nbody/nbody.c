@@ -21,21 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { FORCE_DIRECT = 0, FORCE_BH = 1 };
-enum { INT_LEAPFROG = 0, INT_RK4 = 1 };
-
-typedef struct {
-  long bodies;
-  long steps;
-  double dt;
-  double softening;
-  double theta;
-  int force;
-  int integrator;
-  unsigned long long seed;
-  int repeats;
-  double drift_bound; /* <= 0: the default for force x integrator */
-} Params;
+#include "nbody_options.h"
 
 /* ------------------------------------------------------------------ */
 /* Arguments                                                          */
@@ -55,97 +41,6 @@ static void usage(FILE *out) {
           "  --repeats R       timed repeats of the whole run, median reported (>= 1, default 1)\n"
           "  --drift-bound B   override the energy-drift bound of the check (> 0)\n"
           "  --help            this text\n");
-}
-
-static int bad_arg(int rank, const char *opt, const char *val, const char *why) {
-  if (rank == 0) fprintf(stderr, "nbody: invalid value '%s' for %s: %s\n", val ? val : "", opt, why);
-  return 0;
-}
-
-static int parse_long(const char *s, long *out) {
-  char *end = NULL;
-  if (!s || !*s) return 0;
-  long v = strtol(s, &end, 10);
-  if (*end != '\0') return 0;
-  *out = v;
-  return 1;
-}
-
-static int parse_double(const char *s, double *out) {
-  char *end = NULL;
-  if (!s || !*s) return 0;
-  double v = strtod(s, &end);
-  if (*end != '\0' || !isfinite(v)) return 0;
-  *out = v;
-  return 1;
-}
-
-/* Returns 1 to run, 0 on a bad argument, 2 for --help. */
-static int parse_args(int argc, char **argv, int rank, Params *p) {
-  p->bodies = 1000;
-  p->steps = 100;
-  p->dt = 0.01;
-  p->softening = 0.05;
-  p->theta = 0.5;
-  p->force = FORCE_DIRECT;
-  p->integrator = INT_LEAPFROG;
-  p->seed = 12345ULL;
-  p->repeats = 1;
-  p->drift_bound = 0.0;
-  for (int a = 1; a < argc; ++a) {
-    const char *opt = argv[a];
-    if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) return 2;
-    int known = strcmp(opt, "--bodies") == 0 || strcmp(opt, "--steps") == 0 || strcmp(opt, "--dt") == 0 ||
-                strcmp(opt, "--softening") == 0 || strcmp(opt, "--theta") == 0 ||
-                strcmp(opt, "--force") == 0 || strcmp(opt, "--integrator") == 0 ||
-                strcmp(opt, "--seed") == 0 || strcmp(opt, "--repeats") == 0 ||
-                strcmp(opt, "--drift-bound") == 0;
-    if (!known) {
-      if (rank == 0) fprintf(stderr, "nbody: unknown option '%s' (see --help)\n", opt);
-      return 0;
-    }
-    if (a + 1 >= argc) {
-      if (rank == 0) fprintf(stderr, "nbody: option %s needs a value\n", opt);
-      return 0;
-    }
-    const char *val = argv[++a];
-    long l;
-    double d;
-    if (strcmp(opt, "--bodies") == 0) {
-      if (!parse_long(val, &l) || l < 2 || l > 100000000L) return bad_arg(rank, opt, val, "need an integer >= 2");
-      p->bodies = l;
-    } else if (strcmp(opt, "--steps") == 0) {
-      if (!parse_long(val, &l) || l < 1) return bad_arg(rank, opt, val, "need an integer >= 1");
-      p->steps = l;
-    } else if (strcmp(opt, "--dt") == 0) {
-      if (!parse_double(val, &d) || d <= 0) return bad_arg(rank, opt, val, "need a number > 0");
-      p->dt = d;
-    } else if (strcmp(opt, "--softening") == 0) {
-      if (!parse_double(val, &d) || d <= 0) return bad_arg(rank, opt, val, "need a number > 0");
-      p->softening = d;
-    } else if (strcmp(opt, "--theta") == 0) {
-      if (!parse_double(val, &d) || d <= 0) return bad_arg(rank, opt, val, "need a number > 0");
-      p->theta = d;
-    } else if (strcmp(opt, "--force") == 0) {
-      if (strcmp(val, "direct") == 0) p->force = FORCE_DIRECT;
-      else if (strcmp(val, "bh") == 0) p->force = FORCE_BH;
-      else return bad_arg(rank, opt, val, "need 'direct' or 'bh'");
-    } else if (strcmp(opt, "--integrator") == 0) {
-      if (strcmp(val, "leapfrog") == 0) p->integrator = INT_LEAPFROG;
-      else if (strcmp(val, "rk4") == 0) p->integrator = INT_RK4;
-      else return bad_arg(rank, opt, val, "need 'leapfrog' or 'rk4'");
-    } else if (strcmp(opt, "--seed") == 0) {
-      if (!parse_long(val, &l) || l < 0) return bad_arg(rank, opt, val, "need an integer >= 0");
-      p->seed = (unsigned long long)l;
-    } else if (strcmp(opt, "--repeats") == 0) {
-      if (!parse_long(val, &l) || l < 1 || l > 1000) return bad_arg(rank, opt, val, "need an integer in 1..1000");
-      p->repeats = (int)l;
-    } else if (strcmp(opt, "--drift-bound") == 0) {
-      if (!parse_double(val, &d) || d <= 0) return bad_arg(rank, opt, val, "need a number > 0");
-      p->drift_bound = d;
-    }
-  }
-  return 1;
 }
 
 /* Default bound on |dE/E0|: a few times the drift measured at the default
@@ -549,7 +444,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
 
   Params p;
-  int parsed = parse_args(argc, argv, rank, &p);
+  int parsed = nbody_parse_args("nbody", argc, argv, rank, 0, &p);
   if (parsed == 2) {
     if (rank == 0) usage(stdout);
     MPI_Finalize();
@@ -570,14 +465,7 @@ int main(int argc, char **argv) {
   w.displs3 = (int *)malloc((size_t)ranks * sizeof(int));
   int *counts = (int *)malloc((size_t)ranks * sizeof(int));
   int *displs = (int *)malloc((size_t)ranks * sizeof(int));
-  int off = 0;
-  for (int r = 0; r < ranks; ++r) {
-    counts[r] = w.n / ranks + (r < w.n % ranks ? 1 : 0);
-    displs[r] = off;
-    w.counts3[r] = 3 * counts[r];
-    w.displs3[r] = 3 * off;
-    off += counts[r];
-  }
+  nbody_blocks(w.n, ranks, counts, displs, w.counts3, w.displs3);
   w.nloc = counts[rank];
   w.first = displs[rank];
   w.pos_all = (double *)malloc((size_t)3 * w.n * sizeof(double));

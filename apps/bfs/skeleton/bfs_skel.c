@@ -41,7 +41,6 @@
  *
  * No writable globals: all ranks share one process (docs/skeletons.md). */
 #include <bsim.h>
-#include <errno.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -49,17 +48,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bfs_options.h"
 #include "skel_tally.h"
-
-#define DEFAULT_LEVELS 6
-#define MAX_ROOTS 4096
-
-typedef struct {
-  int scale, edgefactor, roots, repeats;
-  int root_batches;
-  int nlevels;             /* how many --levels values were given (0: none) */
-  int levels[MAX_ROOTS];   /* per root */
-} Options;
 
 /* Per-rank scratch for the all-to-all counts. */
 typedef struct {
@@ -79,109 +69,6 @@ static void usage(FILE *f) {
           "  --levels L1,L2,.. levels of each root's search (bfs's JSON \"levels\"; default 6 each)\n"
           "  --root-batches B  batches of 64 candidate roots bfs draws (default 1 + (roots-1)/32)\n"
           "  --help            this text\n");
-}
-
-static int parse_int(int rank, const char *opt, const char *text, long long lo, long long hi, long long *out) {
-  char *end = NULL;
-  long long v;
-  errno = 0;
-  v = strtoll(text, &end, 0);
-  if (errno || end == text || *end != '\0' || v < lo || v > hi) {
-    if (rank == 0) fprintf(stderr, "bfs_skel: %s: expected an integer in [%lld, %lld], got '%s'\n", opt, lo, hi, text);
-    return 2;
-  }
-  *out = v;
-  return 0;
-}
-
-/* bfs's parser (same options, --opt value or --opt=value), plus --levels and
- * --root-batches. Returns 0 ok, 1 help printed, 2 bad argument. */
-static int parse_args(int argc, char **argv, int rank, Options *o) {
-  int i;
-  o->scale = 12;
-  o->edgefactor = 16;
-  o->roots = 8;
-  o->repeats = 1;
-  o->root_batches = 0;
-  o->nlevels = 0;
-  for (i = 1; i < argc; i++) {
-    const char *arg = argv[i], *value = NULL, *eq = strchr(arg, '=');
-    char name[64];
-    long long v = 0;
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      if (rank == 0) usage(stdout);
-      return 1;
-    }
-    if (eq && (size_t)(eq - arg) < sizeof name) {
-      memcpy(name, arg, (size_t)(eq - arg));
-      name[eq - arg] = '\0';
-      value = eq + 1;
-    } else {
-      snprintf(name, sizeof name, "%s", arg);
-    }
-    if (strcmp(name, "--scale") != 0 && strcmp(name, "--edgefactor") != 0 && strcmp(name, "--roots") != 0 &&
-        strcmp(name, "--seed") != 0 && strcmp(name, "--repeats") != 0 && strcmp(name, "--levels") != 0 &&
-        strcmp(name, "--root-batches") != 0) {
-      if (rank == 0) fprintf(stderr, "bfs_skel: unknown option '%s' (see --help)\n", arg);
-      return 2;
-    }
-    if (!value) {
-      if (i + 1 >= argc) {
-        if (rank == 0) fprintf(stderr, "bfs_skel: %s: missing value\n", name);
-        return 2;
-      }
-      value = argv[++i];
-    }
-    if (strcmp(name, "--seed") == 0) {
-      char *end = NULL;
-      errno = 0;
-      (void)strtoull(value, &end, 0);
-      if (errno || end == value || *end != '\0' || value[0] == '-') {
-        if (rank == 0) fprintf(stderr, "bfs_skel: --seed: expected an unsigned 64-bit integer, got '%s'\n", value);
-        return 2;
-      }
-    } else if (strcmp(name, "--levels") == 0) {
-      const char *s = value;
-      o->nlevels = 0;
-      while (*s) {
-        char item[32];
-        size_t len = strcspn(s, ",");
-        if (len == 0 || len >= sizeof item || o->nlevels >= MAX_ROOTS) {
-          if (rank == 0) fprintf(stderr, "bfs_skel: --levels: expected a comma-separated list, got '%s'\n", value);
-          return 2;
-        }
-        memcpy(item, s, len);
-        item[len] = '\0';
-        if (parse_int(rank, name, item, 1, 1 << 30, &v)) return 2;
-        o->levels[o->nlevels++] = (int)v;
-        s += len;
-        if (*s == ',') s++;
-      }
-    } else {
-      if (parse_int(rank, name, value, 1, strcmp(name, "--scale") == 0 ? 32 : strcmp(name, "--roots") == 0 ? 4096 : 1 << 30, &v))
-        return 2;
-      if (strcmp(name, "--scale") == 0) o->scale = (int)v;
-      else if (strcmp(name, "--edgefactor") == 0) {
-        if (v > 1024) return parse_int(rank, name, value, 1, 1024, &v);
-        o->edgefactor = (int)v;
-      } else if (strcmp(name, "--roots") == 0) o->roots = (int)v;
-      else if (strcmp(name, "--root-batches") == 0) o->root_batches = (int)v;
-      else {
-        if (v > 1000) return parse_int(rank, name, value, 1, 1000, &v);
-        o->repeats = (int)v;
-      }
-    }
-  }
-  if (o->nlevels != 0 && o->nlevels != o->roots) {
-    if (rank == 0)
-      fprintf(stderr, "bfs_skel: --levels: %d values given for %d roots (one per root, as bfs's JSON \"levels\")\n",
-              o->nlevels, o->roots);
-    return 2;
-  }
-  if (o->nlevels == 0)
-    for (i = 0; i < o->roots; i++) o->levels[i] = DEFAULT_LEVELS;
-  if (o->root_batches == 0) o->root_batches = 1 + (o->roots - 1) / 32;
-  return 0;
 }
 
 /* The share of a search's volume at level l of L: C(L-1, l) / 2^(L-1). */
@@ -244,7 +131,8 @@ int main(int argc, char **argv) {
   memset(&tally, 0, sizeof tally);
   o = malloc(sizeof *o); /* on the heap: 16 KiB of levels do not belong on a rank's stack */
   if (o == NULL) MPI_Abort(MPI_COMM_WORLD, 3);
-  pr = parse_args(argc, argv, rank, o);
+  pr = bfs_parse_args("bfs_skel", argc, argv, rank, 1, o);
+  if (pr == 1 && rank == 0) usage(stdout);
   if (pr != 0) {
     free(o);
     MPI_Finalize();

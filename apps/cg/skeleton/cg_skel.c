@@ -37,27 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cg_options.h"
 #include "skel_tally.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-#define PRECOND_NONE 0
-#define PRECOND_JACOBI 1
-#define DOT_ORDERED 0
-#define DOT_PLAIN 1
-
-typedef struct {
-  int nx, ny, nz;
-  double tol;
-  int max_iters;
-  int iters;           /* > 0: cg's fixed count */
-  int converged_iters; /* > 0: the count a real run to --tol took (skeleton only) */
-  int precond;
-  int dot;
-  int repeats;
-} Options;
 
 /* One rank's share of the problem: the sizes cg's loops run over. */
 typedef struct {
@@ -83,93 +68,15 @@ static void usage(FILE *f) {
           "  --help             this text\n");
 }
 
-static int parse_int(const char *opt, const char *s, int lo, int hi, int *out, int rank) {
-  char *end = NULL;
-  long v;
-  if (s == NULL) {
-    if (rank == 0) fprintf(stderr, "cg_skel: option %s needs a value\n", opt);
-    return 2;
-  }
-  v = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || v < lo || v > hi) {
-    if (rank == 0)
-      fprintf(stderr, "cg_skel: bad value '%s' for option %s (expected an integer in [%d, %d])\n", s, opt, lo, hi);
-    return 2;
-  }
-  *out = (int)v;
-  return 0;
-}
-
-/* cg's parser (same options, ranges and defaults), plus --converged-iters.
- * Returns 0 to run, 1 for --help, 2 for a bad argument (message printed). */
-static int parse_args(int argc, char **argv, Options *o, int rank) {
-  int n = 48, nx = 0, ny = 0, nz = 0, i, rc = 0;
-  o->tol = 1e-8;
-  o->max_iters = 10000;
-  o->iters = 0;
-  o->converged_iters = 0;
-  o->precond = PRECOND_NONE;
-  o->dot = DOT_ORDERED;
-  o->repeats = 3;
-  for (i = 1; i < argc && rc == 0; i++) {
-    const char *a = argv[i];
-    const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
-    if (strcmp(a, "--n") == 0) rc = parse_int(a, v, 1, 1024, &n, rank), i++;
-    else if (strcmp(a, "--nx") == 0) rc = parse_int(a, v, 1, 1024, &nx, rank), i++;
-    else if (strcmp(a, "--ny") == 0) rc = parse_int(a, v, 1, 1024, &ny, rank), i++;
-    else if (strcmp(a, "--nz") == 0) rc = parse_int(a, v, 1, 1024, &nz, rank), i++;
-    else if (strcmp(a, "--max-iters") == 0) rc = parse_int(a, v, 1, 100000000, &o->max_iters, rank), i++;
-    else if (strcmp(a, "--iters") == 0) rc = parse_int(a, v, 1, 100000000, &o->iters, rank), i++;
-    else if (strcmp(a, "--converged-iters") == 0) rc = parse_int(a, v, 0, 100000000, &o->converged_iters, rank), i++;
-    else if (strcmp(a, "--repeats") == 0) rc = parse_int(a, v, 1, 1000, &o->repeats, rank), i++;
-    else if (strcmp(a, "--tol") == 0) {
-      char *end = NULL;
-      double t = v ? strtod(v, &end) : 0.0;
-      if (v == NULL || end == v || *end != '\0' || !(t >= 1e-15 && t <= 0.999)) {
-        if (rank == 0) fprintf(stderr, "cg_skel: bad value '%s' for option --tol (expected a number in [1e-15, 0.999])\n", v ? v : "");
-        rc = 2;
-      }
-      o->tol = t;
-      i++;
-    } else if (strcmp(a, "--precond") == 0 || strcmp(a, "--dot") == 0) {
-      int is_precond = a[2] == 'p';
-      const char *first = is_precond ? "none" : "ordered", *second = is_precond ? "jacobi" : "plain";
-      int *dst = is_precond ? &o->precond : &o->dot;
-      if (v != NULL && strcmp(v, first) == 0) *dst = 0;
-      else if (v != NULL && strcmp(v, second) == 0) *dst = 1;
-      else {
-        if (rank == 0) fprintf(stderr, "cg_skel: bad value '%s' for option %s (expected %s or %s)\n", v ? v : "", a, first, second);
-        rc = 2;
-      }
-      i++;
-    } else {
-      if (rank == 0) fprintf(stderr, "cg_skel: unknown option '%s' (see --help)\n", a);
-      rc = 2;
-    }
-  }
-  if (rc) return rc;
-  o->nx = nx ? nx : n;
-  o->ny = ny ? ny : n;
-  o->nz = nz ? nz : n;
-  if ((long long)o->nx * o->ny * o->nz > 100000000LL) {
-    if (rank == 0) fprintf(stderr, "cg_skel: grid too large (options --n/--nx/--ny/--nz; at most 1e8 rows)\n");
-    return 2;
-  }
-  return 0;
-}
-
 /* cg's setup(): the planes of rank r, and its nonzeros (7 per row, minus the
  * neighbours outside the grid: two per x-line, two per y-line, a whole plane at
  * the bottom and top of the grid). */
 static Share share_of(const Options *o, int r, int size) {
   Share s;
-  int q = o->nz / size, rem = o->nz % size;
   s.nx = o->nx;
   s.ny = o->ny;
   s.nz = o->nz;
-  s.nzl = q + (r < rem ? 1 : 0);
-  s.z0 = r * q + (r < rem ? r : rem);
+  cg_slab(o->nz, size, r, &s.z0, &s.nzl);
   s.plane = o->nx * o->ny;
   s.nloc = (long long)s.plane * s.nzl;
   s.nnz = 7 * s.nloc - (long long)s.nzl * (2LL * o->ny + 2LL * o->nx) - (s.z0 == 0 ? s.plane : 0) -
@@ -296,22 +203,13 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   memset(&tally, 0, sizeof tally);
-  rc = parse_args(argc, argv, &o, rank);
+  rc = cg_parse_args("cg_skel", argc, argv, rank, 1, &o);
   if (rc == 1) {
     if (rank == 0) usage(stdout);
     MPI_Finalize();
     return 0;
   }
-  if (rc == 0 && o.nz < size) {
-    if (rank == 0)
-      fprintf(stderr, "cg_skel: --nz (%d) must be at least the number of ranks (%d): rows are split by z-planes\n",
-              o.nz, size);
-    rc = 2;
-  }
-  if (rc == 0 && (long long)o.nx * o.ny * (o.nz / size + 3) * 7 > 2000000000LL) {
-    if (rank == 0) fprintf(stderr, "cg_skel: local block too large for 32-bit CSR indices (options --n/--nx/--ny/--nz)\n");
-    rc = 2;
-  }
+  if (rc == 0) rc = cg_check_decomposition("cg_skel", &o, size, rank);
   if (rc != 0) {
     MPI_Finalize();
     return rc;

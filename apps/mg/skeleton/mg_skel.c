@@ -38,10 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../mg_options.h"
 #include "skel_tally.h"
-
-enum { SMOOTH_JACOBI = 0, SMOOTH_RBGS = 1 };
-enum { RESTRICT_FW = 0, RESTRICT_INJECT = 1 };
 
 /* Counts per point of mg's kernels (8-byte doubles). */
 #define K_JACOBI_FLOPS 11.0   /* 5 adds of the neighbours, u + w6 (h2 f + s - 6u) */
@@ -63,11 +61,6 @@ enum { RESTRICT_FW = 0, RESTRICT_INJECT = 1 };
 #define K_ERROR_FLOPS 70.0    /* three sines and a max */
 #define K_ERROR_BYTES 8.0
 #define K_PACK_BYTES 16.0     /* a halo element packed or unpacked */
-
-typedef struct {
-  int n, nlev, cycles, pre, post, smoother, restriction, coarse_sweeps, min_local, repeats;
-  int p[3];
-} Params;
 
 /* What mg's Level holds that decides communication and work. */
 typedef struct {
@@ -211,8 +204,6 @@ static void residual_norms(Solver *S) {
 
 /* ------------------------------------------------------------- arguments */
 
-static int is_pow2(long v) { return v > 0 && (v & (v - 1)) == 0; }
-
 static void usage(FILE *out) {
   fprintf(out,
           "usage: mg_skel [options]   (the BSIM skeleton of mg: mg's options)\n"
@@ -230,138 +221,6 @@ static void usage(FILE *out) {
           "  --help            this text\n");
 }
 
-static int arg_error(int rank, const char *opt, const char *msg, const char *val) {
-  if (rank == 0) fprintf(stderr, "mg_skel: bad value for %s: %s (got '%s'); see --help\n", opt, msg, val ? val : "");
-  return 2;
-}
-
-static int parse_long(const char *s, long *out) {
-  char *end;
-  long v;
-  if (!s || !*s) return 0;
-  v = strtol(s, &end, 10);
-  if (*end) return 0;
-  *out = v;
-  return 1;
-}
-
-static int parse_double(const char *s, double *out) {
-  char *end;
-  double v;
-  if (!s || !*s) return 0;
-  v = strtod(s, &end);
-  if (*end) return 0;
-  *out = v;
-  return 1;
-}
-
-/* mg's parser (same options, ranges, --opt=value form). Returns 0 on success,
- * 1 for --help, 2 on a bad argument (message printed). */
-static int parse_args(int argc, char **argv, int rank, Params *P) {
-  static const char *const known[] = {"--n", "--levels", "--cycles", "--pre", "--post", "--smoother", "--omega",
-                                      "--restriction", "--coarse-sweeps", "--min-local", "--px", "--py", "--pz",
-                                      "--repeats", "--init", "--min-reduction"};
-  int a, auto_levels = 0, t;
-  P->n = 64;
-  P->nlev = 0;
-  P->cycles = 8;
-  P->pre = 2;
-  P->post = 2;
-  P->smoother = SMOOTH_JACOBI;
-  P->restriction = RESTRICT_FW;
-  P->coarse_sweeps = 32;
-  P->min_local = 4;
-  P->repeats = 3;
-  P->p[0] = P->p[1] = P->p[2] = 0;
-  for (a = 1; a < argc; a++) {
-    char opt[64];
-    const char *val = NULL, *arg = argv[a], *eq = strchr(arg, '=');
-    size_t q;
-    int found = 0;
-    long v = 0;
-    double dv = 0;
-    if (strncmp(arg, "--", 2) == 0 && eq && (size_t)(eq - arg) < sizeof opt) {
-      memcpy(opt, arg, (size_t)(eq - arg));
-      opt[eq - arg] = '\0';
-      val = eq + 1;
-    } else {
-      snprintf(opt, sizeof opt, "%s", arg);
-    }
-    if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-      if (rank == 0) usage(stdout);
-      return 1;
-    }
-    for (q = 0; q < sizeof known / sizeof known[0]; q++) found |= strcmp(opt, known[q]) == 0;
-    if (!found) {
-      if (rank == 0) fprintf(stderr, "mg_skel: unknown option '%s'; see --help\n", arg);
-      return 2;
-    }
-    if (!val) {
-      if (a + 1 >= argc) {
-        if (rank == 0) fprintf(stderr, "mg_skel: option %s needs a value; see --help\n", opt);
-        return 2;
-      }
-      val = argv[++a];
-    }
-    if (strcmp(opt, "--smoother") == 0) {
-      if (strcmp(val, "jacobi") == 0) P->smoother = SMOOTH_JACOBI;
-      else if (strcmp(val, "rbgs") == 0) P->smoother = SMOOTH_RBGS;
-      else return arg_error(rank, opt, "must be jacobi or rbgs", val);
-    } else if (strcmp(opt, "--restriction") == 0) {
-      if (strcmp(val, "fw") == 0) P->restriction = RESTRICT_FW;
-      else if (strcmp(val, "injection") == 0) P->restriction = RESTRICT_INJECT;
-      else return arg_error(rank, opt, "must be fw or injection", val);
-    } else if (strcmp(opt, "--init") == 0) {
-      if (strcmp(val, "random") != 0 && strcmp(val, "zero") != 0)
-        return arg_error(rank, opt, "must be random or zero", val);
-    } else if (strcmp(opt, "--omega") == 0) {
-      if (!parse_double(val, &dv) || !(dv > 0.0 && dv <= 1.0)) return arg_error(rank, opt, "must be a number in (0, 1]", val);
-    } else if (strcmp(opt, "--min-reduction") == 0) {
-      if (!parse_double(val, &dv) || !(dv >= 0.0 && dv < 1e6)) return arg_error(rank, opt, "must be a number >= 0", val);
-    } else {
-      if (!parse_long(val, &v)) return arg_error(rank, opt, "must be an integer", val);
-      if (strcmp(opt, "--n") == 0) {
-        if (!is_pow2(v) || v < 4 || v > 4096) return arg_error(rank, opt, "must be a power of two in [4, 4096]", val);
-        P->n = (int)v;
-      } else if (strcmp(opt, "--levels") == 0) {
-        if (v < 0 || v > 12) return arg_error(rank, opt, "must be 0 (automatic) or 1..12", val);
-        P->nlev = (int)v;
-      } else if (strcmp(opt, "--cycles") == 0) {
-        if (v < 1 || v > 1000) return arg_error(rank, opt, "must be in [1, 1000]", val);
-        P->cycles = (int)v;
-      } else if (strcmp(opt, "--pre") == 0 || strcmp(opt, "--post") == 0) {
-        if (v < 0 || v > 100) return arg_error(rank, opt, "must be in [0, 100]", val);
-        if (opt[3] == 'r') P->pre = (int)v;
-        else P->post = (int)v;
-      } else if (strcmp(opt, "--coarse-sweeps") == 0) {
-        if (v < 1 || v > 100000) return arg_error(rank, opt, "must be in [1, 100000]", val);
-        P->coarse_sweeps = (int)v;
-      } else if (strcmp(opt, "--min-local") == 0) {
-        if (v < 2 || v > 100000) return arg_error(rank, opt, "must be an integer >= 2", val);
-        P->min_local = (int)v;
-      } else if (strcmp(opt, "--repeats") == 0) {
-        if (v < 1 || v > 1000) return arg_error(rank, opt, "must be in [1, 1000]", val);
-        P->repeats = (int)v;
-      } else {
-        if (v < 0 || v > 65536) return arg_error(rank, opt, "must be an integer >= 0 (0 = automatic)", val);
-        P->p[opt[3] - 'x'] = (int)v;
-      }
-    }
-  }
-  if (P->pre + P->post == 0) {
-    if (rank == 0) fprintf(stderr, "mg_skel: bad value for --pre/--post: at least one smoothing sweep is needed\n");
-    return 2;
-  }
-  for (t = P->n; t > 1; t /= 2) auto_levels++;
-  if (P->nlev == 0) {
-    P->nlev = auto_levels;
-  } else if (P->nlev > auto_levels) {
-    if (rank == 0) fprintf(stderr, "mg_skel: bad value for --levels: at most log2(n) = %d levels for --n %d\n", auto_levels, P->n);
-    return 2;
-  }
-  return 0;
-}
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -373,7 +232,6 @@ int main(int argc, char **argv) {
   SkelTally tally;
   int wrank, wsize, rc, d, l, rep, c;
   int dims[3], periods[3] = {0, 0, 0}, coords[3], nlo[3], nhi[3];
-  long fixed = 1;
   double *times;
   long long *cnt_local, *cnt;
 
@@ -383,7 +241,8 @@ int main(int argc, char **argv) {
   memset(&S, 0, sizeof S);
   memset(&tally, 0, sizeof tally);
   S.tally = &tally;
-  rc = parse_args(argc, argv, wrank, &S.prm);
+  rc = mg_parse_args("mg_skel", argc, argv, wrank, &S.prm);
+  if (rc == 1 && wrank == 0) usage(stdout);
   if (rc != 0) {
     MPI_Finalize();
     return rc == 1 ? 0 : 2;
@@ -393,26 +252,15 @@ int main(int argc, char **argv) {
   S.size = wsize;
 
   /* mg's process grid and its checks. */
-  for (d = 0; d < 3; d++) {
-    dims[d] = P->p[d];
-    if (dims[d]) fixed *= dims[d];
-  }
-  if (wsize % fixed != 0 || (dims[0] && dims[1] && dims[2] && fixed != wsize) ||
-      MPI_Dims_create(wsize, 3, dims) != MPI_SUCCESS) {
-    if (wrank == 0)
-      fprintf(stderr, "mg_skel: bad value for --px/--py/--pz: %d x %d x %d does not fit %d ranks\n", P->p[0], P->p[1],
-              P->p[2], wsize);
+  for (d = 0; d < 3; d++) dims[d] = P->p[d];
+  if (!mg_fixed_dims_fit(P, wsize) || MPI_Dims_create(wsize, 3, dims) != MPI_SUCCESS) {
+    mg_bad_dims("mg_skel", P, wsize, wrank);
     MPI_Finalize();
     return 2;
   }
-  for (d = 0; d < 3; d++) {
-    if (P->n % dims[d] != 0 || P->n / dims[d] < 2) {
-      if (wrank == 0)
-        fprintf(stderr, "mg_skel: bad value for --n: %d cells do not split into blocks of >= 2 points over %d ranks "
-                        "in dimension %c\n", P->n, dims[d], 'x' + d);
-      MPI_Finalize();
-      return 2;
-    }
+  if (mg_check_split("mg_skel", P, dims, wrank)) {
+    MPI_Finalize();
+    return 2;
   }
   MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &S.cart);
   MPI_Comm_rank(S.cart, &S.rank);
@@ -420,18 +268,7 @@ int main(int argc, char **argv) {
   for (d = 0; d < 3; d++) MPI_Cart_shift(S.cart, d, 1, &nlo[d], &nhi[d]);
 
   /* mg's agglomeration rule. */
-  S.ndist = P->nlev;
-  if (wsize > 1) {
-    for (l = 1; l < P->nlev; l++) {
-      int nl = P->n >> l, ok = 1;
-      for (d = 0; d < 3; d++)
-        if (nl % dims[d] != 0 || nl / dims[d] < P->min_local) ok = 0;
-      if (!ok) {
-        S.ndist = l;
-        break;
-      }
-    }
-  }
+  S.ndist = mg_distributed_levels(P, dims, wsize);
 
   /* The hierarchy: sizes and neighbours only. */
   S.lev = calloc((size_t)P->nlev, sizeof(Level));
@@ -443,28 +280,20 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
   for (l = 0; l < P->nlev; l++) {
+    static const int one[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
     int nl = P->n >> l, m[3], off[3];
     if (l < S.ndist) {
-      for (d = 0; d < 3; d++) {
-        m[d] = nl / dims[d];
-        off[d] = coords[d] * m[d];
-      }
+      mg_level_block(nl, dims, coords, m, off);
       level_set(&S.lev[l], m, off, S.cart, nlo, nhi);
     } else if (S.rank == 0) {
       int none[3] = {MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL};
-      for (d = 0; d < 3; d++) {
-        m[d] = nl;
-        off[d] = 0;
-      }
+      mg_level_block(nl, one, origin, m, off);
       level_set(&S.lev[l], m, off, MPI_COMM_SELF, none, none);
     }
   }
   if (S.ndist < P->nlev) {
     int m[3], off[3], q, block;
-    for (d = 0; d < 3; d++) {
-      m[d] = (P->n >> (S.ndist - 1)) / dims[d] / 2;
-      off[d] = coords[d] * m[d];
-    }
+    mg_shadow_block(P, S.ndist, dims, coords, m, off);
     level_set(&S.shadow, m, off, S.cart, nlo, nhi);
     block = m[0] * m[1] * m[2];
     S.gcounts = malloc((size_t)wsize * sizeof(int));

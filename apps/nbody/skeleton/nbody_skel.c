@@ -42,20 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../nbody_options.h"
 #include "skel_tally.h"
-
-enum { FORCE_DIRECT = 0, FORCE_BH = 1 };
-enum { INT_LEAPFROG = 0, INT_RK4 = 1 };
-
-typedef struct {
-  long bodies;
-  long steps;
-  double theta;
-  int force;
-  int integrator;
-  int repeats;
-  double interactions_per_body; /* BH only; <= 0: the model */
-} Params;
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -70,94 +58,6 @@ static void usage(FILE *out) {
           "  --interactions-per-body X   Barnes-Hut interactions per body and force evaluation\n"
           "                    (default: a model fitted to nbody, see the source)\n"
           "  --help            this text\n");
-}
-
-static int bad_arg(int rank, const char *opt, const char *val, const char *why) {
-  if (rank == 0) fprintf(stderr, "nbody_skel: invalid value '%s' for %s: %s\n", val ? val : "", opt, why);
-  return 0;
-}
-
-static int parse_long(const char *s, long *out) {
-  char *end = NULL;
-  long v;
-  if (!s || !*s) return 0;
-  v = strtol(s, &end, 10);
-  if (*end != '\0') return 0;
-  *out = v;
-  return 1;
-}
-
-static int parse_double(const char *s, double *out) {
-  char *end = NULL;
-  double v;
-  if (!s || !*s) return 0;
-  v = strtod(s, &end);
-  if (*end != '\0' || !isfinite(v)) return 0;
-  *out = v;
-  return 1;
-}
-
-/* nbody's parser (same options and checks). Returns 1 to run, 0 on a bad
- * argument, 2 for --help. */
-static int parse_args(int argc, char **argv, int rank, Params *p) {
-  static const char *const known[] = {"--bodies",     "--steps", "--dt",      "--softening",   "--theta",
-                                      "--force",      "--integrator", "--seed", "--repeats", "--drift-bound",
-                                      "--interactions-per-body"};
-  int a;
-  p->bodies = 1000;
-  p->steps = 100;
-  p->theta = 0.5;
-  p->force = FORCE_DIRECT;
-  p->integrator = INT_LEAPFROG;
-  p->repeats = 1;
-  p->interactions_per_body = 0.0;
-  for (a = 1; a < argc; ++a) {
-    const char *opt = argv[a], *val;
-    size_t q;
-    int found = 0;
-    long l;
-    double d;
-    if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) return 2;
-    for (q = 0; q < sizeof known / sizeof known[0]; q++) found |= strcmp(opt, known[q]) == 0;
-    if (!found) {
-      if (rank == 0) fprintf(stderr, "nbody_skel: unknown option '%s' (see --help)\n", opt);
-      return 0;
-    }
-    if (a + 1 >= argc) {
-      if (rank == 0) fprintf(stderr, "nbody_skel: option %s needs a value\n", opt);
-      return 0;
-    }
-    val = argv[++a];
-    if (strcmp(opt, "--bodies") == 0) {
-      if (!parse_long(val, &l) || l < 2 || l > 100000000L) return bad_arg(rank, opt, val, "need an integer >= 2");
-      p->bodies = l;
-    } else if (strcmp(opt, "--steps") == 0) {
-      if (!parse_long(val, &l) || l < 1) return bad_arg(rank, opt, val, "need an integer >= 1");
-      p->steps = l;
-    } else if (strcmp(opt, "--dt") == 0 || strcmp(opt, "--softening") == 0 || strcmp(opt, "--drift-bound") == 0) {
-      if (!parse_double(val, &d) || d <= 0) return bad_arg(rank, opt, val, "need a number > 0");
-    } else if (strcmp(opt, "--theta") == 0) {
-      if (!parse_double(val, &d) || d <= 0) return bad_arg(rank, opt, val, "need a number > 0");
-      p->theta = d;
-    } else if (strcmp(opt, "--interactions-per-body") == 0) {
-      if (!parse_double(val, &d) || d <= 0) return bad_arg(rank, opt, val, "need a number > 0");
-      p->interactions_per_body = d;
-    } else if (strcmp(opt, "--force") == 0) {
-      if (strcmp(val, "direct") == 0) p->force = FORCE_DIRECT;
-      else if (strcmp(val, "bh") == 0) p->force = FORCE_BH;
-      else return bad_arg(rank, opt, val, "need 'direct' or 'bh'");
-    } else if (strcmp(opt, "--integrator") == 0) {
-      if (strcmp(val, "leapfrog") == 0) p->integrator = INT_LEAPFROG;
-      else if (strcmp(val, "rk4") == 0) p->integrator = INT_RK4;
-      else return bad_arg(rank, opt, val, "need 'leapfrog' or 'rk4'");
-    } else if (strcmp(opt, "--seed") == 0) {
-      if (!parse_long(val, &l) || l < 0) return bad_arg(rank, opt, val, "need an integer >= 0");
-    } else if (strcmp(opt, "--repeats") == 0) {
-      if (!parse_long(val, &l) || l < 1 || l > 1000) return bad_arg(rank, opt, val, "need an integer in 1..1000");
-      p->repeats = (int)l;
-    }
-  }
-  return 1;
 }
 
 typedef struct {
@@ -241,7 +141,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-  int rank, ranks, parsed, r, off = 0;
+  int rank, ranks, parsed, r;
   Params p;
   World w;
   SkelTally tally;
@@ -254,7 +154,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   memset(&tally, 0, sizeof tally);
-  parsed = parse_args(argc, argv, rank, &p);
+  parsed = nbody_parse_args("nbody_skel", argc, argv, rank, 1, &p);
   if (parsed == 2) {
     if (rank == 0) usage(stdout);
     MPI_Finalize();
@@ -277,13 +177,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "nbody_skel: rank %d: out of memory\n", rank);
     MPI_Abort(comm, 3);
   }
-  for (r = 0; r < ranks; ++r) {
-    counts[r] = w.n / ranks + (r < w.n % ranks ? 1 : 0);
-    displs[r] = off;
-    w.counts3[r] = 3 * counts[r];
-    w.displs3[r] = 3 * off;
-    off += counts[r];
-  }
+  nbody_blocks(w.n, ranks, counts, displs, w.counts3, w.displs3);
   w.nloc = counts[rank];
   w.bh_per_body = bh_interactions(&p, w.n);
 

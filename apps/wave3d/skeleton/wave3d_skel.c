@@ -26,15 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../wave3d_options.h"
 #include "wave3d_calc_time.h"
-
-struct options {
-  int nx, ny, nz;
-  int px, py, pz;
-  int steps;
-  int repeats;
-  int help;
-};
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -46,69 +39,6 @@ static void usage(FILE *f) {
           "  --repeats R    time the step loop R times, report the median (default 3)\n"
           "  --help         this text\n"
           "Last stdout line (rank 0): one JSON object with the simulated times.\n");
-}
-
-static int parse_int(const char *opt, const char *s, int minval, int maxval, int *out, int rank) {
-  char *end = NULL;
-  long v;
-  if (s == NULL) {
-    if (rank == 0) fprintf(stderr, "wave3d_skel: option %s needs a value\n", opt);
-    return 1;
-  }
-  v = strtol(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || v < minval || v > maxval) {
-    if (rank == 0)
-      fprintf(stderr, "wave3d_skel: bad value '%s' for option %s (expected an integer in [%d, %d])\n", s,
-              opt, minval, maxval);
-    return 1;
-  }
-  *out = (int)v;
-  return 0;
-}
-
-/* The same parser as wave3d's, so both take the same argument lists. */
-static int parse_args(int argc, char **argv, struct options *o, int rank) {
-  int n = 64, nx = 0, ny = 0, nz = 0;
-  int i;
-  o->px = o->py = o->pz = 0;
-  o->steps = 20;
-  o->repeats = 3;
-  o->help = 0;
-  for (i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
-    int *dst = NULL;
-    int lo = 1, hi = 1 << 20;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      o->help = 1;
-      continue;
-    }
-    if (strcmp(a, "--n") == 0) dst = &n;
-    else if (strcmp(a, "--nx") == 0) dst = &nx;
-    else if (strcmp(a, "--ny") == 0) dst = &ny;
-    else if (strcmp(a, "--nz") == 0) dst = &nz;
-    else if (strcmp(a, "--px") == 0) dst = &o->px;
-    else if (strcmp(a, "--py") == 0) dst = &o->py;
-    else if (strcmp(a, "--pz") == 0) dst = &o->pz;
-    else if (strcmp(a, "--steps") == 0) { dst = &o->steps; lo = 0; hi = 100000000; }
-    else if (strcmp(a, "--repeats") == 0) { dst = &o->repeats; hi = 1000; }
-    else {
-      if (rank == 0) fprintf(stderr, "wave3d_skel: unknown option '%s' (see --help)\n", a);
-      return 1;
-    }
-    if (parse_int(a, v, lo, hi, dst, rank)) return 1;
-    i++;
-  }
-  o->nx = nx ? nx : n;
-  o->ny = ny ? ny : n;
-  o->nz = nz ? nz : n;
-  return 0;
-}
-
-static void block(int n, int p, int c, int *start, int *len) {
-  int base = n / p, rem = n % p;
-  *len = base + (c < rem ? 1 : 0);
-  *start = c * base + (c < rem ? c : rem);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -137,8 +67,8 @@ static void print_array(const char *key, const double *v, int n) {
 enum { XLO, XHI, YLO, YHI, ZLO, ZHI };
 
 int main(int argc, char **argv) {
-  struct options opt;
-  int rank, size, bad, m, f, r;
+  struct wave3d_options opt;
+  int rank, size, bad, f, r;
   int dims[3], periods[3] = {0, 0, 0}, coords[3];
   int nbr[6], count[6];
   int x0, y0, z0, lx, ly, lz;
@@ -149,7 +79,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (parse_args(argc, argv, &opt, rank)) {
+  if (wave3d_parse_args("wave3d_skel", argc, argv, &opt, rank)) {
     MPI_Finalize();
     return 2;
   }
@@ -159,38 +89,17 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (wave3d_check_fixed_dims("wave3d_skel", &opt, size, rank)) {
+    MPI_Finalize();
+    return 2;
+  }
   dims[0] = opt.px;
   dims[1] = opt.py;
   dims[2] = opt.pz;
-  {
-    int fixed = 1, nfree = 0;
-    for (m = 0; m < 3; m++) {
-      if (dims[m] > 0) fixed *= dims[m];
-      else nfree++;
-    }
-    bad = (nfree == 0) ? (fixed != size) : (size % fixed != 0);
-    if (bad) {
-      if (rank == 0)
-        fprintf(stderr,
-                "wave3d_skel: process grid --px %d --py %d --pz %d does not fit %d ranks "
-                "(the product must equal the number of ranks; 0 = chosen automatically)\n",
-                opt.px, opt.py, opt.pz, size);
-      MPI_Finalize();
-      return 2;
-    }
-  }
   MPI_Dims_create(size, 3, dims);
-  {
-    const int n[3] = {opt.nx, opt.ny, opt.nz};
-    const char *pn[3] = {"--px", "--py", "--pz"};
-    for (m = 0; m < 3; m++)
-      if (dims[m] > n[m]) {
-        if (rank == 0)
-          fprintf(stderr, "wave3d_skel: %d processes along axis %c (%s) but only %d grid points there\n",
-                  dims[m], "xyz"[m], pn[m], n[m]);
-        MPI_Finalize();
-        return 2;
-      }
+  if (wave3d_check_dims("wave3d_skel", dims, &opt, rank)) {
+    MPI_Finalize();
+    return 2;
   }
   MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
   MPI_Comm_rank(cart, &rank);
@@ -199,9 +108,9 @@ int main(int argc, char **argv) {
   MPI_Cart_shift(cart, 1, 1, &nbr[YLO], &nbr[YHI]);
   MPI_Cart_shift(cart, 2, 1, &nbr[ZLO], &nbr[ZHI]);
 
-  block(opt.nx, dims[0], coords[0], &x0, &lx);
-  block(opt.ny, dims[1], coords[1], &y0, &ly);
-  block(opt.nz, dims[2], coords[2], &z0, &lz);
+  wave3d_block(opt.nx, dims[0], coords[0], &x0, &lx);
+  wave3d_block(opt.ny, dims[1], coords[1], &y0, &ly);
+  wave3d_block(opt.nz, dims[2], coords[2], &z0, &lz);
   (void)x0;
   (void)y0;
   (void)z0;

@@ -1,7 +1,8 @@
 // Running an app's BSIM skeleton under `perfcast simulate` and the real app
 // under the pinned Open MPI with a PMPI counter preloaded (mpi_count.c), so a
-// test can compare them call for call and byte for byte. Shared by the cg,
-// nbody, mg and bfs skeleton tests (header only; the counter library's path
+// test can compare them call for call and byte for byte, and checking that a
+// skeleton's predicted time grows with the problem. Shared by the cg, nbody,
+// mg and bfs skeleton tests (header only; the counter library's path
 // comes from the SKEL_MPI_COUNT_LIB definition their CMake sets).
 #pragma once
 
@@ -151,6 +152,36 @@ inline void expect_same_communication(const SkeletonRun& sim, const RealRun& rea
   }
   EXPECT_EQ(sim_bytes, real_bytes);
   EXPECT_GT(sim.sim.value("predicted_time_s", 0.0), 0.0);
+}
+
+// Simulates `skeleton` on `ranks` ranks once per argument list, the lists in
+// order of growing problem size, and checks that the predicted time of the
+// whole run (simulate's predicted_time_s) and the skeleton's own timed part
+// (its "time_s") both grow from one list to the next, the timed part staying
+// within the run. Returns the runs made, for the caller's own checks.
+inline std::vector<SkeletonRun> expect_time_grows_with_size(const std::string& skeleton, int ranks,
+                                                            const std::vector<std::vector<std::string>>& arg_lists) {
+  std::vector<SkeletonRun> runs;
+  double previous = 0, previous_timed = 0;
+  for (const auto& args : arg_lists) {
+    std::string call = skeleton;
+    for (const auto& arg : args) call += " " + arg;
+    SCOPED_TRACE(call);
+    SkeletonRun sim = simulate_skeleton(skeleton, ranks, args);
+    if (sim.process.exit_code != 0 || !sim.skeleton.is_object() || !sim.sim.is_object()) {
+      ADD_FAILURE() << "exit code " << sim.process.exit_code << "\n" << sim.process.stderr_text << sim.process.stdout_text;
+      break;
+    }
+    EXPECT_EQ(sim.skeleton.value("ranks", -1), ranks);
+    double predicted = sim.sim.value("predicted_time_s", 0.0), timed = sim.skeleton.value("time_s", 0.0);
+    EXPECT_GT(predicted, previous);
+    EXPECT_GT(timed, previous_timed);
+    EXPECT_LT(timed, predicted);  // the timed part is part of the run
+    previous = predicted;
+    previous_timed = timed;
+    runs.push_back(std::move(sim));
+  }
+  return runs;
 }
 
 }  // namespace perfcast::testing

@@ -55,20 +55,14 @@ TEST(NbodySkeleton, DirectInteractionsAreExact) {
 }
 
 TEST(NbodySkeleton, PredictedTimeGrowsWithBodies) {
-  double previous = 0, previous_run = 0;
-  for (int bodies : {500, 1000, 2000}) {
-    SkeletonRun sim = perfcast::testing::simulate_skeleton(
-        "nbody_skel", 2, {"--bodies", std::to_string(bodies), "--steps", "10"});
-    ASSERT_EQ(sim.process.exit_code, 0) << sim.process.stderr_text;
-    ASSERT_EQ(sim.skeleton.value("ranks", -1), 2);
-    double predicted = sim.sim.value("predicted_time_s", 0.0), run = sim.skeleton.value("time_s", 0.0);
-    EXPECT_GT(predicted, previous) << bodies << " bodies";
-    EXPECT_GT(run, previous_run) << bodies << " bodies";
-    // direct forces dominate: doubling N about quadruples the integration
-    if (previous_run > 0) EXPECT_NEAR(run / previous_run, 4.0, 0.6) << bodies << " bodies";
-    previous = predicted;
-    previous_run = run;
-  }
+  auto runs = perfcast::testing::expect_time_grows_with_size(
+      "nbody_skel", 2,
+      {{"--bodies", "500", "--steps", "10"}, {"--bodies", "1000", "--steps", "10"}, {"--bodies", "2000", "--steps", "10"}});
+  ASSERT_EQ(runs.size(), 3u);
+  // direct forces dominate: doubling N about quadruples the integration
+  for (size_t i = 1; i < runs.size(); ++i)
+    EXPECT_NEAR(runs[i].skeleton.value("time_s", 0.0) / runs[i - 1].skeleton.value("time_s", 1.0), 4.0, 0.6)
+        << "run " << i;
 }
 
 TEST(NbodySkeleton, BadArgumentsFailLikeTheApp) {
