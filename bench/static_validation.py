@@ -60,33 +60,29 @@ def wave3d_bind(n, R, steps):
     lx, ly, lz = n // px, n // py, n // pz
     argc = 7  # wave3d --n N --steps S --repeats 1
     b = {
-        "argc_259": (argc, "argc of `wave3d --n N --steps S --repeats 1`"),
-        "loop_wave3d_c_91_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
+        "argc_187": (argc, "argc of `wave3d --n N --steps S --repeats 1`"),
+        "loop_wave3d_options_h_54_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
         "opt.steps": (steps, "--steps"),
         "opt.repeats": (1, "--repeats 1"),
         "opt.ny": (n, "--n"),
-        "opt.px": (0, "--px not given (0 = chosen by MPI_Dims_create)"),
-        "opt.py": (0, "--py not given"),
-        "opt.pz": (0, "--pz not given"),
-        "nfree_293": (3, "all three process-grid dims free"),
         "lx": (lx, "n/px, px from MPI_Dims_create(R,3)"),
         "ly": (ly, "n/py"),
         "lz": (lz, "n/pz"),
         "count_1": (ly * lz, "count[XHI] = ly*lz (x faces)"),
         "count_3": (lx * lz, "count[YHI] = lx*lz (y faces)"),
         "count_5": (lx * ly, "count[ZHI] = lx*ly (z faces)"),
-        "c_124": (0, "block(): coordinate along y (0: py = 1)"),
-        "p_124": (py, "block(): ranks along y"),
-        "loop_wave3d_c_166_trips": (lz, "pack_faces inner loop over k: lz"),
-        "loop_wave3d_c_173_trips": (lz, "pack_faces inner loop over k: lz"),
+        "c_123": (0, "block(): coordinate along y (0: py = 1)"),
+        "p_123": (py, "block(): ranks along y"),
+        "loop_wave3d_c_101_trips": (lz, "pack_faces inner loop over k: lz"),
+        "loop_wave3d_c_94_trips": (lz, "pack_faces inner loop over k: lz"),
         "loop_wave3d_c_249_trips": (lz, "leapfrog_step inner loop over k: lz"),
-        "sy_245": (lz + 2, "sy = lz + 2 (leapfrog_step)"),
-        "sx_244": ((ly + 2) * (lz + 2), "sx = (ly + 2) * (lz + 2) (leapfrog_step; the footprint uses it)"),
+        "sy_173": (lz + 2, "sy = lz + 2 (leapfrog_step)"),
+        "sx_172": ((ly + 2) * (lz + 2), "sx = (ly + 2) * (lz + 2) (leapfrog_step; the footprint uses it)"),
     }
     if R == 1:
         # Every neighbour is MPI_PROC_NULL on one rank; the analysis cannot see nbr[].
-        b["mpi_wave3d_c_231_peer"] = (-1, "R=1: every neighbour is MPI_PROC_NULL")
-        b["mpi_wave3d_c_233_peer"] = (-1, "R=1: every neighbour is MPI_PROC_NULL")
+        b["mpi_wave3d_c_159_peer"] = (-1, "R=1: every neighbour is MPI_PROC_NULL")
+        b["mpi_wave3d_c_161_peer"] = (-1, "R=1: every neighbour is MPI_PROC_NULL")
     return b
 
 
@@ -94,20 +90,21 @@ def nbody_bind(N, R, steps):
     nloc = -(-N // R)  # the first N mod R ranks own one more; rank 0 is the largest
     argc = 9  # nbody --bodies N --steps S --repeats 1 --seed 12345
     return {
-        "argc_545": (argc, "argc of `nbody --bodies N --steps S --repeats 1 --seed 12345`"),
-        "loop_nbody_c_95_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
+        "argc_440": (argc, "argc of `nbody --bodies N --steps S --repeats 1 --seed 12345`"),
+        "loop_nbody_options_h_80_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
         "p.steps": (steps, "--steps"),
         "p.bodies": (N, "--bodies"),
         "p.repeats": (1, "--repeats 1"),
         "p.force": (0, "--force direct (FORCE_DIRECT = 0, the default)"),
         "p.integrator": (0, "--integrator leapfrog (INT_LEAPFROG = 0, the default)"),
         "w.n": (N, "World: n = --bodies"),
+        "n": (N, "nbody_blocks(): n = --bodies (the block decomposition, nbody_options.h)"),
         "w.nloc": (nloc, "World: nloc = ceil(N/R) (rank 0)"),
         "w.first": (0, "World: first body of rank 0"),
-        "loop_nbody_c_495_trips": (steps, "integrate: leapfrog loop over --steps (its bound is re-read each step)"),
-        "loop_nbody_c_623_trips": (1, "main: the repeats loop, --repeats 1"),
-        "loop_nbody_c_469_trips": (nloc, "energy: loop over local bodies"),
-        "loop_nbody_c_475_trips": (N, "energy: loop over all bodies"),
+        "loop_nbody_c_390_trips": (steps, "integrate: leapfrog loop over --steps (its bound is re-read each step)"),
+        "loop_nbody_c_511_trips": (1, "main: the repeats loop, --repeats 1"),
+        "loop_nbody_c_364_trips": (nloc, "energy: loop over local bodies"),
+        "loop_nbody_c_370_trips": (N, "energy: loop over all bodies"),
     }
 
 
@@ -122,15 +119,19 @@ def cg_bind(n, R, iters):
     entries = (7 * nloc - missing) / nloc
     argc = 9  # cg --n N --iters K --repeats 1 --dot ordered
     return {
-        "argc_367": (argc, "argc of `cg --n N --iters K --repeats 1 --dot ordered`"),
-        "loop_cg_c_131_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
-        "o.iters": (iters, "--iters"),
-        "o.max_iters": (10000, "--max-iters not given (default 10000)"),
-        "o.repeats": (1, "--repeats 1"),
-        "o.dot": (0, "--dot ordered (DOT_ORDERED = 0)"),
+        "argc_265": (argc, "argc of `cg --n N --iters K --repeats 1 --dot ordered`"),
+        "loop_cg_options_h_96_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
+        "maxk": (iters, "cg_solve: maxk = --iters (a fixed count)"),
+        "loop_cg_c_328_trips": (1, "main: the repeats loop, --repeats 1"),
+        "o.nx": (n, "--n"),
+        "o.ny": (n, "--n"),
+        "o.nz": (n, "--n"),
         "o.precond": (0, "--precond not given (PRECOND_NONE = 0)"),
-        "loop_cg_c_323_trips": (iters, "cg_solve: the iteration loop runs --iters times (fixed count)"),
-        "loop_cg_c_243_trips": (entries, "spmv: entries per row, the mean over rank 0's rows (7 inside, fewer on the "
+        "arg_cg_c_181_mode": (0, "dots(): --dot ordered (DOT_ORDERED = 0)"),
+        "arg_cg_c_208_mode": (0, "dots(): --dot ordered"),
+        "arg_cg_c_234_mode": (0, "dots(): --dot ordered"),
+        "loop_cg_c_221_trips": (iters, "cg_solve: the iteration loop runs --iters times (fixed count)"),
+        "loop_cg_c_141_trips": (entries, "spmv: entries per row, the mean over rank 0's rows (7 inside, fewer on the "
                                          "boundary; the model is linear in it, so the mean is exact)"),
         "p.nloc": (nloc, "Problem: rows nloc = n*n*nzl"),
         "p.nx": (n, "Problem: --n"),
@@ -141,7 +142,6 @@ def cg_bind(n, R, iters):
         # Per rank (an expression of rank and size), so the simulated calls pair up.
         "p.down": ("select(rank > 0, rank - 1, -1)", "Problem: lower neighbour (none on rank 0)"),
         "p.up": ("select(rank < size - 1, rank + 1, -1)", "Problem: upper neighbour (none on the last rank)"),
-        "g_rank": ("rank", "the rank"),
     }
 
 
@@ -185,7 +185,7 @@ APPS = {
         # No early return before the iterations (322: `rr <= tol2` is data; its other
         # side holds the solve). Options and sizes are struct fields (o.iters, p.nloc,
         # ...): parameters the bindings below set, so loop guards are conditions.
-        "analyze_flags": ["--branch-probability", "cg.c:322=1"],
+        "analyze_flags": ["--branch-probability", "cg.c:220=1"],
         "sizes": [16, 32],
         "size_args": lambda n: ["--n", str(n)],
         "label": lambda n: f"n={n}",
