@@ -287,6 +287,21 @@ class McaEngine {
     auto twice = cycles(2 * kIterations);
     if (auto* e = std::get_if<std::string>(&twice)) return *e;
     LoopCycles lc;
+    // Accesses the IR does not have: the stack (spills, reloads) and the
+    // constant pool, by their base register in the text (x86-64, AT&T). A
+    // wide IR access split into narrower machine ones is the IR's, not extra.
+    if (collector.insts.size() == lines.size()) {
+      for (size_t k = 0; k < lines.size(); ++k) {
+        const llvm::MCInstrDesc& desc = mcii_->get(collector.insts[k].getOpcode());
+        if (desc.isCall() || desc.isReturn()) continue;
+        const std::string& text = lines[k];
+        bool outside_ir = text.find("(%rsp") != std::string::npos || text.find("(%rbp") != std::string::npos ||
+                          text.find("(%rip)") != std::string::npos;
+        if (!outside_ir) continue;
+        lc.loads += desc.mayLoad() ? 1 : 0;
+        lc.stores += desc.mayStore() ? 1 : 0;
+      }
+    }
     lc.cycles_per_iteration =
         (static_cast<double>(std::get<unsigned>(twice)) - std::get<unsigned>(once)) / kIterations;
     lc.instructions = static_cast<int>(collector.insts.size());

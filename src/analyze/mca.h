@@ -23,6 +23,10 @@ struct LoopCycles {
   double cycles_per_iteration = 0;  // steady state: (C(2N) - C(N)) / N over N iterations
   int instructions = 0;             // machine instructions in the body
   int blocks = 0;                   // machine blocks (more than one: every block priced each iteration)
+  // Machine instructions per iteration that read / write the stack (register
+  // spills and reloads) or the constant pool: accesses only the machine code
+  // has (calls left out).
+  int loads = 0, stores = 0;
 };
 
 struct LoopCyclesResult {

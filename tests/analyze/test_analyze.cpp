@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -23,9 +25,12 @@ namespace {
 
 const std::string kSource = PERFCAST_SOURCE_DIR;
 
+// The IR's counts: without MCA, so no machine-code accesses are added
+// (AddsTheMachineCodesOwnAccessesWithMca tests those).
 nlohmann::ordered_json analyse(const std::string& path) {
   analyze::AnalyzeOptions o;
   o.sources = {path};
+  o.mca = false;
   return analyze::analyze(o);
 }
 
@@ -379,5 +384,34 @@ bandwidth = "1 GB/s"
               << " s; plain " << plain.predicted_time_s << " s, simulated " << simulated.predicted_time_s << " s\n";
     EXPECT_NEAR(plain.predicted_time_s, compute + message, 0.02 * (compute + message));
     EXPECT_NEAR(simulated.predicted_time_s, std::max(compute, message), 0.02 * std::max(compute, message));
+  }
+}
+
+// With MCA on, the machine code's own accesses (constant-pool reads, register
+// spills and reloads: what callgrind counts and the IR does not have) join the
+// counts as items of their own: the IR's 8 bytes per point stay, whole
+// 8-byte accesses per iteration are added, each said to come from machine code.
+TEST(Analyze, AddsTheMachineCodesOwnAccessesWithMca) {
+  analyze::AnalyzeOptions o;
+  o.sources = {kSource + "/tests/analyze/cases/nested_affine.c"};
+  o.mcpu = "znver3";
+  auto j = analyze::analyze(o);
+  std::vector<nlohmann::ordered_json> machine_items;
+  std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& items) {
+    for (const auto& it : items) {
+      if (it.contains("note") && it["note"].get<std::string>().rfind("machine code:", 0) == 0)
+        machine_items.push_back(it);
+      for (const char* side : {"body", "then", "else"})
+        if (it.contains(side)) walk(it[side]);
+    }
+  };
+  walk(j["functions"]["scale"]["body"]);
+  ASSERT_FALSE(machine_items.empty()) << j["functions"]["scale"].dump(1);
+  auto m = load(j, "machine");
+  for (auto [nx, ny] : {std::pair{3, 5}, {17, 9}, {64, 33}}) {
+    auto c = counts(m, "scale", {{"nx", nx}, {"ny", ny}});
+    EXPECT_GT(c.load_bytes, 8.0 * nx * ny);
+    EXPECT_EQ(std::fmod(c.load_bytes - 8.0 * nx * ny, 8.0), 0.0);
+    EXPECT_EQ(c.store_bytes, 8.0 * nx * ny);  // the stores are the IR's
   }
 }
