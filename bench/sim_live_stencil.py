@@ -102,7 +102,9 @@ def main():
     _, _, _, base_rss = simulate(1)
     say(f"# sim_live_stencil: perfcast simulate --machine {os.path.relpath(a.machine, ROOT)} --np N -- "
         f"stencil3d.so {a.steps}  (live skeleton: fibers, LMPI halo exchange)")
-    say(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, measured under load; "
+    load0 = os.getloadavg()[0]
+    say(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, load {load0:.1f} at start"
+        f"{' (measured under load)' if load0 > 1.0 else ' (quiet)'}; "
         f"1-rank run peak RSS {base_rss / 2**20:.1f} MiB (the baseline of 'RSS growth')")
     for np_ in [int(x) for x in a.ranks.split(",")]:
         load = os.getloadavg()[0]
