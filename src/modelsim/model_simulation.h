@@ -8,7 +8,8 @@
 // waits for its sender, a collective for the ranks it needs; so what overlaps
 // is hidden and what waits is counted as wait time on the rank that waits.
 // Compute bursts are priced as the engine prices them (flops / peak against
-// bytes / the outermost level's bandwidth, per burst).
+// bytes / the outermost level's bandwidth shared by the ranks on the node, per
+// burst): the plain formula's all-DRAM pricing, burst by burst.
 #pragma once
 
 #include <map>

@@ -4,12 +4,23 @@
 
 namespace perfcast::sim {
 
+ComputeModel::ComputeModel(const machine::Machine& machine, int nranks) : machine_(machine), nranks_(nranks) {
+  for (int r = 0; r < nranks; ++r) {
+    auto node = static_cast<size_t>(machine.node_of_rank(r, nranks));
+    if (node >= ranks_on_node_.size()) ranks_on_node_.resize(node + 1, 0);
+    ++ranks_on_node_[node];
+  }
+}
+
 double ComputeModel::seconds(const events::Event& burst, int world_rank) const {
   if (burst.seconds >= 0) return burst.seconds;
-  const auto& group = machine_.group_of_node(machine_.node_of_rank(world_rank, nranks_));
+  int node = machine_.node_of_rank(world_rank, nranks_);
+  const auto& group = machine_.group_of_node(node);
   double flop_s = burst.flops > 0 ? burst.flops / group.flops_per_core : 0.0;
-  double memory_s =
-      burst.bytes_moved > 0 ? burst.bytes_moved / group.outermost_level().bandwidth_per_core_Bps(group.cores) : 0.0;
+  int sharing = static_cast<size_t>(node) < ranks_on_node_.size() ? ranks_on_node_[static_cast<size_t>(node)] : 1;
+  double memory_s = burst.bytes_moved > 0
+                        ? burst.bytes_moved / group.outermost_level().bandwidth_per_core_Bps(std::max(sharing, 1))
+                        : 0.0;
   return std::max(flop_s, memory_s);
 }
 

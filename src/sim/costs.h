@@ -2,6 +2,8 @@
 // Kept apart from the engine so a better model can replace either.
 #pragma once
 
+#include <vector>
+
 #include "events/event.h"
 #include "machine/machine.h"
 
@@ -9,15 +11,18 @@ namespace perfcast::sim {
 
 // A compute burst: its `seconds` when given, else the roofline of its counts on
 // the rank's node: max(flops / flops_per_core, bytes_moved / per-core bandwidth
-// of the outermost memory level with every core of the node streaming).
+// of the outermost memory level with the job's ranks on that node streaming).
 class ComputeModel {
  public:
-  ComputeModel(const machine::Machine& machine, int nranks) : machine_(machine), nranks_(nranks) {}
+  ComputeModel(const machine::Machine& machine, int nranks);
   double seconds(const events::Event& burst, int world_rank) const;
 
  private:
   const machine::Machine& machine_;
   int nranks_;
+  // Ranks the job places on each node: they share its memory bandwidth (as
+  // in `perfcast predict`), a node with one rank of many cores gives it more.
+  std::vector<int> ranks_on_node_;
 };
 
 // Latency and bandwidth between two world ranks, topology- and node-aware

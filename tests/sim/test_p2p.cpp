@@ -289,5 +289,19 @@ TEST(SimP2P, ComputePricedByMachine) {
   EXPECT_NEAR(r.ranks[0].calc_s, 2e-3, 1e-15);
 }
 
+// A node's memory bandwidth (1.5 GB/s, at most 1 GB/s per core) is shared by
+// the ranks the job puts on it, not by all its cores: one rank alone on a
+// 4-core node streams at 1 GB/s, four ranks at 1.5/4 GB/s each.
+TEST(SimP2P, MemoryBandwidthIsSharedByTheRanksOnTheNode) {
+  auto m = flat_machine({"node.cores=4", "memory.DRAM.node_bandwidth=\"1.5 GB/s\""});
+  Event burst;
+  burst.kind = Kind::Compute;
+  burst.bytes_moved = 1e6;
+  auto alone = run({{burst}}, m);
+  EXPECT_NEAR(alone.predicted_time_s, 1e-3, 1e-15) << "1e6 B at 1 GB/s";
+  auto four = run({{burst}, {burst}, {burst}, {burst}}, m);
+  EXPECT_NEAR(four.predicted_time_s, 1e6 / (1.5e9 / 4), 1e-12) << "1e6 B at 1.5/4 GB/s";
+}
+
 }  // namespace
 }  // namespace perfcast::sim::test
