@@ -66,4 +66,11 @@ TEST(CliPredict, AnExpressionForAnUnknownParameterIsAClearError) {
   EXPECT_NE(r.stderr_text.find("no parameter 'nope'"), std::string::npos) << r.stderr_text;
 }
 
+TEST(CliPredict, AParameterThatIsNoExpressionIsAClearError) {
+  auto r = perfcast_run({"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "2", "--param",
+                         "work=rank +", "--param", "peer=0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.stderr_text.find("--param work"), std::string::npos) << r.stderr_text;
+}
+
 }  // namespace

@@ -178,7 +178,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadModel{"bad_math", R"J({"main": {"body": [{"kind": "compute", "math": {"sinh": 1}}]}})J",
                  "unknown math function"},
         BadModel{"bad_probability", R"J({"main": {"body": [{"kind": "branch", "probability": 2}]}})J",
-                 "between 0 and 1"}),
+                 "between 0 and 1"},
+        BadModel{"footprint_not_object",
+                 R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "footprint": "64", "body": []}]}})J",
+                 "/functions/main/body/0/footprint"},
+        BadModel{"footprint_missing_field",
+                 R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "footprint": {"bytes": "64",
+                     "load_bytes": "64"}, "body": []}]}})J",
+                 "store_bytes"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Model, NotJsonIsAClearError) {
