@@ -169,9 +169,10 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     for (const auto& t : c.memory) {
       double bytes = t.load_bytes + t.store_bytes;
       if (bytes == 0) continue;
+      double at_level_s = bytes / bandwidth_for(t);
       if (t.traffic == Traffic::Covered) rp.l1_access_s += bytes / l1_bw;
-      else rp.traffic_s += bytes / bandwidth_for(t);
-      if (options.memory_level == "auto" && t.traffic != Traffic::Footprint) rp.memory_s += bytes / bandwidth_for(t);
+      else rp.traffic_s += at_level_s;
+      if (options.memory_level == "auto" && t.traffic != Traffic::Footprint) rp.memory_s += at_level_s;
     }
     if (options.memory_level != "auto") {
       rp.memory_s = rp.memory_s_if_all_in.at(options.memory_level);
