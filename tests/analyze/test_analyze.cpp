@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
 #include "analyze/analyze.h"
 #include "machine/machine_io.h"
@@ -39,7 +40,7 @@ nlohmann::ordered_json analyse_case(const std::string& name) {
 }
 
 model::ProgramModel load(const nlohmann::ordered_json& j, const std::string& name) {
-  fs::path file = fs::temp_directory_path() / ("perfcast-test-analyze-" + name + ".json");
+  fs::path file = fs::temp_directory_path() / ("perfcast-test-analyze-" + name + "-" + std::to_string(::getpid()) + ".json");
   std::ofstream(file) << j.dump(2);
   return model::load_program_model(file);
 }
@@ -91,7 +92,7 @@ TEST(Analyze, CallsBindTheCalleesParameters) {
 
 TEST(Analyze, UserLibraryCostsPriceCallsTheAnalysisCannotSee) {
   // my_kernel(n, x) costs 3n flops and 8n bytes loaded per call, by the user's table.
-  fs::path table = fs::temp_directory_path() / "perfcast-test-library-costs.json";
+  fs::path table = fs::temp_directory_path() / ("perfcast-test-library-costs-" + std::to_string(::getpid()) + ".json");
   std::ofstream(table) << R"({"functions": {"my_kernel": {"args": ["n", null], "flops_double": "3 * n",
                                                           "load_bytes": "8 * n"}}})";
   analyze::AnalyzeOptions o;
@@ -141,7 +142,7 @@ TEST(Analyze, TimeLoopBoundedByAGlobalKeepsItsTripCount) {
 }
 
 TEST(Analyze, CompileErrorsCarryClangsMessage) {
-  fs::path bad = fs::temp_directory_path() / "perfcast-test-analyze-bad.c";
+  fs::path bad = fs::temp_directory_path() / ("perfcast-test-analyze-bad-" + std::to_string(::getpid()) + ".c");
   std::ofstream(bad) << "int main(void) { return undeclared_thing; }\n";
   try {
     analyse(bad.string());

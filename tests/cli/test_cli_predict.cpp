@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "measure/launcher.h"
 
@@ -24,7 +25,7 @@ perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
 // Each rank computes `work` flops and exchanges 1 KiB with `peer` (a sendrecv:
 // it receives from whoever sends to it), a ring when peer = rank + 1 mod size.
 std::string ring_model() {
-  auto path = std::filesystem::temp_directory_path() / "perfcast-test-cli-predict.json";
+  auto path = std::filesystem::temp_directory_path() / ("perfcast-test-cli-predict-" + std::to_string(::getpid()) + ".json");
   std::ofstream(path) << R"({
   "format": "perfcast-program-model", "version": 1, "program": "ring",
   "parameters": {"work": {}, "peer": {}},

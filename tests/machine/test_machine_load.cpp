@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <unistd.h>
 
 #include "machine/machine_io.h"
 #include "machine/test_util.h"
@@ -169,7 +170,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
                              "description=\"line one\\nline \\\"two\\\"\""});
   EXPECT_EQ(m.mapping.file_nodes, (std::vector<int>{3, 2, 1, 0}));
   EXPECT_EQ(m.description, "line one\nline \"two\"");
-  auto dir = std::filesystem::temp_directory_path() / "perfcast_test_machine_write";
+  auto dir = std::filesystem::temp_directory_path() / ("perfcast_test_machine_write_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "sub");
   write_machine_file(m, dir / "sub" / "m.toml");
   std::ifstream in(dir / "sub" / "m.toml");

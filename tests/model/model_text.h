@@ -4,13 +4,15 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "model/program_model.h"
 
 namespace perfcast::testing {
 
 inline std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  auto dir = std::filesystem::temp_directory_path() / "perfcast-model-tests";
+  // One folder per process: ctest -j runs each test in a process of its own.
+  auto dir = std::filesystem::temp_directory_path() / ("perfcast-model-tests-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto path = dir / name;
   std::ofstream(path) << text;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "sim/sim_report.h"
 #include "sim/sim_test_util.h"
@@ -261,7 +262,7 @@ TEST(SimEngine, JsonAndTable) {
 }
 
 TEST(SimEngine, TimelineIsChromeTraceJson) {
-  auto path = std::filesystem::temp_directory_path() / "perfcast_sim_timeline_test.json";
+  auto path = std::filesystem::temp_directory_path() / ("perfcast_sim_timeline_test_" + std::to_string(::getpid()) + ".json");
   {
     ChromeTraceWriter writer(path, 2);
     SimOptions options;
