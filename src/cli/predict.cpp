@@ -1,4 +1,5 @@
 // `perfcast predict`: a program model's counts per rank, priced on a machine.
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -70,7 +71,37 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
     j["traffic_s"] = r.traffic_s;
     j["footprint_time_s"] = r.footprint_time_s;
   }
+  j["refined_time_s"] = r.refined_time_s;
+  nlohmann::json sites = nlohmann::json::array();
+  for (const auto& s : r.sites) {
+    nlohmann::json site = {{"function", s.function},
+                           {"line", s.line},
+                           {"flops", s.flops},
+                           {"bytes", s.bytes},
+                           {"compute_s", s.compute_s},
+                           {"memory_s", s.memory_s},
+                           {"time_s", s.time_s},
+                           {"bound", s.memory_bound ? "memory" : "compute"},
+                           {"cycles", s.cycles},
+                           {"in_core_s", s.in_core_s},
+                           {"l1_access_s", s.l1_access_s},
+                           {"traffic_s", s.traffic_s},
+                           {"serial_fraction", s.serial_fraction},
+                           {"refined_s", s.refined_s}};
+    if (!s.note.empty()) site["note"] = s.note;
+    sites.push_back(std::move(site));
+  }
+  j["sites"] = std::move(sites);
   return j;
+}
+
+// "main:177 leapfrog_step": the site's function and loop line, and the source
+// function its code was inlined from, when the analyser noted one.
+std::string site_label(const model::SitePrediction& s) {
+  std::string label = s.line > 0 ? fmt::format("{}:{}", s.function, s.line) : s.function + " (rest)";
+  const std::string from = "inlined from ";
+  if (s.note.rfind(from, 0) == 0) label += " " + s.note.substr(from.size(), s.note.find(' ', from.size()) - from.size());
+  return label;
 }
 
 // The overlap refinement: the model's calls on the engine (modelsim).
@@ -106,6 +137,9 @@ nlohmann::json prediction_json(const model::Prediction& p, const model::ProgramM
   // The footprint refinement; null when no loop the entry runs carries a footprint.
   j["footprint_time_s"] = p.footprint_available ? nlohmann::json(p.footprint_time_s) : nlohmann::json(nullptr);
   if (!p.footprint_note.empty()) j["footprint_note"] = p.footprint_note;
+  // The refined prediction: per site, every refinement available, summed.
+  j["refined_time_s"] = p.refined_time_s;
+  j["refined_slowest_rank"] = p.refined_slowest_rank;
   return j;
 }
 
@@ -121,6 +155,55 @@ void add_rank_row(report::Table& t, const model::RankPrediction& r, const std::s
     row.push_back(quantity(r.mca_time_s, Dimension::Seconds));
   }
   t.add_row(row);
+}
+
+// The breakdown by site (loop nest) of one rank, costliest first: which nest
+// is compute- or memory-bound under the plain formula, and what the refined
+// prediction charges it.
+void print_sites(const model::RankPrediction& r, bool mca) {
+  std::vector<const model::SitePrediction*> order;
+  double total = 0;
+  for (const auto& s : r.sites) {
+    if (s.refined_s <= 0 && s.time_s <= 0) continue;
+    order.push_back(&s);
+    total += s.refined_s;
+  }
+  if (order.empty()) return;
+  std::stable_sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->refined_s > y->refined_s; });
+  constexpr size_t kShown = 8;
+  std::vector<std::string> header = {"site (loop nest)", "flops", "bytes", "compute", "memory", "bound"};
+  if (mca) header.push_back("in-core (MCA)");
+  header.insert(header.end(), {"L1 accesses", "traffic", "refined", "share"});
+  report::Table t(header);
+  auto row = [&](const std::string& label, double flops, double bytes, double compute, double memory,
+                 const std::string& bound, double in_core, double l1, double traffic, double refined) {
+    std::vector<std::string> cells = {label, quantity(flops, Dimension::Flops), quantity(bytes, Dimension::Bytes),
+                                      quantity(compute, Dimension::Seconds), quantity(memory, Dimension::Seconds),
+                                      bound};
+    if (mca) cells.push_back(quantity(in_core, Dimension::Seconds));
+    cells.insert(cells.end(), {quantity(l1, Dimension::Seconds), quantity(traffic, Dimension::Seconds),
+                               quantity(refined, Dimension::Seconds),
+                               total > 0 ? fmt::format("{:.0f} %", 100 * refined / total) : "-"});
+    t.add_row(cells);
+  };
+  model::SitePrediction rest;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto& s = *order[i];
+    if (i < kShown) {
+      row(site_label(s), s.flops, s.bytes, s.compute_s, s.memory_s, s.memory_bound ? "memory" : "compute",
+          s.in_core_s, s.l1_access_s, s.traffic_s, s.refined_s);
+      continue;
+    }
+    rest.flops += s.flops, rest.bytes += s.bytes, rest.compute_s += s.compute_s, rest.memory_s += s.memory_s;
+    rest.in_core_s += s.in_core_s, rest.l1_access_s += s.l1_access_s, rest.traffic_s += s.traffic_s;
+    rest.refined_s += s.refined_s;
+  }
+  if (order.size() > kShown)
+    row(fmt::format("{} more sites", order.size() - kShown), rest.flops, rest.bytes, rest.compute_s, rest.memory_s,
+        "", rest.in_core_s, rest.l1_access_s, rest.traffic_s, rest.refined_s);
+  std::cout << fmt::format("\nby site, rank {} (the refined prediction's slowest; --json lists every site of every rank):\n",
+                           r.counts.rank)
+            << t.render();
 }
 
 void print_table(const model::Prediction& p, const model::ProgramModel& m, const machine::Machine& machine,
@@ -168,6 +251,16 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
         quantity(mca ? r.in_core_s : r.compute_s, Dimension::Seconds), quantity(r.l1_access_s, Dimension::Seconds),
         quantity(r.traffic_s, Dimension::Seconds));
   }
+  {
+    const auto& r = p.ranks[static_cast<size_t>(p.refined_slowest_rank)];
+    std::cout << fmt::format(
+        "refined: per site, {} against {}, overlapped as the machine measured, summed: {}  [rank {}: sites {}, comm {}]\n",
+        mca ? "in-core time (MCA)" : "flops / peak", p.footprint_available ? "footprint traffic" : "memory traffic",
+        quantity(p.refined_time_s, Dimension::Seconds), r.counts.rank,
+        quantity(r.refined_time_s - r.latency_s - r.transfer_s, Dimension::Seconds),
+        quantity(r.latency_s + r.transfer_s, Dimension::Seconds));
+  }
+  print_sites(p.ranks[static_cast<size_t>(p.refined_slowest_rank)], mca);
   if (!a.all_ranks && p.ranks.size() > 16) std::cout << "(--all-ranks lists every rank; --json gives them all)\n";
 }
 

@@ -26,6 +26,11 @@ struct MemoryLevel {
   double bandwidth_Bps = 0;                 // what one core gets streaming alone
   bool shared = false;                      // size shared by all cores of the node
   std::optional<double> node_bandwidth_Bps; // what the node sustains; none: no limit
+  // How much of in-core work and transfers from this level fail to overlap: the
+  // fraction of the shorter of the two that adds to the longer (0: they overlap
+  // fully, the roofline's max; 1: they add up, ECM's no-overlap). Measured by
+  // `perfcast calibrate`; 0 when the machine file gives none.
+  double serial_fraction = 0;
 
   // Sharing model: each of `active_cores` streaming at once gets
   // min(bandwidth, node_bandwidth / active_cores).

@@ -259,6 +259,12 @@ class Loader {
       level.bandwidth_Bps = *quantity(lt, "bandwidth", level_prefix, Dimension::BytesPerSecond, true);
       level.shared = boolean(lt, "shared", level_prefix).value_or(name == "L3" || name == "L4" || is_dram);
       level.node_bandwidth_Bps = quantity(lt, "node_bandwidth", level_prefix, Dimension::BytesPerSecond, false);
+      if (const toml::node* f = lt.get("serial_fraction")) {
+        const char* expected = "a number from 0 (in-core work and transfers overlap) to 1 (they add up)";
+        level.serial_fraction = number_value(f, join(level_prefix, "serial_fraction"), expected);
+        if (level.serial_fraction > 1)
+          fail(f, join(level_prefix, "serial_fraction"), fmt::format("is {}; expected {}", describe(*f), expected));
+      }
       if (level.size_bytes) {
         if (!levels.empty() && !levels.back().size_bytes)
           fail(lt.get("size"), level_prefix + ".size", "follows a level without a size; only the outermost level may be unbounded");

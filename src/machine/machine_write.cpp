@@ -97,6 +97,7 @@ std::string memory_level(const MemoryLevel& level) {
   out += "bandwidth = " + q(level.bandwidth_Bps, Dimension::BytesPerSecond);
   out += fmt::format(", shared = {}", level.shared);
   if (level.node_bandwidth_Bps) out += ", node_bandwidth = " + q(*level.node_bandwidth_Bps, Dimension::BytesPerSecond);
+  if (level.serial_fraction > 0) out += ", serial_fraction = " + number(level.serial_fraction);
   return out + " }";
 }
 

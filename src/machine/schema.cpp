@@ -48,7 +48,7 @@ std::vector<Entry> entries(Context parent) {
               {"L4", Context::MemoryLevel}, {"DRAM", Context::MemoryLevel}};
     case Context::MemoryLevel:
       return {{"size", Context::Value}, {"bandwidth", Context::Value}, {"shared", Context::Value},
-              {"node_bandwidth", Context::Value}};
+              {"node_bandwidth", Context::Value}, {"serial_fraction", Context::Value}};
     case Context::Math:
     case Context::MathPrecision: {
       std::vector<Entry> keys;

@@ -19,33 +19,64 @@ bool same(const std::optional<Expr>& a, const std::optional<Expr>& b) {
   return a.has_value() == b.has_value() && (!a || *a == *b);
 }
 
-// Adds `x` into `acc`, merging memory segments with the same working set and
-// MPI groups of the same call site and peer, so models of deep loop nests stay
-// as small as the code they describe.
-void add_into(SymbolicCosts& acc, const SymbolicCosts& x) {
-  acc.flops_double = acc.flops_double + x.flops_double;
-  acc.flops_single = acc.flops_single + x.flops_single;
-  acc.loads = acc.loads + x.loads;
-  acc.stores = acc.stores + x.stores;
-  for (const auto& [name, calls] : x.math_calls) {
-    auto it = acc.math_calls.find(name);
-    if (it == acc.math_calls.end()) acc.math_calls.emplace(name, calls);
+// What composition works on: the sites and the MPI calls of a piece of code.
+struct Costs {
+  std::vector<SiteCosts> sites;
+  std::vector<MpiGroup> mpi;
+};
+
+void add_math(std::map<std::string, Expr>& acc, const std::map<std::string, Expr>& x) {
+  for (const auto& [name, calls] : x) {
+    auto it = acc.find(name);
+    if (it == acc.end()) acc.emplace(name, calls);
     else it->second = it->second + calls;
   }
-  for (const auto& seg : x.memory) {
-    auto it = std::find_if(acc.memory.begin(), acc.memory.end(), [&](const MemorySegment& s) {
+}
+
+// Adds segments, merging those with the same working set, line and kind of
+// traffic, so models of deep loop nests stay as small as the code they describe.
+void add_segments(std::vector<MemorySegment>& acc, const std::vector<MemorySegment>& x) {
+  for (const auto& seg : x) {
+    auto it = std::find_if(acc.begin(), acc.end(), [&](const MemorySegment& s) {
       return same(s.working_set_bytes, seg.working_set_bytes) && s.line == seg.line && s.traffic == seg.traffic;
     });
-    if (it == acc.memory.end()) {
-      acc.memory.push_back(seg);
+    if (it == acc.end()) {
+      acc.push_back(seg);
     } else {
       it->load_bytes = it->load_bytes + seg.load_bytes;
       it->store_bytes = it->store_bytes + seg.store_bytes;
     }
   }
+}
+
+// Adds the counts of `x` into `acc` (the site's name is acc's).
+void add_site_counts(SiteCosts& acc, const SiteCosts& x) {
+  acc.flops_double = acc.flops_double + x.flops_double;
+  acc.flops_single = acc.flops_single + x.flops_single;
+  acc.loads = acc.loads + x.loads;
+  acc.stores = acc.stores + x.stores;
+  add_math(acc.math_calls, x.math_calls);
+  add_segments(acc.memory, x.memory);
+  acc.cycles = acc.cycles + x.cycles;
+  acc.cycle_flops_double = acc.cycle_flops_double + x.cycle_flops_double;
+  acc.cycle_flops_single = acc.cycle_flops_single + x.cycle_flops_single;
+}
+
+void add_site(std::vector<SiteCosts>& acc, const SiteCosts& x) {
+  auto it = std::find_if(acc.begin(), acc.end(),
+                         [&](const SiteCosts& s) { return s.function == x.function && s.line == x.line; });
+  if (it == acc.end()) acc.push_back(x);
+  else add_site_counts(*it, x);
+}
+
+// Adds `x` into `acc`, merging sites of the same name and MPI groups of the
+// same call site and peer.
+void add_into(Costs& acc, const Costs& x) {
+  for (const auto& site : x.sites) add_site(acc.sites, site);
   for (const auto& g : x.mpi) {
     auto it = std::find_if(acc.mpi.begin(), acc.mpi.end(), [&](const MpiGroup& h) {
-      return h.op == g.op && h.line == g.line && same(h.peer, g.peer) && same(h.root, g.root);
+      return h.op == g.op && h.line == g.line && h.function == g.function && same(h.peer, g.peer) &&
+             same(h.root, g.root);
     });
     if (it == acc.mpi.end()) {
       acc.mpi.push_back(g);
@@ -59,17 +90,25 @@ void add_into(SymbolicCosts& acc, const SymbolicCosts& x) {
 // Applies `f` to every expression that counts something (not to peers, roots
 // or working sets, which are not multiplied by loops).
 template <typename F>
-SymbolicCosts map_counts(const SymbolicCosts& c, F f) {
-  SymbolicCosts out = c;
-  out.flops_double = f(c.flops_double);
-  out.flops_single = f(c.flops_single);
-  out.loads = f(c.loads);
-  out.stores = f(c.stores);
-  for (auto& [name, calls] : out.math_calls) calls = f(calls);
-  for (auto& seg : out.memory) {
+void map_site_counts(SiteCosts& s, F f) {
+  s.flops_double = f(s.flops_double);
+  s.flops_single = f(s.flops_single);
+  s.loads = f(s.loads);
+  s.stores = f(s.stores);
+  for (auto& [name, calls] : s.math_calls) calls = f(calls);
+  for (auto& seg : s.memory) {
     seg.load_bytes = f(seg.load_bytes);
     seg.store_bytes = f(seg.store_bytes);
   }
+  s.cycles = f(s.cycles);
+  s.cycle_flops_double = f(s.cycle_flops_double);
+  s.cycle_flops_single = f(s.cycle_flops_single);
+}
+
+template <typename F>
+Costs map_counts(const Costs& c, F f) {
+  Costs out = c;
+  for (auto& site : out.sites) map_site_counts(site, f);
   for (auto& g : out.mpi) {
     g.calls = f(g.calls);
     g.bytes = f(g.bytes);
@@ -77,14 +116,15 @@ SymbolicCosts map_counts(const SymbolicCosts& c, F f) {
   return out;
 }
 
-SymbolicCosts scaled(const SymbolicCosts& c, const Expr& factor) {
+Costs scaled(const Costs& c, const Expr& factor) {
   return map_counts(c, [&](const Expr& e) { return factor * e; });
 }
 
-SymbolicCosts substituted(const SymbolicCosts& c, const Substitution& s) {
-  SymbolicCosts out = map_counts(c, [&](const Expr& e) { return expr::substitute(e, s); });
-  for (auto& seg : out.memory)
-    if (seg.working_set_bytes) seg.working_set_bytes = expr::substitute(*seg.working_set_bytes, s);
+Costs substituted(const Costs& c, const Substitution& s) {
+  Costs out = map_counts(c, [&](const Expr& e) { return expr::substitute(e, s); });
+  for (auto& site : out.sites)
+    for (auto& seg : site.memory)
+      if (seg.working_set_bytes) seg.working_set_bytes = expr::substitute(*seg.working_set_bytes, s);
   for (auto& g : out.mpi) {
     if (g.peer) g.peer = expr::substitute(*g.peer, s);
     if (g.root) g.root = expr::substitute(*g.root, s);
@@ -94,16 +134,17 @@ SymbolicCosts substituted(const SymbolicCosts& c, const Substitution& s) {
 
 // The costs of `trip` iterations of a body whose costs may use the index `var`
 // (0 .. trip-1): sums where the index appears, products where it does not.
-SymbolicCosts over_iterations(const SymbolicCosts& body, const std::string& var, const Expr& trip) {
+Costs over_iterations(const Costs& body, const std::string& var, const Expr& trip) {
   const Expr last = trip - Expr(1);
-  SymbolicCosts out = map_counts(body, [&](const Expr& e) {
+  Costs out = map_counts(body, [&](const Expr& e) {
     return uses(e, var) ? expr::sum(var, Expr(0), last, e) : trip * e;
   });
   // A working set that changes with the index: take the last iteration's, the
   // largest for the growing loops (triangular nests) this appears in.
-  for (auto& seg : out.memory)
-    if (seg.working_set_bytes && uses(*seg.working_set_bytes, var))
-      seg.working_set_bytes = expr::substitute(*seg.working_set_bytes, {{var, last}});
+  for (auto& site : out.sites)
+    for (auto& seg : site.memory)
+      if (seg.working_set_bytes && uses(*seg.working_set_bytes, var))
+        seg.working_set_bytes = expr::substitute(*seg.working_set_bytes, {{var, last}});
 
   // MPI calls whose peer or root depends on the index (a loop over neighbours)
   // are unrolled when the trip count is a small constant, so each message keeps
@@ -138,11 +179,27 @@ SymbolicCosts over_iterations(const SymbolicCosts& body, const std::string& var,
   return out;
 }
 
+// Gathers sites into one named site: every site when `all`, else only those
+// of `function` (a callee's sites inside a priced loop stay the callee's).
+void gather_sites(Costs& c, const std::string& function, int line, const std::string& note, bool all) {
+  SiteCosts into;
+  into.function = function;
+  into.line = line;
+  into.note = note;
+  std::vector<SiteCosts> kept;
+  for (auto& s : c.sites) {
+    if (all || s.function == function) add_site_counts(into, s);
+    else kept.push_back(std::move(s));
+  }
+  kept.push_back(std::move(into));
+  c.sites = std::move(kept);
+}
+
 class Composer {
  public:
   explicit Composer(const ProgramModel& model) : model_(model) {}
 
-  SymbolicCosts function(const std::string& name) {
+  Costs function(const std::string& name) {
     auto done = memo_.find(name);
     if (done != memo_.end()) return done->second;
     auto fn = model_.functions.find(name);
@@ -152,52 +209,79 @@ class Composer {
                                   "statically: give its cost as a compute item instead",
                                   name));
     active_.insert(name);
-    SymbolicCosts c = items(fn->second.body);
+    Costs c = items(fn->second.body, Context{name, false});
     active_.erase(name);
     memo_.emplace(name, c);
     return c;
   }
 
  private:
-  SymbolicCosts items(const Items& list) {
-    SymbolicCosts acc;
-    for (const Item& it : list) add_into(acc, item(it));
+  // Where an item is: its function, and whether a loop around it (in the same
+  // function) is priced in cycles, which then cover its flops.
+  struct Context {
+    std::string function;
+    bool in_priced_loop = false;
+  };
+
+  Costs items(const Items& list, const Context& ctx) {
+    Costs acc;
+    for (const Item& it : list) add_into(acc, item(it, ctx));
     return acc;
   }
 
-  SymbolicCosts item(const Item& it) {
-    return std::visit([&](const auto& body) { return cost(body, it.line); }, it.body);
+  Costs item(const Item& it, const Context& ctx) {
+    return std::visit([&](const auto& body) { return cost(body, it, ctx); }, it.body);
   }
 
-  SymbolicCosts cost(const ComputeItem& c, int line) {
-    SymbolicCosts out;
-    out.flops_double = c.flops_double;
-    out.flops_single = c.flops_single;
-    out.loads = c.loads;
-    out.stores = c.stores;
-    for (const auto& [name, calls] : c.math_calls) out.math_calls[name] = calls;
-    out.memory.push_back({std::nullopt, c.load_bytes, c.store_bytes, line});
-    return out;
+  Costs cost(const ComputeItem& c, const Item& it, const Context& ctx) {
+    SiteCosts s;
+    s.function = ctx.function;
+    s.flops_double = c.flops_double;
+    s.flops_single = c.flops_single;
+    s.loads = c.loads;
+    s.stores = c.stores;
+    for (const auto& [name, calls] : c.math_calls) s.math_calls[name] = calls;
+    s.memory.push_back({std::nullopt, c.load_bytes, c.store_bytes, it.line});
+    // A call in a priced loop body costs MCA its call instruction only: the
+    // math calls stay priced by the machine's table.
+    if (ctx.in_priced_loop) {
+      s.cycle_flops_double = c.flops_double;
+      s.cycle_flops_single = c.flops_single;
+    }
+    return Costs{{std::move(s)}, {}};
   }
 
-  SymbolicCosts cost(const LoopItem& l, int line) {
-    SymbolicCosts body = items(l.body);
+  Costs cost(const LoopItem& l, const Item& it, const Context& ctx) {
+    const bool priced = !ctx.in_priced_loop && l.cycles_per_iteration.has_value();
+    Costs body = items(l.body, Context{ctx.function, ctx.in_priced_loop || priced});
+    if (priced) {
+      SiteCosts cycles;
+      cycles.function = ctx.function;
+      cycles.cycles = *l.cycles_per_iteration;
+      add_site(body.sites, cycles);
+    }
     if (l.working_set_bytes) {
       // Traffic of the body with no working set of its own lives in this loop's.
-      SymbolicCosts claimed = body;
-      claimed.memory.clear();
-      for (auto seg : body.memory) {
-        if (!seg.working_set_bytes) {
-          seg.working_set_bytes = l.working_set_bytes;
-          seg.line = line;
+      for (auto& site : body.sites) {
+        std::vector<MemorySegment> claimed;
+        for (auto seg : site.memory) {
+          if (!seg.working_set_bytes) {
+            seg.working_set_bytes = l.working_set_bytes;
+            seg.line = it.line;
+          }
+          add_segments(claimed, {seg});
         }
-        add_into(claimed, SymbolicCosts{.memory = {seg}});
+        site.memory = std::move(claimed);
       }
-      body = std::move(claimed);
     }
-    SymbolicCosts run = over_iterations(body, l.var, l.trip_count);
+    Costs run = over_iterations(body, l.var, l.trip_count);
     // The footprint is per run of the loop: added after the iterations.
-    if (l.footprint) run = footprint_claimed(std::move(run), *l.footprint, line);
+    if (l.footprint) {
+      run = footprint_claimed(std::move(run), *l.footprint, it.line);
+      gather_sites(run, ctx.function, it.line, it.note, /*all=*/true);
+    } else if (priced) {
+      gather_sites(run, ctx.function, it.line, it.note, /*all=*/false);
+    }
     return run;
   }
 
@@ -205,55 +289,61 @@ class Composer {
   // the in-core L1 bound) and its traffic becomes this loop's distinct bytes:
   // the outermost loop with a footprint has the last word, because data reused
   // between the runs of an inner loop is not fetched again.
-  static SymbolicCosts footprint_claimed(SymbolicCosts body, const LoopItem::Footprint& f, int line) {
-    std::vector<MemorySegment> segments = std::move(body.memory);
-    body.memory.clear();
-    for (auto seg : segments) {
-      if (seg.traffic == Traffic::Footprint) continue;
-      seg.traffic = Traffic::Covered;
-      add_into(body, SymbolicCosts{.memory = {seg}});
+  static Costs footprint_claimed(Costs body, const LoopItem::Footprint& f, int line) {
+    for (auto& site : body.sites) {
+      std::vector<MemorySegment> segments = std::move(site.memory);
+      site.memory.clear();
+      for (auto seg : segments) {
+        if (seg.traffic == Traffic::Footprint) continue;
+        seg.traffic = Traffic::Covered;
+        add_segments(site.memory, {seg});
+      }
     }
-    add_into(body, SymbolicCosts{.memory = {{f.bytes, f.load_bytes, f.store_bytes, line, Traffic::Footprint}}});
+    SiteCosts traffic;
+    traffic.function = body.sites.empty() ? std::string() : body.sites.front().function;
+    traffic.memory.push_back({f.bytes, f.load_bytes, f.store_bytes, line, Traffic::Footprint});
+    body.sites.push_back(std::move(traffic));  // gathered into the loop's site by the caller
     return body;
   }
 
-  SymbolicCosts cost(const BranchItem& b, int) {
-    SymbolicCosts then_costs = items(b.then_items), else_costs = items(b.else_items);
+  Costs cost(const BranchItem& b, const Item&, const Context& ctx) {
+    Costs then_costs = items(b.then_items, ctx), else_costs = items(b.else_items, ctx);
     Expr taken = b.condition ? expr::select(*b.condition, Expr(1), Expr(0)) : expr::real(b.probability);
     Expr not_taken = b.condition ? expr::select(*b.condition, Expr(0), Expr(1)) : expr::real(1 - b.probability);
-    SymbolicCosts out = scaled(then_costs, taken);
+    Costs out = scaled(then_costs, taken);
     add_into(out, scaled(else_costs, not_taken));
     return out;
   }
 
-  SymbolicCosts cost(const CallItem& c, int line) {
-    SymbolicCosts callee = function(c.function);
+  Costs cost(const CallItem& c, const Item& it, const Context&) {
+    Costs callee = function(c.function);
     const Function& fn = model_.functions.at(c.function);
     Substitution args;
     for (const auto& [name, value] : c.args) {
       if (std::find(fn.parameters.begin(), fn.parameters.end(), name) == fn.parameters.end())
-        throw UserError(fmt::format("line {}: call to '{}' passes '{}', which is not one of its parameters", line,
+        throw UserError(fmt::format("line {}: call to '{}' passes '{}', which is not one of its parameters", it.line,
                                     c.function, name));
       args.emplace(name, value);
     }
     return substituted(callee, args);
   }
 
-  SymbolicCosts cost(const MpiItem& m, int line) {
-    SymbolicCosts out;
-    out.mpi.push_back({m.op, m.count, m.count * m.bytes, m.peer, m.root, line});
+  Costs cost(const MpiItem& m, const Item& it, const Context& ctx) {
+    Costs out;
+    out.mpi.push_back({m.op, m.count, m.count * m.bytes, m.peer, m.root, it.line, ctx.function});
     return out;
   }
 
   const ProgramModel& model_;
-  std::map<std::string, SymbolicCosts> memo_;
+  std::map<std::string, Costs> memo_;
   std::set<std::string> active_;
 };
 
-SymbolicCosts simplified(SymbolicCosts c) {
+Costs simplified(Costs c) {
   c = map_counts(c, [](const Expr& e) { return expr::simplify(e); });
-  for (auto& seg : c.memory)
-    if (seg.working_set_bytes) seg.working_set_bytes = expr::simplify(*seg.working_set_bytes);
+  for (auto& site : c.sites)
+    for (auto& seg : site.memory)
+      if (seg.working_set_bytes) seg.working_set_bytes = expr::simplify(*seg.working_set_bytes);
   for (auto& g : c.mpi) {
     if (g.peer) g.peer = expr::simplify(*g.peer);
     if (g.root) g.root = expr::simplify(*g.root);
@@ -267,7 +357,26 @@ double value_of(const Expr& e, const expr::Bindings& b) { return expr::evaluate(
 
 SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& function) {
   Composer composer(model);
-  return simplified(composer.function(function));
+  Costs c = simplified(composer.function(function));
+  SymbolicCosts out;
+  SiteCosts total;
+  for (const auto& site : c.sites) add_site_counts(total, site);
+  out.flops_double = expr::simplify(total.flops_double);
+  out.flops_single = expr::simplify(total.flops_single);
+  out.loads = expr::simplify(total.loads);
+  out.stores = expr::simplify(total.stores);
+  for (auto& [name, calls] : total.math_calls) out.math_calls[name] = expr::simplify(calls);
+  out.memory = std::move(total.memory);
+  for (auto& seg : out.memory) {
+    seg.load_bytes = expr::simplify(seg.load_bytes);
+    seg.store_bytes = expr::simplify(seg.store_bytes);
+  }
+  out.cycles = expr::simplify(total.cycles);
+  out.cycle_flops_double = expr::simplify(total.cycle_flops_double);
+  out.cycle_flops_single = expr::simplify(total.cycle_flops_single);
+  out.sites = std::move(c.sites);
+  out.mpi = std::move(c.mpi);
+  return out;
 }
 
 SymbolicCosts symbolic_costs(const ProgramModel& model) { return symbolic_costs(model, model.entry); }
@@ -332,39 +441,66 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
 RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int rank) {
   RankCounts r;
   r.rank = rank;
-  r.flops_double = value_of(c.flops_double, b);
-  r.flops_single = value_of(c.flops_single, b);
-  r.loads = value_of(c.loads, b);
-  r.stores = value_of(c.stores, b);
-  for (const auto& [name, calls] : c.math_calls) r.math_calls[name] = value_of(calls, b);
-  for (const auto& seg : c.memory) {
-    MemoryTraffic t;
-    try {
-      if (seg.working_set_bytes) t.working_set_bytes = value_of(*seg.working_set_bytes, b);
-      t.load_bytes = value_of(seg.load_bytes, b);
-      t.store_bytes = value_of(seg.store_bytes, b);
-    } catch (const UserError& e) {
-      // A footprint is a refinement: when its bound does not evaluate (an
-      // unsigned vector-loop count at a size the vector loop never runs),
-      // the refinement is off for this rank, the counts stand.
-      if (seg.traffic != Traffic::Footprint) throw;
-      std::string why = e.what();
-      if (why.size() > 240) why = why.substr(0, 240) + " ...";  // the bound itself can run to kilobytes
-      r.footprint_error = fmt::format("the loop at line {}: {}", seg.line, why);
-      continue;
+  for (const auto& site : c.sites) {
+    SiteCounts s;
+    s.function = site.function;
+    s.line = site.line;
+    s.note = site.note;
+    s.flops_double = value_of(site.flops_double, b);
+    s.flops_single = value_of(site.flops_single, b);
+    s.loads = value_of(site.loads, b);
+    s.stores = value_of(site.stores, b);
+    for (const auto& [name, calls] : site.math_calls) s.math_calls[name] = value_of(calls, b);
+    s.cycles = value_of(site.cycles, b);
+    s.cycle_flops_double = value_of(site.cycle_flops_double, b);
+    s.cycle_flops_single = value_of(site.cycle_flops_single, b);
+    bool footprint_failed = false;
+    for (const auto& seg : site.memory) {
+      MemoryTraffic t;
+      try {
+        if (seg.working_set_bytes) t.working_set_bytes = value_of(*seg.working_set_bytes, b);
+        t.load_bytes = value_of(seg.load_bytes, b);
+        t.store_bytes = value_of(seg.store_bytes, b);
+      } catch (const UserError& e) {
+        // A footprint is a refinement: when its bound does not evaluate (an
+        // unsigned vector-loop count at a size the vector loop never runs),
+        // the refinement is off for this rank, the counts stand.
+        if (seg.traffic != Traffic::Footprint) throw;
+        std::string why = e.what();
+        if (why.size() > 240) why = why.substr(0, 240) + " ...";  // the bound itself can run to kilobytes
+        r.footprint_error = fmt::format("the loop at line {}: {}", seg.line, why);
+        footprint_failed = true;
+        continue;
+      }
+      t.line = seg.line;
+      t.traffic = seg.traffic;
+      if (t.traffic != Traffic::Footprint) {
+        s.load_bytes += t.load_bytes;
+        s.store_bytes += t.store_bytes;
+      }
+      s.memory.push_back(t);
     }
-    t.line = seg.line;
-    t.traffic = seg.traffic;
-    if (t.traffic != Traffic::Footprint) {
-      r.load_bytes += t.load_bytes;
-      r.store_bytes += t.store_bytes;
-    }
-    r.memory.push_back(t);
+    // Without its distinct bytes, the nest's accesses are its traffic again.
+    if (footprint_failed)
+      for (auto& t : s.memory) t.traffic = Traffic::Access;
+    r.flops_double += s.flops_double;
+    r.flops_single += s.flops_single;
+    r.loads += s.loads;
+    r.stores += s.stores;
+    r.load_bytes += s.load_bytes;
+    r.store_bytes += s.store_bytes;
+    for (const auto& [name, calls] : s.math_calls) r.math_calls[name] += calls;
+    r.memory.insert(r.memory.end(), s.memory.begin(), s.memory.end());
+    r.cycles += s.cycles;
+    r.cycle_flops_double += s.cycle_flops_double;
+    r.cycle_flops_single += s.cycle_flops_single;
+    r.sites.push_back(std::move(s));
   }
   for (const auto& g : c.mpi) {
     MpiCalls m;
     m.op = g.op;
     m.line = g.line;
+    m.function = g.function;
     m.calls = value_of(g.calls, b);
     double bytes = value_of(g.bytes, b);
     m.bytes_per_call = m.calls > 0 ? bytes / m.calls : 0;

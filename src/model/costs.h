@@ -2,6 +2,17 @@
 // costs as expressions over its parameters, and those costs evaluated for one
 // rank. Composition follows the code: loops multiply or sum, branches select or
 // weigh, calls substitute arguments (docs/program-model.md).
+//
+// Costs are kept per site, the unit the predictor prices as one piece of work
+// (a roofline or ECM-like bound per loop nest, summed, instead of one bound
+// over the whole program's totals):
+//   * the outermost loop with a footprint claims everything inside it: one loop
+//     nest, one working set, one traffic figure;
+//   * an innermost loop priced in cycles (MCA) with no such loop around it is a
+//     site of its own;
+//   * the rest of a function (straight-line code, loops with neither) is the
+//     function's site, line 0.
+// A callee's sites stay the callee's (scaled by the loops around the call).
 #pragma once
 
 #include <map>
@@ -39,12 +50,30 @@ struct MpiGroup {
   std::optional<Expr> peer;  // none when unknown or not point to point
   std::optional<Expr> root;
   int line = 0;
+  std::string function;  // the model function the call is in
 };
 
-struct SymbolicCosts {
+// The counts of one site (see above).
+struct SiteCosts {
+  std::string function;  // the model function the site's code is in
+  int line = 0;          // the loop's source line; 0: the rest of the function
+  std::string note;      // the loop's note (where inlined code came from)
   Expr flops_double, flops_single, loads, stores;
   std::map<std::string, Expr> math_calls;  // "sin" double, "sinf" single
   std::vector<MemorySegment> memory;
+  // In-core cycles of the loops priced by MCA (cycles_per_iteration), and the
+  // flops inside those loops, which the cycles price instead of flops / peak.
+  Expr cycles, cycle_flops_double, cycle_flops_single;
+};
+
+struct SymbolicCosts {
+  // Totals over the sites.
+  Expr flops_double, flops_single, loads, stores;
+  std::map<std::string, Expr> math_calls;
+  std::vector<MemorySegment> memory;
+  Expr cycles, cycle_flops_double, cycle_flops_single;
+
+  std::vector<SiteCosts> sites;
   std::vector<MpiGroup> mpi;
 };
 
@@ -68,15 +97,30 @@ struct MpiCalls {
   double bytes_per_call = 0;
   std::optional<long long> peer;  // -1 for MPI_PROC_NULL
   int line = 0;
+  std::string function;
+};
+
+struct SiteCounts {
+  std::string function;
+  int line = 0;
+  std::string note;
+  double flops_double = 0, flops_single = 0;
+  double loads = 0, stores = 0, load_bytes = 0, store_bytes = 0;  // every access (Access and Covered)
+  std::map<std::string, double> math_calls;
+  std::vector<MemoryTraffic> memory;
+  double cycles = 0, cycle_flops_double = 0, cycle_flops_single = 0;
 };
 
 struct RankCounts {
   int rank = 0;
+  // Totals over the sites.
   double flops_double = 0, flops_single = 0;
   double loads = 0, stores = 0, load_bytes = 0, store_bytes = 0;  // every access
   std::map<std::string, double> math_calls;
   std::vector<MemoryTraffic> memory;  // load_bytes/store_bytes are the Access and Covered segments
+  double cycles = 0, cycle_flops_double = 0, cycle_flops_single = 0;
   std::string footprint_error;        // why a footprint did not evaluate (the refinement is then off)
+  std::vector<SiteCounts> sites;
   std::vector<MpiCalls> mpi;
   // Derived: totals over `mpi`.
   double mpi_calls = 0;    // every call, MPI_PROC_NULL included

@@ -103,6 +103,7 @@ class Reader {
       if (!j["line"].is_number_integer()) fail(path + "/line", "expected a source line number");
       it.line = j["line"].get<int>();
     }
+    if (j.contains("note")) it.note = string_at(j["note"], path + "/note");
     std::string kind = string_at(member(j, path, "kind"), path + "/kind");
     if (kind == "compute") {
       only_keys(j, path, {"kind", "line", "note", "flops_double", "flops_single", "loads", "stores",

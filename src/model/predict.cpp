@@ -25,49 +25,6 @@ const machine::MemoryLevel* level_named(const machine::NodeGroup& g, const std::
   return nullptr;
 }
 
-Items cycles_items(const Items& items, bool in_priced_loop, int& loops) {
-  Items out;
-  for (const Item& it : items) {
-    Item copy{it.line, ComputeItem{}};
-    if (const auto* c = std::get_if<ComputeItem>(&it.body)) {
-      ComputeItem k;
-      if (!in_priced_loop) k.flops_double = c->flops_double, k.flops_single = c->flops_single;
-      k.math_calls = c->math_calls;  // a call in the loop body: MCA prices the call instruction only
-      copy.body = std::move(k);
-    } else if (const auto* l = std::get_if<LoopItem>(&it.body)) {
-      LoopItem k;
-      k.var = l->var;
-      k.trip_count = l->trip_count;
-      bool priced = !in_priced_loop && l->cycles_per_iteration;
-      if (priced) ++loops;
-      k.body = cycles_items(l->body, in_priced_loop || priced, loops);
-      if (priced) {
-        ComputeItem cycles;
-        cycles.loads = *l->cycles_per_iteration;
-        k.body.push_back(Item{it.line, std::move(cycles)});
-      }
-      copy.body = std::move(k);
-    } else if (const auto* b = std::get_if<BranchItem>(&it.body)) {
-      BranchItem k;
-      k.condition = b->condition;
-      k.probability = b->probability;
-      k.then_items = cycles_items(b->then_items, in_priced_loop, loops);
-      k.else_items = cycles_items(b->else_items, in_priced_loop, loops);
-      copy.body = std::move(k);
-    } else if (std::get_if<CallItem>(&it.body)) {
-      copy.body = it.body;
-    } else {
-      continue;  // MPI: no core cycles
-    }
-    out.push_back(std::move(copy));
-  }
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
 // The functions a run of the entry can reach: only their priced loops count
 // towards the refinement a prediction reports.
 void collect_reachable(const ProgramModel& model, const std::vector<Item>& items, std::set<std::string>& seen) {
@@ -84,23 +41,92 @@ void collect_reachable(const ProgramModel& model, const std::vector<Item>& items
   }
 }
 
+// Loops priced by their cycles: the outermost that carry cycles_per_iteration
+// (one inside another is covered by it, as the composition in costs.cpp does).
+int count_priced(const Items& items, bool in_priced) {
+  int n = 0;
+  for (const auto& it : items) {
+    if (const auto* l = std::get_if<LoopItem>(&it.body)) {
+      bool priced = !in_priced && l->cycles_per_iteration;
+      n += priced + count_priced(l->body, in_priced || priced);
+    } else if (const auto* b = std::get_if<BranchItem>(&it.body)) {
+      n += count_priced(b->then_items, in_priced) + count_priced(b->else_items, in_priced);
+    }
+  }
+  return n;
+}
+
 }  // namespace
 
-ProgramModel mca_cycles_model(const ProgramModel& model, int* loops_with_cycles) {
-  ProgramModel m = model;
+int priced_loop_count(const ProgramModel& model) {
   std::set<std::string> reachable;
-  if (model.functions.count(model.entry)) {
-    reachable.insert(model.entry);
-    collect_reachable(model, model.functions.at(model.entry).body, reachable);
+  if (!model.functions.count(model.entry)) return 0;
+  reachable.insert(model.entry);
+  collect_reachable(model, model.functions.at(model.entry).body, reachable);
+  int n = 0;
+  for (const auto& name : reachable) n += count_priced(model.functions.at(name).body, false);
+  return n;
+}
+
+std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine::NodeGroup& g, int ranks_on_node,
+                                        const PredictOptions& options) {
+  const double peak_double = g.flops_per_core_for(machine::Precision::Double, options.simd);
+  const double peak_single = g.flops_per_core_for(machine::Precision::Single, options.simd);
+  const double l1_bw = g.memory.front().bandwidth_per_core_Bps(ranks_on_node);
+  const machine::MemoryLevel* forced =
+      options.memory_level == "auto" ? nullptr : level_named(g, options.memory_level);
+  auto level_of = [&](const MemoryTraffic& t) -> const machine::MemoryLevel& {
+    return t.working_set_bytes ? *g.memory_level_for(*t.working_set_bytes, ranks_on_node).level
+                               : g.outermost_level();
+  };
+
+  std::vector<SitePrediction> out;
+  out.reserve(counts.sites.size());
+  for (const SiteCounts& c : counts.sites) {
+    SitePrediction s;
+    s.function = c.function;
+    s.line = c.line;
+    s.note = c.note;
+    // Compute: math calls become flops of their precision.
+    double math_double = 0, math_single = 0;
+    for (const auto& [name, calls] : c.math_calls) {
+      bool single = is_single_precision_math(name);
+      double f = calls * g.math.flops(math_base(name), single ? machine::Precision::Single : machine::Precision::Double);
+      (single ? math_single : math_double) += f;
+    }
+    s.flops = c.flops_double + c.flops_single + math_double + math_single;
+    s.bytes = c.load_bytes + c.store_bytes;
+    s.compute_s = (c.flops_double + math_double) / peak_double + (c.flops_single + math_single) / peak_single;
+    s.cycles = c.cycles;
+    s.in_core_s = s.compute_s;
+    if (g.clock_Hz && c.cycles > 0)
+      s.in_core_s = c.cycles / *g.clock_Hz + (c.flops_double - c.cycle_flops_double + math_double) / peak_double +
+                    (c.flops_single - c.cycle_flops_single + math_single) / peak_single;
+
+    // Memory: every rank on the node streams at once, so each gets its share.
+    double serial_weighted = 0;
+    for (const auto& t : c.memory) {
+      double bytes = t.load_bytes + t.store_bytes;
+      if (bytes == 0) continue;
+      const machine::MemoryLevel& level = level_of(t);
+      double at_level_s = bytes / level.bandwidth_per_core_Bps(ranks_on_node);
+      if (t.traffic == Traffic::Covered) {
+        s.l1_access_s += bytes / l1_bw;
+      } else {
+        s.traffic_s += at_level_s;
+        serial_weighted += level.serial_fraction * at_level_s;
+      }
+      if (t.traffic != Traffic::Footprint)
+        s.memory_s += forced ? bytes / forced->bandwidth_per_core_Bps(ranks_on_node) : at_level_s;
+    }
+    s.serial_fraction = s.traffic_s > 0 ? serial_weighted / s.traffic_s : 0;
+    s.memory_bound = s.memory_s > s.compute_s;
+    s.time_s = std::max(s.compute_s, s.memory_s);
+    double core = std::max(s.in_core_s, s.l1_access_s);
+    s.refined_s = std::max(core, s.traffic_s) + s.serial_fraction * std::min(core, s.traffic_s);
+    out.push_back(std::move(s));
   }
-  int counted = 0;
-  for (auto& [name, f] : m.functions) {
-    int loops = 0;
-    f.body = cycles_items(model.functions.at(name).body, false, loops);
-    if (reachable.count(name)) counted += loops;
-  }
-  if (loops_with_cycles) *loops_with_cycles = counted;
-  return m;
+  return out;
 }
 
 Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const machine::Machine& m, int np,
@@ -116,7 +142,7 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
   Prediction p;
   p.np = np;
   p.mca_cpu = model.mca_cpu;
-  ProgramModel cycles_model = mca_cycles_model(model, &p.mca_loops);
+  p.mca_loops = priced_loop_count(model);
   std::string no_clock;
   for (const auto& g : m.groups)
     if (!g.clock_Hz) no_clock = g.name.empty() ? "the machine's nodes" : "node group '" + g.name + "'";
@@ -127,8 +153,6 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
   } else {
     p.mca_available = true;
   }
-  SymbolicCosts cycle_costs;
-  if (p.mca_available) cycle_costs = symbolic_costs(cycles_model);
   std::vector<int> node_of(static_cast<size_t>(np));
   std::map<int, int> ranks_on_node;
   for (int r = 0; r < np; ++r) {
@@ -143,40 +167,21 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     const machine::NodeGroup& g = m.group_of_node(rp.node);
     rp.counts = evaluate_rank(costs, bind_rank(model, parameters, r, np), r);
     const RankCounts& c = rp.counts;
+    rp.sites = price_sites(c, g, rp.ranks_on_node, options);
 
-    // Compute: math calls become flops of their precision.
-    double math_double = 0, math_single = 0;
-    for (const auto& [name, calls] : c.math_calls) {
-      bool single = is_single_precision_math(name);
-      double f = calls * g.math.flops(math_base(name), single ? machine::Precision::Single : machine::Precision::Double);
-      (single ? math_single : math_double) += f;
+    // The whole rank: sums over its sites (every term is additive).
+    for (const auto& s : rp.sites) {
+      rp.flops += s.flops;
+      rp.compute_s += s.compute_s;
+      rp.memory_s += s.memory_s;
+      rp.in_core_s += s.in_core_s;
+      rp.l1_access_s += s.l1_access_s;
+      rp.traffic_s += s.traffic_s;
+      rp.refined_time_s += s.refined_s;
     }
-    rp.math_flops = math_double + math_single;
-    rp.flops = c.flops_double + c.flops_single + rp.math_flops;
-    rp.compute_s = (c.flops_double + math_double) / g.flops_per_core_for(machine::Precision::Double, options.simd) +
-                   (c.flops_single + math_single) / g.flops_per_core_for(machine::Precision::Single, options.simd);
-
-    // Memory: every rank on the node streams at once, so each gets its share.
-    for (const auto& level : g.memory) {
-      double bw = level.bandwidth_per_core_Bps(rp.ranks_on_node);
-      rp.memory_s_if_all_in[level.name] = (c.load_bytes + c.store_bytes) / bw;
-    }
-    auto bandwidth_for = [&](const MemoryTraffic& t) {
-      return t.working_set_bytes ? g.memory_level_for(*t.working_set_bytes, rp.ranks_on_node).bandwidth_per_core_Bps
-                                 : g.outermost_level().bandwidth_per_core_Bps(rp.ranks_on_node);
-    };
-    double l1_bw = g.memory.front().bandwidth_per_core_Bps(rp.ranks_on_node);
-    for (const auto& t : c.memory) {
-      double bytes = t.load_bytes + t.store_bytes;
-      if (bytes == 0) continue;
-      double at_level_s = bytes / bandwidth_for(t);
-      if (t.traffic == Traffic::Covered) rp.l1_access_s += bytes / l1_bw;
-      else rp.traffic_s += at_level_s;
-      if (options.memory_level == "auto" && t.traffic != Traffic::Footprint) rp.memory_s += at_level_s;
-    }
-    if (options.memory_level != "auto") {
-      rp.memory_s = rp.memory_s_if_all_in.at(options.memory_level);
-    }
+    rp.math_flops = rp.flops - c.flops_double - c.flops_single;
+    for (const auto& level : g.memory)
+      rp.memory_s_if_all_in[level.name] = (c.load_bytes + c.store_bytes) / level.bandwidth_per_core_Bps(rp.ranks_on_node);
 
     // Network: each message priced between this rank's node and its peer's;
     // collectives and unknown peers at the inter-node figures.
@@ -196,21 +201,19 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
       rp.latency_s += call.calls * (latency + m.network.overhead_s);
       rp.transfer_s += call.calls * call.bytes_per_call / bandwidth;
     }
+    const double comm_s = rp.latency_s + rp.transfer_s;
 
     rp.memory_bound = rp.memory_s > rp.compute_s;
-    rp.time_s = std::max(rp.compute_s, rp.memory_s) + rp.latency_s + rp.transfer_s;
-
+    rp.time_s = std::max(rp.compute_s, rp.memory_s) + comm_s;
     if (p.mca_available) {
-      RankCounts k = evaluate_rank(cycle_costs, bind_rank(model, parameters, r, np), r);
-      rp.mca_cycles = k.loads;
-      rp.mca_flops = (c.flops_double + c.flops_single) - (k.flops_double + k.flops_single);
-      rp.in_core_s = rp.mca_cycles / *g.clock_Hz +
-                     (k.flops_double + math_double) / g.flops_per_core_for(machine::Precision::Double, options.simd) +
-                     (k.flops_single + math_single) / g.flops_per_core_for(machine::Precision::Single, options.simd);
-      rp.mca_time_s = std::max(rp.in_core_s, rp.memory_s) + rp.latency_s + rp.transfer_s;
+      rp.mca_cycles = c.cycles;
+      rp.mca_flops = c.cycle_flops_double + c.cycle_flops_single;
+      rp.mca_time_s = std::max(rp.in_core_s, rp.memory_s) + comm_s;
+    } else {
+      rp.in_core_s = rp.compute_s;
     }
-    double core_s = p.mca_available ? rp.in_core_s : rp.compute_s;
-    rp.footprint_time_s = std::max({core_s, rp.l1_access_s, rp.traffic_s}) + rp.latency_s + rp.transfer_s;
+    rp.footprint_time_s = std::max({rp.in_core_s, rp.l1_access_s, rp.traffic_s}) + comm_s;
+    rp.refined_time_s += comm_s;
     p.ranks.push_back(std::move(rp));
   }
 
@@ -224,6 +227,10 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
   for (const auto& rp : p.ranks) {
     p.mca_time_s = std::max(p.mca_time_s, rp.mca_time_s);
     p.footprint_time_s = std::max(p.footprint_time_s, rp.footprint_time_s);
+    if (rp.refined_time_s > p.refined_time_s) {
+      p.refined_time_s = rp.refined_time_s;
+      p.refined_slowest_rank = rp.counts.rank;
+    }
     if (rp.time_s > p.predicted_time_s) {
       p.predicted_time_s = rp.time_s;
       p.slowest_rank = rp.counts.rank;

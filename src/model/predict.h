@@ -8,7 +8,11 @@
 // (the plain formula assumes one level for everything; its all-L1 and all-DRAM
 // times are reported beside the prediction as the baselines to beat).
 //
-// Refinement beside the plain formula (reported next to it, never instead):
+// Every figure is also given per site (costs.h: a loop nest with a footprint,
+// an innermost loop priced in cycles, or the rest of a function): the breakdown
+// says which loop nest is compute- or memory-bound and what it costs.
+//
+// Refinements beside the plain formula (reported next to it, never instead):
 // * MCA in-core time. Innermost loops that carry cycles_per_iteration (LLVM's
 //   machine-code analyser on the loop's own machine code, `perfcast analyze`)
 //   are priced trip_count x cycles / clock instead of flops / peak; the rest of
@@ -18,6 +22,13 @@
 //   access, from the level the footprint fits in; every access still passes
 //   through L1. T_fp,i = max(core_i, l1_access_i, traffic_i) + comm_i, core_i
 //   being the MCA in-core time when available, else flops / peak.
+// * Per site. The bound is taken per site and the sites add up (a loop nest
+//   that is compute-bound cannot lend its idle memory time to one that is
+//   memory-bound), with the machine's measured overlap of in-core work and
+//   memory transfers (memory level `serial_fraction`, docs/machine-format.md):
+//     T_site = max(core, l1, traffic) + f * min(core', traffic),
+//     core' = max(core, l1), f = the serial fraction of the traffic's levels,
+//   T_sites,i = sum over sites + comm_i. This is the refined prediction.
 #pragma once
 
 #include <map>
@@ -34,6 +45,25 @@ struct PredictOptions {
   // or the name of one level for everything (the paper's all-L1 / all-DRAM).
   std::string memory_level = "auto";
   bool simd = true;  // price flops at the SIMD rate (else scalar)
+};
+
+// One site of one rank, priced.
+struct SitePrediction {
+  std::string function;
+  int line = 0;  // 0: the function's code outside loop nests of their own
+  std::string note;
+  double flops = 0;      // double + single + math calls priced in flops
+  double bytes = 0;      // every access, loaded + stored
+  double compute_s = 0;  // flops / peak
+  double memory_s = 0;   // bytes from their level (the plain formula's memory term)
+  double time_s = 0;     // max(compute_s, memory_s): the plain formula on this site alone
+  bool memory_bound = false;
+  double cycles = 0;           // MCA cycles of its priced loops
+  double in_core_s = 0;        // cycles / clock + the other flops / peak (compute_s without MCA)
+  double l1_access_s = 0;      // accesses inside footprint loops at L1 bandwidth
+  double traffic_s = 0;        // distinct bytes from their levels, other accesses as the plain formula
+  double serial_fraction = 0;  // of the traffic's levels, weighted by their time
+  double refined_s = 0;        // max(core, l1, traffic) + serial_fraction * min(max(core, l1), traffic)
 };
 
 struct RankPrediction {
@@ -58,6 +88,9 @@ struct RankPrediction {
   double l1_access_s = 0;       // every access inside footprint loops, at L1 bandwidth
   double traffic_s = 0;         // footprints from their levels + accesses outside footprint loops
   double footprint_time_s = 0;  // max(in-core or compute, l1_access_s, traffic_s) + comm
+  // Per site: the refined prediction, sum of SitePrediction::refined_s + comm.
+  std::vector<SitePrediction> sites;
+  double refined_time_s = 0;
 };
 
 struct Prediction {
@@ -78,14 +111,19 @@ struct Prediction {
   bool footprint_available = false;  // some loop the entry runs carries a footprint, and it evaluates
   std::string footprint_note;        // why not, when a footprint did not evaluate
   double footprint_time_s = 0;
+  // The refined prediction: max over ranks of RankPrediction::refined_time_s
+  // (uses whatever refinements are available; see the header comment).
+  double refined_time_s = 0;
+  int refined_slowest_rank = 0;
 };
 
-// The model with every count replaced for the MCA refinement: `loads` holds
-// core cycles (cycles_per_iteration per iteration of the loops that carry it),
-// flops inside those loops are dropped, flops elsewhere and math calls are
-// kept, memory traffic and MPI are dropped. Composed like any model
-// (symbolic_costs), it gives cycles and the flops MCA does not price.
-ProgramModel mca_cycles_model(const ProgramModel& model, int* loops_with_cycles = nullptr);
+// Loops the entry can reach that carry cycles_per_iteration (priced by MCA).
+int priced_loop_count(const ProgramModel& model);
+
+// Prices one rank's sites on its node, with `ranks_on_node` ranks sharing the
+// node's bandwidth. `clock_Hz` (0: none) turns MCA cycles into seconds.
+std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine::NodeGroup& node, int ranks_on_node,
+                                        const PredictOptions& options);
 
 Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const machine::Machine& machine, int np,
                    const std::map<std::string, expr::Value>& parameters, const PredictOptions& options = {});

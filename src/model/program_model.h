@@ -68,6 +68,7 @@ struct MpiItem {
 
 struct Item {
   int line = 0;
+  std::string note;  // free text; the analyser says where inlined code came from
   std::variant<ComputeItem, LoopItem, BranchItem, CallItem, MpiItem> body;
 };
 

@@ -201,3 +201,20 @@ TEST(MachineLoad, TheDocsSmallestFileLoads) {
 
 }  // namespace
 }  // namespace perfcast::machine
+
+// serial_fraction is a number from 0 to 1; anything else names the field.
+TEST(MachineLoad, SerialFractionIsAFractionNamedInItsError) {
+  const std::string base = "name = \"m\"\n[node]\ncount = 1\ncores = 1\nflops_per_core = \"1 Gflop/s\"\n"
+                            "[network]\nlatency = \"1 us\"\nbandwidth = \"1 GB/s\"\n[memory]\n";
+  auto ok = perfcast::machine::load_machine_string(base + "DRAM = { bandwidth = \"10 GB/s\", serial_fraction = 0.4 }\n", "m.toml");
+  EXPECT_DOUBLE_EQ(ok.groups[0].memory.back().serial_fraction, 0.4);
+  for (const char* bad : {"1.5", "-0.1", "\"half\""}) {
+    try {
+      perfcast::machine::load_machine_string(base + "DRAM = { bandwidth = \"10 GB/s\", serial_fraction = " + bad + " }\n",
+                                   "m.toml");
+      FAIL() << bad;
+    } catch (const perfcast::UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("memory.DRAM.serial_fraction"), std::string::npos) << e.what();
+    }
+  }
+}

@@ -197,3 +197,45 @@ TEST(Model, NotJsonIsAClearError) {
     EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos);
   }
 }
+
+// Sites: the outermost loop with a footprint claims its nest; an innermost loop
+// priced in cycles is a site of its own; the rest of a function is its site
+// (line 0); a callee's sites stay the callee's. The sites add up to the totals.
+TEST(Costs, SitesFollowLoopNestsAndFunctions) {
+  auto m = model_from(R"J({
+      "main": {"body": [
+        {"kind": "compute", "flops_double": "5", "line": 2},
+        {"kind": "loop", "line": 10, "trip_count": "n",
+         "footprint": {"bytes": "16 * n", "load_bytes": "8 * n", "store_bytes": "8 * n"}, "body": [
+          {"kind": "loop", "line": 11, "trip_count": "4", "cycles_per_iteration": "3", "body": [
+            {"kind": "compute", "flops_double": "2", "load_bytes": "8", "store_bytes": "8"}]}]},
+        {"kind": "loop", "line": 20, "trip_count": "n", "cycles_per_iteration": "1.5", "body": [
+          {"kind": "compute", "flops_double": "1", "load_bytes": "16"}]},
+        {"kind": "loop", "line": 30, "trip_count": "2", "body": [{"kind": "call", "function": "f"}]}]},
+      "f": {"body": [{"kind": "compute", "flops_single": "7", "load_bytes": "4"}]}})J",
+                      R"J("parameters": {"n": {}})J");
+  auto c = counts(m, {{"n", 100}});
+  std::map<std::pair<std::string, int>, const SiteCounts*> by;
+  for (const auto& s : c.sites) by[{s.function, s.line}] = &s;
+  ASSERT_EQ(by.size(), 4u) << "main:10, main:20, main (rest), f (rest)";
+  const SiteCounts& nest = *by.at({"main", 10});
+  EXPECT_EQ(nest.flops_double, 2 * 4 * 100);
+  EXPECT_EQ(nest.cycles, 3 * 4 * 100);  // the inner loop's cycles belong to the nest that claims it
+  EXPECT_EQ(nest.cycle_flops_double, 2 * 4 * 100);
+  EXPECT_EQ(nest.load_bytes, 8 * 4 * 100);  // every access still counted
+  double distinct = 0;
+  for (const auto& t : nest.memory)
+    if (t.traffic == Traffic::Footprint) distinct += t.load_bytes + t.store_bytes;
+  EXPECT_EQ(distinct, 16 * 100);
+  const SiteCounts& priced = *by.at({"main", 20});
+  EXPECT_EQ(priced.cycles, 1.5 * 100);
+  EXPECT_EQ(priced.flops_double, 100);
+  EXPECT_EQ(by.at({"main", 0})->flops_double, 5);
+  EXPECT_EQ(by.at({"main", 0})->cycles, 0);
+  EXPECT_EQ(by.at({"f", 0})->flops_single, 2 * 7);
+  // The totals are the sums of the sites.
+  EXPECT_EQ(c.flops_double, 5 + 800 + 100);
+  EXPECT_EQ(c.flops_single, 14);
+  EXPECT_EQ(c.cycles, 1200 + 150);
+  EXPECT_EQ(c.load_bytes, 3200 + 1600 + 8);
+}

@@ -174,3 +174,39 @@ TEST(Predict, FootprintsFetchDistinctBytesFromTheirLevel) {
   auto plain = model_from(R"J({"main": {"body": [{"kind": "compute", "load_bytes": "8"}]}})J");
   EXPECT_FALSE(run(plain, hand_machine(), 1).footprint_available);
 }
+
+// The refined prediction bounds each site (loop nest) on its own and adds the
+// sites: a compute-bound nest cannot lend its idle memory time to a
+// memory-bound one, which the plain formula's one max over the totals does.
+// With a serial fraction f on DRAM, a site costs max(core, traffic) + f * min.
+TEST(Predict, RefinedPredictionBoundsEachSiteAndAddsThem) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "line": 10, "trip_count": "1000", "body": [
+        {"kind": "compute", "flops_double": "1000000", "load_bytes": "8"}]},
+      {"kind": "loop", "line": 20, "trip_count": "1000", "body": [
+        {"kind": "compute", "flops_double": "8", "load_bytes": "1000000"}]}]}})J");
+  // One rank: 1 Gflop/s, DRAM 10 GB/s. Nest 10: 1 s of flops, 0.8 us of bytes.
+  // Nest 20: 8 us of flops, 0.1 s of bytes.
+  auto p = run(m, hand_machine(), 1);
+  const auto& r = p.ranks[0];
+  ASSERT_EQ(r.sites.size(), 1u) << "loops without footprint or cycles are the function's rest";
+  EXPECT_NEAR(r.time_s, 1.0 + 8e-6, 1e-12);  // plain: max(1.000008 s, 0.1000008 s)
+
+  // Give each nest its own site (cycles at 1 GHz = the same time as flops / peak).
+  auto sited = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "line": 10, "trip_count": "1000", "cycles_per_iteration": "1000000", "body": [
+        {"kind": "compute", "flops_double": "1000000", "load_bytes": "8"}]},
+      {"kind": "loop", "line": 20, "trip_count": "1000", "cycles_per_iteration": "8", "body": [
+        {"kind": "compute", "flops_double": "8", "load_bytes": "1000000"}]}]}})J");
+  auto q = run(sited, hand_machine({"node.clock=\"1 GHz\""}), 1);
+  const auto& s = q.ranks[0];
+  ASSERT_EQ(s.sites.size(), 2u);
+  EXPECT_NEAR(q.predicted_time_s, 1.0 + 8e-6, 1e-12) << "the plain formula is unchanged";
+  EXPECT_NEAR(q.refined_time_s, 1.0 + 0.1, 1e-9) << "compute-bound nest + memory-bound nest";
+  for (const auto& site : s.sites) EXPECT_EQ(site.memory_bound, site.line == 20) << site.line;
+
+  // Half of the shorter term does not overlap: nest 10 adds f * 0.8 us of
+  // traffic to its 1 s of core, nest 20 f * 8 us of core to its 0.1 s of traffic.
+  auto serial = run(sited, hand_machine({"node.clock=\"1 GHz\"", "memory.DRAM.serial_fraction=0.5"}), 1);
+  EXPECT_NEAR(serial.refined_time_s, 1.0 + 0.5 * 0.8e-6 + 0.1 + 0.5 * 8e-6, 1e-12);
+}
