@@ -56,6 +56,7 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
           {"compute_s", r.compute_s},
           {"memory_s", r.memory_s},
           {"memory_s_if_all_in", mem},
+          {"overhead_s", r.overhead_s},
           {"latency_s", r.latency_s},
           {"transfer_s", r.transfer_s},
           {"time_s", r.time_s},
@@ -148,7 +149,7 @@ void add_rank_row(report::Table& t, const model::RankPrediction& r, const std::s
   std::vector<std::string> row = {label, std::to_string(r.node), quantity(r.flops, Dimension::Flops),
              quantity(c.load_bytes + c.store_bytes, Dimension::Bytes), count(c.mpi_calls),
              quantity(c.sent_bytes, Dimension::Bytes), quantity(r.compute_s, Dimension::Seconds),
-             quantity(r.memory_s, Dimension::Seconds), quantity(r.latency_s + r.transfer_s, Dimension::Seconds),
+             quantity(r.memory_s, Dimension::Seconds), quantity(r.overhead_s + r.latency_s + r.transfer_s, Dimension::Seconds),
              quantity(r.time_s, Dimension::Seconds), r.memory_bound ? "memory" : "compute"};
   if (mca) {
     row.push_back(quantity(r.in_core_s, Dimension::Seconds));
@@ -257,8 +258,8 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
         "refined: per site, {} against {}, overlapped as the machine measured, summed: {}  [rank {}: sites {}, comm {}]\n",
         mca ? "in-core time (MCA)" : "flops / peak", p.footprint_available ? "footprint traffic" : "memory traffic",
         quantity(p.refined_time_s, Dimension::Seconds), r.counts.rank,
-        quantity(r.refined_time_s - r.latency_s - r.transfer_s, Dimension::Seconds),
-        quantity(r.latency_s + r.transfer_s, Dimension::Seconds));
+        quantity(r.refined_time_s - r.overhead_s - r.latency_s - r.transfer_s, Dimension::Seconds),
+        quantity(r.overhead_s + r.latency_s + r.transfer_s, Dimension::Seconds));
   }
   print_sites(p.ranks[static_cast<size_t>(p.refined_slowest_rank)], mca);
   if (!a.all_ranks && p.ranks.size() > 16) std::cout << "(--all-ranks lists every rank; --json gives them all)\n";

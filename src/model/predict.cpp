@@ -183,9 +183,12 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     for (const auto& level : g.memory)
       rp.memory_s_if_all_in[level.name] = (c.load_bytes + c.store_bytes) / level.bandwidth_per_core_Bps(rp.ranks_on_node);
 
-    // Network: each message priced between this rank's node and its peer's;
-    // collectives and unknown peers at the inter-node figures.
+    // Network: every call costs the library's overhead (LogP o: a call to
+    // MPI_PROC_NULL or a wait costs it too); each message also its latency and
+    // transfer, priced between this rank's node and its peer's; collectives
+    // and unknown peers at the inter-node figures.
     for (const auto& call : c.mpi) {
+      rp.overhead_s += call.calls * m.network.overhead_s;
       bool send = is_point_to_point_send(call.op), collective = is_collective(call.op);
       if (!send && !collective) continue;
       if (call.peer && *call.peer < 0) continue;  // MPI_PROC_NULL moves nothing
@@ -198,10 +201,10 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
         latency = m.latency_s(r, peer, np);
         bandwidth = m.bandwidth_Bps(r, peer, np);
       }
-      rp.latency_s += call.calls * (latency + m.network.overhead_s);
+      rp.latency_s += call.calls * latency;
       rp.transfer_s += call.calls * call.bytes_per_call / bandwidth;
     }
-    const double comm_s = rp.latency_s + rp.transfer_s;
+    const double comm_s = rp.overhead_s + rp.latency_s + rp.transfer_s;
 
     rp.memory_bound = rp.memory_s > rp.compute_s;
     rp.time_s = std::max(rp.compute_s, rp.memory_s) + comm_s;
@@ -236,7 +239,7 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
       p.slowest_rank = rp.counts.rank;
     }
     for (const auto& [level, mem_s] : rp.memory_s_if_all_in) {
-      double t = std::max(rp.compute_s, mem_s) + rp.latency_s + rp.transfer_s;
+      double t = std::max(rp.compute_s, mem_s) + rp.overhead_s + rp.latency_s + rp.transfer_s;
       double& worst = p.time_s_if_all_in[level];
       worst = std::max(worst, t);
     }

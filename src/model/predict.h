@@ -2,6 +2,8 @@
 // model. The plain formula of Kleymenov & Popova (2021):
 //   T_i = max(flops_i / peak, bytes_i / bandwidth) + messages_i * latency + sent_i / net_bandwidth
 //   T   = max_i T_i
+// plus calls_i * overhead when the machine gives the MPI library's cost per
+// call (network.overhead, LogP's o; `perfcast calibrate` measures it).
 // with each rank priced with the figures of the node it runs on, math calls
 // priced in flops per precision, memory bandwidth shared by the ranks on a node,
 // and, where the model gives a loop's working set, the memory level chosen by it
@@ -75,7 +77,8 @@ struct RankPrediction {
   double compute_s = 0;
   double memory_s = 0;
   std::map<std::string, double> memory_s_if_all_in;  // level name -> time if every byte came from it
-  double latency_s = 0;    // messages x latency (+ per-message overhead)
+  double overhead_s = 0;   // MPI calls x the library's overhead per call (LogP o), every call
+  double latency_s = 0;    // messages x latency
   double transfer_s = 0;   // bytes / network bandwidth
   double time_s = 0;
   bool memory_bound = false;

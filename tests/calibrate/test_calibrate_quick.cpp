@@ -117,6 +117,10 @@ void check_documented_keys(const toml::table& t) {
   double latency = quantity(t["network"]["latency"], Dimension::Seconds, "network.latency");
   EXPECT_GT(latency, 1e-8);
   EXPECT_LT(latency, 1e-3);
+  // The cost of a call that moves nothing (LogP o): well under a small message's latency.
+  double overhead = quantity(t["network"]["overhead"], Dimension::Seconds, "network.overhead");
+  EXPECT_GT(overhead, 1e-9);
+  EXPECT_LT(overhead, latency);
   double bw = quantity(t["network"]["bandwidth"], Dimension::BytesPerSecond, "network.bandwidth");
   EXPECT_GT(bw, 1e8);
   EXPECT_EQ(t["network"]["topology"].value<std::string>().value_or(""), "crossbar");

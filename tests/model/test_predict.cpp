@@ -210,3 +210,18 @@ TEST(Predict, RefinedPredictionBoundsEachSiteAndAddsThem) {
   auto serial = run(sited, hand_machine({"node.clock=\"1 GHz\"", "memory.DRAM.serial_fraction=0.5"}), 1);
   EXPECT_NEAR(serial.refined_time_s, 1.0 + 0.5 * 0.8e-6 + 0.1 + 0.5 * 8e-6, 1e-12);
 }
+
+// Every MPI call costs the library's overhead (network.overhead, LogP o), a
+// call to MPI_PROC_NULL and a waitall too; only real messages add latency.
+TEST(Predict, EveryMpiCallCostsTheOverhead) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "trip_count": "10", "body": [
+        {"kind": "mpi", "op": "isend", "peer": "select(rank == 0, 1, -1)", "bytes": "8"},
+        {"kind": "mpi", "op": "irecv", "peer": "select(rank == 1, 0, -1)", "bytes": "8"},
+        {"kind": "mpi", "op": "waitall"}]}]}})J");
+  auto p = run(m, hand_machine({"network.overhead=\"100 ns\""}), 2);
+  for (const auto& r : p.ranks) EXPECT_NEAR(r.overhead_s, 30 * 100e-9, 1e-15) << "rank " << r.counts.rank;
+  EXPECT_NEAR(p.ranks[0].latency_s, 10 * 1e-6, 1e-15);  // 10 real sends, intra-node 1 us
+  EXPECT_EQ(p.ranks[1].latency_s, 0);                    // its sends go to MPI_PROC_NULL
+  EXPECT_NEAR(p.ranks[1].time_s, 30 * 100e-9, 1e-15);
+}

@@ -153,6 +153,7 @@ MpiResult measure_mpi(const MpiOptions& options, const std::function<void(int, i
       throw UserError(fmt::format("the MPI benchmark reports {} ranks in MPI_COMM_WORLD but {} were launched",
                                   reported, procs),
                       {}, "the benchmark was built for another MPI than mpirun.openmpi; rebuild perfcast");
+    if (doc.contains("call_overhead_s")) result.call_overhead_s = doc["call_overhead_s"].get<double>();
     if (doc.contains("pingpong")) {
       for (const auto& p : doc["pingpong"])
         result.pingpong.push_back({p.at("bytes").get<double>(), p.at("one_way_s").get<double>()});
@@ -165,7 +166,13 @@ MpiResult measure_mpi(const MpiOptions& options, const std::function<void(int, i
   }
 
   if (!result.pingpong.empty()) {
-    result.latency_s = pingpong_latency(result.pingpong);
+    result.one_way_s = pingpong_latency(result.pingpong);
+    // The one-way time includes the send's and the receive's overhead (LogP:
+    // o + L + o); the machine file keeps them apart, as the engine charges o
+    // per call. A measured o too large to fit (noise) is not subtracted.
+    result.latency_s = result.one_way_s - 2 * result.call_overhead_s > 0.25 * result.one_way_s
+                           ? result.one_way_s - 2 * result.call_overhead_s
+                           : result.one_way_s;
     result.eager_threshold_bytes = eager_threshold(result.pingpong);
     result.bandwidth = pingpong_bandwidth(result.pingpong, result.eager_threshold_bytes);
   }

@@ -29,7 +29,9 @@ struct CollectiveTable {  // as a machine file's [[collective]]
 
 struct MpiResult {
   std::vector<PingPongPoint> pingpong;  // ranks 0 and 1, one per core
-  double latency_s = 0;
+  double latency_s = 0;                 // one-way time of a small message, less the two call overheads
+  double one_way_s = 0;                 // one-way time of a small message, as the ping-pong measures it
+  double call_overhead_s = 0;           // CPU time of a call that moves nothing (LogP o); 0: not measured
   double bandwidth = 0;                 // B/s
   std::optional<double> eager_threshold_bytes;  // largest size seen sent eagerly
   std::vector<CollectiveTable> collectives;

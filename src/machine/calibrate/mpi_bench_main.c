@@ -1,7 +1,8 @@
 /* perfcast_mpi_bench: the MPI half of `perfcast calibrate`.
  *
- * Measures, OSU style, the ping-pong time between ranks 0 and 1 and the time of
- * the common collectives on MPI_COMM_WORLD, and prints one JSON line on rank 0's
+ * Measures, OSU style, the ping-pong time between ranks 0 and 1, the cost of a
+ * call that moves nothing (to MPI_PROC_NULL) and the time of the common
+ * collectives on MPI_COMM_WORLD, and prints one JSON line on rank 0's
  * stdout. It reports the communicator size so that the caller can tell a run of
  * N ranks from N one-rank runs (a binary launched by another MPI's mpirun).
  *
@@ -71,6 +72,31 @@ static double pingpong(size_t bytes, char* buf, double* times, int rounds) {
     if (i >= 0) times[i] = MPI_Wtime() - t0;
   }
   double m = median(times, iters) / 2;
+  MPI_Bcast(&m, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return m;
+}
+
+/* The CPU cost of entering MPI for a call that moves nothing: six receives and
+ * six sends to MPI_PROC_NULL completed by one waitall, as a halo exchange on a
+ * domain boundary makes them; per call, the median over batches. This is
+ * LogP's overhead o, which the one-way latency of a real message includes
+ * twice (its send and its receive). */
+static double call_overhead(double* times) {
+  enum { FACES = 6 };
+  double sbuf[FACES], rbuf[FACES];
+  MPI_Request req[2 * FACES];
+  int batches = quick ? 200 : 2000, warmup = batches / 10 + 2, per_batch = 20;
+  for (int i = -warmup; i < batches; ++i) {
+    double t0 = MPI_Wtime();
+    for (int k = 0; k < per_batch; ++k) {
+      for (int f = 0; f < FACES; ++f) MPI_Irecv(&rbuf[f], 1, MPI_DOUBLE, MPI_PROC_NULL, f, MPI_COMM_WORLD, &req[f]);
+      for (int f = 0; f < FACES; ++f)
+        MPI_Isend(&sbuf[f], 1, MPI_DOUBLE, MPI_PROC_NULL, f, MPI_COMM_WORLD, &req[FACES + f]);
+      MPI_Waitall(2 * FACES, req, MPI_STATUSES_IGNORE);
+    }
+    if (i >= 0) times[i] = (MPI_Wtime() - t0) / (per_batch * (2 * FACES + 1));
+  }
+  double m = median(times, batches);
   MPI_Bcast(&m, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return m;
 }
@@ -158,6 +184,10 @@ int main(int argc, char** argv) {
 
   double* times = xmalloc(sizeof(double) * (size_t)iterations(1));
   if (rank == 0) printf("{\"ranks\": %d, \"wtick_s\": %.3e", nranks, MPI_Wtick());
+  if (do_pingpong) {
+    double o = call_overhead(times);
+    if (rank == 0) printf(", \"call_overhead_s\": %.6e", o);
+  }
 
   if (do_pingpong && nranks >= 2) {
     /* Rounds over the whole range of sizes, the median per size across

@@ -84,6 +84,10 @@ void comment_block(std::ostringstream& out, const Calibration& cal) {
     for (const auto& p : cal.mpi.pingpong)
       out << fmt::format("#   {:>10}  {:>10}  {:>12}\n", q(p.bytes, Dimension::Bytes), q(p.one_way_s, Dimension::Seconds),
                          q(p.bytes / p.one_way_s, Dimension::BytesPerSecond));
+    if (cal.mpi.call_overhead_s > 0)
+      out << fmt::format("# overhead (LogP o): {} per call that moves nothing (6 irecv + 6 isend to MPI_PROC_NULL, "
+                         "1 waitall); latency = one-way {} - 2 o\n",
+                         q(cal.mpi.call_overhead_s, Dimension::Seconds), q(cal.mpi.one_way_s, Dimension::Seconds));
     out << "# latency: median one-way time of 1-8 B; bandwidth: 1 / median slope of time over size above ";
     out << q(std::max(65536.0, 4 * cal.mpi.eager_threshold_bytes.value_or(0)), Dimension::Bytes) << "\n";
     if (cal.mpi.eager_threshold_bytes)
@@ -144,6 +148,7 @@ std::string machine_toml(const Calibration& cal) {
   network.insert("topology", "crossbar");
   network.insert("intra_node_latency", q(mpi.latency_s, Dimension::Seconds));
   network.insert("intra_node_bandwidth", q(mpi.bandwidth, Dimension::BytesPerSecond));
+  if (mpi.call_overhead_s > 0) network.insert("overhead", q(mpi.call_overhead_s, Dimension::Seconds));
   if (mpi.eager_threshold_bytes) network.insert("eager_threshold", q(*mpi.eager_threshold_bytes, Dimension::Bytes));
   root.insert("network", std::move(network));
 
@@ -222,7 +227,8 @@ nlohmann::json calibration_json(const Calibration& cal) {
                          {"single_flops", m.single_flops}});
 
   const auto& mpi = cal.mpi;
-  json jm = {{"latency_s", mpi.latency_s}, {"bandwidth", mpi.bandwidth}, {"procs", mpi.procs},
+  json jm = {{"latency_s", mpi.latency_s}, {"one_way_s", mpi.one_way_s}, {"call_overhead_s", mpi.call_overhead_s},
+             {"bandwidth", mpi.bandwidth}, {"procs", mpi.procs},
              {"launch", mpi.launch_command}, {"pingpong", json::array()}, {"collectives", json::array()}};
   jm["eager_threshold_bytes"] = mpi.eager_threshold_bytes ? json(*mpi.eager_threshold_bytes) : json(nullptr);
   for (const auto& p : mpi.pingpong) jm["pingpong"].push_back({{"bytes", p.bytes}, {"one_way_s", p.one_way_s}});
