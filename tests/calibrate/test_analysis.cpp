@@ -82,3 +82,15 @@ TEST(Writer, UnwritableDirectoryIsAUserErrorAndCreatesNothing) {
 
 }  // namespace
 }  // namespace perfcast::calibrate
+
+// The serial fraction is the median of the points' fractions, clamped to
+// [0, 1]: a noisy point below 0 (the level looked faster with work added) or
+// above 1 does not move it past the physical range.
+TEST(Overlap, SerialFractionIsTheClampedMedianOfThePoints) {
+  using perfcast::calibrate::OverlapPoint;
+  using perfcast::calibrate::serial_fraction_of;
+  EXPECT_EQ(serial_fraction_of({}), 0);
+  EXPECT_DOUBLE_EQ(serial_fraction_of({{4, 1, 1.5, 0.5}, {6, 1, 1.3, 0.3}, {8, 1, 1.9, 0.9}}), 0.5);
+  EXPECT_EQ(serial_fraction_of({{4, 1, 0.5, -0.5}, {6, 1, 0.8, -0.2}}), 0);
+  EXPECT_EQ(serial_fraction_of({{4, 1, 3, 2.0}}), 1);
+}

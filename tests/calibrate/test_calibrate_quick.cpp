@@ -98,7 +98,8 @@ void check_documented_keys(const toml::table& t) {
   for (const char* level : {"L1", "L2", "L3"}) {
     if (!memory->contains(level)) continue;
     for (auto&& [k, v] : *(*memory)[level].as_table())
-      EXPECT_TRUE(k == "size" || k == "bandwidth" || k == "shared" || k == "node_bandwidth") << k.str();
+      EXPECT_TRUE(k == "size" || k == "bandwidth" || k == "shared" || k == "node_bandwidth" || k == "serial_fraction")
+          << k.str();
     double size = quantity((*memory)[level]["size"], Dimension::Bytes, std::string(level) + ".size");
     EXPECT_GT(size, previous_size) << "sizes must grow outwards";
     previous_size = size;

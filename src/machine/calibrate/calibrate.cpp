@@ -66,7 +66,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
                     {}, fmt::format("set --max-procs {} or less", cal.cores));
 
   auto procs = process_counts(max_procs, options.quick);
-  const int steps = 5 + static_cast<int>(procs.size());
+  const int steps = 6 + static_cast<int>(procs.size());
   int step = 0;
   auto report = [&](std::string what, std::string detail = {}) {
     if (progress) progress({step, steps, std::move(what), std::move(detail)});
@@ -98,6 +98,16 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
     report(what, fmt::format("{}/{}: {}", i + 1, n, units::format(bytes, units::Dimension::Bytes, 3)));
   });
   cal.memory.levels = memory_levels(cal.memory.sweep);
+
+  ++step;
+  what = "overlap of in-core work and transfers, per memory level";
+  report(what);
+  OverlapOptions oo;
+  oo.sample_s = options.quick ? 0.003 : 0.01;
+  oo.samples = options.quick ? 5 : 9;
+  cal.memory.overlap = measure_overlap(cal.memory.levels, oo, [&](int i, int n, const std::string& level) {
+    report(what, fmt::format("{}/{}: {}", i + 1, n, level));
+  });
 
   ++step;
   report(fmt::format("DRAM bandwidth with all {} cores streaming", cal.cores));

@@ -12,6 +12,7 @@
 #include "machine/calibrate/compute.h"
 #include "machine/calibrate/math_cost.h"
 #include "machine/calibrate/mpi_bench.h"
+#include "machine/calibrate/overlap.h"
 #include "machine/calibrate/plateau.h"
 #include "machine/calibrate/system.h"
 
@@ -37,6 +38,7 @@ struct MemoryResult {
   double node_dram_bandwidth = 0;  // all cores streaming, in total
   double node_bytes_per_thread = 0;
   std::string kernel_isa;
+  std::vector<LevelOverlap> overlap;  // per level but L1, one core
 };
 
 struct Calibration {

@@ -76,6 +76,19 @@ void comment_block(std::ostringstream& out, const Calibration& cal) {
                        q(l.bandwidth, Dimension::BytesPerSecond), l.settled ? "" : " (not settled)");
   out << "\n# (a level's size: where the curve crosses the geometric mean of its plateau and the next;\n"
          "#  DRAM's bandwidth: the median over the largest working sets, the curve's approach from above)\n";
+  if (!cal.memory.overlap.empty()) {
+    out << "# Overlap, one core: a[i] = p_K(b[i]) + s*c[i], K dependent multiply-adds per element; per element:\n"
+           "#   core = K in L1, mem = K 0 in the level, both = K in the level; f = (both - max) / min\n";
+    for (const auto& o : cal.memory.overlap) {
+      out << fmt::format("#   {:<5} at {:>10}: mem {:>9}", o.level, q(o.working_set_bytes, Dimension::Bytes),
+                         q(o.memory_s, Dimension::Seconds));
+      for (const auto& p : o.points)
+        out << fmt::format(" | K {} core {} both {} f {:.2f}", p.k, q(p.core_s, Dimension::Seconds),
+                           q(p.both_s, Dimension::Seconds), p.fraction);
+      out << (o.measured ? fmt::format(" -> serial_fraction {:.2f}\n", o.serial_fraction)
+                         : " -> no K near balance: not written\n");
+    }
+  }
   out << fmt::format("# DRAM, all {} cores streaming ({} each): {}\n", cal.cores,
                      q(cal.memory.node_bytes_per_thread, Dimension::Bytes),
                      q(cal.memory.node_dram_bandwidth, Dimension::BytesPerSecond));
@@ -126,6 +139,8 @@ std::string machine_toml(const Calibration& cal) {
     t.insert("bandwidth", q(l.bandwidth, Dimension::BytesPerSecond));
     if (l.name == "DRAM" && cal.memory.node_dram_bandwidth > 0)
       t.insert("node_bandwidth", q(cal.memory.node_dram_bandwidth, Dimension::BytesPerSecond));
+    for (const auto& o : cal.memory.overlap)
+      if (o.level == l.name && o.measured) t.insert("serial_fraction", round_sig(o.serial_fraction, 2));
     t.is_inline(true);
     memory.insert(l.name, std::move(t));
   }
@@ -217,6 +232,18 @@ nlohmann::json calibration_json(const Calibration& cal) {
                              {"settled", l.settled},
                              {"from_bytes", l.from_bytes},
                              {"to_bytes", l.to_bytes}});
+  mem["overlap"] = json::array();
+  for (const auto& o : cal.memory.overlap) {
+    json points = json::array();
+    for (const auto& p : o.points)
+      points.push_back({{"k", p.k}, {"core_s", p.core_s}, {"both_s", p.both_s}, {"fraction", p.fraction}});
+    mem["overlap"].push_back({{"level", o.level},
+                              {"working_set_bytes", o.working_set_bytes},
+                              {"memory_s", o.memory_s},
+                              {"points", points},
+                              {"measured", o.measured},
+                              {"serial_fraction", o.serial_fraction}});
+  }
   j["memory"] = mem;
 
   for (const auto& m : cal.math)
