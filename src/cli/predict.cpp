@@ -289,7 +289,7 @@ void add_predict_command(CLI::App& app) {
   cmd->add_flag("--simulate", a->simulate,
                  "Also run the model's calls on the simulator (the overlap refinement): messages travel while "
                  "the compute between their post and their wait runs, ranks wait for their partners; "
-                 "reports the simulated time and calc/wait/comm per rank beside the formula");
+                 "bursts are priced as the refined prediction prices their loop nests; reports the simulated time and calc/wait/comm per rank beside the formula");
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->footer(
       "Example: perfcast predict apps/wave3d/wave3d.model.json --machine polus --np 4 --param n=128 "
@@ -303,7 +303,7 @@ void add_predict_command(CLI::App& app) {
     auto parameters = bind_parameters(m, a->params);
     model::Prediction p = model::predict(m, costs, machine, a->np, parameters, options);
     std::optional<sim::SimResult> simulated;
-    if (a->simulate) simulated = modelsim::simulate_model(m, machine, a->np, parameters);
+    if (a->simulate) simulated = modelsim::simulate_model(m, machine, a->np, parameters, options);
     if (a->json) {
       nlohmann::json j = prediction_json(p, m, machine, *a);
       if (simulated) j["simulated"] = simulated_json(*simulated);
@@ -315,7 +315,7 @@ void add_predict_command(CLI::App& app) {
       const auto& s = *simulated;
       const auto& r = s.ranks.at(static_cast<size_t>(s.slowest_rank));
       std::cout << fmt::format(
-          "refined: the model's calls on the simulator (overlap, waits): {}  [rank {}: calc {}, wait {}, comm {}; "
+          "refined + simulated: the sites' refined times as bursts between the model's calls on the simulator (overlap, waits): {}  [rank {}: calc {}, wait {}, comm {}; "
           "{} events]\n",
           quantity(s.predicted_time_s, Dimension::Seconds), s.slowest_rank, quantity(r.calc_s, Dimension::Seconds),
           quantity(r.wait_s, Dimension::Seconds), quantity(r.comm_s, Dimension::Seconds), s.events);

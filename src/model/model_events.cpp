@@ -61,9 +61,9 @@ class MpiReach {
 };
 
 struct Burst {
-  double flops = 0, bytes = 0;
+  double flops = 0, bytes = 0, seconds = 0;
   std::uint32_t site = 0;
-  bool empty() const { return flops == 0 && bytes == 0; }
+  bool empty() const { return flops == 0 && bytes == 0 && seconds == 0; }
 };
 
 class RankEvaluator {
@@ -158,10 +158,12 @@ class RankEvaluator {
       math += calls * table.flops(base, single ? machine::Precision::Single : machine::Precision::Double);
     }
     double flops = c.flops_double + c.flops_single + math, bytes = c.load_bytes + c.store_bytes;
-    if (flops == 0 && bytes == 0) return;
+    double seconds = options_.price ? options_.price(c, rank_) : 0;
+    if (flops == 0 && bytes == 0 && seconds == 0) return;
     if (pending_.empty()) pending_.site = static_cast<std::uint32_t>(std::max(it.line, 0));
     pending_.flops += flops;
     pending_.bytes += bytes;
+    pending_.seconds += seconds;
   }
 
   void flush() {
@@ -170,6 +172,7 @@ class RankEvaluator {
     e.kind = Kind::Compute;
     e.flops = pending_.flops;
     e.bytes_moved = pending_.bytes;
+    if (options_.price) e.seconds = pending_.seconds;
     e.site = pending_.site;
     push(std::move(e));
     pending_ = {};

@@ -6,8 +6,9 @@
 // - Work with no MPI inside (compute items, and whole loops, branches and calls
 //   that contain no MPI item) is priced symbolically (costs.h) and added to the
 //   pending compute burst: flops (double + single + math calls priced in flops)
-//   and bytes moved (loaded + stored). The burst is emitted before the next MPI
-//   operation, so a stream alternates bursts and MPI calls in program order.
+//   and bytes moved (loaded + stored), or the seconds EventOptions::price gives
+//   it. The burst is emitted before the next MPI operation, so a stream
+//   alternates bursts and MPI calls in program order.
 // - A loop with MPI inside runs iteration by iteration with its index bound; a
 //   branch with a condition takes the side the condition picks for this rank.
 // - A branch with only a probability and MPI on a side: MPI calls cannot be
@@ -28,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,9 +40,15 @@
 
 namespace perfcast::model {
 
+struct RankCounts;
+
 struct EventOptions {
   // Flops per math call; none: machine::MathCosts' defaults.
   const machine::MathCosts* math = nullptr;
+  // When given, each piece of MPI-free work is priced here (seconds, for the
+  // rank) and bursts carry that duration; else bursts carry flops and bytes
+  // for the engine to price.
+  std::function<double(const RankCounts&, int rank)> price;
   // Refuse to build more events than this over all ranks (memory bound).
   std::uint64_t max_events = 50'000'000;
 };

@@ -7,15 +7,17 @@
 // travels while the compute bursts before its wait run, a blocking receive
 // waits for its sender, a collective for the ranks it needs; so what overlaps
 // is hidden and what waits is counted as wait time on the rank that waits.
-// Compute bursts are priced as the engine prices them (flops / peak against
-// bytes / the outermost level's bandwidth shared by the ranks on the node, per
-// burst): the plain formula's all-DRAM pricing, burst by burst.
+// Compute bursts are priced as predict's refined prediction prices the sites
+// (model/predict.h: per loop nest, in-core time against footprint traffic with
+// the machine's serial fraction), so the simulated time is every refinement
+// at once: the loop nests' own bounds, then overlap and waits between ranks.
 #pragma once
 
 #include <map>
 #include <string>
 
 #include "machine/machine.h"
+#include "model/predict.h"
 #include "model/program_model.h"
 #include "sim/engine.h"
 
@@ -25,6 +27,6 @@ namespace perfcast::modelsim {
 // events) and as the engine does (a deadlock in the model's calls).
 sim::SimResult simulate_model(const model::ProgramModel& model, const machine::Machine& machine, int np,
                               const std::map<std::string, expr::Value>& parameters,
-                              std::uint64_t max_events = 50'000'000);
+                              const model::PredictOptions& pricing = {}, std::uint64_t max_events = 50'000'000);
 
 }  // namespace perfcast::modelsim
