@@ -148,6 +148,21 @@ void recursive_doubling_scan(Schedule& s, int, double n) {
   }
 }
 
+// Van de Geijn's bcast for large messages (MPICH, Open MPI's tuned
+// component): a binomial scatter of the n/P blocks, then an allgather of them,
+// so no rank sends the whole message log2 P times.
+void scatter_doubling_allgather_bcast(Schedule& s, int root, double n) {
+  double block = n / s.size();
+  binomial_scatter(s, root, block);
+  recursive_doubling_allgather(s, root, block);
+}
+
+void scatter_ring_allgather_bcast(Schedule& s, int root, double n) {
+  double block = n / s.size();
+  binomial_scatter(s, root, block);
+  ring_allgather(s, root, block);
+}
+
 // Split, dup and cart_create agree on a context id (and split on colors): a
 // small allreduce, whatever the call's byte counts.
 void context_id_allreduce(Schedule& s, int root, double) { recursive_doubling_allreduce(s, root, 8); }
@@ -155,6 +170,11 @@ void context_id_allreduce(Schedule& s, int root, double) { recursive_doubling_al
 const std::vector<CollectiveAlgorithm> kAlgorithms = {
     {"dissemination", "barrier: ceil(log2 P) rounds, i signals i + 2^k", dissemination_barrier},
     {"binomial_bcast", "bcast: binomial tree from the root, ceil(log2 P) rounds of n bytes", binomial_bcast},
+    {"scatter_doubling_allgather_bcast",
+     "bcast, medium n, P a power of two: binomial scatter of n/P blocks, recursive-doubling allgather",
+     scatter_doubling_allgather_bcast},
+    {"scatter_ring_allgather_bcast", "bcast, large n: binomial scatter of n/P blocks, ring allgather",
+     scatter_ring_allgather_bcast},
     {"binomial_reduce", "reduce: binomial tree towards the root, n bytes per message", binomial_reduce},
     {"binomial_gather", "gather: binomial tree towards the root, a subtree's blocks per message", binomial_gather},
     {"binomial_scatter", "scatter: binomial tree from the root, a subtree's blocks per message", binomial_scatter},
@@ -232,7 +252,11 @@ const CollectiveAlgorithm& choose_collective_algorithm(Kind kind, int procs, dou
   auto pick = [](const char* name) -> const CollectiveAlgorithm& { return *find_collective_algorithm(name); };
   switch (kind) {
     case Kind::Barrier: return pick("dissemination");
-    case Kind::Bcast: return pick("binomial_bcast");
+    // MPICH's MPIR_Bcast_intra_auto: short messages or few processes binomial.
+    case Kind::Bcast:
+      if (n < 12 * 1024 || procs < 8) return pick("binomial_bcast");
+      if (n < 512 * 1024 && is_power_of_two(procs)) return pick("scatter_doubling_allgather_bcast");
+      return pick("scatter_ring_allgather_bcast");
     case Kind::Reduce: return pick("binomial_reduce");
     case Kind::Gather:
     case Kind::Gatherv: return pick("binomial_gather");

@@ -146,6 +146,11 @@ TEST(CollectiveAlgorithms, HandComputedSchedules) {
   EXPECT_NEAR(algorithm_end(Kind::Allreduce, 4, 4000, 2), 12 * us, 1e-14);
   // Pairwise alltoall of 2000 B blocks (rendezvous) at P = 3: 2 rounds of 2L + n/B = 4 us.
   EXPECT_NEAR(algorithm_end(Kind::Alltoall, 3, 2000, 1), 8 * us, 1e-14);
+  // Bcast of 16000 B at P = 8 (scatter + recursive-doubling allgather, blocks of
+  // 2000 B, rendezvous 2L + n/B): scatter rounds of 8000, 4000, 2000 B end at
+  // 10, 16, 20 us; allgather rounds of 2000, 4000, 8000 B at 24, 30, 40 us. The
+  // binomial tree would take 3 x (2 + 16) = 54 us.
+  for (int rank : {0, 5, 7}) EXPECT_NEAR(algorithm_end(Kind::Bcast, 8, 16000, rank), 40 * us, 1e-14) << rank;
 }
 
 TEST(CollectiveAlgorithms, ChosenBySize) {
@@ -157,6 +162,11 @@ TEST(CollectiveAlgorithms, ChosenBySize) {
   EXPECT_STREQ(choose_collective_algorithm(Kind::Alltoall, 64, 8).name, "bruck_alltoall");
   EXPECT_STREQ(choose_collective_algorithm(Kind::Alltoall, 64, 4096).name, "pairwise_alltoall");
   EXPECT_STREQ(choose_collective_algorithm(Kind::Barrier, 64, 0).name, "dissemination");
+  EXPECT_STREQ(choose_collective_algorithm(Kind::Bcast, 64, 8).name, "binomial_bcast");
+  EXPECT_STREQ(choose_collective_algorithm(Kind::Bcast, 4, 1 << 20).name, "binomial_bcast");
+  EXPECT_STREQ(choose_collective_algorithm(Kind::Bcast, 64, 64 << 10).name, "scatter_doubling_allgather_bcast");
+  EXPECT_STREQ(choose_collective_algorithm(Kind::Bcast, 13, 64 << 10).name, "scatter_ring_allgather_bcast");
+  EXPECT_STREQ(choose_collective_algorithm(Kind::Bcast, 64, 1 << 20).name, "scatter_ring_allgather_bcast");
   for (const auto& a : collective_algorithms()) EXPECT_GT(std::string(a.description).size(), 10u) << a.name;
 }
 
