@@ -194,6 +194,23 @@ bool is_errno_sqrt_path(const AsmBlock& block) {
   return false;
 }
 
+// A latch block that ends "jne .LBB0_6; jmp .LBB0_3" (back to the header
+// .LBB0_6, else out): the unconditional jump runs once, when the loop exits,
+// not every iteration. Priced every iteration it took a branch unit's slot:
+// a short reduction's resource bound went from 0.67 to 1 cycle on znver3.
+bool ends_with_exit_jump(const AsmBlock& block, int header) {
+  const auto& insts = block.instructions;
+  if (insts.size() < 2) return false;
+  auto opcode = [](const std::string& inst) { return inst.substr(0, inst.find_first_of(" \t")); };
+  auto target = [](const std::string& inst) { return trim(inst.substr(inst.find_first_of(" \t") + 1)); };
+  const std::string& last = insts.back();
+  const std::string& before = insts[insts.size() - 2];
+  std::string jcc = opcode(before);
+  bool conditional = jcc.size() > 1 && jcc[0] == 'j' && jcc != "jmp" && jcc != "jmpq";
+  return (opcode(last) == "jmp" || opcode(last) == "jmpq") && conditional &&
+         target(before).rfind(".LBB", 0) == 0 && block_number(target(before)) == header;
+}
+
 // ---------------------------------------------------------------- MC and MCA
 
 // Collects the instructions the assembly parser emits (llvm-mca's
@@ -367,6 +384,7 @@ LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachi
         if (o.loop_header == header && !(inline_sqrt && is_errno_sqrt_path(o))) {
           ++blocks;
           lines.insert(lines.end(), o.instructions.begin(), o.instructions.end());
+          if (ends_with_exit_jump(o, header)) lines.pop_back();
         }
       auto priced = engine.price(lines);
       if (auto* e = std::get_if<std::string>(&priced)) {
