@@ -221,6 +221,9 @@ class Composer {
   struct Context {
     std::string function;
     bool in_priced_loop = false;
+    // The items are a loop's own code (outside its subloops), priced by its
+    // overhead_cycles_per_iteration: those cycles cover their flops too.
+    bool in_priced_own_code = false;
   };
 
   Costs items(const Items& list, const Context& ctx) {
@@ -244,7 +247,7 @@ class Composer {
     s.memory.push_back({std::nullopt, c.load_bytes, c.store_bytes, it.line});
     // A call in a priced loop body costs MCA its call instruction only: the
     // math calls stay priced by the machine's table.
-    if (ctx.in_priced_loop) {
+    if (ctx.in_priced_loop || ctx.in_priced_own_code) {
       s.cycle_flops_double = c.flops_double;
       s.cycle_flops_single = c.flops_single;
     }
@@ -253,11 +256,12 @@ class Composer {
 
   Costs cost(const LoopItem& l, const Item& it, const Context& ctx) {
     const bool priced = !ctx.in_priced_loop && l.cycles_per_iteration.has_value();
-    Costs body = items(l.body, Context{ctx.function, ctx.in_priced_loop || priced});
-    if (priced) {
+    const bool overhead = !ctx.in_priced_loop && !priced && l.overhead_cycles_per_iteration.has_value();
+    Costs body = items(l.body, Context{ctx.function, ctx.in_priced_loop || priced, overhead});
+    if (priced || overhead) {
       SiteCosts cycles;
       cycles.function = ctx.function;
-      cycles.cycles = *l.cycles_per_iteration;
+      cycles.cycles = priced ? *l.cycles_per_iteration : *l.overhead_cycles_per_iteration;
       add_site(body.sites, cycles);
     }
     if (l.working_set_bytes) {

@@ -134,12 +134,15 @@ class Reader {
     } else if (kind == "loop") {
       only_keys(j, path,
                 {"kind", "line", "note", "var", "trip_count", "working_set_bytes", "footprint", "cycles_per_iteration",
-                 "body"});
+                 "overhead_cycles_per_iteration", "mca", "body"});
       LoopItem l;
       if (j.contains("var")) l.var = string_at(j["var"], path + "/var");
       l.trip_count = expr_at(member(j, path, "trip_count"), path + "/trip_count");
       l.working_set_bytes = optional_expr(j, path, "working_set_bytes");
       l.cycles_per_iteration = optional_expr(j, path, "cycles_per_iteration");
+      l.overhead_cycles_per_iteration = optional_expr(j, path, "overhead_cycles_per_iteration");
+      // "mca": MCA's plain figures (cpi, rthroughput, uops), for the reader only.
+      if (j.contains("mca") && !j["mca"].is_object()) fail(path + "/mca", "expected an object: {\"cpi\": ..., ...}");
       if (j.contains("footprint")) {
         const json& f = j["footprint"];
         std::string fp = path + "/footprint";

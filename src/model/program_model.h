@@ -44,6 +44,9 @@ struct LoopItem {
   // In-core cycles of one iteration of the body (innermost loops; LLVM MCA),
   // on the scheduling model of ProgramModel::mca_cpu.
   std::optional<Expr> cycles_per_iteration;
+  // Loops with subloops: in-core cycles per iteration of the loop's own
+  // instructions, outside its subloops (LLVM MCA).
+  std::optional<Expr> overhead_cycles_per_iteration;
   Items body;
 };
 
