@@ -56,7 +56,7 @@ namespace ex = perfcast::expr;
 using ex::Expr;
 using json = nlohmann::ordered_json;
 
-// IR names of the innermost loop headers the MCA pricing looks for.
+// IR names of the loop headers the MCA pricing looks for.
 constexpr const char* kMcaLoopPrefix = "perfcast.loop.";
 
 // ---------------------------------------------------------------- names
@@ -114,9 +114,16 @@ struct Node {
   Expr bytes;
   std::optional<Expr> peer, root;
   Items body, then_items, else_items;
-  // innermost loop: its IR header's name for the MCA pricing, and the result
+  // loop: its IR header's name for the MCA pricing, and the result: for an
+  // innermost loop the cycles of its body (an expression of its trip count
+  // when successive runs overlap, see body_cycles()), for a loop with subloops
+  // the cycles of its own blocks; `machine` keeps MCA's plain figures.
   std::string mca_header;
-  std::optional<double> cycles_per_iteration;
+  bool innermost = false;
+  bool chain_restarts = false;  // innermost: no loop-carried value flows from one run of the loop to the next
+  std::optional<LoopCycles> machine;
+  std::optional<Expr> cycles_per_iteration;
+  std::optional<double> overhead_cycles_per_iteration;
   // loop: distinct bytes one run touches (all, loaded, stored); see footprint.h
   std::optional<std::array<Expr, 3>> footprint;
 
@@ -220,7 +227,7 @@ struct ModuleContext {
   std::set<std::string> in_progress;
   std::map<std::string, ParamInfo> descriptions;  // every name an expression may use
   std::set<std::string> ignore;
-  int mca_loops = 0;  // innermost loops named for the MCA pricing
+  int mca_loops = 0;  // loops named for the MCA pricing
   FunctionModel& analyse(llvm::Function& f);
 };
 
@@ -281,6 +288,8 @@ class FunctionAnalyser {
   Items* navigate(Items* c, const std::vector<GuardStep>& guard);
   Node* branch_node(Items& c, const GuardStep& step);
   Expr trip_count(llvm::Loop* l);
+  bool chain_restarts(const llvm::Loop* l);
+  bool fresh_each_run(const llvm::Value* start, const llvm::Loop* l);
   void add_footprints();
   llvm::DebugLoc source_loc(const llvm::Loop* l) const;
   unsigned remainder_bits(const llvm::Loop* l);
@@ -1343,6 +1352,59 @@ Expr FunctionAnalyser::trip_count(llvm::Loop* l) {
   return trip_counts_[l] = source;
 }
 
+// Whether the loop-carried values of `l` (its header phis other than affine
+// induction variables: a reduction's sum, a pointer being chased) start afresh
+// each time the loop is entered, i.e. the dependency chain of one run does not
+// continue into the next. Then an out-of-order core overlaps successive runs
+// (cg's rows, each restarting `s = 0`); a sum carried across the runs of an
+// inner loop (`for i, for j: s += ...`) is one chain and does not overlap.
+bool FunctionAnalyser::chain_restarts(const llvm::Loop* l) {
+  for (const llvm::PHINode& phi : l->getHeader()->phis()) {
+    if (se_.isSCEVable(phi.getType()))
+      if (auto* ar = llvm::dyn_cast<llvm::SCEVAddRecExpr>(se_.getSCEV(const_cast<llvm::PHINode*>(&phi)));
+          ar && ar->getLoop() == l && ar->isAffine())
+        continue;  // an index: a one-cycle add, never the chain that bounds the loop
+    for (unsigned k = 0; k < phi.getNumIncomingValues(); ++k)
+      if (!l->contains(phi.getIncomingBlock(k)) && !fresh_each_run(phi.getIncomingValue(k), l)) return false;
+  }
+  return true;
+}
+
+// Whether `start`, the value a carried chain of `l` starts from, is computed
+// anew each run of `l` from nothing `l` computed before: constants, values
+// from outside the loop around `l`, loads (memory dependencies are not
+// modelled, as MCA does not model them), indices, other loops of the same
+// iteration (an unrolled loop starts from its remainder loop's result). A
+// carried value of a loop around `l` (its non-index header phi) is the chain
+// of the previous run continuing: not fresh.
+bool FunctionAnalyser::fresh_each_run(const llvm::Value* start, const llvm::Loop* l) {
+  using namespace llvm;
+  const Loop* around = l->getParentLoop();
+  std::set<const Value*> seen;
+  std::vector<const Value*> work = {start};
+  while (!work.empty()) {
+    const Value* v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (seen.size() > 256) return false;  // too far to tell: assume the chain continues
+    const auto* inst = dyn_cast<Instruction>(v);
+    if (!inst || !around || !around->contains(inst->getParent())) continue;  // the same for every run
+    if (isa<LoadInst>(inst)) continue;
+    if (const auto* phi = dyn_cast<PHINode>(inst)) {
+      const Loop* owner = li_.getLoopFor(phi->getParent());
+      if (owner && owner->getHeader() == phi->getParent() && owner->contains(l)) {
+        if (se_.isSCEVable(phi->getType()))
+          if (auto* ar = dyn_cast<SCEVAddRecExpr>(se_.getSCEV(const_cast<PHINode*>(phi)));
+              ar && ar->getLoop() == owner && ar->isAffine())
+            continue;
+        return false;
+      }
+    }
+    for (const Value* op : inst->operands()) work.push_back(op);
+  }
+  return true;
+}
+
 // A branch that only guards a loop: one side enters the loop (through its
 // preheader), or the loops the optimiser made of one source loop (a
 // remainder and an unrolled copy), and nothing else that works; the other
@@ -1455,9 +1517,11 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
   n->note = w.note;
   n->var = loop_var(l);
   n->trip_count = trip_count(l);
-  if (ctx_.input->mca && l->getSubLoops().empty()) {
+  if (ctx_.input->mca) {
     l->getHeader()->setName(fmt::format("{}{}", kMcaLoopPrefix, ctx_.mca_loops++));
     n->mca_header = l->getHeader()->getName().str();
+    n->innermost = l->getSubLoops().empty();
+    if (n->innermost) n->chain_restarts = chain_restarts(l);
   }
   c->push_back(std::move(n));
   loop_items_[l] = &c->back()->body;
@@ -1881,6 +1945,32 @@ void add_machine_accesses(Node& loop, const LoopCycles& machine) {
   loop.body.push_back(std::move(n));
 }
 
+// Two decimals: what MCA's figures mean (cycles of a simulated pipeline).
+double hundredths(double x) { return std::round(x * 100) / 100; }
+
+// Cycles per iteration of an innermost loop's body as an expression of its
+// trip count T per run (docs/program-model.md, "Short loops"). MCA's steady
+// state `cpi` repeats the body forever: with a value carried from iteration
+// to iteration (a sum) it is that chain's latency per iteration. When the
+// chain restarts at every run of the loop, the out-of-order window of W
+// micro-ops also holds the W/u iterations that follow a run (u micro-ops per
+// iteration: the next runs), and they execute in the shadow of its chain:
+// T + W/u iterations complete per T x cpi cycles. Never faster than the
+// core's resources allow (rt, the body's resource bound):
+//     max(rt, cpi * T / (T + W/u))
+// T >> W/u keeps cpi (a dot product over 1024 elements); a few iterations per
+// run fall to rt (a CSR row of 7 entries). MCA run on runs in a row agrees
+// within ~10 % (tests/analyze/test_mca.cpp); a carried chain keeps cpi.
+Expr body_cycles(const Node& loop, const LoopCycles& machine, int window_micro_ops) {
+  double cpi = hundredths(machine.cycles_per_iteration), rt = hundredths(machine.rthroughput);
+  if (!loop.chain_restarts || window_micro_ops <= 0 || machine.micro_ops <= 0 || cpi <= rt) return ex::real(cpi);
+  double shadow = hundredths(static_cast<double>(window_micro_ops) / machine.micro_ops);
+  Expr trips = ex::simplify(loop.trip_count);
+  Expr overlapped = ex::maximum({ex::real(rt), ex::real(cpi) * trips / (trips + ex::real(shadow))});
+  if (trips.is_constant()) return ex::real(hundredths(ex::evaluate(overlapped, {}).real()));
+  return overlapped;
+}
+
 // ---------------------------------------------------------------- output
 
 std::string text(const Expr& e) { return ex::to_string(ex::simplify(e)); }
@@ -1917,7 +2007,21 @@ json item_json(const Node& n) {
     case Node::Loop:
       j["var"] = n.var;
       j["trip_count"] = text(n.trip_count);
-      if (n.cycles_per_iteration) j["cycles_per_iteration"] = std::round(*n.cycles_per_iteration * 100) / 100;
+      if (n.cycles_per_iteration) {
+        Expr c = ex::simplify(*n.cycles_per_iteration);
+        if (c.is_constant()) j["cycles_per_iteration"] = hundredths(c.real_value());
+        else j["cycles_per_iteration"] = text(c);
+      }
+      if (n.overhead_cycles_per_iteration) j["overhead_cycles_per_iteration"] = *n.overhead_cycles_per_iteration;
+      if (n.machine) {
+        // MCA's own figures, for the reader: of the body (innermost) or of
+        // the loop's own blocks (outside its subloops).
+        json m = {{"cpi", hundredths(n.machine->cycles_per_iteration)},
+                  {"rthroughput", hundredths(n.machine->rthroughput)},
+                  {"uops", n.machine->micro_ops}};
+        if (n.innermost) m["chain_restarts"] = n.chain_restarts;
+        j["mca"] = m;
+      }
       if (n.footprint)
         j["footprint"] = {{"bytes", text((*n.footprint)[0])},
                           {"load_bytes", text((*n.footprint)[1])},
@@ -2102,19 +2206,37 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
   for (llvm::Function& f : *program)
     if (!f.isDeclaration()) ctx.analyse(f);
 
-  // In-core cycles of the innermost loops (mca.h), on the optimised code.
+  // In-core cycles of the loops (mca.h), on the optimised code: the bodies of
+  // innermost loops, the own blocks of the others.
   std::optional<LoopCyclesResult> mca;
+  std::array<int, 4> priced{};  // innermost priced, unpriced; outer priced, unpriced
   if (input.mca && ctx.mca_loops > 0) {
-    say(fmt::format("pricing {} innermost loops with LLVM MCA", ctx.mca_loops));
+    say(fmt::format("pricing {} loops with LLVM MCA", ctx.mca_loops));
     mca = loop_cycles(*program, *tm, input.mcpu, kMcaLoopPrefix);
     for (const auto& w : mca->warnings) say("MCA: " + w);
     std::function<void(Items&)> attach = [&](Items& items) {
       for (auto& n : items) {
-        if (!n->mca_header.empty())
-          if (auto it = mca->loops.find(n->mca_header); it != mca->loops.end()) {
-            n->cycles_per_iteration = it->second.cycles_per_iteration;
-            add_machine_accesses(*n, it->second);
+        if (!n->mca_header.empty()) {
+          auto it = mca->loops.find(n->mca_header);
+          bool found = it != mca->loops.end();
+          ++priced[(n->innermost ? 0 : 2) + (found ? 0 : 1)];
+          if (found && getenv("PERFCAST_ANALYZE_DEBUG")) {
+            std::string code;
+            for (const auto& line : it->second.code) code += "\n    " + line;
+            say(fmt::format("MCA: loop at line {} ({}): {} cycles/iteration, rthroughput {}, {} uops:{}", n->line,
+                            n->innermost ? "body" : "own blocks", it->second.cycles_per_iteration,
+                            it->second.rthroughput, it->second.micro_ops, code));
           }
+          if (found) {
+            n->machine = it->second;
+            if (n->innermost) {
+              n->cycles_per_iteration = body_cycles(*n, it->second, mca->window_micro_ops);
+              add_machine_accesses(*n, it->second);
+            } else {
+              n->overhead_cycles_per_iteration = hundredths(it->second.cycles_per_iteration);
+            }
+          }
+        }
         attach(n->body), attach(n->then_items), attach(n->else_items);
       }
     };
@@ -2131,10 +2253,15 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
     json m;
     m["cpu"] = mca->cpu;
     m["code_for"] = fmt::format("{} {}", tm->getTargetTriple().str(), tm->getTargetCPU().str());
-    m["loops_priced"] = mca->loops.size();
-    m["loops_unpriced"] = mca->warnings.size();
-    m["note"] = "cycles_per_iteration of innermost loops: LLVM 14 MCA, steady state of the loop body's machine "
-                "code on the cpu's scheduling model (data in L1)";
+    m["loops_priced"] = priced[0];
+    m["loops_unpriced"] = priced[1];
+    m["outer_loops_priced"] = priced[2];
+    m["outer_loops_unpriced"] = priced[3];
+    m["window_uops"] = mca->window_micro_ops;
+    m["note"] = "LLVM 14 MCA on the cpu's scheduling model (data in L1): cycles_per_iteration of innermost loops "
+                "(the steady state of the body's machine code, or, when its chain restarts each run, "
+                "max(rthroughput, cpi * T / (T + window_uops / uops)) for T iterations per run), "
+                "overhead_cycles_per_iteration of the others (their own blocks, outside their subloops)";
     model["mca"] = m;
   }
   std::string entry = ctx.functions.count("main") ? "main" : (ctx.functions.empty() ? "main" : ctx.functions.begin()->first);

@@ -1,14 +1,17 @@
-// In-core cycles per iteration of innermost loops, from LLVM's MCA library.
+// In-core cycles per iteration of loops, from LLVM's MCA library.
 //
 // How a loop's machine code is found: the analyser names the IR header block of
-// every innermost loop it models (`perfcast.loop.N`); a copy of the optimised
-// module is compiled to verbose assembly, in which the code generator writes,
-// for every machine block, the IR block it came from ("# %perfcast.loop.3") and
-// the machine loop it belongs to ("=>This Inner Loop Header", "in Loop:
-// Header=BB0_5"). The blocks of the machine loop whose header came from the IR
-// header are the loop body; their instructions are parsed back into MCInsts
-// with the target's assembly parser and run through MCA's default pipeline, as
-// llvm-mca does with one code region (llvm/tools/llvm-mca/llvm-mca.cpp).
+// every loop it models (`perfcast.loop.N`); a copy of the optimised module is
+// compiled to verbose assembly, in which the code generator writes, for every
+// machine block, the IR block it came from ("# %perfcast.loop.3") and the
+// innermost machine loop it belongs to ("=>This Inner Loop Header", "in Loop:
+// Header=BB0_5"). The blocks whose innermost machine loop is headed by the
+// block that came from the IR header are the loop's own code: the whole body
+// of an innermost loop, the blocks outside the subloops of an outer one (index
+// updates, the subloops' guards and set-up, stores after them). Their
+// instructions are parsed back into MCInsts with the target's assembly parser
+// and run through MCA's default pipeline, as llvm-mca does with one code
+// region (llvm/tools/llvm-mca/llvm-mca.cpp).
 //
 // Steady state: MCA runs the body N and 2N times; (C(2N) - C(N)) / N removes
 // the pipeline's fill and drain, which a loop of thousands of iterations does
@@ -49,6 +52,7 @@
 #include <llvm/MCA/Instruction.h>
 #include <llvm/MCA/Pipeline.h>
 #include <llvm/MCA/SourceMgr.h>
+#include <llvm/MCA/Support.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -79,18 +83,6 @@ void initialise_target() {
 
 // ---------------------------------------------------------------- assembly text
 
-struct AsmBlock {
-  int number = -1;
-  std::string ir_name;     // "" when the IR block had no name
-  int loop_header = -1;    // number of the innermost machine loop's header; -1 outside loops
-  std::vector<std::string> instructions;
-};
-
-struct AsmFunction {
-  std::string name;
-  std::vector<AsmBlock> blocks;
-};
-
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t");
   if (b == std::string::npos) return "";
@@ -111,7 +103,7 @@ int block_number(const std::string& label) {
 
 // Reads the verbose assembly the code generator writes (AT&T syntax, the
 // comments of AsmPrinter::emitBasicBlockStart and its loop comments).
-std::vector<AsmFunction> parse_assembly(const std::string& text) {
+std::vector<AsmFunction> read_assembly(const std::string& text) {
   std::vector<AsmFunction> functions;
   std::istringstream in(text);
   AsmFunction* fn = nullptr;
@@ -227,7 +219,12 @@ class InstructionCollector final : public llvm::MCStreamer {
 
 class McaEngine {
  public:
-  McaEngine(const llvm::TargetMachine& tm, const std::string& mcpu) : triple_(tm.getTargetTriple()) {
+  McaEngine(const llvm::TargetMachine& tm, const std::string& mcpu)
+      : McaEngine(tm.getTargetTriple(), tm.getTargetCPU().str(), tm.getTargetFeatureString().str(), mcpu) {}
+
+  // Code for `triple`, `cpu` and `features` (parsing), scheduled on `mcpu`.
+  McaEngine(const llvm::Triple& triple, const std::string& cpu, const std::string& features, const std::string& mcpu)
+      : triple_(triple) {
     std::string error;
     target_ = llvm::TargetRegistry::lookupTarget(triple_.str(), error);
     if (!target_) throw UserError(fmt::format("LLVM has no target for '{}': {}", triple_.str(), error));
@@ -237,7 +234,7 @@ class McaEngine {
     mcii_.reset(target_->createMCInstrInfo());
     mcia_.reset(target_->createMCInstrAnalysis(mcii_.get()));
     // Parsing: the CPU and features the code was generated for.
-    parse_sti_.reset(target_->createMCSubtargetInfo(triple_.str(), tm.getTargetCPU(), tm.getTargetFeatureString()));
+    parse_sti_.reset(target_->createMCSubtargetInfo(triple_.str(), cpu, features));
     // Scheduling: the CPU the user asked for.
     sched_sti_.reset(target_->createMCSubtargetInfo(triple_.str(), mcpu, ""));
     if (!sched_sti_ || !sched_sti_->isCPUStringValid(mcpu))
@@ -246,6 +243,16 @@ class McaEngine {
     if (!sched_sti_->getSchedModel().hasInstrSchedModel())
       throw UserError(fmt::format("LLVM 14 has no instruction scheduling model for CPU '{}'", mcpu), {},
                       "choose another --mcpu, e.g. znver3 or skylake");
+  }
+
+  // Micro-ops the out-of-order window holds, as MCA's retire control unit
+  // sizes its reorder buffer; 0 for an in-order model.
+  int window_micro_ops() const {
+    const llvm::MCSchedModel& sm = sched_sti_->getSchedModel();
+    if (!sm.isOutOfOrder()) return 0;
+    if (sm.hasExtraProcessorInfo() && sm.getExtraProcessorInfo().ReorderBufferSize)
+      return static_cast<int>(sm.getExtraProcessorInfo().ReorderBufferSize);
+    return static_cast<int>(sm.MicroOpBufferSize);
   }
 
   // Cycles per iteration of `lines` run as a loop body, or an error message.
@@ -304,6 +311,7 @@ class McaEngine {
     auto twice = cycles(2 * kIterations);
     if (auto* e = std::get_if<std::string>(&twice)) return *e;
     LoopCycles lc;
+    resource_bound(collector.insts, lc);
     // Accesses the IR does not have: the stack (spills, reloads) and the
     // constant pool, by their base register in the text (x86-64, AT&T). A
     // wide IR access split into narrower machine ones is the IR's, not extra.
@@ -326,6 +334,37 @@ class McaEngine {
   }
 
  private:
+  // The body's micro-ops and its resource-bound reciprocal throughput, from
+  // the scheduling model's resource cycles of each instruction, as llvm-mca's
+  // summary view computes "Block RThroughput" (tools/llvm-mca/Views/
+  // SummaryView.cpp): the busiest resource's cycles over its units, or the
+  // micro-ops over the dispatch width, whichever is larger. `insts` lowered
+  // already once, so every instruction has a descriptor.
+  void resource_bound(const std::vector<llvm::MCInst>& insts, LoopCycles& lc) {
+    const llvm::MCSchedModel& sm = sched_sti_->getSchedModel();
+    std::vector<std::uint64_t> masks(sm.getNumProcResourceKinds());
+    llvm::mca::computeProcResourceMasks(sm, masks);
+    // A resource's mask -> its index in the scheduling model.
+    std::vector<unsigned> index_of_state(sm.getNumProcResourceKinds(), 0);
+    for (unsigned i = 1; i < sm.getNumProcResourceKinds(); ++i)
+      index_of_state[llvm::mca::getResourceStateIndex(masks[i])] = i;
+    std::vector<unsigned> usage(sm.getNumProcResourceKinds(), 0);
+    unsigned micro_ops = 0;
+    for (const llvm::MCInst& inst : insts) {
+      llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
+      if (!lowered) {
+        llvm::consumeError(lowered.takeError());
+        return;
+      }
+      const llvm::mca::InstrDesc& desc = (*lowered)->getDesc();
+      micro_ops += desc.NumMicroOps;
+      for (const auto& [mask, use] : desc.Resources)
+        if (use.size()) usage[index_of_state[llvm::mca::getResourceStateIndex(mask)]] += use.size();
+    }
+    lc.micro_ops = static_cast<int>(micro_ops);
+    lc.rthroughput = llvm::mca::computeBlockRThroughput(sm, sm.IssueWidth, micro_ops, usage);
+  }
+
   llvm::Triple triple_;
   const llvm::Target* target_ = nullptr;
   std::unique_ptr<llvm::MCRegisterInfo> mri_;
@@ -365,7 +404,8 @@ LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachi
   LoopCyclesResult result;
   result.cpu = mcpu.empty() ? default_mca_cpu() : mcpu;
   McaEngine engine(tm, result.cpu);
-  std::vector<AsmFunction> functions = parse_assembly(assembly_of(module, tm));
+  result.window_micro_ops = engine.window_micro_ops();
+  std::vector<AsmFunction> functions = read_assembly(assembly_of(module, tm));
   for (const AsmFunction& fn : functions) {
     for (const AsmBlock& b : fn.blocks) {
       if (b.ir_name.rfind(prefix, 0) != 0) continue;
@@ -395,10 +435,21 @@ LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachi
       if (result.loops.count(b.ir_name) && b.number != header) continue;
       LoopCycles lc = std::get<LoopCycles>(priced);
       lc.blocks = blocks;
+      lc.code = std::move(lines);
       result.loops[b.ir_name] = lc;
     }
   }
   return result;
+}
+
+std::vector<AsmFunction> parse_assembly(const std::string& text) { return read_assembly(text); }
+
+LoopCycles price_sequence(const std::vector<std::string>& lines, const std::string& mcpu) {
+  initialise_target();
+  McaEngine engine(llvm::Triple(llvm::sys::getDefaultTargetTriple()), llvm::sys::getHostCPUName().str(), "", mcpu);
+  auto priced = engine.price(lines);
+  if (auto* e = std::get_if<std::string>(&priced)) throw UserError("MCA cannot price the sequence: " + *e);
+  return std::get<LoopCycles>(priced);
 }
 
 }  // namespace perfcast::analyze::detail

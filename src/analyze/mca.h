@@ -1,8 +1,9 @@
-// Internal: the in-core cost of innermost loop bodies from LLVM's machine-code
-// analyser (the MCA library behind llvm-mca), as Kerncraft and OSACA price loop
-// kernels. The optimised module is compiled for its target (the code the user's
-// build runs), each innermost loop's machine blocks are cut from the assembly,
-// and MCA simulates them on one CPU's scheduling model.
+// Internal: the in-core cost of loop bodies from LLVM's machine-code analyser
+// (the MCA library behind llvm-mca), as Kerncraft and OSACA price loop kernels.
+// The optimised module is compiled for its target (the code the user's build
+// runs), each loop's own machine blocks (those of no subloop: the whole body of
+// an innermost loop) are cut from the assembly, and MCA simulates them on one
+// CPU's scheduling model.
 //
 // Includes no LLVM header (the caller forward-declares nothing but Module);
 // mca.cpp is compiled -fno-rtti like the rest of the LLVM-facing code.
@@ -21,6 +22,13 @@ namespace perfcast::analyze::detail {
 
 struct LoopCycles {
   double cycles_per_iteration = 0;  // steady state: (C(2N) - C(N)) / N over N iterations
+  // The resource bound alone (llvm-mca's Block RThroughput): the busiest
+  // processor resource's cycles per iteration, or micro-ops / dispatch width.
+  // What the body costs when nothing but the core's units limits it (the
+  // chains of successive runs overlap); cycles_per_iteration >= it.
+  double rthroughput = 0;
+  int micro_ops = 0;                // per iteration, as the scheduling model splits the instructions
+  std::vector<std::string> code;    // the instructions priced (AT&T), in block order
   int instructions = 0;             // machine instructions in the body
   int blocks = 0;                   // machine blocks (more than one: every block priced each iteration)
   // Machine instructions per iteration that read / write the stack (register
@@ -31,19 +39,44 @@ struct LoopCycles {
 
 struct LoopCyclesResult {
   std::string cpu;                         // the scheduling model used
-  std::map<std::string, LoopCycles> loops;  // by the IR name of the loop's header block
+  // Micro-ops the out-of-order window holds (the reorder buffer MCA models:
+  // the model's ReorderBufferSize, else its MicroOpBufferSize); 0 in order.
+  int window_micro_ops = 0;
+  // By the IR name of the loop's header block: the loop's own blocks (all of
+  // an innermost loop's; those outside its subloops for the others).
+  std::map<std::string, LoopCycles> loops;
   std::vector<std::string> warnings;        // loops that could not be priced, and why
+};
+
+// A function of the verbose assembly the code generator writes: its machine
+// blocks, each with the innermost machine loop it belongs to.
+struct AsmBlock {
+  int number = -1;
+  std::string ir_name;   // "" when the IR block had no name
+  int loop_header = -1;  // number of the innermost machine loop's header; -1 outside loops
+  std::vector<std::string> instructions;
+};
+
+struct AsmFunction {
+  std::string name;
+  std::vector<AsmBlock> blocks;
 };
 
 // The CPU MCA schedules for when the user names none: the host's, as LLVM
 // knows it ("generic" on a CPU newer than LLVM 14).
 std::string default_mca_cpu();
 
-// Prices every innermost loop whose header block is named `<prefix><anything>`
-// in `module` (left unchanged: a copy is compiled). `tm` gives the target, CPU
+// Prices every loop whose header block is named `<prefix><anything>` in
+// `module` (left unchanged: a copy is compiled): its own blocks, straight-line. `tm` gives the target, CPU
 // and features the code is generated for; `mcpu` the scheduling model. Throws
 // UserError for an unknown CPU or one without a scheduling model.
 LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachine& tm, const std::string& mcpu,
                              const std::string& prefix);
+
+// For tests that check the pricing against MCA run on other code (a loop's
+// runs in a row): the functions of an assembly text, and the steady state of
+// `lines` (AT&T, code for this host) repeated back to back, on `mcpu`.
+std::vector<AsmFunction> parse_assembly(const std::string& text);
+LoopCycles price_sequence(const std::vector<std::string>& lines, const std::string& mcpu);
 
 }  // namespace perfcast::analyze::detail
