@@ -1,6 +1,8 @@
 #include "analyze/footprint.h"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <vector>
 
 #include <llvm/Analysis/LoopInfo.h>
@@ -25,6 +27,7 @@ struct Access {
   const SCEV* hi;
   const SCEV* most;
   bool store;
+  std::optional<CountedAccess> counted;  // the same access by its count, when it has a fixed size
 };
 
 // What a strided access costs per step at most: a cache line (64 bytes on
@@ -37,42 +40,111 @@ class FootprintBuilder {
       : loop_(loop), se_(se), layout_(layout), offset_type_(layout.getIndexType(llvm::Type::getInt8PtrTy(
                                                                loop.getHeader()->getContext()))) {}
 
-  // False when the address cannot be bounded: the loop gets no footprint.
-  bool add(const llvm::Value* pointer, const SCEV* length, bool store) {
-    if (!se_.isSCEVable(pointer->getType())) return false;
+  // `length` bytes at `pointer`, by `access`. False when neither its
+  // addresses nor its count bound it: the loop gets no footprint.
+  bool add(const llvm::Instruction& access, const llvm::Value* pointer, const SCEV* length, bool store) {
+    if (!se_.isLoopInvariant(length, &loop_)) return false;
+    std::optional<CountedAccess> counted;
+    if (const auto* c = llvm::dyn_cast<llvm::SCEVConstant>(length))
+      counted = classify(access, pointer, c->getAPInt().getZExtValue(), store);
+    auto by_count = [&] {
+      if (counted) counted_.push_back(*counted);
+      return counted.has_value();
+    };
+    if (!se_.isSCEVable(pointer->getType())) return by_count();
     const SCEV* address = se_.getSCEV(const_cast<llvm::Value*>(pointer));
     const SCEV* base = se_.getPointerBase(address);
-    if (!llvm::isa<llvm::SCEVUnknown>(base)) return false;
     const SCEV* offset = se_.getMinusSCEV(address, base);
-    if (llvm::isa<llvm::SCEVCouldNotCompute>(offset)) return false;
     const SCEV *lo = nullptr, *hi = nullptr;
     steps_.clear();
-    if (!bounds(offset, lo, hi)) return false;
+    if (!llvm::isa<llvm::SCEVUnknown>(base) || llvm::isa<llvm::SCEVCouldNotCompute>(offset) ||
+        !bounds(offset, lo, hi))
+      return by_count();
     lo = widened(lo), hi = widened(hi);
-    if (!se_.isLoopInvariant(length, &loop_)) return false;
     const SCEV* end = se_.getAddExpr(hi, widened(length));
     llvm::SmallVector<const SCEV*, 4> factors(steps_.begin(), steps_.end());
     factors.push_back(se_.getUMaxExpr(widened(length), se_.getConstant(offset_type_, kLineBytes)));
     const SCEV* most = se_.getUMinExpr(se_.getMinusSCEV(end, lo), se_.getMulExpr(factors));
-    accesses_[base].push_back({lo, end, most, store});
+    accesses_[base].push_back({lo, end, most, store, counted});
     return true;
   }
 
-  bool add_bytes(const llvm::Value* pointer, std::uint64_t bytes, bool store) {
-    return add(pointer, se_.getConstant(offset_type_, bytes), store);
+  bool add_bytes(const llvm::Instruction& access, const llvm::Value* pointer, std::uint64_t bytes, bool store) {
+    return add(access, pointer, se_.getConstant(offset_type_, bytes), store);
   }
 
   LoopFootprint result() {
-    std::vector<const SCEV*> all, loaded, stored;
+    LoopFootprint out;
+    out.counted = counted_;
     for (const auto& [base, list] : accesses_) {
-      all.push_back(extent(list, [](const Access&) { return true; }));
-      if (const SCEV* e = extent(list, [](const Access& a) { return !a.store; })) loaded.push_back(e);
-      if (const SCEV* e = extent(list, [](const Access& a) { return a.store; })) stored.push_back(e);
+      BaseExtent b{extent(list, [](const Access&) { return true; }),
+                   extent(list, [](const Access& a) { return !a.store; }),
+                   extent(list, [](const Access& a) { return a.store; }),
+                   {}};
+      for (const Access& a : list)
+        if (a.counted) b.accesses.push_back(*a.counted);
+      // Without every access countable the interval is all there is.
+      if (b.accesses.size() != list.size()) b.accesses.clear();
+      out.bases.push_back(std::move(b));
     }
-    return {sum(all), sum(loaded), sum(stored)};
+    return out;
   }
 
  private:
+  // A stream or an indirect access (footprint.h). A stream's address moves
+  // by a fixed step with the innermost loop around the access, whatever its
+  // start; an indirect one reads its address from memory there.
+  CountedAccess classify(const llvm::Instruction& access, const llvm::Value* pointer, std::uint64_t bytes,
+                         bool store) {
+    CountedAccess c{&access, nullptr, bytes, store, true, nullptr};
+    if (!se_.isSCEVable(pointer->getType())) return c;
+    c.address = se_.getSCEV(const_cast<llvm::Value*>(pointer));
+    const llvm::Loop* inner = &loop_;
+    for (bool deeper = true; deeper;) {
+      deeper = false;
+      for (const llvm::Loop* sub : inner->getSubLoops())
+        if (sub->contains(access.getParent())) inner = sub, deeper = true;
+    }
+    if (const auto* ar = llvm::dyn_cast<llvm::SCEVAddRecExpr>(c.address);
+        ar && ar->getLoop() == inner && ar->isAffine() && se_.isLoopInvariant(ar->getStepRecurrence(se_), inner)) {
+      c.indirect = false;
+      return c;
+    }
+    c.indirect = reads_memory(c.address);
+    if (const auto* base = llvm::dyn_cast<llvm::SCEVUnknown>(se_.getPointerBase(c.address));
+        c.indirect && base && se_.isLoopInvariant(base, &loop_))
+      c.gathered = base->getValue();
+    return c;
+  }
+
+  // Whether an address is computed from a value loaded inside the loop (an
+  // index read from memory), through what ScalarEvolution leaves opaque. A
+  // counter bumped under conditions (nnz++ when a neighbour exists) is no
+  // such address: bounded by its count alone.
+  bool reads_memory(const SCEV* address) {
+    struct Leaves {
+      std::vector<const llvm::Value*> values;
+      bool follow(const SCEV* s) {
+        if (const auto* u = llvm::dyn_cast<llvm::SCEVUnknown>(s)) values.push_back(u->getValue());
+        return true;
+      }
+      bool isDone() const { return false; }
+    } leaves;
+    llvm::visitAll(address, leaves);
+    std::set<const llvm::Value*> seen;
+    std::vector<const llvm::Value*> work = leaves.values;
+    while (!work.empty() && seen.size() < 64) {
+      const auto* inst = llvm::dyn_cast<llvm::Instruction>(work.back());
+      work.pop_back();
+      if (!inst || !loop_.contains(inst->getParent()) || !seen.insert(inst).second) continue;
+      if (llvm::isa<llvm::LoadInst>(inst)) return true;
+      if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(inst); phi && phi->getParent() == loop_.getHeader())
+        continue;  // a recurrence of the loop, not a value read in it
+      work.insert(work.end(), inst->op_begin(), inst->op_end());
+    }
+    return false;
+  }
+
   const SCEV* widened(const SCEV* s) { return se_.getTruncateOrSignExtend(s, offset_type_); }
 
   // The lowest and highest value of `s` over every iteration of the loop and
@@ -212,6 +284,7 @@ class FootprintBuilder {
   const llvm::DataLayout& layout_;
   llvm::Type* offset_type_;
   std::map<const SCEV*, std::vector<Access>> accesses_;
+  std::vector<CountedAccess> counted_;
   std::vector<const SCEV*> steps_;  // of the access being bounded: trips of each loop it moves with
 };
 
@@ -226,25 +299,26 @@ std::optional<LoopFootprint> loop_footprint(const llvm::Loop& loop, llvm::Scalar
     for (const Instruction& i : *b) {
       bool ok = true;
       if (const auto* ld = dyn_cast<LoadInst>(&i)) {
-        ok = fp.add_bytes(ld->getPointerOperand(), layout.getTypeStoreSize(ld->getType()), false);
+        ok = fp.add_bytes(i, ld->getPointerOperand(), layout.getTypeStoreSize(ld->getType()), false);
       } else if (const auto* st = dyn_cast<StoreInst>(&i)) {
-        ok = fp.add_bytes(st->getPointerOperand(), layout.getTypeStoreSize(st->getValueOperand()->getType()), true);
+        ok = fp.add_bytes(i, st->getPointerOperand(), layout.getTypeStoreSize(st->getValueOperand()->getType()),
+                          true);
       } else if (const auto* ii = dyn_cast<IntrinsicInst>(&i)) {
         switch (ii->getIntrinsicID()) {
-          case Intrinsic::masked_load:
-            ok = fp.add_bytes(ii->getArgOperand(0), layout.getTypeStoreSize(ii->getType()), false);
+          // A vector of addresses (gather, scatter) is no one pointer: counted.
+          case Intrinsic::masked_load: case Intrinsic::masked_gather:
+            ok = fp.add_bytes(i, ii->getArgOperand(0), layout.getTypeStoreSize(ii->getType()), false);
             break;
-          case Intrinsic::masked_store:
-            ok = fp.add_bytes(ii->getArgOperand(1), layout.getTypeStoreSize(ii->getArgOperand(0)->getType()), true);
-            break;
-          case Intrinsic::masked_gather: case Intrinsic::masked_scatter:
-            ok = false;  // a vector of addresses: not one base and offset
+          case Intrinsic::masked_store: case Intrinsic::masked_scatter:
+            ok = fp.add_bytes(i, ii->getArgOperand(1), layout.getTypeStoreSize(ii->getArgOperand(0)->getType()),
+                              true);
             break;
           case Intrinsic::memcpy: case Intrinsic::memmove: case Intrinsic::memset: {
             const auto* mi = cast<MemIntrinsic>(ii);
             const SCEV* length = se.getSCEV(const_cast<Value*>(mi->getLength()));
-            ok = fp.add(mi->getRawDest(), length, true);
-            if (ok && isa<MemTransferInst>(mi)) ok = fp.add(cast<MemTransferInst>(mi)->getRawSource(), length, false);
+            ok = fp.add(i, mi->getRawDest(), length, true);
+            if (ok && isa<MemTransferInst>(mi))
+              ok = fp.add(i, cast<MemTransferInst>(mi)->getRawSource(), length, false);
             break;
           }
           default:

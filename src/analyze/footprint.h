@@ -11,28 +11,63 @@
 // predictor fetches it from the memory level it fits in instead of pricing every
 // access there (docs/program-model.md).
 //
-// Loops whose data cannot be bounded get none: an address read from memory
-// (x[col[k]]), a step that changes inside the loop, a loop with a call that may touch
-// memory (other than the math functions and the calls the caller allows).
+// Accesses whose addresses cannot be bounded that way are bounded by their
+// count (each execution may touch bytes no other touched): a stream whose start
+// is read from memory but whose step is fixed (a CSR row, val[e] from e =
+// rowptr[row]), and an indirect access, whose address is read from memory
+// inside the loop (x[col[e]]). The caller counts them in its own terms (trip
+// counts as the model names them) and names what bounds an indirect access
+// better: the extent of the array it gathers from.
+//
+// Loops whose data cannot be bounded get none: a call that may touch memory
+// (other than the math functions and the calls the caller allows), a copy of
+// a length that changes inside the loop.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace llvm {
 class CallBase;
 class DataLayout;
+class Instruction;
 class Loop;
 class SCEV;
 class ScalarEvolution;
+class Value;
 }  // namespace llvm
 
 namespace perfcast::analyze {
 
-struct LoopFootprint {
+// An access bounded by its count: at most `bytes` distinct bytes each time it
+// runs, over the runs in which its address moves.
+struct CountedAccess {
+  const llvm::Instruction* instruction;
+  const llvm::SCEV* address;  // null when not one pointer (a vector of addresses)
+  std::uint64_t bytes;        // per execution
+  bool store;
+  // The address is read from memory inside the loop (x[col[e]]), not a
+  // stream (a start read from memory, a fixed step). `gathered`: the base
+  // pointer of the array it reads (invariant in the loop), or null.
+  bool indirect;
+  const llvm::Value* gathered;
+};
+
+// The accesses of one base pointer as an interval of bytes. The caller may
+// not be able to name the interval (its ends read from memory: a CSR row's
+// start and end); it then counts `accesses` instead.
+struct BaseExtent {
   const llvm::SCEV* bytes;        // distinct bytes touched, loaded or stored
-  const llvm::SCEV* load_bytes;   // distinct bytes loaded
-  const llvm::SCEV* store_bytes;  // distinct bytes stored
+  const llvm::SCEV* load_bytes;   // distinct bytes loaded; null: none
+  const llvm::SCEV* store_bytes;  // distinct bytes stored; null: none
+  std::vector<CountedAccess> accesses;
+};
+
+struct LoopFootprint {
+  std::vector<BaseExtent> bases;       // bounded by their addresses
+  std::vector<CountedAccess> counted;  // bounded by their counts
 };
 
 // Invariant in `loop` (they may use the indices of the loops around it).

@@ -227,6 +227,8 @@ struct ModuleContext {
   std::set<std::string> in_progress;
   std::map<std::string, ParamInfo> descriptions;  // every name an expression may use
   std::set<std::string> ignore;
+  // range_<file>_<line>_<array> parameters: the loop each one is per run of.
+  std::map<std::string, std::string> range_loops;
   int mca_loops = 0;  // loops named for the MCA pricing
   FunctionModel& analyse(llvm::Function& f);
 };
@@ -250,7 +252,7 @@ class FunctionAnalyser {
  private:
   // --- naming
   void collect_debug_names();
-  std::string member_name(const llvm::DILocalVariable* var, uint64_t offset_bits);
+  std::string member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) const;
   std::string local_name(const std::string& source_name) const {
     return entry_ ? sanitize(source_name) : sanitize(f_.getName().str() + "." + source_name);
   }
@@ -291,6 +293,9 @@ class FunctionAnalyser {
   bool chain_restarts(const llvm::Loop* l);
   bool fresh_each_run(const llvm::Value* start, const llvm::Loop* l);
   void add_footprints();
+  Expr runs_in(const CountedAccess& access, const llvm::Loop* l);
+  bool model_wide(const Expr& e) const;
+  std::string gathered_name(const llvm::Value* base) const;
   llvm::DebugLoc source_loc(const llvm::Loop* l) const;
   unsigned remainder_bits(const llvm::Loop* l);
   std::optional<Expr> loop_guard_condition(const llvm::BranchInst* br);
@@ -371,14 +376,15 @@ std::optional<double> FunctionAnalyser::probability_override(const Where& w) con
   return std::nullopt;
 }
 
-std::string FunctionAnalyser::member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) {
+std::string FunctionAnalyser::member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) const {
   std::string name = var->getName().str();
   const llvm::DIType* t = var->getType();
-  // Through typedefs and qualifiers to the struct whose member sits at the offset.
+  // Through typedefs, qualifiers and a pointer (a variable that points to the
+  // struct) to the struct whose member sits at the offset.
   for (int guard = 0; t && guard < 16; ++guard) {
     if (auto* d = llvm::dyn_cast<llvm::DIDerivedType>(t)) {
       if (d->getTag() == llvm::dwarf::DW_TAG_typedef || d->getTag() == llvm::dwarf::DW_TAG_const_type ||
-          d->getTag() == llvm::dwarf::DW_TAG_volatile_type) {
+          d->getTag() == llvm::dwarf::DW_TAG_volatile_type || d->getTag() == llvm::dwarf::DW_TAG_pointer_type) {
         t = d->getBaseType();
         continue;
       }
@@ -1568,6 +1574,16 @@ void FunctionAnalyser::run() {
 // Every modelled loop whose data can be bounded gets its footprint, named by
 // the same variables as its trip count. A call into user code stops it: the
 // callee's data is out of sight (its own loops carry theirs).
+//
+// Accesses bounded by their count (footprint.h) add their bytes times their
+// executions per run of the loop, counted with the model's trip counts (a CSR
+// row's entries are a parameter). Indirect accesses of one source line into
+// one array (x[col[e]], unrolled or not) share a parameter,
+// range_<file>_<line>_<array>: the distinct bytes they reach per run of the
+// outermost loop with a footprint around them (the loop whose footprint the
+// predictor fetches), by default every access distinct. That loop's footprint
+// adds the parameter; the loops inside it add the smaller of their count and
+// the parameter.
 void FunctionAnalyser::add_footprints() {
   auto harmless = [&](const llvm::CallBase& call) {
     const auto* callee = llvm::dyn_cast<llvm::Function>(call.getCalledOperand()->stripPointerCasts());
@@ -1575,12 +1591,144 @@ void FunctionAnalyser::add_footprints() {
     std::string name = callee->getName().str();
     return math_name(name).has_value() || ctx_.ignore.count(name) > 0;
   };
+  // Gathers of one array from one source line.
+  using GatherKey = std::tuple<std::string, int, const llvm::Value*>;
+  struct Gathers {
+    Expr load_bytes, store_bytes;  // executions x bytes in one run of the loop
+  };
+  struct Pending {
+    const llvm::Loop* loop;
+    Node* node;
+    Expr bytes, load_bytes, store_bytes;  // without the gathers
+    std::map<GatherKey, Gathers> gathers;
+  };
+  std::vector<Pending> pending;
   for (auto& [loop, node] : loop_nodes_) {
     auto fp = loop_footprint(*loop, se_, *ctx_.dl, harmless);
     if (!fp) continue;
-    auto bytes = conv(fp->bytes, loop), loaded = conv(fp->load_bytes, loop), stored = conv(fp->store_bytes, loop);
-    if (bytes && loaded && stored) node->footprint = std::array<Expr, 3>{*bytes, *loaded, *stored};
+    Pending p{loop, node, 0, 0, 0, {}};
+    std::vector<CountedAccess> counted = fp->counted;
+    bool ok = true;
+    for (const BaseExtent& b : fp->bases) {
+      auto bytes = conv(b.bytes, loop);
+      auto loaded = b.load_bytes ? conv(b.load_bytes, loop) : Expr(0);
+      auto stored = b.store_bytes ? conv(b.store_bytes, loop) : Expr(0);
+      if (bytes && loaded && stored) {
+        p.bytes = p.bytes + *bytes, p.load_bytes = p.load_bytes + *loaded, p.store_bytes = p.store_bytes + *stored;
+      } else if (!b.accesses.empty()) {
+        // Ends read from memory (a CSR row's start and end): by the count.
+        counted.insert(counted.end(), b.accesses.begin(), b.accesses.end());
+      } else {
+        ok = false;
+      }
+    }
+    if (!ok) continue;
+    for (const CountedAccess& a : counted) {
+      Expr bytes = runs_in(a, loop) * Expr(static_cast<std::int64_t>(a.bytes));
+      if (a.indirect && a.gathered) {
+        Where w = where(a.instruction->getDebugLoc());
+        Gathers& g = p.gathers[{w.file, w.line, a.gathered}];
+        Expr& side = a.store ? g.store_bytes : g.load_bytes;
+        side = side + bytes;
+      } else {
+        Expr& side = a.store ? p.store_bytes : p.load_bytes;
+        side = side + bytes;
+        p.bytes = p.bytes + bytes;
+      }
+    }
+    pending.push_back(std::move(p));
   }
+  // The loop each gather's parameter is per run of: the outermost with a
+  // footprint around all the gather's accesses in its nest, whose count the
+  // parameter's default can say in the model's own names.
+  auto nest_of = [](const llvm::Loop* l) {
+    while (l->getParentLoop()) l = l->getParentLoop();
+    return l;
+  };
+  std::map<std::pair<GatherKey, const llvm::Loop*>, const Pending*> range_loop;  // by gather and nest
+  for (const Pending& p : pending)
+    for (const auto& [key, g] : p.gathers) {
+      const Pending*& best = range_loop[{key, nest_of(p.loop)}];
+      if (model_wide(g.load_bytes + g.store_bytes) && (!best || p.loop->contains(best->loop))) best = &p;
+    }
+  for (Pending& p : pending) {
+    for (const auto& [key, g] : p.gathers) {
+      Expr all = g.load_bytes + g.store_bytes;
+      const Pending* r = range_loop[{key, nest_of(p.loop)}];
+      // The parameter bounds the loop it is per run of and the loops inside it.
+      if (r && r->loop->contains(p.loop)) {
+        const auto& [file, line, base] = key;
+        Where at = where(source_loc(r->loop));
+        std::string name = sanitize(fmt::format("range_{}_{}_{}", file_tag(file), line, gathered_name(base)));
+        std::string per = fmt::format("{}:{}", file_tag(at.file), at.line);
+        if (auto [it, fresh] = ctx_.range_loops.emplace(name, per); !fresh && it->second != per)
+          name = sanitize(fmt::format("{}_{}", name, at.line));
+        const Gathers& whole = r->gathers.at(key);
+        describe(name,
+                 fmt::format("distinct bytes of {} that the indirect accesses at {}:{} reach in one run of the loop "
+                             "at {} (at most the extent of the array they gather from); the default counts every "
+                             "access as distinct, an upper bound",
+                             gathered_name(base), file_tag(file), line, per),
+                 ex::to_string(ex::simplify(whole.load_bytes + whole.store_bytes)));
+        Expr range = ex::var(name);
+        all = r == &p ? range : ex::minimum({all, range});
+        if (!(g.load_bytes == Expr(0))) p.load_bytes = p.load_bytes + all;
+        if (!(g.store_bytes == Expr(0))) p.store_bytes = p.store_bytes + all;
+      } else {
+        p.load_bytes = p.load_bytes + g.load_bytes, p.store_bytes = p.store_bytes + g.store_bytes;
+      }
+      p.bytes = p.bytes + all;
+    }
+    p.node->footprint = std::array<Expr, 3>{ex::simplify(p.bytes), ex::simplify(p.load_bytes),
+                                            ex::simplify(p.store_bytes)};
+  }
+}
+
+// Executions of a counted access in one run of `l`: the trip counts of the
+// loops from the access's out to `l`, but for those its address does not
+// move with (it touches the same bytes again); summed over an index that an
+// inner count uses (a triangular nest). An upper bound for an access behind a
+// branch.
+Expr FunctionAnalyser::runs_in(const CountedAccess& access, const llvm::Loop* l) {
+  Expr runs = 1;
+  for (const llvm::Loop* m = li_.getLoopFor(access.instruction->getParent()); m; m = m->getParentLoop()) {
+    Expr trips = trip_count(const_cast<llvm::Loop*>(m));
+    std::string index = loop_var(m);
+    if (ex::free_names(runs).count(index)) runs = ex::sum(index, Expr(0), trips - Expr(1), runs);
+    else if (!access.address || !se_.isLoopInvariant(access.address, m)) runs = trips * runs;
+    if (m == l) break;
+  }
+  return ex::simplify(runs);
+}
+
+// Whether `e` names only the model's parameters (a parameter's default can
+// use it): no loop index, no argument of a function other than the entry.
+bool FunctionAnalyser::model_wide(const Expr& e) const {
+  for (const std::string& name : ex::free_names(ex::simplify(e)))
+    if (out_.loop_vars.count(name) || (!entry_ && arguments_.count(name))) return false;
+  return true;
+}
+
+// The source name of the array a gather reads: its pointer's variable, which
+// may hold the pointer cast to its type (ScalarEvolution sees through the
+// casts: `double *pe = calloc(...)` is the i8* calloc returns).
+std::string FunctionAnalyser::gathered_name(const llvm::Value* base) const {
+  std::vector<const llvm::Value*> named = {base, base->stripPointerCasts()};
+  for (const llvm::User* u : base->users())
+    if (llvm::isa<llvm::BitCastInst>(u)) named.push_back(u);
+  for (const llvm::Value* v : named)
+    if (auto dn = debug_names_.find(v); dn != debug_names_.end()) return dn->second.name;
+  if (auto an = alloca_names_.find(base); an != alloca_names_.end()) return an->second;
+  if (const auto* g = llvm::dyn_cast<llvm::GlobalVariable>(base)) return g->getName().str();
+  // A pointer read from a field (t->nodes, p->val): the field's name.
+  if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(base->stripPointerCasts())) {
+    std::int64_t offset = 0;
+    const llvm::Value* holder =
+        llvm::GetPointerBaseWithConstantOffset(load->getPointerOperand(), offset, *ctx_.dl);
+    if (auto var = struct_vars_.find(holder); var != struct_vars_.end() && offset >= 0)
+      return member_name(var->second, static_cast<std::uint64_t>(offset) * 8);
+  }
+  return "data";
 }
 
 void FunctionAnalyser::emit_block(llvm::BasicBlock* b, Items& items) {

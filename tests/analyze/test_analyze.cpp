@@ -2,6 +2,9 @@
 // named by the source's variables, evaluated at several sizes.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -273,8 +276,8 @@ void branches(const nlohmann::ordered_json& items, std::vector<nlohmann::ordered
 // A 7-point stencil over the interior of (n+2)^3 grids: u spans from the
 // first point's x-neighbour below to the last point's above, up and un from
 // the first interior point to the last (the union of the seven sweeps over u,
-// not seven times the grid). An index read from memory (x[col[k]])
-// bounds nothing, so that loop gets no footprint rather than a wrong one.
+// not seven times the grid). A gather through an index read from memory
+// (x[col[k]]) is bounded by its count: each access distinct.
 TEST(Analyze, LoopFootprintsSpanTheStencilsDistinctBytes) {
   auto j = analyse_case("footprint.c");
   const auto* nest = outermost_footprint(j["functions"]["stencil"]["body"]);
@@ -301,8 +304,94 @@ TEST(Analyze, LoopFootprintsSpanTheStencilsDistinctBytes) {
     expect_within_a_row("store_bytes", point, 1);
     expect_within_a_row("bytes", u + 2 * point, 3);
   }
-  EXPECT_EQ(outermost_footprint(j["functions"]["gather"]["body"]), nullptr)
-      << j["functions"]["gather"].dump(1);
+  // gather(m, col, x), unrolled by 4 after a remainder loop: each loop
+  // reads its part of col (an interval: 4 bytes an index) and gathers 8 bytes
+  // of x per index. m is an argument of gather, not a name of the model, so
+  // no range parameter bounds the gather (its default could not say m).
+  std::vector<const nlohmann::ordered_json*> gathers;
+  for (const auto& it : j["functions"]["gather"]["body"]) {
+    std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& item) {
+      if (item["kind"] == "loop") gathers.push_back(&item);
+      for (const char* side : {"body", "then", "else"})
+        if (item.contains(side))
+          for (const auto& c : item[side]) walk(c);
+    };
+    walk(it);
+  }
+  ASSERT_EQ(gathers.size(), 2u) << j["functions"]["gather"].dump(1);
+  for (const auto& [name, p] : j["parameters"].items())
+    EXPECT_EQ(name.rfind("range_", 0), std::string::npos) << name << ": " << p.dump();
+  // From m = 4: below, the unrolled loop never runs and its unsigned count wraps.
+  for (std::int64_t m : {4, 7, 100, 1001}) {
+    double bytes = 0;
+    for (const auto* loop : gathers) {
+      ASSERT_TRUE(loop->contains("footprint")) << loop->dump(1);
+      EXPECT_EQ(footprint_value(*loop, "store_bytes", {{"m", m}}), 0);
+      bytes += footprint_value(*loop, "bytes", {{"m", m}});
+    }
+    // The remainder's few indices are less than a cache line: counted whole.
+    EXPECT_GE(bytes, 12.0 * m) << "m = " << m;
+    EXPECT_LE(bytes, 12.0 * m + 64) << "m = " << m;
+  }
+}
+
+// A CSR product (csr_rows.c): the rows loop's footprint counts the streams
+// val[e] and col[e] (their starts read from rowptr, each entry distinct:
+// 12 bytes an entry, exact for CSR), rowptr and y (intervals of the rows),
+// and, for the gather x[col[e]], a parameter range_csr_rows_c_<line>_x (the
+// distinct bytes of x one run of the rows loop reaches) whose default is
+// every gather distinct. The entries loops inside count the smaller of their
+// gathers and the range.
+TEST(Analyze, CsrRowsCountTheirStreamsAndBoundTheGatherByARange) {
+  const std::string source = kSource + "/tests/analyze/cases/csr_rows.c";
+  auto j = analyse(source);
+  int entries_line = line_of(source, "for (int e = a->rowptr[row]");
+  std::string trips = fmt::format("loop_csr_rows_c_{}_trips", entries_line);
+  std::string range = fmt::format("range_csr_rows_c_{}_x", entries_line);
+  ASSERT_TRUE(j["parameters"].contains(range)) << j["parameters"].dump(1);
+  const auto* rows = find_loop(j["functions"]["spmv"]["body"], line_of(source, "for (int row = 0;"));
+  ASSERT_NE(rows, nullptr);
+  ASSERT_TRUE(rows->contains("footprint")) << rows->dump(1);
+  auto m = load(j, "csr_range");
+  const auto& parameter = *std::find_if(m.parameters.begin(), m.parameters.end(),
+                                        [&](const model::Parameter& p) { return p.name == range; });
+  ASSERT_TRUE(parameter.default_value);
+  for (std::int64_t n : {1, 10, 37})
+    for (std::int64_t t : {0, 1, 5, 7, 9}) {
+      expr::Bindings b = {{"a.nrows", n}, {trips, t}};
+      EXPECT_EQ(expr::evaluate(*parameter.default_value, b).real(), 8.0 * n * t) << "every gather distinct";
+      for (std::int64_t reach : {std::int64_t{800}, 8 * n * t}) {
+        b[range] = reach;
+        // Fields of *a read in the loop: a few bytes; rowptr: one int a row.
+        double streams = 12.0 * n * t, rowptr = 4.0 * n, y = 8.0 * n;
+        double load = footprint_value(*rows, "load_bytes", b), bytes = footprint_value(*rows, "bytes", b);
+        EXPECT_GE(load, streams + reach + rowptr) << "n " << n << ", t " << t << ", range " << reach;
+        EXPECT_LE(load, streams + reach + rowptr + 64) << "n " << n << ", t " << t << ", range " << reach;
+        EXPECT_EQ(footprint_value(*rows, "store_bytes", b), y);
+        EXPECT_EQ(bytes, load + y) << "n " << n << ", t " << t;
+      }
+    }
+  // The entries loops: the remainder (t mod 4 entries) and the unrolled loop.
+  std::vector<const nlohmann::ordered_json*> entries;
+  for (const auto& it : (*rows)["body"]) {
+    std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& item) {
+      if (item["kind"] == "loop") entries.push_back(&item);
+      for (const char* side : {"then", "else"})
+        if (item.contains(side))
+          for (const auto& c : item[side]) walk(c);
+    };
+    walk(it);
+  }
+  ASSERT_EQ(entries.size(), 2u);
+  for (std::int64_t t : {1, 5, 8, 9})
+    for (std::int64_t reach : {8, 1000}) {
+      expr::Bindings b = {{trips, t}, {range, reach}};
+      double sum = 0;
+      for (const auto* e : entries) sum += footprint_value(*e, "bytes", b);
+      // Each gathers at most its count, at most the range: 12 t of streams.
+      EXPECT_LE(sum, 12.0 * t + std::min(8.0 * t, 2.0 * reach)) << "t " << t << ", range " << reach;
+      EXPECT_GE(sum, 12.0 * t + std::min(8.0 * t, 1.0 * reach)) << "t " << t << ", range " << reach;
+    }
 }
 
 // Loop bounds and guards read from struct fields (p->n through a pointer, o.reps
