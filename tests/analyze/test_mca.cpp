@@ -52,6 +52,21 @@ double cycles_of(const nlohmann::ordered_json& model, const std::string& functio
   return found.empty() ? 0 : found.front();
 }
 
+// One core of 1 Gflop/s at 2 GHz: cycles / 2e9 seconds.
+const char* kOneCoreAt2GHz = R"(name = "t"
+[node]
+count = 1
+cores = 1
+flops_per_core = "1 Gflop/s"
+clock = "2 GHz"
+[memory]
+L1   = { size = "64 KiB", bandwidth = "100 GB/s" }
+DRAM = { bandwidth = "10 GB/s" }
+[network]
+latency = "1 us"
+bandwidth = "1 GB/s"
+)";
+
 model::ProgramModel load(const nlohmann::ordered_json& j) {
   fs::path file = fs::temp_directory_path() / ("perfcast-test-mca-" + std::to_string(::getpid()) + ".json");
   std::ofstream(file) << j.dump(2);
@@ -156,19 +171,7 @@ TEST(Mca, PredictPricesPricedLoopsInCyclesOverTheClock) {
   auto m = load(j);
   m.entry = "reduce1";
   m.parameters.push_back({"n", "elements", std::nullopt});
-  const char* toml = R"(name = "t"
-[node]
-count = 1
-cores = 1
-flops_per_core = "1 Gflop/s"
-clock = "2 GHz"
-[memory]
-L1   = { size = "64 KiB", bandwidth = "100 GB/s" }
-DRAM = { bandwidth = "10 GB/s" }
-[network]
-latency = "1 us"
-bandwidth = "1 GB/s"
-)";
+  const std::string toml = kOneCoreAt2GHz;
   auto machine = machine::load_machine_string(toml, "test");
   auto costs = model::symbolic_costs(m);
   const int n = 100000;
@@ -335,19 +338,7 @@ TEST(Mca, OuterLoopsPriceTheirOwnCode) {
   m.entry = "rows";
   m.parameters.push_back({"m", "rows", std::nullopt});
   m.parameters.push_back({"k", "entries per row", std::nullopt});
-  auto machine = machine::load_machine_string(R"(name = "t"
-[node]
-count = 1
-cores = 1
-flops_per_core = "1 Gflop/s"
-clock = "2 GHz"
-[memory]
-DRAM = { bandwidth = "10 GB/s" }
-[network]
-latency = "1 us"
-bandwidth = "1 GB/s"
-)",
-                                              "test");
+  auto machine = machine::load_machine_string(kOneCoreAt2GHz, "test");
   for (auto [rows, k] : {std::pair{1000, 6}, {10, 1024}}) {
     auto p = model::predict(m, model::symbolic_costs(m), machine, 1, {{"m", rows}, {"k", k}});
     ASSERT_TRUE(p.mca_available) << p.mca_note;
