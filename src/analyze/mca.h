@@ -27,10 +27,10 @@ struct LoopCycles {
   // What the body costs when nothing but the core's units limits it (the
   // chains of successive runs overlap); cycles_per_iteration >= it.
   double rthroughput = 0;
-  int micro_ops = 0;                // per iteration, as the scheduling model splits the instructions
-  std::vector<std::string> code;    // the instructions priced (AT&T), in block order
-  int instructions = 0;             // machine instructions in the body
-  int blocks = 0;                   // machine blocks (more than one: every block priced each iteration)
+  int micro_ops = 0;              // per iteration, as the scheduling model splits the instructions
+  std::vector<std::string> code;  // the instructions priced (AT&T), in block order
+  int instructions = 0;           // machine instructions in the body
+  int blocks = 0;                 // machine blocks (more than one: every block priced each iteration)
   // Machine instructions per iteration that read / write the stack (register
   // spills and reloads) or the constant pool: accesses only the machine code
   // has (calls left out).
@@ -38,14 +38,14 @@ struct LoopCycles {
 };
 
 struct LoopCyclesResult {
-  std::string cpu;                         // the scheduling model used
+  std::string cpu;  // the scheduling model used
   // Micro-ops the out-of-order window holds (the reorder buffer MCA models:
   // the model's ReorderBufferSize, else its MicroOpBufferSize); 0 in order.
   int window_micro_ops = 0;
   // By the IR name of the loop's header block: the loop's own blocks (all of
   // an innermost loop's; those outside its subloops for the others).
   std::map<std::string, LoopCycles> loops;
-  std::vector<std::string> warnings;        // loops that could not be priced, and why
+  std::vector<std::string> warnings;  // loops that could not be priced, and why
 };
 
 // A function of the verbose assembly the code generator writes: its machine
