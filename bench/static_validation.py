@@ -139,6 +139,11 @@ def cg_bind(n, R, iters):
         "p.nz": (n, "Problem: --n"),
         "p.nzl": (nzl, "Problem: owned planes of rank 0"),
         "p.plane": (plane, "Problem: points per plane n*n"),
+        # SpMV's gather xe[col[e]] reaches the owned rows and the ghost planes of its neighbours:
+        # at R = 1 none, at R = 2 one on either rank (the analyser's default counts every access).
+        **{f"range_cg_c_141_{v}": (8 * (nloc + plane * (1 if R > 1 else 0)),
+                                   f"spmv's gather from {v}: distinct bytes = owned rows + ghost planes read, x 8")
+           for v in ("pe", "xs", "ee")},
         # Per rank (an expression of rank and size), so the simulated calls pair up.
         "p.down": ("select(rank > 0, rank - 1, -1)", "Problem: lower neighbour (none on rank 0)"),
         "p.up": ("select(rank < size - 1, rank + 1, -1)", "Problem: upper neighbour (none on the last rank)"),
