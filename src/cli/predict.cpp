@@ -254,9 +254,13 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
   }
   {
     const auto& r = p.ranks[static_cast<size_t>(p.refined_slowest_rank)];
+    bool measured_overlap = false;
+    for (const auto& g : machine.groups)
+      for (const auto& l : g.memory) measured_overlap |= l.serial_fraction > 0;
     std::cout << fmt::format(
-        "refined: per site, {} against {}, overlapped as the machine measured, summed: {}  [rank {}: sites {}, comm {}]\n",
+        "refined: per site, {} against {}, {}, summed: {}  [rank {}: sites {}, comm {}]\n",
         mca ? "in-core time (MCA)" : "flops / peak", p.footprint_available ? "footprint traffic" : "memory traffic",
+        measured_overlap ? "with the serial fractions the machine file gives" : "their max (no serial_fraction in the machine file)",
         quantity(p.refined_time_s, Dimension::Seconds), r.counts.rank,
         quantity(r.refined_time_s - r.overhead_s - r.latency_s - r.transfer_s, Dimension::Seconds),
         quantity(r.overhead_s + r.latency_s + r.transfer_s, Dimension::Seconds));
