@@ -104,7 +104,11 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
                     (c.flops_single - c.cycle_flops_single + math_single) / peak_single;
 
     // Memory: every rank on the node streams at once, so each gets its share.
-    double serial_weighted = 0;
+    // Two limits on a site's traffic: the core's own (what one core streams
+    // alone: its misses in flight, which in-core work partly takes from, hence
+    // the serial fraction) and the node's share (node bandwidth over the ranks
+    // streaming at once: a queue that in-core work hides behind entirely).
+    double core_traffic_s = 0, serial_weighted = 0;
     for (const auto& t : c.memory) {
       double bytes = t.load_bytes + t.store_bytes;
       if (bytes == 0) continue;
@@ -114,16 +118,19 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
         s.l1_access_s += bytes / l1_bw;
       } else {
         s.traffic_s += at_level_s;
-        serial_weighted += level.serial_fraction * at_level_s;
+        double alone_s = bytes / level.bandwidth_Bps;
+        core_traffic_s += alone_s;
+        serial_weighted += level.serial_fraction * alone_s;
       }
       if (t.traffic != Traffic::Footprint)
         s.memory_s += forced ? bytes / forced->bandwidth_per_core_Bps(ranks_on_node) : at_level_s;
     }
-    s.serial_fraction = s.traffic_s > 0 ? serial_weighted / s.traffic_s : 0;
+    s.serial_fraction = core_traffic_s > 0 ? serial_weighted / core_traffic_s : 0;
     s.memory_bound = s.memory_s > s.compute_s;
     s.time_s = std::max(s.compute_s, s.memory_s);
     double core = std::max(s.in_core_s, s.l1_access_s);
-    s.refined_s = std::max(core, s.traffic_s) + s.serial_fraction * std::min(core, s.traffic_s);
+    s.refined_s = std::max(std::max(core, core_traffic_s) + s.serial_fraction * std::min(core, core_traffic_s),
+                           s.traffic_s);
     out.push_back(std::move(s));
   }
   return out;

@@ -28,8 +28,12 @@
 //   that is compute-bound cannot lend its idle memory time to one that is
 //   memory-bound), with the machine's measured overlap of in-core work and
 //   memory transfers (memory level `serial_fraction`, docs/machine-format.md):
-//     T_site = max(core, l1, traffic) + f * min(core', traffic),
-//     core' = max(core, l1), f = the serial fraction of the traffic's levels,
+//     T_site = max( max(core', alone) + f * min(core', alone), shared ),
+//     core' = max(core, l1); alone = the traffic at one core's own bandwidth
+//     (a core's misses in flight: in-core work takes from them, so part of
+//     it adds, f = the serial fraction of the traffic's levels); shared = the
+//     traffic at the node's bandwidth over the ranks streaming at once (a
+//     queue that in-core work hides behind entirely);
 //   T_sites,i = sum over sites + comm_i. This is the refined prediction.
 #pragma once
 
@@ -64,8 +68,8 @@ struct SitePrediction {
   double in_core_s = 0;        // cycles / clock + the other flops / peak (compute_s without MCA)
   double l1_access_s = 0;      // accesses inside footprint loops at L1 bandwidth
   double traffic_s = 0;        // distinct bytes from their levels, other accesses as the plain formula
-  double serial_fraction = 0;  // of the traffic's levels, weighted by their time
-  double refined_s = 0;        // max(core, l1, traffic) + serial_fraction * min(max(core, l1), traffic)
+  double serial_fraction = 0;  // of the traffic's levels, weighted by their time at one core's bandwidth
+  double refined_s = 0;        // see the header comment
 };
 
 struct RankPrediction {

@@ -225,3 +225,19 @@ TEST(Predict, EveryMpiCallCostsTheOverhead) {
   EXPECT_EQ(p.ranks[1].latency_s, 0);                    // its sends go to MPI_PROC_NULL
   EXPECT_NEAR(p.ranks[1].time_s, 30 * 100e-9, 1e-15);
 }
+
+// Traffic has two limits: one core's own bandwidth (in-core work takes from
+// its misses in flight: the serial fraction adds part of it) and the node's
+// bandwidth shared by the ranks streaming at once (a queue the in-core work
+// hides behind). One rank alone: 0.1 s core, 0.1 s of traffic at 10 GB/s, f =
+// 0.5: 0.15 s. Two ranks on the node: each gets 5 GB/s of the node's 10, so
+// 0.2 s of traffic, which hides the core entirely.
+TEST(Predict, SharedBandwidthHidesTheCoreWhereOneCoresOwnDoesNot) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "line": 10, "trip_count": "1000", "cycles_per_iteration": "100000", "body": [
+        {"kind": "compute", "load_bytes": "1000000"}]}]}})J");
+  auto machine = hand_machine({"node.clock=\"1 GHz\"", "memory.DRAM.serial_fraction=0.5"});
+  EXPECT_NEAR(run(m, machine, 1).refined_time_s, 0.15, 1e-12);
+  auto two = run(m, machine, 2);
+  for (const auto& r : two.ranks) EXPECT_NEAR(r.refined_time_s, 0.2, 1e-12) << r.counts.rank;
+}
