@@ -77,6 +77,18 @@ std::string sanitize(const std::string& raw) {
   return s;
 }
 
+// A debug type through its typedefs and qualifiers.
+const llvm::DIType* strip_qualifiers(const llvm::DIType* t) {
+  for (int guard = 0; t && guard < 16; ++guard) {
+    auto* d = llvm::dyn_cast<llvm::DIDerivedType>(t);
+    if (!d || (d->getTag() != llvm::dwarf::DW_TAG_typedef && d->getTag() != llvm::dwarf::DW_TAG_const_type &&
+               d->getTag() != llvm::dwarf::DW_TAG_volatile_type))
+      break;
+    t = d->getBaseType();
+  }
+  return t;
+}
+
 std::string file_tag(const std::string& file) {
   auto slash = file.find_last_of('/');
   std::string base = slash == std::string::npos ? file : file.substr(slash + 1);
@@ -271,6 +283,8 @@ class FunctionAnalyser {
   std::optional<Expr> unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth);
   std::optional<std::string> field_name(const llvm::LoadInst* load);
   bool written_in_loop(const llvm::Loop* loop, const llvm::Value* base, int64_t offset);
+  bool writes_at(const llvm::Instruction& i, const llvm::Value* base, int64_t offset, int depth);
+  std::optional<bool> mpi_writes(const llvm::CallBase& call, const llvm::Value* base, int64_t offset) const;
   bool may_write(const llvm::Argument& p, int64_t offset, int depth);
   std::optional<bool> mem_intrinsic_writes(const llvm::CallBase* call, const llvm::Value* base, int64_t offset);
 
@@ -405,51 +419,85 @@ std::string FunctionAnalyser::member_name(const llvm::DILocalVariable* var, uint
   return fmt::format("{}_bit{}", name, offset_bits);
 }
 
-// Whether code inside `loop` may write the bytes at `offset` of `base`: a
-// store there, a memset/memcpy into `base`, or a call that gets a pointer into
-// `base` and may write through it (what the callee does, when it is here).
-// A field the loop does not write holds one value while the loop runs.
-bool FunctionAnalyser::written_in_loop(const llvm::Loop* loop, const llvm::Value* base, int64_t offset) {
+// Whether `i` may write the byte at `offset` of `base`: a store there (or
+// through `base` at an offset not known), a memset/memcpy into `base`, or a
+// call that gets a pointer into `base` and may write through it (what the
+// callee does, when it is here, `depth` calls deep; what MPI does, for the MPI
+// calls whose pointers mpi_writes() knows).
+bool FunctionAnalyser::writes_at(const llvm::Instruction& i, const llvm::Value* base, int64_t offset, int depth) {
   using namespace llvm;
+  if (auto* st = dyn_cast<StoreInst>(&i)) {
+    int64_t off = 0;
+    const Value* p = GetPointerBaseWithConstantOffset(st->getPointerOperand(), off, *ctx_.dl);
+    if (p == base)
+      return off <= offset &&
+             offset < off + static_cast<int64_t>(ctx_.dl->getTypeStoreSize(st->getValueOperand()->getType()));
+    return getUnderlyingObject(st->getPointerOperand()) == base;
+  }
+  auto* call = dyn_cast<CallBase>(&i);
+  if (!call || call->onlyReadsMemory()) return false;
+  if (auto overlap = mem_intrinsic_writes(call, base, offset)) return *overlap;
+  if (auto* ii = dyn_cast<IntrinsicInst>(call)) {
+    Intrinsic::ID id = ii->getIntrinsicID();
+    if (id != Intrinsic::memset && id != Intrinsic::memcpy && id != Intrinsic::memmove) return false;
+  }
+  if (auto mpi = mpi_writes(*call, base, offset)) return *mpi;
+  for (unsigned a = 0; a < call->arg_size(); ++a) {
+    const Value* arg = call->getArgOperand(a);
+    if (!arg->getType()->isPointerTy() || getUnderlyingObject(arg) != base) continue;
+    if (call->onlyReadsMemory(a)) continue;
+    int64_t off = 0;
+    Function* callee = call->getCalledFunction();
+    if (callee && !callee->isDeclaration() && !callee->isVarArg() && a < callee->arg_size() &&
+        GetPointerBaseWithConstantOffset(arg, off, *ctx_.dl) == base &&
+        !may_write(*callee->getArg(a), offset - off, depth))
+      continue;
+    return true;
+  }
+  return false;
+}
+
+// What the MPI calls that take pointers to ranks and grids write through
+// them, by the MPI standard (LLVM sees only "argument memory"):
+// MPI_Cart_shift writes one int through each of its last two arguments,
+// MPI_Cart_create reads dims and periods and writes the new communicator.
+// Nothing for other calls.
+std::optional<bool> FunctionAnalyser::mpi_writes(const llvm::CallBase& call, const llvm::Value* base,
+                                                 int64_t offset) const {
+  using namespace llvm;
+  const Function* callee = call.getCalledFunction();
+  if (!callee) return std::nullopt;
+  StringRef name = callee->getName();
+  if (name.startswith("PMPI_")) name = name.drop_front();
+  std::vector<std::pair<unsigned, int64_t>> written;  // argument, bytes (0: any)
+  if (name == "MPI_Cart_shift" && call.arg_size() == 5)
+    written = {{3, 4}, {4, 4}};
+  else if (name == "MPI_Cart_create" && call.arg_size() == 6)
+    written = {{5, 0}};
+  else
+    return std::nullopt;
+  for (auto [a, bytes] : written) {
+    const Value* arg = call.getArgOperand(a);
+    if (getUnderlyingObject(arg) != base) continue;
+    int64_t off = 0;
+    if (bytes == 0 || GetPointerBaseWithConstantOffset(arg, off, *ctx_.dl) != base ||
+        (off <= offset && offset < off + bytes))
+      return true;
+  }
+  return false;
+}
+
+// Whether code inside `loop` may write the bytes at `offset` of `base`
+// (writes_at). A field the loop does not write holds one value while the
+// loop runs.
+bool FunctionAnalyser::written_in_loop(const llvm::Loop* loop, const llvm::Value* base, int64_t offset) {
   auto memo = written_in_loop_.find({loop, base, offset});
   if (memo != written_in_loop_.end()) return memo->second;
   bool& result = written_in_loop_[{loop, base, offset}];
   result = false;
-  for (BasicBlock* bb : loop->blocks()) {
-    BasicBlock& b = *bb;
-    for (Instruction& i : b) {
-      if (auto* st = dyn_cast<StoreInst>(&i)) {
-        int64_t off = 0;
-        const Value* p = GetPointerBaseWithConstantOffset(st->getPointerOperand(), off, *ctx_.dl);
-        if (p == base && off <= offset &&
-            offset < off + static_cast<int64_t>(ctx_.dl->getTypeStoreSize(st->getValueOperand()->getType())))
-          return result = true;
-        if (p != base && getUnderlyingObject(st->getPointerOperand()) == base) return result = true;
-      } else if (auto* call = dyn_cast<CallBase>(&i)) {
-        if (call->onlyReadsMemory()) continue;
-        if (auto overlap = mem_intrinsic_writes(call, base, offset)) {
-          if (*overlap) return result = true;
-          continue;
-        }
-        if (auto* ii = dyn_cast<IntrinsicInst>(call)) {
-          Intrinsic::ID id = ii->getIntrinsicID();
-          if (id != Intrinsic::memset && id != Intrinsic::memcpy && id != Intrinsic::memmove) continue;
-        }
-        for (unsigned a = 0; a < call->arg_size(); ++a) {
-          const Value* arg = call->getArgOperand(a);
-          if (!arg->getType()->isPointerTy() || getUnderlyingObject(arg) != base) continue;
-          if (call->onlyReadsMemory(a)) continue;
-          int64_t off = 0;
-          Function* callee = call->getCalledFunction();
-          if (callee && !callee->isDeclaration() && !callee->isVarArg() && a < callee->arg_size() &&
-              GetPointerBaseWithConstantOffset(arg, off, *ctx_.dl) == base &&
-              !may_write(*callee->getArg(a), offset - off, 0))
-            continue;
-          return result = true;
-        }
-      }
-    }
-  }
+  for (llvm::BasicBlock* b : loop->blocks())
+    for (llvm::Instruction& i : *b)
+      if (writes_at(i, base, offset, 0)) return result = true;
   return result;
 }
 
@@ -472,41 +520,10 @@ std::optional<bool> FunctionAnalyser::mem_intrinsic_writes(const llvm::CallBase*
 // Whether a function may write the byte at `offset` from the pointer argument
 // `p` (itself or through the functions it passes `p` on to).
 bool FunctionAnalyser::may_write(const llvm::Argument& p, int64_t offset, int depth) {
-  using namespace llvm;
   if (depth > 4) return true;
-  const Function& f = *p.getParent();
-  for (const BasicBlock& b : f)
-    for (const Instruction& i : b) {
-      if (auto* st = dyn_cast<StoreInst>(&i)) {
-        int64_t off = 0;
-        const Value* q = GetPointerBaseWithConstantOffset(st->getPointerOperand(), off, *ctx_.dl);
-        if (q == &p && off <= offset &&
-            offset < off + static_cast<int64_t>(ctx_.dl->getTypeStoreSize(st->getValueOperand()->getType())))
-          return true;
-        if (q != &p && getUnderlyingObject(st->getPointerOperand()) == &p) return true;
-      } else if (auto* call = dyn_cast<CallBase>(&i)) {
-        if (call->onlyReadsMemory() || isa<DbgInfoIntrinsic>(call)) continue;
-        if (auto overlap = mem_intrinsic_writes(call, &p, offset)) {
-          if (*overlap) return true;
-          continue;
-        }
-        for (unsigned a = 0; a < call->arg_size(); ++a) {
-          const Value* arg = call->getArgOperand(a);
-          if (!arg->getType()->isPointerTy() || getUnderlyingObject(arg) != &p || call->onlyReadsMemory(a)) continue;
-          if (auto* ii = dyn_cast<IntrinsicInst>(call)) {
-            Intrinsic::ID id = ii->getIntrinsicID();
-            if (id != Intrinsic::memset && id != Intrinsic::memcpy && id != Intrinsic::memmove) continue;
-          }
-          int64_t off = 0;
-          const Function* callee = call->getCalledFunction();
-          if (callee && !callee->isDeclaration() && !callee->isVarArg() && a < callee->arg_size() &&
-              GetPointerBaseWithConstantOffset(arg, off, *ctx_.dl) == &p &&
-              !may_write(*callee->getArg(a), offset - off, depth + 1))
-            continue;
-          return true;
-        }
-      }
-    }
+  for (const llvm::BasicBlock& b : *p.getParent())
+    for (const llvm::Instruction& i : b)
+      if (writes_at(i, &p, offset, depth + 1)) return true;
   return false;
 }
 
@@ -526,23 +543,13 @@ std::optional<std::string> FunctionAnalyser::field_name(const llvm::LoadInst* lo
   auto it = struct_vars_.find(base);
   if (it == struct_vars_.end() || offset < 0) return std::nullopt;
   const DILocalVariable* var = it->second;
-  auto strip = [](const DIType* t) {
-    for (int guard = 0; t && guard < 16; ++guard) {
-      auto* d = dyn_cast<DIDerivedType>(t);
-      if (!d || (d->getTag() != dwarf::DW_TAG_typedef && d->getTag() != dwarf::DW_TAG_const_type &&
-                 d->getTag() != dwarf::DW_TAG_volatile_type))
-        break;
-      t = d->getBaseType();
-    }
-    return t;
-  };
-  const DIType* t = strip(var->getType());
+  const DIType* t = strip_qualifiers(var->getType());
   bool through_pointer = false;
   if (auto* d = dyn_cast_or_null<DIDerivedType>(t); d && d->getTag() == dwarf::DW_TAG_pointer_type) {
     // A pointer's value (dbg.value): its fields are what it points to. An
     // alloca holds the variable itself.
     if (isa<AllocaInst>(base)) return std::nullopt;
-    t = strip(d->getBaseType());
+    t = strip_qualifiers(d->getBaseType());
     through_pointer = true;
   } else if (!isa<AllocaInst>(base)) {
     return std::nullopt;
@@ -569,10 +576,10 @@ std::optional<std::string> FunctionAnalyser::field_name(const llvm::LoadInst* lo
       if (!found || found->getName().empty()) return std::nullopt;
       path += "." + found->getName().str();
       bits -= found->getOffsetInBits();
-      t = strip(found->getBaseType());
+      t = strip_qualifiers(found->getBaseType());
       member = true;
     } else if (c->getTag() == dwarf::DW_TAG_array_type && c->getBaseType()) {
-      const DIType* elem = strip(c->getBaseType());
+      const DIType* elem = strip_qualifiers(c->getBaseType());
       uint64_t esize = elem ? elem->getSizeInBits() : 0;
       if (!esize) return std::nullopt;
       path += fmt::format("_{}", bits / esize);
