@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/Analysis/ConstantFolding.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
 #include <llvm/Analysis/ScalarEvolution.h>
@@ -241,6 +242,13 @@ struct ModuleContext {
   std::set<std::string> ignore;
   // range_<file>_<line>_<array> parameters: the loop each one is per run of.
   std::map<std::string, std::string> range_loops;
+  // Parameters for ranks read from local arrays (nbr_1, element_rank()): what
+  // the element holds and the MPI calls that read it, for the description.
+  struct ElementParam {
+    std::string what, default_value, assumed;
+    std::vector<std::string> readers;
+  };
+  std::map<std::string, ElementParam> element_params;
   int mca_loops = 0;  // loops named for the MCA pricing
   FunctionModel& analyse(llvm::Function& f);
 };
@@ -287,6 +295,31 @@ class FunctionAnalyser {
   std::optional<bool> mpi_writes(const llvm::CallBase& call, const llvm::Value* base, int64_t offset) const;
   bool may_write(const llvm::Argument& p, int64_t offset, int depth);
   std::optional<bool> mem_intrinsic_writes(const llvm::CallBase* call, const llvm::Value* base, int64_t offset);
+
+  // --- ranks read from local arrays (MPI peers and roots: nbr[f])
+  struct ArrayElement {
+    const llvm::Value* base = nullptr;  // the array's alloca
+    int64_t offset = 0, index = 0;      // bytes from base; element (flattened)
+    std::string array, name;            // the source's array; the element's parameter (nbr_1)
+    std::string declared;               // "main (wave3d.c:191)"
+  };
+  struct Neighbour {
+    Expr rank;
+    std::string what;                      // the grid and the shift, for the description
+    std::vector<std::string> assumptions;  // empty: proven
+  };
+  std::optional<ArrayElement> array_element(const llvm::Value* v) const;
+  std::optional<std::vector<const llvm::Instruction*>> writers(const llvm::Value* base, int64_t offset);
+  std::optional<const llvm::Instruction*> last_writer(const llvm::Value* base, int64_t offset,
+                                                      const llvm::Instruction* at);
+  std::optional<Expr> written_value(const llvm::Instruction* writer, const llvm::Value* base, int64_t offset,
+                                    unsigned bits);
+  std::optional<Expr> value_at(const llvm::Value* base, int64_t offset, const llvm::Instruction* at, unsigned bits);
+  const llvm::CallBase* mpi_call(const llvm::Instruction* i, const char* name) const;
+  bool reaches(const llvm::Instruction* from, const llvm::Instruction* to);
+  std::optional<Neighbour> cart_neighbour(const llvm::CallBase& shift, unsigned arg, std::string& why_not);
+  std::optional<Expr> element_rank(const llvm::Value* v, const std::string& role, const std::string& reader,
+                                   const std::string& fallback_default);
 
   // --- structure
   struct GuardStep {
@@ -359,6 +392,7 @@ class FunctionAnalyser {
   bool on_way_out_done_ = false;
   std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> certain_;
   std::set<std::string> arguments_;
+  std::map<const llvm::BasicBlock*, std::set<const llvm::BasicBlock*>> reachable_;  // reaches()
 };
 
 FunctionAnalyser::Where FunctionAnalyser::where(const llvm::DebugLoc& dl) const {
@@ -559,7 +593,8 @@ std::optional<std::string> FunctionAnalyser::field_name(const llvm::LoadInst* lo
   std::string path = var->getName().str();
   bool member = false;
   // Structs only: a local array (neighbour ranks, MPI_Dims_create's dims) is
-  // no set of named sizes, and MPI peers read from one keep their own parameter.
+  // no set of named sizes; MPI peers and roots read from one get a parameter
+  // per element (element_rank).
   if (auto* c = dyn_cast_or_null<DICompositeType>(t); !c || c->getTag() != dwarf::DW_TAG_structure_type)
     return std::nullopt;
   for (int guard = 0; t && guard < 16; ++guard) {
@@ -614,6 +649,359 @@ std::optional<std::string> FunctionAnalyser::field_name(const llvm::LoadInst* lo
   describe(name, fmt::format("field {} of {} ({}:{}), read from memory (a value the loops that read it leave alone)",
                              path, fn, file_tag(var->getFilename().str()), var->getLine()));
   return name;
+}
+
+// ---------------------------------------------------------------- ranks in local arrays
+
+// Whether a communicator argument is MPI_COMM_WORLD (Open MPI's global; MPICH's constant).
+bool is_comm_world(const llvm::Value* comm) {
+  const llvm::Value* v = comm->stripPointerCasts();
+  if (auto* g = llvm::dyn_cast<llvm::GlobalVariable>(v)) return g->getName() == "ompi_mpi_comm_world";
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v)) return c->getZExtValue() == 0x44000000;
+  return false;
+}
+
+// The `bits`-wide integer at `offset` of a constant global's initialiser.
+std::optional<Expr> constant_in(const llvm::Value* global, int64_t offset, unsigned bits, const llvm::DataLayout& dl) {
+  auto* g = llvm::dyn_cast_or_null<llvm::GlobalVariable>(global);
+  if (!g || !g->isConstant() || !g->hasDefinitiveInitializer() || offset < 0) return std::nullopt;
+  llvm::Type* type = llvm::IntegerType::get(g->getContext(), bits);
+  auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(llvm::ConstantFoldLoadFromConstPtr(
+      const_cast<llvm::GlobalVariable*>(g), type, llvm::APInt(64, static_cast<uint64_t>(offset)), dl));
+  if (!c) return std::nullopt;
+  return ex::integer(c->getSExtValue());
+}
+
+// The rank `disp` steps from `rank` along dimension `k` of a grid of extents
+// `dims` numbered in row-major order (the last dimension varies fastest), as
+// MPI numbers a Cartesian communicator's ranks: wrapped where `periodic` is
+// not 0, else -1 (MPI_PROC_NULL) off the grid.
+Expr cart_shifted(const std::vector<Expr>& dims, size_t k, const Expr& disp, const Expr& periodic) {
+  Expr rank = ex::var("rank");
+  if (disp == Expr(0)) return rank;
+  Expr stride = 1;
+  for (size_t j = k + 1; j < dims.size(); ++j) stride = stride * dims[j];
+  Expr coord = ex::floordiv(rank, stride);
+  if (k > 0) coord = ex::mod(coord, dims[k]);  // the first coordinate is below dims[0] already
+  Expr moved = coord + disp;
+  Expr below_end = ex::compare(ex::Comparison::Lt, moved, dims[k]);
+  Expr from_start = ex::compare(ex::Comparison::Ge, moved, 0);
+  // A constant step leaves the grid on one side only.
+  Expr inside = !disp.is_constant() ? from_start * below_end : disp.real_value() > 0 ? below_end : from_start;
+  Expr open = ex::select(inside, rank + disp * stride, -1);
+  Expr wrapped = rank + (ex::mod(moved, dims[k]) - coord) * stride;
+  if (periodic.is_constant()) return ex::simplify(periodic == Expr(0) ? open : wrapped);
+  return ex::simplify(ex::select(ex::compare(ex::Comparison::Ne, periodic, 0), wrapped, open));
+}
+
+// A whole element of a local integer array (an alloca the debug info declares
+// as an array) read at a constant index: `nbr[1]` of `int nbr[6]`; arrays of
+// several dimensions give the flattened index.
+std::optional<FunctionAnalyser::ArrayElement> FunctionAnalyser::array_element(const llvm::Value* v) const {
+  using namespace llvm;
+  auto* load = dyn_cast<LoadInst>(v);
+  if (!load || !load->getType()->isIntegerTy() || load->isVolatile()) return std::nullopt;
+  int64_t offset = 0;
+  const Value* base = GetPointerBaseWithConstantOffset(load->getPointerOperand(), offset, *ctx_.dl);
+  auto it = struct_vars_.find(base);
+  if (it == struct_vars_.end() || !isa<AllocaInst>(base) || offset < 0) return std::nullopt;
+  const DILocalVariable* var = it->second;
+  auto* array = dyn_cast_or_null<DICompositeType>(strip_qualifiers(var->getType()));
+  if (!array || array->getTag() != dwarf::DW_TAG_array_type) return std::nullopt;
+  auto* elem = dyn_cast_or_null<DIBasicType>(strip_qualifiers(array->getBaseType()));
+  const uint64_t bits = load->getType()->getIntegerBitWidth();
+  if (!elem || elem->getSizeInBits() != bits || (offset * 8) % bits != 0 ||
+      (array->getSizeInBits() && static_cast<uint64_t>(offset) * 8 >= array->getSizeInBits()))
+    return std::nullopt;
+  ArrayElement e;
+  e.base = base;
+  e.offset = offset;
+  e.index = offset * 8 / static_cast<int64_t>(bits);
+  e.array = var->getName().str();
+  e.name = local_name(fmt::format("{}_{}", e.array, e.index));
+  std::string fn = var->getScope() && var->getScope()->getSubprogram()
+                       ? var->getScope()->getSubprogram()->getName().str()
+                       : f_.getName().str();
+  e.declared = fmt::format("{} ({}:{})", fn, file_tag(var->getFilename().str()), var->getLine());
+  return e;
+}
+
+// Every instruction of the function that may write the bytes at `offset` of
+// `base` (writes_at); nothing when the address is stored in memory (anything
+// may then write through the copy).
+std::optional<std::vector<const llvm::Instruction*>> FunctionAnalyser::writers(const llvm::Value* base,
+                                                                               int64_t offset) {
+  std::vector<const llvm::Instruction*> out;
+  for (const llvm::Instruction& i : llvm::instructions(f_)) {
+    if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&i); st && st->getValueOperand()->getType()->isPointerTy() &&
+                                                        llvm::getUnderlyingObject(st->getValueOperand()) == base)
+      return std::nullopt;
+    if (writes_at(i, base, offset, 0)) out.push_back(&i);
+  }
+  return out;
+}
+
+// Whether some path runs from `from` to `to`. LLVM's isPotentiallyReachable
+// gives up (says yes) after 32 blocks, which a long main() exceeds.
+bool FunctionAnalyser::reaches(const llvm::Instruction* from, const llvm::Instruction* to) {
+  const llvm::BasicBlock* start = from->getParent();
+  if (start == to->getParent() && from->comesBefore(to)) return true;
+  auto [it, fresh] = reachable_.try_emplace(start);
+  std::set<const llvm::BasicBlock*>& seen = it->second;  // blocks some path enters after `start`
+  if (fresh) {
+    std::vector<const llvm::BasicBlock*> todo(llvm::succ_begin(start), llvm::succ_end(start));
+    while (!todo.empty()) {
+      const llvm::BasicBlock* b = todo.back();
+      todo.pop_back();
+      if (seen.insert(b).second) todo.insert(todo.end(), llvm::succ_begin(b), llvm::succ_end(b));
+    }
+  }
+  return seen.count(to->getParent()) > 0;
+}
+
+// The write whose value `at` finds at `offset` of `base`: the last of the
+// writes that come before `at` on every path, when no other write can run
+// between it and `at` (writes before it are overwritten, writes after `at`
+// come too late). nullptr: no write reaches `at`; nothing: no one write is
+// known to be the last.
+std::optional<const llvm::Instruction*> FunctionAnalyser::last_writer(const llvm::Value* base, int64_t offset,
+                                                                      const llvm::Instruction* at) {
+  auto all = writers(base, offset);
+  if (!all) return std::nullopt;
+  // The writes that dominate `at` are in a chain; the last is dominated by the others.
+  const llvm::Instruction* last = nullptr;
+  for (const llvm::Instruction* w : *all)
+    if (w != at && dt_.dominates(w, at) && (!last || dt_.dominates(last, w))) last = w;
+  if (!last) {
+    bool reached = std::any_of(all->begin(), all->end(), [&](auto* w) { return w != at && reaches(w, at); });
+    return reached ? std::nullopt : std::optional<const llvm::Instruction*>(nullptr);
+  }
+  for (const llvm::Instruction* w : *all)
+    if (w != last && w != at && reaches(last, w) && reaches(w, at)) return std::nullopt;
+  return last;
+}
+
+// The value `writer` leaves in the `bits`-wide integer at `offset` of `base`:
+// a store of it (an expression when the stored value converts), or a
+// constant written as part of a wider store, a memset or a copy from a
+// constant global (`int periods[3] = {0, 1, 0}`).
+std::optional<Expr> FunctionAnalyser::written_value(const llvm::Instruction* writer, const llvm::Value* base,
+                                                    int64_t offset, unsigned bits) {
+  using namespace llvm;
+  const int64_t bytes = bits / 8;
+  int64_t off = 0;
+  if (auto* st = dyn_cast<StoreInst>(writer)) {
+    if (GetPointerBaseWithConstantOffset(st->getPointerOperand(), off, *ctx_.dl) != base) return std::nullopt;
+    const Value* v = st->getValueOperand();
+    if (off == offset && v->getType()->isIntegerTy(bits)) return conv_value(v, li_.getLoopFor(st->getParent()));
+    auto* c = dyn_cast<ConstantInt>(v);
+    const int64_t shift = (offset - off) * 8;
+    if (!c || !ctx_.dl->isLittleEndian() || shift < 0 || shift + bits > c->getBitWidth()) return std::nullopt;
+    return ex::integer(c->getValue().extractBits(bits, static_cast<unsigned>(shift)).getSExtValue());
+  }
+  auto* mi = dyn_cast<MemIntrinsic>(writer);
+  auto* len = mi ? dyn_cast<ConstantInt>(mi->getLength()) : nullptr;
+  if (!len || GetPointerBaseWithConstantOffset(mi->getRawDest(), off, *ctx_.dl) != base || offset < off ||
+      offset + bytes > off + static_cast<int64_t>(len->getZExtValue()))
+    return std::nullopt;
+  if (auto* ms = dyn_cast<MemSetInst>(mi)) {
+    auto* byte = dyn_cast<ConstantInt>(ms->getValue());
+    if (!byte) return std::nullopt;
+    return ex::integer(APInt::getSplat(bits, byte->getValue().trunc(8)).getSExtValue());
+  }
+  if (auto* mt = dyn_cast<MemTransferInst>(mi)) {
+    int64_t from = 0;
+    const Value* src = GetPointerBaseWithConstantOffset(mt->getRawSource(), from, *ctx_.dl);
+    return constant_in(src, from + offset - off, bits, *ctx_.dl);
+  }
+  return std::nullopt;
+}
+
+// The `bits`-wide integer at `offset` of `base` when `at` runs: a constant
+// global's, or what the last write before `at` left there.
+std::optional<Expr> FunctionAnalyser::value_at(const llvm::Value* base, int64_t offset, const llvm::Instruction* at,
+                                               unsigned bits) {
+  if (llvm::isa<llvm::GlobalVariable>(base)) return constant_in(base, offset, bits, *ctx_.dl);
+  auto last = last_writer(base, offset, at);
+  if (!last || !*last) return std::nullopt;
+  return written_value(*last, base, offset, bits);
+}
+
+const llvm::CallBase* FunctionAnalyser::mpi_call(const llvm::Instruction* i, const char* name) const {
+  auto* call = llvm::dyn_cast_or_null<llvm::CallBase>(i);
+  const llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
+  if (!callee) return nullptr;
+  llvm::StringRef n = callee->getName();
+  return n == name || (n.startswith("P") && n.drop_front() == name) ? call : nullptr;
+}
+
+// The rank MPI_Cart_shift writes through its argument `arg` (3: the source,
+// 4: the destination) as an expression of rank and size, when the shift's
+// communicator is MPI_Cart_create's over MPI_COMM_WORLD with dims from
+// MPI_Dims_create(size, ndims, dims), in this function, and the periods, the
+// direction and the displacement are known. `rank` is the world's: the
+// Cartesian communicator numbers the ranks alike unless it may reorder them.
+std::optional<FunctionAnalyser::Neighbour> FunctionAnalyser::cart_neighbour(const llvm::CallBase& shift, unsigned arg,
+                                                                            std::string& why_not) {
+  using namespace llvm;
+  auto fail = [&](std::string why) -> std::optional<Neighbour> {
+    why_not = std::move(why);
+    return std::nullopt;
+  };
+  auto at = [&](const Instruction* i) {
+    Where w = where(i->getDebugLoc());
+    return fmt::format("{}:{}", file_tag(w.file), w.line);
+  };
+  const Loop* scope = li_.getLoopFor(shift.getParent());
+  // The communicator: a handle MPI_Cart_create wrote (read back from memory).
+  auto* comm = dyn_cast<LoadInst>(shift.getArgOperand(0));
+  int64_t off = 0;
+  const Value* holder = comm ? GetPointerBaseWithConstantOffset(comm->getPointerOperand(), off, *ctx_.dl) : nullptr;
+  std::optional<const Instruction*> written;
+  if (holder) written = last_writer(holder, off, comm);
+  const CallBase* create = written ? mpi_call(*written, "MPI_Cart_create") : nullptr;
+  if (!create) return fail("its communicator is no MPI_Cart_create's the analysis can follow");
+  std::string create_at = "MPI_Cart_create at " + at(create);
+  if (!is_comm_world(create->getArgOperand(0)))
+    return fail(create_at + " divides a communicator other than MPI_COMM_WORLD");
+  auto* ndims = dyn_cast<ConstantInt>(create->getArgOperand(1));
+  if (!ndims || ndims->getSExtValue() < 1 || ndims->getSExtValue() > 3)
+    return fail(create_at + " makes a grid of other than 1, 2 or 3 constant dimensions");
+  const int nd = static_cast<int>(ndims->getSExtValue());
+  // Its dims: what MPI_Dims_create(size, nd, dims) chose, by the model's
+  // names for it when every dimension was left free (0).
+  int64_t dims_off = 0;
+  const Value* dims = GetPointerBaseWithConstantOffset(create->getArgOperand(2), dims_off, *ctx_.dl);
+  const CallBase* dims_create = nullptr;
+  for (int i = 0; i < nd; ++i) {
+    auto w = last_writer(dims, dims_off + 4 * i, create);
+    const CallBase* c = w && *w ? mpi_call(*w, "MPI_Dims_create") : nullptr;
+    if (!c || (dims_create && c != dims_create))
+      return fail(fmt::format("the dims of {} are not MPI_Dims_create's", create_at));
+    dims_create = c;
+  }
+  auto nnodes = conv_value(dims_create->getArgOperand(0), li_.getLoopFor(dims_create->getParent()));
+  auto* dims_nd = dyn_cast<ConstantInt>(dims_create->getArgOperand(1));
+  int64_t into = 0;
+  if (!nnodes || !(*nnodes == ex::var("size")) || !dims_nd || dims_nd->getSExtValue() != nd ||
+      GetPointerBaseWithConstantOffset(dims_create->getArgOperand(2), into, *ctx_.dl) != dims || into != dims_off)
+    return fail(fmt::format("MPI_Dims_create at {} does not divide size into the {} dims of {}", at(dims_create), nd,
+                            create_at));
+  std::vector<Expr> extents;
+  std::vector<std::string> given;  // dims the code may have fixed before MPI_Dims_create
+  for (int i = 0; i < nd; ++i) {
+    extents.push_back(nd == 1 ? ex::var("size") : ex::var(fmt::format("dims{}_{}", nd, i)));
+    auto before = value_at(dims, dims_off + 4 * i, dims_create, 32);
+    if (!before || !(*before == Expr(0)))
+      given.push_back(before ? fmt::format("dims[{}] = {}", i, ex::to_string(*before))
+                             : fmt::format("dims[{}] is set where the analysis cannot tell to what", i));
+  }
+  // Periods: constants, or expressions of the model's parameters.
+  int64_t periods_off = 0;
+  const Value* periods = GetPointerBaseWithConstantOffset(create->getArgOperand(3), periods_off, *ctx_.dl);
+  // Direction and displacement of the shift.
+  auto direction = conv_value(shift.getArgOperand(1), scope);
+  auto disp = conv_value(shift.getArgOperand(2), scope);
+  if (!direction || direction->kind() != ex::Kind::Integer || direction->int_value() < 0 ||
+      direction->int_value() >= nd || !disp || !model_wide(*disp))
+    return fail(fmt::format("the direction or displacement of MPI_Cart_shift at {} is not known", at(&shift)));
+  const auto k = static_cast<size_t>(direction->int_value());
+  auto periodic = value_at(periods, periods_off + 4 * static_cast<int64_t>(k), create, 32);
+  if (!periodic || !model_wide(*periodic)) return fail(fmt::format("periods[{}] of {} is not known", k, create_at));
+  if (arg == 3) disp = ex::simplify(-*disp);  // the source is the rank `disp` steps back
+  Neighbour n;
+  n.rank = cart_shifted(extents, k, *disp, *periodic);
+  std::string grid;
+  for (const Expr& d : extents) grid += (grid.empty() ? "" : " x ") + ex::to_string(d);
+  std::string wraps = *periodic == Expr(0)      ? "not periodic: -1 (MPI_PROC_NULL) off the grid"
+                      : periodic->is_constant() ? "periodic"
+                                                : fmt::format("periodic when {} != 0", ex::to_string(*periodic));
+  n.what = fmt::format(
+      "the {} of MPI_Cart_shift at {} (direction {}, displacement {}) on the {}-d grid of {} "
+      "({} ranks in row-major order; {} along dimension {})",
+      arg == 3 ? "source" : "destination", at(&shift), k, ex::to_string(arg == 3 ? ex::simplify(-*disp) : *disp), nd,
+      create_at, grid, wraps, k);
+  if (!given.empty()) {
+    std::string list;
+    for (const auto& g : given) list += (list.empty() ? "" : ", ") + g;
+    n.assumptions.push_back(
+        fmt::format("MPI_Dims_create at {} chose every dimension (before it {}; 0 leaves a "
+                    "dimension to MPI)",
+                    at(dims_create), list));
+  }
+  auto reorder = conv_value(create->getArgOperand(4), li_.getLoopFor(create->getParent()));
+  if (!reorder || !(*reorder == Expr(0)))
+    n.assumptions.push_back(fmt::format("{} kept every rank's number (reorder = {} lets MPI renumber them)", create_at,
+                                        reorder ? ex::to_string(*reorder) : "not known"));
+  return n;
+}
+
+// A peer or root read from an element of a local array (nbr[f] of an
+// unrolled face loop). The element's value, when the last write before the
+// read gives it: a rank stored there, or MPI_Cart_shift's neighbour (see
+// cart_neighbour). Otherwise, or when the neighbour rests on an assumption,
+// a parameter per element, named like a field (nbr_1), whose default is that
+// neighbour or `fallback_default`; one element read by several calls is one
+// parameter. Nothing when `v` is no such read.
+std::optional<Expr> FunctionAnalyser::element_rank(const llvm::Value* v, const std::string& role,
+                                                   const std::string& reader, const std::string& fallback_default) {
+  auto e = array_element(v);
+  if (!e) return std::nullopt;
+  auto* load = llvm::cast<llvm::LoadInst>(v);
+  const unsigned bits = load->getType()->getIntegerBitWidth();
+  std::string what;
+  std::string default_value = fallback_default;
+  std::vector<std::string> assumptions;
+  auto last = last_writer(e->base, e->offset, load);
+  const llvm::CallBase* shift = last && *last ? mpi_call(*last, "MPI_Cart_shift") : nullptr;
+  if (shift) {
+    unsigned arg = 0;
+    for (unsigned a : {3u, 4u}) {
+      int64_t off = 0;
+      if (llvm::GetPointerBaseWithConstantOffset(shift->getArgOperand(a), off, *ctx_.dl) == e->base && off == e->offset)
+        arg = a;
+    }
+    std::string why_not;
+    std::optional<Neighbour> n;
+    if (arg && bits == 32) n = cart_neighbour(*shift, arg, why_not);
+    if (n && n->assumptions.empty()) return n->rank;
+    if (n) {
+      what = "written as " + n->what;
+      default_value = ex::to_string(n->rank);
+      assumptions = n->assumptions;
+    } else {
+      Where w = where(shift->getDebugLoc());
+      what = fmt::format("written by MPI_Cart_shift at {}:{}, not computable: {}", file_tag(w.file), w.line,
+                         why_not.empty() ? "it writes the element in part" : why_not);
+    }
+  } else if (last && *last) {
+    if (auto value = written_value(*last, e->base, e->offset, bits); value && model_wide(*value)) return value;
+    Where w = where((*last)->getDebugLoc());
+    what = fmt::format("written at {}:{} with a value not computable from the code", file_tag(w.file), w.line);
+  } else {
+    what = last ? "not written before it is read"
+                : "written where the analysis cannot tell which write it reads (several writes, or a pointer)";
+  }
+  if (assumptions.empty()) assumptions.push_back(role == "peer" ? "a real neighbour" : "rank 0");
+  std::string assumed;
+  for (const auto& a : assumptions) assumed += (assumed.empty() ? "" : "; and ") + a;
+  // One parameter per element and value: another read of the element that
+  // finds another write gets a name of its own.
+  std::string name = e->name;
+  for (int k = 2; ctx_.element_params.count(name) && ctx_.element_params[name].what != what; ++k)
+    name = fmt::format("{}_v{}", e->name, k);
+  auto& param = ctx_.element_params[name];
+  if (param.what.empty()) param.what = what, param.default_value = default_value, param.assumed = assumed;
+  std::string read_as = fmt::format("the {} of {}", role, reader);
+  if (std::find(param.readers.begin(), param.readers.end(), read_as) == param.readers.end())
+    param.readers.push_back(read_as);
+  std::string readers;
+  for (size_t i = 0; i < param.readers.size(); ++i)
+    readers += (i == 0 ? "" : i + 1 == param.readers.size() ? " and " : ", ") + param.readers[i];
+  ctx_.descriptions[name] = {fmt::format("{}[{}], a local array of {}, read as {}; {}. The default assumes {}",
+                                         e->array, e->index, e->declared, readers, param.what, param.assumed),
+                             param.default_value};
+  return ex::var(name);
 }
 
 void FunctionAnalyser::collect_debug_names() {
@@ -1920,8 +2308,11 @@ void FunctionAnalyser::emit_mpi(llvm::CallBase& call, const std::string& name, I
                             w.line));
     n->bytes = ex::var(p);
   }
+  std::string reader = fmt::format("{} at {}:{}", name, file_tag(w.file), w.line);
   if (s.peer >= 0) {
-    auto peer = conv_value(call.getArgOperand(s.peer), scope);
+    const llvm::Value* arg = call.getArgOperand(s.peer);
+    auto peer = conv_value(arg, scope);
+    if (!peer) peer = element_rank(arg, "peer", reader, "mod(rank + 1, size)");
     if (!peer || (peer->is_constant() && peer->kind() == ex::Kind::Integer && peer->int_value() == -1)) {
       std::string p = unique(tag + "_peer");
       describe(p, fmt::format("peer rank of {} at {}:{}, not computable from the code (read from memory or "
@@ -1934,7 +2325,9 @@ void FunctionAnalyser::emit_mpi(llvm::CallBase& call, const std::string& name, I
     n->peer = ex::simplify(*peer);
   }
   if (s.root >= 0) {
-    auto root = conv_value(call.getArgOperand(s.root), scope);
+    const llvm::Value* arg = call.getArgOperand(s.root);
+    auto root = conv_value(arg, scope);
+    if (!root) root = element_rank(arg, "root", reader, "0");
     if (!root) {
       std::string p = unique(tag + "_root");
       describe(p, fmt::format("root rank of {} at {}:{}", name, file_tag(w.file), w.line), "0");

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -31,15 +32,16 @@ const std::string kSource = PERFCAST_SOURCE_DIR;
 
 // The IR's counts: without MCA, so no machine-code accesses are added
 // (AddsTheMachineCodesOwnAccessesWithMca tests those).
-nlohmann::ordered_json analyse(const std::string& path) {
+nlohmann::ordered_json analyse(const std::string& path, const std::vector<std::string>& flags = {}) {
   analyze::AnalyzeOptions o;
   o.sources = {path};
+  o.compile_flags = flags;
   o.mca = false;
   return analyze::analyze(o);
 }
 
-nlohmann::ordered_json analyse_case(const std::string& name) {
-  return analyse(kSource + "/tests/analyze/cases/" + name);
+nlohmann::ordered_json analyse_case(const std::string& name, const std::vector<std::string>& flags = {}) {
+  return analyse(kSource + "/tests/analyze/cases/" + name, flags);
 }
 
 model::ProgramModel load(const nlohmann::ordered_json& j, const std::string& name) {
@@ -203,6 +205,7 @@ TEST(Analyze, Wave3dStepLoopMatchesTheHandModel) {
     auto h = model::evaluate_rank(hand_costs, hb, 0);
     expr::Bindings b = {{"lx", hb.at("lx")}, {"ly", hb.at("ly")}, {"lz", hb.at("lz")}, {"opt.steps", 5},
                         {"rank", 0}, {"size", ranks}};
+    for (int d = 0; d < 3; ++d) b[fmt::format("dims3_{}", d)] = hb.at(fmt::format("dims3_{}", d));
     for (const auto& p : analysed.parameters)
       if (!b.count(p.name))
         b[p.name] = p.default_value                 ? expr::evaluate(*p.default_value, b)
@@ -504,4 +507,161 @@ TEST(Analyze, AddsTheMachineCodesOwnAccessesWithMca) {
     EXPECT_EQ(std::fmod(c.load_bytes - 8.0 * nx * ny, 8.0), 0.0);
     EXPECT_EQ(c.store_bytes, 8.0 * nx * ny);  // the stores are the IR's
   }
+}
+
+namespace {
+
+// What MPI_Cart_shift(cart, d, 1, &nbr[2d], &nbr[2d + 1]) gives `rank` on the
+// grid of MPI_Cart_create over MPI_Dims_create(size, 3) with every dimension
+// free, by hand: the rank's coordinates in row-major order (the last
+// dimension varies fastest), one step down (nbr[2d]) and up (nbr[2d + 1])
+// along each dimension; off the grid -1 (MPI_PROC_NULL) unless the dimension
+// wraps around.
+std::vector<long long> cart_neighbours(int rank, int size, std::array<bool, 3> periodic) {
+  auto dims = model::dims_create(size, 3);
+  const int coord[3] = {rank / (dims[1] * dims[2]), rank / dims[2] % dims[1], rank % dims[2]};
+  std::vector<long long> nbr;
+  for (int d = 0; d < 3; ++d)
+    for (int step : {-1, 1}) {
+      int c[3] = {coord[0], coord[1], coord[2]};
+      c[d] += step;
+      if (c[d] < 0 || c[d] >= dims[d]) {
+        if (!periodic[d]) {
+          nbr.push_back(-1);
+          continue;
+        }
+        c[d] = (c[d] + dims[d]) % dims[d];
+      }
+      nbr.push_back((c[0] * dims[1] + c[1]) * dims[2] + c[2]);
+    }
+  return nbr;
+}
+
+// The peers of one rank's calls of `op` in program order, per run of the
+// code (`runs` times the calls each site makes: the step loop's count), as
+// `perfcast predict` evaluates them: parameters by their defaults unless given.
+std::vector<long long> peers_of(const model::ProgramModel& m, const std::string& op, int rank, int size,
+                                const std::map<std::string, expr::Value>& params, int runs) {
+  auto c = model::evaluate_rank(model::symbolic_costs(m), model::bind_rank(m, params, rank, size), rank);
+  std::vector<long long> out;
+  for (const auto& call : c.mpi)
+    if (call.op == op)
+      for (int k = 0; k < static_cast<int>(call.calls) / runs; ++k) out.push_back(call.peer.value_or(-99));
+  return out;
+}
+
+// Every rank's sends have a matching receive: rank r sends to s exactly as
+// often as s receives from r.
+void expect_paired(const model::ProgramModel& m, int size, const std::map<std::string, expr::Value>& params) {
+  std::map<std::pair<long long, long long>, int> sent, received;
+  for (int r = 0; r < size; ++r) {
+    for (long long p : peers_of(m, "isend", r, size, params, 1))
+      if (p >= 0) ++sent[{r, p}];
+    for (long long p : peers_of(m, "irecv", r, size, params, 1))
+      if (p >= 0) ++received[{p, r}];
+  }
+  EXPECT_EQ(sent, received) << size << " ranks";
+}
+
+// At 1, 2, 8 and 12 ranks, every rank's receives and sends (the face loop's,
+// `runs` times each) go to MPI_Cart_shift's neighbours, face by face, and
+// the sends pair up with the receives.
+void expect_cart_peers(const model::ProgramModel& m, const std::map<std::string, expr::Value>& params, int runs,
+                       std::array<bool, 3> periodic) {
+  for (int size : {1, 2, 8, 12}) {
+    for (int rank = 0; rank < size; ++rank) {
+      auto expected = cart_neighbours(rank, size, periodic);
+      EXPECT_EQ(peers_of(m, "irecv", rank, size, params, runs), expected) << "rank " << rank << " of " << size;
+      EXPECT_EQ(peers_of(m, "isend", rank, size, params, runs), expected) << "rank " << rank << " of " << size;
+    }
+    expect_paired(m, size, params);
+  }
+}
+
+const char* kTwoNodes = R"(
+name = "two"
+[node]
+count = 2
+cores = 8
+flops_per_core = "1 Gflop/s"
+[memory]
+DRAM = { bandwidth = "10 GB/s" }
+[network]
+latency = "1 us"
+bandwidth = "1 GB/s"
+)";
+
+}  // namespace
+
+// The six receives and six sends of an unrolled face loop read their peers
+// from nbr[f], which MPI_Cart_shift wrote. With every dimension left to
+// MPI_Dims_create (dims = {0, 0, 0}) and periods, direction and displacement
+// constants, each peer is the neighbour's rank itself, an expression of rank
+// and the grid (dims3_0 x dims3_1 x dims3_2): no parameter to bind.
+TEST(Analyze, CartesianNeighboursAreThePeersOfAnUnrolledFaceLoop) {
+  auto j = analyse_case("cart_halo.c");
+  for (int f = 0; f < 6; ++f)
+    EXPECT_FALSE(j["parameters"].contains(fmt::format("nbr_{}", f))) << j["parameters"].dump(1);
+  for (const auto& [name, p] : j["parameters"].items())
+    EXPECT_EQ(name.find("_peer"), std::string::npos) << name << ": " << p.dump();
+  auto m = load(j, "cart_halo");
+  const std::map<std::string, expr::Value> params = {{"steps", 3}, {"m", 100}};
+  expect_cart_peers(m, params, 3, {false, false, false});
+  // The streams pair up on the simulator too (a deadlock would throw).
+  auto machine = machine::load_machine_string(kTwoNodes, "two.toml");
+  for (int size : {2, 8, 12}) EXPECT_NO_THROW(modelsim::simulate_model(m, machine, size, params)) << size;
+}
+
+TEST(Analyze, PeriodicCartesianNeighboursWrapAround) {
+  auto m = load(analyse_case("cart_halo.c", {"-DPERIODIC"}), "cart_halo_periodic");
+  const std::map<std::string, expr::Value> params = {{"steps", 1}, {"m", 100}};
+  expect_cart_peers(m, params, 1, {true, false, true});
+}
+
+// When the code may fix some dims before MPI_Dims_create (from its command
+// line, as wave3d's --px/--py/--pz), the neighbours are not proven: each
+// element of nbr is a parameter of its own (nbr_0 ... nbr_5), read by both
+// the receive and the send of its face, whose default is the neighbour with
+// every dimension free, and whose description says so.
+TEST(Analyze, CartesianNeighboursOfDimsTheCodeMayFixAreParametersWithDefaults) {
+  auto j = analyse_case("cart_halo.c", {"-DGIVEN_DIMS"});
+  for (int f = 0; f < 6; ++f) {
+    std::string name = fmt::format("nbr_{}", f);
+    ASSERT_TRUE(j["parameters"].contains(name)) << j["parameters"].dump(1);
+    const auto& p = j["parameters"][name];
+    std::string description = p["description"];
+    for (const char* words : {"MPI_Cart_shift", "MPI_Irecv", "MPI_Isend", "chose every dimension"})
+      EXPECT_NE(description.find(words), std::string::npos) << name << ": " << description;
+    EXPECT_NE(description.find(fmt::format("nbr[{}]", f)), std::string::npos) << description;
+    ASSERT_TRUE(p.contains("default")) << p.dump();
+  }
+  auto m = load(j, "cart_halo_given");
+  std::map<std::string, expr::Value> params = {{"steps", 1}, {"m", 100}};
+  for (const auto& p : m.parameters)
+    if (!p.default_value && !params.count(p.name)) params[p.name] = 3;  // argc: no dims given
+  expect_cart_peers(m, params, 1, {false, false, false});
+  // A bound value replaces the default for both calls of its face.
+  auto bound = params;
+  bound["nbr_1"] = -1;
+  EXPECT_EQ(peers_of(m, "isend", 0, 2, bound, 1), (std::vector<long long>{-1, -1, -1, -1, -1, -1}));
+}
+
+// wave3d's halo exchange (wave3d.c: halo_exchange's face loops, unrolled):
+// its dims hold --px/--py/--pz before MPI_Dims_create, so the six neighbours
+// are parameters nbr_0 ... nbr_5 whose defaults are MPI_Cart_shift's
+// neighbours with every dimension free (no --px/--py/--pz).
+TEST(Analyze, Wave3dHaloPeersAreTheCartesianNeighbours) {
+  const std::string source = kSource + "/apps/wave3d/wave3d.c";
+  auto j = analyse(source);
+  for (int f = 0; f < 6; ++f)
+    EXPECT_TRUE(j["parameters"].contains(fmt::format("nbr_{}", f))) << j["parameters"].dump(1);
+  const auto* step = find_loop(j["functions"]["main"]["body"], line_of(source, "for (s = 0; s < opt.steps; s++)"));
+  ASSERT_NE(step, nullptr);
+  nlohmann::ordered_json sub = j;
+  sub["functions"]["main"]["body"] = nlohmann::ordered_json::array({*step});
+  auto m = load(sub, "wave3d_halo");
+  std::map<std::string, expr::Value> params;
+  for (const auto& p : m.parameters)
+    if (!p.default_value) params[p.name] = p.name == "opt.steps" ? 1 : p.name.rfind("loop_", 0) == 0 ? 0 : 4;
+  expect_cart_peers(m, params, 1, {false, false, false});
 }
