@@ -79,10 +79,8 @@ def wave3d_bind(n, R, steps):
         "sy_173": (lz + 2, "sy = lz + 2 (leapfrog_step)"),
         "sx_172": ((ly + 2) * (lz + 2), "sx = (ly + 2) * (lz + 2) (leapfrog_step; the footprint uses it)"),
     }
-    if R == 1:
-        # Every neighbour is MPI_PROC_NULL on one rank; the analysis cannot see nbr[].
-        b["mpi_wave3d_c_159_peer"] = (-1, "R=1: every neighbour is MPI_PROC_NULL")
-        b["mpi_wave3d_c_161_peer"] = (-1, "R=1: every neighbour is MPI_PROC_NULL")
+    # The halo peers nbr_0 .. nbr_5 are left to their defaults: MPI_Cart_shift's neighbours
+    # per rank with every dim chosen by MPI_Dims_create (no --px/--py/--pz), -1 off the grid.
     return b
 
 
