@@ -665,3 +665,29 @@ TEST(Analyze, Wave3dHaloPeersAreTheCartesianNeighbours) {
     if (!p.default_value) params[p.name] = p.name == "opt.steps" ? 1 : p.name.rfind("loop_", 0) == 0 ? 0 : 4;
   expect_cart_peers(m, params, 1, {false, false, false});
 }
+
+// nbr[0] and nbr[1] hold ranks the code stored (a chain; Open MPI's
+// MPI_PROC_NULL is -2) and LLVM reads back from memory, because it takes
+// MPI_Cart_shift's write of nbr[2] and nbr[3] for a write of the array: their
+// peers are the stored expressions. nbr[2] and nbr[3] are the neighbours
+// along the second dimension of a 2-d grid (dims2_0 x dims2_1).
+TEST(Analyze, PeersStoredInALocalArrayAreTheirValues) {
+  auto j = analyse_case("stored_peers.c");
+  for (const auto& [name, p] : j["parameters"].items()) EXPECT_EQ(name, "m") << p.dump();
+  auto m = load(j, "stored_peers");
+  const std::map<std::string, expr::Value> params = {{"m", 10}};
+  for (int size : {1, 2, 6, 12}) {
+    auto dims = model::dims_create(size, 2);
+    for (int rank = 0; rank < size; ++rank) {
+      const int column = rank % dims[1];
+      std::vector<long long> expected = {rank > 0 ? rank - 1 : -1, rank < size - 1 ? rank + 1 : -1,
+                                         column > 0 ? rank - 1 : -1, column < dims[1] - 1 ? rank + 1 : -1};
+      for (const char* op : {"irecv", "isend"}) {
+        auto peers = peers_of(m, op, rank, size, params, 1);
+        for (auto& p : peers) p = std::max(p, -1LL);  // every negative peer is MPI_PROC_NULL
+        EXPECT_EQ(peers, expected) << op << ", rank " << rank << " of " << size;
+      }
+    }
+    expect_paired(m, size, params);
+  }
+}
