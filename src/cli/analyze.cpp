@@ -16,6 +16,7 @@ namespace {
 
 struct AnalyzeArgs {
   std::vector<std::string> positionals;  // sources, then (after `--`) compile flags
+  std::vector<std::string> more;         // see add_analyze_command
   std::string output;
   std::string opt_level = "2";
   std::string program;
@@ -50,7 +51,9 @@ void run(const AnalyzeArgs& a) {
   // Sources come first; from the first word that looks like a flag on, the
   // words are compile flags (CLI11 hands over what follows `--` as positionals).
   bool flags = false;
-  for (const auto& w : a.positionals) {
+  std::vector<std::string> words = a.positionals;
+  words.insert(words.end(), a.more.begin(), a.more.end());
+  for (const auto& w : words) {
     flags = flags || (!w.empty() && w[0] == '-');
     if (flags) o.compile_flags.push_back(w);
     else o.sources.emplace_back(w);
@@ -91,6 +94,9 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("sources", a->positionals,
                   "Source files, then `--` and compile flags, e.g. app.c -- -DN=64 -Iinclude")
       ->required();
+  // CLI11 2.1 refuses what follows `--` when the one positional before it is
+  // filled; a second positional takes it (CLI11 fills `sources` first anyway).
+  cmd->add_option("compile-flags", a->more, "Compile flags (after `--`)");
   cmd->add_option("-o,--output", a->output, "Program model to write (JSON; '-' or none: stdout)");
   cmd->add_option("-O", a->opt_level, "Optimisation level the program is built with (0 1 2 3 s z)")
       ->default_str("2");

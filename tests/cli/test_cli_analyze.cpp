@@ -1,0 +1,49 @@
+// `perfcast analyze`, run as a process: compile flags after `--` reach clang.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "measure/launcher.h"
+
+namespace {
+
+const std::string kPerfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
+
+perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
+  args.insert(args.begin(), kPerfcast);
+  return perfcast::measure::run_process(args, std::chrono::seconds(120));
+}
+
+// The trip count is a macro only the command line defines: with `-- -DN=37`
+// the model counts 2 flops x 37; without it clang's error names N.
+TEST(CliAnalyze, CompileFlagsAfterTheDashesReachClang) {
+  auto dir = std::filesystem::temp_directory_path() / ("perfcast-test-cli-analyze-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto source = dir / "macro_trips.c";
+  std::ofstream(source) << R"(#include <mpi.h>
+double a[1000];
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  for (int i = 0; i < N; i++) a[i] = 2.0 * a[i] + 1.0;
+  MPI_Finalize();
+  return (int)a[3];
+}
+)";
+  auto model = dir / "m.json";
+  auto r = perfcast_run({"analyze", source.string(), "-o", model.string(), "--no-mca", "--", "-DN=37"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  auto p = perfcast_run({"predict", model.string(), "--machine", "polus", "--np", "1", "--json"});
+  ASSERT_EQ(p.exit_code, 0) << p.stderr_text;
+  EXPECT_EQ(nlohmann::json::parse(p.stdout_text)["ranks"][0]["flops_double"].get<double>(), 2.0 * 37);
+
+  auto missing = perfcast_run({"analyze", source.string(), "-o", model.string(), "--no-mca"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.stderr_text.find("'N'"), std::string::npos) << missing.stderr_text;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
