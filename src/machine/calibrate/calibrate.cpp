@@ -104,7 +104,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   report(what);
   OverlapOptions oo;
   oo.sample_s = options.quick ? 0.003 : 0.01;
-  oo.samples = options.quick ? 5 : 9;
+  oo.samples = options.quick ? 5 : 15;
   cal.memory.overlap = measure_overlap(cal.memory.levels, oo, [&](int i, int n, const std::string& level) {
     report(what, fmt::format("{}/{}: {}", i + 1, n, level));
   });

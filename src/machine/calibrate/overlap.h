@@ -9,9 +9,10 @@
 //   * with K = 0 at a working set in level X, giving T_mem(X);
 //   * with K at level X, giving T_both(K, X).
 // Per K near balance (T_core within a factor of 2 of T_mem, the most telling
-// points), f = (T_both - max) / min, and the level's serial fraction is the
-// median over those K, clamped to [0, 1]: the fraction of the shorter time
-// that adds to the longer.
+// points), f = (T_both - max) / min, measured in rounds that time the three
+// back to back (a drift of the machine moves them alike); the level's serial
+// fraction is the median over rounds and K, clamped to [0, 1]: the fraction of
+// the shorter time that adds to the longer.
 #pragma once
 
 #include <functional>
@@ -26,7 +27,7 @@ struct OverlapPoint {
   int k = 0;               // multiply-adds per element
   double core_s = 0;       // per element, arrays in L1
   double both_s = 0;       // per element, arrays in the level
-  double fraction = 0;     // (both - max) / min, unclamped
+  double fraction = 0;     // median over rounds of (both - max) / min, unclamped
 };
 
 struct LevelOverlap {
@@ -34,13 +35,13 @@ struct LevelOverlap {
   double working_set_bytes = 0;
   double memory_s = 0;     // per element, K = 0, arrays in the level
   std::vector<OverlapPoint> points;  // the K near balance
-  double serial_fraction = 0;        // median of the points' fractions, clamped to [0, 1]
+  double serial_fraction = 0;        // median over every round and K, clamped to [0, 1]
   bool measured = false;             // false: no K came near balance (the level is too fast or too slow)
 };
 
 struct OverlapOptions {
   double sample_s = 0.01;  // shortest timed sample
-  int samples = 7;         // per figure, the median is kept
+  int samples = 7;         // rounds (each times every figure once); medians over them
 };
 
 // Measures every level but L1 (which the core term already prices) on one
