@@ -303,5 +303,29 @@ TEST(SimP2P, MemoryBandwidthIsSharedByTheRanksOnTheNode) {
   EXPECT_NEAR(four.predicted_time_s, 1e6 / (1.5e9 / 4), 1e-12) << "1e6 B at 1.5/4 GB/s";
 }
 
+// More operations in flight than one chunk of the engine's pools holds (65 536):
+// requests and envelopes past the first chunk live in a second one (in huge
+// pages), and a message must still find its receive there. Rank 0 posts 70 000
+// receives of 100 B, then rank 1 sends them in order: each arrives 1.1 us after
+// its send at 0 (o = 0), so everything ends at 1.1 us.
+TEST(SimP2P, MoreOperationsInFlightThanOnePoolChunk) {
+  constexpr int n = 70000;
+  std::vector<std::vector<Event>> ranks(2);
+  std::vector<std::uint64_t> receives, sends;
+  for (int i = 0; i < n; ++i) {
+    ranks[0].push_back(irecv(1, 100, static_cast<std::uint64_t>(i + 1), i));
+    receives.push_back(static_cast<std::uint64_t>(i + 1));
+    ranks[1].push_back(isend(0, 100, static_cast<std::uint64_t>(i + 1), i));
+    sends.push_back(static_cast<std::uint64_t>(i + 1));
+  }
+  ranks[0].push_back(completion(Kind::Waitall, receives));
+  ranks[1].push_back(completion(Kind::Waitall, sends));
+  auto r = run(ranks, flat_machine());
+  EXPECT_NEAR(r.ranks[0].end_s, 1.1 * us, 1e-15) << "expected L + 100 B / B = 1.1 us";
+  EXPECT_NEAR(r.ranks[0].comm_s, 1.1 * us, 1e-15);
+  EXPECT_DOUBLE_EQ(r.ranks[1].end_s, 0) << "eager sends cost o = 0";
+  EXPECT_EQ(r.mpi_calls, 2u * n + 2);
+}
+
 }  // namespace
 }  // namespace perfcast::sim::test
