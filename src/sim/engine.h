@@ -14,9 +14,9 @@
 //     the partner reached the matching point).
 //   Collectives: see collectives.h (table rule or point-to-point algorithms).
 //
-// Scheduling: ranks ready to act sit in a binary heap keyed by (time, rank,
-// sequence); a rank keeps acting while it stays first in that order, so a step
-// costs O(log N) at most and nothing scans all ranks. Members a collective
+// Scheduling: ranks ready to act sit in a priority queue (a 4-ary heap) keyed
+// by (time, rank, sequence); a rank keeps acting while it stays first in that
+// order, so a step costs O(log N) at most and nothing scans all ranks. Members a collective
 // releases resume at their own completion time, which may precede the last
 // member's arrival: the processing order stays deterministic, and only the
 // choice among wildcard matches can differ from strict time order then.
