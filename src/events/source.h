@@ -46,14 +46,17 @@ class JobSource {
 class DataMover {
  public:
   virtual ~DataMover() = default;
-  // The events handed back carry the scalar MPI fields of the calls (kind, comm,
-  // peer, root, tag, tag2, bytes, bytes2, request, live), not their vectors:
-  // the engine keeps only those from a call until its match.
-  // A send and the receive it matched: copy the message (the engine has set the
-  // receive's status: source and tag, through `received`).
+  // A send and the receive it matched: copy the message. Both events carry the
+  // calls' kind, comm, bytes and live; `received` carries the match's status
+  // (peer = the sender's rank in the communicator, tag = the message's), `send`
+  // the same source and tag. (The engine keeps only these from a call to its
+  // match: they sit in the message's envelope, so live point-to-point calls
+  // cost no copy of their event.)
   virtual void deliver(const Event& send, int send_world_rank, Event& received, int recv_world_rank) = 0;
   // Every member of a collective has arrived: members[i] is the event of the
-  // communicator's rank i, world_ranks[i] its world rank.
+  // communicator's rank i, world_ranks[i] its world rank, with the scalar MPI
+  // fields of its call (kind, comm, peer, root, tag, tag2, bytes, bytes2,
+  // request, live), not its vectors.
   virtual void collective(const std::vector<Event*>& members, const std::vector<int>& world_ranks) = 0;
 };
 

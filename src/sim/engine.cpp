@@ -128,7 +128,8 @@ struct Request {
 static_assert(sizeof(Request) == 40);
 
 // A message at its receiver (eager data or a rendezvous request to send), or a
-// posted receive.
+// posted receive. One cache line: a send walks the receiver's posted receives,
+// and an envelope across two lines cost two misses there.
 struct Envelope {
   std::uint32_t next = kNone;
   std::int32_t source = 0;  // message: sender's comm rank; posted: source filter
@@ -138,15 +139,32 @@ struct Envelope {
   double time_s = 0;        // send or post time
   double arrival_s = 0;     // eager: data arrival; rendezvous: arrival of the request to send
   std::uint32_t request = kNone;  // rendezvous message: the send's; posted: the receive's
-  std::uint32_t event_copy = kNone;  // live runs only: the call's MoverCopy, for the DataMover
-  std::int32_t comm = 0;             // the handle the call named (reports)
+  std::int32_t comm = 0;          // the handle the call named
+  // Live runs: the call's data, for the DataMover; with `kind` it is all the
+  // mover reads of a point-to-point call (source.h), so live calls need no copy
+  // of their event beside the envelope.
+  void* live = nullptr;
+  Kind kind = Kind::Compute;  // the call's
   bool rendezvous = false;
 };
-static_assert(sizeof(Envelope) == 56);
+static_assert(sizeof(Envelope) == 64);
 
-// What the DataMover reads of an event handed back to it (its scalar MPI
-// fields; source.h): kept from a call until its match, 56 bytes instead of a
-// 176-byte Event with three vectors, a dozen per stencil rank in flight.
+// One side of a match as the DataMover sees it (source.h): the message's
+// source and tag, or the receive's filters.
+Event mover_event(const Envelope& env) {
+  Event e;
+  e.kind = env.kind;
+  e.comm = env.comm;
+  e.peer = env.source;
+  e.tag = env.tag;
+  e.bytes = static_cast<std::uint64_t>(env.bytes);
+  e.live = env.live;
+  return e;
+}
+
+// What the DataMover reads of a collective member's event (its scalar MPI
+// fields; source.h): kept from its arrival until the last member's, 56 bytes
+// instead of a 176-byte Event with three vectors.
 struct MoverCopy {
   void* live = nullptr;
   std::uint64_t bytes = 0, bytes2 = 0, request = 0;
@@ -823,7 +841,6 @@ std::uint32_t Engine::new_envelope(int owner) {
 }
 
 void Engine::free_envelope(std::uint32_t i) {
-  if (envelopes_[i].event_copy != kNone) free_event_copies_.push_back(envelopes_[i].event_copy);
   auto& free_list = free_envelopes_;
   envelopes_[i].next = free_list;
   free_list = i;
@@ -882,7 +899,8 @@ std::uint32_t Engine::post_send(RankState& R, int r, std::int32_t peer, std::int
   env.bytes = n;
   env.time_s = R.clock;
   env.comm = e.comm;
-  env.event_copy = copy_event(e);
+  env.live = e.live;
+  env.kind = e.kind;
   std::uint32_t q = kNone;
   if (net_.eager(n) && !sync) {
     env.arrival_s = R.clock + net_.transfer_s(r, to.world, n);
@@ -924,7 +942,8 @@ std::uint32_t Engine::post_recv(RankState& R, int r, std::int32_t peer, std::int
     posted.time_s = R.clock;
     posted.request = q;
     posted.comm = e.comm;
-    posted.event_copy = copy_event(e);
+    posted.live = e.live;
+    posted.kind = e.kind;
   }
   Queues& qs = queues(r, my_handle);
   std::uint32_t prev = kNone;
@@ -970,7 +989,7 @@ void Engine::arrive(int d, int handle, std::uint32_t m) {
 // Rank r's probe sees message m (which stays queued): its status is m's envelope.
 void Engine::probe_found(RankState& R, int r, std::uint32_t m) {
   const Envelope& msg = envelopes_[m];
-  if (options_.mover && msg.event_copy != kNone) {
+  if (options_.mover) {
     // A copy: the probe's own call keeps its filters (wildcards) for reports.
     Event status;
     status.kind = R.call.kind;
@@ -978,7 +997,7 @@ void Engine::probe_found(RankState& R, int r, std::uint32_t m) {
     status.peer = msg.source;
     status.tag = msg.tag;
     status.live = R.call.live;
-    options_.mover->deliver(mover_event(event_copies_[msg.event_copy]), msg.world, status, r);
+    options_.mover->deliver(mover_event(msg), msg.world, status, r);
   }
   resolve(r, msg.arrival_s, msg.time_s, msg.world);
 }
@@ -1002,10 +1021,10 @@ void Engine::match(std::uint32_t m, std::uint32_t p) {
     recv.transfer_start_s = start;
   }
   if (options_.mover) {
-    Event received = mover_event(event_copies_[posted.event_copy]);
+    Event received = mover_event(posted);
     received.peer = msg.source;
     received.tag = msg.tag;
-    options_.mover->deliver(mover_event(event_copies_[msg.event_copy]), msg.world, received, posted.world);
+    options_.mover->deliver(mover_event(msg), msg.world, received, posted.world);
   }
   std::uint32_t send_request = msg.rendezvous ? msg.request : kNone;
   std::uint32_t recv_request = posted.request;
