@@ -277,7 +277,25 @@ struct Comm {
   std::vector<std::uint32_t> entered;
 
   int world_of(int r) const { return world.empty() ? r : world[static_cast<size_t>(r)]; }
-  int handle_of(int r) const { return handles.empty() ? events::kCommWorld : handles[static_cast<size_t>(r)]; }
+  int handle_of(int r) const { return handles.empty() ? uniform_handle : handles[static_cast<size_t>(r)]; }
+
+  // A communicator of the world's ranks in their order, by the same handle on
+  // every member (MPI_COMM_WORLD itself, a dup of it, a Cartesian grid without
+  // reordering), keeps neither map: each message on it would otherwise read
+  // two arrays of 4N bytes at the destination's index, two cache misses once N
+  // is large, and they would cost 8 bytes per rank.
+  std::int32_t uniform_handle = events::kCommWorld;
+  void drop_trivial_maps(int nranks) {
+    bool identity = size == nranks;
+    for (int i = 0; identity && i < size; ++i) identity = world[static_cast<size_t>(i)] == i;
+    if (identity) std::vector<std::int32_t>().swap(world);
+    bool uniform = !handles.empty();
+    for (size_t i = 1; uniform && i < handles.size(); ++i) uniform = handles[i] == handles[0];
+    if (uniform) {
+      uniform_handle = handles[0];
+      std::vector<std::int32_t>().swap(handles);
+    }
+  }
 };
 
 struct HeapEntry {
@@ -1202,6 +1220,7 @@ void Engine::create_communicators(Comm& c) {
         if (R.comms.size() <= h) R.comms.resize(h + 1);
         R.comms[h] = CommRef{id, static_cast<std::int32_t>(j - begin), Queues{}};
       }
+      created.drop_trivial_maps(nranks_);
       comms_.push_back(std::move(created));
     }
     begin = end;
