@@ -43,16 +43,25 @@ using events::Kind;
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
+// Jobs this big put the engine's per-rank state, heap and pools in huge pages
+// (support/large_blocks.h): their state (~0.9 KB per replayed rank) outgrows
+// the last-level cache and the reach of the TLB with small pages, and with
+// ranks out of step nearly every access misses both. Measured (jittered stencil,
+// CPU s): -9 % at 32 768 ranks (median of 4), -21..-50 % from 131 072. The slack
+// of partly touched huge pages (up to 2 MiB per structure) costs +115 B per
+// rank at 32 768 (992 B per rank in all) and would cost +175 B at 16 384 (1061
+// B, over the 1 KB per replayed rank goal), where small jobs fit the cache.
+constexpr int kHugePagesFromRanks = 32768;
+
 // A pool of T in fixed chunks of 2^18: it grows without copying what it holds
 // and indices stay stable. Chunks are big so that the chunk table stays small
 // (70 pointers at 10^6 ranks, where 1024-element chunks needed 18 000, one more
 // cold load per access), and each is a whole number of huge pages
 // (support/large_blocks.h: 2^18 x 8k bytes = k x 2 MiB), so only the last huge
-// page a pool touches has slack. The first 2 MiB stay in small pages: a small
-// job does not pay 2 MiB per pool. An element is constructed when added, so the
-// unused tail of the last chunk is address space, not memory. (Chunks doubling
-// in size needed a bit_width per access: +24 % instructions per event; chunks of
-// 2^16 that were not whole huge pages left ~1.4 MiB slack each: +250 B per rank.)
+// page a pool touches has slack. An element is constructed when added, so the unused tail of the last chunk is
+// address space, not memory. (Chunks doubling in size needed a bit_width per
+// access: +24 % instructions per event; chunks of 2^16, not whole huge pages,
+// left ~1.4 MiB slack each: +250 B per rank.)
 template <typename T>
 class Pool {
   static_assert(std::is_trivially_destructible_v<T>, "chunks are freed without destroying elements");
@@ -67,13 +76,13 @@ class Pool {
   T& operator[](std::uint32_t i) { return chunks_[i >> kShift][i & kMask]; }
   const T& operator[](std::uint32_t i) const { return chunks_[i >> kShift][i & kMask]; }
   std::uint32_t size() const { return size_; }
+  void use_huge_pages() { huge_pages_ = true; }  // for chunks made from now on
   std::uint32_t add() {
     if (size_ == kNone) throw UserError("more than 4 billion MPI operations in flight at once", {}, "");
     if ((size_ & kMask) == 0) {
-      auto* chunk = static_cast<char*>(map_aligned(kChunkBytes));
-      std::size_t small = chunks_.empty() ? kHugePageBytes : 0;
-      advise_huge_pages(chunk + small, kChunkBytes - small);
-      chunks_.push_back(reinterpret_cast<T*>(chunk));
+      void* chunk = map_aligned(kChunkBytes);
+      if (huge_pages_) advise_huge_pages(chunk, kChunkBytes);
+      chunks_.push_back(static_cast<T*>(chunk));
     }
     new (&(*this)[size_]) T{};
     return size_++;
@@ -91,6 +100,7 @@ class Pool {
   static constexpr std::size_t kChunkBytes = std::size_t{kChunk} * sizeof(T);
   std::vector<T*> chunks_;
   std::uint32_t size_ = 0;
+  bool huge_pages_ = false;
 };
 
 // Heads and tails of two intrusive lists in the envelope pool: receives posted
@@ -352,6 +362,9 @@ class ReadyQueue {
     at(i) = last;
   }
   std::size_t bytes() const { return slots_.capacity() * sizeof(HeapEntry); }
+  void use_huge_pages() {
+    if (bytes() >= kHugePageBytes) advise_huge_pages(slots_.data(), bytes());
+  }
   void release() {
     decltype(slots_)(kOffset).swap(slots_);
     size_ = 0;
@@ -450,7 +463,7 @@ class Engine {
   ComputeModel compute_;
   const machine::Machine& machine_;
 
-  // Per-rank state in huge pages once big (support/large_blocks.h).
+  // Per-rank state, in huge pages for big jobs (kHugePagesFromRanks).
   std::vector<RankState, LargeAllocator<RankState>> ranks_;
   std::deque<Comm> comms_;  // [0] is MPI_COMM_WORLD; a deque so references survive new communicators
   // Pools with global free lists: slots freed by one rank serve the next, which
@@ -496,10 +509,19 @@ bool Engine::first_in_line(int r, double t) {
 
 SimResult Engine::run() {
   auto wall_start = std::chrono::steady_clock::now();
+  ranks_.reserve(static_cast<size_t>(nranks_));
+  heap_.reserve(static_cast<size_t>(nranks_));
+  if (nranks_ >= kHugePagesFromRanks) {
+    // Before the first touch, which would fault small pages in.
+    advise_huge_pages(ranks_.data(), ranks_.capacity() * sizeof(RankState));
+    heap_.use_huge_pages();
+    requests_.use_huge_pages();
+    envelopes_.use_huge_pages();
+    event_copies_.use_huge_pages();
+  }
   ranks_.resize(static_cast<size_t>(nranks_));
   comms_.emplace_back().size = nranks_;
   for (int r = 0; r < nranks_; ++r) ranks_[static_cast<size_t>(r)].source = job_.open_rank(r);
-  heap_.reserve(static_cast<size_t>(nranks_));
   for (int r = 0; r < nranks_; ++r) push(r, 0.0);
 
   while (!heap_.empty()) {

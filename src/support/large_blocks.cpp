@@ -44,14 +44,12 @@ void unmap_aligned(void* block, std::size_t bytes) noexcept {
 
 void advise_huge_pages(void* block, std::size_t bytes) noexcept {
   // Advice only: without it (THP disabled, an old kernel) the memory still works.
-  if (huge_pages_wanted() && bytes > 0) madvise(block, bytes, MADV_HUGEPAGE);
+  if (huge_pages_wanted() && bytes > 0) madvise(block, huge_rounded(bytes), MADV_HUGEPAGE);
 }
 
 void* allocate_large(std::size_t bytes) {
   if (bytes < kHugePageBytes) return ::operator new(bytes == 0 ? 1 : bytes, kLineAlignment);
-  void* p = map_aligned(bytes);
-  advise_huge_pages(p, huge_rounded(bytes));
-  return p;
+  return map_aligned(bytes);
 }
 
 void free_large(void* block, std::size_t bytes) noexcept {

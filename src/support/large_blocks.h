@@ -11,11 +11,11 @@
 // in step, which visit memory in order, gain nothing and lose nothing.
 //
 // Huge pages are given only on request on Debian (transparent_hugepage/enabled
-// = madvise), hence MADV_HUGEPAGE. A mapping is resident only where it was
-// touched, but a huge page is faulted in whole: the slack is the untouched part
-// of the last huge page of each block, so blocks should be whole huge pages and
-// small jobs should stay out of them. PERFCAST_HUGE_PAGES=0 in the environment
-// turns the advice off.
+// = madvise), hence MADV_HUGEPAGE, which the user of a block asks for when it
+// pays: a mapping is resident only where it was touched, but a huge page is
+// faulted in whole, so the untouched part of the last huge page of a growing
+// structure is slack (up to 2 MiB), too much for a small job.
+// PERFCAST_HUGE_PAGES=0 in the environment turns the advice off.
 #pragma once
 
 #include <cstddef>
@@ -30,11 +30,13 @@ inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 void* map_aligned(std::size_t bytes);
 // `bytes` as given to map_aligned.
 void unmap_aligned(void* block, std::size_t bytes) noexcept;
-// Asks for huge pages in [block, block + bytes): both multiples of kHugePageBytes.
+// Asks for huge pages for [block, block + bytes), block from map_aligned or
+// allocate_large (bytes is rounded up to whole huge pages as they were).
 void advise_huge_pages(void* block, std::size_t bytes) noexcept;
 
-// Blocks of kHugePageBytes and more: mapped and advised; smaller ones from
-// operator new, 64-byte aligned. Uninitialised. Throws std::bad_alloc.
+// Blocks of kHugePageBytes and more: from map_aligned (so they can be advised);
+// smaller ones from operator new, 64-byte aligned. Uninitialised. Throws
+// std::bad_alloc.
 void* allocate_large(std::size_t bytes);
 // `bytes` as given to allocate_large.
 void free_large(void* block, std::size_t bytes) noexcept;

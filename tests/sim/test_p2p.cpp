@@ -303,13 +303,13 @@ TEST(SimP2P, MemoryBandwidthIsSharedByTheRanksOnTheNode) {
   EXPECT_NEAR(four.predicted_time_s, 1e6 / (1.5e9 / 4), 1e-12) << "1e6 B at 1.5/4 GB/s";
 }
 
-// More operations in flight than one chunk of the engine's pools holds (65 536):
-// requests and envelopes past the first chunk live in a second one (in huge
-// pages), and a message must still find its receive there. Rank 0 posts 70 000
-// receives of 100 B, then rank 1 sends them in order: each arrives 1.1 us after
-// its send at 0 (o = 0), so everything ends at 1.1 us.
+// More operations in flight than one chunk of the engine's pools holds (2^18):
+// requests and envelopes past the first chunk live in a second one, and a
+// message must still find its receive there. Rank 0 posts
+// 270 000 receives of 100 B, then rank 1 sends them in order: each arrives
+// 1.1 us after its send at 0 (o = 0), so everything ends at 1.1 us.
 TEST(SimP2P, MoreOperationsInFlightThanOnePoolChunk) {
-  constexpr int n = 70000;
+  constexpr int n = 270000;
   std::vector<std::vector<Event>> ranks(2);
   std::vector<std::uint64_t> receives, sends;
   for (int i = 0; i < n; ++i) {
