@@ -6,6 +6,10 @@
 //   eager (n <= eager threshold): the sender pays o and goes on; the message
 //     arrives at t_send + L + n/B; a receive posted at t_post completes at
 //     max(t_post, arrival) + o.
+//   o is charged per message side (an eager send, a completed receive), not
+//   per call: a send to MPI_PROC_NULL and a wait cost nothing here, where
+//   `perfcast predict`'s formula charges o for every MPI call (at ~10 ns a
+//   call the two differ by less than the noise of any real run).
 //   rendezvous (n > threshold, and every ssend/issend): the transfer starts at
 //     max(t_send, t_post) (both sides there), takes a handshake L plus L + n/B;
 //     the send completes then, the receive o later.
