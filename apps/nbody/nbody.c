@@ -574,7 +574,7 @@ int main(int argc, char **argv) {
     printf(",\"positions_hash\":\"%016llx\"", (unsigned long long)positions_hash(w.pos_all, w.n));
     json_num("time_s", median);
     printf(",\"times_s\":[");
-    for (int r = 0; r < p.repeats; ++r) printf("%s%.9g", r ? "," : "", times[r]);
+    for (int r = 0; r < p.repeats; ++r) printf("%s%.17g", r ? "," : "", times[r]);
     printf("],\"check\":\"%s\"}\n", passed ? "passed" : "failed");
     fflush(stdout);
     if (!passed)
