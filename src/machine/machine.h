@@ -97,6 +97,10 @@ struct Network {
   double hop_latency_s = 0;          // per hop beyond the nearest distance
   double eager_threshold_bytes = 64 * 1024;
   double overhead_s = 0;             // CPU time per message sent or received (LogP o)
+  // One-way latencies a rendezvous message waits before its data flows (the
+  // request to send; 2 for a protocol that also waits for a clear to send;
+  // 0 for models that fold the handshake into the latency, as SMPI does).
+  double rendezvous_handshakes = 1;
   double intra_node_latency_s = 0;
   double intra_node_bandwidth_Bps = 0;
   Topology topology;

@@ -324,6 +324,9 @@ class Loader {
     n.eager_threshold_bytes =
         quantity(t, "eager_threshold", "network", Dimension::Bytes, false, false).value_or(64 * 1024);
     n.overhead_s = quantity(t, "overhead", "network", Dimension::Seconds, false, false).value_or(0);
+    if (const toml::node* h = t.get("rendezvous_handshakes"))
+      n.rendezvous_handshakes = number_value(h, "network.rendezvous_handshakes",
+                                             "a number of one-way latencies, 0 or more (1: a request to send)");
     n.intra_node_latency_s =
         quantity(t, "intra_node_latency", "network", Dimension::Seconds, false, false).value_or(n.latency_s);
     n.intra_node_bandwidth_Bps =

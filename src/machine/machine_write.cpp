@@ -163,6 +163,7 @@ std::string to_toml(const Machine& m, const fs::path& base_dir) {
   out += "hop_latency = " + q(n.hop_latency_s, Dimension::Seconds) + "\n";
   out += "eager_threshold = " + q(n.eager_threshold_bytes, Dimension::Bytes) + "\n";
   out += "overhead = " + q(n.overhead_s, Dimension::Seconds) + "\n";
+  out += fmt::format("rendezvous_handshakes = {}\n", n.rendezvous_handshakes);
   out += "intra_node_latency = " + q(n.intra_node_latency_s, Dimension::Seconds) + "\n";
   out += "intra_node_bandwidth = " + q(n.intra_node_bandwidth_Bps, Dimension::BytesPerSecond) + "\n";
   out += fmt::format("topology = \"{}\"\n", topology_name(n.topology.kind));

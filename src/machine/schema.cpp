@@ -64,6 +64,7 @@ std::vector<Entry> entries(Context parent) {
       return {{"latency", Context::Value},           {"bandwidth", Context::Value},
               {"topology", Context::Value},          {"hop_latency", Context::Value},
               {"eager_threshold", Context::Value},   {"overhead", Context::Value},
+              {"rendezvous_handshakes", Context::Value},
               {"intra_node_latency", Context::Value}, {"intra_node_bandwidth", Context::Value},
               {"torus", Context::ValueArray},        {"fat_tree_arity", Context::Value},
               {"fat_tree_levels", Context::Value}};

@@ -212,7 +212,7 @@ void Schedule::message(int src, int dst, double bytes) {
     raise(src, ts + o);
     raise(dst, std::max(td, ts + net_.transfer_s(a, b, bytes)) + o);
   } else {
-    double end = std::max(ts, td) + net_.latency_s(a, b) + net_.transfer_s(a, b, bytes);
+    double end = std::max(ts, td) + net_.handshake_s(a, b) + net_.transfer_s(a, b, bytes);
     raise(src, end);
     raise(dst, end + o);
   }
@@ -232,7 +232,7 @@ void Schedule::lockstep(int rounds, int distance, double bytes) {
     int b = distance < 0 ? world((i + 1) % p) : world((i + distance) % p);
     if (a == b) continue;
     double cost = net_.eager(bytes) ? net_.transfer_s(a, b, bytes) + o
-                                    : net_.latency_s(a, b) + net_.transfer_s(a, b, bytes) + o;
+                                    : net_.handshake_s(a, b) + net_.transfer_s(a, b, bytes) + o;
     step = std::max(step, cost);
   }
   double last = *std::max_element(t_.begin(), t_.end());

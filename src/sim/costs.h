@@ -38,6 +38,9 @@ class NetworkModel {
     return machine_.node_latency_s(na, nb) + bytes / machine_.node_bandwidth_Bps(na, nb);
   }
   bool eager(double bytes) const { return bytes <= eager_threshold_bytes_; }
+  // What a rendezvous message waits, once both sides are there, before its
+  // data flows: the machine's handshakes x L.
+  double handshake_s(int a, int b) const { return handshakes_ * latency_s(a, b); }
   double overhead_s() const { return overhead_s_; }
   int node(int rank) const;
   int nranks() const { return nranks_; }
@@ -48,6 +51,7 @@ class NetworkModel {
   int nranks_;
   double eager_threshold_bytes_;
   double overhead_s_;
+  double handshakes_;
   // Block mapping on one node group (the common case) is a division; else the machine answers.
   int block_ranks_per_node_ = 0;
 };

@@ -1053,7 +1053,7 @@ void Engine::match(std::uint32_t m, std::uint32_t p) {
     recv.transfer_start_s = msg.time_s;
   } else {
     double start = std::max(msg.time_s, posted.time_s);
-    double end = start + net_.latency_s(msg.world, posted.world) + net_.transfer_s(msg.world, posted.world, msg.bytes);
+    double end = start + net_.handshake_s(msg.world, posted.world) + net_.transfer_s(msg.world, posted.world, msg.bytes);
     Request& send = requests_[msg.request];
     send.end_s = end;
     send.transfer_start_s = start;

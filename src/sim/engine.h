@@ -11,7 +11,8 @@
 //   `perfcast predict`'s formula charges o for every MPI call (at ~10 ns a
 //   call the two differ by less than the noise of any real run).
 //   rendezvous (n > threshold, and every ssend/issend): the transfer starts at
-//     max(t_send, t_post) (both sides there), takes a handshake L plus L + n/B;
+//     max(t_send, t_post) (both sides there), takes h handshakes of L
+//     (network.rendezvous_handshakes, 1 by default: the request to send) plus L + n/B;
 //     the send completes then, the receive o later.
 //   A blocked interval [t0, t1] is split into comm = the part after the
 //     transfer that ended it started, and wait = the rest (time blocked until

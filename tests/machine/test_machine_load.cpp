@@ -166,7 +166,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
   // machine file's, so the relative mapping path must be rewritten.
   auto m = testing::minimal({"mapping.policy=file", "mapping.file=reverse.map", "node.clock=\"2.5 GHz\"",
                              "math.single.sin=7", "math.double.default=33", "network.hop_latency=\"30 ns\"",
-                             "network.topology=fat_tree", "network.fat_tree_arity=2", "network.fat_tree_levels=3",
+                             "network.topology=fat_tree", "network.rendezvous_handshakes=2", "network.fat_tree_arity=2", "network.fat_tree_levels=3",
                              "description=\"line one\\nline \\\"two\\\"\""});
   EXPECT_EQ(m.mapping.file_nodes, (std::vector<int>{3, 2, 1, 0}));
   EXPECT_EQ(m.description, "line one\nline \"two\"");

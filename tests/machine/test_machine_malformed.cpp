@@ -30,6 +30,7 @@ const Malformed kMalformed[] = {
     {"fat_tree_no_arity.toml", 9, "network.fat_tree_arity", "is missing; expected an integer >= 2"},
     {"level_without_size.toml", 7, "memory.L1.size", "is missing; expected a size in bytes"},
     {"shared_not_bool.toml", 7, "memory.L1.shared", "expected true or false"},
+    {"handshakes_negative.toml", 12, "network.rendezvous_handshakes", "expected a number of one-way latencies, 0 or more"},
     {"node_and_groups.toml", 12, "node_group", "is given together with [node]"},
     {"collective_rows.toml", 16, "collective.0.time_s", "has 2 rows; expected 3"},
     {"collective_procs_order.toml", 14, "collective.0.procs.1", "is 2 after 4; process counts must increase"},

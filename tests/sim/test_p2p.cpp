@@ -30,6 +30,17 @@ TEST(SimP2P, RendezvousPingPong) {
   EXPECT_NEAR(r.ranks[1].end_s, 24 * us, 1e-14) << "expected 24 us (blocking rendezvous send)";
 }
 
+TEST(SimP2P, RendezvousHandshakesAreTheMachines) {
+  // network.rendezvous_handshakes = h: a 10 000 B trip takes h x L + L + n/B:
+  // 11 us with h = 0 (SMPI's model), 12 us with 1 (the default), 13 us with 2.
+  for (double h : {0.0, 1.0, 2.0}) {
+    auto m = flat_machine();
+    m.network.rendezvous_handshakes = h;
+    auto r = run({{send(1, 10000), recv(1, 10000)}, {recv(0, 10000), send(0, 10000)}}, m);
+    EXPECT_NEAR(r.ranks[0].end_s, 2 * (h + 11) * us, 1e-14) << "h = " << h << ": expected 2 x " << h + 11 << " us";
+  }
+}
+
 TEST(SimP2P, RendezvousSenderWaitsForReceiver) {
   // The receiver comes at 5 us: the sender waits 5 us, then 12 us of transfer.
   auto r = run({{send(1, 10000)}, {compute(5 * us), recv(0, 10000)}}, flat_machine());
