@@ -188,9 +188,7 @@ APPS = {
         # No early return before the iterations (322: `rr <= tol2` is data; its other
         # side holds the solve). Options and sizes are struct fields (o.iters, p.nloc,
         # ...): parameters the bindings below set, so loop guards are conditions.
-        "analyze_flags": ["--branch-probability", "cg.c:220=1",
-                          # the option loop, inlined into main: its rc == 0 exit leads on (rc != 0 ends the run)
-                          "--branch-probability", "cg_options.h:96=1"],
+        "analyze_flags": ["--branch-probability", "cg.c:220=1"],
         "sizes": [16, 32],
         "size_args": lambda n: ["--n", str(n)],
         "label": lambda n: f"n={n}",

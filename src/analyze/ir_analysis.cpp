@@ -332,6 +332,8 @@ class FunctionAnalyser {
   bool guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out);
   bool is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side);
   bool on_way_out(llvm::BasicBlock* b);
+  bool ends_normally_avoiding(llvm::BasicBlock* from, llvm::BasicBlock* avoid);
+  bool leaves_early(llvm::BasicBlock* from, llvm::BasicBlock* exit);
   bool certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region);
   Items* container_of_loop(llvm::Loop* l);
   Items* navigate(Items* c, const std::vector<GuardStep>& guard);
@@ -391,6 +393,7 @@ class FunctionAnalyser {
   std::set<const llvm::BasicBlock*> on_way_out_;
   bool on_way_out_done_ = false;
   std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> certain_;
+  std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> ends_normally_;
   std::set<std::string> arguments_;
   std::map<const llvm::BasicBlock*, std::set<const llvm::BasicBlock*>> reachable_;  // reaches()
 };
@@ -1402,7 +1405,7 @@ bool FunctionAnalyser::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* s
   using namespace llvm;
   if (pdt_.dominates(side, from)) return false;  // a join: both ways reach it
   auto memo = error_sides_.find(side);
-  if (memo != error_sides_.end()) return memo->second;
+  if (memo != error_sides_.end()) return memo->second || leaves_early(from, side);
   // Nothing reachable from here may loop: the program is on its way out.
   std::set<BasicBlock*> seen;
   std::vector<BasicBlock*> work = {side};
@@ -1430,7 +1433,47 @@ bool FunctionAnalyser::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* s
   }
   bool result = stops;
   error_sides_[side] = result;
-  return result;
+  // A shared exit block (`MPI_Finalize(); return rc;` that several checks
+  // jump to) is dominated by none of them, so the search above misses it.
+  return result || leaves_early(from, side);
+}
+
+// Whether some path from `from` returns from the function without passing
+// `avoid`, not counting paths that abort or exit (they end the program, not
+// the run the model describes).
+bool FunctionAnalyser::ends_normally_avoiding(llvm::BasicBlock* from, llvm::BasicBlock* avoid) {
+  using namespace llvm;
+  auto memo = ends_normally_.find({from, avoid});
+  if (memo != ends_normally_.end()) return memo->second;
+  auto aborts = [](BasicBlock* x) {
+    if (isa<UnreachableInst>(x->getTerminator())) return true;
+    for (Instruction& i : *x)
+      if (auto* call = dyn_cast<CallBase>(&i))
+        if (Function* callee = call->getCalledFunction()) {
+          StringRef n = callee->getName();
+          if (n == "MPI_Abort" || n == "abort" || n == "exit" || n == "_exit") return true;
+        }
+    return false;
+  };
+  std::set<BasicBlock*> seen;
+  std::vector<BasicBlock*> work = {from};
+  bool found = false;
+  while (!work.empty() && !found) {
+    BasicBlock* b = work.back();
+    work.pop_back();
+    if (b == avoid || !seen.insert(b).second || aborts(b)) continue;
+    if (isa<ReturnInst>(b->getTerminator())) found = true;
+    for (BasicBlock* s : successors(b)) work.push_back(s);
+  }
+  return ends_normally_[{from, avoid}] = found;
+}
+
+// Whether entering `exit` from `from` leaves the run early: `from` can still
+// go on to a loop (the program's work), `exit` is on the way out, and the run
+// can end normally without it (so it is not the program's normal end, which
+// every run that does not abort passes).
+bool FunctionAnalyser::leaves_early(llvm::BasicBlock* from, llvm::BasicBlock* exit) {
+  return on_way_out(exit) && !on_way_out(from) && ends_normally_avoiding(from, exit);
 }
 
 // A block on the program's way out: no loop is reachable from it and every
@@ -1500,20 +1543,23 @@ bool FunctionAnalyser::certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlo
     for (BasicBlock* s : successors(b)) todo.push_back(s);
   }
   std::set<BasicBlock*> seen;
-  std::vector<BasicBlock*> work(succ_begin(d), succ_end(d));
+  std::vector<std::pair<BasicBlock*, BasicBlock*>> work;  // (block, the block the walk came from)
+  for (BasicBlock* s : successors(d)) work.push_back({s, d});
   bool left_early = false;
   while (!work.empty()) {
-    BasicBlock* b = work.back();
+    auto [b, from] = work.back();
     work.pop_back();
     if (b == cur || !seen.insert(b).second) continue;
-    if (on_way_out(b) && !after.count(b)) {
+    // An exit `cur` cannot reach, or one it reaches only through further
+    // checks (a block shared by every `return rc` of an inlined parser).
+    if (on_way_out(b) && (!after.count(b) || leaves_early(from, b))) {
       left_early = true;
       continue;
     }
     // Around the loop again, out of it, or out of the function: `cur` missed.
     if (region && (b == region->getHeader() || !region->contains(b))) return result = false;
     if (succ_size(b) == 0) return result = false;
-    for (BasicBlock* s : successors(b)) work.push_back(s);
+    for (BasicBlock* s : successors(b)) work.push_back({s, b});
   }
   return result = left_early;
 }
@@ -1528,6 +1574,10 @@ bool FunctionAnalyser::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, s
     if (!node || !node->getIDom()) break;
     BasicBlock* d = node->getIDom()->getBlock();
     Instruction* t = d->getTerminator();
+    // An exit the run reaches only by leaving early (a parser's `--help`
+    // inside its loop, a `return rc` block shared by several checks): no
+    // single branch side leads there, so it is caught here.
+    if (leaves_early(d, cur)) return false;
     if (li_.getLoopFor(d) == region && !pdt_.dominates(cur, d) && t->getNumSuccessors() >= 2 &&
         !certain_but_for_exits(d, cur, region)) {
       unsigned side = UINT_MAX;

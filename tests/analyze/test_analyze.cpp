@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <unistd.h>
 
 #include "analyze/analyze.h"
@@ -245,6 +246,31 @@ TEST(Analyze, CodeAfterAnEarlyExitIsCertain) {
     for (const auto& call : c.mpi)
       if (call.op == "allreduce") allreduces += call.calls;
     EXPECT_EQ(allreduces, 1) << "k = " << k << ", n = " << n;
+  }
+}
+
+// cg's option handling (tests/analyze/cases/early_exit_shared.c): the parser
+// loops while `rc == 0`, `--help` returns from inside that loop, and one
+// `MPI_Finalize(); return rc;` block serves the parser's failures and the
+// later checks, so the work reaches it too. The work is counted in full, and
+// only the program's own MPI_Finalize is: not the help path's, not the shared
+// failure block's (both were counted before, at 1 and 0.5, with the work
+// behind a branch taken half the time in cg).
+TEST(Analyze, SharedExitBlocksAndHelpInsideTheParserLoopAreEarlyExits) {
+  const std::string source = kSource + "/tests/analyze/cases/early_exit_shared.c";
+  auto j = analyse(source);
+  auto m = load(j, "early_exit_shared");
+  for (auto [k, n] : {std::pair{1, 1}, {3, 8}, {7, 33}}) {
+    expr::Bindings b = {{"n", n}, {"k", k}};
+    for (const auto& p : m.parameters)
+      if (!b.count(p.name)) b[p.name] = p.default_value ? expr::evaluate(*p.default_value, b) : expr::Value(3);
+    auto c = counts(m, "main", b);
+    EXPECT_EQ(c.flops_double, 2.0 * k * n) << "k = " << k << ", n = " << n;
+    std::map<std::string, double> calls;
+    for (const auto& call : c.mpi) calls[call.op] += call.calls;
+    EXPECT_EQ(calls["allreduce"], 1) << "k = " << k << ", n = " << n;
+    EXPECT_EQ(calls["init"], 1);
+    EXPECT_EQ(calls["finalize"], 1) << "the help path's and the failure block's are early exits";
   }
 }
 
