@@ -14,7 +14,7 @@
 //               members' arrival times; each message is priced as in engine.h
 //               (eager: the receiver gets it at max(t_dst, t_src + L + n/B) + o,
 //               the sender pays o; rendezvous: both busy from max(t_src, t_dst)
-//               for 2L + n/B).
+//               for (1 + h)L + n/B, h = network.rendezvous_handshakes).
 // In both, a member's comm time is what the call costs it when all members
 // arrive together (T, or its completion in the schedule evaluated from equal
 // arrival times), capped by its blocked time; the rest is wait.
