@@ -1398,6 +1398,22 @@ std::optional<Expr> FunctionAnalyser::conv_phi(const llvm::PHINode* phi, const l
 
 // ---------------------------------------------------------------- structure
 
+// Whether `b` ends the program: it aborts or exits (ends in `unreachable`, or
+// calls MPI_Abort/abort/exit), or, when `finalize_counts`, finalises MPI (the
+// normal end of an MPI run, which a return follows).
+bool ends_program(const llvm::BasicBlock& b, bool finalize_counts) {
+  using namespace llvm;
+  if (isa<UnreachableInst>(b.getTerminator())) return true;
+  for (const Instruction& i : b)
+    if (auto* call = dyn_cast<CallBase>(&i))
+      if (const Function* callee = call->getCalledFunction()) {
+        StringRef n = callee->getName();
+        if (n == "MPI_Abort" || n == "abort" || n == "exit" || n == "_exit") return true;
+        if (finalize_counts && n == "MPI_Finalize") return true;
+      }
+  return false;
+}
+
 // An "error side" of a branch: the code behind it aborts, or stops the program
 // early (finalises MPI and returns without looping again). Such paths are
 // taken with probability 0 and the other side is certain.
@@ -1421,15 +1437,7 @@ bool FunctionAnalyser::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* s
   if (!loops) {
     SmallVector<BasicBlock*, 16> dominated;
     dt_.getDescendants(side, dominated);
-    for (BasicBlock* b : dominated) {
-      if (isa<UnreachableInst>(b->getTerminator())) stops = true;
-      for (Instruction& i : *b)
-        if (auto* call = dyn_cast<CallBase>(&i))
-          if (Function* callee = call->getCalledFunction()) {
-            StringRef n = callee->getName();
-            if (n == "MPI_Abort" || n == "abort" || n == "exit" || n == "_exit" || n == "MPI_Finalize") stops = true;
-          }
-    }
+    for (BasicBlock* b : dominated) stops = stops || ends_program(*b, true);
   }
   bool result = stops;
   error_sides_[side] = result;
@@ -1445,23 +1453,13 @@ bool FunctionAnalyser::ends_normally_avoiding(llvm::BasicBlock* from, llvm::Basi
   using namespace llvm;
   auto memo = ends_normally_.find({from, avoid});
   if (memo != ends_normally_.end()) return memo->second;
-  auto aborts = [](BasicBlock* x) {
-    if (isa<UnreachableInst>(x->getTerminator())) return true;
-    for (Instruction& i : *x)
-      if (auto* call = dyn_cast<CallBase>(&i))
-        if (Function* callee = call->getCalledFunction()) {
-          StringRef n = callee->getName();
-          if (n == "MPI_Abort" || n == "abort" || n == "exit" || n == "_exit") return true;
-        }
-    return false;
-  };
   std::set<BasicBlock*> seen;
   std::vector<BasicBlock*> work = {from};
   bool found = false;
   while (!work.empty() && !found) {
     BasicBlock* b = work.back();
     work.pop_back();
-    if (b == avoid || !seen.insert(b).second || aborts(b)) continue;
+    if (b == avoid || !seen.insert(b).second || ends_program(*b, false)) continue;
     if (isa<ReturnInst>(b->getTerminator())) found = true;
     for (BasicBlock* s : successors(b)) work.push_back(s);
   }
@@ -1494,22 +1492,12 @@ bool FunctionAnalyser::on_way_out(llvm::BasicBlock* b) {
         if (reach) loops.insert(&x), changed = true;
       }
     }
-    auto stops = [](BasicBlock& x) {
-      if (isa<UnreachableInst>(x.getTerminator())) return true;
-      for (Instruction& i : x)
-        if (auto* call = dyn_cast<CallBase>(&i))
-          if (Function* callee = call->getCalledFunction()) {
-            StringRef n = callee->getName();
-            if (n == "MPI_Abort" || n == "abort" || n == "exit" || n == "_exit" || n == "MPI_Finalize") return true;
-          }
-      return false;
-    };
     // The least fixed point: a block stops itself or all its successors are on the way out.
     for (bool changed = true; changed;) {
       changed = false;
       for (BasicBlock& x : f_) {
         if (loops.count(&x) || on_way_out_.count(&x)) continue;
-        bool out = stops(x);
+        bool out = ends_program(x, true);
         if (!out && succ_size(&x) > 0) {
           out = true;
           for (BasicBlock* s : successors(&x)) out = out && on_way_out_.count(s);
