@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -282,6 +283,11 @@ class McaEngine {
     if (parser->Run(/*NoInitialTextSection=*/false, /*NoFinalize=*/true))
       return "the loop's assembly does not parse: " + diagnostics;
     if (collector.insts.empty()) return std::string("the loop has no instructions");
+    // The builder caches the descriptors of variant instructions by MCInst
+    // address; a loop's instructions freed and another's allocated at the
+    // same address would be priced with a stale descriptor (measured: the
+    // same loop 4.03 or 16 cycles from run to run). Kept for the builder's life.
+    const std::vector<llvm::MCInst>& insts = kept_insts_.emplace_back(std::move(collector.insts));
 
     auto cycles = [&](unsigned iterations) -> std::variant<unsigned, std::string> {
       llvm::mca::Context mca(*mri_, *sched_sti_);
@@ -292,7 +298,7 @@ class McaEngine {
       // builder per loop repeated that note for every loop with a call.
       if (!builder_) builder_ = std::make_unique<llvm::mca::InstrBuilder>(*sched_sti_, *mcii_, *mri_, mcia_.get());
       llvm::SmallVector<std::unique_ptr<llvm::mca::Instruction>, 32> sequence;
-      for (const llvm::MCInst& inst : collector.insts) {
+      for (const llvm::MCInst& inst : insts) {
         llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
         if (!lowered) return "MCA cannot model an instruction: " + llvm::toString(lowered.takeError());
         sequence.push_back(std::move(*lowered));
@@ -311,13 +317,13 @@ class McaEngine {
     auto twice = cycles(2 * kIterations);
     if (auto* e = std::get_if<std::string>(&twice)) return *e;
     LoopCycles lc;
-    resource_bound(collector.insts, lc);
+    resource_bound(insts, lc);
     // Accesses the IR does not have: the stack (spills, reloads) and the
     // constant pool, by their base register in the text (x86-64, AT&T). A
     // wide IR access split into narrower machine ones is the IR's, not extra.
-    if (collector.insts.size() == lines.size()) {
+    if (insts.size() == lines.size()) {
       for (size_t k = 0; k < lines.size(); ++k) {
-        const llvm::MCInstrDesc& desc = mcii_->get(collector.insts[k].getOpcode());
+        const llvm::MCInstrDesc& desc = mcii_->get(insts[k].getOpcode());
         if (desc.isCall() || desc.isReturn()) continue;
         const std::string& text = lines[k];
         bool outside_ir = text.find("(%rsp") != std::string::npos || text.find("(%rbp") != std::string::npos ||
@@ -329,7 +335,7 @@ class McaEngine {
     }
     lc.cycles_per_iteration =
         (static_cast<double>(std::get<unsigned>(twice)) - std::get<unsigned>(once)) / kIterations;
-    lc.instructions = static_cast<int>(collector.insts.size());
+    lc.instructions = static_cast<int>(insts.size());
     return lc;
   }
 
@@ -372,6 +378,8 @@ class McaEngine {
   std::unique_ptr<llvm::MCInstrInfo> mcii_;
   std::unique_ptr<llvm::MCInstrAnalysis> mcia_;
   std::unique_ptr<llvm::MCSubtargetInfo> parse_sti_, sched_sti_;
+  // Every priced loop's instructions, alive as long as the builder's cache.
+  std::deque<std::vector<llvm::MCInst>> kept_insts_;
   // Declared last, destroyed first: it refers to the objects above.
   std::unique_ptr<llvm::mca::InstrBuilder> builder_;
 };

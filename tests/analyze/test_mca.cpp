@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
 #include <unistd.h>
 
 #include <unistd.h>
@@ -346,4 +349,34 @@ TEST(Mca, OuterLoopsPriceTheirOwnCode) {
     EXPECT_NEAR(p.ranks.at(0).mca_cycles, rows * per_row, 1e-9 * rows * per_row) << rows << " rows of " << k;
     EXPECT_DOUBLE_EQ(p.ranks.at(0).mca_flops, p.ranks.at(0).counts.flops_double) << "every flop is priced in cycles";
   }
+}
+
+// MCA's instruction builder caches the descriptors of variant instructions by
+// the address of the instruction; when a priced loop's instructions were freed
+// and the next loop's allocated at the same addresses, that loop was priced with
+// another's descriptors, and the same source gave different cycles from run to
+// run (nbody: one loop 4.03 or 16 cycles per iteration). Analysing nbody
+// repeatedly in one process (the heap differs each time) gives one model.
+TEST(Mca, TheSameSourceGivesTheSameCyclesEveryTime) {
+  analyze::AnalyzeOptions o;
+  o.sources = {std::string(PERFCAST_SOURCE_DIR) + "/apps/nbody/nbody.c"};
+  o.mcpu = "znver3";
+  std::vector<std::string> cycles;
+  for (int run = 0; run < 3; ++run) {
+    std::vector<std::unique_ptr<char[]>> noise;  // move the heap between runs
+    for (int k = 0; k < 64 * run; ++k) noise.emplace_back(new char[24 + 8 * (k % 7)]);
+    nlohmann::ordered_json model = analyze::analyze(o);
+    std::string found;
+    std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& items) {
+      for (const auto& it : items) {
+        if (it.contains("mca")) found += it["mca"].dump() + "\n";
+        for (const char* side : {"body", "then", "else"})
+          if (it.contains(side)) walk(it[side]);
+      }
+    };
+    for (const auto& [name, fn] : model["functions"].items()) walk(fn["body"]);
+    ASSERT_FALSE(found.empty());
+    cycles.push_back(found);
+  }
+  for (size_t run = 1; run < cycles.size(); ++run) EXPECT_EQ(cycles[run], cycles[0]) << "run " << run;
 }
