@@ -58,6 +58,13 @@ model::RankCounts counts(const model::ProgramModel& m, const std::string& functi
   return model::evaluate_rank(model::symbolic_costs(m, function), b, rank);
 }
 
+// The parameters a test does not set (an option loop's trips, argc): their
+// default, else an arbitrary 3 (the counts asserted must not depend on them).
+void bind_the_rest(const model::ProgramModel& m, expr::Bindings& b) {
+  for (const auto& p : m.parameters)
+    if (!b.count(p.name)) b[p.name] = p.default_value ? expr::evaluate(*p.default_value, b) : expr::Value(3);
+}
+
 }  // namespace
 
 TEST(Analyze, NestedAffineLoopsCountEveryPoint) {
@@ -236,10 +243,8 @@ TEST(Analyze, CodeAfterAnEarlyExitIsCertain) {
   EXPECT_EQ((*outer)["trip_count"], "k");
   auto m = load(j, "early");
   for (auto [k, n] : {std::pair{1, 1}, {3, 8}, {7, 33}}) {
-    // Any other parameter (the option loop's trips, argc) at an arbitrary value.
     expr::Bindings b = {{"n", n}, {"k", k}};
-    for (const auto& p : m.parameters)
-      if (!b.count(p.name)) b[p.name] = p.default_value ? expr::evaluate(*p.default_value, b) : expr::Value(3);
+    bind_the_rest(m, b);
     auto c = counts(m, "main", b);
     EXPECT_EQ(c.flops_double, 2.0 * k * n) << "k = " << k << ", n = " << n;
     double allreduces = 0;
@@ -262,8 +267,7 @@ TEST(Analyze, SharedExitBlocksAndHelpInsideTheParserLoopAreEarlyExits) {
   auto m = load(j, "early_exit_shared");
   for (auto [k, n] : {std::pair{1, 1}, {3, 8}, {7, 33}}) {
     expr::Bindings b = {{"n", n}, {"k", k}};
-    for (const auto& p : m.parameters)
-      if (!b.count(p.name)) b[p.name] = p.default_value ? expr::evaluate(*p.default_value, b) : expr::Value(3);
+    bind_the_rest(m, b);
     auto c = counts(m, "main", b);
     EXPECT_EQ(c.flops_double, 2.0 * k * n) << "k = " << k << ", n = " << n;
     std::map<std::string, double> calls;
@@ -438,8 +442,7 @@ TEST(Analyze, StructFieldsAreParametersOfTheirLoops) {
   auto m = load(j, "struct_fields");
   for (auto [reps, n] : {std::pair{1, 0}, {1, 1}, {3, 7}, {2, 33}, {5, 100}, {0, 10}}) {
     expr::Bindings b = {{"o.reps", reps}, {"p.n", n}};
-    for (const auto& p : m.parameters)
-      if (!b.count(p.name)) b[p.name] = p.default_value ? expr::evaluate(*p.default_value, b) : expr::Value(3);
+    bind_the_rest(m, b);
     auto c = counts(m, "main", b);
     // per call: x[i] * y[i] summed (2 n), result += a * s (2)
     EXPECT_EQ(c.flops_double, (2.0 * n + 2) * reps) << "reps = " << reps << ", n = " << n;
