@@ -332,6 +332,7 @@ class FunctionAnalyser {
   bool guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out);
   bool is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side);
   bool on_way_out(llvm::BasicBlock* b);
+  bool reaches_loop(const llvm::BasicBlock* b);
   bool ends_normally_avoiding(llvm::BasicBlock* from, llvm::BasicBlock* avoid);
   bool leaves_early(llvm::BasicBlock* from, llvm::BasicBlock* exit);
   bool certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region);
@@ -392,6 +393,8 @@ class FunctionAnalyser {
   std::map<const llvm::BasicBlock*, bool> error_sides_;
   std::set<const llvm::BasicBlock*> on_way_out_;
   bool on_way_out_done_ = false;
+  std::set<const llvm::BasicBlock*> reaches_loop_;
+  bool reaches_loop_done_ = false;
   std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> certain_;
   std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> ends_normally_;
   std::set<std::string> arguments_;
@@ -1423,18 +1426,8 @@ bool FunctionAnalyser::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* s
   auto memo = error_sides_.find(side);
   if (memo != error_sides_.end()) return memo->second || leaves_early(from, side);
   // Nothing reachable from here may loop: the program is on its way out.
-  std::set<BasicBlock*> seen;
-  std::vector<BasicBlock*> work = {side};
-  bool loops = false;
-  while (!work.empty() && !loops) {
-    BasicBlock* b = work.back();
-    work.pop_back();
-    if (!seen.insert(b).second) continue;
-    if (li_.getLoopFor(b)) loops = true;
-    for (BasicBlock* s : successors(b)) work.push_back(s);
-  }
   bool stops = false;
-  if (!loops) {
+  if (!reaches_loop(side)) {
     SmallVector<BasicBlock*, 16> dominated;
     dt_.getDescendants(side, dominated);
     for (BasicBlock* b : dominated) stops = stops || ends_program(*b, true);
@@ -1474,6 +1467,25 @@ bool FunctionAnalyser::leaves_early(llvm::BasicBlock* from, llvm::BasicBlock* ex
   return on_way_out(exit) && !on_way_out(from) && ends_normally_avoiding(from, exit);
 }
 
+// Whether `b` is in a loop or can reach one: a backward fixed point over the
+// function, computed once.
+bool FunctionAnalyser::reaches_loop(const llvm::BasicBlock* b) {
+  using namespace llvm;
+  if (!reaches_loop_done_) {
+    reaches_loop_done_ = true;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BasicBlock& x : f_) {
+        if (reaches_loop_.count(&x)) continue;
+        bool reach = li_.getLoopFor(&x) != nullptr;
+        for (BasicBlock* s : successors(&x)) reach = reach || reaches_loop_.count(s);
+        if (reach) reaches_loop_.insert(&x), changed = true;
+      }
+    }
+  }
+  return reaches_loop_.count(b) > 0;
+}
+
 // A block on the program's way out: no loop is reachable from it and every
 // path from it to a return stops the program (finalises MPI, aborts, exits) or
 // ends in `unreachable`.
@@ -1481,22 +1493,11 @@ bool FunctionAnalyser::on_way_out(llvm::BasicBlock* b) {
   using namespace llvm;
   if (!on_way_out_done_) {
     on_way_out_done_ = true;
-    // Blocks that can reach a loop (or are in one): a backward fixed point.
-    std::set<const BasicBlock*> loops;
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (BasicBlock& x : f_) {
-        if (loops.count(&x)) continue;
-        bool reach = li_.getLoopFor(&x) != nullptr;
-        for (BasicBlock* s : successors(&x)) reach = reach || loops.count(s);
-        if (reach) loops.insert(&x), changed = true;
-      }
-    }
     // The least fixed point: a block stops itself or all its successors are on the way out.
     for (bool changed = true; changed;) {
       changed = false;
       for (BasicBlock& x : f_) {
-        if (loops.count(&x) || on_way_out_.count(&x)) continue;
+        if (reaches_loop(&x) || on_way_out_.count(&x)) continue;
         bool out = ends_program(x, true);
         if (!out && succ_size(&x) > 0) {
           out = true;
