@@ -104,7 +104,7 @@ def main():
                     help="machine file with node.clock, flops_per_core and the L1 bandwidth (perfcast calibrate)")
     ap.add_argument("--mcpu", default="", help="LLVM CPU for MCA (default: the host's as LLVM 14 names it)")
     ap.add_argument("--repeats", type=int, default=9)
-    ap.add_argument("--elements", type=float, default=2e7, help="kernel iterations per timed run")
+    ap.add_argument("--elements", type=float, default=1e8, help="kernel iterations per timed run")
     ap.add_argument("--work", default="/tmp/perfcast-mca-accuracy")
     ap.add_argument("--out", default="bench/results/mca_accuracy")
     a = ap.parse_args()
