@@ -293,12 +293,15 @@ class McaEngine {
       llvm::mca::Context mca(*mri_, *sched_sti_);
       llvm::mca::PipelineOptions options(/*UOPQSize=*/0, /*DecThr=*/0, /*DW=*/0, /*RFS=*/0, /*LQS=*/0, /*SQS=*/0,
                                          /*NoAlias=*/true);
-      // One builder for every loop: LLVM warns about the first call instruction
-      // it lowers ("call instructions are not correctly modeled"), so a
-      // builder per loop repeated that note for every loop with a call.
       if (!builder_) builder_ = std::make_unique<llvm::mca::InstrBuilder>(*sched_sti_, *mcii_, *mri_, mcia_.get());
       llvm::SmallVector<std::unique_ptr<llvm::mca::Instruction>, 32> sequence;
       for (const llvm::MCInst& inst : insts) {
+        // A call is priced by its callee (the callee's model, or the library
+        // table) where the call composes; MCA would model it as one uop of
+        // 100 cycles' latency ("call instructions are not correctly modeled"),
+        // counting it a second time and chaining whatever uses its result.
+        // The argument moves and stack adjustments around it stay.
+        if (mcii_->get(inst.getOpcode()).isCall()) continue;
         llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
         if (!lowered) return "MCA cannot model an instruction: " + llvm::toString(lowered.takeError());
         sequence.push_back(std::move(*lowered));
@@ -357,6 +360,7 @@ class McaEngine {
     std::vector<unsigned> usage(sm.getNumProcResourceKinds(), 0);
     unsigned micro_ops = 0;
     for (const llvm::MCInst& inst : insts) {
+      if (mcii_->get(inst.getOpcode()).isCall()) continue;  // priced by the callee, as in the cycles
       llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
       if (!lowered) {
         llvm::consumeError(lowered.takeError());
