@@ -119,6 +119,16 @@ TEST(Analyze, UserLibraryCostsPriceCallsTheAnalysisCannotSee) {
   }
 }
 
+TEST(Analyze, LibcStringRoutinesOfAParserLeaveNothingToBind) {
+  auto j = analyse_case("parse_strings.c");
+  std::vector<std::string> library;
+  for (const auto& [name, p] : j["parameters"].items())
+    if (name.rfind("lib_", 0) == 0) library.push_back(name);
+  EXPECT_TRUE(library.empty()) << "parameters for libc calls: " << j["parameters"].dump(1);
+  // The memcpy of the item stays: a copy of `len` bytes, len from strcspn.
+  EXPECT_FALSE(j["parameters"].empty());
+}
+
 TEST(Analyze, RankDependentBranchesAreConditions) {
   auto m = load(analyse_case("rank_branch.c"), "rank");
   for (int n : {1, 10, 99}) {
