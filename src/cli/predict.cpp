@@ -72,6 +72,7 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
     j["traffic_s"] = r.traffic_s;
     j["footprint_time_s"] = r.footprint_time_s;
   }
+  j["refined_comm_s"] = r.refined_comm_s;
   j["refined_time_s"] = r.refined_time_s;
   nlohmann::json sites = nlohmann::json::array();
   for (const auto& s : r.sites) {
@@ -262,8 +263,8 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
         mca ? "in-core time (MCA)" : "flops / peak", p.footprint_available ? "footprint traffic" : "memory traffic",
         measured_overlap ? "with the serial fractions the machine file gives" : "their max (no serial_fraction in the machine file)",
         quantity(p.refined_time_s, Dimension::Seconds), r.counts.rank,
-        quantity(r.refined_time_s - r.overhead_s - r.latency_s - r.transfer_s, Dimension::Seconds),
-        quantity(r.overhead_s + r.latency_s + r.transfer_s, Dimension::Seconds));
+        quantity(r.refined_time_s - r.refined_comm_s, Dimension::Seconds),
+        quantity(r.refined_comm_s, Dimension::Seconds));
   }
   print_sites(p.ranks[static_cast<size_t>(p.refined_slowest_rank)], mca);
   if (!a.all_ranks && p.ranks.size() > 16) std::cout << "(--all-ranks lists every rank; --json gives them all)\n";

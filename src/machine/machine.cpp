@@ -125,6 +125,29 @@ double Machine::node_bandwidth_Bps(int node_a, int node_b) const {
   return node_a == node_b ? network.intra_node_bandwidth_Bps : network.bandwidth_Bps;
 }
 
+double MessageTimes::time_at(double message_bytes, double beyond_Bps) const {
+  if (bytes.empty()) return 0;
+  if (message_bytes <= bytes.front()) return time_s.front();
+  if (message_bytes >= bytes.back())
+    return time_s.back() + (beyond_Bps > 0 ? (message_bytes - bytes.back()) / beyond_Bps : 0);
+  size_t i = static_cast<size_t>(std::upper_bound(bytes.begin(), bytes.end(), message_bytes) - bytes.begin()) - 1;
+  double t = (message_bytes - bytes[i]) / (bytes[i + 1] - bytes[i]);
+  return time_s[i] + t * (time_s[i + 1] - time_s[i]);
+}
+
+double Machine::node_message_s(int node_a, int node_b, double bytes) const {
+  if (node_a == node_b && !network.intra_node_one_way.empty())
+    return network.intra_node_one_way.time_at(bytes, network.intra_node_bandwidth_Bps);
+  double latency = node_latency_s(node_a, node_b);
+  double t = latency + bytes / node_bandwidth_Bps(node_a, node_b);
+  if (bytes > network.eager_threshold_bytes) t += network.rendezvous_handshakes * latency;
+  return t;
+}
+
+double Machine::message_s(int rank_a, int rank_b, int nranks, double bytes) const {
+  return node_message_s(node_of_rank(rank_a, nranks), node_of_rank(rank_b, nranks), bytes);
+}
+
 double Machine::latency_s(int rank_a, int rank_b, int nranks) const {
   return node_latency_s(node_of_rank(rank_a, nranks), node_of_rank(rank_b, nranks));
 }

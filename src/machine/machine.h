@@ -91,6 +91,18 @@ struct NodeGroup {
   bool operator==(const NodeGroup&) const = default;
 };
 
+// One-way times of a message by its size, as measured (perfcast calibrate's
+// ping-pong: half a round trip, the protocol's handshakes included). Between
+// points linear in bytes; below the first, the first time; above the last,
+// the last time plus the rest of the bytes at `beyond_Bps`.
+struct MessageTimes {
+  std::vector<double> bytes;   // strictly increasing, >= 0
+  std::vector<double> time_s;  // one per bytes entry, >= 0
+  bool empty() const { return bytes.empty(); }
+  double time_at(double message_bytes, double beyond_Bps) const;
+  bool operator==(const MessageTimes&) const = default;
+};
+
 struct Network {
   double latency_s = 0;              // between the two nearest distinct nodes
   double bandwidth_Bps = 0;          // point to point, one link/path
@@ -103,6 +115,11 @@ struct Network {
   double rendezvous_handshakes = 1;
   double intra_node_latency_s = 0;
   double intra_node_bandwidth_Bps = 0;
+  // Within a node, when measured: what a message of each size takes, instead
+  // of the linear intra_node_latency + size / intra_node_bandwidth (which
+  // misses the protocol switches in between, as SMPI's piecewise factors
+  // address). Used by the refined prediction and the simulator.
+  MessageTimes intra_node_one_way;
   Topology topology;
 
   bool operator==(const Network&) const = default;
@@ -130,6 +147,12 @@ struct Machine {
   // latency + (hops - nearest hops) x hop_latency; the intra-node latency on one node.
   double node_latency_s(int node_a, int node_b) const;
   double node_bandwidth_Bps(int node_a, int node_b) const;
+  // One message of `bytes` from rank a to rank b, everything included: the
+  // measured table within a node when the machine has one, else latency +
+  // bytes / bandwidth plus the rendezvous handshakes above the eager threshold.
+  double message_s(int rank_a, int rank_b, int nranks, double bytes) const;
+  // The same between two nodes (the same node: the table's path).
+  double node_message_s(int node_a, int node_b, double bytes) const;
   double latency_s(int rank_a, int rank_b, int nranks) const;
   double bandwidth_Bps(int rank_a, int rank_b, int nranks) const;
 

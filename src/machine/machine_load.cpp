@@ -331,6 +331,9 @@ class Loader {
         quantity(t, "intra_node_latency", "network", Dimension::Seconds, false, false).value_or(n.latency_s);
     n.intra_node_bandwidth_Bps =
         quantity(t, "intra_node_bandwidth", "network", Dimension::BytesPerSecond, false).value_or(n.bandwidth_Bps);
+    if (const toml::node* one_way = t.get("intra_node_one_way"))
+      n.intra_node_one_way = load_message_times(table(one_way, "network.intra_node_one_way"),
+                                                "network.intra_node_one_way");
 
     if (auto name = string(t, "topology", "network", false)) {
       auto kind = parse_topology(*name);
@@ -411,6 +414,30 @@ class Loader {
     if (!n->is_array() || n->as_array()->empty())
       fail(n, join(prefix, key), fmt::format("is {}; expected {}", describe(*n), expected));
     return *n->as_array();
+  }
+
+  // { bytes = [increasing sizes], time_s = [one time per size] }: at least two
+  // points, so the table has a slope.
+  MessageTimes load_message_times(const toml::table& t, const std::string& prefix) const {
+    check_keys(t, Context::MessageTimes, prefix);
+    MessageTimes m;
+    const toml::array& bytes = array(t, "bytes", prefix, "an array of at least 2 increasing message sizes in bytes");
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      std::string field = fmt::format("{}.bytes.{}", prefix, i);
+      double v = number_value(bytes.get(i), field, "a number of bytes (>= 0)");
+      if (!m.bytes.empty() && v <= m.bytes.back())
+        fail(bytes.get(i), field, fmt::format("is {} after {}; message sizes must increase", v, m.bytes.back()));
+      m.bytes.push_back(v);
+    }
+    if (m.bytes.size() < 2)
+      fail(t.get("bytes"), join(prefix, "bytes"), "has 1 size; expected at least 2 (the table needs a slope)");
+    std::string expected = fmt::format("an array of {} times in seconds (one per bytes entry)", m.bytes.size());
+    const toml::array& times = array(t, "time_s", prefix, expected.c_str());
+    if (times.size() != m.bytes.size())
+      fail(t.get("time_s"), join(prefix, "time_s"), fmt::format("has {} times; expected {}", times.size(), expected));
+    for (size_t i = 0; i < times.size(); ++i)
+      m.time_s.push_back(number_value(times.get(i), fmt::format("{}.time_s.{}", prefix, i), "a time in seconds (>= 0)"));
+    return m;
   }
 
   CollectiveTable load_collective(const toml::table& t, const std::string& prefix) const {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "machine/machine_io.h"
 #include "support/error.h"
@@ -166,6 +167,13 @@ std::string to_toml(const Machine& m, const fs::path& base_dir) {
   out += fmt::format("rendezvous_handshakes = {}\n", n.rendezvous_handshakes);
   out += "intra_node_latency = " + q(n.intra_node_latency_s, Dimension::Seconds) + "\n";
   out += "intra_node_bandwidth = " + q(n.intra_node_bandwidth_Bps, Dimension::BytesPerSecond) + "\n";
+  if (!n.intra_node_one_way.empty()) {
+    std::vector<std::string> bytes, times;
+    for (double b : n.intra_node_one_way.bytes) bytes.push_back(number(b));
+    for (double t : n.intra_node_one_way.time_s) times.push_back(number(t));
+    out += fmt::format("intra_node_one_way = {{ bytes = [ {} ], time_s = [ {} ] }}\n", fmt::join(bytes, ", "),
+                       fmt::join(times, ", "));
+  }
   out += fmt::format("topology = \"{}\"\n", topology_name(n.topology.kind));
   if (n.topology.kind == TopologyKind::Torus3D)
     out += fmt::format("torus = [{}, {}, {}]\n", n.topology.torus[0], n.topology.torus[1], n.topology.torus[2]);

@@ -66,8 +66,11 @@ std::vector<Entry> entries(Context parent) {
               {"eager_threshold", Context::Value},   {"overhead", Context::Value},
               {"rendezvous_handshakes", Context::Value},
               {"intra_node_latency", Context::Value}, {"intra_node_bandwidth", Context::Value},
+              {"intra_node_one_way", Context::MessageTimes},
               {"torus", Context::ValueArray},        {"fat_tree_arity", Context::Value},
               {"fat_tree_levels", Context::Value}};
+    case Context::MessageTimes:
+      return {{"bytes", Context::ValueArray}, {"time_s", Context::ValueArray}};
     case Context::Mapping:
       return {{"policy", Context::Value}, {"ranks_per_node", Context::Value}, {"file", Context::Value}};
     case Context::Collective:

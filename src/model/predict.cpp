@@ -1,6 +1,8 @@
 #include "model/predict.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -23,6 +25,22 @@ const machine::MemoryLevel* level_named(const machine::NodeGroup& g, const std::
   for (const auto& l : g.memory)
     if (l.name == name) return &l;
   return nullptr;
+}
+
+// The measured collective table a model's MPI operation is priced with (the
+// v-variants as their regular forms, as the simulator does); none for scan.
+std::optional<machine::CollectiveOp> table_op_of(const std::string& op) {
+  static const std::map<std::string, machine::CollectiveOp> ops = {
+      {"barrier", machine::CollectiveOp::Barrier},     {"bcast", machine::CollectiveOp::Bcast},
+      {"reduce", machine::CollectiveOp::Reduce},       {"allreduce", machine::CollectiveOp::Allreduce},
+      {"gather", machine::CollectiveOp::Gather},       {"gatherv", machine::CollectiveOp::Gather},
+      {"scatter", machine::CollectiveOp::Scatter},     {"scatterv", machine::CollectiveOp::Scatter},
+      {"allgather", machine::CollectiveOp::Allgather}, {"allgatherv", machine::CollectiveOp::Allgather},
+      {"alltoall", machine::CollectiveOp::Alltoall},   {"alltoallv", machine::CollectiveOp::Alltoall},
+      {"reduce_scatter", machine::CollectiveOp::ReduceScatter}};
+  auto it = ops.find(op);
+  if (it == ops.end()) return std::nullopt;
+  return it->second;
 }
 
 // The functions a run of the entry can reach: only their priced loops count
@@ -200,6 +218,10 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
       if (!send && !collective) continue;
       if (call.peer && *call.peer < 0) continue;  // MPI_PROC_NULL moves nothing
       double latency = m.network.latency_s, bandwidth = m.network.bandwidth_Bps;
+      // The refined prediction's price of one call: what the machine file
+      // measured where it has it (a collective's table; a message's one-way
+      // time by size within a node), else the same latency + size / bandwidth.
+      std::optional<double> measured;
       if (send && call.peer) {
         if (*call.peer >= np)
           throw UserError(fmt::format("line {}: rank {} sends to rank {}, but the job has {} ranks", call.line, r,
@@ -207,11 +229,17 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
         int peer = static_cast<int>(*call.peer);
         latency = m.latency_s(r, peer, np);
         bandwidth = m.bandwidth_Bps(r, peer, np);
+        measured = m.message_s(r, peer, np, call.bytes_per_call);
+      } else if (collective) {
+        if (np == 1) measured = 0;  // a communicator of one moves nothing
+        else if (auto op = table_op_of(call.op)) measured = m.collective_time_s(*op, np, call.bytes_per_call);
       }
       rp.latency_s += call.calls * latency;
       rp.transfer_s += call.calls * call.bytes_per_call / bandwidth;
+      rp.refined_comm_s += call.calls * measured.value_or(latency + call.bytes_per_call / bandwidth);
     }
     const double comm_s = rp.overhead_s + rp.latency_s + rp.transfer_s;
+    rp.refined_comm_s += rp.overhead_s;
 
     rp.memory_bound = rp.memory_s > rp.compute_s;
     rp.time_s = std::max(rp.compute_s, rp.memory_s) + comm_s;
@@ -223,7 +251,7 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
       rp.in_core_s = rp.compute_s;
     }
     rp.footprint_time_s = std::max({rp.in_core_s, rp.l1_access_s, rp.traffic_s}) + comm_s;
-    rp.refined_time_s += comm_s;
+    rp.refined_time_s += rp.refined_comm_s;
     p.ranks.push_back(std::move(rp));
   }
 

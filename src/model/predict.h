@@ -35,6 +35,12 @@
 //     traffic at the node's bandwidth over the ranks streaming at once (a
 //     queue that in-core work hides behind entirely);
 //   T_sites,i = sum over sites + comm_i. This is the refined prediction.
+// * Measured communication. The refined prediction's comm_i prices each
+//   message by the machine's measured one-way time for its size within a node
+//   (network.intra_node_one_way, calibrate's ping-pong curve) and each
+//   collective by the machine's [[collective]] table, where the file has them:
+//   the plain formula's latency + size / bandwidth is a line through the
+//   curve's ends and misses its middle (2-3x at 4-32 KiB here).
 #pragma once
 
 #include <map>
@@ -95,7 +101,12 @@ struct RankPrediction {
   double l1_access_s = 0;       // every access inside footprint loops, at L1 bandwidth
   double traffic_s = 0;         // footprints from their levels + accesses outside footprint loops
   double footprint_time_s = 0;  // max(in-core or compute, l1_access_s, traffic_s) + comm
-  // Per site: the refined prediction, sum of SitePrediction::refined_s + comm.
+  // Per site: the refined prediction, sum of SitePrediction::refined_s +
+  // refined_comm_s: every call's overhead, and each message and collective
+  // priced by what the machine file measured (Machine::message_s; the
+  // [[collective]] tables, a communicator of one costing nothing), falling back
+  // to latency + size / bandwidth where it measured nothing.
+  double refined_comm_s = 0;
   std::vector<SitePrediction> sites;
   double refined_time_s = 0;
 };

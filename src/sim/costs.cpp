@@ -29,7 +29,8 @@ NetworkModel::NetworkModel(const machine::Machine& machine, int nranks)
       nranks_(nranks),
       eager_threshold_bytes_(machine.network.eager_threshold_bytes),
       overhead_s_(machine.network.overhead_s),
-      handshakes_(machine.network.rendezvous_handshakes) {
+      handshakes_(machine.network.rendezvous_handshakes),
+      measured_intra_node_(!machine.network.intra_node_one_way.empty()) {
   if (machine.mapping.policy == machine::MappingPolicy::Block && machine.groups.size() == 1) {
     long long slots = static_cast<long long>(machine.mapping.ranks_per_node.value_or(machine.groups[0].cores));
     long long total = slots * machine.groups[0].count;

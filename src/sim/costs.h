@@ -32,15 +32,23 @@ class NetworkModel {
   NetworkModel(const machine::Machine& machine, int nranks);
   double latency_s(int a, int b) const { return machine_.node_latency_s(node(a), node(b)); }
   double bandwidth_Bps(int a, int b) const { return machine_.node_bandwidth_Bps(node(a), node(b)); }
-  // L + n/B: what a message takes on the wire.
+  // L + n/B: what a message takes on the wire. Within a node whose one-way
+  // times the machine measured (network.intra_node_one_way), that time for
+  // its size instead: the handshakes of a rendezvous are in it.
   double transfer_s(int a, int b, double bytes) const {
     int na = node(a), nb = node(b);
+    if (na == nb && measured_intra_node_)
+      return machine_.network.intra_node_one_way.time_at(bytes, machine_.network.intra_node_bandwidth_Bps);
     return machine_.node_latency_s(na, nb) + bytes / machine_.node_bandwidth_Bps(na, nb);
   }
   bool eager(double bytes) const { return bytes <= eager_threshold_bytes_; }
   // What a rendezvous message waits, once both sides are there, before its
-  // data flows: the machine's handshakes x L.
-  double handshake_s(int a, int b) const { return handshakes_ * latency_s(a, b); }
+  // data flows: the machine's handshakes x L (none where transfer_s is a
+  // measured one-way time, which holds them).
+  double handshake_s(int a, int b) const {
+    if (measured_intra_node_ && node(a) == node(b)) return 0;
+    return handshakes_ * latency_s(a, b);
+  }
   double overhead_s() const { return overhead_s_; }
   int node(int rank) const;
   int nranks() const { return nranks_; }
@@ -52,6 +60,7 @@ class NetworkModel {
   double eager_threshold_bytes_;
   double overhead_s_;
   double handshakes_;
+  bool measured_intra_node_;
   // Block mapping on one node group (the common case) is a division; else the machine answers.
   int block_ranks_per_node_ = 0;
 };

@@ -14,6 +14,9 @@
 //     max(t_send, t_post) (both sides there), takes h handshakes of L
 //     (network.rendezvous_handshakes, 1 by default: the request to send) plus L + n/B;
 //     the send completes then, the receive o later.
+//   Within a node whose one-way times the machine measured
+//     (network.intra_node_one_way), L + n/B is that time for n, and the
+//     rendezvous handshakes are in it (h = 0).
 //   A blocked interval [t0, t1] is split into comm = the part after the
 //     transfer that ended it started, and wait = the rest (time blocked until
 //     the partner reached the matching point).

@@ -241,3 +241,40 @@ TEST(Predict, SharedBandwidthHidesTheCoreWhereOneCoresOwnDoesNot) {
   auto two = run(m, machine, 2);
   for (const auto& r : two.ranks) EXPECT_NEAR(r.refined_time_s, 0.2, 1e-12) << r.counts.rank;
 }
+
+// The refined prediction prices communication with what the machine measured:
+// a message within a node by the one-way table for its size, a collective by
+// its [[collective]] table (a communicator of one: nothing). The plain formula
+// keeps latency + size / bandwidth beside it.
+TEST(Predict, RefinedCommunicationUsesTheMachinesMeasuredTables) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "trip_count": "10", "body": [
+        {"kind": "mpi", "op": "isend", "peer": "select(rank == 0, 1, -1)", "bytes": "3072"},
+        {"kind": "mpi", "op": "irecv", "peer": "select(rank == 1, 0, -1)", "bytes": "3072"},
+        {"kind": "mpi", "op": "waitall"},
+        {"kind": "mpi", "op": "allreduce", "bytes": "8"}]}]}})J");
+  const std::vector<std::string> tables = {
+      "network.intra_node_one_way={ bytes = [8, 2048, 4096], time_s = [4e-7, 6e-7, 3.2e-6] }",
+      "collective=[{ op = \"allreduce\", procs = [2], bytes = [8, 64], time_s = [[1.5e-6, 2e-6]] }]"};
+  auto p = run(m, hand_machine(tables), 2);
+  const auto& r0 = p.ranks[0];
+  // Plain: 20 messages (10 sends, 10 allreduces) at 1 us, bytes at 4 GB/s (the
+  // allreduce at the inter-node figures: 10 us, 1 GB/s).
+  EXPECT_NEAR(r0.latency_s, 10 * 1e-6 + 10 * 10e-6, 1e-15);
+  // Refined: 10 x the table at 3072 B (halfway from 0.6 to 3.2 us) + 10 x the
+  // allreduce table at 8 B on 2 ranks.
+  EXPECT_NEAR(r0.refined_comm_s, 10 * 1.9e-6 + 10 * 1.5e-6, 1e-15);
+  EXPECT_NEAR(p.ranks[1].refined_comm_s, 10 * 1.5e-6, 1e-15) << "rank 1 sends to MPI_PROC_NULL";
+  EXPECT_NEAR(r0.refined_time_s, r0.refined_comm_s, 1e-15) << "nothing but communication here";
+
+  // One rank: the allreduce moves nothing (the plain formula still charges it).
+  auto solo = model_from(R"J({"main": {"body": [{"kind": "mpi", "op": "allreduce", "bytes": "8"}]}})J");
+  auto one = run(solo, hand_machine(tables), 1);
+  EXPECT_EQ(one.ranks[0].refined_comm_s, 0);
+  EXPECT_GT(one.ranks[0].latency_s, 0);
+
+  // Without the tables the refined communication is the plain one.
+  auto plain = run(m, hand_machine(), 2);
+  EXPECT_NEAR(plain.ranks[0].refined_comm_s,
+              plain.ranks[0].overhead_s + plain.ranks[0].latency_s + plain.ranks[0].transfer_s, 1e-15);
+}

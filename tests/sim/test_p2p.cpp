@@ -41,6 +41,22 @@ TEST(SimP2P, RendezvousHandshakesAreTheMachines) {
   }
 }
 
+TEST(SimP2P, MeasuredOneWayTimesPriceMessagesWithinANode) {
+  // Two cores on one node, the machine's measured one-way curve: an eager
+  // 100 B message takes the table's 0.5 us, a rendezvous 10 000 B one its 7 us
+  // and no handshake on top (the measured time holds the protocol). Between
+  // nodes the line stays: 1 us + n / 1 GB/s (+ 1 handshake for rendezvous).
+  auto m = flat_machine({"node.cores=2", "network.eager_threshold=\"1 KiB\"",
+                         "network.intra_node_one_way={ bytes = [100, 10000], time_s = [0.5e-6, 7e-6] }"});
+  auto eager = run({{send(1, 100)}, {recv(0, 100)}}, m);
+  EXPECT_NEAR(eager.ranks[1].end_s, 0.5 * us, 1e-15);
+  auto rendezvous = run({{send(1, 10000)}, {recv(0, 10000)}}, m);
+  EXPECT_NEAR(rendezvous.ranks[0].end_s, 7 * us, 1e-14);
+  EXPECT_NEAR(rendezvous.ranks[1].end_s, 7 * us, 1e-14);
+  auto across = run({{send(2, 10000)}, {}, {recv(0, 10000)}}, m);
+  EXPECT_NEAR(across.ranks[2].end_s, 12 * us, 1e-14) << "ranks 0 and 2 are on different nodes";
+}
+
 TEST(SimP2P, RendezvousSenderWaitsForReceiver) {
   // The receiver comes at 5 us: the sender waits 5 us, then 12 us of transfer.
   auto r = run({{send(1, 10000)}, {compute(5 * us), recv(0, 10000)}}, flat_machine());

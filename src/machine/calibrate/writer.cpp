@@ -165,6 +165,21 @@ std::string machine_toml(const Calibration& cal) {
   network.insert("intra_node_bandwidth", q(mpi.bandwidth, Dimension::BytesPerSecond));
   if (mpi.call_overhead_s > 0) network.insert("overhead", q(mpi.call_overhead_s, Dimension::Seconds));
   if (mpi.eager_threshold_bytes) network.insert("eager_threshold", q(*mpi.eager_threshold_bytes, Dimension::Bytes));
+  // The whole ping-pong curve: latency + size / bandwidth is a line through
+  // its two ends and misses the middle (the protocol switch at the eager
+  // threshold, the copies' cache effects) by 2-3x here.
+  if (mpi.pingpong.size() >= 2) {
+    toml::array bytes, times;
+    for (const auto& p : mpi.pingpong) {
+      bytes.push_back(static_cast<std::int64_t>(p.bytes));
+      times.push_back(round_sig(p.one_way_s, 4));
+    }
+    toml::table one_way;
+    one_way.insert("bytes", std::move(bytes));
+    one_way.insert("time_s", std::move(times));
+    one_way.is_inline(true);
+    network.insert("intra_node_one_way", std::move(one_way));
+  }
   root.insert("network", std::move(network));
 
   toml::array collectives;
