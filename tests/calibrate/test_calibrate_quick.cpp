@@ -126,6 +126,14 @@ void check_documented_keys(const toml::table& t) {
   EXPECT_GT(bw, 1e8);
   EXPECT_EQ(t["network"]["topology"].value<std::string>().value_or(""), "crossbar");
   if (t["network"]["eager_threshold"]) quantity(t["network"]["eager_threshold"], Dimension::Bytes, "eager");
+  // The whole ping-pong curve, beside the line through its ends: no message
+  // is much faster than the latency (a median over the smallest sizes).
+  const toml::array* one_way_bytes = t["network"]["intra_node_one_way"]["bytes"].as_array();
+  const toml::array* one_way_s = t["network"]["intra_node_one_way"]["time_s"].as_array();
+  ASSERT_TRUE(one_way_bytes && one_way_s) << "no network.intra_node_one_way";
+  ASSERT_GE(one_way_bytes->size(), 2u);
+  EXPECT_EQ(one_way_bytes->size(), one_way_s->size());
+  for (auto&& v : *one_way_s) EXPECT_GE(v.value<double>().value_or(-1), 0.5 * latency) << "far below the latency";
 
   auto* collectives = t["collective"].as_array();
   ASSERT_TRUE(collectives);
