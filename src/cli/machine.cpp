@@ -60,6 +60,7 @@ struct MachineFigures {
   // network
   double latency_s = 0, bandwidth_Bps = 0, hop_latency_s = 0, overhead_s = 0, eager_threshold_bytes = 0;
   double intra_node_latency_s = 0, intra_node_bandwidth_Bps = 0;
+  std::string intra_node_one_way;  // the measured curve in a few words, or empty
   std::string topology, topology_shape;
   int diameter_hops = 0;
   double diameter_latency_s = 0;  // between two nodes farthest apart
@@ -103,6 +104,10 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
   f.eager_threshold_bytes = n.eager_threshold_bytes;
   f.intra_node_latency_s = n.intra_node_latency_s;
   f.intra_node_bandwidth_Bps = n.intra_node_bandwidth_Bps;
+  if (const auto& t = n.intra_node_one_way; !t.empty())
+    f.intra_node_one_way = fmt::format("{} sizes, {} in {} .. {} in {}", t.bytes.size(), units::format(t.bytes.front(), Dimension::Bytes),
+                                       units::format(t.time_s.front(), Dimension::Seconds), units::format(t.bytes.back(), Dimension::Bytes),
+                                       units::format(t.time_s.back(), Dimension::Seconds));
   f.topology = machine::topology_name(n.topology.kind);
   switch (n.topology.kind) {
     case machine::TopologyKind::Crossbar: f.topology_shape = "one switch"; break;
@@ -207,6 +212,7 @@ std::string render_text(const MachineFigures& f) {
   network.add_row({"eager threshold", q(f.eager_threshold_bytes, Dimension::Bytes)});
   network.add_row({"intra-node latency", q(f.intra_node_latency_s, Dimension::Seconds)});
   network.add_row({"intra-node bandwidth", q(f.intra_node_bandwidth_Bps, Dimension::BytesPerSecond)});
+  if (!f.intra_node_one_way.empty()) network.add_row({"intra-node messages, measured", f.intra_node_one_way});
   network.add_row({"topology", f.topology + " (" + f.topology_shape + ")"});
   network.add_row({"diameter", fmt::format("{} hop{}", f.diameter_hops, f.diameter_hops == 1 ? "" : "s")});
   network.add_row({"latency across the diameter", q(f.diameter_latency_s, Dimension::Seconds)});
@@ -271,6 +277,7 @@ json render_json(const MachineFigures& f) {
             {"eager_threshold_bytes", f.eager_threshold_bytes},
             {"intra_node_latency_s", f.intra_node_latency_s},
             {"intra_node_bandwidth_Bps", f.intra_node_bandwidth_Bps},
+            {"intra_node_one_way", f.intra_node_one_way.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.intra_node_one_way)},
             {"topology", f.topology},
             {"topology_shape", f.topology_shape},
             {"diameter_hops", f.diameter_hops},
