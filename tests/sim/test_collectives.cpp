@@ -183,6 +183,16 @@ TEST(CollectiveModes, AutoUsesTableWhenPresent) {
   EXPECT_THROW(run({{coll(Kind::Barrier, 0)}, {coll(Kind::Barrier, 0)}}, m, table), UserError);
 }
 
+TEST(CollectiveModes, ATableFromTwoRanksUpSaysNothingOfOneRank) {
+  // calibrate measures from 2 ranks: a job of one rank must not pay the
+  // 2-rank time (its allreduce moves nothing), while 2 ranks do.
+  std::string toml = std::string(kFlatMachine) +
+                     "[[collective]]\nop = \"allreduce\"\nprocs = [2]\nbytes = [8]\ntime_s = [[7e-6]]\n";
+  auto m = machine::load_machine_string(toml, "from-two");
+  EXPECT_EQ(run({{coll(Kind::Allreduce, 8)}}, m).predicted_time_s, 0);
+  EXPECT_NEAR(run({{coll(Kind::Allreduce, 8)}, {coll(Kind::Allreduce, 8)}}, m).predicted_time_s, 7 * us, 1e-15);
+}
+
 TEST(CollectiveErrors, MembersDisagree) {
   try {
     run({{coll(Kind::Bcast, 8, 0)}, {coll(Kind::Bcast, 8, 1)}}, flat_machine());
