@@ -259,12 +259,15 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
     for (const auto& g : machine.groups)
       for (const auto& l : g.memory) measured_overlap |= l.serial_fraction > 0;
     std::cout << fmt::format(
-        "refined: per site, {} against {}, {}, summed: {}  [rank {}: sites {}, comm {}]\n",
+        "refined: per site, {} against {}, {}, summed: {}  [rank {}: sites {}, comm {} ({})]\n",
         mca ? "in-core time (MCA)" : "flops / peak", p.footprint_available ? "footprint traffic" : "memory traffic",
         measured_overlap ? "with the serial fractions the machine file gives" : "their max (no serial_fraction in the machine file)",
         quantity(p.refined_time_s, Dimension::Seconds), r.counts.rank,
         quantity(r.refined_time_s - r.refined_comm_s, Dimension::Seconds),
-        quantity(r.refined_comm_s, Dimension::Seconds));
+        quantity(r.refined_comm_s, Dimension::Seconds),
+        !machine.network.intra_node_one_way.empty() || !machine.collectives.empty()
+            ? "messages and collectives at the machine's measured times where it has them"
+            : "latency + size / bandwidth: the machine file measured no message or collective times");
   }
   print_sites(p.ranks[static_cast<size_t>(p.refined_slowest_rank)], mca);
   if (!a.all_ranks && p.ranks.size() > 16) std::cout << "(--all-ranks lists every rank; --json gives them all)\n";
