@@ -19,6 +19,7 @@
 #include "analyze/mca.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <deque>
 #include <memory>
@@ -287,7 +288,17 @@ class McaEngine {
     // address; a loop's instructions freed and another's allocated at the
     // same address would be priced with a stale descriptor (measured: the
     // same loop 4.03 or 16 cycles from run to run). Kept for the builder's life.
-    const std::vector<llvm::MCInst>& insts = kept_insts_.emplace_back(std::move(collector.insts));
+    // A call is priced by its callee (the callee's model, or the library
+    // table) where the call composes; MCA would model it as one uop of 100
+    // cycles' latency ("call instructions are not correctly modeled"),
+    // counting it a second time and chaining whatever uses its result. The
+    // argument moves and stack adjustments around it stay.
+    const std::vector<llvm::MCInst>& insts = collector.insts;
+    std::vector<llvm::MCInst> without_calls;
+    std::copy_if(insts.begin(), insts.end(), std::back_inserter(without_calls),
+                 [&](const llvm::MCInst& inst) { return !mcii_->get(inst.getOpcode()).isCall(); });
+    if (without_calls.empty()) return std::string("the loop has no instructions but calls");
+    const std::vector<llvm::MCInst>& priced = kept_insts_.emplace_back(std::move(without_calls));
 
     auto cycles = [&](unsigned iterations) -> std::variant<unsigned, std::string> {
       llvm::mca::Context mca(*mri_, *sched_sti_);
@@ -295,13 +306,7 @@ class McaEngine {
                                          /*NoAlias=*/true);
       if (!builder_) builder_ = std::make_unique<llvm::mca::InstrBuilder>(*sched_sti_, *mcii_, *mri_, mcia_.get());
       llvm::SmallVector<std::unique_ptr<llvm::mca::Instruction>, 32> sequence;
-      for (const llvm::MCInst& inst : insts) {
-        // A call is priced by its callee (the callee's model, or the library
-        // table) where the call composes; MCA would model it as one uop of
-        // 100 cycles' latency ("call instructions are not correctly modeled"),
-        // counting it a second time and chaining whatever uses its result.
-        // The argument moves and stack adjustments around it stay.
-        if (mcii_->get(inst.getOpcode()).isCall()) continue;
+      for (const llvm::MCInst& inst : priced) {
         llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
         if (!lowered) return "MCA cannot model an instruction: " + llvm::toString(lowered.takeError());
         sequence.push_back(std::move(*lowered));
@@ -320,7 +325,7 @@ class McaEngine {
     auto twice = cycles(2 * kIterations);
     if (auto* e = std::get_if<std::string>(&twice)) return *e;
     LoopCycles lc;
-    resource_bound(insts, lc);
+    resource_bound(priced, lc);
     // Accesses the IR does not have: the stack (spills, reloads) and the
     // constant pool, by their base register in the text (x86-64, AT&T). A
     // wide IR access split into narrower machine ones is the IR's, not extra.
@@ -360,7 +365,6 @@ class McaEngine {
     std::vector<unsigned> usage(sm.getNumProcResourceKinds(), 0);
     unsigned micro_ops = 0;
     for (const llvm::MCInst& inst : insts) {
-      if (mcii_->get(inst.getOpcode()).isCall()) continue;  // priced by the callee, as in the cycles
       llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
       if (!lowered) {
         llvm::consumeError(lowered.takeError());

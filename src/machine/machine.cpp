@@ -165,6 +165,9 @@ const CollectiveTable* Machine::collective_table(CollectiveOp op) const {
 std::optional<double> Machine::collective_time_s(CollectiveOp op, int procs, double bytes) const {
   const CollectiveTable* table = collective_table(op);
   if (!table) return std::nullopt;
+  // A communicator of one moves nothing: a table measured from 2 ranks up is
+  // not extrapolated down to it (one with a row for 1 rank says otherwise).
+  if (procs == 1 && table->procs.front() > 1) return 0.0;
   return table->time_at(procs, bytes);
 }
 

@@ -157,7 +157,9 @@ struct Machine {
   double bandwidth_Bps(int rank_a, int rank_b, int nranks) const;
 
   const CollectiveTable* collective_table(CollectiveOp op) const;
-  // Interpolated from the table for `op`; none when the file has no table for it.
+  // Interpolated from the table for `op`; none when the file has no table for
+  // it; 0 for one rank when the table starts above one (a communicator of one
+  // moves nothing).
   std::optional<double> collective_time_s(CollectiveOp op, int procs, double bytes) const;
 
   bool operator==(const Machine&) const = default;

@@ -231,12 +231,8 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
         bandwidth = m.bandwidth_Bps(r, peer, np);
         measured = m.message_s(r, peer, np, call.bytes_per_call);
       } else if (collective) {
-        const machine::CollectiveTable* table = nullptr;
-        if (auto op = table_op_of(call.op)) table = m.collective_table(*op);
-        // A communicator of one moves nothing: a table measured from 2 ranks up
-        // is not extrapolated down to it (one with a row for 1 rank says otherwise).
-        if (np == 1 && (!table || table->procs.front() > 1)) measured = 0;
-        else if (table) measured = table->time_at(np, call.bytes_per_call);
+        if (auto op = table_op_of(call.op)) measured = m.collective_time_s(*op, np, call.bytes_per_call);
+        if (!measured && np == 1) measured = 0;  // a communicator of one moves nothing
       }
       rp.latency_s += call.calls * latency;
       rp.transfer_s += call.calls * call.bytes_per_call / bandwidth;

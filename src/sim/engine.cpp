@@ -1154,11 +1154,7 @@ void Engine::complete_collective(Comm& c) {
                                                kind == Kind::CartCreate)
                    ? 8.0
                    : c.bytes;
-    const machine::CollectiveTable* table = machine_.collective_table(op);
-    // A communicator of one moves nothing: a table measured from 2 ranks up
-    // is not extrapolated down to it (one with a row for 1 rank says otherwise).
-    if (table && c.size == 1 && table->procs.front() > 1) table_s = 0;
-    else if (auto t = machine_.collective_time_s(op, c.size, n)) table_s = *t;
+    if (auto t = machine_.collective_time_s(op, c.size, n)) table_s = *t;
     else if (options_.collectives == CollectiveMode::Table)
       throw UserError(fmt::format("the machine has no [[collective]] table for '{}' (needed for {} on {} ranks)",
                                   machine::collective_op_name(op), events::kind_name(kind), c.size),

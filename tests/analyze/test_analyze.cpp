@@ -51,6 +51,13 @@ model::ProgramModel load(const nlohmann::ordered_json& j, const std::string& nam
   return model::load_program_model(file);
 }
 
+// MPI calls of one rank summed by operation ("allreduce" -> calls).
+std::map<std::string, double> calls_by_op(const model::RankCounts& c) {
+  std::map<std::string, double> calls;
+  for (const auto& call : c.mpi) calls[call.op] += call.calls;
+  return calls;
+}
+
 model::RankCounts counts(const model::ProgramModel& m, const std::string& function, expr::Bindings b,
                          int rank = 0, int size = 1) {
   b["rank"] = rank;
@@ -257,10 +264,7 @@ TEST(Analyze, CodeAfterAnEarlyExitIsCertain) {
     bind_the_rest(m, b);
     auto c = counts(m, "main", b);
     EXPECT_EQ(c.flops_double, 2.0 * k * n) << "k = " << k << ", n = " << n;
-    double allreduces = 0;
-    for (const auto& call : c.mpi)
-      if (call.op == "allreduce") allreduces += call.calls;
-    EXPECT_EQ(allreduces, 1) << "k = " << k << ", n = " << n;
+    EXPECT_EQ(calls_by_op(c)["allreduce"], 1) << "k = " << k << ", n = " << n;
   }
 }
 
@@ -280,8 +284,7 @@ TEST(Analyze, SharedExitBlocksAndHelpInsideTheParserLoopAreEarlyExits) {
     bind_the_rest(m, b);
     auto c = counts(m, "main", b);
     EXPECT_EQ(c.flops_double, 2.0 * k * n) << "k = " << k << ", n = " << n;
-    std::map<std::string, double> calls;
-    for (const auto& call : c.mpi) calls[call.op] += call.calls;
+    auto calls = calls_by_op(c);
     EXPECT_EQ(calls["allreduce"], 1) << "k = " << k << ", n = " << n;
     EXPECT_EQ(calls["init"], 1);
     EXPECT_EQ(calls["finalize"], 1) << "the help path's and the failure block's are early exits";
