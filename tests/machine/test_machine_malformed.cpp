@@ -33,6 +33,7 @@ const Malformed kMalformed[] = {
     {"handshakes_negative.toml", 12, "network.rendezvous_handshakes", "expected a number of one-way latencies, 0 or more"},
     {"node_and_groups.toml", 12, "node_group", "is given together with [node]"},
     {"one_way_sizes_order.toml", 12, "network.intra_node_one_way.bytes.2", "is 1024 after 4096; message sizes must increase"},
+    {"one_way_one_size.toml", 12, "network.intra_node_one_way.bytes", "has 1 size; expected at least 2"},
     {"one_way_lengths.toml", 12, "network.intra_node_one_way.time_s", "has 2 times; expected an array of 3 times"},
     {"collective_rows.toml", 16, "collective.0.time_s", "has 2 rows; expected 3"},
     {"collective_procs_order.toml", 14, "collective.0.procs.1", "is 2 after 4; process counts must increase"},
