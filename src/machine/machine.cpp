@@ -1,6 +1,8 @@
 #include "machine/machine.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -123,6 +125,38 @@ double Machine::node_latency_s(int node_a, int node_b) const {
 
 double Machine::node_bandwidth_Bps(int node_a, int node_b) const {
   return node_a == node_b ? network.intra_node_bandwidth_Bps : network.bandwidth_Bps;
+}
+
+double Noise::mean() const {
+  if (stretch.empty()) return 1;
+  double sum = 0;
+  for (double s : stretch) sum += s;
+  return sum / static_cast<double>(stretch.size());
+}
+
+double expected_slowest_stretch(const std::vector<const Noise*>& per_rank) {
+  // Each distinct noise is a step CDF over its quantiles (each equally likely);
+  // the slowest of independent ranks has the product of their CDFs, raised to
+  // the number of ranks sharing one. An empty noise is a point mass at 1.
+  static const Noise undisturbed{0, {1.0}};
+  std::map<const Noise*, int> ranks_of;
+  for (const Noise* n : per_rank) ++ranks_of[n && !n->empty() ? n : &undisturbed];
+  if (ranks_of.empty()) return 1;
+  std::vector<double> support;
+  for (const auto& [n, _] : ranks_of) support.insert(support.end(), n->stretch.begin(), n->stretch.end());
+  std::sort(support.begin(), support.end());
+  support.erase(std::unique(support.begin(), support.end()), support.end());
+  double expected = 0, below = 0;
+  for (double x : support) {
+    double cdf = 1;
+    for (const auto& [n, count] : ranks_of) {
+      auto at_or_below = std::upper_bound(n->stretch.begin(), n->stretch.end(), x) - n->stretch.begin();
+      cdf *= std::pow(static_cast<double>(at_or_below) / static_cast<double>(n->stretch.size()), count);
+    }
+    expected += x * (cdf - below);
+    below = cdf;
+  }
+  return expected;
 }
 
 double MessageTimes::time_at(double message_bytes, double beyond_Bps) const {

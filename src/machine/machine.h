@@ -65,6 +65,25 @@ struct MemoryLookup {
   double bandwidth_per_core_Bps = 0;
 };
 
+// How much longer a fixed piece of work takes than its fastest run on this
+// node's cores (other processes; on a shared host, a co-tenant on the same
+// physical core), as measured by perfcast calibrate's fixed-work-quantum loop
+// (FWQ). `stretch` holds equally likely quantiles, ascending, the first >= 1.
+// Empty: not measured, and a prediction assumes an undisturbed core.
+struct Noise {
+  double quantum_s = 0;         // the work quantum's fastest time
+  std::vector<double> stretch;  // time / fastest time, as quantiles
+  bool empty() const { return stretch.empty(); }
+  double mean() const;          // 1 when empty
+  bool operator==(const Noise&) const = default;
+};
+
+// The expected largest of independent stretches, one per rank (each drawn
+// from its own node's noise; an empty Noise is a core that is never slowed):
+// a bulk-synchronous step ends when its slowest rank does, so noise costs a
+// job of R ranks E[max of R stretches], more than one core's mean.
+double expected_slowest_stretch(const std::vector<const Noise*>& per_rank);
+
 struct NodeGroup {
   std::string name;  // may be empty for a homogeneous machine
   int count = 1;
@@ -74,6 +93,7 @@ struct NodeGroup {
   double flops_per_core_scalar = 0;         // double precision without SIMD
   double flops_per_core_single_scalar = 0;
   std::optional<double> clock_Hz;
+  Noise noise;
   std::vector<MemoryLevel> memory;          // from the core outwards; sizes grow
   MathCosts math;
 

@@ -234,6 +234,7 @@ class Loader {
                                               false)
                                          .value_or(g.flops_per_core_scalar);
     g.clock_Hz = quantity(t, "clock", prefix, Dimension::Hertz, false);
+    if (const toml::node* noise = t.get("noise")) g.noise = load_noise(table(noise, join(prefix, "noise")), join(prefix, "noise"));
 
     if (!memory)
       fail(&t, memory_prefix, "is missing; expected a memory table with at least DRAM, e.g. memory.DRAM = { bandwidth = \"10 GB/s\" }");
@@ -438,6 +439,24 @@ class Loader {
     for (size_t i = 0; i < times.size(); ++i)
       m.time_s.push_back(number_value(times.get(i), fmt::format("{}.time_s.{}", prefix, i), "a time in seconds (>= 0)"));
     return m;
+  }
+
+  // { quantum = "20 us", stretch = [ascending quantiles, the first >= 1] }.
+  Noise load_noise(const toml::table& t, const std::string& prefix) const {
+    check_keys(t, Context::Noise, prefix);
+    Noise noise;
+    noise.quantum_s = *quantity(t, "quantum", prefix, Dimension::Seconds, true);
+    const char* expected = "a non-empty array of ascending stretches (time over the fastest time), each >= 1";
+    const toml::array& stretch = array(t, "stretch", prefix, expected);
+    for (size_t i = 0; i < stretch.size(); ++i) {
+      std::string field = fmt::format("{}.stretch.{}", prefix, i);
+      double v = number_value(stretch.get(i), field, "a stretch (time over the fastest time, >= 1)");
+      if (v < 1) fail(stretch.get(i), field, fmt::format("is {}; a stretch is a time over the fastest time, so >= 1", v));
+      if (!noise.stretch.empty() && v < noise.stretch.back())
+        fail(stretch.get(i), field, fmt::format("is {} after {}; the quantiles must ascend", v, noise.stretch.back()));
+      noise.stretch.push_back(v);
+    }
+    return noise;
   }
 
   CollectiveTable load_collective(const toml::table& t, const std::string& prefix) const {

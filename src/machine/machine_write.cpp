@@ -118,6 +118,12 @@ void write_group(std::string& out, const NodeGroup& g, bool in_array) {
   out += "flops_per_core_scalar = " + q(g.flops_per_core_scalar, Dimension::FlopsPerSecond) + "\n";
   out += "flops_per_core_single_scalar = " + q(g.flops_per_core_single_scalar, Dimension::FlopsPerSecond) + "\n";
   if (g.clock_Hz) out += "clock = " + q(*g.clock_Hz, Dimension::Hertz) + "\n";
+  if (!g.noise.empty()) {
+    std::vector<std::string> stretch;
+    for (double s : g.noise.stretch) stretch.push_back(number(s));
+    out += fmt::format("noise = {{ quantum = {}, stretch = [ {} ] }}\n", q(g.noise.quantum_s, Dimension::Seconds),
+                       fmt::join(stretch, ", "));
+  }
   std::string memory_prefix = in_array ? "memory." : "";
   std::string math_prefix = in_array ? "math." : "";
   if (!in_array) out += "\n[memory]\n";

@@ -23,6 +23,7 @@ const std::vector<Entry>& node_keys() {
       {"flops_per_core_scalar", Context::Value},
       {"flops_per_core_single_scalar", Context::Value},
       {"clock", Context::Value},
+      {"noise", Context::Noise},
   };
   return keys;
 }
@@ -71,6 +72,8 @@ std::vector<Entry> entries(Context parent) {
               {"fat_tree_levels", Context::Value}};
     case Context::MessageTimes:
       return {{"bytes", Context::ValueArray}, {"time_s", Context::ValueArray}};
+    case Context::Noise:
+      return {{"quantum", Context::Value}, {"stretch", Context::ValueArray}};
     case Context::Mapping:
       return {{"policy", Context::Value}, {"ranks_per_node", Context::Value}, {"file", Context::Value}};
     case Context::Collective:

@@ -88,6 +88,26 @@ TEST(MachineNetwork, MeasuredOneWayTimesPriceMessagesWithinANode) {
   EXPECT_DOUBLE_EQ(plain.message_s(0, 1, 4, 1000), 1e-6 + 1000 / 10e9);
 }
 
+TEST(MachineNoise, TheSlowestOfIndependentRanksIsExpectedSlowerThanOne) {
+  // Half the quanta run at full speed, half at half speed (a co-tenant on the
+  // core half the time): one rank's mean is 1.5; the slowest of R is 2 unless
+  // all R are fast, 1 - 0.5^R of the time.
+  Noise half{20e-6, {1.0, 1.0, 2.0, 2.0}};
+  EXPECT_DOUBLE_EQ(half.mean(), 1.5);
+  EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half}), 1.5);
+  EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half, &half}), 1.75);
+  EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half, &half, &half}), 1.875);
+  // An unmeasured node is never slowed: with it, the measured rank decides.
+  Noise none;
+  EXPECT_DOUBLE_EQ(none.mean(), 1);
+  EXPECT_DOUBLE_EQ(expected_slowest_stretch({&none}), 1);
+  EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half, &none}), 1.5);
+  EXPECT_DOUBLE_EQ(expected_slowest_stretch({}), 1);
+  // Two different noises: P(max <= 1.2) = 0.5 * 1 (the other is always 1.2).
+  Noise steady{20e-6, {1.2}};
+  EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half, &steady}), 0.5 * 1.2 + 0.5 * 2.0);
+}
+
 TEST(MachineMapping, BlockFillsEachNodeInTurn) {
   Machine m = bundled("polus");  // 4 nodes x 20 cores
   EXPECT_EQ(m.node_of_rank(0, 80), 0);
