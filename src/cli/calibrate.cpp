@@ -12,7 +12,9 @@
 
 #include "cli/commands.h"
 #include "machine/calibrate/calibrate.h"
+#include "machine/calibrate/noise.h"
 #include "machine/calibrate/writer.h"
+#include "machine/machine_io.h"
 #include "measure/launcher.h"
 #include "support/error.h"
 #include "support/units.h"
@@ -26,6 +28,7 @@ struct CalibrateArgs {
   bool quick = false;
   int max_procs = 0;
   bool json = false;
+  std::string noise_only;  // a machine file whose noise alone is measured again
 };
 
 std::filesystem::path bench_next_to_executable() {
@@ -88,7 +91,43 @@ void print_summary(const calibrate::Calibration& cal, const std::string& output)
                                                          : std::string("(not visible)"));
 }
 
+// The host's noise moves by the hour (a co-tenant comes and goes) while its
+// flop rates and bandwidths do not: a few seconds refresh it in an existing
+// machine file, written to -o (the original stays as it was).
+void run_noise_only(const CalibrateArgs& args) {
+  if (args.output.empty())
+    throw UserError(fmt::format("--noise-only {} needs -o/--output: the refreshed machine file is written there, and "
+                                "the original is left as it was",
+                                args.noise_only),
+                    {}, "add -o refreshed.toml (it may be the same path to replace the file)");
+  machine::Machine m = machine::load_machine_file(args.noise_only);
+  if (m.groups.size() != 1)
+    throw UserError(fmt::format("'{}' has {} node groups; --noise-only measures this node and cannot tell which group it "
+                                "is",
+                                args.noise_only, m.groups.size()),
+                    {}, "calibrate each kind of node on its own and assemble the groups by hand");
+  calibrate::NoiseOptions options;
+  options.threads = measure::online_cores();
+  options.seconds = args.quick ? 0.5 : 3;
+  if (!args.json)
+    std::cerr << fmt::format("calibrate: noise, a fixed work quantum on {} cores for {} s\n", options.threads,
+                             options.seconds);
+  calibrate::NoiseResult noise = calibrate::measure_noise(options);
+  m.groups.front().noise = {noise.quantum_s, noise.stretch};
+  auto dir = std::filesystem::path(args.output).parent_path();
+  calibrate::write_file_atomically(args.output, machine::to_toml(m, dir.empty() ? std::filesystem::path(".") : dir));
+  if (args.json) {
+    std::cout << calibrate::noise_json(noise).dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("wrote {}: noise of {} quanta of {} on {} cores: mean stretch {:.3f}, {:.1f} % of quanta "
+                             "above 1.25x\n",
+                             args.output, noise.samples, units::format(noise.quantum_s, units::Dimension::Seconds, 3),
+                             noise.threads, noise.mean_stretch, 100 * noise.slow_fraction);
+  }
+}
+
 void run(const CalibrateArgs& args) {
+  if (!args.noise_only.empty()) return run_noise_only(args);
   if (args.max_procs != 0 && args.max_procs < 2)
     throw UserError(fmt::format("--max-procs {}: the MPI measurements need at least 2 processes", args.max_procs),
                     {}, "set --max-procs 2 or more");
@@ -144,6 +183,11 @@ void add_calibrate_command(CLI::App& app) {
                   "Largest process count for the MPI collectives (default: the online cores; more would "
                   "oversubscribe)");
   cmd->add_flag("--json", args->json, "Print every figure, raw curves included, as JSON on stdout; no progress");
+  cmd->add_option("--noise-only", args->noise_only,
+                  "Measure only the cores' noise (a fixed work quantum timed over and over, 3 s; 0.5 s with "
+                  "--quick) and write this machine file with it to -o: a shared host's noise changes by the hour, "
+                  "its other figures do not")
+      ->check(CLI::ExistingFile);
   cmd->callback([args] { run(*args); });
 }
 

@@ -39,6 +39,8 @@ struct GroupFigures {
   int cores = 0;
   double flops_per_core = 0, flops_per_core_single = 0, flops_per_core_scalar = 0, flops_per_core_single_scalar = 0;
   std::optional<double> clock_Hz;
+  // Noise: one core's mean stretch and the expected slowest of all cores busy.
+  std::optional<double> noise_mean_stretch, noise_all_cores_stretch;
   double peak_flops_per_node = 0;
   double memory_bandwidth_per_node_Bps = 0;
   double balance_bytes_per_flop = 0;
@@ -86,6 +88,11 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
     gf.flops_per_core_scalar = g.flops_per_core_scalar;
     gf.flops_per_core_single_scalar = g.flops_per_core_single_scalar;
     gf.clock_Hz = g.clock_Hz;
+    if (!g.noise.empty()) {
+      gf.noise_mean_stretch = g.noise.mean();
+      gf.noise_all_cores_stretch =
+          machine::expected_slowest_stretch(std::vector<const machine::Noise*>(static_cast<size_t>(g.cores), &g.noise));
+    }
     gf.peak_flops_per_node = g.peak_flops_per_node();
     gf.memory_bandwidth_per_node_Bps = g.memory_bandwidth_per_node_Bps();
     gf.balance_bytes_per_flop = g.balance_bytes_per_flop();
@@ -183,13 +190,18 @@ std::string render_text(const MachineFigures& f) {
   out += summary.render() + "\n";
 
   Table groups({"node group", "nodes", "cores", "per core", "single", "scalar", "clock", "peak per node",
-                "DRAM per node", "balance B/flop"});
+                "DRAM per node", "balance B/flop", "noise: 1 core | slowest of all"});
+  auto noise = [](const GroupFigures& g) {
+    return g.noise_mean_stretch ? fmt::format("x{:.3f} | x{:.3f}", *g.noise_mean_stretch, *g.noise_all_cores_stretch)
+                                : std::string("-");
+  };
   for (const auto& g : f.groups)
     groups.add_row({g.name.empty() ? "node" : g.name, std::to_string(g.nodes), std::to_string(g.cores),
                     q(g.flops_per_core, Dimension::FlopsPerSecond), q(g.flops_per_core_single, Dimension::FlopsPerSecond),
                     q(g.flops_per_core_scalar, Dimension::FlopsPerSecond), q(g.clock_Hz, Dimension::Hertz),
                     q(g.peak_flops_per_node, Dimension::FlopsPerSecond),
-                    q(g.memory_bandwidth_per_node_Bps, Dimension::BytesPerSecond), balance(g.balance_bytes_per_flop)});
+                    q(g.memory_bandwidth_per_node_Bps, Dimension::BytesPerSecond), balance(g.balance_bytes_per_flop),
+                    noise(g)});
   out += groups.render() + "\n";
 
   for (const auto& g : f.groups) {
@@ -251,6 +263,8 @@ json render_json(const MachineFigures& f) {
                       {"flops_per_core_scalar", g.flops_per_core_scalar},
                       {"flops_per_core_single_scalar", g.flops_per_core_single_scalar},
                       {"clock_Hz", optional_number(g.clock_Hz)},
+                      {"noise_mean_stretch", optional_number(g.noise_mean_stretch)},
+                      {"noise_all_cores_stretch", optional_number(g.noise_all_cores_stretch)},
                       {"peak_flops_per_node", g.peak_flops_per_node},
                       {"memory_bandwidth_per_node_Bps", g.memory_bandwidth_per_node_Bps},
                       {"balance_bytes_per_flop", g.balance_bytes_per_flop},

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -135,6 +136,20 @@ void check_documented_keys(const toml::table& t) {
   EXPECT_EQ(one_way_bytes->size(), one_way_s->size());
   for (auto&& v : *one_way_s) EXPECT_GE(v.value<double>().value_or(-1), 0.5 * latency) << "far below the latency";
 
+  // The cores' noise: quantiles of time over the fastest time, ascending from 1.
+  double quantum = quantity(t["node"]["noise"]["quantum"], Dimension::Seconds, "node.noise.quantum");
+  EXPECT_GT(quantum, 5e-6);
+  EXPECT_LT(quantum, 1e-3);
+  const toml::array* stretch = t["node"]["noise"]["stretch"].as_array();
+  ASSERT_TRUE(stretch) << "no node.noise.stretch";
+  EXPECT_EQ(stretch->size(), 20u);
+  double previous = 1;
+  for (auto&& v : *stretch) {
+    double s = v.value<double>().value_or(0);
+    EXPECT_GE(s, previous) << "the quantiles must ascend from 1";
+    previous = s;
+  }
+
   auto* collectives = t["collective"].as_array();
   ASSERT_TRUE(collectives);
   std::set<std::string> ops;
@@ -234,6 +249,34 @@ Calibration calibrate_quick(const std::filesystem::path& file) {
   return c;
 }
 
+// `calibrate --noise-only` refreshes the noise of a machine file into another
+// file and leaves the original as it was; without -o it refuses.
+void check_noise_only(const std::filesystem::path& file, const std::filesystem::path& dir) {
+  auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string perfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
+  std::string before = read(file);
+  auto refused = measure::run_process({perfcast, "calibrate", "--noise-only", file.string()}, std::chrono::seconds(60));
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.stderr_text.find("--noise-only"), std::string::npos) << refused.stderr_text;
+  EXPECT_NE(refused.stderr_text.find("-o"), std::string::npos) << refused.stderr_text;
+
+  auto refreshed = dir / "refreshed.toml";
+  auto run = measure::run_process(
+      {perfcast, "calibrate", "--noise-only", file.string(), "--quick", "-o", refreshed.string()},
+      std::chrono::seconds(60));
+  ASSERT_EQ(run.exit_code, 0) << run.stderr_text;
+  EXPECT_NE(run.stdout_text.find("mean stretch"), std::string::npos) << run.stdout_text;
+  EXPECT_EQ(read(file), before) << "the original machine file changed";
+  toml::table t = load(refreshed);
+  EXPECT_TRUE(t["node"]["noise"]["stretch"].as_array());
+  // Everything else is the original's: the same flop rate.
+  EXPECT_EQ(quantity(t["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"),
+            quantity(load(file)["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"));
+}
+
 // One test, not one per check: a calibration takes seconds, and separate tests
 // (each run in its own process by ctest) would calibrate concurrently under
 // `ctest -j` and measure each other.
@@ -252,6 +295,10 @@ TEST(CalibrateQuick, AgreesWithIndependentMeasurementsHere) {
       EXPECT_NE(c.run.stderr_text.find("calibrate [1/"), std::string::npos) << "no progress display on stderr";
       SCOPED_TRACE("documented keys");
       check_documented_keys(c.table);
+    }
+    if (attempt == 1) {
+      SCOPED_TRACE("--noise-only");
+      check_noise_only(file, dir);
     }
     disagreements = dram_against_stream(c.table);
     for (auto& d : caches_against_reported(c.table)) disagreements.push_back(std::move(d));

@@ -66,7 +66,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
                     {}, fmt::format("set --max-procs {} or less", cal.cores));
 
   auto procs = process_counts(max_procs, options.quick);
-  const int steps = 6 + static_cast<int>(procs.size());
+  const int steps = 7 + static_cast<int>(procs.size());
   int step = 0;
   auto report = [&](std::string what, std::string detail = {}) {
     if (progress) progress({step, steps, std::move(what), std::move(detail)});
@@ -121,6 +121,13 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   mo.sample_s = options.quick ? 0.005 : 0.03;
   mo.samples = options.quick ? 5 : 9;
   cal.math = measure_math(mo, cal.compute.per_core.double_scalar, cal.compute.per_core.single_scalar);
+
+  ++step;
+  NoiseOptions no;
+  no.threads = cal.cores;
+  no.seconds = options.quick ? 0.5 : 3;
+  report(fmt::format("noise: a fixed work quantum, timed over and over on all {} cores", cal.cores));
+  cal.noise = measure_noise(no);
 
   MpiOptions mpi;
   mpi.bench = options.mpi_bench;

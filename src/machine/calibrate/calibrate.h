@@ -12,6 +12,7 @@
 #include "machine/calibrate/compute.h"
 #include "machine/calibrate/math_cost.h"
 #include "machine/calibrate/mpi_bench.h"
+#include "machine/calibrate/noise.h"
 #include "machine/calibrate/overlap.h"
 #include "machine/calibrate/plateau.h"
 #include "machine/calibrate/system.h"
@@ -55,6 +56,7 @@ struct Calibration {
   ComputeResult compute;
   MemoryResult memory;
   std::vector<MathCost> math;
+  NoiseResult noise;
   MpiResult mpi;
 };
 

@@ -109,6 +109,11 @@ void comment_block(std::ostringstream& out, const Calibration& cal) {
     else
       out << "# eager threshold: no protocol switch visible in the curve\n";
   }
+  if (cal.noise.samples > 0)
+    out << fmt::format("# Noise: {} quanta of {} on {} cores at once, by the wall clock; time over each core's "
+                       "fastest: mean {:.3f}, {:.1f} % of quanta above 1.25x\n",
+                       cal.noise.samples, q(cal.noise.quantum_s, Dimension::Seconds), cal.noise.threads,
+                       cal.noise.mean_stretch, 100 * cal.noise.slow_fraction);
   out << "# Collectives: median per call, slowest rank; alltoall bytes are per destination.\n";
   out << "# Launch: " << cal.mpi.launch_command << "\n";
 }
@@ -130,6 +135,15 @@ std::string machine_toml(const Calibration& cal) {
   node.insert("flops_per_core_single_scalar", q(pc.single_scalar, Dimension::FlopsPerSecond));
   // What turns MCA's cycles into seconds (perfcast predict): measured where it can be.
   if (cal.clock_Hz > 0) node.insert("clock", q(cal.clock_Hz, Dimension::Hertz));
+  // What the cores lose to other processes (perfcast predict's expected time
+  // under noise); 3 digits: the quantiles move more than that between runs.
+  if (!cal.noise.stretch.empty()) {
+    toml::table noise;
+    noise.insert("quantum", q(cal.noise.quantum_s, Dimension::Seconds));
+    noise.insert("stretch", number_array(cal.noise.stretch, 3));
+    noise.is_inline(true);
+    node.insert("noise", std::move(noise));
+  }
   root.insert("node", std::move(node));
 
   toml::table memory;
@@ -207,6 +221,11 @@ std::string machine_toml(const Calibration& cal) {
   return out.str();
 }
 
+nlohmann::json noise_json(const NoiseResult& noise) {
+  return {{"quantum_s", noise.quantum_s}, {"stretch_quantiles", noise.stretch}, {"samples", noise.samples},
+          {"threads", noise.threads},     {"mean_stretch", noise.mean_stretch}, {"slow_fraction", noise.slow_fraction}};
+}
+
 nlohmann::json calibration_json(const Calibration& cal) {
   using nlohmann::json;
   json j;
@@ -267,6 +286,8 @@ nlohmann::json calibration_json(const Calibration& cal) {
                          {"single_s", m.single_s},
                          {"double_flops", m.double_flops},
                          {"single_flops", m.single_flops}});
+
+  j["noise"] = noise_json(cal.noise);
 
   const auto& mpi = cal.mpi;
   json jm = {{"latency_s", mpi.latency_s}, {"one_way_s", mpi.one_way_s}, {"call_overhead_s", mpi.call_overhead_s},

@@ -15,6 +15,9 @@ namespace perfcast::calibrate {
 // (bandwidth sweep, ping-pong) and the figures the format has no key for.
 std::string machine_toml(const Calibration& cal);
 
+// The noise measurement alone (calibration_json has it under "noise").
+nlohmann::json noise_json(const NoiseResult& noise);
+
 // Every figure, including the raw curves.
 nlohmann::json calibration_json(const Calibration& cal);
 

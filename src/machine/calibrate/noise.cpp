@@ -1,0 +1,108 @@
+#include "machine/calibrate/noise.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "machine/calibrate/threads.h"
+#include "machine/calibrate/timing.h"
+
+namespace perfcast::calibrate {
+
+namespace {
+
+constexpr int kElements = 512;  // three arrays of 4 KiB: in L1 on every core we know
+
+struct Quantum {
+  alignas(64) double a[kElements];
+  alignas(64) double b[kElements];
+  alignas(64) double c[kElements];
+  Quantum() {
+    for (int i = 0; i < kElements; ++i) {
+      a[i] = 1.0 / (i + 1);
+      b[i] = 0.5;
+      c[i] = 1e-3;
+    }
+  }
+  // `passes` sweeps of a[i] = b[i] + c[i] * a[i]: independent across i, so
+  // the core's ports, not a chain, set its speed.
+  void run(long passes) {
+    for (long p = 0; p < passes; ++p) {
+      for (int i = 0; i < kElements; ++i) a[i] = b[i] + c[i] * a[i];
+      detail::keep(a);
+    }
+  }
+};
+
+double quantile(const std::vector<double>& sorted, double q) {
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+}  // namespace
+
+NoiseResult measure_noise(const NoiseOptions& options) {
+  NoiseResult result;
+  result.threads = std::max(1, options.threads);
+  std::vector<Quantum> data(static_cast<size_t>(result.threads));
+  std::vector<std::vector<double>> times(static_cast<size_t>(result.threads));
+  std::vector<double> fastest(static_cast<size_t>(result.threads), 0);
+
+  detail::run_on_cores(
+      result.threads, nullptr,
+      [&](int t) {
+        Quantum& q = data[static_cast<size_t>(t)];
+        // Size the quantum from the fastest of a few trials, then time quanta
+        // by the wall clock (noise includes the time a core is taken away).
+        long p = 16;
+        for (;;) {
+          double best = 1e30;
+          for (int trial = 0; trial < 20; ++trial) {
+            double t0 = detail::now_s();
+            q.run(p);
+            best = std::min(best, detail::now_s() - t0);
+          }
+          if (best >= options.quantum_s / 4 || p > (1L << 30)) {
+            p = std::max(1L, static_cast<long>(static_cast<double>(p) * options.quantum_s / std::max(best, 1e-9)));
+            break;
+          }
+          p *= 4;
+        }
+        auto& mine = times[static_cast<size_t>(t)];
+        double end = detail::now_s() + options.seconds;
+        for (double now = detail::now_s(); now < end;) {
+          q.run(p);
+          double after = detail::now_s();
+          mine.push_back(after - now);
+          now = after;
+        }
+      });
+
+  std::vector<double> stretch;
+  for (size_t t = 0; t < times.size(); ++t) {
+    if (times[t].empty()) continue;
+    fastest[t] = *std::min_element(times[t].begin(), times[t].end());
+    for (double x : times[t]) stretch.push_back(x / fastest[t]);
+  }
+  if (stretch.empty()) return result;
+  std::sort(stretch.begin(), stretch.end());
+  std::vector<double> f = fastest;
+  std::sort(f.begin(), f.end());
+  result.quantum_s = f[f.size() / 2];
+  result.samples = static_cast<long>(stretch.size());
+  double sum = 0;
+  long slow = 0;
+  for (double s : stretch) {
+    sum += s;
+    slow += s > 1.25;
+  }
+  result.mean_stretch = sum / static_cast<double>(stretch.size());
+  result.slow_fraction = static_cast<double>(slow) / static_cast<double>(stretch.size());
+  int n = std::max(1, options.quantiles);
+  for (int i = 0; i < n; ++i) result.stretch.push_back(quantile(stretch, (i + 0.5) / n));
+  return result;
+}
+
+}  // namespace perfcast::calibrate
