@@ -244,7 +244,8 @@ class Ctx:
         key = (model, R, tuple(sorted(params.items())))
         if key in self.predict_cache:
             return self.predict_cache[key]
-        cmd = [self.perfcast, "predict", model, "--machine", self.a.machine, "--np", str(R), "--json", "--simulate"]
+        cmd = [self.perfcast, "predict", model, "--machine", self.a.predict_machine, "--np", str(R), "--json",
+               "--simulate"]
         for k, v in sorted(params.items()):
             cmd += ["--param", f"{k}={v}"]
         p, _ = run(cmd)
@@ -307,6 +308,10 @@ def timed_part(run_j, base_j):
     out["time_mca_s"] = t_mca if any("time_mca_s" in d for d in out["ranks"]) else None
     out["time_fp_s"], out["time_fp_serial_s"], out["time_fp_plain_s"] = t_fp, t_fp_serial, t_fp_plain
     out["time_refined_s"] = t_refined
+    # Under the machine's measured noise: the refined time x the expected slowest rank's stretch.
+    stretch = run_j.get("noise_stretch")
+    out["time_noisy_s"] = t_refined * stretch if stretch else None
+    out["noise_stretch"] = stretch
     # The overlap refinement: the model's calls on the simulator (whole-job time, run minus baseline).
     sim_run, sim_base = run_j.get("simulated"), base_j.get("simulated")
     out["time_sim_s"] = (sim_run["predicted_time_s"] - sim_base["predicted_time_s"]
@@ -410,11 +415,24 @@ def main():
     ap.add_argument("--work", default="/tmp/perfcast-static-validation")
     ap.add_argument("--out", default="bench/results/static_validation")
     ap.add_argument("--no-time", action="store_true", help="skip the measured runs")
+    ap.add_argument("--no-noise", action="store_true",
+                    help="do not measure the cores' noise before the runs (perfcast calibrate --noise-only); "
+                         "the refined x noise column then uses the machine file's own noise, if any")
     ap.add_argument("--mcpu", default="", help="LLVM CPU for the MCA pricing (default: the host's as LLVM 14 names "
                     "it; 'generic' for CPUs newer than LLVM 14, e.g. Zen 5: name the nearest, e.g. znver3)")
     a = ap.parse_args()
     a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
     a.machine = os.path.join(ROOT, a.machine) if not os.path.isabs(a.machine) else a.machine
+    # The host's noise now, not when the machine file was calibrated: a co-tenant
+    # comes and goes by the hour. Everything else in the machine file is kept.
+    a.predict_machine = a.machine
+    noise_before = noise_after = None
+    os.makedirs(a.work, exist_ok=True)
+    if not a.no_time and not a.no_noise:
+        a.predict_machine = os.path.join(a.work, "machine_with_noise_now.toml")
+        p, _ = run([os.path.join(a.build, "bin", "perfcast"), "calibrate", "--noise-only", a.machine,
+                    "-o", a.predict_machine, "--json"])
+        noise_before = json.loads(p.stdout)
     ctx = Ctx(a)
     ranks = [int(x) for x in a.ranks.split(",")]
     count_ranks = [int(x) for x in a.count_ranks.split(",")]
@@ -468,7 +486,8 @@ def main():
                           "fp_serial": tp["time_fp_serial_s"] * scale if tp["time_fp_serial_s"] is not None else None,
                           "fp_plain": tp["time_fp_plain_s"] * scale if tp["time_fp_plain_s"] is not None else None,
                           "sim": tp["time_sim_s"] * scale if tp["time_sim_s"] is not None else None,
-                          "refined": tp["time_refined_s"] * scale}
+                          "refined": tp["time_refined_s"] * scale,
+                          "noisy": tp["time_noisy_s"] * scale if tp["time_noisy_s"] is not None else None}
                 for lv, v in tp["time_level_s"].items():
                     t_pred[lv] = v * scale
                 t_meas, over, targs, t_stats = None, False, [], None
@@ -485,6 +504,11 @@ def main():
                       f"pred flops {counts['ranks'][0]['counted_flops']:.4g}"
                       + (f" meas {meas['flops']:.4g}" if meas else "")
                       + f"; t_pred {fmt_s(t_pred['ws'])} t_meas {fmt_s(t_meas)}", file=sys.stderr, flush=True)
+
+    if noise_before:
+        p, _ = run([ctx.perfcast, "calibrate", "--noise-only", a.machine, "-o",
+                    os.path.join(a.work, "machine_with_noise_after.toml"), "--json"])
+        noise_after = json.loads(p.stdout)
 
     # ------------------------------------------------------------------ report
     levels = results[0]["levels"] if results else []
@@ -582,7 +606,18 @@ def main():
               "ranks wait for partners); `naive T1/R` = the measured 1-rank time of the same size over R (needs "
               "a run; the static model does not).", ""]
     lines += time_table([(first, f"plain all-{first}"), (last, f"plain all-{last}"), ("refined", "refined"),
-                         ("sim", "refined + simulated"), ("naive", "naive T1/R")])
+                         ("sim", "refined + simulated"), ("noisy", "refined x noise"), ("naive", "naive T1/R")])
+    stretches = sorted({(r["R"], round(r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
+                        if r["t_pred"].get("noisy") and r["t_pred"]["refined"]})
+    def noise_words(n):
+        return (f"mean stretch {n['mean_stretch']:.3f}, {100 * n['slow_fraction']:.0f} % of {n['samples']} quanta "
+                f"of {n['quantum_s'] * 1e6:.0f} us above 1.25x")
+    lines += ["", "`refined x noise` = the refined prediction x the expected slowest of the R ranks' stretches "
+              "under the cores' noise (`perfcast predict`'s `noisy_time_s`; machine.h's Noise): "
+              + (f"measured by `perfcast calibrate --noise-only` (3 s on every core) just before the runs: "
+                 f"{noise_words(noise_before)}; after them: {noise_words(noise_after)}. " if noise_before else
+                 "the machine file's own noise. ")
+              + "Stretch applied per R: " + (", ".join(f"R={R}: x{st}" for R, st in stretches) or "none") + "."]
     lines += ["", "### Ablation: each refinement alone, then together (whole-rank totals unless said)", "",
               "`MCA` = in-core time from MCA instead of flops/peak, bytes as plain: max(in-core, memory); "
               "`footprint` = distinct bytes from their level, every access at L1: max(flops/peak, L1, traffic); "
@@ -608,7 +643,8 @@ def main():
         f.write(text)
     with open(os.path.join(ROOT, a.out + ".json"), "w") as f:
         json.dump({"started": started, "load": load, "results": results, "analysis": analysis,
-                   "bindings": binding_notes}, f, indent=1, default=str)
+                   "bindings": binding_notes, "noise_before": noise_before, "noise_after": noise_after},
+                  f, indent=1, default=str)
     print(text)
 
 

@@ -142,6 +142,9 @@ nlohmann::json prediction_json(const model::Prediction& p, const model::ProgramM
   // The refined prediction: per site, every refinement available, summed.
   j["refined_time_s"] = p.refined_time_s;
   j["refined_slowest_rank"] = p.refined_slowest_rank;
+  // Under the machine's measured noise; null when its nodes have none.
+  j["noise_stretch"] = p.noise_available ? nlohmann::json(p.noise_stretch) : nlohmann::json(nullptr);
+  j["noisy_time_s"] = p.noise_available ? nlohmann::json(p.noisy_time_s) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -269,6 +272,14 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
             ? "messages and collectives at the machine's measured times where it has them"
             : "latency + size / bandwidth: the machine file measured no message or collective times");
   }
+  if (p.noise_available)
+    std::cout << fmt::format(
+        "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches; the noise "
+        "was measured when the machine file was, and a shared host's changes by the hour)\n",
+        quantity(p.noisy_time_s, Dimension::Seconds), p.noise_stretch, p.np);
+  else
+    std::cout << "refined under noise: not available: the machine file has no node.noise (perfcast calibrate "
+                 "measures it; --noise-only refreshes it)\n";
   print_sites(p.ranks[static_cast<size_t>(p.refined_slowest_rank)], mca);
   if (!a.all_ranks && p.ranks.size() > 16) std::cout << "(--all-ranks lists every rank; --json gives them all)\n";
 }

@@ -281,6 +281,15 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
   }
   for (const auto& l : m.group_of_node(p.ranks[static_cast<size_t>(p.slowest_rank)].node).memory)
     p.level_names.push_back(l.name);
+
+  std::vector<const machine::Noise*> noise_of_rank;
+  for (const auto& rp : p.ranks) {
+    const machine::Noise& noise = m.group_of_node(rp.node).noise;
+    p.noise_available |= !noise.empty();
+    noise_of_rank.push_back(&noise);
+  }
+  p.noise_stretch = machine::expected_slowest_stretch(noise_of_rank);
+  p.noisy_time_s = p.refined_time_s * p.noise_stretch;
   return p;
 }
 

@@ -133,6 +133,15 @@ struct Prediction {
   // (uses whatever refinements are available; see the header comment).
   double refined_time_s = 0;
   int refined_slowest_rank = 0;
+  // The refined time on the machine as its noise leaves it (NodeGroup::noise,
+  // measured by perfcast calibrate): stretched by the expected slowest of the
+  // ranks' independent stretches, since each step of a bulk-synchronous job
+  // ends with its slowest rank. Compute and shared-memory copies alike are
+  // the cores' work, so the whole time stretches. Without noise in the
+  // machine file: not available, stretch 1.
+  bool noise_available = false;
+  double noise_stretch = 1;
+  double noisy_time_s = 0;
 };
 
 // Loops the entry can reach that carry cycles_per_iteration (priced by MCA).

@@ -246,6 +246,27 @@ TEST(Predict, SharedBandwidthHidesTheCoreWhereOneCoresOwnDoesNot) {
 // a message within a node by the one-way table for its size, a collective by
 // its [[collective]] table (a communicator of one: nothing). The plain formula
 // keeps latency + size / bandwidth beside it.
+TEST(Predict, NoiseStretchesTheRefinedTimeByTheSlowestRanksExpectation) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "compute", "flops_double": "1000000000"},
+      {"kind": "mpi", "op": "allreduce", "bytes": "8"}]}})J");
+  // A core at full speed three quanta in four, at 2x the fourth.
+  const std::string noise = "node.noise={ quantum = \"20 us\", stretch = [1.0, 1.0, 1.0, 2.0] }";
+  auto one = run(m, hand_machine({noise}), 1);
+  ASSERT_TRUE(one.noise_available);
+  EXPECT_DOUBLE_EQ(one.noise_stretch, 1.25);
+  EXPECT_DOUBLE_EQ(one.noisy_time_s, 1.25 * one.refined_time_s);
+  // Two ranks wait for each other: slow unless both are fast, 1 - 0.75^2.
+  auto two = run(m, hand_machine({noise}), 2);
+  EXPECT_DOUBLE_EQ(two.noise_stretch, 1 + (1 - 0.75 * 0.75));
+  EXPECT_DOUBLE_EQ(two.noisy_time_s, two.noise_stretch * two.refined_time_s);
+  EXPECT_GT(two.noisy_time_s, two.refined_time_s);
+  // Without noise in the machine file there is nothing to stretch by.
+  auto quiet = run(m, hand_machine(), 2);
+  EXPECT_FALSE(quiet.noise_available);
+  EXPECT_DOUBLE_EQ(quiet.noise_stretch, 1);
+}
+
 TEST(Predict, RefinedCommunicationUsesTheMachinesMeasuredTables) {
   auto m = model_from(R"J({"main": {"body": [
       {"kind": "loop", "trip_count": "10", "body": [
