@@ -11,7 +11,9 @@ Per app and size:
      (callgrind; every instruction classified), summed over the program's own functions
      (main object: MPI and libc are not in the model) — flops, load bytes, store bytes;
   4. measured time: `perfcast measure --json -n R` (the app's own time_s of its timed
-     region, median over runs);
+     region, median over runs); just before the runs (and again after, for the drift),
+     `perfcast calibrate --noise-only` measures the cores' noise now, which predict turns
+     into the `refined x noise` column (--no-noise skips it);
   5. table: counts error, time by the paper's plain formula with all-L1 and all-DRAM
      bandwidth, the working-set refinement (predict's default, memory level per loop),
      against measured time.
@@ -511,6 +513,10 @@ def main():
         noise_after = json.loads(p.stdout)
 
     # ------------------------------------------------------------------ report
+    def noise_words(n):
+        return (f"mean stretch {n['mean_stretch']:.3f}, {100 * n['slow_fraction']:.0f} % of {n['samples']} quanta "
+                f"of {n['quantum_s'] * 1e6:.0f} us above 1.25x")
+
     levels = results[0]["levels"] if results else []
     first = "L1" if "L1" in levels else (levels[0] if levels else "L1")
     last = "DRAM" if "DRAM" in levels else (levels[-1] if levels else "DRAM")
@@ -523,7 +529,9 @@ def main():
               f"Re-run on a quiet machine: `{cmdline}`", "",
               f"Run {started}; load average at start {load:.1f} on {os.cpu_count()} cores: "
               + ("**measured under load** (times are noisy; counts are exact regardless)."
-                 if load > 1.5 else "quiet."),
+                 if load > 1.5 else "no other load in this VM.")
+              + (f" The cores' noise (a co-tenant the load average does not see): {noise_words(noise_before)} "
+                 f"before the runs, {noise_words(noise_after)} after." if noise_before else ""),
               f"Machine file: `{os.path.relpath(a.machine, ROOT)}`. Model time = the paper's formula on the timed "
               "part (run minus baseline): max(flops/peak, bytes/bandwidth) + messages*latency + bytes/net_bw, "
               "max over ranks.", ""]
@@ -609,9 +617,6 @@ def main():
                          ("sim", "refined + simulated"), ("noisy", "refined x noise"), ("naive", "naive T1/R")])
     stretches = sorted({(r["R"], round(r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
                         if r["t_pred"].get("noisy") and r["t_pred"]["refined"]})
-    def noise_words(n):
-        return (f"mean stretch {n['mean_stretch']:.3f}, {100 * n['slow_fraction']:.0f} % of {n['samples']} quanta "
-                f"of {n['quantum_s'] * 1e6:.0f} us above 1.25x")
     lines += ["", "`refined x noise` = the refined prediction x the expected slowest of the R ranks' stretches "
               "under the cores' noise (`perfcast predict`'s `noisy_time_s`; machine.h's Noise): "
               + (f"measured by `perfcast calibrate --noise-only` (3 s on every core) just before the runs: "
