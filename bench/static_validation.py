@@ -393,6 +393,21 @@ def measured_time(ctx, app, size, R, steps):
     return j, args
 
 
+def noise_now(ctx, model, R, run_params):
+    """The noise stretch of R ranks at this moment: `perfcast calibrate --noise-only
+    --quick` (0.5 s on every core) into a copy of the machine file, then predict's
+    noise_stretch on it. Not a prediction (it probes the machine at run time, as the
+    naive baseline needs a run): it shows how much of the error the host's noise
+    at the time of the row explains."""
+    path = os.path.join(ctx.work, "machine_noise_row.toml")
+    p, _ = run([ctx.perfcast, "calibrate", "--noise-only", ctx.a.machine, "--quick", "-o", path, "--json"])
+    cmd = [ctx.perfcast, "predict", model, "--machine", path, "--np", str(R), "--json"]
+    for k, v in sorted(run_params.items()):
+        cmd += ["--param", f"{k}={v}"]
+    q, _ = run(cmd)
+    return json.loads(q.stdout)["noise_stretch"], json.loads(p.stdout)
+
+
 def find_app_time(j):
     """The app's own time_s from `perfcast measure --json`: its median, whether
     the run was oversubscribed, and the statistics (median, iqr, min, samples)."""
@@ -494,6 +509,9 @@ def main():
                     t_pred[lv] = v * scale
                 t_meas, over, targs, t_stats = None, False, [], None
                 if not a.no_time:
+                    if not a.no_noise:
+                        stretch, _ = noise_now(ctx, model, R, tm_run)
+                        t_pred["noisy_now"] = t_pred["refined"] * stretch
                     mj, targs = measured_time(ctx, app, size, R, T)
                     t_meas, over, t_stats = find_app_time(mj)
                 levels = tp["levels"]
@@ -614,7 +632,8 @@ def main():
               "ranks wait for partners); `naive T1/R` = the measured 1-rank time of the same size over R (needs "
               "a run; the static model does not).", ""]
     lines += time_table([(first, f"plain all-{first}"), (last, f"plain all-{last}"), ("refined", "refined"),
-                         ("sim", "refined + simulated"), ("noisy", "refined x noise"), ("naive", "naive T1/R")])
+                         ("sim", "refined + simulated"), ("noisy", "refined x noise"),
+                         ("noisy_now", "refined x noise of the moment"), ("naive", "naive T1/R")])
     stretches = sorted({(r["R"], round(r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
                         if r["t_pred"].get("noisy") and r["t_pred"]["refined"]})
     lines += ["", "`refined x noise` = the refined prediction x the expected slowest of the R ranks' stretches "
@@ -622,7 +641,10 @@ def main():
               + (f"measured by `perfcast calibrate --noise-only` (3 s on every core) just before the runs: "
                  f"{noise_words(noise_before)}; after them: {noise_words(noise_after)}. " if noise_before else
                  "the machine file's own noise. ")
-              + "Stretch applied per R: " + (", ".join(f"R={R}: x{st}" for R, st in stretches) or "none") + "."]
+              + "Stretch applied per R: " + (", ".join(f"R={R}: x{st}" for R, st in stretches) or "none") + ". "
+              "`refined x noise of the moment` = the same with the noise measured again (0.5 s, `--quick`) just "
+              "before each row's runs: not a prediction (it probes the machine at run time, as the naive "
+              "baseline needs a run), it shows how much of the error the host's noise at that time explains."]
     lines += ["", "### Ablation: each refinement alone, then together (whole-rank totals unless said)", "",
               "`MCA` = in-core time from MCA instead of flops/peak, bytes as plain: max(in-core, memory); "
               "`footprint` = distinct bytes from their level, every access at L1: max(flops/peak, L1, traffic); "
