@@ -123,6 +123,10 @@ void run_noise_only(const CalibrateArgs& args) {
                              "above 1.25x\n",
                              args.output, noise.samples, units::format(noise.quantum_s, units::Dimension::Seconds, 3),
                              noise.threads, noise.mean_stretch, 100 * noise.slow_fraction);
+    if (noise.windows > 0)
+      std::cout << fmt::format("  pairs of cores disturbed together in {:.1f} % of 50 ms windows, {:.1f} % if "
+                               "independent (predict assumes independent)\n",
+                               100 * noise.pairs_disturbed_together, 100 * noise.pairs_if_independent);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "machine/calibrate/mpi_bench.h"
+#include "machine/calibrate/noise.h"
 #include "machine/calibrate/system.h"
 #include "machine/calibrate/writer.h"
 #include "support/error.h"
@@ -93,4 +94,38 @@ TEST(Overlap, SerialFractionIsTheClampedMedianOfThePoints) {
   EXPECT_DOUBLE_EQ(serial_fraction_of({{4, 1, 1.5, 0.5}, {6, 1, 1.3, 0.3}, {8, 1, 1.9, 0.9}}), 0.5);
   EXPECT_EQ(serial_fraction_of({{4, 1, 0.5, -0.5}, {6, 1, 0.8, -0.2}}), 0);
   EXPECT_EQ(serial_fraction_of({{4, 1, 3, 2.0}}), 1);
+}
+
+// Two cores timed over 1 s in quanta of 10 ms (fastest 10 ms): disturbed
+// windows (quanta at 2x) shared or apart give the pairs' shares exactly.
+TEST(Noise, CoresDisturbedTogetherOrApartAreToldApart) {
+  using perfcast::calibrate::NoiseResult;
+  using perfcast::calibrate::pair_disturbance;
+  auto core = [](auto slow_at) {
+    std::vector<double> times, starts;
+    double t = 0;
+    for (int i = 0; i < 100; ++i) {
+      double d = slow_at(i) ? 0.02 : 0.01;
+      starts.push_back(t);
+      times.push_back(d);
+      t += 0.01;  // windows by start time; a slow quantum still starts on the grid
+    }
+    return std::pair{times, starts};
+  };
+  auto first_half = core([](int i) { return i < 50; });
+  auto second_half = core([](int i) { return i >= 50; });
+  auto first_half_too = core([](int i) { return i < 50; });
+  NoiseResult apart, together;
+  pair_disturbance({first_half.first, second_half.first}, {first_half.second, second_half.second}, {0.01, 0.01},
+                   apart, 0.1);
+  EXPECT_EQ(apart.windows, 10);
+  EXPECT_DOUBLE_EQ(apart.pairs_disturbed_together, 0);
+  EXPECT_DOUBLE_EQ(apart.pairs_if_independent, 0.25);
+  pair_disturbance({first_half.first, first_half_too.first}, {first_half.second, first_half_too.second}, {0.01, 0.01},
+                   together, 0.1);
+  EXPECT_DOUBLE_EQ(together.pairs_disturbed_together, 0.5);
+  EXPECT_DOUBLE_EQ(together.pairs_if_independent, 0.25);
+  NoiseResult one;
+  pair_disturbance({first_half.first}, {first_half.second}, {0.01}, one, 0.1);
+  EXPECT_EQ(one.windows, 0) << "one core has no pairs";
 }

@@ -43,11 +43,52 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
+void pair_disturbance(const std::vector<std::vector<double>>& times, const std::vector<std::vector<double>>& starts,
+                      const std::vector<double>& fastest, NoiseResult& result, double window_s) {
+  const size_t cores = times.size();
+  if (cores < 2) return;
+  double t0 = 1e300, t1 = -1e300;
+  for (size_t c = 0; c < cores; ++c) {
+    if (starts[c].empty()) return;
+    t0 = std::min(t0, starts[c].front());
+    t1 = std::max(t1, starts[c].back());
+  }
+  const size_t windows = static_cast<size_t>((t1 - t0) / window_s) + 1;
+  std::vector<std::vector<char>> disturbed(cores, std::vector<char>(windows, 0));
+  for (size_t c = 0; c < cores; ++c) {
+    std::vector<int> slow(windows, 0), all(windows, 0);
+    for (size_t i = 0; i < times[c].size(); ++i) {
+      size_t w = static_cast<size_t>((starts[c][i] - t0) / window_s);
+      ++all[w];
+      slow[w] += times[c][i] > 1.25 * fastest[c];
+    }
+    for (size_t w = 0; w < windows; ++w) disturbed[c][w] = all[w] > 0 && 5 * slow[w] > all[w];
+  }
+  double together = 0, independent = 0;
+  int pairs = 0;
+  for (size_t a = 0; a < cores; ++a)
+    for (size_t b = a + 1; b < cores; ++b) {
+      double both = 0, pa = 0, pb = 0;
+      for (size_t w = 0; w < windows; ++w) {
+        both += disturbed[a][w] && disturbed[b][w];
+        pa += disturbed[a][w];
+        pb += disturbed[b][w];
+      }
+      together += both / static_cast<double>(windows);
+      independent += (pa / static_cast<double>(windows)) * (pb / static_cast<double>(windows));
+      ++pairs;
+    }
+  result.windows = static_cast<long>(windows);
+  result.pairs_disturbed_together = together / pairs;
+  result.pairs_if_independent = independent / pairs;
+}
+
 NoiseResult measure_noise(const NoiseOptions& options) {
   NoiseResult result;
   result.threads = std::max(1, options.threads);
   std::vector<Quantum> data(static_cast<size_t>(result.threads));
   std::vector<std::vector<double>> times(static_cast<size_t>(result.threads));
+  std::vector<std::vector<double>> starts(static_cast<size_t>(result.threads));
   std::vector<double> fastest(static_cast<size_t>(result.threads), 0);
 
   detail::run_on_cores(
@@ -71,11 +112,13 @@ NoiseResult measure_noise(const NoiseOptions& options) {
           p *= 4;
         }
         auto& mine = times[static_cast<size_t>(t)];
+        auto& began = starts[static_cast<size_t>(t)];
         double end = detail::now_s() + options.seconds;
         for (double now = detail::now_s(); now < end;) {
           q.run(p);
           double after = detail::now_s();
           mine.push_back(after - now);
+          began.push_back(now);
           now = after;
         }
       });
@@ -102,6 +145,7 @@ NoiseResult measure_noise(const NoiseOptions& options) {
   result.slow_fraction = static_cast<double>(slow) / static_cast<double>(stretch.size());
   int n = std::max(1, options.quantiles);
   for (int i = 0; i < n; ++i) result.stretch.push_back(quantile(stretch, (i + 0.5) / n));
+  pair_disturbance(times, starts, fastest, result, 0.05);
   return result;
 }
 

@@ -32,8 +32,22 @@ struct NoiseResult {
   int threads = 0;
   double mean_stretch = 1;      // over every sample
   double slow_fraction = 0;     // share of quanta at more than 1.25x their fastest
+  // Are cores disturbed together? Over 50 ms windows and every pair of cores:
+  // the share of windows both were disturbed, and what independence would
+  // give (the product of each one's share). Close: the independence that
+  // predict's expected slowest stretch assumes holds. 0 with one core.
+  long windows = 0;
+  double pairs_disturbed_together = 0;
+  double pairs_if_independent = 0;
 };
 
 NoiseResult measure_noise(const NoiseOptions& options);
+
+// Whether cores are disturbed together or apart, from each core's quantum
+// times, their start times and its fastest time: per window of `window_s`, a
+// core is disturbed when more than a fifth of its quanta there ran above
+// 1.25x its fastest; sets result.windows and the pairs' shares.
+void pair_disturbance(const std::vector<std::vector<double>>& times, const std::vector<std::vector<double>>& starts,
+                      const std::vector<double>& fastest, NoiseResult& result, double window_s);
 
 }  // namespace perfcast::calibrate

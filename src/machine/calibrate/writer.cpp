@@ -114,6 +114,10 @@ void comment_block(std::ostringstream& out, const Calibration& cal) {
                        "fastest: mean {:.3f}, {:.1f} % of quanta above 1.25x\n",
                        cal.noise.samples, q(cal.noise.quantum_s, Dimension::Seconds), cal.noise.threads,
                        cal.noise.mean_stretch, 100 * cal.noise.slow_fraction);
+  if (cal.noise.windows > 0)
+    out << fmt::format("# Noise of pairs of cores, {} windows of 50 ms: both disturbed in {:.1f} % of them, {:.1f} % if "
+                       "they were independent (predict assumes they are)\n",
+                       cal.noise.windows, 100 * cal.noise.pairs_disturbed_together, 100 * cal.noise.pairs_if_independent);
   out << "# Collectives: median per call, slowest rank; alltoall bytes are per destination.\n";
   out << "# Launch: " << cal.mpi.launch_command << "\n";
 }
@@ -222,8 +226,15 @@ std::string machine_toml(const Calibration& cal) {
 }
 
 nlohmann::json noise_json(const NoiseResult& noise) {
-  return {{"quantum_s", noise.quantum_s}, {"stretch_quantiles", noise.stretch}, {"samples", noise.samples},
-          {"threads", noise.threads},     {"mean_stretch", noise.mean_stretch}, {"slow_fraction", noise.slow_fraction}};
+  return {{"quantum_s", noise.quantum_s},
+          {"stretch_quantiles", noise.stretch},
+          {"samples", noise.samples},
+          {"threads", noise.threads},
+          {"mean_stretch", noise.mean_stretch},
+          {"slow_fraction", noise.slow_fraction},
+          {"windows", noise.windows},
+          {"pairs_disturbed_together", noise.pairs_disturbed_together},
+          {"pairs_if_independent", noise.pairs_if_independent}};
 }
 
 nlohmann::json calibration_json(const Calibration& cal) {
