@@ -441,7 +441,7 @@ def main():
     a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
     a.machine = os.path.join(ROOT, a.machine) if not os.path.isabs(a.machine) else a.machine
     # The host's noise now, not when the machine file was calibrated: a co-tenant
-    # comes and goes by the hour. Everything else in the machine file is kept.
+    # comes and goes by the minute. Everything else in the machine file is kept.
     a.predict_machine = a.machine
     noise_before = noise_after = None
     os.makedirs(a.work, exist_ok=True)

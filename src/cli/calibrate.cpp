@@ -91,7 +91,7 @@ void print_summary(const calibrate::Calibration& cal, const std::string& output)
                                                          : std::string("(not visible)"));
 }
 
-// The host's noise moves by the hour (a co-tenant comes and goes) while its
+// The host's noise moves by the minute (a co-tenant comes and goes) while its
 // flop rates and bandwidths do not: a few seconds refresh it in an existing
 // machine file, written to -o (the original stays as it was).
 void run_noise_only(const CalibrateArgs& args) {
@@ -189,7 +189,7 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print every figure, raw curves included, as JSON on stdout; no progress");
   cmd->add_option("--noise-only", args->noise_only,
                   "Measure only the cores' noise (a fixed work quantum timed over and over, 3 s; 0.5 s with "
-                  "--quick) and write this machine file with it to -o: a shared host's noise changes by the hour, "
+                  "--quick) and write this machine file with it to -o: a shared host's noise changes by the minute, "
                   "its other figures do not")
       ->check(CLI::ExistingFile);
   cmd->callback([args] { run(*args); });

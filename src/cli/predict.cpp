@@ -274,8 +274,9 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
   }
   if (p.noise_available)
     std::cout << fmt::format(
-        "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches; the noise "
-        "was measured when the machine file was, and a shared host's changes by the hour)\n",
+        "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches of a "
+        "port-bound quantum, measured when the machine file was: a shared host's noise changes by the minute, and "
+        "loops bound by the divider (sqrt, division) feel less of it)\n",
         quantity(p.noisy_time_s, Dimension::Seconds), p.noise_stretch, p.np);
   else
     std::cout << "refined under noise: not available: the machine file has no node.noise (perfcast calibrate "

@@ -137,8 +137,11 @@ struct Prediction {
   // measured by perfcast calibrate): stretched by the expected slowest of the
   // ranks' independent stretches, since each step of a bulk-synchronous job
   // ends with its slowest rank. Compute and shared-memory copies alike are
-  // the cores' work, so the whole time stretches. Without noise in the
-  // machine file: not available, stretch 1.
+  // the cores' work, so the whole time stretches. The noise is a port-bound
+  // quantum's: loops bound by the divider (sqrt, division) feel a co-tenant
+  // far less (measured on the calibration host: 1.06 against 1.2-2.1), so for
+  // them this overstates. Without noise in the machine file: not available,
+  // stretch 1.
   bool noise_available = false;
   double noise_stretch = 1;
   double noisy_time_s = 0;

@@ -11,7 +11,8 @@
 //
 // The quantum is L1-resident multiply-adds, loads and stores: throughput-bound,
 // so it feels a co-tenant sharing the core's ports, which a latency-bound chain
-// (the clock measurement) does not.
+// (the clock measurement) does not, and divider-bound code (sqrt, division)
+// hardly does either: this quantum's stretch overstates that code's.
 #pragma once
 
 #include <vector>
