@@ -24,11 +24,15 @@ struct Quantum {
       c[i] = 1e-3;
     }
   }
-  // `passes` sweeps of a[i] = b[i] + c[i] * a[i]: independent across i, so
-  // the core's ports, not a chain, set its speed.
-  void run(long passes) {
+  // `passes` sweeps, independent across i. Ports: a[i] = b[i] + c[i] * a[i],
+  // the core's FMA and load ports set its speed. Divider: a[i] = b[i] /
+  // sqrt(a[i] + c[i]) (stays near 0.63), the divide/square-root unit does.
+  void run(long passes, NoiseKernel kernel) {
     for (long p = 0; p < passes; ++p) {
-      for (int i = 0; i < kElements; ++i) a[i] = b[i] + c[i] * a[i];
+      if (kernel == NoiseKernel::Ports)
+        for (int i = 0; i < kElements; ++i) a[i] = b[i] + c[i] * a[i];
+      else
+        for (int i = 0; i < kElements; ++i) a[i] = b[i] / std::sqrt(a[i] + c[i]);
       detail::keep(a);
     }
   }
@@ -102,7 +106,7 @@ NoiseResult measure_noise(const NoiseOptions& options) {
           double best = 1e30;
           for (int trial = 0; trial < 20; ++trial) {
             double t0 = detail::now_s();
-            q.run(p);
+            q.run(p, options.kernel);
             best = std::min(best, detail::now_s() - t0);
           }
           if (best >= options.quantum_s / 4 || p > (1L << 30)) {
@@ -115,7 +119,7 @@ NoiseResult measure_noise(const NoiseOptions& options) {
         auto& began = starts[static_cast<size_t>(t)];
         double end = detail::now_s() + options.seconds;
         for (double now = detail::now_s(); now < end;) {
-          q.run(p);
+          q.run(p, options.kernel);
           double after = detail::now_s();
           mine.push_back(after - now);
           began.push_back(now);

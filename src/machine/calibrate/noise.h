@@ -19,7 +19,13 @@
 
 namespace perfcast::calibrate {
 
+// What the quantum keeps busy. Calibrate uses Ports (the machine file's
+// noise); Divider is for comparison (bench/noise_by_kernel.cpp): a co-tenant
+// sharing the core's ports need not share its divider.
+enum class NoiseKernel { Ports, Divider };
+
 struct NoiseOptions {
+  NoiseKernel kernel = NoiseKernel::Ports;
   double quantum_s = 50e-6;  // the quantum's undisturbed time, about
   double seconds = 2;        // how long every core runs quanta
   int threads = 1;           // cores at once (the ranks of a job are busy together)
