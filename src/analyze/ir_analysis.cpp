@@ -2607,6 +2607,9 @@ json item_json(const Node& n) {
                   {"rthroughput", hundredths(n.machine->rthroughput)},
                   {"uops", n.machine->micro_ops}};
         if (n.innermost) m["chain_restarts"] = n.chain_restarts;
+        m["busiest_resource"] = n.machine->busiest_resource.empty() ? json("dispatch width")
+                                                                     : json(n.machine->busiest_resource);
+        m["busiest_resource_cycles"] = hundredths(n.machine->busiest_resource_cycles);
         j["mca"] = m;
       }
       if (n.footprint)

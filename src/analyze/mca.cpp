@@ -377,6 +377,22 @@ class McaEngine {
     }
     lc.micro_ops = static_cast<int>(micro_ops);
     lc.rthroughput = llvm::mca::computeBlockRThroughput(sm, sm.IssueWidth, micro_ops, usage);
+    // Which resource that is (as computeBlockRThroughput weighs them: a
+    // resource's cycles over its units); ties go to the first, the model's order.
+    for (unsigned i = 1; i < sm.getNumProcResourceKinds(); ++i) {
+      const llvm::MCProcResourceDesc* desc = sm.getProcResource(i);
+      if (!desc || desc->NumUnits == 0 || usage[i] == 0) continue;
+      double cycles = static_cast<double>(usage[i]) / desc->NumUnits;
+      if (cycles > lc.busiest_resource_cycles) {
+        lc.busiest_resource_cycles = cycles;
+        lc.busiest_resource = desc->Name;
+      }
+    }
+    double dispatch = sm.IssueWidth ? static_cast<double>(micro_ops) / sm.IssueWidth : 0;
+    if (dispatch > lc.busiest_resource_cycles) {
+      lc.busiest_resource.clear();
+      lc.busiest_resource_cycles = dispatch;
+    }
   }
 
   llvm::Triple triple_;

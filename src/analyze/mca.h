@@ -27,6 +27,12 @@ struct LoopCycles {
   // What the body costs when nothing but the core's units limits it (the
   // chains of successive runs overlap); cycles_per_iteration >= it.
   double rthroughput = 0;
+  // The busiest processor resource of the scheduling model (its cycles per
+  // iteration over its units), e.g. Zn3FPFMul or Zn3FPFDiv: what bounds the
+  // loop when its chains overlap; empty when the dispatch width does (the
+  // cycles are then micro-ops over the width).
+  std::string busiest_resource;
+  double busiest_resource_cycles = 0;
   int micro_ops = 0;              // per iteration, as the scheduling model splits the instructions
   std::vector<std::string> code;  // the instructions priced (AT&T), in block order
   int instructions = 0;           // machine instructions in the body

@@ -200,6 +200,38 @@ TEST(Mca, PredictPricesPricedLoopsInCyclesOverTheClock) {
   EXPECT_EQ(q.mca_time_s, 0);
 }
 
+// Each priced loop names what bounds it when its chains overlap: the busiest
+// resource of the scheduling model, whose cycles are llvm-mca's Block
+// RThroughput (or the dispatch width). On Zen 3 (LLVM 14's model) a division
+// per element keeps the divider's pipe busy 5 cycles; daxpy keeps another
+// pipe busy; a chain of adds is bound by neither (its latency decides).
+TEST(Mca, EachLoopNamesTheResourceThatBoundsIt) {
+  auto j = analyse_mca("znver3");
+  auto figures = [&](const std::string& function) {
+    nlohmann::ordered_json found;
+    std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& items) {
+      for (const auto& it : items) {
+        if (it.contains("cycles_per_iteration")) found = it["mca"];
+        for (const char* side : {"body", "then", "else"})
+          if (it.contains(side)) walk(it[side]);
+      }
+    };
+    walk(j["functions"][function]["body"]);
+    return found;
+  };
+  auto divide = figures("divide"), daxpy = figures("daxpy"), reduce1 = figures("reduce1");
+  for (const auto* m : {&divide, &daxpy, &reduce1}) {
+    ASSERT_TRUE(m->contains("busiest_resource")) << m->dump();
+    EXPECT_EQ((*m)["busiest_resource_cycles"], (*m)["rthroughput"]) << m->dump();
+  }
+  EXPECT_EQ(divide["busiest_resource"], "Zn3FPP1");
+  EXPECT_DOUBLE_EQ(divide["busiest_resource_cycles"].get<double>(), 5.0);
+  EXPECT_NE(daxpy["busiest_resource"], divide["busiest_resource"]);
+  EXPECT_LT(daxpy["busiest_resource_cycles"].get<double>(), 2.0);
+  EXPECT_EQ(reduce1["busiest_resource"], "dispatch width");
+  EXPECT_GT(reduce1["cpi"].get<double>(), 2 * reduce1["rthroughput"].get<double>()) << "latency-bound";
+}
+
 // The errno path of sqrt (a library call taken for negative arguments only)
 // is left out of the loop body MCA prices: with errno the loop costs what it
 // costs without (-fno-math-errno, no call at all), within 15 % over 1000

@@ -37,4 +37,10 @@ __attribute__((noinline)) double nested(int n, const double *x) {
   return s;
 }
 
+/* A division per element: the divider, not the ports daxpy keeps busy, bounds it. */
+__attribute__((noinline)) void divide(int n, const double *restrict x, double *restrict y) {
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+  for (int i = 0; i < n; i++) y[i] = x[i] / y[i];
+}
+
 int main(void) { return 0; }
