@@ -39,20 +39,25 @@ nlohmann::ordered_json analyse_mca(const std::string& mcpu = "") {
   return analyze::analyze(o);
 }
 
-// MCA's steady state (cycles per iteration, the body repeated forever) of
-// the one innermost loop of `function`.
-double cycles_of(const nlohmann::ordered_json& model, const std::string& function) {
-  std::vector<double> found;
+// MCA's figures (the loop item's "mca") of the one innermost loop of `function`.
+nlohmann::ordered_json mca_of(const nlohmann::ordered_json& model, const std::string& function) {
+  std::vector<nlohmann::ordered_json> found;
   std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& items) {
     for (const auto& it : items) {
-      if (it.contains("cycles_per_iteration")) found.push_back(it["mca"]["cpi"].get<double>());
+      if (it.contains("cycles_per_iteration")) found.push_back(it["mca"]);
       for (const char* side : {"body", "then", "else"})
         if (it.contains(side)) walk(it[side]);
     }
   };
   walk(model["functions"][function]["body"]);
   EXPECT_EQ(found.size(), 1u) << function << ": " << model["functions"][function].dump();
-  return found.empty() ? 0 : found.front();
+  return found.empty() ? nlohmann::ordered_json::object() : found.front();
+}
+
+// MCA's steady state (cycles per iteration, the body repeated forever) of
+// the one innermost loop of `function`.
+double cycles_of(const nlohmann::ordered_json& model, const std::string& function) {
+  return mca_of(model, function).value("cpi", 0.0);
 }
 
 // One core of 1 Gflop/s at 2 GHz: cycles / 2e9 seconds.
@@ -207,19 +212,7 @@ TEST(Mca, PredictPricesPricedLoopsInCyclesOverTheClock) {
 // pipe busy; a chain of adds is bound by neither (its latency decides).
 TEST(Mca, EachLoopNamesTheResourceThatBoundsIt) {
   auto j = analyse_mca("znver3");
-  auto figures = [&](const std::string& function) {
-    nlohmann::ordered_json found;
-    std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& items) {
-      for (const auto& it : items) {
-        if (it.contains("cycles_per_iteration")) found = it["mca"];
-        for (const char* side : {"body", "then", "else"})
-          if (it.contains(side)) walk(it[side]);
-      }
-    };
-    walk(j["functions"][function]["body"]);
-    return found;
-  };
-  auto divide = figures("divide"), daxpy = figures("daxpy"), reduce1 = figures("reduce1");
+  auto divide = mca_of(j, "divide"), daxpy = mca_of(j, "daxpy"), reduce1 = mca_of(j, "reduce1");
   for (const auto* m : {&divide, &daxpy, &reduce1}) {
     ASSERT_TRUE(m->contains("busiest_resource")) << m->dump();
     EXPECT_EQ((*m)["busiest_resource_cycles"], (*m)["rthroughput"]) << m->dump();
