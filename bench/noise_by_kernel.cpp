@@ -11,9 +11,7 @@
 //
 //   build/bench/bench_noise_by_kernel [rounds=6] [seconds per quantum and round=2]
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
-#include <thread>
 
 #include "machine/calibrate/noise.h"
 
@@ -25,8 +23,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [rounds >= 1] [seconds > 0]\n", argv[0]);
     return 2;
   }
-  perfcast::calibrate::NoiseOptions options;
-  options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto options = perfcast::calibrate::calibration_noise_options(false);
   options.seconds = seconds;
   std::printf("%d cores, %.1f s per quantum and round; stretch = time over each core's fastest quantum\n",
               options.threads, seconds);

@@ -106,9 +106,7 @@ void run_noise_only(const CalibrateArgs& args) {
                                 "is",
                                 args.noise_only, m.groups.size()),
                     {}, "calibrate each kind of node on its own and assemble the groups by hand");
-  calibrate::NoiseOptions options;
-  options.threads = measure::online_cores();
-  options.seconds = args.quick ? 0.5 : 3;
+  calibrate::NoiseOptions options = calibrate::calibration_noise_options(args.quick);
   if (!args.json)
     std::cerr << fmt::format("calibrate: noise, a fixed work quantum on {} cores for {} s\n", options.threads,
                              options.seconds);

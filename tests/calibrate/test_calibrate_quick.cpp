@@ -263,6 +263,15 @@ void check_noise_only(const std::filesystem::path& file, const std::filesystem::
   EXPECT_NE(refused.stderr_text.find("--noise-only"), std::string::npos) << refused.stderr_text;
   EXPECT_NE(refused.stderr_text.find("-o"), std::string::npos) << refused.stderr_text;
 
+  // A machine of two node groups: which one this node is cannot be told.
+  auto hetero = measure::run_process({perfcast, "calibrate", "--noise-only",
+                                      std::string(PERFCAST_SOURCE_DIR) + "/machines/hetero-example.toml", "-o",
+                                      (dir / "hetero.toml").string()},
+                                     std::chrono::seconds(60));
+  EXPECT_NE(hetero.exit_code, 0);
+  EXPECT_NE(hetero.stderr_text.find("has 2 node groups"), std::string::npos) << hetero.stderr_text;
+  EXPECT_FALSE(std::filesystem::exists(dir / "hetero.toml"));
+
   auto refreshed = dir / "refreshed.toml";
   auto run = measure::run_process(
       {perfcast, "calibrate", "--noise-only", file.string(), "--quick", "-o", refreshed.string()},

@@ -123,11 +123,8 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   cal.math = measure_math(mo, cal.compute.per_core.double_scalar, cal.compute.per_core.single_scalar);
 
   ++step;
-  NoiseOptions no;
-  no.threads = cal.cores;
-  no.seconds = options.quick ? 0.5 : 3;
   report(fmt::format("noise: a fixed work quantum, timed over and over on all {} cores", cal.cores));
-  cal.noise = measure_noise(no);
+  cal.noise = measure_noise(calibration_noise_options(options.quick));
 
   MpiOptions mpi;
   mpi.bench = options.mpi_bench;

@@ -6,6 +6,7 @@
 
 #include "machine/calibrate/threads.h"
 #include "machine/calibrate/timing.h"
+#include "measure/launcher.h"
 
 namespace perfcast::calibrate {
 
@@ -85,6 +86,13 @@ void pair_disturbance(const std::vector<std::vector<double>>& times, const std::
   result.windows = static_cast<long>(windows);
   result.pairs_disturbed_together = together / pairs;
   result.pairs_if_independent = independent / pairs;
+}
+
+NoiseOptions calibration_noise_options(bool quick) {
+  NoiseOptions options;
+  options.threads = measure::online_cores();
+  options.seconds = quick ? 0.5 : 3;
+  return options;
 }
 
 NoiseResult measure_noise(const NoiseOptions& options) {
