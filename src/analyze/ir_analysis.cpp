@@ -2610,7 +2610,14 @@ json item_json(const Node& n) {
         m["busiest_resource"] = n.machine->busiest_resource.empty() ? json("dispatch width")
                                                                      : json(n.machine->busiest_resource);
         m["busiest_resource_cycles"] = hundredths(n.machine->busiest_resource_cycles);
+        if (n.machine->divides) {
+          m["divides"] = n.machine->divides;
+          m["rthroughput_without_divides"] = hundredths(n.machine->rthroughput_without_divides);
+        }
         j["mca"] = m;
+        // Priced: the noise of the divider, not of the ports, stretches this share of its cycles.
+        double share = hundredths(n.machine->divider_share());
+        if (share > 0 && (n.cycles_per_iteration || n.overhead_cycles_per_iteration)) j["divider_share"] = share;
       }
       if (n.footprint)
         j["footprint"] = {{"bytes", text((*n.footprint)[0])},

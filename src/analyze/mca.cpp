@@ -362,8 +362,9 @@ class McaEngine {
     std::vector<unsigned> index_of_state(sm.getNumProcResourceKinds(), 0);
     for (unsigned i = 1; i < sm.getNumProcResourceKinds(); ++i)
       index_of_state[llvm::mca::getResourceStateIndex(masks[i])] = i;
-    std::vector<unsigned> usage(sm.getNumProcResourceKinds(), 0);
-    unsigned micro_ops = 0;
+    // Twice: every instruction, and all but the divides (the ports' own need).
+    std::vector<unsigned> usage(sm.getNumProcResourceKinds(), 0), usage_without_divides = usage;
+    unsigned micro_ops = 0, micro_ops_without_divides = 0;
     for (const llvm::MCInst& inst : insts) {
       llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
       if (!lowered) {
@@ -371,12 +372,21 @@ class McaEngine {
         return;
       }
       const llvm::mca::InstrDesc& desc = (*lowered)->getDesc();
+      const bool divide = is_divide(mcii_->getName(inst.getOpcode()));
+      lc.divides += divide ? 1 : 0;
       micro_ops += desc.NumMicroOps;
-      for (const auto& [mask, use] : desc.Resources)
-        if (use.size()) usage[index_of_state[llvm::mca::getResourceStateIndex(mask)]] += use.size();
+      if (!divide) micro_ops_without_divides += desc.NumMicroOps;
+      for (const auto& [mask, use] : desc.Resources) {
+        if (!use.size()) continue;
+        unsigned index = index_of_state[llvm::mca::getResourceStateIndex(mask)];
+        usage[index] += use.size();
+        if (!divide) usage_without_divides[index] += use.size();
+      }
     }
     lc.micro_ops = static_cast<int>(micro_ops);
     lc.rthroughput = llvm::mca::computeBlockRThroughput(sm, sm.IssueWidth, micro_ops, usage);
+    lc.rthroughput_without_divides =
+        llvm::mca::computeBlockRThroughput(sm, sm.IssueWidth, micro_ops_without_divides, usage_without_divides);
     // Which resource that is (as computeBlockRThroughput weighs them: a
     // resource's cycles over its units); ties go to the first, the model's order.
     for (unsigned i = 1; i < sm.getNumProcResourceKinds(); ++i) {
@@ -393,6 +403,13 @@ class McaEngine {
       lc.busiest_resource.clear();
       lc.busiest_resource_cycles = dispatch;
     }
+  }
+
+  // By the opcode's name, the one convention LLVM's targets share (x86:
+  // DIVSDrr, VSQRTPDYr, IDIV64r; AArch64: FDIVDrr, FSQRTDr, SDIVWr): the
+  // scheduling models name their dividers each their own way.
+  static bool is_divide(llvm::StringRef opcode) {
+    return (opcode.contains("DIV") || opcode.contains("SQRT")) && !opcode.contains("RSQRT");
   }
 
   llvm::Triple triple_;
@@ -427,6 +444,11 @@ std::string assembly_of(const llvm::Module& module, const llvm::TargetMachine& t
 }
 
 }  // namespace
+
+double LoopCycles::divider_share() const {
+  if (divides == 0 || rthroughput <= 0) return 0;
+  return std::max(0.0, 1 - rthroughput_without_divides / rthroughput);
+}
 
 std::string default_mca_cpu() { return llvm::sys::getHostCPUName().str(); }
 

@@ -33,6 +33,17 @@ struct LoopCycles {
   // cycles are then micro-ops over the width).
   std::string busiest_resource;
   double busiest_resource_cycles = 0;
+  // Divisions and square roots (opcodes named DIV or SQRT; not the
+  // approximations RSQRT and RCP): they keep a divider busy for many cycles,
+  // a unit a co-tenant on the same physical core rarely uses, so they feel its
+  // noise far less than the pipelined ports do (bench_noise_by_kernel).
+  int divides = 0;
+  // The resource bound of the body without them: what the ports alone need.
+  double rthroughput_without_divides = 0;
+  // The share of the resource bound only the divides explain:
+  // 1 - rthroughput_without_divides / rthroughput (0 when they hide behind
+  // the ports, or there are none).
+  double divider_share() const;
   int micro_ops = 0;              // per iteration, as the scheduling model splits the instructions
   std::vector<std::string> code;  // the instructions priced (AT&T), in block order
   int instructions = 0;           // machine instructions in the body

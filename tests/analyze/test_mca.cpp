@@ -39,12 +39,12 @@ nlohmann::ordered_json analyse_mca(const std::string& mcpu = "") {
   return analyze::analyze(o);
 }
 
-// MCA's figures (the loop item's "mca") of the one innermost loop of `function`.
-nlohmann::ordered_json mca_of(const nlohmann::ordered_json& model, const std::string& function) {
+// The one innermost loop of `function` MCA priced (its loop item).
+nlohmann::ordered_json priced_loop_of(const nlohmann::ordered_json& model, const std::string& function) {
   std::vector<nlohmann::ordered_json> found;
   std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& items) {
     for (const auto& it : items) {
-      if (it.contains("cycles_per_iteration")) found.push_back(it["mca"]);
+      if (it.contains("cycles_per_iteration")) found.push_back(it);
       for (const char* side : {"body", "then", "else"})
         if (it.contains(side)) walk(it[side]);
     }
@@ -52,6 +52,11 @@ nlohmann::ordered_json mca_of(const nlohmann::ordered_json& model, const std::st
   walk(model["functions"][function]["body"]);
   EXPECT_EQ(found.size(), 1u) << function << ": " << model["functions"][function].dump();
   return found.empty() ? nlohmann::ordered_json::object() : found.front();
+}
+
+// MCA's figures (the loop item's "mca") of that loop.
+nlohmann::ordered_json mca_of(const nlohmann::ordered_json& model, const std::string& function) {
+  return priced_loop_of(model, function).value("mca", nlohmann::ordered_json::object());
 }
 
 // MCA's steady state (cycles per iteration, the body repeated forever) of
@@ -223,6 +228,24 @@ TEST(Mca, EachLoopNamesTheResourceThatBoundsIt) {
   EXPECT_LT(daxpy["busiest_resource_cycles"].get<double>(), 2.0);
   EXPECT_EQ(reduce1["busiest_resource"], "dispatch width");
   EXPECT_GT(reduce1["cpi"].get<double>(), 2 * reduce1["rthroughput"].get<double>()) << "latency-bound";
+}
+
+// The divides' share of a loop's resource bound: what the ports alone would
+// need, beside what the divider needs. One division per element: the divider
+// bounds it (5 cycles on Zen 3), the rest needs about one; daxpy has no
+// divide. The model's loop carries the share for predict's noise.
+TEST(Mca, TheDividesShareOfALoopIsWhatThePortsAloneWouldNotNeed) {
+  auto j = analyse_mca("znver3");
+  auto divide = mca_of(j, "divide"), daxpy = mca_of(j, "daxpy");
+  EXPECT_EQ(divide["divides"], 1) << divide.dump();
+  double rt = divide["rthroughput"].get<double>(), ports = divide["rthroughput_without_divides"].get<double>();
+  EXPECT_GT(ports, 0);
+  EXPECT_LT(ports, 0.5 * rt) << divide.dump();
+  EXPECT_FALSE(daxpy.contains("divides")) << daxpy.dump();
+  auto loop = priced_loop_of(j, "divide");
+  ASSERT_TRUE(loop.contains("divider_share")) << loop.dump();
+  EXPECT_NEAR(loop["divider_share"].get<double>(), 1 - ports / rt, 0.01);
+  EXPECT_FALSE(priced_loop_of(j, "daxpy").contains("divider_share"));
 }
 
 // The errno path of sqrt (a library call taken for negative arguments only)

@@ -185,7 +185,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadModel{"footprint_missing_field",
                  R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "footprint": {"bytes": "64",
                      "load_bytes": "64"}, "body": []}]}})J",
-                 "store_bytes"}),
+                 "store_bytes"},
+        BadModel{"divider_share_above_one",
+                 R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "cycles_per_iteration": "4",
+                     "divider_share": 1.5, "body": []}]}})J",
+                 "'/functions/main/body/0/divider_share': expected a number between 0 and 1"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Model, NotJsonIsAClearError) {
