@@ -108,10 +108,10 @@ void run_noise_only(const CalibrateArgs& args) {
                     {}, "calibrate each kind of node on its own and assemble the groups by hand");
   calibrate::NoiseOptions options = calibrate::calibration_noise_options(args.quick);
   if (!args.json)
-    std::cerr << fmt::format("calibrate: noise, a fixed work quantum on {} cores for {} s\n", options.threads,
+    std::cerr << fmt::format("calibrate: noise, two fixed work quanta in turns on {} cores for {} s\n", options.threads,
                              options.seconds);
-  calibrate::NoiseResult noise = calibrate::measure_noise(options);
-  m.groups.front().noise = {noise.quantum_s, noise.stretch};
+  calibrate::NoiseResult noise = calibrate::measure_node_noise(options);
+  m.groups.front().noise = {noise.quantum_s, noise.stretch, noise.divider_stretch};
   auto dir = std::filesystem::path(args.output).parent_path();
   calibrate::write_file_atomically(args.output, machine::to_toml(m, dir.empty() ? std::filesystem::path(".") : dir));
   if (args.json) {
@@ -121,6 +121,8 @@ void run_noise_only(const CalibrateArgs& args) {
                              "above 1.25x\n",
                              args.output, noise.samples, units::format(noise.quantum_s, units::Dimension::Seconds, 3),
                              noise.threads, noise.mean_stretch, 100 * noise.slow_fraction);
+    std::cout << fmt::format("  a divide-bound quantum in turns with it: mean stretch {:.3f}, {:.1f} % above 1.25x\n",
+                             noise.divider_mean_stretch, 100 * noise.divider_slow_fraction);
     if (noise.windows > 0)
       std::cout << fmt::format("  pairs of cores disturbed together in {:.1f} % of 50 ms windows, {:.1f} % if "
                                "independent (predict assumes independent)\n",

@@ -134,11 +134,19 @@ double Noise::mean() const {
   return sum / static_cast<double>(stretch.size());
 }
 
+std::vector<double> Noise::stretch_of(double divider_share) const {
+  if (divider_share <= 0 || divider_stretch.size() != stretch.size()) return stretch;
+  std::vector<double> out(stretch.size());
+  for (size_t q = 0; q < stretch.size(); ++q)
+    out[q] = std::max((1 - std::min(divider_share, 1.0)) * stretch[q], divider_stretch[q]);
+  return out;
+}
+
 double expected_slowest_stretch(const std::vector<const Noise*>& per_rank) {
   // Each distinct noise is a step CDF over its quantiles (each equally likely);
   // the slowest of independent ranks has the product of their CDFs, raised to
   // the number of ranks sharing one. An empty noise is a point mass at 1.
-  static const Noise undisturbed{0, {1.0}};
+  static const Noise undisturbed{0, {1.0}, {}};
   std::map<const Noise*, int> ranks_of;
   for (const Noise* n : per_rank) ++ranks_of[n && !n->empty() ? n : &undisturbed];
   if (ranks_of.empty()) return 1;

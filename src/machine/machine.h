@@ -70,11 +70,24 @@ struct MemoryLookup {
 // physical core), as measured by perfcast calibrate's fixed-work-quantum loop
 // (FWQ). `stretch` holds equally likely quantiles, ascending, the first >= 1.
 // Empty: not measured, and a prediction assumes an undisturbed core.
+// The quantum keeps the pipelined ports busy (multiply-adds): what most
+// loops do. A co-tenant on the same physical core competes for those ports,
+// rarely for the divider, so work bound by divisions and square roots feels a
+// milder noise: `divider_stretch`, measured the same way with a divide-bound
+// quantum at the same time (as many quantiles; empty: not measured, and
+// divider-bound work is stretched as port-bound work is).
 struct Noise {
-  double quantum_s = 0;         // the work quantum's fastest time
-  std::vector<double> stretch;  // time / fastest time, as quantiles
+  double quantum_s = 0;                 // the work quantum's fastest time
+  std::vector<double> stretch;          // time / fastest time, as quantiles
+  std::vector<double> divider_stretch;  // the same for a divide-bound quantum
   bool empty() const { return stretch.empty(); }
-  double mean() const;          // 1 when empty
+  double mean() const;                  // 1 when empty
+  // The quantiles of work whose time has `divider_share` (0..1) that only its
+  // divides explain: the rest runs on the ports, which the co-tenant slows by
+  // `stretch`, the whole on the divider, which it slows by `divider_stretch`;
+  // the work takes the longer of the two. A disturbed phase slows both, so
+  // the quantiles pair rank by rank. Empty when the noise is.
+  std::vector<double> stretch_of(double divider_share) const;
   bool operator==(const Noise&) const = default;
 };
 

@@ -441,22 +441,36 @@ class Loader {
     return m;
   }
 
-  // { quantum = "20 us", stretch = [ascending quantiles, the first >= 1] }.
+  // { quantum = "20 us", stretch = [ascending quantiles, the first >= 1],
+  //   divider_stretch = [as many, the same rules] (optional) }.
   Noise load_noise(const toml::table& t, const std::string& prefix) const {
     check_keys(t, Context::Noise, prefix);
     Noise noise;
     noise.quantum_s = *quantity(t, "quantum", prefix, Dimension::Seconds, true);
-    const char* expected = "a non-empty array of ascending stretches (time over the fastest time), each >= 1";
-    const toml::array& stretch = array(t, "stretch", prefix, expected);
-    for (size_t i = 0; i < stretch.size(); ++i) {
-      std::string field = fmt::format("{}.stretch.{}", prefix, i);
-      double v = number_value(stretch.get(i), field, "a stretch (time over the fastest time, >= 1)");
-      if (v < 1) fail(stretch.get(i), field, fmt::format("is {}; a stretch is a time over the fastest time, so >= 1", v));
-      if (!noise.stretch.empty() && v < noise.stretch.back())
-        fail(stretch.get(i), field, fmt::format("is {} after {}; the quantiles must ascend", v, noise.stretch.back()));
-      noise.stretch.push_back(v);
+    noise.stretch = load_stretch(t, "stretch", prefix);
+    if (t.contains("divider_stretch")) {
+      noise.divider_stretch = load_stretch(t, "divider_stretch", prefix);
+      if (noise.divider_stretch.size() != noise.stretch.size())
+        fail(t.get("divider_stretch"), join(prefix, "divider_stretch"),
+             fmt::format("has {} quantiles and stretch has {}; the two pair quantile by quantile, so give as many",
+                         noise.divider_stretch.size(), noise.stretch.size()));
     }
     return noise;
+  }
+
+  std::vector<double> load_stretch(const toml::table& t, const char* key, const std::string& prefix) const {
+    const char* expected = "a non-empty array of ascending stretches (time over the fastest time), each >= 1";
+    const toml::array& stretch = array(t, key, prefix, expected);
+    std::vector<double> out;
+    for (size_t i = 0; i < stretch.size(); ++i) {
+      std::string field = fmt::format("{}.{}.{}", prefix, key, i);
+      double v = number_value(stretch.get(i), field, "a stretch (time over the fastest time, >= 1)");
+      if (v < 1) fail(stretch.get(i), field, fmt::format("is {}; a stretch is a time over the fastest time, so >= 1", v));
+      if (!out.empty() && v < out.back())
+        fail(stretch.get(i), field, fmt::format("is {} after {}; the quantiles must ascend", v, out.back()));
+      out.push_back(v);
+    }
+    return out;
   }
 
   CollectiveTable load_collective(const toml::table& t, const std::string& prefix) const {

@@ -119,10 +119,15 @@ void write_group(std::string& out, const NodeGroup& g, bool in_array) {
   out += "flops_per_core_single_scalar = " + q(g.flops_per_core_single_scalar, Dimension::FlopsPerSecond) + "\n";
   if (g.clock_Hz) out += "clock = " + q(*g.clock_Hz, Dimension::Hertz) + "\n";
   if (!g.noise.empty()) {
-    std::vector<std::string> stretch;
-    for (double s : g.noise.stretch) stretch.push_back(number(s));
-    out += fmt::format("noise = {{ quantum = {}, stretch = [ {} ] }}\n", q(g.noise.quantum_s, Dimension::Seconds),
-                       fmt::join(stretch, ", "));
+    auto numbers = [&](const std::vector<double>& values) {
+      std::vector<std::string> out;
+      for (double v : values) out.push_back(number(v));
+      return fmt::format("{}", fmt::join(out, ", "));
+    };
+    std::string divider;
+    if (!g.noise.divider_stretch.empty()) divider = ", divider_stretch = [ " + numbers(g.noise.divider_stretch) + " ]";
+    out += fmt::format("noise = {{ quantum = {}, stretch = [ {} ]{} }}\n", q(g.noise.quantum_s, Dimension::Seconds),
+                       numbers(g.noise.stretch), divider);
   }
   std::string memory_prefix = in_array ? "memory." : "";
   std::string math_prefix = in_array ? "math." : "";

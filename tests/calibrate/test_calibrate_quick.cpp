@@ -140,14 +140,17 @@ void check_documented_keys(const toml::table& t) {
   double quantum = quantity(t["node"]["noise"]["quantum"], Dimension::Seconds, "node.noise.quantum");
   EXPECT_GT(quantum, 5e-6);
   EXPECT_LT(quantum, 1e-3);
-  const toml::array* stretch = t["node"]["noise"]["stretch"].as_array();
-  ASSERT_TRUE(stretch) << "no node.noise.stretch";
-  EXPECT_EQ(stretch->size(), 20u);
-  double previous = 1;
-  for (auto&& v : *stretch) {
-    double s = v.value<double>().value_or(0);
-    EXPECT_GE(s, previous) << "the quantiles must ascend from 1";
-    previous = s;
+  // Both quanta's: the ports' and the divider's, taking turns.
+  for (const char* key : {"stretch", "divider_stretch"}) {
+    const toml::array* stretch = t["node"]["noise"][key].as_array();
+    ASSERT_TRUE(stretch) << "no node.noise." << key;
+    EXPECT_EQ(stretch->size(), 20u) << key;
+    double previous = 1;
+    for (auto&& v : *stretch) {
+      double s = v.value<double>().value_or(0);
+      EXPECT_GE(s, previous) << key << ": the quantiles must ascend from 1";
+      previous = s;
+    }
   }
 
   auto* collectives = t["collective"].as_array();
@@ -281,6 +284,7 @@ void check_noise_only(const std::filesystem::path& file, const std::filesystem::
   EXPECT_EQ(read(file), before) << "the original machine file changed";
   toml::table t = load(refreshed);
   EXPECT_TRUE(t["node"]["noise"]["stretch"].as_array());
+  EXPECT_TRUE(t["node"]["noise"]["divider_stretch"].as_array());
   // Everything else is the original's: the same flop rate.
   EXPECT_EQ(quantity(t["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"),
             quantity(load(file)["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"));

@@ -108,6 +108,26 @@ TEST(MachineNoise, TheSlowestOfIndependentRanksIsExpectedSlowerThanOne) {
   EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half, &steady}), 0.5 * 1.2 + 0.5 * 2.0);
 }
 
+// Work that is partly the divider's takes the longer of its port work at the
+// ports' noise and the whole at the divider's, quantile by quantile.
+TEST(MachineNoise, WorkBoundByTheDividerTakesTheLongerOfItsTwoStretches) {
+  Noise n{20e-6, {1.0, 1.0, 2.0, 3.0}, {1.0, 1.0, 1.1, 1.2}};
+  EXPECT_EQ(n.stretch_of(0), n.stretch) << "no divides: the ports' noise";
+  // 60 % the divider's: the ports' 40 % at 2x and 3x stays under the divider's.
+  auto mostly = n.stretch_of(0.6);
+  ASSERT_EQ(mostly.size(), 4u);
+  EXPECT_DOUBLE_EQ(mostly[2], 1.1);
+  EXPECT_DOUBLE_EQ(mostly[3], 1.2);
+  // 20 %: the ports' 80 % decides when the co-tenant is there.
+  auto little = n.stretch_of(0.2);
+  EXPECT_DOUBLE_EQ(little[2], 1.6);
+  EXPECT_DOUBLE_EQ(little[3], 2.4);
+  EXPECT_DOUBLE_EQ(little[0], 1.0) << "the divider's undisturbed 1, not 0.8";
+  // Without a measured divider noise there is nothing to tell them apart by.
+  Noise ports_only{20e-6, {1.0, 2.0}, {}};
+  EXPECT_EQ(ports_only.stretch_of(0.9), ports_only.stretch);
+}
+
 TEST(MachineMapping, BlockFillsEachNodeInTurn) {
   Machine m = bundled("polus");  // 4 nodes x 20 cores
   EXPECT_EQ(m.node_of_rank(0, 80), 0);

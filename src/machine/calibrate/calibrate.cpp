@@ -123,8 +123,9 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   cal.math = measure_math(mo, cal.compute.per_core.double_scalar, cal.compute.per_core.single_scalar);
 
   ++step;
-  report(fmt::format("noise: a fixed work quantum, timed over and over on all {} cores", cal.cores));
-  cal.noise = measure_noise(calibration_noise_options(options.quick));
+  report(fmt::format("noise: two fixed work quanta (multiply-adds; divisions), timed in turns on all {} cores",
+                     cal.cores));
+  cal.noise = measure_node_noise(calibration_noise_options(options.quick));
 
   MpiOptions mpi;
   mpi.bench = options.mpi_bench;

@@ -95,46 +95,15 @@ NoiseOptions calibration_noise_options(bool quick) {
   return options;
 }
 
-NoiseResult measure_noise(const NoiseOptions& options) {
+namespace {
+
+// Each core's quantum times and start times: the pooled stretches' quantiles,
+// and whether the cores were disturbed together.
+NoiseResult summarise(const std::vector<std::vector<double>>& times, const std::vector<std::vector<double>>& starts,
+                      int quantiles) {
   NoiseResult result;
-  result.threads = std::max(1, options.threads);
-  std::vector<Quantum> data(static_cast<size_t>(result.threads));
-  std::vector<std::vector<double>> times(static_cast<size_t>(result.threads));
-  std::vector<std::vector<double>> starts(static_cast<size_t>(result.threads));
-  std::vector<double> fastest(static_cast<size_t>(result.threads), 0);
-
-  detail::run_on_cores(
-      result.threads, nullptr,
-      [&](int t) {
-        Quantum& q = data[static_cast<size_t>(t)];
-        // Size the quantum from the fastest of a few trials, then time quanta
-        // by the wall clock (noise includes the time a core is taken away).
-        long p = 16;
-        for (;;) {
-          double best = 1e30;
-          for (int trial = 0; trial < 20; ++trial) {
-            double t0 = detail::now_s();
-            q.run(p, options.kernel);
-            best = std::min(best, detail::now_s() - t0);
-          }
-          if (best >= options.quantum_s / 4 || p > (1L << 30)) {
-            p = std::max(1L, static_cast<long>(static_cast<double>(p) * options.quantum_s / std::max(best, 1e-9)));
-            break;
-          }
-          p *= 4;
-        }
-        auto& mine = times[static_cast<size_t>(t)];
-        auto& began = starts[static_cast<size_t>(t)];
-        double end = detail::now_s() + options.seconds;
-        for (double now = detail::now_s(); now < end;) {
-          q.run(p, options.kernel);
-          double after = detail::now_s();
-          mine.push_back(after - now);
-          began.push_back(now);
-          now = after;
-        }
-      });
-
+  result.threads = static_cast<int>(times.size());
+  std::vector<double> fastest(times.size(), 0);
   std::vector<double> stretch;
   for (size_t t = 0; t < times.size(); ++t) {
     if (times[t].empty()) continue;
@@ -155,10 +124,72 @@ NoiseResult measure_noise(const NoiseOptions& options) {
   }
   result.mean_stretch = sum / static_cast<double>(stretch.size());
   result.slow_fraction = static_cast<double>(slow) / static_cast<double>(stretch.size());
-  int n = std::max(1, options.quantiles);
+  int n = std::max(1, quantiles);
   for (int i = 0; i < n; ++i) result.stretch.push_back(quantile(stretch, (i + 0.5) / n));
   pair_disturbance(times, starts, fastest, result, 0.05);
   return result;
+}
+
+// Passes of `kernel` that take about `quantum_s`, from the fastest of a few trials.
+long passes_for(Quantum& q, NoiseKernel kernel, double quantum_s) {
+  long p = 16;
+  for (;;) {
+    double best = 1e30;
+    for (int trial = 0; trial < 20; ++trial) {
+      double t0 = detail::now_s();
+      q.run(p, kernel);
+      best = std::min(best, detail::now_s() - t0);
+    }
+    if (best >= quantum_s / 4 || p > (1L << 30))
+      return std::max(1L, static_cast<long>(static_cast<double>(p) * quantum_s / std::max(best, 1e-9)));
+    p *= 4;
+  }
+}
+
+}  // namespace
+
+std::vector<NoiseResult> measure_noise(const NoiseOptions& options, const std::vector<NoiseKernel>& kernels) {
+  const size_t threads = static_cast<size_t>(std::max(1, options.threads));
+  const size_t k = kernels.size();
+  std::vector<Quantum> data(threads);
+  // By kernel, then core.
+  std::vector<std::vector<std::vector<double>>> times(k, std::vector<std::vector<double>>(threads)), starts = times;
+
+  detail::run_on_cores(
+      static_cast<int>(threads), nullptr,
+      [&](int t) {
+        const size_t c = static_cast<size_t>(t);
+        Quantum& q = data[c];
+        std::vector<long> passes;
+        for (NoiseKernel kernel : kernels) passes.push_back(passes_for(q, kernel, options.quantum_s));
+        // The kernels take turns, quantum by quantum, so each sees the same
+        // moments of the host; timed by the wall clock (noise includes the
+        // time a core is taken away).
+        double end = detail::now_s() + options.seconds;
+        for (double now = detail::now_s(); now < end;)
+          for (size_t i = 0; i < k; ++i) {
+            q.run(passes[i], kernels[i]);
+            double after = detail::now_s();
+            times[i][c].push_back(after - now);
+            starts[i][c].push_back(now);
+            now = after;
+          }
+      });
+
+  std::vector<NoiseResult> results;
+  for (size_t i = 0; i < k; ++i) results.push_back(summarise(times[i], starts[i], options.quantiles));
+  return results;
+}
+
+NoiseResult measure_noise(const NoiseOptions& options) { return measure_noise(options, {options.kernel}).front(); }
+
+NoiseResult measure_node_noise(const NoiseOptions& options) {
+  std::vector<NoiseResult> both = measure_noise(options, {NoiseKernel::Ports, NoiseKernel::Divider});
+  NoiseResult ports = both[0];
+  ports.divider_stretch = both[1].stretch;
+  ports.divider_mean_stretch = both[1].mean_stretch;
+  ports.divider_slow_fraction = both[1].slow_fraction;
+  return ports;
 }
 
 }  // namespace perfcast::calibrate

@@ -12,16 +12,17 @@
 // The quantum is L1-resident multiply-adds, loads and stores: throughput-bound,
 // so it feels a co-tenant sharing the core's ports, which a latency-bound chain
 // (the clock measurement) does not, and divider-bound code (sqrt, division)
-// hardly does either: this quantum's stretch overstates that code's.
+// hardly does either: a second quantum of divisions and square roots, taking
+// turns with the first, measures what that code feels.
 #pragma once
 
 #include <vector>
 
 namespace perfcast::calibrate {
 
-// What the quantum keeps busy. Calibrate uses Ports (the machine file's
-// noise); Divider is for comparison (bench/noise_by_kernel.cpp): a co-tenant
-// sharing the core's ports need not share its divider.
+// What the quantum keeps busy: the pipelined ports (the machine file's
+// noise.stretch) or the divider (noise.divider_stretch): a co-tenant sharing
+// the core's ports need not share its divider (bench/noise_by_kernel.cpp).
 enum class NoiseKernel { Ports, Divider };
 
 struct NoiseOptions {
@@ -46,6 +47,11 @@ struct NoiseResult {
   long windows = 0;
   double pairs_disturbed_together = 0;
   double pairs_if_independent = 0;
+  // measure_node_noise only: the divide-bound quantum's, measured in turns
+  // with this one (empty otherwise).
+  std::vector<double> divider_stretch;
+  double divider_mean_stretch = 1;
+  double divider_slow_fraction = 0;
 };
 
 // What calibrate and `calibrate --noise-only` measure: the ports quantum on
@@ -53,6 +59,16 @@ struct NoiseResult {
 NoiseOptions calibration_noise_options(bool quick);
 
 NoiseResult measure_noise(const NoiseOptions& options);
+
+// Several kernels taking turns quantum by quantum on every core for
+// options.seconds in all (options.kernel is ignored): one result per kernel,
+// each having seen the same moments of the host. Calibrate measures
+// {Ports, Divider}: the machine file's stretch and divider_stretch.
+std::vector<NoiseResult> measure_noise(const NoiseOptions& options, const std::vector<NoiseKernel>& kernels);
+
+// What calibrate and --noise-only write: the ports quantum's result with the
+// divider quantum's stretches beside it, the two taking turns.
+NoiseResult measure_node_noise(const NoiseOptions& options);
 
 // Whether cores are disturbed together or apart, from each core's quantum
 // times, their start times and its fastest time: per window of `window_s`, a

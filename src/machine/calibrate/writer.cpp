@@ -114,6 +114,9 @@ void comment_block(std::ostringstream& out, const Calibration& cal) {
                        "fastest: mean {:.3f}, {:.1f} % of quanta above 1.25x\n",
                        cal.noise.samples, q(cal.noise.quantum_s, Dimension::Seconds), cal.noise.threads,
                        cal.noise.mean_stretch, 100 * cal.noise.slow_fraction);
+  if (!cal.noise.divider_stretch.empty())
+    out << fmt::format("# Noise of a divide-bound quantum, in turns with it: mean {:.3f}, {:.1f} % above 1.25x\n",
+                       cal.noise.divider_mean_stretch, 100 * cal.noise.divider_slow_fraction);
   if (cal.noise.windows > 0)
     out << fmt::format("# Noise of pairs of cores, {} windows of 50 ms: both disturbed in {:.1f} % of them, {:.1f} % if "
                        "they were independent (predict assumes they are)\n",
@@ -145,6 +148,8 @@ std::string machine_toml(const Calibration& cal) {
     toml::table noise;
     noise.insert("quantum", q(cal.noise.quantum_s, Dimension::Seconds));
     noise.insert("stretch", number_array(cal.noise.stretch, 3));
+    if (!cal.noise.divider_stretch.empty())
+      noise.insert("divider_stretch", number_array(cal.noise.divider_stretch, 3));
     noise.is_inline(true);
     node.insert("noise", std::move(noise));
   }
@@ -234,7 +239,10 @@ nlohmann::json noise_json(const NoiseResult& noise) {
           {"slow_fraction", noise.slow_fraction},
           {"windows", noise.windows},
           {"pairs_disturbed_together", noise.pairs_disturbed_together},
-          {"pairs_if_independent", noise.pairs_if_independent}};
+          {"pairs_if_independent", noise.pairs_if_independent},
+          {"divider_stretch_quantiles", noise.divider_stretch},
+          {"divider_mean_stretch", noise.divider_mean_stretch},
+          {"divider_slow_fraction", noise.divider_slow_fraction}};
 }
 
 nlohmann::json calibration_json(const Calibration& cal) {
