@@ -117,6 +117,7 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
     s.compute_s = (c.flops_double + math_double) / peak_double + (c.flops_single + math_single) / peak_single;
     s.cycles = c.cycles;
     s.in_core_s = s.compute_s;
+    if (g.clock_Hz) s.divider_s = c.divider_cycles / *g.clock_Hz;
     if (g.clock_Hz && c.cycles > 0)
       s.in_core_s = c.cycles / *g.clock_Hz + (c.flops_double - c.cycle_flops_double + math_double) / peak_double +
                     (c.flops_single - c.cycle_flops_single + math_single) / peak_single;
@@ -151,6 +152,23 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
                            s.traffic_s);
     out.push_back(std::move(s));
   }
+  return out;
+}
+
+machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& noise) {
+  if (noise.empty() || noise.divider_stretch.empty() || rp.refined_time_s <= 0) return noise;
+  const size_t quantiles = noise.stretch.size();
+  std::vector<double> time(quantiles, 0);
+  auto add = [&](double seconds, const std::vector<double>& stretch) {
+    for (size_t q = 0; q < quantiles; ++q) time[q] += seconds * stretch[q];
+  };
+  for (const SitePrediction& s : rp.sites)
+    if (s.refined_s > 0) add(s.refined_s, noise.stretch_of(s.divider_s / s.refined_s));
+  add(rp.refined_comm_s, noise.stretch);
+  machine::Noise out = noise;
+  for (size_t q = 0; q < quantiles; ++q) out.stretch[q] = time[q] / rp.refined_time_s;
+  // Sums of ascending quantiles ascend; rounding must not unsort them.
+  std::sort(out.stretch.begin(), out.stretch.end());
   return out;
 }
 
@@ -282,13 +300,19 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
   for (const auto& l : m.group_of_node(p.ranks[static_cast<size_t>(p.slowest_rank)].node).memory)
     p.level_names.push_back(l.name);
 
-  std::vector<const machine::Noise*> noise_of_rank;
+  // Each rank's own noise: its sites stretched by their mix of port- and
+  // divider-bound work, its communication as the ports' (the cores' copies).
+  std::vector<machine::Noise> rank_noise;
+  rank_noise.reserve(p.ranks.size());
   for (const auto& rp : p.ranks) {
     const machine::Noise& noise = m.group_of_node(rp.node).noise;
     p.noise_available |= !noise.empty();
-    noise_of_rank.push_back(&noise);
+    rank_noise.push_back(noise_of_rank(rp, noise));
+    p.noise_divider_priced |= !noise.divider_stretch.empty() && rank_noise.back().stretch != noise.stretch;
   }
-  p.noise_stretch = machine::expected_slowest_stretch(noise_of_rank);
+  std::vector<const machine::Noise*> noise_of_ranks;
+  for (const auto& n : rank_noise) noise_of_ranks.push_back(&n);
+  p.noise_stretch = machine::expected_slowest_stretch(noise_of_ranks);
   p.noisy_time_s = p.refined_time_s * p.noise_stretch;
   return p;
 }

@@ -76,6 +76,7 @@ struct SitePrediction {
   double traffic_s = 0;        // distinct bytes from their levels, other accesses as the plain formula
   double serial_fraction = 0;  // of the traffic's levels, weighted by their time at one core's bandwidth
   double refined_s = 0;        // see the header comment
+  double divider_s = 0;        // of in_core_s: what only divisions and square roots explain (MCA)
 };
 
 struct RankPrediction {
@@ -137,15 +138,23 @@ struct Prediction {
   // measured by perfcast calibrate): stretched by the expected slowest of the
   // ranks' independent stretches, since each step of a bulk-synchronous job
   // ends with its slowest rank. Compute and shared-memory copies alike are
-  // the cores' work, so the whole time stretches. The noise is a port-bound
-  // quantum's: loops bound by the divider (sqrt, division) feel a co-tenant
-  // far less (measured on the calibration host: 1.06 against 1.2-2.1), so for
-  // them this overstates. Without noise in the machine file: not available,
-  // stretch 1.
+  // the cores' work, so the whole time stretches. Each rank's stretch mixes
+  // its sites' (noise_of_rank): the ports' noise for most work, and where a
+  // site's in-core time is the divider's (divider_s, with the machine's
+  // divider_stretch), the longer of its port work at the ports' noise and the
+  // whole at the divider's, which a co-tenant hardly slows. Without noise in
+  // the machine file: not available, stretch 1.
   bool noise_available = false;
   double noise_stretch = 1;
   double noisy_time_s = 0;
+  bool noise_divider_priced = false;  // some rank's divider-bound work took the divider's noise
 };
+
+// A rank's noise: quantile by quantile, its sites' refined times stretched by
+// their mix (Noise::stretch_of their divider share) and its communication by
+// the ports' stretch, over its refined time. The node's noise as it is when
+// that has no divider_stretch.
+machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& node_noise);
 
 // Loops the entry can reach that carry cycles_per_iteration (priced by MCA).
 int priced_loop_count(const ProgramModel& model);
