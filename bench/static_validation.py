@@ -532,8 +532,11 @@ def main():
 
     # ------------------------------------------------------------------ report
     def noise_words(n):
-        return (f"mean stretch {n['mean_stretch']:.3f}, {100 * n['slow_fraction']:.0f} % of {n['samples']} quanta "
-                f"of {n['quantum_s'] * 1e6:.0f} us above 1.25x")
+        words = (f"mean stretch {n['mean_stretch']:.3f}, {100 * n['slow_fraction']:.0f} % of {n['samples']} quanta "
+                 f"of {n['quantum_s'] * 1e6:.0f} us above 1.25x")
+        if n.get("divider_stretch_quantiles"):
+            words += f" (a divide-bound quantum in turns with it: {n['divider_mean_stretch']:.3f})"
+        return words
 
     levels = results[0]["levels"] if results else []
     first = "L1" if "L1" in levels else (levels[0] if levels else "L1")

@@ -145,21 +145,22 @@ std::vector<double> Noise::stretch_of(double divider_share) const {
 double expected_slowest_stretch(const std::vector<const Noise*>& per_rank) {
   // Each distinct noise is a step CDF over its quantiles (each equally likely);
   // the slowest of independent ranks has the product of their CDFs, raised to
-  // the number of ranks sharing one. An empty noise is a point mass at 1.
-  static const Noise undisturbed{0, {1.0}, {}};
-  std::map<const Noise*, int> ranks_of;
-  for (const Noise* n : per_rank) ++ranks_of[n && !n->empty() ? n : &undisturbed];
+  // the number of ranks sharing one. Ranks are grouped by their quantiles, not
+  // by object: predict gives each rank its own mix, and the ranks of an SPMD
+  // job mostly share one. An empty noise is a point mass at 1.
+  std::map<std::vector<double>, int> ranks_of;
+  for (const Noise* n : per_rank) ++ranks_of[n && !n->empty() ? n->stretch : std::vector<double>{1.0}];
   if (ranks_of.empty()) return 1;
   std::vector<double> support;
-  for (const auto& [n, _] : ranks_of) support.insert(support.end(), n->stretch.begin(), n->stretch.end());
+  for (const auto& [stretch, _] : ranks_of) support.insert(support.end(), stretch.begin(), stretch.end());
   std::sort(support.begin(), support.end());
   support.erase(std::unique(support.begin(), support.end()), support.end());
   double expected = 0, below = 0;
   for (double x : support) {
     double cdf = 1;
-    for (const auto& [n, count] : ranks_of) {
-      auto at_or_below = std::upper_bound(n->stretch.begin(), n->stretch.end(), x) - n->stretch.begin();
-      cdf *= std::pow(static_cast<double>(at_or_below) / static_cast<double>(n->stretch.size()), count);
+    for (const auto& [stretch, count] : ranks_of) {
+      auto at_or_below = std::upper_bound(stretch.begin(), stretch.end(), x) - stretch.begin();
+      cdf *= std::pow(static_cast<double>(at_or_below) / static_cast<double>(stretch.size()), count);
     }
     expected += x * (cdf - below);
     below = cdf;

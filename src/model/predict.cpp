@@ -308,7 +308,8 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     const machine::Noise& noise = m.group_of_node(rp.node).noise;
     p.noise_available |= !noise.empty();
     rank_noise.push_back(noise_of_rank(rp, noise));
-    p.noise_divider_priced |= !noise.divider_stretch.empty() && rank_noise.back().stretch != noise.stretch;
+    if (!noise.divider_stretch.empty())
+      for (const auto& site : rp.sites) p.noise_divider_priced |= site.divider_s > 0;
   }
   std::vector<const machine::Noise*> noise_of_ranks;
   for (const auto& n : rank_noise) noise_of_ranks.push_back(&n);

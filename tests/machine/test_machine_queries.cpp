@@ -97,6 +97,9 @@ TEST(MachineNoise, TheSlowestOfIndependentRanksIsExpectedSlowerThanOne) {
   EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half}), 1.5);
   EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half, &half}), 1.75);
   EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half, &half, &half}), 1.875);
+  // Ranks count by their quantiles, not by object (predict builds each rank its own).
+  Noise same_as_half = half;
+  EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half, &same_as_half}), 1.75);
   // An unmeasured node is never slowed: with it, the measured rank decides.
   Noise none;
   EXPECT_DOUBLE_EQ(none.mean(), 1);
