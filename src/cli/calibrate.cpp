@@ -29,6 +29,7 @@ struct CalibrateArgs {
   int max_procs = 0;
   bool json = false;
   std::string noise_only;  // a machine file whose noise alone is measured again
+  bool accumulate = false;  // average the measurement into the file's noise instead of replacing it
 };
 
 std::filesystem::path bench_next_to_executable() {
@@ -107,15 +108,30 @@ void run_noise_only(const CalibrateArgs& args) {
                                 args.noise_only, m.groups.size()),
                     {}, "calibrate each kind of node on its own and assemble the groups by hand");
   calibrate::NoiseOptions options = calibrate::calibration_noise_options(args.quick);
+  machine::Noise& kept = m.groups.front().noise;
+  // Before measuring: a history that cannot take the measurement is refused now, not after it.
+  if (args.accumulate && !kept.empty() &&
+      (kept.stretch.size() != static_cast<size_t>(options.quantiles) || kept.divider_stretch.size() != kept.stretch.size()))
+    throw UserError(fmt::format("cannot --accumulate onto '{}': its noise has {} quantiles and {} divider quantiles, a "
+                                "measurement gives {} of each",
+                                args.noise_only, kept.stretch.size(), kept.divider_stretch.size(), options.quantiles),
+                    {}, "measure afresh without --accumulate, then accumulate onto that");
   if (!args.json)
     std::cerr << fmt::format("calibrate: noise, two fixed work quanta in turns on {} cores for {} s\n", options.threads,
                              options.seconds);
   calibrate::NoiseResult noise = calibrate::measure_node_noise(options);
-  m.groups.front().noise = {noise.quantum_s, noise.stretch, noise.divider_stretch};
+  machine::Noise measured{noise.quantum_s, noise.stretch, noise.divider_stretch};
+  kept = args.accumulate ? machine::accumulate_noise(kept, measured) : measured;
   auto dir = std::filesystem::path(args.output).parent_path();
   calibrate::write_file_atomically(args.output, machine::to_toml(m, dir.empty() ? std::filesystem::path(".") : dir));
   if (args.json) {
-    std::cout << calibrate::noise_json(noise).dump(2) << "\n";
+    nlohmann::json j = calibrate::noise_json(noise);
+    // What the file now holds: the measurement, or the average it went into.
+    j["file_noise"] = {{"probes", kept.probes},
+                       {"mean_stretch", kept.mean()},
+                       {"stretch_quantiles", kept.stretch},
+                       {"divider_stretch_quantiles", kept.divider_stretch}};
+    std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("wrote {}: noise of {} quanta of {} on {} cores: mean stretch {:.3f}, {:.1f} % of quanta "
                              "above 1.25x\n",
@@ -123,6 +139,9 @@ void run_noise_only(const CalibrateArgs& args) {
                              noise.threads, noise.mean_stretch, 100 * noise.slow_fraction);
     std::cout << fmt::format("  a divide-bound quantum in turns with it: mean stretch {:.3f}, {:.1f} % above 1.25x\n",
                              noise.divider_mean_stretch, 100 * noise.divider_slow_fraction);
+    if (args.accumulate)
+      std::cout << fmt::format("  averaged into the file's noise: {} probes, mean stretch {:.3f} (divider {:.3f})\n",
+                               kept.probes, kept.mean(), machine::Noise{0, kept.divider_stretch, {}}.mean());
     if (noise.windows > 0)
       std::cout << fmt::format("  pairs of cores disturbed together in {:.1f} % of 50 ms windows, {:.1f} % if "
                                "independent (predict assumes independent)\n",
@@ -192,6 +211,11 @@ void add_calibrate_command(CLI::App& app) {
                   "--quick) and write this machine file with it to -o: a shared host's noise changes by the minute, "
                   "its other figures do not")
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--accumulate", args->accumulate,
+                "With --noise-only: average the measurement into the file's noise (quantile by quantile, weighted by "
+                "its `probes`) instead of replacing it. Run it now and then (say hourly, from cron) and the machine "
+                "file describes the host's noise over hours, which forecasts a run better than one 3 s snapshot")
+      ->needs("--noise-only");
   cmd->callback([args] { run(*args); });
 }
 

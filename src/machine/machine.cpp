@@ -142,6 +142,29 @@ std::vector<double> Noise::stretch_of(double divider_share) const {
   return out;
 }
 
+Noise accumulate_noise(const Noise& history, const Noise& measured) {
+  if (history.empty()) return measured;
+  if (history.stretch.size() != measured.stretch.size() ||
+      history.divider_stretch.size() != measured.divider_stretch.size())
+    throw UserError(fmt::format("the machine file's noise ({} quantiles, {} divider quantiles) does not pair with the "
+                                "measurement ({} and {})",
+                                history.stretch.size(), history.divider_stretch.size(), measured.stretch.size(),
+                                measured.divider_stretch.size()),
+                    {}, "measure afresh without --accumulate, then accumulate onto that");
+  const double w = history.probes, total = history.probes + measured.probes;
+  auto average = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    std::vector<double> out(a.size());
+    for (size_t q = 0; q < a.size(); ++q) out[q] = (w * a[q] + measured.probes * b[q]) / total;
+    return out;  // averages of ascending quantiles ascend
+  };
+  Noise out;
+  out.quantum_s = (w * history.quantum_s + measured.probes * measured.quantum_s) / total;
+  out.stretch = average(history.stretch, measured.stretch);
+  out.divider_stretch = average(history.divider_stretch, measured.divider_stretch);
+  out.probes = history.probes + measured.probes;
+  return out;
+}
+
 double expected_slowest_stretch(const std::vector<const Noise*>& per_rank) {
   // Each distinct noise is a step CDF over its quantiles (each equally likely);
   // the slowest of independent ranks has the product of their CDFs, raised to

@@ -80,6 +80,10 @@ struct Noise {
   double quantum_s = 0;                 // the work quantum's fastest time
   std::vector<double> stretch;          // time / fastest time, as quantiles
   std::vector<double> divider_stretch;  // the same for a divide-bound quantum
+  // How many measurements the quantiles average (calibrate --noise-only
+  // --accumulate): a 3 s snapshot sees one or two of a co-tenant's phases,
+  // many spread over hours describe the host.
+  int probes = 1;
   bool empty() const { return stretch.empty(); }
   double mean() const;                  // 1 when empty
   // The quantiles of work whose time has `divider_share` (0..1) that only its
@@ -90,6 +94,13 @@ struct Noise {
   std::vector<double> stretch_of(double divider_share) const;
   bool operator==(const Noise&) const = default;
 };
+
+// `history` with one more measurement averaged in, quantile by quantile (the
+// quantile functions averaged, weighted by history.probes): the host over more
+// of its minutes than one snapshot. An empty history is the measurement alone.
+// Throws UserError when the two do not pair (another number of quantiles, a
+// divider noise on one side only).
+Noise accumulate_noise(const Noise& history, const Noise& measured);
 
 // The expected largest of independent stretches, one per rank (each drawn
 // from its own node's noise; an empty Noise is a core that is never slowed):

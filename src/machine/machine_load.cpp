@@ -448,6 +448,7 @@ class Loader {
     Noise noise;
     noise.quantum_s = *quantity(t, "quantum", prefix, Dimension::Seconds, true);
     noise.stretch = load_stretch(t, "stretch", prefix);
+    noise.probes = integer(t, "probes", prefix, 1, false).value_or(1);
     if (t.contains("divider_stretch")) {
       noise.divider_stretch = load_stretch(t, "divider_stretch", prefix);
       if (noise.divider_stretch.size() != noise.stretch.size())

@@ -73,7 +73,8 @@ std::vector<Entry> entries(Context parent) {
     case Context::MessageTimes:
       return {{"bytes", Context::ValueArray}, {"time_s", Context::ValueArray}};
     case Context::Noise:
-      return {{"quantum", Context::Value}, {"stretch", Context::ValueArray}, {"divider_stretch", Context::ValueArray}};
+      return {{"quantum", Context::Value}, {"stretch", Context::ValueArray}, {"divider_stretch", Context::ValueArray},
+              {"probes", Context::Value}};
     case Context::Mapping:
       return {{"policy", Context::Value}, {"ranks_per_node", Context::Value}, {"file", Context::Value}};
     case Context::Collective:

@@ -288,6 +288,30 @@ void check_noise_only(const std::filesystem::path& file, const std::filesystem::
   // Everything else is the original's: the same flop rate.
   EXPECT_EQ(quantity(t["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"),
             quantity(load(file)["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"));
+
+  // --accumulate averages a second measurement into the refreshed file's noise.
+  auto pooled = dir / "pooled.toml";
+  auto again = measure::run_process({perfcast, "calibrate", "--noise-only", refreshed.string(), "--quick",
+                                     "--accumulate", "-o", pooled.string()},
+                                    std::chrono::seconds(60));
+  ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
+  EXPECT_EQ(load(pooled)["node"]["noise"]["probes"].value<int>(), 2) << read(pooled);
+  // Onto a noise of another shape (3 quantiles, no divider's) it refuses
+  // before measuring, naming the file, and writes nothing.
+  auto odd = dir / "odd.toml";
+  {
+    std::string text = read(refreshed);
+    auto at = text.find("noise = {");
+    ASSERT_NE(at, std::string::npos) << text;
+    std::ofstream(odd) << text.substr(0, at) << "noise = { quantum = \"20 us\", stretch = [1.0, 1.5, 2.0] }"
+                       << text.substr(text.find('\n', at));
+  }
+  auto refused_shape = measure::run_process(
+      {perfcast, "calibrate", "--noise-only", odd.string(), "--accumulate", "-o", (dir / "odd_out.toml").string()},
+      std::chrono::seconds(60));
+  EXPECT_NE(refused_shape.exit_code, 0) << read(odd);
+  EXPECT_NE(refused_shape.stderr_text.find("cannot --accumulate onto"), std::string::npos) << refused_shape.stderr_text;
+  EXPECT_FALSE(std::filesystem::exists(dir / "odd_out.toml"));
 }
 
 // One test, not one per check: a calibration takes seconds, and separate tests

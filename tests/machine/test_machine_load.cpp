@@ -168,7 +168,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
                              "math.single.sin=7", "math.double.default=33", "network.hop_latency=\"30 ns\"",
                              "network.topology=fat_tree", "network.rendezvous_handshakes=2", "network.fat_tree_arity=2", "network.fat_tree_levels=3",
                              "network.intra_node_one_way={ bytes = [1, 2048, 4096], time_s = [4.3e-7, 6e-7, 3.22e-6] }",
-                             "node.noise={ quantum = \"26.2 us\", stretch = [1.0, 1.003, 2.25], divider_stretch = [1.0, 1.0, 1.1] }",
+                             "node.noise={ quantum = \"26.2 us\", stretch = [1.0, 1.003, 2.25], divider_stretch = [1.0, 1.0, 1.1], probes = 3 }",
                              "description=\"line one\\nline \\\"two\\\"\""});
   EXPECT_EQ(m.mapping.file_nodes, (std::vector<int>{3, 2, 1, 0}));
   EXPECT_EQ(m.description, "line one\nline \"two\"");
@@ -176,6 +176,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
   EXPECT_EQ(m.groups.front().noise.stretch, (std::vector<double>{1.0, 1.003, 2.25}));
   EXPECT_DOUBLE_EQ(m.groups.front().noise.quantum_s, 26.2e-6);
   EXPECT_EQ(m.groups.front().noise.divider_stretch, (std::vector<double>{1.0, 1.0, 1.1}));
+  EXPECT_EQ(m.groups.front().noise.probes, 3);
   auto dir = std::filesystem::temp_directory_path() / ("perfcast_test_machine_write_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "sub");
   write_machine_file(m, dir / "sub" / "m.toml");

@@ -40,6 +40,7 @@ const Malformed kMalformed[] = {
     {"noise_no_quantum.toml", 5, "node.noise.quantum", "is missing; expected a time"},
     {"noise_divider_count.toml", 5, "node.noise.divider_stretch",
      "has 2 quantiles and stretch has 3; the two pair quantile by quantile, so give as many"},
+    {"noise_no_probes.toml", 5, "node.noise.probes", "is 0; expected an integer >= 1"},
     {"noise_divider_descending.toml", 5, "node.noise.divider_stretch.1", "is 1 after 1.2; the quantiles must ascend"},
     {"collective_rows.toml", 16, "collective.0.time_s", "has 2 rows; expected 3"},
     {"collective_procs_order.toml", 14, "collective.0.procs.1", "is 2 after 4; process counts must increase"},

@@ -131,6 +131,20 @@ TEST(MachineNoise, WorkBoundByTheDividerTakesTheLongerOfItsTwoStretches) {
   EXPECT_EQ(ports_only.stretch_of(0.9), ports_only.stretch);
 }
 
+// Accumulating averages the quantile functions, weighted by the probes each holds.
+TEST(MachineNoise, AccumulatingAveragesTheQuantilesByTheirProbes) {
+  Noise history{20e-6, {1.0, 2.0}, {1.0, 1.2}, 3};
+  Noise probe{40e-6, {1.0, 4.0}, {1.0, 1.0}};
+  Noise pooled = accumulate_noise(history, probe);
+  EXPECT_EQ(pooled.probes, 4);
+  EXPECT_DOUBLE_EQ(pooled.stretch[1], (3 * 2.0 + 4.0) / 4);
+  EXPECT_DOUBLE_EQ(pooled.divider_stretch[1], (3 * 1.2 + 1.0) / 4);
+  EXPECT_DOUBLE_EQ(pooled.quantum_s, 25e-6);
+  EXPECT_EQ(accumulate_noise(Noise{}, probe), probe) << "nothing to average with";
+  EXPECT_THROW(accumulate_noise(history, Noise{20e-6, {1.0, 1.5, 2.0}, {1.0, 1.0, 1.0}}), UserError);
+  EXPECT_THROW(accumulate_noise(history, Noise{20e-6, {1.0, 2.0}, {}}), UserError) << "divider on one side only";
+}
+
 TEST(MachineMapping, BlockFillsEachNodeInTurn) {
   Machine m = bundled("polus");  // 4 nodes x 20 cores
   EXPECT_EQ(m.node_of_rank(0, 80), 0);
