@@ -6,8 +6,9 @@
 //
 // On the calibration VM a co-tenant shares the physical cores' ports: the
 // ports quantum's stretch swings with it while the divider's stays near 1
-// (issue 5's note of stop 12), which is why `perfcast predict`'s noisy time
-// overstates divider-bound codes such as nbody.
+// (issue 5's note of stop 12). That is why calibrate now measures both (in
+// turns, quantum by quantum: noise.stretch and noise.divider_stretch) and
+// predict prices a loop's divider-bound share at the divider's noise.
 //
 //   build/bench/bench_noise_by_kernel [rounds=6] [seconds per quantum and round=2]
 #include <cstdio>

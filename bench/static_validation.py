@@ -13,7 +13,9 @@ Per app and size:
   4. measured time: `perfcast measure --json -n R` (the app's own time_s of its timed
      region, median over runs); just before the runs (and again after, for the drift),
      `perfcast calibrate --noise-only` measures the cores' noise now, which predict turns
-     into the `refined x noise` column (--no-noise skips it);
+     into the `refined x noise` column (--no-noise skips it); with --noise-history N, N
+     such probes spread over minutes are averaged into the machine file (calibrate
+     --noise-only --accumulate) for the `refined x noise over N probes` column;
   5. table: counts error, time by the paper's plain formula with all-L1 and all-DRAM
      bandwidth, the working-set refinement (predict's default, memory level per loop),
      against measured time.
@@ -401,11 +403,35 @@ def noise_now(ctx, model, R, run_params):
     at the time of the row explains."""
     path = os.path.join(ctx.work, "machine_noise_row.toml")
     p, _ = run([ctx.perfcast, "calibrate", "--noise-only", ctx.a.machine, "--quick", "-o", path, "--json"])
-    cmd = [ctx.perfcast, "predict", model, "--machine", path, "--np", str(R), "--json"]
+    return noise_stretch_on(ctx, path, model, R, run_params), json.loads(p.stdout)
+
+
+def noise_stretch_on(ctx, machine, model, R, run_params):
+    """predict's noise_stretch for R ranks with `machine`'s noise."""
+    cmd = [ctx.perfcast, "predict", model, "--machine", machine, "--np", str(R), "--json"]
     for k, v in sorted(run_params.items()):
         cmd += ["--param", f"{k}={v}"]
     q, _ = run(cmd)
-    return json.loads(q.stdout)["noise_stretch"], json.loads(p.stdout)
+    return json.loads(q.stdout)["noise_stretch"]
+
+
+def noise_history(a, probes, gap_s):
+    """`probes` noise measurements (3 s each, `gap_s` apart) averaged into a copy of
+    the machine file (`perfcast calibrate --noise-only --accumulate`): the host over
+    minutes, the forecast a machine file kept up to date by cron would give."""
+    path = os.path.join(a.work, "machine_with_noise_history.toml")
+    perfcast = os.path.join(a.build, "bin", "perfcast")
+    means = []
+    for i in range(probes):
+        if i:
+            time.sleep(gap_s)
+        # The first replaces the file's noise (it may predate divider_stretch); the rest accumulate.
+        src = a.machine if i == 0 else path
+        p, _ = run([perfcast, "calibrate", "--noise-only", src, "-o", path, "--json"] + (["--accumulate"] if i else []))
+        means.append(json.loads(p.stdout)["mean_stretch"])
+        print(f"[{datetime.datetime.utcnow():%H:%M:%S}] noise probe {i + 1}/{probes}: mean stretch {means[-1]:.3f}",
+              file=sys.stderr, flush=True)
+    return path, means
 
 
 def find_app_time(j):
@@ -432,6 +458,10 @@ def main():
     ap.add_argument("--work", default="/tmp/perfcast-static-validation")
     ap.add_argument("--out", default="bench/results/static_validation")
     ap.add_argument("--no-time", action="store_true", help="skip the measured runs")
+    ap.add_argument("--noise-history", type=int, default=0, metavar="N",
+                    help="before the runs, N noise probes (3 s each, --noise-gap apart) averaged into the machine "
+                         "file (calibrate --noise-only --accumulate): the `refined x noise over N probes` column")
+    ap.add_argument("--noise-gap", type=float, default=15, help="seconds between the --noise-history probes")
     ap.add_argument("--no-noise", action="store_true",
                     help="do not measure the cores' noise before the runs (perfcast calibrate --noise-only); "
                          "the refined x noise column then uses the machine file's own noise, if any")
@@ -450,6 +480,9 @@ def main():
         p, _ = run([os.path.join(a.build, "bin", "perfcast"), "calibrate", "--noise-only", a.machine,
                     "-o", a.predict_machine, "--json"])
         noise_before = json.loads(p.stdout)
+    history_machine, history_means = None, []
+    if not a.no_time and a.noise_history > 0:
+        history_machine, history_means = noise_history(a, a.noise_history, a.noise_gap)
     ctx = Ctx(a)
     ranks = [int(x) for x in a.ranks.split(",")]
     count_ranks = [int(x) for x in a.count_ranks.split(",")]
@@ -512,6 +545,9 @@ def main():
                     if not a.no_noise:
                         stretch, _ = noise_now(ctx, model, R, tm_run)
                         t_pred["noisy_now"] = t_pred["refined"] * stretch
+                    if history_machine:
+                        t_pred["noisy_history"] = t_pred["refined"] * noise_stretch_on(ctx, history_machine, model, R,
+                                                                                       tm_run)
                     mj, targs = measured_time(ctx, app, size, R, T)
                     t_meas, over, t_stats = find_app_time(mj)
                 levels = tp["levels"]
@@ -545,7 +581,9 @@ def main():
     cmdline = "python3 bench/static_validation.py " + " ".join(
         f"--{k.replace('_', '-')} {v}" for k, v in
         [("build", os.path.relpath(a.build, ROOT)), ("machine", os.path.relpath(a.machine, ROOT)),
-         ("apps", a.apps), ("ranks", a.ranks), ("count_ranks", a.count_ranks), ("repeats", a.repeats)])
+         ("apps", a.apps), ("ranks", a.ranks), ("count_ranks", a.count_ranks), ("repeats", a.repeats)]
+        + ([("noise_history", a.noise_history), ("noise_gap", a.noise_gap)] if a.noise_history else [])
+        + ([("mcpu", a.mcpu)] if a.mcpu else []) + ([("sizes", a.sizes)] if a.sizes else []))
     lines += ["# Static model validation (issue 5)", "",
               f"Re-run on a quiet machine: `{cmdline}`", "",
               f"Run {started}; load average at start {load:.1f} on {os.cpu_count()} cores: "
@@ -635,8 +673,10 @@ def main():
               "ranks wait for partners); `naive T1/R` = the measured 1-rank time of the same size over R (needs "
               "a run; the static model does not).", ""]
     lines += time_table([(first, f"plain all-{first}"), (last, f"plain all-{last}"), ("refined", "refined"),
-                         ("sim", "refined + simulated"), ("noisy", "refined x noise"),
-                         ("noisy_now", "refined x noise of the moment"), ("naive", "naive T1/R")])
+                         ("sim", "refined + simulated"), ("noisy", "refined x noise")]
+                        + ([("noisy_history", f"refined x noise over {a.noise_history} probes")] if history_machine
+                           else [])
+                        + [("noisy_now", "refined x noise of the moment"), ("naive", "naive T1/R")])
     stretches = sorted({(r["R"], round(r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
                         if r["t_pred"].get("noisy") and r["t_pred"]["refined"]})
     lines += ["", "`refined x noise` = the refined prediction x the expected slowest of the R ranks' stretches "
@@ -648,6 +688,12 @@ def main():
               "`refined x noise of the moment` = the same with the noise measured again (0.5 s, `--quick`) just "
               "before each row's runs: not a prediction (it probes the machine at run time, as the naive "
               "baseline needs a run), it shows how much of the error the host's noise at that time explains."]
+    if history_machine:
+        lines += ["", f"`refined x noise over {a.noise_history} probes` = the same with the noise of "
+                  f"{a.noise_history} measurements of 3 s, {a.noise_gap:g} s apart, just before the runs, averaged "
+                  "quantile by quantile (`perfcast calibrate --noise-only --accumulate`): the host over minutes "
+                  "rather than one snapshot. Their mean stretches: "
+                  + ", ".join(f"{m:.2f}" for m in history_means) + "."]
     lines += ["", "### Ablation: each refinement alone, then together (whole-rank totals unless said)", "",
               "`MCA` = in-core time from MCA instead of flops/peak, bytes as plain: max(in-core, memory); "
               "`footprint` = distinct bytes from their level, every access at L1: max(flops/peak, L1, traffic); "
@@ -673,7 +719,8 @@ def main():
         f.write(text)
     with open(os.path.join(ROOT, a.out + ".json"), "w") as f:
         json.dump({"started": started, "load": load, "results": results, "analysis": analysis,
-                   "bindings": binding_notes, "noise_before": noise_before, "noise_after": noise_after},
+                   "bindings": binding_notes, "noise_before": noise_before, "noise_after": noise_after,
+                   "noise_history_means": history_means},
                   f, indent=1, default=str)
     print(text)
 
