@@ -2615,9 +2615,10 @@ json item_json(const Node& n) {
           m["rthroughput_without_divides"] = hundredths(n.machine->rthroughput_without_divides);
         }
         j["mca"] = m;
-        // Priced: the noise of the divider, not of the ports, stretches this share of its cycles.
-        double share = hundredths(n.machine->divider_share());
-        if (share > 0 && (n.cycles_per_iteration || n.overhead_cycles_per_iteration)) j["divider_share"] = share;
+        // Priced: the off-port noise (divider, chains), not the ports', stretches this share of its cycles.
+        double share = hundredths(n.machine->off_ports_share());
+        // Below 5 %: MCA's steady state and its resource bound differing by a rounding, not a chain.
+        if (share >= 0.05 && (n.cycles_per_iteration || n.overhead_cycles_per_iteration)) j["off_ports_share"] = share;
       }
       if (n.footprint)
         j["footprint"] = {{"bytes", text((*n.footprint)[0])},

@@ -445,9 +445,9 @@ std::string assembly_of(const llvm::Module& module, const llvm::TargetMachine& t
 
 }  // namespace
 
-double LoopCycles::divider_share() const {
-  if (divides == 0 || rthroughput <= 0) return 0;
-  return std::max(0.0, 1 - rthroughput_without_divides / rthroughput);
+double LoopCycles::off_ports_share() const {
+  if (cycles_per_iteration <= 0) return 0;
+  return std::clamp(1 - rthroughput_without_divides / cycles_per_iteration, 0.0, 1.0);
 }
 
 std::string default_mca_cpu() { return llvm::sys::getHostCPUName().str(); }

@@ -40,10 +40,12 @@ struct LoopCycles {
   int divides = 0;
   // The resource bound of the body without them: what the ports alone need.
   double rthroughput_without_divides = 0;
-  // The share of the resource bound only the divides explain:
-  // 1 - rthroughput_without_divides / rthroughput (0 when they hide behind
-  // the ports, or there are none).
-  double divider_share() const;
+  // The share of the steady-state cycles the pipelined ports do not explain:
+  // 1 - rthroughput_without_divides / cycles_per_iteration. Cycles spent on
+  // the divider or waiting along a dependency chain; a co-tenant on the
+  // ports hardly lengthens them (bench_noise_by_kernel: a divider quantum
+  // 1.07, a latency-bound chain 1.04, while a port-bound one is 1.53).
+  double off_ports_share() const;
   int micro_ops = 0;              // per iteration, as the scheduling model splits the instructions
   std::vector<std::string> code;  // the instructions priced (AT&T), in block order
   int instructions = 0;           // machine instructions in the body

@@ -90,7 +90,7 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
                            {"traffic_s", s.traffic_s},
                            {"serial_fraction", s.serial_fraction},
                            {"refined_s", s.refined_s},
-                           {"divider_s", s.divider_s}};
+                           {"off_ports_s", s.off_ports_s}};
     if (!s.note.empty()) site["note"] = s.note;
     sites.push_back(std::move(site));
   }
@@ -146,7 +146,7 @@ nlohmann::json prediction_json(const model::Prediction& p, const model::ProgramM
   // Under the machine's measured noise; null when its nodes have none.
   j["noise_stretch"] = p.noise_available ? nlohmann::json(p.noise_stretch) : nlohmann::json(nullptr);
   j["noisy_time_s"] = p.noise_available ? nlohmann::json(p.noisy_time_s) : nlohmann::json(nullptr);
-  j["noise_divider_priced"] = p.noise_divider_priced;
+  j["noise_off_ports_priced"] = p.noise_off_ports_priced;
   return j;
 }
 
@@ -279,9 +279,10 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
         "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches, {}; "
         "measured when the machine file was: a shared host's noise changes by the minute)\n",
         quantity(p.noisy_time_s, Dimension::Seconds), p.noise_stretch, p.np,
-        p.noise_divider_priced ? "divider-bound loops at the divider's noise, the rest at the ports'"
-                               : "every site at the ports' noise (no divider-bound loop, or no divider_stretch in the "
-                                 "machine file)");
+        p.noise_off_ports_priced ? "loops' cycles off the ports (divider, dependency chains) at the divider's noise, "
+                                   "the rest at the ports'"
+                                 : "every site at the ports' noise (no cycles off the ports, or no divider_stretch in "
+                                   "the machine file)");
   else
     std::cout << "refined under noise: not available: the machine file has no node.noise (perfcast calibrate "
                  "measures it; --noise-only refreshes it)\n";

@@ -134,11 +134,11 @@ double Noise::mean() const {
   return sum / static_cast<double>(stretch.size());
 }
 
-std::vector<double> Noise::stretch_of(double divider_share) const {
-  if (divider_share <= 0 || divider_stretch.size() != stretch.size()) return stretch;
+std::vector<double> Noise::stretch_of(double off_ports_share) const {
+  if (off_ports_share <= 0 || divider_stretch.size() != stretch.size()) return stretch;
   std::vector<double> out(stretch.size());
   for (size_t q = 0; q < stretch.size(); ++q)
-    out[q] = std::max((1 - std::min(divider_share, 1.0)) * stretch[q], divider_stretch[q]);
+    out[q] = std::max((1 - std::min(off_ports_share, 1.0)) * stretch[q], divider_stretch[q]);
   return out;
 }
 

@@ -86,12 +86,14 @@ struct Noise {
   int probes = 1;
   bool empty() const { return stretch.empty(); }
   double mean() const;                  // 1 when empty
-  // The quantiles of work whose time has `divider_share` (0..1) that only its
-  // divides explain: the rest runs on the ports, which the co-tenant slows by
-  // `stretch`, the whole on the divider, which it slows by `divider_stretch`;
-  // the work takes the longer of the two. A disturbed phase slows both, so
+  // The quantiles of work whose time has `off_ports_share` (0..1) off the
+  // pipelined ports (the divider, dependency chains): the rest runs on the
+  // ports, which the co-tenant slows by `stretch`, the whole is bound by the
+  // divider or a chain, which it slows by `divider_stretch` (a chain feels
+  // about what the divider does: bench_noise_by_kernel); the work takes the
+  // longer of the two. A disturbed phase slows both, so
   // the quantiles pair rank by rank. Empty when the noise is.
-  std::vector<double> stretch_of(double divider_share) const;
+  std::vector<double> stretch_of(double off_ports_share) const;
   bool operator==(const Noise&) const = default;
 };
 

@@ -58,7 +58,7 @@ void add_site_counts(SiteCosts& acc, const SiteCosts& x) {
   add_math(acc.math_calls, x.math_calls);
   add_segments(acc.memory, x.memory);
   acc.cycles = acc.cycles + x.cycles;
-  acc.divider_cycles = acc.divider_cycles + x.divider_cycles;
+  acc.off_ports_cycles = acc.off_ports_cycles + x.off_ports_cycles;
   acc.cycle_flops_double = acc.cycle_flops_double + x.cycle_flops_double;
   acc.cycle_flops_single = acc.cycle_flops_single + x.cycle_flops_single;
 }
@@ -102,7 +102,7 @@ void map_site_counts(SiteCosts& s, F f) {
     seg.store_bytes = f(seg.store_bytes);
   }
   s.cycles = f(s.cycles);
-  s.divider_cycles = f(s.divider_cycles);
+  s.off_ports_cycles = f(s.off_ports_cycles);
   s.cycle_flops_double = f(s.cycle_flops_double);
   s.cycle_flops_single = f(s.cycle_flops_single);
 }
@@ -264,7 +264,7 @@ class Composer {
       SiteCosts cycles;
       cycles.function = ctx.function;
       cycles.cycles = priced ? *l.cycles_per_iteration : *l.overhead_cycles_per_iteration;
-      if (l.divider_share) cycles.divider_cycles = cycles.cycles * expr::real(*l.divider_share);
+      if (l.off_ports_share) cycles.off_ports_cycles = cycles.cycles * expr::real(*l.off_ports_share);
       add_site(body.sites, cycles);
     }
     if (l.working_set_bytes) {
@@ -459,7 +459,7 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     s.stores = value_of(site.stores, b);
     for (const auto& [name, calls] : site.math_calls) s.math_calls[name] = value_of(calls, b);
     s.cycles = value_of(site.cycles, b);
-    s.divider_cycles = value_of(site.divider_cycles, b);
+    s.off_ports_cycles = value_of(site.off_ports_cycles, b);
     s.cycle_flops_double = value_of(site.cycle_flops_double, b);
     s.cycle_flops_single = value_of(site.cycle_flops_single, b);
     bool footprint_failed = false;

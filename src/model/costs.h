@@ -64,9 +64,9 @@ struct SiteCosts {
   // In-core cycles of the loops priced by MCA (cycles_per_iteration), and the
   // flops inside those loops, which the cycles price instead of flops / peak.
   Expr cycles, cycle_flops_double, cycle_flops_single;
-  // The part of `cycles` only divisions and square roots explain (the loops'
-  // divider_share): the divider's noise, not the ports', stretches it.
-  Expr divider_cycles;
+  // The part of `cycles` the ports do not explain (the loops' off_ports_share:
+  // the divider, dependency chains): a co-tenant on the ports hardly slows it.
+  Expr off_ports_cycles;
 };
 
 struct SymbolicCosts {
@@ -112,7 +112,7 @@ struct SiteCounts {
   std::map<std::string, double> math_calls;
   std::vector<MemoryTraffic> memory;
   double cycles = 0, cycle_flops_double = 0, cycle_flops_single = 0;
-  double divider_cycles = 0;  // of `cycles`
+  double off_ports_cycles = 0;  // of `cycles`
 };
 
 struct RankCounts {

@@ -117,7 +117,7 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
     s.compute_s = (c.flops_double + math_double) / peak_double + (c.flops_single + math_single) / peak_single;
     s.cycles = c.cycles;
     s.in_core_s = s.compute_s;
-    if (g.clock_Hz) s.divider_s = c.divider_cycles / *g.clock_Hz;
+    if (g.clock_Hz) s.off_ports_s = c.off_ports_cycles / *g.clock_Hz;
     if (g.clock_Hz && c.cycles > 0)
       s.in_core_s = c.cycles / *g.clock_Hz + (c.flops_double - c.cycle_flops_double + math_double) / peak_double +
                     (c.flops_single - c.cycle_flops_single + math_single) / peak_single;
@@ -163,7 +163,7 @@ machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& noi
     for (size_t q = 0; q < quantiles; ++q) time[q] += seconds * stretch[q];
   };
   for (const SitePrediction& s : rp.sites)
-    if (s.refined_s > 0) add(s.refined_s, noise.stretch_of(s.divider_s / s.refined_s));
+    if (s.refined_s > 0) add(s.refined_s, noise.stretch_of(s.off_ports_s / s.refined_s));
   add(rp.refined_comm_s, noise.stretch);
   machine::Noise out = noise;
   for (size_t q = 0; q < quantiles; ++q) out.stretch[q] = time[q] / rp.refined_time_s;
@@ -309,7 +309,7 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     p.noise_available |= !noise.empty();
     rank_noise.push_back(noise_of_rank(rp, noise));
     if (!noise.divider_stretch.empty())
-      for (const auto& site : rp.sites) p.noise_divider_priced |= site.divider_s > 0;
+      for (const auto& site : rp.sites) p.noise_off_ports_priced |= site.off_ports_s > 0;
   }
   std::vector<const machine::Noise*> noise_of_ranks;
   for (const auto& n : rank_noise) noise_of_ranks.push_back(&n);

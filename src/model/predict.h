@@ -76,7 +76,7 @@ struct SitePrediction {
   double traffic_s = 0;        // distinct bytes from their levels, other accesses as the plain formula
   double serial_fraction = 0;  // of the traffic's levels, weighted by their time at one core's bandwidth
   double refined_s = 0;        // see the header comment
-  double divider_s = 0;        // of in_core_s: what only divisions and square roots explain (MCA)
+  double off_ports_s = 0;        // of in_core_s: what the ports do not explain (divider, chains; MCA)
 };
 
 struct RankPrediction {
@@ -139,15 +139,16 @@ struct Prediction {
   // ranks' independent stretches, since each step of a bulk-synchronous job
   // ends with its slowest rank. Compute and shared-memory copies alike are
   // the cores' work, so the whole time stretches. Each rank's stretch mixes
-  // its sites' (noise_of_rank): the ports' noise for most work, and where a
-  // site's in-core time is the divider's (divider_s, with the machine's
-  // divider_stretch), the longer of its port work at the ports' noise and the
-  // whole at the divider's, which a co-tenant hardly slows. Without noise in
+  // its sites' (noise_of_rank): the ports' noise for most work, and where
+  // part of a site's in-core time is off the ports (off_ports_s: the divider,
+  // dependency chains), the longer of its port work at the ports' noise and
+  // the whole at the machine's divider_stretch, which a co-tenant hardly
+  // lengthens (measured: a chain feels about what the divider does). Without noise in
   // the machine file: not available, stretch 1.
   bool noise_available = false;
   double noise_stretch = 1;
   double noisy_time_s = 0;
-  bool noise_divider_priced = false;  // some rank's divider-bound work took the divider's noise
+  bool noise_off_ports_priced = false;  // some rank's off-port work took the divider's noise
 };
 
 // A rank's noise: quantile by quantile, its sites' refined times stretched by

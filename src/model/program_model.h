@@ -47,9 +47,9 @@ struct LoopItem {
   // Loops with subloops: in-core cycles per iteration of the loop's own
   // instructions, outside its subloops (LLVM MCA).
   std::optional<Expr> overhead_cycles_per_iteration;
-  // The share of those cycles only its divisions and square roots explain
-  // (the resource bound with and without them, MCA): 0..1.
-  std::optional<double> divider_share;
+  // The share of those cycles the pipelined ports do not explain (MCA: the
+  // divider's, or waiting along a dependency chain): 0..1.
+  std::optional<double> off_ports_share;
   Items body;
 };
 

@@ -234,18 +234,25 @@ TEST(Mca, EachLoopNamesTheResourceThatBoundsIt) {
 // need, beside what the divider needs. One division per element: the divider
 // bounds it (5 cycles on Zen 3), the rest needs about one; daxpy has no
 // divide. The model's loop carries the share for predict's noise.
-TEST(Mca, TheDividesShareOfALoopIsWhatThePortsAloneWouldNotNeed) {
+TEST(Mca, TheShareOfALoopOffThePortsIsItsDividesAndItsChains) {
   auto j = analyse_mca("znver3");
-  auto divide = mca_of(j, "divide"), daxpy = mca_of(j, "daxpy");
+  auto divide = mca_of(j, "divide"), daxpy = mca_of(j, "daxpy"), reduce1 = mca_of(j, "reduce1");
   EXPECT_EQ(divide["divides"], 1) << divide.dump();
-  double rt = divide["rthroughput"].get<double>(), ports = divide["rthroughput_without_divides"].get<double>();
+  double cpi = divide["cpi"].get<double>(), ports = divide["rthroughput_without_divides"].get<double>();
   EXPECT_GT(ports, 0);
-  EXPECT_LT(ports, 0.5 * rt) << divide.dump();
+  EXPECT_LT(ports, 0.5 * divide["rthroughput"].get<double>()) << divide.dump();
   EXPECT_FALSE(daxpy.contains("divides")) << daxpy.dump();
   auto loop = priced_loop_of(j, "divide");
-  ASSERT_TRUE(loop.contains("divider_share")) << loop.dump();
-  EXPECT_NEAR(loop["divider_share"].get<double>(), 1 - ports / rt, 0.01);
-  EXPECT_FALSE(priced_loop_of(j, "daxpy").contains("divider_share"));
+  ASSERT_TRUE(loop.contains("off_ports_share")) << loop.dump();
+  EXPECT_NEAR(loop["off_ports_share"].get<double>(), 1 - ports / cpi, 0.01);
+  // A chain of dependent adds waits on their latency, not on the ports.
+  auto chain = priced_loop_of(j, "reduce1");
+  ASSERT_TRUE(chain.contains("off_ports_share")) << chain.dump();
+  EXPECT_NEAR(chain["off_ports_share"].get<double>(), 1 - reduce1["rthroughput"].get<double>() / reduce1["cpi"].get<double>(),
+              0.01);
+  EXPECT_GT(chain["off_ports_share"].get<double>(), 0.5);
+  // Throughput-bound on the ports: nothing off them.
+  EXPECT_FALSE(priced_loop_of(j, "daxpy").contains("off_ports_share"));
 }
 
 // The errno path of sqrt (a library call taken for negative arguments only)

@@ -186,10 +186,10 @@ INSTANTIATE_TEST_SUITE_P(
                  R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "footprint": {"bytes": "64",
                      "load_bytes": "64"}, "body": []}]}})J",
                  "store_bytes"},
-        BadModel{"divider_share_above_one",
+        BadModel{"off_ports_share_above_one",
                  R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "cycles_per_iteration": "4",
-                     "divider_share": 1.5, "body": []}]}})J",
-                 "'/functions/main/body/0/divider_share': expected a number between 0 and 1"}),
+                     "off_ports_share": 1.5, "body": []}]}})J",
+                 "'/functions/main/body/0/off_ports_share': expected a number between 0 and 1"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Model, NotJsonIsAClearError) {

@@ -267,16 +267,16 @@ TEST(Predict, NoiseStretchesTheRefinedTimeByTheSlowestRanksExpectation) {
   EXPECT_DOUBLE_EQ(quiet.noise_stretch, 1);
 }
 
-// A loop the analyser found bound by its divides (divider_share) is stretched
-// by the divider's noise where the machine file measured one: a co-tenant on
-// the core's ports hardly slows it. A port-bound loop beside it keeps the
-// ports' noise, and the rank's stretch is the two sites' mix.
-TEST(Predict, DividerBoundLoopsFeelTheDividersNoise) {
+// A loop the analyser found bound off the ports (off_ports_share: its divides,
+// its chains) is stretched by the divider's noise where the machine file
+// measured one: a co-tenant on the core's ports hardly slows it. A port-bound
+// loop beside it keeps the ports' noise, and the rank's stretch is the mix.
+TEST(Predict, LoopsOffThePortsFeelTheDividersNoise) {
   auto divider = model_from(R"J({"main": {"body": [
-      {"kind": "loop", "line": 10, "trip_count": "1000000", "cycles_per_iteration": "10", "divider_share": 0.75,
+      {"kind": "loop", "line": 10, "trip_count": "1000000", "cycles_per_iteration": "10", "off_ports_share": 0.75,
        "body": [{"kind": "compute", "flops_double": "2"}]}]}})J");
   auto mixed = model_from(R"J({"main": {"body": [
-      {"kind": "loop", "line": 10, "trip_count": "1000000", "cycles_per_iteration": "10", "divider_share": 0.75,
+      {"kind": "loop", "line": 10, "trip_count": "1000000", "cycles_per_iteration": "10", "off_ports_share": 0.75,
        "body": [{"kind": "compute", "flops_double": "2"}]},
       {"kind": "loop", "line": 20, "trip_count": "1000000", "cycles_per_iteration": "10",
        "body": [{"kind": "compute", "flops_double": "2"}]}]}})J");
@@ -287,17 +287,17 @@ TEST(Predict, DividerBoundLoopsFeelTheDividersNoise) {
 
   auto p = run(divider, hand_machine({clock, both}), 1);
   ASSERT_EQ(p.ranks[0].sites.size(), 1u);
-  EXPECT_NEAR(p.ranks[0].sites[0].divider_s, 7.5e-3, 1e-12) << "0.75 of 10 cycles x 1e6 at 1 GHz";
-  EXPECT_TRUE(p.noise_divider_priced);
+  EXPECT_NEAR(p.ranks[0].sites[0].off_ports_s, 7.5e-3, 1e-12) << "0.75 of 10 cycles x 1e6 at 1 GHz";
+  EXPECT_TRUE(p.noise_off_ports_priced);
   // max(0.25 x 2, 1.1) in the disturbed quarter: 1.1.
   EXPECT_DOUBLE_EQ(p.noise_stretch, 0.75 + 0.25 * 1.1);
   // The same loop on a machine that measured only the ports' noise.
   auto unaware = run(divider, hand_machine({clock, ports}), 1);
-  EXPECT_FALSE(unaware.noise_divider_priced);
+  EXPECT_FALSE(unaware.noise_off_ports_priced);
   EXPECT_DOUBLE_EQ(unaware.noise_stretch, 1.25);
   // Half the time port-bound: the disturbed quarter is (2 + 1.1) / 2.
   auto m = run(mixed, hand_machine({clock, both}), 1);
-  EXPECT_DOUBLE_EQ(m.ranks[0].sites[1].divider_s, 0);
+  EXPECT_DOUBLE_EQ(m.ranks[0].sites[1].off_ports_s, 0);
   EXPECT_NEAR(m.noise_stretch, 0.75 + 0.25 * 1.55, 1e-12);
   EXPECT_NEAR(m.noisy_time_s, m.noise_stretch * m.refined_time_s, 1e-15);
 }

@@ -25,16 +25,48 @@ struct Quantum {
       c[i] = 1e-3;
     }
   }
-  // `passes` sweeps, independent across i. Ports: a[i] = b[i] + c[i] * a[i],
+  // 64 MiB, beyond any cache we know; allocated by the first Stream quantum.
+  std::vector<double> far;
+  size_t far_at = 0;
+  double chain = 0;
+
+  // `passes` sweeps. Ports: a[i] = b[i] + c[i] * a[i], independent across i,
   // the core's FMA and load ports set its speed. Divider: a[i] = b[i] /
   // sqrt(a[i] + c[i]) (stays near 0.63), the divide/square-root unit does.
+  // Chain: one dependent multiply-add per element, its latency does. Stream:
+  // the sum of the next 32 KiB of `far`, DRAM does.
   void run(long passes, NoiseKernel kernel) {
+    if (kernel == NoiseKernel::Stream && far.empty()) far.assign(size_t{8} << 20, 1e-3);
     for (long p = 0; p < passes; ++p) {
-      if (kernel == NoiseKernel::Ports)
-        for (int i = 0; i < kElements; ++i) a[i] = b[i] + c[i] * a[i];
-      else
-        for (int i = 0; i < kElements; ++i) a[i] = b[i] / std::sqrt(a[i] + c[i]);
-      detail::keep(a);
+      switch (kernel) {
+        case NoiseKernel::Ports:
+          for (int i = 0; i < kElements; ++i) a[i] = b[i] + c[i] * a[i];
+          detail::keep(a);
+          break;
+        case NoiseKernel::Divider:
+          for (int i = 0; i < kElements; ++i) a[i] = b[i] / std::sqrt(a[i] + c[i]);
+          detail::keep(a);
+          break;
+        case NoiseKernel::Chain:
+          for (int i = 0; i < kElements; ++i) chain = chain * c[i] + b[i];
+          detail::keep(chain);
+          break;
+        case NoiseKernel::Stream: {
+          double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+          if (far_at + 4096 > far.size()) far_at = 0;
+          const double* x = far.data() + far_at;
+          for (int i = 0; i < 4096; i += 4) {
+            s0 += x[i];
+            s1 += x[i + 1];
+            s2 += x[i + 2];
+            s3 += x[i + 3];
+          }
+          far_at += 4096;
+          chain += s0 + s1 + s2 + s3;
+          detail::keep(chain);
+          break;
+        }
+      }
     }
   }
 };

@@ -23,7 +23,9 @@ namespace perfcast::calibrate {
 // What the quantum keeps busy: the pipelined ports (the machine file's
 // noise.stretch) or the divider (noise.divider_stretch): a co-tenant sharing
 // the core's ports need not share its divider (bench/noise_by_kernel.cpp).
-enum class NoiseKernel { Ports, Divider };
+// Chain and Stream are for bench/noise_by_kernel.cpp only: a latency-bound
+// chain of multiply-adds, and a sum streaming from DRAM.
+enum class NoiseKernel { Ports, Divider, Chain, Stream };
 
 struct NoiseOptions {
   NoiseKernel kernel = NoiseKernel::Ports;
