@@ -110,8 +110,8 @@ void run_noise_only(const CalibrateArgs& args) {
   calibrate::NoiseOptions options = calibrate::calibration_noise_options(args.quick);
   machine::Noise& kept = m.groups.front().noise;
   // Before measuring: a history that cannot take the measurement is refused now, not after it.
-  if (args.accumulate && !kept.empty() &&
-      (kept.stretch.size() != static_cast<size_t>(options.quantiles) || kept.divider_stretch.size() != kept.stretch.size()))
+  const size_t quantiles = static_cast<size_t>(options.quantiles);
+  if (args.accumulate && !kept.pairs_with(quantiles, quantiles))
     throw UserError(fmt::format("cannot --accumulate onto '{}': its noise has {} quantiles and {} divider quantiles, a "
                                 "measurement gives {} of each",
                                 args.noise_only, kept.stretch.size(), kept.divider_stretch.size(), options.quantiles),
@@ -141,7 +141,7 @@ void run_noise_only(const CalibrateArgs& args) {
                              noise.divider_mean_stretch, 100 * noise.divider_slow_fraction);
     if (args.accumulate)
       std::cout << fmt::format("  averaged into the file's noise: {} probes, mean stretch {:.3f} (divider {:.3f})\n",
-                               kept.probes, kept.mean(), machine::Noise{0, kept.divider_stretch, {}}.mean());
+                               kept.probes, kept.mean(), kept.divider_mean());
     if (noise.windows > 0)
       std::cout << fmt::format("  pairs of cores disturbed together in {:.1f} % of 50 ms windows, {:.1f} % if "
                                "independent (predict assumes independent)\n",

@@ -127,11 +127,21 @@ double Machine::node_bandwidth_Bps(int node_a, int node_b) const {
   return node_a == node_b ? network.intra_node_bandwidth_Bps : network.bandwidth_Bps;
 }
 
-double Noise::mean() const {
-  if (stretch.empty()) return 1;
+namespace {
+double mean_of(const std::vector<double>& v) {
+  if (v.empty()) return 1;
   double sum = 0;
-  for (double s : stretch) sum += s;
-  return sum / static_cast<double>(stretch.size());
+  for (double s : v) sum += s;
+  return sum / static_cast<double>(v.size());
+}
+}  // namespace
+
+double Noise::mean() const { return mean_of(stretch); }
+
+double Noise::divider_mean() const { return mean_of(divider_stretch); }
+
+bool Noise::pairs_with(size_t quantiles, size_t divider_quantiles) const {
+  return empty() || (stretch.size() == quantiles && divider_stretch.size() == divider_quantiles);
 }
 
 std::vector<double> Noise::stretch_of(double off_ports_share) const {
@@ -144,8 +154,7 @@ std::vector<double> Noise::stretch_of(double off_ports_share) const {
 
 Noise accumulate_noise(const Noise& history, const Noise& measured) {
   if (history.empty()) return measured;
-  if (history.stretch.size() != measured.stretch.size() ||
-      history.divider_stretch.size() != measured.divider_stretch.size())
+  if (!history.pairs_with(measured.stretch.size(), measured.divider_stretch.size()))
     throw UserError(fmt::format("the machine file's noise ({} quantiles, {} divider quantiles) does not pair with the "
                                 "measurement ({} and {})",
                                 history.stretch.size(), history.divider_stretch.size(), measured.stretch.size(),

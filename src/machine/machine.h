@@ -86,6 +86,10 @@ struct Noise {
   int probes = 1;
   bool empty() const { return stretch.empty(); }
   double mean() const;                  // 1 when empty
+  double divider_mean() const;          // of divider_stretch; 1 when it is empty
+  // Whether a measurement of `quantiles` ports and divider quantiles can be
+  // averaged into this noise (accumulate_noise): empty, or of that shape.
+  bool pairs_with(size_t quantiles, size_t divider_quantiles) const;
   // The quantiles of work whose time has `off_ports_share` (0..1) off the
   // pipelined ports (the divider, dependency chains): the rest runs on the
   // ports, which the co-tenant slows by `stretch`, the whole is bound by the
