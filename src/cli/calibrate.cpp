@@ -213,8 +213,9 @@ void add_calibrate_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--accumulate", args->accumulate,
                 "With --noise-only: average the measurement into the file's noise (quantile by quantile, weighted by "
-                "its `probes`) instead of replacing it. Run it now and then (say hourly, from cron) and the machine "
-                "file describes the host's noise over hours, which forecasts a run better than one 3 s snapshot")
+                "its `probes`) instead of replacing it. Run now and then (say hourly, from cron), the machine file "
+                "describes the host's noise over hours rather than one 3 s snapshot (whether that forecasts a run "
+                "better depends on the host: bench/static_validation.py --noise-history measures it)")
       ->needs("--noise-only");
   cmd->callback([args] { run(*args); });
 }
