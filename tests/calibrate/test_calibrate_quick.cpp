@@ -289,6 +289,13 @@ void check_noise_only(const std::filesystem::path& file, const std::filesystem::
   EXPECT_EQ(quantity(t["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"),
             quantity(load(file)["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"));
 
+  // --accumulate means nothing without --noise-only: refused, naming both.
+  auto alone = measure::run_process({perfcast, "calibrate", "--accumulate", "-o", (dir / "alone.toml").string()},
+                                    std::chrono::seconds(60));
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_NE(alone.stderr_text.find("--noise-only"), std::string::npos) << alone.stderr_text;
+  EXPECT_FALSE(std::filesystem::exists(dir / "alone.toml"));
+
   // --accumulate averages a second measurement into the refreshed file's noise.
   auto pooled = dir / "pooled.toml";
   auto again = measure::run_process({perfcast, "calibrate", "--noise-only", refreshed.string(), "--quick",

@@ -213,8 +213,6 @@ std::vector<NoiseResult> measure_noise(const NoiseOptions& options, const std::v
   return results;
 }
 
-NoiseResult measure_noise(const NoiseOptions& options) { return measure_noise(options, {options.kernel}).front(); }
-
 NoiseResult measure_node_noise(const NoiseOptions& options) {
   std::vector<NoiseResult> both = measure_noise(options, {NoiseKernel::Ports, NoiseKernel::Divider});
   NoiseResult ports = both[0];

@@ -28,7 +28,6 @@ namespace perfcast::calibrate {
 enum class NoiseKernel { Ports, Divider, Chain, Stream };
 
 struct NoiseOptions {
-  NoiseKernel kernel = NoiseKernel::Ports;
   double quantum_s = 50e-6;  // the quantum's undisturbed time, about
   double seconds = 2;        // how long every core runs quanta
   int threads = 1;           // cores at once (the ranks of a job are busy together)
@@ -56,15 +55,13 @@ struct NoiseResult {
   double divider_slow_fraction = 0;
 };
 
-// What calibrate and `calibrate --noise-only` measure: the ports quantum on
-// every online core at once, 3 s (0.5 s when quick).
+// How calibrate and `calibrate --noise-only` measure: every online core at
+// once, 3 s (0.5 s when quick).
 NoiseOptions calibration_noise_options(bool quick);
 
-NoiseResult measure_noise(const NoiseOptions& options);
-
-// Several kernels taking turns quantum by quantum on every core for
-// options.seconds in all (options.kernel is ignored): one result per kernel,
-// each having seen the same moments of the host. Calibrate measures
+// Kernels taking turns quantum by quantum on every core for options.seconds
+// in all: one result per kernel, each having seen the same moments of the
+// host. Calibrate measures
 // {Ports, Divider}: the machine file's stretch and divider_stretch.
 std::vector<NoiseResult> measure_noise(const NoiseOptions& options, const std::vector<NoiseKernel>& kernels);
 
