@@ -2615,10 +2615,14 @@ json item_json(const Node& n) {
           m["rthroughput_without_divides"] = hundredths(n.machine->rthroughput_without_divides);
         }
         j["mca"] = m;
-        // Priced: the off-port noise (divider, chains), not the ports', stretches this share of its cycles.
-        double share = hundredths(n.machine->off_ports_share());
-        // Below 5 %: MCA's steady state and its resource bound differing by a rounding, not a chain.
-        if (share >= 0.05 && (n.cycles_per_iteration || n.overhead_cycles_per_iteration)) j["off_ports_share"] = share;
+        // Priced: the cycles beyond the ports' work (divider, chains) take the
+        // off-port noise, not the ports'. Of the priced cycles, not of MCA's
+        // steady state: a loop whose chain restarts each run may be priced at
+        // its resource bound (docs/program-model.md, "Short loops").
+        // Below 5 % of the steady state: its resource bound and MCA's cycles
+        // differing by a rounding, not a chain.
+        if (n.machine->off_ports_share() >= 0.05 && (n.cycles_per_iteration || n.overhead_cycles_per_iteration))
+          j["ports_cycles_per_iteration"] = hundredths(n.machine->rthroughput_without_divides);
       }
       if (n.footprint)
         j["footprint"] = {{"bytes", text((*n.footprint)[0])},

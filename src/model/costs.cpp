@@ -264,7 +264,13 @@ class Composer {
       SiteCosts cycles;
       cycles.function = ctx.function;
       cycles.cycles = priced ? *l.cycles_per_iteration : *l.overhead_cycles_per_iteration;
-      if (l.off_ports_share) cycles.off_ports_cycles = cycles.cycles * expr::real(*l.off_ports_share);
+      // Off the ports: what the priced cycles take beyond the ports' work. A
+      // loop whose chain restarts each run and whose runs overlap is priced
+      // at its resource bound: then none (cg's CSR rows), however long the
+      // chain in the steady state.
+      if (l.ports_cycles_per_iteration)
+        cycles.off_ports_cycles =
+            expr::maximum({Expr(0), cycles.cycles - expr::real(*l.ports_cycles_per_iteration)});
       add_site(body.sites, cycles);
     }
     if (l.working_set_bytes) {

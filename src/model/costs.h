@@ -64,8 +64,9 @@ struct SiteCosts {
   // In-core cycles of the loops priced by MCA (cycles_per_iteration), and the
   // flops inside those loops, which the cycles price instead of flops / peak.
   Expr cycles, cycle_flops_double, cycle_flops_single;
-  // The part of `cycles` the ports do not explain (the loops' off_ports_share:
-  // the divider, dependency chains): a co-tenant on the ports hardly slows it.
+  // The part of `cycles` the ports do not explain (beyond the loops'
+  // ports_cycles_per_iteration: the divider, dependency chains): a co-tenant
+  // on the ports hardly slows it.
   Expr off_ports_cycles;
 };
 

@@ -134,18 +134,18 @@ class Reader {
     } else if (kind == "loop") {
       only_keys(j, path,
                 {"kind", "line", "note", "var", "trip_count", "working_set_bytes", "footprint", "cycles_per_iteration",
-                 "overhead_cycles_per_iteration", "off_ports_share", "mca", "body"});
+                 "overhead_cycles_per_iteration", "ports_cycles_per_iteration", "mca", "body"});
       LoopItem l;
       if (j.contains("var")) l.var = string_at(j["var"], path + "/var");
       l.trip_count = expr_at(member(j, path, "trip_count"), path + "/trip_count");
       l.working_set_bytes = optional_expr(j, path, "working_set_bytes");
       l.cycles_per_iteration = optional_expr(j, path, "cycles_per_iteration");
       l.overhead_cycles_per_iteration = optional_expr(j, path, "overhead_cycles_per_iteration");
-      if (j.contains("off_ports_share")) {
-        const json& d = j["off_ports_share"];
-        if (!d.is_number() || d.get<double>() < 0 || d.get<double>() > 1)
-          fail(path + "/off_ports_share", "expected a number between 0 and 1");
-        l.off_ports_share = d.get<double>();
+      if (j.contains("ports_cycles_per_iteration")) {
+        const json& d = j["ports_cycles_per_iteration"];
+        if (!d.is_number() || !(d.get<double>() >= 0))
+          fail(path + "/ports_cycles_per_iteration", "expected a number of cycles >= 0");
+        l.ports_cycles_per_iteration = d.get<double>();
       }
       // "mca": MCA's plain figures (cpi, rthroughput, uops), for the reader only.
       if (j.contains("mca") && !j["mca"].is_object()) fail(path + "/mca", "expected an object: {\"cpi\": ..., ...}");

@@ -47,9 +47,10 @@ struct LoopItem {
   // Loops with subloops: in-core cycles per iteration of the loop's own
   // instructions, outside its subloops (LLVM MCA).
   std::optional<Expr> overhead_cycles_per_iteration;
-  // The share of those cycles the pipelined ports do not explain (MCA: the
-  // divider's, or waiting along a dependency chain): 0..1.
-  std::optional<double> off_ports_share;
+  // Cycles per iteration the pipelined ports need (MCA's resource bound of the
+  // body without its divisions and square roots). What the priced cycles take
+  // beyond them is the divider's, or waiting along a dependency chain.
+  std::optional<double> ports_cycles_per_iteration;
   Items body;
 };
 

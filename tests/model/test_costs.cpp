@@ -186,10 +186,10 @@ INSTANTIATE_TEST_SUITE_P(
                  R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "footprint": {"bytes": "64",
                      "load_bytes": "64"}, "body": []}]}})J",
                  "store_bytes"},
-        BadModel{"off_ports_share_above_one",
+        BadModel{"ports_cycles_negative",
                  R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "cycles_per_iteration": "4",
-                     "off_ports_share": 1.5, "body": []}]}})J",
-                 "'/functions/main/body/0/off_ports_share': expected a number between 0 and 1"}),
+                     "ports_cycles_per_iteration": -1.5, "body": []}]}})J",
+                 "'/functions/main/body/0/ports_cycles_per_iteration': expected a number of cycles >= 0"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Model, NotJsonIsAClearError) {
