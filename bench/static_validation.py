@@ -35,6 +35,12 @@ Run on a quiet machine (figures taken while other jobs run are "measured under l
 
     python3 bench/static_validation.py --build build-static --machine bench/results/local.toml
 
+or, calibrating the host first (a VM's host can change between sessions; the header names
+the CPU each run saw):
+
+    python3 bench/static_validation.py --build build --calibrate \
+        --machine bench/results/static_validation_machine.toml --repeats 9 --mcpu znver3
+
 Writes bench/results/static_validation.md (and .json) and prints the table.
 """
 import argparse
@@ -434,6 +440,18 @@ def noise_history(a, probes, gap_s):
     return path, means
 
 
+def host_cpu():
+    """The CPU this ran on, as lscpu names it: a VM's host can change between runs."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    except OSError:
+        return "unknown (no lscpu)"
+    f = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+    get = lambda k: f.get(k, "?").strip()
+    simd = "AVX-512" if "avx512f" in get("Flags") else ("AVX2" if "avx2" in get("Flags") else "SSE")
+    return f"{get('Model name')} (family {get('CPU family')}, model {get('Model')}), {simd}"
+
+
 def find_app_time(j):
     """The app's own time_s from `perfcast measure --json`: its median, whether
     the run was oversubscribed, and the statistics (median, iqr, min, samples)."""
@@ -465,11 +483,19 @@ def main():
     ap.add_argument("--no-noise", action="store_true",
                     help="do not measure the cores' noise before the runs (perfcast calibrate --noise-only); "
                          "the refined x noise column then uses the machine file's own noise, if any")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="first calibrate this host (perfcast calibrate, ~30 s) into --machine and predict with that: "
+                         "the host behind a VM can change between sessions (this one went from a Zen 3 with AVX2 to a "
+                         "Zen 5 with AVX-512), and a machine file from another CPU mispredicts every row")
     ap.add_argument("--mcpu", default="", help="LLVM CPU for the MCA pricing (default: the host's as LLVM 14 names "
                     "it; 'generic' for CPUs newer than LLVM 14, e.g. Zen 5: name the nearest, e.g. znver3)")
     a = ap.parse_args()
     a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
     a.machine = os.path.join(ROOT, a.machine) if not os.path.isabs(a.machine) else a.machine
+    if a.calibrate:
+        print(f"[{datetime.datetime.utcnow():%H:%M:%S}] calibrating this host into {a.machine}", file=sys.stderr,
+              flush=True)
+        run([os.path.join(a.build, "bin", "perfcast"), "calibrate", "-o", a.machine])
     # The host's noise now, not when the machine file was calibrated: a co-tenant
     # comes and goes by the minute. Everything else in the machine file is kept.
     a.predict_machine = a.machine
@@ -579,10 +605,11 @@ def main():
     last = "DRAM" if "DRAM" in levels else (levels[-1] if levels else "DRAM")
     lines = []
     cmdline = "python3 bench/static_validation.py " + " ".join(
-        f"--{k.replace('_', '-')} {v}" for k, v in
+        f"--{k.replace('_', '-')} {v}".strip() for k, v in
         [("build", os.path.relpath(a.build, ROOT)), ("machine", os.path.relpath(a.machine, ROOT)),
          ("apps", a.apps), ("ranks", a.ranks), ("count_ranks", a.count_ranks), ("repeats", a.repeats)]
         + ([("noise_history", a.noise_history), ("noise_gap", a.noise_gap)] if a.noise_history else [])
+        + ([("calibrate", "")] if a.calibrate else [])
         + ([("mcpu", a.mcpu)] if a.mcpu else []) + ([("sizes", a.sizes)] if a.sizes else []))
     lines += ["# Static model validation (issue 5)", "",
               f"Re-run on a quiet machine: `{cmdline}`", "",
@@ -591,7 +618,8 @@ def main():
                  if load > 1.5 else "no other load in this VM.")
               + (f" The cores' noise (a co-tenant the load average does not see): {noise_words(noise_before)} "
                  f"before the runs, {noise_words(noise_after)} after." if noise_before else ""),
-              f"Machine file: `{os.path.relpath(a.machine, ROOT)}`. Model time = the paper's formula on the timed "
+              f"Host: {host_cpu()}. Machine file: `{os.path.relpath(a.machine, ROOT)}`"
+              + (" (calibrated on this host at the start of this run)" if a.calibrate else "") + ". Model time = the paper's formula on the timed "
               "part (run minus baseline): max(flops/peak, bytes/bandwidth) + messages*latency + bytes/net_bw, "
               "max over ranks.", ""]
     lines += ["## Analysis time", "", "| app | command | seconds |", "|---|---|---|"]
