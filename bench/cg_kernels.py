@@ -186,6 +186,7 @@ def main():
     text = "\n".join(lines) + "\n"
     print(text)
     out = a.out if os.path.isabs(a.out) else os.path.join(ROOT, a.out)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out + ".md", "w") as f:
         f.write(text)
     with open(out + ".json", "w") as f:

@@ -743,6 +743,7 @@ def main():
         lines.append("")
     text = "\n".join(lines) + "\n"
     out_md = os.path.join(ROOT, a.out + ".md")
+    os.makedirs(os.path.dirname(out_md), exist_ok=True)
     with open(out_md, "w") as f:
         f.write(text)
     with open(os.path.join(ROOT, a.out + ".json"), "w") as f:
