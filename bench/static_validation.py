@@ -487,8 +487,8 @@ def main():
                     help="first calibrate this host (perfcast calibrate, ~30 s) into --machine and predict with that: "
                          "the host behind a VM can change between sessions (this one went from a Zen 3 with AVX2 to a "
                          "Zen 5 with AVX-512), and a machine file from another CPU mispredicts every row")
-    ap.add_argument("--mcpu", default="", help="LLVM CPU for the MCA pricing (default: the host's as LLVM 14 names "
-                    "it; 'generic' for CPUs newer than LLVM 14, e.g. Zen 5: name the nearest, e.g. znver3)")
+    ap.add_argument("--mcpu", default="", help="LLVM CPU for the MCA pricing (default: perfcast analyze's, the host's "
+                    "as LLVM 14 names it or, on an AMD newer than LLVM 14 such as Zen 5, znver3)")
     a = ap.parse_args()
     a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
     a.machine = os.path.join(ROOT, a.machine) if not os.path.isabs(a.machine) else a.machine

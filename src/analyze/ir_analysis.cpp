@@ -2815,6 +2815,7 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
   if (input.mca && ctx.mca_loops > 0) {
     say(fmt::format("pricing {} loops with LLVM MCA", ctx.mca_loops));
     mca = loop_cycles(*program, *tm, input.mcpu, kMcaLoopPrefix);
+    if (!mca->cpu_why.empty()) say("MCA: " + mca->cpu_why);
     for (const auto& w : mca->warnings) say("MCA: " + w);
     std::function<void(Items&)> attach = [&](Items& items) {
       for (auto& n : items) {
@@ -2854,6 +2855,7 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
   if (mca) {
     json m;
     m["cpu"] = mca->cpu;
+    if (!mca->cpu_why.empty()) m["cpu_chosen"] = mca->cpu_why;
     m["code_for"] = fmt::format("{} {}", tm->getTargetTriple().str(), tm->getTargetCPU().str());
     m["loops_priced"] = priced[0];
     m["loops_unpriced"] = priced[1];

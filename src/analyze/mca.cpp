@@ -19,8 +19,9 @@
 #include "analyze/mca.h"
 
 #include <algorithm>
-#include <iterator>
 #include <cctype>
+#include <cstring>
+#include <iterator>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -28,6 +29,9 @@
 #include <variant>
 
 #include <fmt/format.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallVector.h>
@@ -450,13 +454,44 @@ double LoopCycles::off_ports_share() const {
   return std::clamp(1 - rthroughput_without_divides / cycles_per_iteration, 0.0, 1.0);
 }
 
-std::string default_mca_cpu() { return llvm::sys::getHostCPUName().str(); }
+std::string nearest_mca_cpu(const std::string& vendor, int family, const std::string& llvm_name) {
+  if (llvm_name == "generic" && vendor == "AuthenticAMD" && family > 0x19) return "znver3";
+  return llvm_name;
+}
+
+DefaultMcaCpu default_mca_cpu() {
+  DefaultMcaCpu out{llvm::sys::getHostCPUName().str(), ""};
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return out;
+  char vendor[13] = {};
+  std::memcpy(vendor, &ebx, 4);
+  std::memcpy(vendor + 4, &edx, 4);
+  std::memcpy(vendor + 8, &ecx, 4);
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return out;
+  int family = static_cast<int>((eax >> 8) & 0xf);
+  if (family == 0xf) family += static_cast<int>((eax >> 20) & 0xff);
+  std::string nearest = nearest_mca_cpu(vendor, family, out.cpu);
+  if (nearest != out.cpu) {
+    out.why = fmt::format("LLVM 14 does not know this host ({} family {:#x}) and calls it '{}'; priced on '{}', "
+                          "the nearest model it has (name another with --mcpu)",
+                          vendor, family, out.cpu, nearest);
+    out.cpu = nearest;
+  }
+#endif
+  return out;
+}
 
 LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachine& tm, const std::string& mcpu,
                              const std::string& prefix) {
   initialise_target();
   LoopCyclesResult result;
-  result.cpu = mcpu.empty() ? default_mca_cpu() : mcpu;
+  result.cpu = mcpu;
+  if (mcpu.empty()) {
+    DefaultMcaCpu chosen = default_mca_cpu();
+    result.cpu = chosen.cpu;
+    result.cpu_why = chosen.why;
+  }
   McaEngine engine(tm, result.cpu);
   result.window_micro_ops = engine.window_micro_ops();
   std::vector<AsmFunction> functions = read_assembly(assembly_of(module, tm));

@@ -57,7 +57,8 @@ struct LoopCycles {
 };
 
 struct LoopCyclesResult {
-  std::string cpu;  // the scheduling model used
+  std::string cpu;      // the scheduling model used
+  std::string cpu_why;  // why, when it stands in for a host LLVM 14 does not know
   // Micro-ops the out-of-order window holds (the reorder buffer MCA models:
   // the model's ReorderBufferSize, else its MicroOpBufferSize); 0 in order.
   int window_micro_ops = 0;
@@ -81,9 +82,23 @@ struct AsmFunction {
   std::vector<AsmBlock> blocks;
 };
 
-// The CPU MCA schedules for when the user names none: the host's, as LLVM
-// knows it ("generic" on a CPU newer than LLVM 14).
-std::string default_mca_cpu();
+// The CPU MCA schedules for when the user names none: the host's, as LLVM 14
+// knows it, or where it does not (it says "generic") the nearest model it has
+// (nearest_mca_cpu); `why` then says so, for the model and the user.
+struct DefaultMcaCpu {
+  std::string cpu;
+  std::string why;  // empty when LLVM 14 knows the host
+};
+DefaultMcaCpu default_mca_cpu();
+
+// The scheduling model for an x86 host of `vendor` (CPUID's, e.g.
+// "AuthenticAMD") and `family` (CPUID's, extended family added) that LLVM 14
+// names `llvm_name`. LLVM 14's "generic" model prices a divide at 11 cycles
+// and a 3-D stencil 80 % over on a Zen 5; its newest AMD model, znver3, is
+// within 16 % (throughput-bound) and 24 % (chains) there (bench/mca_accuracy.py,
+// issue 5, stop 14). So AMD families after Zen 3/4 (0x19) take znver3; any
+// other host keeps LLVM's name.
+std::string nearest_mca_cpu(const std::string& vendor, int family, const std::string& llvm_name);
 
 // Prices every loop whose header block is named `<prefix><anything>` in
 // `module` (left unchanged: a copy is compiled): its own blocks, straight-line. `tm` gives the target, CPU

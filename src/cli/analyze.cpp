@@ -109,8 +109,9 @@ void add_analyze_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--mcpu", a->mcpu,
                   "CPU whose scheduling model LLVM's machine-code analyser (MCA) uses to price each innermost "
-                  "loop body in cycles per iteration (default: the host's, as LLVM 14 names it; e.g. znver3, "
-                  "skylake)");
+                  "loop body in cycles per iteration (default: the host's, as LLVM 14 names it, or on a newer "
+                  "CPU LLVM 14 calls 'generic' the nearest model it has: znver3 for AMD after Zen 3; the model's "
+                  "mca.cpu_chosen says so; e.g. znver3, skylake)");
   cmd->add_flag("--no-mca", a->no_mca, "Do not price loop bodies with MCA (no cycles_per_iteration)");
   cmd->callback([a] { run(*a); });
 }
