@@ -81,6 +81,21 @@ TEST(Writer, UnwritableDirectoryIsAUserErrorAndCreatesNothing) {
   EXPECT_THROW(write_file_atomically("/nonexistent-dir-perfcast/m.toml", "x = 1\n"), UserError);
 }
 
+// The JSON carries the core clock beside the flop rates: it converts the
+// model's cycles into seconds and differs from one calibration to the next.
+TEST(CalibrationJson, CarriesTheClockMeasuredAndReported) {
+  Calibration cal;
+  cal.clock_Hz = 3.5e9;
+  cal.reported_clock_Hz = 2.1e9;
+  cal.clock_measured = true;
+  auto j = calibration_json(cal);
+  EXPECT_DOUBLE_EQ(j["compute"]["clock_Hz"].get<double>(), 3.5e9);
+  EXPECT_DOUBLE_EQ(j["compute"]["reported_clock_Hz"].get<double>(), 2.1e9);
+  EXPECT_TRUE(j["compute"]["clock_measured"].get<bool>());
+  Calibration unknown;  // no clock found: null, not 0 Hz
+  EXPECT_TRUE(calibration_json(unknown)["compute"]["clock_Hz"].is_null());
+}
+
 }  // namespace
 }  // namespace perfcast::calibrate
 

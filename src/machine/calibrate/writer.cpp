@@ -270,6 +270,12 @@ nlohmann::json calibration_json(const Calibration& cal) {
                   {"simd_double", cp.simd_double},
                   {"simd_single", cp.simd_single},
                   {"kernels", json::array()}};
+  // The clock turns every MCA cycle into seconds, and it moves with a shared
+  // host's state (3.28-3.57 GHz within half an hour on the Zen 5 VM): scripts
+  // comparing calibrations need it as much as the bandwidths.
+  j["compute"]["clock_Hz"] = cal.clock_Hz > 0 ? json(cal.clock_Hz) : json(nullptr);
+  j["compute"]["clock_measured"] = cal.clock_measured;
+  j["compute"]["reported_clock_Hz"] = cal.reported_clock_Hz > 0 ? json(cal.reported_clock_Hz) : json(nullptr);
   for (const auto& k : cp.kernels)
     j["compute"]["kernels"].push_back(
         {{"name", k.name}, {"lanes", k.lanes}, {"fused", k.fused}, {"per_core", k.per_core}, {"node", k.node}});
