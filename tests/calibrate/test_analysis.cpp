@@ -96,6 +96,21 @@ TEST(CalibrationJson, CarriesTheClockMeasuredAndReported) {
   EXPECT_TRUE(calibration_json(unknown)["compute"]["clock_Hz"].is_null());
 }
 
+// A VM names a Zen 3 and a Zen 5 alike; the family, model and SIMD width
+// tell the machine files apart.
+TEST(CpuDescription, NamesTheFamilyModelAndWidestSimdOfTheFirstProcessor) {
+  const std::string zen5 =
+      "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n"
+      "model name\t: AMD EPYC\nflags\t\t: fpu sse2 avx2 fma avx512f avx512dq\n\n"
+      "processor\t: 1\ncpu family\t: 99\nmodel name\t: other\n";
+  EXPECT_EQ(describe_cpu(zen5), "AMD EPYC (family 26, model 2, AVX-512)");
+  const std::string zen3 =
+      "processor\t: 0\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: AMD EPYC\nflags\t\t: fpu avx2 fma\n";
+  EXPECT_EQ(describe_cpu(zen3), "AMD EPYC (family 25, model 1, AVX2)");
+  EXPECT_EQ(describe_cpu("model name\t: Some CPU\n"), "Some CPU");
+  EXPECT_EQ(describe_cpu(""), "");
+}
+
 }  // namespace
 }  // namespace perfcast::calibrate
 

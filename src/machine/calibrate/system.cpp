@@ -4,6 +4,9 @@
 
 #include <fstream>
 #include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -93,19 +96,40 @@ std::string host_name() {
   return name;
 }
 
-std::string cpu_model_name() {
-  std::ifstream in("/proc/cpuinfo");
+std::string describe_cpu(const std::string& cpuinfo) {
+  std::map<std::string, std::string> field;
+  std::istringstream in(cpuinfo);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      if (colon == std::string::npos) break;
-      auto value = line.substr(colon + 1);
-      value.erase(0, value.find_first_not_of(" \t"));
-      return value;
+    if (line.find_first_not_of(" \t") == std::string::npos) {
+      if (!field.empty()) break;  // the end of the first processor's block
+      continue;
     }
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon), value = line.substr(colon + 1);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    field.emplace(key, value);
   }
-  return {};
+  std::string name = field["model name"];
+  std::vector<std::string> details;
+  if (!field["cpu family"].empty()) details.push_back("family " + field["cpu family"]);
+  if (!field["model"].empty()) details.push_back("model " + field["model"]);
+  const std::string flags = " " + field["flags"] + " ";
+  if (flags.find(" avx512f ") != std::string::npos) details.push_back("AVX-512");
+  else if (flags.find(" avx2 ") != std::string::npos) details.push_back("AVX2");
+  if (details.empty()) return name;
+  std::string joined;
+  for (const auto& d : details) joined += (joined.empty() ? "" : ", ") + d;
+  return name.empty() ? joined : name + " (" + joined + ")";
+}
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  return describe_cpu(text.str());
 }
 
 double cpu_clock_Hz() {

@@ -30,7 +30,12 @@ bool plausible_cache_size(int level, double size_bytes, int online_cores);
 double last_plausible_cache_bytes(const std::vector<ReportedCache>& caches);
 
 std::string host_name();
-std::string cpu_model_name();  // from /proc/cpuinfo; empty when unknown
+std::string cpu_model_name();  // from /proc/cpuinfo (describe_cpu); empty when unknown
+// The first processor of a /proc/cpuinfo text: its model name, then its
+// family and model numbers and widest SIMD, e.g. "AMD EPYC (family 26, model
+// 2, AVX-512)". A VM may name two CPU generations alike ("AMD EPYC" for a Zen 3
+// and a Zen 5), and a machine file describes one of them.
+std::string describe_cpu(const std::string& cpuinfo);
 // The core clock /proc/cpuinfo reports ("cpu MHz" of the first core), in Hz; 0
 // when unknown. On a VM it is the host's nominal clock, not what turbo reaches.
 double cpu_clock_Hz();

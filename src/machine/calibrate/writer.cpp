@@ -31,7 +31,7 @@ double round_sig(double v, int digits) {
 std::string description(const Calibration& cal) {
   std::string d = fmt::format("Calibrated by 'perfcast calibrate{}' on {} at {}", cal.quick ? " --quick" : "",
                               cal.host, cal.when_utc);
-  if (!cal.cpu_model.empty()) d += fmt::format(" ({}, {} cores)", cal.cpu_model, cal.cores);
+  if (!cal.cpu_model.empty()) d += fmt::format(", {} cores of {}", cal.cores, cal.cpu_model);
   d += ". Flop rates: one core alone, FMA chains";
   if (!cal.compute.simd_double.empty()) d += fmt::format(" ({})", cal.compute.simd_double);
   d += ". Memory: STREAM triad on one core by working set (24 bytes per element)";
