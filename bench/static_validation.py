@@ -619,9 +619,9 @@ def main():
               + (f" The cores' noise (a co-tenant the load average does not see): {noise_words(noise_before)} "
                  f"before the runs, {noise_words(noise_after)} after." if noise_before else ""),
               f"Host: {host_cpu()}. Machine file: `{os.path.relpath(a.machine, ROOT)}`"
-              + (" (calibrated on this host at the start of this run)" if a.calibrate else "") + ". Model time = the paper's formula on the timed "
-              "part (run minus baseline): max(flops/peak, bytes/bandwidth) + messages*latency + bytes/net_bw, "
-              "max over ranks.", ""]
+              + (" (calibrated on this host at the start of this run)" if a.calibrate else "")
+              + ". Model time = the paper's formula on the timed part (run minus baseline): "
+              "max(flops/peak, bytes/bandwidth) + messages*latency + bytes/net_bw, max over ranks.", ""]
     lines += ["## Analysis time", "", "| app | command | seconds |", "|---|---|---|"]
     for app, (secs, c) in analysis.items():
         lines.append(f"| {app} | `{c}` | {secs:.2f} |")
