@@ -17,6 +17,7 @@ struct MeasureOptions {
   int ranks = 1;
   measure::TimingOptions timing;
   bool no_pin = false;
+  bool yield = false;
   bool json = false;
   bool quiet = false;
   std::vector<std::string> program;
@@ -30,7 +31,9 @@ void print_table(const measure::TimingResult& r) {
                                         "correctness, not timing)",
                                         r.ranks, r.cores)
                           : fmt::format("{} ranks on {} cores, {}", r.ranks, r.cores,
-                                        r.pinned ? "pinned to cores" : "not pinned");
+                                        r.pinned ? (r.busy_poll ? "pinned to cores, waiting ranks busy-poll"
+                                                                : "pinned to cores, waiting ranks yield")
+                                                 : "not pinned, waiting ranks yield");
   std::cout << label << "\n";
   std::string command;
   for (const auto& w : r.command) command += (command.empty() ? "" : " ") + w;
@@ -68,6 +71,10 @@ void add_measure_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--timeout", options->timing.timeout_s, "Seconds allowed per run")->capture_default_str();
   cmd->add_flag("--no-pin", options->no_pin, "Do not bind ranks to cores");
+  cmd->add_flag("--yield", options->yield,
+                "Waiting ranks yield their cores (mpi_yield_when_idle) instead of busy-polling them. Pinned "
+                "runs poll by default, as MPI jobs on dedicated cores do; yield when something else must run "
+                "on these cores meanwhile (unpinned and oversubscribed runs always yield)");
   cmd->add_flag("--json", options->json, "Print the figures as JSON");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress on stderr");
   cmd->add_option("program", options->program, "The program and its arguments, after '--'")->required();
@@ -80,6 +87,7 @@ void add_measure_command(CLI::App& app) {
     launch.ranks = options->ranks;
     launch.program = options->program;
     launch.pin = !options->no_pin;
+    launch.busy_poll = !options->yield;
     auto progress = [&](int run, int total, bool warmup) {
       if (options->json || options->quiet) return;
       std::cerr << fmt::format("perfcast measure: run {}/{}{}\n", run, total, warmup ? " (warm-up)" : "");

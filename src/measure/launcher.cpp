@@ -111,11 +111,15 @@ int online_cores() {
 
 bool is_oversubscribed(int ranks) { return ranks > online_cores(); }
 
+bool launch_pins(const MpiLaunch& launch) { return launch.pin && !is_oversubscribed(launch.ranks); }
+
+bool launch_busy_polls(const MpiLaunch& launch) { return launch.busy_poll && launch_pins(launch); }
+
 std::vector<std::string> mpirun_command(const MpiLaunch& launch) {
-  std::vector<std::string> cmd = {"mpirun.openmpi", "--allow-run-as-root", "--oversubscribe",
-                                  "--mca", "mpi_yield_when_idle", "1",
-                                  "-n", std::to_string(launch.ranks)};
-  if (launch.pin && !is_oversubscribed(launch.ranks)) {
+  std::vector<std::string> cmd = {"mpirun.openmpi", "--allow-run-as-root", "--oversubscribe"};
+  if (!launch_busy_polls(launch)) cmd.insert(cmd.end(), {"--mca", "mpi_yield_when_idle", "1"});
+  cmd.insert(cmd.end(), {"-n", std::to_string(launch.ranks)});
+  if (launch_pins(launch)) {
     cmd.insert(cmd.end(), {"--bind-to", "core", "--map-by", "core"});
   } else {
     cmd.insert(cmd.end(), {"--bind-to", "none"});

@@ -43,7 +43,8 @@ TimingResult time_mpi_runs(const MpiLaunch& launch, const TimingOptions& options
   result.ranks = launch.ranks;
   result.cores = online_cores();
   result.oversubscribed = is_oversubscribed(launch.ranks);
-  result.pinned = launch.pin && !result.oversubscribed;
+  result.pinned = launch_pins(launch);
+  result.busy_poll = launch_busy_polls(launch);
 
   const int total = options.warmups + options.repeats;
   bool every_run_reported_time = true;
@@ -97,6 +98,7 @@ nlohmann::json to_json(const TimingResult& r) {
                       {"cores", r.cores},
                       {"oversubscribed", r.oversubscribed},
                       {"pinned", r.pinned},
+                      {"busy_poll", r.busy_poll},
                       {"repeats", r.samples.size()},
                       {"wall_s", to_json(r.wall)},
                       {"app_time_s", nullptr},

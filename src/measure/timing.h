@@ -41,6 +41,7 @@ struct TimingResult {
   int cores = 0;
   bool oversubscribed = false;
   bool pinned = false;
+  bool busy_poll = false;  // waiting ranks polled their cores (else they yielded them)
   std::vector<RunSample> samples;          // timed runs only, in order
   Summary wall;
   std::optional<Summary> app_time;         // when every run reported time_s

@@ -27,6 +27,32 @@ TEST(Launcher, PinsOnlyWhenRanksFitOnCores) {
   EXPECT_EQ(crowded.front(), "mpirun.openmpi");
 }
 
+// Polling only where the job has its cores to itself: a pinned launch that
+// fits. Everything else yields, so jobs sharing cores do not spin against each
+// other; and a launch asks for polling, it is never the default.
+TEST(Launcher, RanksBusyPollOnlyWhenAskedAndPinned) {
+  auto yields = [](const std::vector<std::string>& cmd) {
+    return std::find(cmd.begin(), cmd.end(), "mpi_yield_when_idle") != cmd.end();
+  };
+  EXPECT_TRUE(yields(mpirun_command({.ranks = 1, .program = {probe}})));
+  MpiLaunch polled{.ranks = 1, .program = {probe}, .busy_poll = true};
+  EXPECT_FALSE(yields(mpirun_command(polled)));
+  EXPECT_TRUE(launch_busy_polls(polled));
+  MpiLaunch unpinned{.ranks = 1, .program = {probe}, .pin = false, .busy_poll = true};
+  EXPECT_TRUE(yields(mpirun_command(unpinned)));
+  MpiLaunch crowded{.ranks = online_cores() + 1, .program = {probe}, .busy_poll = true};
+  EXPECT_TRUE(yields(mpirun_command(crowded)));
+  EXPECT_FALSE(launch_busy_polls(crowded));
+}
+
+TEST(Timing, APolledRunSaysSoAndGetsItsCommunicatorSize) {
+  TimingResult r = time_mpi_runs({.ranks = 2, .program = {probe, "--work", "0.001"}, .busy_poll = true},
+                                 TimingOptions{.repeats = 1, .warmups = 0});
+  EXPECT_EQ(r.last_app_result["ranks"], 2);
+  EXPECT_TRUE(r.busy_poll);
+  EXPECT_EQ(to_json(r)["busy_poll"], true);
+}
+
 TEST(Launcher, MissingProgramIsAClearError) {
   try {
     run_mpi({.ranks = 1, .program = {"/no/such/program"}});

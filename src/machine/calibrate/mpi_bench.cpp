@@ -129,6 +129,9 @@ MpiResult measure_mpi(const MpiOptions& options, const std::function<void(int, i
     if (progress) progress(static_cast<int>(k), static_cast<int>(result.procs.size()), procs);
     measure::MpiLaunch launch;
     launch.ranks = procs;
+    // As `perfcast measure` times a pinned job: waiting ranks poll, so the
+    // figures are those of the messages, not of a yield and a reschedule.
+    launch.busy_poll = true;
     launch.program = {options.bench.string(), "--sizes", size_list};
     if (options.quick) launch.program.push_back("--quick");
     if (k != 0) launch.program.push_back("--no-pingpong");

@@ -43,7 +43,7 @@ std::string description(const Calibration& cal) {
                                                : "none");
   else if (cal.clock_Hz > 0)
     d += ". Clock: as /proc/cpuinfo reports it (not measured on this target)";
-  d += ". Network: MPI ping-pong within this node (Open MPI, shared memory).";
+  d += ". Network: MPI ping-pong within this node (Open MPI, shared memory; pinned ranks busy-poll).";
   return d;
 }
 
