@@ -63,6 +63,7 @@ struct MachineFigures {
   double latency_s = 0, bandwidth_Bps = 0, hop_latency_s = 0, overhead_s = 0, eager_threshold_bytes = 0;
   double intra_node_latency_s = 0, intra_node_bandwidth_Bps = 0;
   std::string intra_node_one_way;  // the measured curve in a few words, or empty
+  std::string intra_node_exchange;  // the same for the exchange step
   std::string topology, topology_shape;
   int diameter_hops = 0;
   double diameter_latency_s = 0;  // between two nodes farthest apart
@@ -111,10 +112,14 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
   f.eager_threshold_bytes = n.eager_threshold_bytes;
   f.intra_node_latency_s = n.intra_node_latency_s;
   f.intra_node_bandwidth_Bps = n.intra_node_bandwidth_Bps;
-  if (const auto& t = n.intra_node_one_way; !t.empty())
-    f.intra_node_one_way = fmt::format("{} sizes, {} in {} .. {} in {}", t.bytes.size(), units::format(t.bytes.front(), Dimension::Bytes),
-                                       units::format(t.time_s.front(), Dimension::Seconds), units::format(t.bytes.back(), Dimension::Bytes),
-                                       units::format(t.time_s.back(), Dimension::Seconds));
+  auto curve = [](const machine::MessageTimes& t) {
+    if (t.empty()) return std::string();
+    return fmt::format("{} sizes, {} in {} .. {} in {}", t.bytes.size(), units::format(t.bytes.front(), Dimension::Bytes),
+                       units::format(t.time_s.front(), Dimension::Seconds), units::format(t.bytes.back(), Dimension::Bytes),
+                       units::format(t.time_s.back(), Dimension::Seconds));
+  };
+  f.intra_node_one_way = curve(n.intra_node_one_way);
+  f.intra_node_exchange = curve(n.intra_node_exchange);
   f.topology = machine::topology_name(n.topology.kind);
   switch (n.topology.kind) {
     case machine::TopologyKind::Crossbar: f.topology_shape = "one switch"; break;
@@ -225,6 +230,8 @@ std::string render_text(const MachineFigures& f) {
   network.add_row({"intra-node latency", q(f.intra_node_latency_s, Dimension::Seconds)});
   network.add_row({"intra-node bandwidth", q(f.intra_node_bandwidth_Bps, Dimension::BytesPerSecond)});
   if (!f.intra_node_one_way.empty()) network.add_row({"intra-node messages, measured", f.intra_node_one_way});
+  if (!f.intra_node_exchange.empty())
+    network.add_row({"intra-node exchange steps, measured", f.intra_node_exchange});
   network.add_row({"topology", f.topology + " (" + f.topology_shape + ")"});
   network.add_row({"diameter", fmt::format("{} hop{}", f.diameter_hops, f.diameter_hops == 1 ? "" : "s")});
   network.add_row({"latency across the diameter", q(f.diameter_latency_s, Dimension::Seconds)});
@@ -292,6 +299,7 @@ json render_json(const MachineFigures& f) {
             {"intra_node_latency_s", f.intra_node_latency_s},
             {"intra_node_bandwidth_Bps", f.intra_node_bandwidth_Bps},
             {"intra_node_one_way", f.intra_node_one_way.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.intra_node_one_way)},
+            {"intra_node_exchange", f.intra_node_exchange.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.intra_node_exchange)},
             {"topology", f.topology},
             {"topology_shape", f.topology_shape},
             {"diameter_hops", f.diameter_hops},

@@ -73,6 +73,7 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
     j["footprint_time_s"] = r.footprint_time_s;
   }
   j["refined_comm_s"] = r.refined_comm_s;
+  j["exchange_messages"] = r.exchange_messages;
   j["refined_time_s"] = r.refined_time_s;
   nlohmann::json sites = nlohmann::json::array();
   for (const auto& s : r.sites) {
@@ -264,7 +265,7 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
     for (const auto& g : machine.groups)
       for (const auto& l : g.memory) measured_overlap |= l.serial_fraction > 0;
     std::cout << fmt::format(
-        "refined: per site, {} against {}, {}, summed: {}  [rank {}: sites {}, comm {} ({})]\n",
+        "refined: per site, {} against {}, {}, summed: {}  [rank {}: sites {}, comm {} ({}{})]\n",
         mca ? "in-core time (MCA)" : "flops / peak", p.footprint_available ? "footprint traffic" : "memory traffic",
         measured_overlap ? "with the serial fractions the machine file gives" : "their max (no serial_fraction in the machine file)",
         quantity(p.refined_time_s, Dimension::Seconds), r.counts.rank,
@@ -272,7 +273,11 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
         quantity(r.refined_comm_s, Dimension::Seconds),
         !machine.network.intra_node_one_way.empty() || !machine.collectives.empty()
             ? "messages and collectives at the machine's measured times where it has them"
-            : "latency + size / bandwidth: the machine file measured no message or collective times");
+            : "latency + size / bandwidth: the machine file measured no message or collective times",
+        r.exchange_messages > 0
+            ? fmt::format("; {:g} messages to peers it also receives from at the measured exchange step",
+                          r.exchange_messages)
+            : "");
   }
   if (p.noise_available)
     std::cout << fmt::format(

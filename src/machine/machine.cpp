@@ -223,6 +223,12 @@ double Machine::message_s(int rank_a, int rank_b, int nranks, double bytes) cons
   return node_message_s(node_of_rank(rank_a, nranks), node_of_rank(rank_b, nranks), bytes);
 }
 
+std::optional<double> Machine::exchange_s(int rank_a, int rank_b, int nranks, double bytes) const {
+  if (network.intra_node_exchange.empty() || node_of_rank(rank_a, nranks) != node_of_rank(rank_b, nranks))
+    return std::nullopt;
+  return network.intra_node_exchange.time_at(bytes, network.intra_node_bandwidth_Bps);
+}
+
 double Machine::latency_s(int rank_a, int rank_b, int nranks) const {
   return node_latency_s(node_of_rank(rank_a, nranks), node_of_rank(rank_b, nranks));
 }

@@ -170,6 +170,12 @@ struct Network {
   // misses the protocol switches in between, as SMPI's piecewise factors
   // address). Used by the refined prediction and the simulator.
   MessageTimes intra_node_one_way;
+  // Within a node, when measured: the time of an exchange, two ranks each
+  // sending the other a message of a size at once and waiting for both (a
+  // halo exchange's step). Longer than the one-way time (both copies, both
+  // sides' progress): a message a rank sends to a peer it also receives
+  // from is priced at this.
+  MessageTimes intra_node_exchange;
   Topology topology;
 
   bool operator==(const Network&) const = default;
@@ -201,6 +207,9 @@ struct Machine {
   // measured table within a node when the machine has one, else latency +
   // bytes / bandwidth plus the rendezvous handshakes above the eager threshold.
   double message_s(int rank_a, int rank_b, int nranks, double bytes) const;
+  // One exchange step of `bytes` each way between ranks a and b, where the
+  // machine measured it (ranks on one node, network.intra_node_exchange).
+  std::optional<double> exchange_s(int rank_a, int rank_b, int nranks, double bytes) const;
   // The same between two nodes (the same node: the table's path).
   double node_message_s(int node_a, int node_b, double bytes) const;
   double latency_s(int rank_a, int rank_b, int nranks) const;

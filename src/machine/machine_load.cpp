@@ -335,6 +335,9 @@ class Loader {
     if (const toml::node* one_way = t.get("intra_node_one_way"))
       n.intra_node_one_way = load_message_times(table(one_way, "network.intra_node_one_way"),
                                                 "network.intra_node_one_way");
+    if (const toml::node* exchange = t.get("intra_node_exchange"))
+      n.intra_node_exchange = load_message_times(table(exchange, "network.intra_node_exchange"),
+                                                 "network.intra_node_exchange");
 
     if (auto name = string(t, "topology", "network", false)) {
       auto kind = parse_topology(*name);

@@ -152,6 +152,15 @@ std::string array_text(const std::vector<T>& values) {
   return out + "]";
 }
 
+// `name = { bytes = [...], time_s = [...] }`, or nothing for a table not measured.
+std::string message_times_line(const char* name, const MessageTimes& t) {
+  if (t.empty()) return "";
+  std::vector<std::string> bytes, times;
+  for (double b : t.bytes) bytes.push_back(number(b));
+  for (double s : t.time_s) times.push_back(number(s));
+  return fmt::format("{} = {{ bytes = [ {} ], time_s = [ {} ] }}\n", name, fmt::join(bytes, ", "), fmt::join(times, ", "));
+}
+
 }  // namespace
 
 std::string to_toml(const Machine& m, const fs::path& base_dir) {
@@ -179,13 +188,8 @@ std::string to_toml(const Machine& m, const fs::path& base_dir) {
   out += fmt::format("rendezvous_handshakes = {}\n", n.rendezvous_handshakes);
   out += "intra_node_latency = " + q(n.intra_node_latency_s, Dimension::Seconds) + "\n";
   out += "intra_node_bandwidth = " + q(n.intra_node_bandwidth_Bps, Dimension::BytesPerSecond) + "\n";
-  if (!n.intra_node_one_way.empty()) {
-    std::vector<std::string> bytes, times;
-    for (double b : n.intra_node_one_way.bytes) bytes.push_back(number(b));
-    for (double t : n.intra_node_one_way.time_s) times.push_back(number(t));
-    out += fmt::format("intra_node_one_way = {{ bytes = [ {} ], time_s = [ {} ] }}\n", fmt::join(bytes, ", "),
-                       fmt::join(times, ", "));
-  }
+  out += message_times_line("intra_node_one_way", n.intra_node_one_way);
+  out += message_times_line("intra_node_exchange", n.intra_node_exchange);
   out += fmt::format("topology = \"{}\"\n", topology_name(n.topology.kind));
   if (n.topology.kind == TopologyKind::Torus3D)
     out += fmt::format("torus = [{}, {}, {}]\n", n.topology.torus[0], n.topology.torus[1], n.topology.torus[2]);

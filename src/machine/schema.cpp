@@ -67,7 +67,7 @@ std::vector<Entry> entries(Context parent) {
               {"eager_threshold", Context::Value},   {"overhead", Context::Value},
               {"rendezvous_handshakes", Context::Value},
               {"intra_node_latency", Context::Value}, {"intra_node_bandwidth", Context::Value},
-              {"intra_node_one_way", Context::MessageTimes},
+              {"intra_node_one_way", Context::MessageTimes}, {"intra_node_exchange", Context::MessageTimes},
               {"torus", Context::ValueArray},        {"fat_tree_arity", Context::Value},
               {"fat_tree_levels", Context::Value}};
     case Context::MessageTimes:

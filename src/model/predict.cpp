@@ -226,6 +226,13 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     for (const auto& level : g.memory)
       rp.memory_s_if_all_in[level.name] = (c.load_bytes + c.store_bytes) / level.bandwidth_per_core_Bps(rp.ranks_on_node);
 
+    // Peers this rank receives from: a message it sends to one of them goes
+    // both ways, an exchange, priced at the machine's exchange step where it
+    // measured one (1.4-1.5x the one-way time for small messages here).
+    std::set<long long> receives_from;
+    for (const auto& call : c.mpi)
+      if (is_point_to_point_receive(call.op) && call.peer && *call.peer >= 0) receives_from.insert(*call.peer);
+
     // Network: every call costs the library's overhead (LogP o: a call to
     // MPI_PROC_NULL or a wait costs it too); each message also its latency and
     // transfer, priced between this rank's node and its peer's; collectives
@@ -248,6 +255,11 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
         latency = m.latency_s(r, peer, np);
         bandwidth = m.bandwidth_Bps(r, peer, np);
         measured = m.message_s(r, peer, np, call.bytes_per_call);
+        if (receives_from.count(peer))
+          if (auto exchange = m.exchange_s(r, peer, np, call.bytes_per_call)) {
+            measured = exchange;
+            rp.exchange_messages += call.calls;
+          }
       } else if (collective) {
         if (auto op = table_op_of(call.op)) measured = m.collective_time_s(*op, np, call.bytes_per_call);
         if (!measured && np == 1) measured = 0;  // a communicator of one moves nothing

@@ -40,7 +40,11 @@
 //   (network.intra_node_one_way, calibrate's ping-pong curve) and each
 //   collective by the machine's [[collective]] table, where the file has them:
 //   the plain formula's latency + size / bandwidth is a line through the
-//   curve's ends and misses its middle (2-3x at 4-32 KiB here).
+//   curve's ends and misses its middle (2-3x at 4-32 KiB here). A message
+//   to a peer the rank also receives from is half of an exchange and takes
+//   the machine's measured exchange step (network.intra_node_exchange) where
+//   it has one: both messages cross at once, which costs each side more than
+//   a one-way trip.
 #pragma once
 
 #include <map>
@@ -108,6 +112,7 @@ struct RankPrediction {
   // [[collective]] tables, a communicator of one costing nothing), falling back
   // to latency + size / bandwidth where it measured nothing.
   double refined_comm_s = 0;
+  double exchange_messages = 0;  // of them, sends priced as an exchange step
   std::vector<SitePrediction> sites;
   double refined_time_s = 0;
 };

@@ -135,6 +135,16 @@ void check_documented_keys(const toml::table& t) {
   ASSERT_GE(one_way_bytes->size(), 2u);
   EXPECT_EQ(one_way_bytes->size(), one_way_s->size());
   for (auto&& v : *one_way_s) EXPECT_GE(v.value<double>().value_or(-1), 0.5 * latency) << "far below the latency";
+  // The exchange (both ways at once) at the same sizes: a message still has to
+  // cross, so no step is far below the latency, and 4 MiB each way takes
+  // longer than a byte.
+  const toml::array* exchange_bytes = t["network"]["intra_node_exchange"]["bytes"].as_array();
+  const toml::array* exchange_s = t["network"]["intra_node_exchange"]["time_s"].as_array();
+  ASSERT_TRUE(exchange_bytes && exchange_s) << "no network.intra_node_exchange";
+  ASSERT_EQ(exchange_bytes->size(), one_way_bytes->size());
+  ASSERT_EQ(exchange_s->size(), exchange_bytes->size());
+  for (auto&& v : *exchange_s) EXPECT_GE(v.value<double>().value_or(-1), 0.5 * latency) << "far below the latency";
+  EXPECT_GT(exchange_s->back().value<double>().value_or(0), exchange_s->front().value<double>().value_or(0));
 
   // The cores' noise: quantiles of time over the fastest time, ascending from 1.
   double quantum = quantity(t["node"]["noise"]["quantum"], Dimension::Seconds, "node.noise.quantum");

@@ -330,6 +330,33 @@ TEST(Predict, ARestartingChainPricedAtThePortsBoundTakesThePortsNoise) {
   EXPECT_NEAR(long_runs.noise_stretch, 0.75 + 0.25 * std::max((1 - off) * 2.0, 1.1), 1e-9);
 }
 
+// Both ranks send each other a face and receive the other's (a halo
+// exchange): each send is half of an exchange step and takes the machine's
+// measured step, not the one-way time; a send to a peer the rank never
+// receives from stays one-way, and without an exchange table so does every send.
+TEST(Predict, AMessageToAPeerItAlsoReceivesFromIsPricedAsAnExchange) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "trip_count": "10", "body": [
+        {"kind": "mpi", "op": "irecv", "peer": "select(rank < 2, 1 - rank, -1)", "bytes": "1024"},
+        {"kind": "mpi", "op": "isend", "peer": "select(rank < 2, 1 - rank, select(rank == 2, 3, -1))", "bytes": "1024"},
+        {"kind": "mpi", "op": "waitall"}]}]}})J");
+  const std::string one_way = "network.intra_node_one_way={ bytes = [8, 2048], time_s = [4e-7, 6e-7] }";
+  const std::string exchange = "network.intra_node_exchange={ bytes = [8, 2048], time_s = [6e-7, 9e-7] }";
+  auto p = run(m, hand_machine({one_way, exchange}), 4);  // ranks 0,1 on node 0; 2,3 on node 1
+  // 1024 B: the exchange table halfway-ish, (1024 - 8) / 2040 of the way from 0.6 to 0.9 us.
+  const double step = 6e-7 + (1024.0 - 8) / 2040 * 3e-7, trip = 4e-7 + (1024.0 - 8) / 2040 * 2e-7;
+  for (int r : {0, 1}) {
+    EXPECT_NEAR(p.ranks[r].refined_comm_s - p.ranks[r].overhead_s, 10 * step, 1e-15) << "rank " << r;
+    EXPECT_EQ(p.ranks[r].exchange_messages, 10) << "rank " << r;
+  }
+  // Rank 2 sends to rank 3 on its node and receives from no one: one-way.
+  EXPECT_NEAR(p.ranks[2].refined_comm_s - p.ranks[2].overhead_s, 10 * trip, 1e-15);
+  EXPECT_EQ(p.ranks[2].exchange_messages, 0);
+  auto without = run(m, hand_machine({one_way}), 4);
+  EXPECT_NEAR(without.ranks[0].refined_comm_s - without.ranks[0].overhead_s, 10 * trip, 1e-15);
+  EXPECT_EQ(without.ranks[0].exchange_messages, 0);
+}
+
 TEST(Predict, RefinedCommunicationUsesTheMachinesMeasuredTables) {
   auto m = model_from(R"J({"main": {"body": [
       {"kind": "loop", "trip_count": "10", "body": [

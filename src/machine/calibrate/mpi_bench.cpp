@@ -161,6 +161,10 @@ MpiResult measure_mpi(const MpiOptions& options, const std::function<void(int, i
       for (const auto& p : doc["pingpong"])
         result.pingpong.push_back({p.at("bytes").get<double>(), p.at("one_way_s").get<double>()});
     }
+    if (doc.contains("exchange")) {
+      for (const auto& p : doc["exchange"])
+        result.exchange.push_back({p.at("bytes").get<double>(), p.at("step_s").get<double>()});
+    }
     for (const auto& c : doc.value("collectives", nlohmann::json::array())) {
       auto op = c.at("op").get<std::string>();
       if (std::find(op_order.begin(), op_order.end(), op) == op_order.end()) op_order.push_back(op);

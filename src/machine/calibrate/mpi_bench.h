@@ -20,6 +20,13 @@ struct PingPongPoint {
   double one_way_s = 0;  // half the median round trip
 };
 
+// Ranks 0 and 1 each send the other a message at once and wait for both (the
+// two sides of a halo exchange): the time of one such step.
+struct ExchangePoint {
+  double bytes = 0;
+  double step_s = 0;  // median step
+};
+
 struct CollectiveTable {  // as a machine file's [[collective]]
   std::string op;
   std::vector<int> procs;                   // rows
@@ -29,6 +36,7 @@ struct CollectiveTable {  // as a machine file's [[collective]]
 
 struct MpiResult {
   std::vector<PingPongPoint> pingpong;  // ranks 0 and 1, one per core
+  std::vector<ExchangePoint> exchange;  // ranks 0 and 1, one per core
   double latency_s = 0;                 // one-way time of a small message, less the two call overheads
   double one_way_s = 0;                 // one-way time of a small message, as the ping-pong measures it
   double call_overhead_s = 0;           // CPU time of a call that moves nothing (LogP o); 0: not measured

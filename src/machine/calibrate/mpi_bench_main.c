@@ -1,7 +1,8 @@
 /* perfcast_mpi_bench: the MPI half of `perfcast calibrate`.
  *
- * Measures, OSU style, the ping-pong time between ranks 0 and 1, the cost of a
- * call that moves nothing (to MPI_PROC_NULL) and the time of the common
+ * Measures, OSU style, the ping-pong time between ranks 0 and 1, the time of
+ * an exchange between them (each sends the other a message at once, as a halo
+ * exchange does), the cost of a call that moves nothing (to MPI_PROC_NULL) and the time of the common
  * collectives on MPI_COMM_WORLD, and prints one JSON line on rank 0's
  * stdout. It reports the communicator size so that the caller can tell a run of
  * N ranks from N one-rank runs (a binary launched by another MPI's mpirun).
@@ -72,6 +73,31 @@ static double pingpong(size_t bytes, char* buf, double* times, int rounds) {
     if (i >= 0) times[i] = MPI_Wtime() - t0;
   }
   double m = median(times, iters) / 2;
+  MPI_Bcast(&m, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return m;
+}
+
+/* One round's time of an exchange of `bytes` between ranks 0 and 1: both post
+ * a receive and a send to the other and wait for both, as the two sides of a
+ * halo exchange do; the median step, timed on rank 0. Both messages cross at
+ * once, each side copies one in and one out: measured at 1.4-1.5x the
+ * ping-pong's one-way time for small messages, which a halo step priced at
+ * the one-way time misses (issue 5, stop 15). */
+static double exchange(size_t bytes, char* sbuf, char* rbuf, double* times, int rounds) {
+  int iters = iterations(bytes) / rounds;
+  if (iters < 5) iters = 5;
+  int warmup = iters / 10 + 2;
+  for (int i = -warmup; i < iters; ++i) {
+    double t0 = MPI_Wtime();
+    if (rank < 2) {
+      MPI_Request req[2];
+      MPI_Irecv(rbuf, (int)bytes, MPI_BYTE, 1 - rank, 2, MPI_COMM_WORLD, &req[0]);
+      MPI_Isend(sbuf, (int)bytes, MPI_BYTE, 1 - rank, 2, MPI_COMM_WORLD, &req[1]);
+      MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+    if (i >= 0) times[i] = MPI_Wtime() - t0;
+  }
+  double m = median(times, iters);
   MPI_Bcast(&m, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return m;
 }
@@ -196,17 +222,26 @@ int main(int argc, char** argv) {
      * eager-to-rendezvous jump). */
     enum { SIZES = 23, ROUNDS = 5 };
     const int rounds = quick ? 3 : ROUNDS;
-    double per_round[SIZES][ROUNDS];
+    double per_round[SIZES][ROUNDS], exchange_round[SIZES][ROUNDS];
     char* buf = xmalloc((size_t)1 << (SIZES - 1));
+    char* rbuf = xmalloc((size_t)1 << (SIZES - 1));
     for (int r = 0; r < rounds; ++r)
-      for (int k = 0; k < SIZES; ++k) per_round[k][r] = pingpong((size_t)1 << k, buf, times, rounds);
+      for (int k = 0; k < SIZES; ++k) {
+        per_round[k][r] = pingpong((size_t)1 << k, buf, times, rounds);
+        exchange_round[k][r] = exchange((size_t)1 << k, buf, rbuf, times, rounds);
+      }
     if (rank == 0) {
       printf(", \"pingpong\": [");
       for (int k = 0; k < SIZES; ++k)
         printf("%s{\"bytes\": %zu, \"one_way_s\": %.6e}", k ? ", " : "", (size_t)1 << k, median(per_round[k], rounds));
+      printf("], \"exchange\": [");
+      for (int k = 0; k < SIZES; ++k)
+        printf("%s{\"bytes\": %zu, \"step_s\": %.6e}", k ? ", " : "", (size_t)1 << k,
+               median(exchange_round[k], rounds));
       printf("]");
     }
     free(buf);
+    free(rbuf);
   }
 
   struct buffers b;

@@ -203,6 +203,20 @@ std::string machine_toml(const Calibration& cal) {
     one_way.is_inline(true);
     network.insert("intra_node_one_way", std::move(one_way));
   }
+  // Both ways at once, as a halo exchange sends: 1.4-1.5x the one-way time
+  // for small messages here, not 1x (both copies, both sides' polling).
+  if (mpi.exchange.size() >= 2) {
+    toml::array bytes, times;
+    for (const auto& p : mpi.exchange) {
+      bytes.push_back(static_cast<std::int64_t>(p.bytes));
+      times.push_back(round_sig(p.step_s, 4));
+    }
+    toml::table exchange;
+    exchange.insert("bytes", std::move(bytes));
+    exchange.insert("time_s", std::move(times));
+    exchange.is_inline(true);
+    network.insert("intra_node_exchange", std::move(exchange));
+  }
   root.insert("network", std::move(network));
 
   toml::array collectives;
