@@ -114,6 +114,24 @@ Noise accumulate_noise(const Noise& history, const Noise& measured);
 // job of R ranks E[max of R stretches], more than one core's mean.
 double expected_slowest_stretch(const std::vector<const Noise*>& per_rank);
 
+// Scalar double FP instructions on this node's cores, in cycles, as
+// perfcast calibrate measures them (machine/calibrate/instruction_cycles.h):
+// what `perfcast analyze --machine` puts into the LLVM scheduling model it
+// prices loops on, where that model is another CPU's. 0: not given.
+struct InstructionCycles {
+  double fp_add_latency = 0;
+  double fp_multiply_latency = 0;
+  double fp_divide_latency = 0;
+  double fp_divide_interval = 0;  // between independent divides
+  double fp_sqrt_latency = 0;
+  double fp_sqrt_interval = 0;
+  bool empty() const {
+    return fp_add_latency == 0 && fp_multiply_latency == 0 && fp_divide_latency == 0 && fp_divide_interval == 0 &&
+           fp_sqrt_latency == 0 && fp_sqrt_interval == 0;
+  }
+  bool operator==(const InstructionCycles&) const = default;
+};
+
 struct NodeGroup {
   std::string name;  // may be empty for a homogeneous machine
   int count = 1;
@@ -123,6 +141,7 @@ struct NodeGroup {
   double flops_per_core_scalar = 0;         // double precision without SIMD
   double flops_per_core_single_scalar = 0;
   std::optional<double> clock_Hz;
+  InstructionCycles instruction_cycles;
   Noise noise;
   std::vector<MemoryLevel> memory;          // from the core outwards; sizes grow
   MathCosts math;

@@ -234,6 +234,9 @@ class Loader {
                                               false)
                                          .value_or(g.flops_per_core_scalar);
     g.clock_Hz = quantity(t, "clock", prefix, Dimension::Hertz, false);
+    if (const toml::node* cycles = t.get("instruction_cycles"))
+      g.instruction_cycles =
+          load_instruction_cycles(table(cycles, join(prefix, "instruction_cycles")), join(prefix, "instruction_cycles"));
     if (const toml::node* noise = t.get("noise")) g.noise = load_noise(table(noise, join(prefix, "noise")), join(prefix, "noise"));
 
     if (!memory)
@@ -446,6 +449,27 @@ class Loader {
 
   // { quantum = "20 us", stretch = [ascending quantiles, the first >= 1],
   //   divider_stretch = [as many, the same rules] (optional) }.
+  // Each given figure a number of cycles >= 1 (no FP instruction takes less
+  // than a cycle after the one it depends on, nor issues more often).
+  InstructionCycles load_instruction_cycles(const toml::table& t, const std::string& prefix) const {
+    check_keys(t, Context::InstructionCycles, prefix);
+    InstructionCycles c;
+    auto read = [&](const char* key, double& into) {
+      const toml::node* n = t.get(key);
+      if (!n) return;
+      std::string field = join(prefix, key);
+      into = number_value(n, field, "a number of core cycles (>= 1)");
+      if (into < 1) fail(n, field, fmt::format("is {}; expected a number of core cycles, at least 1", into));
+    };
+    read("fp_add_latency", c.fp_add_latency);
+    read("fp_multiply_latency", c.fp_multiply_latency);
+    read("fp_divide_latency", c.fp_divide_latency);
+    read("fp_divide_interval", c.fp_divide_interval);
+    read("fp_sqrt_latency", c.fp_sqrt_latency);
+    read("fp_sqrt_interval", c.fp_sqrt_interval);
+    return c;
+  }
+
   Noise load_noise(const toml::table& t, const std::string& prefix) const {
     check_keys(t, Context::Noise, prefix);
     Noise noise;

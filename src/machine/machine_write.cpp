@@ -118,6 +118,19 @@ void write_group(std::string& out, const NodeGroup& g, bool in_array) {
   out += "flops_per_core_scalar = " + q(g.flops_per_core_scalar, Dimension::FlopsPerSecond) + "\n";
   out += "flops_per_core_single_scalar = " + q(g.flops_per_core_single_scalar, Dimension::FlopsPerSecond) + "\n";
   if (g.clock_Hz) out += "clock = " + q(*g.clock_Hz, Dimension::Hertz) + "\n";
+  if (const auto& c = g.instruction_cycles; !c.empty()) {
+    std::vector<std::string> fields;
+    auto field = [&](const char* key, double v) {
+      if (v > 0) fields.push_back(fmt::format("{} = {}", key, number(v)));
+    };
+    field("fp_add_latency", c.fp_add_latency);
+    field("fp_multiply_latency", c.fp_multiply_latency);
+    field("fp_divide_latency", c.fp_divide_latency);
+    field("fp_divide_interval", c.fp_divide_interval);
+    field("fp_sqrt_latency", c.fp_sqrt_latency);
+    field("fp_sqrt_interval", c.fp_sqrt_interval);
+    out += fmt::format("instruction_cycles = {{ {} }}\n", fmt::join(fields, ", "));
+  }
   if (!g.noise.empty()) {
     auto numbers = [&](const std::vector<double>& values) {
       std::vector<std::string> out;

@@ -23,6 +23,7 @@ const std::vector<Entry>& node_keys() {
       {"flops_per_core_scalar", Context::Value},
       {"flops_per_core_single_scalar", Context::Value},
       {"clock", Context::Value},
+      {"instruction_cycles", Context::InstructionCycles},
       {"noise", Context::Noise},
   };
   return keys;
@@ -70,6 +71,10 @@ std::vector<Entry> entries(Context parent) {
               {"intra_node_one_way", Context::MessageTimes}, {"intra_node_exchange", Context::MessageTimes},
               {"torus", Context::ValueArray},        {"fat_tree_arity", Context::Value},
               {"fat_tree_levels", Context::Value}};
+    case Context::InstructionCycles:
+      return {{"fp_add_latency", Context::Value},     {"fp_multiply_latency", Context::Value},
+              {"fp_divide_latency", Context::Value},  {"fp_divide_interval", Context::Value},
+              {"fp_sqrt_latency", Context::Value},    {"fp_sqrt_interval", Context::Value}};
     case Context::MessageTimes:
       return {{"bytes", Context::ValueArray}, {"time_s", Context::ValueArray}};
     case Context::Noise:

@@ -42,6 +42,8 @@ const Malformed kMalformed[] = {
      "has 2 quantiles and stretch has 3; the two pair quantile by quantile, so give as many"},
     {"noise_no_probes.toml", 5, "node.noise.probes", "is 0; expected an integer >= 1"},
     {"noise_divider_descending.toml", 5, "node.noise.divider_stretch.1", "is 1 after 1.2; the quantiles must ascend"},
+    {"cycles_below_one.toml", 5, "node.instruction_cycles.fp_divide_interval", "is 0.5; expected a number of core cycles, at least 1"},
+    {"cycles_unknown_key.toml", 5, "node.instruction_cycles.fp_divide_intervals", "unknown key; did you mean 'node.instruction_cycles.fp_divide_interval'?"},
     {"collective_rows.toml", 16, "collective.0.time_s", "has 2 rows; expected 3"},
     {"collective_procs_order.toml", 14, "collective.0.procs.1", "is 2 after 4; process counts must increase"},
     {"collective_duplicate.toml", 18, "collective.1.op", "'allreduce' has a table already"},

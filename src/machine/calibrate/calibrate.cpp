@@ -83,6 +83,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   double measured = measured_core_clock_Hz(options.quick ? 7 : 15);
   cal.clock_measured = measured > 0;
   cal.clock_Hz = cal.clock_measured ? measured : cal.reported_clock_Hz;
+  cal.instruction_cycles = measure_instruction_cycles(options.quick ? 3 : 9);
 
   SweepOptions so;
   so.max_bytes = sweep_limit(cal.reported_caches);

@@ -10,6 +10,7 @@
 
 #include "machine/calibrate/bandwidth.h"
 #include "machine/calibrate/compute.h"
+#include "machine/calibrate/instruction_cycles.h"
 #include "machine/calibrate/math_cost.h"
 #include "machine/calibrate/mpi_bench.h"
 #include "machine/calibrate/noise.h"
@@ -48,6 +49,7 @@ struct Calibration {
   double clock_Hz = 0;           // measured (core_clock.h), else as reported; 0 when unknown (no `clock` written)
   double reported_clock_Hz = 0;  // as /proc/cpuinfo reports it (on a VM: the host's nominal clock)
   bool clock_measured = false;
+  InstructionCycles instruction_cycles;  // FP latencies and the divider's intervals, in cycles
   std::string when_utc;   // ISO 8601
   bool quick = false;
   int cores = 0;

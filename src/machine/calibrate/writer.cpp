@@ -142,6 +142,18 @@ std::string machine_toml(const Calibration& cal) {
   node.insert("flops_per_core_single_scalar", q(pc.single_scalar, Dimension::FlopsPerSecond));
   // What turns MCA's cycles into seconds (perfcast predict): measured where it can be.
   if (cal.clock_Hz > 0) node.insert("clock", q(cal.clock_Hz, Dimension::Hertz));
+  // What perfcast analyze --machine puts into a borrowed scheduling model.
+  if (const auto& ic = cal.instruction_cycles; ic.measured()) {
+    toml::table cycles;
+    cycles.insert("fp_add_latency", round_sig(ic.fp_add_latency, 3));
+    cycles.insert("fp_multiply_latency", round_sig(ic.fp_multiply_latency, 3));
+    cycles.insert("fp_divide_latency", round_sig(ic.fp_divide_latency, 3));
+    cycles.insert("fp_divide_interval", round_sig(ic.fp_divide_interval, 3));
+    cycles.insert("fp_sqrt_latency", round_sig(ic.fp_sqrt_latency, 3));
+    cycles.insert("fp_sqrt_interval", round_sig(ic.fp_sqrt_interval, 3));
+    cycles.is_inline(true);
+    node.insert("instruction_cycles", std::move(cycles));
+  }
   // What the cores lose to other processes (perfcast predict's expected time
   // under noise); 3 digits: the quantiles move more than that between runs.
   if (!cal.noise.stretch.empty()) {
@@ -290,6 +302,15 @@ nlohmann::json calibration_json(const Calibration& cal) {
   j["compute"]["clock_Hz"] = cal.clock_Hz > 0 ? json(cal.clock_Hz) : json(nullptr);
   j["compute"]["clock_measured"] = cal.clock_measured;
   j["compute"]["reported_clock_Hz"] = cal.reported_clock_Hz > 0 ? json(cal.reported_clock_Hz) : json(nullptr);
+  if (const auto& ic = cal.instruction_cycles; ic.measured())
+    j["compute"]["instruction_cycles"] = {{"fp_add_latency", ic.fp_add_latency},
+                                          {"fp_multiply_latency", ic.fp_multiply_latency},
+                                          {"fp_divide_latency", ic.fp_divide_latency},
+                                          {"fp_divide_interval", ic.fp_divide_interval},
+                                          {"fp_sqrt_latency", ic.fp_sqrt_latency},
+                                          {"fp_sqrt_interval", ic.fp_sqrt_interval}};
+  else
+    j["compute"]["instruction_cycles"] = nullptr;
   for (const auto& k : cp.kernels)
     j["compute"]["kernels"].push_back(
         {{"name", k.name}, {"lanes", k.lanes}, {"fused", k.fused}, {"per_core", k.per_core}, {"node", k.node}});
