@@ -103,6 +103,9 @@ def main():
     ap.add_argument("--machine", default="bench/results/wave3d_machine.toml",
                     help="machine file with node.clock, flops_per_core and the L1 bandwidth (perfcast calibrate)")
     ap.add_argument("--mcpu", default="", help="LLVM CPU for MCA (default: the host's as LLVM 14 names it)")
+    ap.add_argument("--host-cycles", action="store_true",
+                    help="analyze with --machine MACHINE: the machine file's measured instruction cycles (FP add, "
+                         "multiply, divide, sqrt) put into the MCA model, for a host newer than the model")
     ap.add_argument("--repeats", type=int, default=9)
     ap.add_argument("--elements", type=float, default=1e8, help="kernel iterations per timed run")
     ap.add_argument("--work", default="/tmp/perfcast-mca-accuracy")
@@ -121,6 +124,8 @@ def main():
 
     model = os.path.join(a.work, "kernels.model.json")
     mcpu = ["--mcpu", a.mcpu] if a.mcpu else []
+    if a.host_cycles:
+        mcpu += ["--machine", os.path.join(ROOT, a.machine)]
     run([perfcast, "analyze", SOURCE, "-o", model] + mcpu)
     with open(model) as f:
         m = json.load(f)
@@ -159,9 +164,12 @@ def main():
     lines = ["# LLVM MCA's in-core cycles against this machine (issue 5)", "",
              f"Run {started}; load average at start {load:.1f}. Machine file `{a.machine}` "
              f"(clock {clock / 1e9:.3g} GHz, peak {peak_per_cycle:.3g} flop/cycle, L1 {l1_per_cycle:.3g} B/cycle); "
-             f"MCA CPU `{a.mcpu or 'host'}`.", "",
+             f"MCA CPU `{a.mcpu or 'host'}`"
+             + (f", with the machine file's measured instruction cycles ({m['mca'].get('host_cycles', {}).get('applied')})"
+                if a.host_cycles else "") + ".", "",
              f"`python3 bench/mca_accuracy.py --build {a.build} --machine {a.machine}"
-             + (f" --mcpu {a.mcpu}" if a.mcpu else "") + f" --repeats {a.repeats}`", "",
+             + (f" --mcpu {a.mcpu}" if a.mcpu else "") + (" --host-cycles" if a.host_cycles else "")
+             + f" --repeats {a.repeats}`", "",
              "Reference loops with their data in L1 (bench/mca_kernels/kernels.c), built with clang-14 -O2 -g "
              "as `perfcast analyze` compiles them. Cycles per element (one iteration of the source loop): "
              "`MCA` = the model's trips x cycles per iteration; `plain all-L1` = the paper's formula, "
@@ -195,7 +203,7 @@ def main():
     with open(out + ".md", "w") as f:
         f.write(text)
     with open(out + ".json", "w") as f:
-        json.dump({"started": started, "load": load, "machine": a.machine, "mcpu": a.mcpu, "clock_Hz": clock,
+        json.dump({"started": started, "load": load, "machine": a.machine, "mcpu": a.mcpu, "host_cycles": a.host_cycles, "clock_Hz": clock,
                    "rows": rows}, f, indent=1)
 
 

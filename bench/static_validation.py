@@ -487,6 +487,10 @@ def main():
                     help="first calibrate this host (perfcast calibrate, ~30 s) into --machine and predict with that: "
                          "the host behind a VM can change between sessions (this one went from a Zen 3 with AVX2 to a "
                          "Zen 5 with AVX-512), and a machine file from another CPU mispredicts every row")
+    ap.add_argument("--host-cycles", action="store_true",
+                    help="analyze with --machine MACHINE: the machine file's measured instruction cycles (FP add, "
+                         "multiply, divide, sqrt latencies and the divider's interval) put into MCA's model, for a "
+                         "host newer than LLVM 14 priced on an older model (a Zen 5 on znver3)")
     ap.add_argument("--mcpu", default="", help="LLVM CPU for the MCA pricing (default: perfcast analyze's, the host's "
                     "as LLVM 14 names it or, on an AMD newer than LLVM 14 such as Zen 5, znver3)")
     a = ap.parse_args()
@@ -525,9 +529,13 @@ def main():
         model = os.path.join(ctx.work, f"{app}.model.json")
         mcpu = ["--mcpu", a.mcpu] if a.mcpu else []
         cmd = [ctx.perfcast, "analyze", cfg["source"], "-o", model] + cfg["analyze_flags"] + mcpu
+        shown = mcpu
+        if a.host_cycles:
+            cmd += ["--machine", a.machine]
+            shown = mcpu + ["--machine", os.path.relpath(a.machine, ROOT)]
         _, secs = run(cmd)
         analysis[app] = (secs, " ".join(["perfcast", "analyze", cfg["source"], "-o", f"{app}.model.json"] +
-                                        cfg["analyze_flags"] + mcpu))
+                                        cfg["analyze_flags"] + shown))
         S, B = cfg["count_steps"]
         sizes = override.get(app, cfg["sizes"])
         placeholders = set()
@@ -609,7 +617,7 @@ def main():
         [("build", os.path.relpath(a.build, ROOT)), ("machine", os.path.relpath(a.machine, ROOT)),
          ("apps", a.apps), ("ranks", a.ranks), ("count_ranks", a.count_ranks), ("repeats", a.repeats)]
         + ([("noise_history", a.noise_history), ("noise_gap", a.noise_gap)] if a.noise_history else [])
-        + ([("calibrate", "")] if a.calibrate else [])
+        + ([("calibrate", "")] if a.calibrate else []) + ([("host_cycles", "")] if a.host_cycles else [])
         + ([("mcpu", a.mcpu)] if a.mcpu else []) + ([("sizes", a.sizes)] if a.sizes else []))
     lines += ["# Static model validation (issue 5)", "",
               f"Re-run on a quiet machine: `{cmdline}`", "",

@@ -17,6 +17,25 @@
 
 namespace perfcast::analyze {
 
+// A machine's measured cycles of scalar double FP instructions (a machine
+// file's node.instruction_cycles, docs/machine-format.md), put into the
+// scheduling model MCA prices loops on: for a host newer than LLVM 14, whose
+// stand-in model is a generation old. 0: not given. (The machine library's
+// struct is C++20; the LLVM-facing files here are not.)
+struct HostInstructionCycles {
+  double fp_add_latency = 0;
+  double fp_multiply_latency = 0;
+  double fp_divide_latency = 0;
+  double fp_divide_interval = 0;
+  double fp_sqrt_latency = 0;
+  double fp_sqrt_interval = 0;
+  std::string source;  // where they come from (the machine file), for the model's record
+  bool empty() const {
+    return fp_add_latency == 0 && fp_multiply_latency == 0 && fp_divide_latency == 0 && fp_divide_interval == 0 &&
+           fp_sqrt_latency == 0 && fp_sqrt_interval == 0;
+  }
+};
+
 struct AnalyzeOptions {
   std::vector<std::filesystem::path> sources;
   std::vector<std::string> compile_flags;  // after `--`: -D, -I, -std=...
@@ -33,6 +52,7 @@ struct AnalyzeOptions {
   // cycles per iteration on the scheduling model of `mcpu` (empty: the host's).
   bool mca = true;
   std::string mcpu;
+  HostInstructionCycles host_cycles;
 };
 
 // The program model as JSON (loadable by model::load_program_model). Throws

@@ -2814,8 +2814,11 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
   std::array<int, 4> priced{};  // innermost priced, unpriced; outer priced, unpriced
   if (input.mca && ctx.mca_loops > 0) {
     say(fmt::format("pricing {} loops with LLVM MCA", ctx.mca_loops));
-    mca = loop_cycles(*program, *tm, input.mcpu, kMcaLoopPrefix);
+    mca = loop_cycles(*program, *tm, input.mcpu, kMcaLoopPrefix, input.host_cycles);
     if (!mca->cpu_why.empty()) say("MCA: " + mca->cpu_why);
+    if (!mca->host_cycles_applied.empty())
+      say(fmt::format("MCA: {}'s measured cycles on {}: {}", input.host_cycles.source, mca->cpu,
+                      fmt::join(mca->host_cycles_applied, ", ")));
     for (const auto& w : mca->warnings) say("MCA: " + w);
     std::function<void(Items&)> attach = [&](Items& items) {
       for (auto& n : items) {
@@ -2862,6 +2865,8 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
     m["outer_loops_priced"] = priced[2];
     m["outer_loops_unpriced"] = priced[3];
     m["window_uops"] = mca->window_micro_ops;
+    if (!mca->host_cycles_applied.empty())
+      m["host_cycles"] = {{"source", input.host_cycles.source}, {"applied", mca->host_cycles_applied}};
     m["note"] = "LLVM 14 MCA on the cpu's scheduling model (data in L1): cycles_per_iteration of innermost loops "
                 "(the steady state of the body's machine code, or, when its chain restarts each run, "
                 "max(rthroughput, cpi * T / (T + window_uops / uops)) for T iterations per run), "

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyze/analyze.h"
+
 namespace perfcast::analyze::detail {
 
 struct IrInput {
@@ -21,6 +23,7 @@ struct IrInput {
   // In-core cycles per iteration of innermost loops from LLVM's MCA (mca.h).
   bool mca = true;
   std::string mcpu;  // scheduling model; empty: the host's
+  HostInstructionCycles host_cycles;  // put into the scheduling model where given
 };
 
 nlohmann::ordered_json analyze_bitcode(const IrInput& input);

@@ -20,11 +20,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <variant>
 
@@ -225,12 +227,14 @@ class InstructionCollector final : public llvm::MCStreamer {
 
 class McaEngine {
  public:
-  McaEngine(const llvm::TargetMachine& tm, const std::string& mcpu)
-      : McaEngine(tm.getTargetTriple(), tm.getTargetCPU().str(), tm.getTargetFeatureString().str(), mcpu) {}
+  McaEngine(const llvm::TargetMachine& tm, const std::string& mcpu, const analyze::HostInstructionCycles& host)
+      : McaEngine(tm.getTargetTriple(), tm.getTargetCPU().str(), tm.getTargetFeatureString().str(), mcpu, host) {}
 
-  // Code for `triple`, `cpu` and `features` (parsing), scheduled on `mcpu`.
-  McaEngine(const llvm::Triple& triple, const std::string& cpu, const std::string& features, const std::string& mcpu)
-      : triple_(triple) {
+  // Code for `triple`, `cpu` and `features` (parsing), scheduled on `mcpu`
+  // with the `host`'s measured cycles where given.
+  McaEngine(const llvm::Triple& triple, const std::string& cpu, const std::string& features, const std::string& mcpu,
+            const analyze::HostInstructionCycles& host)
+      : triple_(triple), host_(host) {
     std::string error;
     target_ = llvm::TargetRegistry::lookupTarget(triple_.str(), error);
     if (!target_) throw UserError(fmt::format("LLVM has no target for '{}': {}", triple_.str(), error));
@@ -249,6 +253,7 @@ class McaEngine {
     if (!sched_sti_->getSchedModel().hasInstrSchedModel())
       throw UserError(fmt::format("LLVM 14 has no instruction scheduling model for CPU '{}'", mcpu), {},
                       "choose another --mcpu, e.g. znver3 or skylake");
+    read_host_classes();
   }
 
   // Micro-ops the out-of-order window holds, as MCA's retire control unit
@@ -313,6 +318,7 @@ class McaEngine {
       for (const llvm::MCInst& inst : priced) {
         llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
         if (!lowered) return "MCA cannot model an instruction: " + llvm::toString(lowered.takeError());
+        put_host_cycles(inst.getOpcode(), (*lowered)->getDesc());
         sequence.push_back(std::move(*lowered));
       }
       llvm::mca::SourceMgr source(sequence, iterations);
@@ -376,6 +382,7 @@ class McaEngine {
         return;
       }
       const llvm::mca::InstrDesc& desc = (*lowered)->getDesc();
+      put_host_cycles(inst.getOpcode(), desc);
       const bool divide = is_divide(mcii_->getName(inst.getOpcode()));
       lc.divides += divide ? 1 : 0;
       micro_ops += desc.NumMicroOps;
@@ -416,6 +423,98 @@ class McaEngine {
     return (opcode.contains("DIV") || opcode.contains("SQRT")) && !opcode.contains("RSQRT");
   }
 
+ public:
+  // One line per class the host's cycles changed, for the model's record.
+  std::vector<std::string> host_cycles_applied() const {
+    std::vector<std::string> out;
+    for (const HostClass& c : classes_)
+      if (c.latency > 0 && c.model_latency > 0)
+        out.push_back(fmt::format("{} latency {} -> {:.3g} cycles", c.what, c.model_latency, c.latency));
+    for (const HostClass& c : classes_)
+      if (c.interval > 0 && c.model_interval > 0)
+        out.push_back(fmt::format("{} issue interval {:.3g} -> {:.3g} cycles", c.what, c.model_interval, c.interval));
+    return out;
+  }
+
+ private:
+  // An x86 FP instruction class whose cycles the machine file measured on
+  // its host (scalar double): the opcode stems it covers (after an optional
+  // V, any width and operand form: ADDSDrr, VADDPDYrm, VSUBPSZrr...), the
+  // host's figures, and the scheduling model's for the class's scalar double
+  // register form.
+  struct HostClass {
+    const char* what;
+    std::vector<const char*> stems;
+    const char* reference;    // opcode name of the scalar double register form
+    double latency = 0;       // host cycles, 0: not given
+    double interval = 0;      // host cycles between independent ones, 0: not given (or no divider)
+    int model_latency = 0;    // the model's, 0: it cannot say
+    double model_interval = 0;
+  };
+
+  void read_host_classes() {
+    if (host_.empty()) return;
+    classes_ = {{"FP add", {"ADD", "SUB"}, "ADDSDrr", host_.fp_add_latency, 0},
+                {"FP multiply", {"MUL"}, "MULSDrr", host_.fp_multiply_latency, 0},
+                {"FP divide", {"DIV"}, "DIVSDrr", host_.fp_divide_latency, host_.fp_divide_interval},
+                {"FP square root", {"SQRT"}, "SQRTSDr", host_.fp_sqrt_latency, host_.fp_sqrt_interval}};
+    for (HostClass& c : classes_)
+      for (unsigned op = 0; op < mcii_->getNumOpcodes(); ++op)
+        if (mcii_->getName(op) == c.reference) {
+          const llvm::MCSchedClassDesc* sc =
+              sched_sti_->getSchedModel().getSchedClassDesc(mcii_->get(op).getSchedClass());
+          if (!sc || !sc->isValid() || sc->isVariant()) break;
+          c.model_latency = std::max(llvm::MCSchedModel::computeInstrLatency(*sched_sti_, *sc), 0);
+          c.model_interval = llvm::MCSchedModel::getReciprocalThroughput(*sched_sti_, *sc);
+          break;
+        }
+  }
+
+  // The class of opcode `name`, if any: a stem, then SD/SS/PD/PS (FP, not the
+  // integer ADD32rr or the VPMUL family), after at most a leading V.
+  const HostClass* class_of(llvm::StringRef name) const {
+    llvm::StringRef rest = name.startswith("V") ? name.drop_front() : name;
+    for (const HostClass& c : classes_)
+      for (const char* stem : c.stems)
+        if (rest.startswith(stem)) {
+          llvm::StringRef type = rest.drop_front(std::strlen(stem));
+          if (type.startswith("SD") || type.startswith("SS") || type.startswith("PD") || type.startswith("PS"))
+            return &c;
+        }
+    return nullptr;
+  }
+
+  // Puts the host's cycles into the descriptor the builder made for
+  // `opcode`, once per descriptor: the builder caches them (by opcode, or by
+  // instruction for variant ones) and hands the same one out again. They are
+  // the builder's own mutable objects, handed out const.
+  void put_host_cycles(unsigned opcode, const llvm::mca::InstrDesc& desc) {
+    if (classes_.empty() || !adjusted_.insert(&desc).second) return;
+    const HostClass* c = class_of(mcii_->getName(opcode));
+    if (!c) return;
+    auto& d = const_cast<llvm::mca::InstrDesc&>(desc);
+    if (c->latency > 0 && c->model_latency > 0) {
+      // By the difference, so a form with a load keeps its load's cycles.
+      double shift = c->latency - c->model_latency;
+      d.MaxLatency = 0;
+      for (auto& w : d.Writes) {
+        if (w.Latency >= static_cast<unsigned>(c->model_latency))
+          w.Latency = static_cast<unsigned>(std::max(1.0, std::round(w.Latency + shift)));
+        d.MaxLatency = std::max(d.MaxLatency, w.Latency);
+      }
+    }
+    if (c->interval > 0 && c->model_interval > 0) {
+      // The divider: the resource the instruction holds longest.
+      auto longest = std::max_element(d.Resources.begin(), d.Resources.end(),
+                                      [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+      if (longest != d.Resources.end() && longest->second.size() > 1) {
+        auto& cs = longest->second.CS;
+        double cycles = std::max(1.0, std::round(cs.size() * c->interval / c->model_interval));
+        cs.setEnd(cs.begin() + static_cast<unsigned>(cycles));
+      }
+    }
+  }
+
   llvm::Triple triple_;
   const llvm::Target* target_ = nullptr;
   std::unique_ptr<llvm::MCRegisterInfo> mri_;
@@ -423,6 +522,9 @@ class McaEngine {
   std::unique_ptr<llvm::MCInstrInfo> mcii_;
   std::unique_ptr<llvm::MCInstrAnalysis> mcia_;
   std::unique_ptr<llvm::MCSubtargetInfo> parse_sti_, sched_sti_;
+  analyze::HostInstructionCycles host_;
+  std::vector<HostClass> classes_;  // empty: no host cycles given
+  std::set<const llvm::mca::InstrDesc*> adjusted_;
   // Every priced loop's instructions, alive as long as the builder's cache.
   std::deque<std::vector<llvm::MCInst>> kept_insts_;
   // Declared last, destroyed first: it refers to the objects above.
@@ -483,7 +585,7 @@ DefaultMcaCpu default_mca_cpu() {
 }
 
 LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachine& tm, const std::string& mcpu,
-                             const std::string& prefix) {
+                             const std::string& prefix, const analyze::HostInstructionCycles& host) {
   initialise_target();
   LoopCyclesResult result;
   result.cpu = mcpu;
@@ -492,8 +594,9 @@ LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachi
     result.cpu = chosen.cpu;
     result.cpu_why = chosen.why;
   }
-  McaEngine engine(tm, result.cpu);
+  McaEngine engine(tm, result.cpu, host);
   result.window_micro_ops = engine.window_micro_ops();
+  result.host_cycles_applied = engine.host_cycles_applied();
   std::vector<AsmFunction> functions = read_assembly(assembly_of(module, tm));
   for (const AsmFunction& fn : functions) {
     for (const AsmBlock& b : fn.blocks) {
@@ -533,9 +636,11 @@ LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachi
 
 std::vector<AsmFunction> parse_assembly(const std::string& text) { return read_assembly(text); }
 
-LoopCycles price_sequence(const std::vector<std::string>& lines, const std::string& mcpu) {
+LoopCycles price_sequence(const std::vector<std::string>& lines, const std::string& mcpu,
+                          const analyze::HostInstructionCycles& host) {
   initialise_target();
-  McaEngine engine(llvm::Triple(llvm::sys::getDefaultTargetTriple()), llvm::sys::getHostCPUName().str(), "", mcpu);
+  McaEngine engine(llvm::Triple(llvm::sys::getDefaultTargetTriple()), llvm::sys::getHostCPUName().str(), "", mcpu,
+                   host);
   auto priced = engine.price(lines);
   if (auto* e = std::get_if<std::string>(&priced)) throw UserError("MCA cannot price the sequence: " + *e);
   return std::get<LoopCycles>(priced);

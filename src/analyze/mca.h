@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "analyze/analyze.h"
+
 namespace llvm {
 class Module;
 class TargetMachine;
@@ -59,6 +61,9 @@ struct LoopCycles {
 struct LoopCyclesResult {
   std::string cpu;      // the scheduling model used
   std::string cpu_why;  // why, when it stands in for a host LLVM 14 does not know
+  // What the host's measured instruction cycles changed in the scheduling
+  // model, one line per class ("FP add latency 3 -> 2 cycles"); empty: none given.
+  std::vector<std::string> host_cycles_applied;
   // Micro-ops the out-of-order window holds (the reorder buffer MCA models:
   // the model's ReorderBufferSize, else its MicroOpBufferSize); 0 in order.
   int window_micro_ops = 0;
@@ -104,13 +109,21 @@ std::string nearest_mca_cpu(const std::string& vendor, int family, const std::st
 // `module` (left unchanged: a copy is compiled): its own blocks, straight-line. `tm` gives the target, CPU
 // and features the code is generated for; `mcpu` the scheduling model. Throws
 // UserError for an unknown CPU or one without a scheduling model.
+//
+// `host`, when not empty, puts a machine's measured cycles into the model:
+// each FP add/sub, multiply, divide and square root instruction's latency
+// moves by the host's scalar latency minus the model's (its register form's),
+// and the divider's cycles of a divide or square root scale by the host's
+// issue interval over the model's. For a CPU newer than LLVM 14 priced on an
+// older model (a Zen 5 on znver3: FP add 3 -> 2 cycles, divide every 5 -> 4).
 LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachine& tm, const std::string& mcpu,
-                             const std::string& prefix);
+                             const std::string& prefix, const analyze::HostInstructionCycles& host = {});
 
 // For tests that check the pricing against MCA run on other code (a loop's
 // runs in a row): the functions of an assembly text, and the steady state of
 // `lines` (AT&T, code for this host) repeated back to back, on `mcpu`.
 std::vector<AsmFunction> parse_assembly(const std::string& text);
-LoopCycles price_sequence(const std::vector<std::string>& lines, const std::string& mcpu);
+LoopCycles price_sequence(const std::vector<std::string>& lines, const std::string& mcpu,
+                          const analyze::HostInstructionCycles& host = {});
 
 }  // namespace perfcast::analyze::detail

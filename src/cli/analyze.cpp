@@ -8,6 +8,7 @@
 
 #include "analyze/analyze.h"
 #include "cli/commands.h"
+#include "machine/machine_io.h"
 #include "support/error.h"
 
 namespace perfcast::cli {
@@ -23,6 +24,7 @@ struct AnalyzeArgs {
   std::vector<std::string> branch_probabilities;
   std::vector<std::string> library_costs;
   std::string mcpu;
+  std::string machine;  // a machine file whose measured instruction cycles go into the scheduling model
   bool no_mca = false;
 };
 
@@ -45,6 +47,30 @@ std::pair<std::string, double> parse_branch_probability(const std::string& text)
   return {text.substr(0, eq), p};
 }
 
+// The machine file's measured cycles, for MCA's scheduling model. A file
+// without them is an error: asked for, they would silently not apply.
+analyze::HostInstructionCycles host_cycles_of(const std::string& file) {
+  machine::Machine m = machine::load_machine_file(machine::find_machine_file(file));
+  const machine::InstructionCycles& c = m.groups.front().instruction_cycles;
+  if (m.groups.size() != 1)
+    throw UserError(fmt::format("--machine {}: {} node groups; analyze prices loops for one kind of core", file,
+                                m.groups.size()),
+                    {}, "give a machine file of one node group (perfcast calibrate writes one)");
+  if (c.empty())
+    throw UserError(fmt::format("--machine {}: the file has no node.instruction_cycles to put into the scheduling "
+                                "model", file),
+                    {}, "perfcast calibrate measures them (calibrate again with this perfcast), or drop --machine");
+  analyze::HostInstructionCycles h;
+  h.fp_add_latency = c.fp_add_latency;
+  h.fp_multiply_latency = c.fp_multiply_latency;
+  h.fp_divide_latency = c.fp_divide_latency;
+  h.fp_divide_interval = c.fp_divide_interval;
+  h.fp_sqrt_latency = c.fp_sqrt_latency;
+  h.fp_sqrt_interval = c.fp_sqrt_interval;
+  h.source = file;
+  return h;
+}
+
 void run(const AnalyzeArgs& a) {
   auto start = std::chrono::steady_clock::now();
   analyze::AnalyzeOptions o;
@@ -63,6 +89,7 @@ void run(const AnalyzeArgs& a) {
   o.program = a.program;
   o.mcpu = a.mcpu;
   o.mca = !a.no_mca;
+  if (!a.machine.empty()) o.host_cycles = host_cycles_of(a.machine);
   for (const auto& b : a.branch_probabilities) o.branch_probabilities.insert(parse_branch_probability(b));
   for (const auto& f : a.library_costs) o.library_cost_files.emplace_back(f);
   o.progress = [start](const std::string& line) {
@@ -112,6 +139,12 @@ void add_analyze_command(CLI::App& app) {
                   "loop body in cycles per iteration (default: the host's, as LLVM 14 names it, or on a newer "
                   "CPU LLVM 14 calls 'generic' the nearest model it has: znver3 for AMD after Zen 3; the model's "
                   "mca.cpu_chosen says so; e.g. znver3, skylake)");
+  cmd->add_option("--machine", a->machine,
+                  "Machine file (or bundled name) whose measured instruction cycles (node.instruction_cycles, "
+                  "perfcast calibrate) go into MCA's scheduling model: FP add, multiply, divide and square root "
+                  "latencies and the divider's issue interval. For a CPU newer than LLVM 14 priced on an older "
+                  "model (a Zen 5 on znver3: FP add 3 -> 2 cycles, a divide every 5 -> 4); the model's "
+                  "mca.host_cycles records what changed");
   cmd->add_flag("--no-mca", a->no_mca, "Do not price loop bodies with MCA (no cycles_per_iteration)");
   cmd->callback([a] { run(*a); });
 }

@@ -480,3 +480,52 @@ TEST(Mca, ACallIsPricedByItsCalleeNotByMcasGuess) {
   auto counts = model::evaluate_rank(costs, {{"n", 10}, {"rank", 0}, {"size", 1}}, 0);
   EXPECT_DOUBLE_EQ(counts.flops_double, 20.0);
 }
+
+// A machine's measured cycles put into the scheduling model (analyze
+// --machine): priced with them, the kernels they were measured on cost what
+// the host measured, whatever the model said; other instructions keep the
+// model's figures.
+TEST(Mca, TheHostsMeasuredCyclesReplaceTheModelsForTheirClass) {
+  const std::vector<std::string> scalar_chain(4, "addsd %xmm0, %xmm0");
+  const std::vector<std::string> vector_chain(4, "vaddpd %ymm1, %ymm0, %ymm0");
+  const std::vector<std::string> integer_chain(4, "addq $1, %rax");
+  const std::vector<std::string> divides = {"divsd %xmm1, %xmm0", "divsd %xmm1, %xmm2", "divsd %xmm1, %xmm3",
+                                            "divsd %xmm1, %xmm4"};
+  auto cpi = [](const std::vector<std::string>& code, const analyze::HostInstructionCycles& host = {}) {
+    return analyze::detail::price_sequence(code, "znver3", host).cycles_per_iteration;
+  };
+  const double model_add = cpi(scalar_chain) / 4, model_divide = cpi(divides) / 4;
+  std::cout << "znver3: FP add latency " << model_add << ", divide interval " << model_divide << " cycles\n";
+  for (double latency : {2.0, 5.0}) {
+    analyze::HostInstructionCycles host;
+    host.fp_add_latency = latency;
+    EXPECT_NEAR(cpi(scalar_chain, host), 4 * latency, 0.05) << "the chain the latency was measured on";
+    // Another width of the class moves by as much.
+    EXPECT_NEAR(cpi(vector_chain, host) - cpi(vector_chain), 4 * (latency - model_add), 0.05);
+    EXPECT_DOUBLE_EQ(cpi(integer_chain, host), cpi(integer_chain)) << "not an FP add";
+    EXPECT_DOUBLE_EQ(cpi(divides, host), cpi(divides)) << "divides: not given";
+  }
+  for (double interval : {model_divide - 1, model_divide + 2}) {
+    analyze::HostInstructionCycles host;
+    host.fp_divide_interval = interval;
+    EXPECT_NEAR(cpi(divides, host), 4 * interval, 0.05) << "four independent divides, one divider";
+    EXPECT_DOUBLE_EQ(cpi(scalar_chain, host), cpi(scalar_chain)) << "adds: not given";
+  }
+}
+
+TEST(Mca, TheModelRecordsTheHostCyclesItWasPricedWith) {
+  analyze::AnalyzeOptions o;
+  o.sources = {kCase};
+  o.mcpu = "znver3";
+  o.host_cycles.fp_add_latency = 2;
+  o.host_cycles.fp_divide_interval = 4;
+  o.host_cycles.source = "host.toml";
+  auto with = analyze::analyze(o);
+  ASSERT_TRUE(with["mca"].contains("host_cycles")) << with["mca"].dump();
+  EXPECT_EQ(with["mca"]["host_cycles"]["source"], "host.toml");
+  std::string applied = with["mca"]["host_cycles"]["applied"].dump();
+  EXPECT_NE(applied.find("FP add latency"), std::string::npos) << applied;
+  EXPECT_NE(applied.find("-> 2 cycles"), std::string::npos) << applied;
+  EXPECT_NE(applied.find("FP divide issue interval"), std::string::npos) << applied;
+  EXPECT_FALSE(analyse_mca("znver3")["mca"].contains("host_cycles"));
+}

@@ -47,3 +47,51 @@ int main(int argc, char **argv) {
 }
 
 }  // namespace
+
+namespace {
+
+// --machine takes a machine's measured instruction cycles into MCA's model; a
+// file without them is refused (they would silently not apply), and one with
+// them is recorded in the model.
+TEST(CliAnalyze, MachineCyclesAreTakenOrTheirAbsenceIsAnError) {
+  auto dir = std::filesystem::temp_directory_path() / ("perfcast-test-cli-analyze-m-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto source = dir / "sum.c";
+  std::ofstream(source) << R"(#include <mpi.h>
+double a[1000];
+int main(int argc, char **argv) {
+  double s = 0;
+  MPI_Init(&argc, &argv);
+  for (int i = 0; i < 1000; i++) s += a[i];
+  MPI_Finalize();
+  return (int)s;
+}
+)";
+  auto model = dir / "m.json";
+  auto refused = perfcast_run({"analyze", source.string(), "-o", model.string(), "--mcpu", "znver3", "--machine", "polus"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.stderr_text.find("no node.instruction_cycles"), std::string::npos) << refused.stderr_text;
+  EXPECT_FALSE(std::filesystem::exists(model)) << "nothing written";
+
+  auto host = dir / "host.toml";
+  std::ofstream(host) << R"(name = "h"
+[node]
+count = 1
+cores = 2
+flops_per_core = "10 Gflop/s"
+instruction_cycles = { fp_add_latency = 2 }
+[memory]
+DRAM = { bandwidth = "10 GB/s" }
+[network]
+latency = "1 us"
+bandwidth = "1 GB/s"
+)";
+  auto taken = perfcast_run({"analyze", source.string(), "-o", model.string(), "--mcpu", "znver3", "--machine",
+                             host.string()});
+  ASSERT_EQ(taken.exit_code, 0) << taken.stderr_text;
+  auto j = nlohmann::json::parse(std::ifstream(model));
+  EXPECT_EQ(j["mca"]["host_cycles"]["source"], host.string());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
