@@ -39,6 +39,8 @@ struct GroupFigures {
   int cores = 0;
   double flops_per_core = 0, flops_per_core_single = 0, flops_per_core_scalar = 0, flops_per_core_single_scalar = 0;
   std::optional<double> clock_Hz;
+  // node.instruction_cycles in a few words ("FP add 2.05, ..."), or empty.
+  std::string instruction_cycles;
   // Noise: one core's mean stretch and the expected slowest of all cores busy.
   std::optional<double> noise_mean_stretch, noise_all_cores_stretch;
   double peak_flops_per_node = 0;
@@ -89,6 +91,19 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
     gf.flops_per_core_scalar = g.flops_per_core_scalar;
     gf.flops_per_core_single_scalar = g.flops_per_core_single_scalar;
     gf.clock_Hz = g.clock_Hz;
+    if (const auto& c = g.instruction_cycles; !c.empty()) {
+      std::vector<std::string> parts;
+      auto part = [&](const char* what, double v) {
+        if (v > 0) parts.push_back(fmt::format("{} {:.3g}", what, v));
+      };
+      part("FP add", c.fp_add_latency);
+      part("multiply", c.fp_multiply_latency);
+      part("divide", c.fp_divide_latency);
+      part("a divide every", c.fp_divide_interval);
+      part("sqrt", c.fp_sqrt_latency);
+      part("a sqrt every", c.fp_sqrt_interval);
+      gf.instruction_cycles = fmt::format("{} cycles", fmt::join(parts, ", "));
+    }
     if (!g.noise.empty()) {
       gf.noise_mean_stretch = g.noise.mean();
       gf.noise_all_cores_stretch =
@@ -208,6 +223,9 @@ std::string render_text(const MachineFigures& f) {
                     q(g.memory_bandwidth_per_node_Bps, Dimension::BytesPerSecond), balance(g.balance_bytes_per_flop),
                     noise(g)});
   out += groups.render() + "\n";
+  for (const auto& g : f.groups)
+    if (!g.instruction_cycles.empty())
+      out += fmt::format("instruction cycles{}: {}\n\n", g.name.empty() ? "" : " (" + g.name + ")", g.instruction_cycles);
 
   for (const auto& g : f.groups) {
     Table memory({"memory" + (g.name.empty() ? std::string() : " (" + g.name + ")"), "size", "shared",
@@ -270,6 +288,7 @@ json render_json(const MachineFigures& f) {
                       {"flops_per_core_scalar", g.flops_per_core_scalar},
                       {"flops_per_core_single_scalar", g.flops_per_core_single_scalar},
                       {"clock_Hz", optional_number(g.clock_Hz)},
+                      {"instruction_cycles", g.instruction_cycles.empty() ? json(nullptr) : json(g.instruction_cycles)},
                       {"noise_mean_stretch", optional_number(g.noise_mean_stretch)},
                       {"noise_all_cores_stretch", optional_number(g.noise_all_cores_stretch)},
                       {"peak_flops_per_node", g.peak_flops_per_node},

@@ -102,6 +102,21 @@ TEST(CliMachine, SetOverridesAKey) {
   EXPECT_DOUBLE_EQ(m["network"]["bandwidth_Bps"].get<double>(), 20e9);
 }
 
+// What calibrate measures beside the plain figures shows in both forms: the
+// FP instruction cycles of a node and the exchange curve.
+TEST(CliMachine, ShowsTheInstructionCyclesAndTheExchangeCurve) {
+  auto r = perfcast_run({"machine", "show", kMachines + "polus.toml", "--set",
+                         "node.instruction_cycles={ fp_add_latency = 2.05, fp_divide_interval = 4.09 }", "--set",
+                         "network.intra_node_exchange={ bytes = [1, 4096], time_s = [5e-7, 4e-6] }", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json m = json::parse(r.stdout_text)["machines"][0];
+  EXPECT_EQ(m["node_groups"][0]["instruction_cycles"], "FP add 2.05, a divide every 4.09 cycles");
+  EXPECT_EQ(m["network"]["intra_node_exchange"], "2 sizes, 1 B in 500 ns .. 4 KiB in 4 us");
+  auto table = perfcast_run({"machine", "show", kMachines + "polus.toml", "--set",
+                             "node.instruction_cycles={ fp_add_latency = 2.05 }"});
+  EXPECT_NE(table.stdout_text.find("instruction cycles: FP add 2.05 cycles"), std::string::npos) << table.stdout_text;
+}
+
 size_t count(const std::string& text, const std::string& piece) {
   size_t n = 0;
   for (size_t at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
