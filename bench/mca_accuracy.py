@@ -165,7 +165,7 @@ def main():
              f"Run {started}; load average at start {load:.1f}. Machine file `{a.machine}` "
              f"(clock {clock / 1e9:.3g} GHz, peak {peak_per_cycle:.3g} flop/cycle, L1 {l1_per_cycle:.3g} B/cycle); "
              f"MCA CPU `{a.mcpu or 'host'}`"
-             + (f", with the machine file's measured instruction cycles ({m['mca'].get('host_cycles', {}).get('applied')})"
+             + (f", with the machine file's measured instruction cycles ({'; '.join(m['mca'].get('host_cycles', {}).get('applied', []))})"
                 if a.host_cycles else "") + ".", "",
              f"`python3 bench/mca_accuracy.py --build {a.build} --machine {a.machine}"
              + (f" --mcpu {a.mcpu}" if a.mcpu else "") + (" --host-cycles" if a.host_cycles else "")

@@ -93,15 +93,8 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
     gf.clock_Hz = g.clock_Hz;
     if (const auto& c = g.instruction_cycles; !c.empty()) {
       std::vector<std::string> parts;
-      auto part = [&](const char* what, double v) {
-        if (v > 0) parts.push_back(fmt::format("{} {:.3g}", what, v));
-      };
-      part("FP add", c.fp_add_latency);
-      part("multiply", c.fp_multiply_latency);
-      part("divide", c.fp_divide_latency);
-      part("a divide every", c.fp_divide_interval);
-      part("sqrt", c.fp_sqrt_latency);
-      part("a sqrt every", c.fp_sqrt_interval);
+      for (const auto& field : machine::instruction_cycle_fields())
+        if (c.*field.value > 0) parts.push_back(fmt::format("{} {:.3g}", field.label, c.*field.value));
       gf.instruction_cycles = fmt::format("{} cycles", fmt::join(parts, ", "));
     }
     if (!g.noise.empty()) {

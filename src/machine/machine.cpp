@@ -39,6 +39,17 @@ double MathCosts::flops(std::string_view function, Precision precision) const {
   return precision == Precision::Double ? default_double_flops : default_single_flops;
 }
 
+const std::vector<InstructionCycleField>& instruction_cycle_fields() {
+  static const std::vector<InstructionCycleField> fields = {
+      {"fp_add_latency", "FP add", &InstructionCycles::fp_add_latency},
+      {"fp_multiply_latency", "multiply", &InstructionCycles::fp_multiply_latency},
+      {"fp_divide_latency", "divide", &InstructionCycles::fp_divide_latency},
+      {"fp_divide_interval", "a divide every", &InstructionCycles::fp_divide_interval},
+      {"fp_sqrt_latency", "sqrt", &InstructionCycles::fp_sqrt_latency},
+      {"fp_sqrt_interval", "a sqrt every", &InstructionCycles::fp_sqrt_interval}};
+  return fields;
+}
+
 double NodeGroup::flops_per_core_for(Precision precision, bool simd) const {
   if (precision == Precision::Double) return simd ? flops_per_core : flops_per_core_scalar;
   return simd ? flops_per_core_single : flops_per_core_single_scalar;

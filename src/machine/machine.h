@@ -132,6 +132,16 @@ struct InstructionCycles {
   bool operator==(const InstructionCycles&) const = default;
 };
 
+// The figures of InstructionCycles by their machine-file key and a label for
+// people, in the format's order: the one list loading, writing and showing
+// them walk.
+struct InstructionCycleField {
+  const char* key;    // "fp_add_latency"
+  const char* label;  // "FP add"
+  double InstructionCycles::*value;
+};
+const std::vector<InstructionCycleField>& instruction_cycle_fields();
+
 struct NodeGroup {
   std::string name;  // may be empty for a homogeneous machine
   int count = 1;

@@ -461,12 +461,7 @@ class Loader {
       into = number_value(n, field, "a number of core cycles (>= 1)");
       if (into < 1) fail(n, field, fmt::format("is {}; expected a number of core cycles, at least 1", into));
     };
-    read("fp_add_latency", c.fp_add_latency);
-    read("fp_multiply_latency", c.fp_multiply_latency);
-    read("fp_divide_latency", c.fp_divide_latency);
-    read("fp_divide_interval", c.fp_divide_interval);
-    read("fp_sqrt_latency", c.fp_sqrt_latency);
-    read("fp_sqrt_interval", c.fp_sqrt_interval);
+    for (const auto& f : instruction_cycle_fields()) read(f.key, c.*f.value);
     return c;
   }
 

@@ -120,15 +120,8 @@ void write_group(std::string& out, const NodeGroup& g, bool in_array) {
   if (g.clock_Hz) out += "clock = " + q(*g.clock_Hz, Dimension::Hertz) + "\n";
   if (const auto& c = g.instruction_cycles; !c.empty()) {
     std::vector<std::string> fields;
-    auto field = [&](const char* key, double v) {
-      if (v > 0) fields.push_back(fmt::format("{} = {}", key, number(v)));
-    };
-    field("fp_add_latency", c.fp_add_latency);
-    field("fp_multiply_latency", c.fp_multiply_latency);
-    field("fp_divide_latency", c.fp_divide_latency);
-    field("fp_divide_interval", c.fp_divide_interval);
-    field("fp_sqrt_latency", c.fp_sqrt_latency);
-    field("fp_sqrt_interval", c.fp_sqrt_interval);
+    for (const auto& f : instruction_cycle_fields())
+      if (c.*f.value > 0) fields.push_back(fmt::format("{} = {}", f.key, number(c.*f.value)));
     out += fmt::format("instruction_cycles = {{ {} }}\n", fmt::join(fields, ", "));
   }
   if (!g.noise.empty()) {

@@ -71,10 +71,11 @@ std::vector<Entry> entries(Context parent) {
               {"intra_node_one_way", Context::MessageTimes}, {"intra_node_exchange", Context::MessageTimes},
               {"torus", Context::ValueArray},        {"fat_tree_arity", Context::Value},
               {"fat_tree_levels", Context::Value}};
-    case Context::InstructionCycles:
-      return {{"fp_add_latency", Context::Value},     {"fp_multiply_latency", Context::Value},
-              {"fp_divide_latency", Context::Value},  {"fp_divide_interval", Context::Value},
-              {"fp_sqrt_latency", Context::Value},    {"fp_sqrt_interval", Context::Value}};
+    case Context::InstructionCycles: {
+      std::vector<Entry> keys;
+      for (const auto& f : instruction_cycle_fields()) keys.push_back({f.key, Context::Value});
+      return keys;
+    }
     case Context::MessageTimes:
       return {{"bytes", Context::ValueArray}, {"time_s", Context::ValueArray}};
     case Context::Noise:

@@ -94,6 +94,12 @@ TEST(CalibrationJson, CarriesTheClockMeasuredAndReported) {
   EXPECT_TRUE(j["compute"]["clock_measured"].get<bool>());
   Calibration unknown;  // no clock found: null, not 0 Hz
   EXPECT_TRUE(calibration_json(unknown)["compute"]["clock_Hz"].is_null());
+  EXPECT_TRUE(calibration_json(unknown)["compute"]["instruction_cycles"].is_null());
+  cal.instruction_cycles.fp_add_latency = 2.05;
+  cal.instruction_cycles.fp_divide_interval = 4.09;
+  auto cycles = calibration_json(cal)["compute"]["instruction_cycles"];
+  EXPECT_DOUBLE_EQ(cycles["fp_add_latency"].get<double>(), 2.05);
+  EXPECT_DOUBLE_EQ(cycles["fp_divide_interval"].get<double>(), 4.09);
 }
 
 // A VM names a Zen 3 and a Zen 5 alike; the family, model and SIMD width

@@ -67,6 +67,12 @@ PERFCAST_FOUR(sqrt_interval, "sqrtsd")
 
 }  // namespace
 
+std::vector<std::pair<const char*, double>> figures(const InstructionCycles& c) {
+  return {{"fp_add_latency", c.fp_add_latency},         {"fp_multiply_latency", c.fp_multiply_latency},
+          {"fp_divide_latency", c.fp_divide_latency},   {"fp_divide_interval", c.fp_divide_interval},
+          {"fp_sqrt_latency", c.fp_sqrt_latency},       {"fp_sqrt_interval", c.fp_sqrt_interval}};
+}
+
 InstructionCycles measure_instruction_cycles(int repeats) {
   InstructionCycles out;
 #if defined(__x86_64__)

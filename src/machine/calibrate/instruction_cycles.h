@@ -9,6 +9,9 @@
 // cycles into the model it borrows (analyze --machine).
 #pragma once
 
+#include <utility>
+#include <vector>
+
 namespace perfcast::calibrate {
 
 // Scalar double precision, in core cycles (the integer add chain's: the
@@ -22,6 +25,9 @@ struct InstructionCycles {
   double fp_sqrt_interval = 0;     // between independent sqrtsd
   bool measured() const { return fp_add_latency > 0; }
 };
+
+// The figures by their machine-file key (node.instruction_cycles), in order.
+std::vector<std::pair<const char*, double>> figures(const InstructionCycles& c);
 
 // Each figure the best of `repeats` samples of a few ms (a sample can only be
 // slowed), over the integer add chain's best in the same rounds.

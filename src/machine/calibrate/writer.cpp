@@ -145,12 +145,7 @@ std::string machine_toml(const Calibration& cal) {
   // What perfcast analyze --machine puts into a borrowed scheduling model.
   if (const auto& ic = cal.instruction_cycles; ic.measured()) {
     toml::table cycles;
-    cycles.insert("fp_add_latency", round_sig(ic.fp_add_latency, 3));
-    cycles.insert("fp_multiply_latency", round_sig(ic.fp_multiply_latency, 3));
-    cycles.insert("fp_divide_latency", round_sig(ic.fp_divide_latency, 3));
-    cycles.insert("fp_divide_interval", round_sig(ic.fp_divide_interval, 3));
-    cycles.insert("fp_sqrt_latency", round_sig(ic.fp_sqrt_latency, 3));
-    cycles.insert("fp_sqrt_interval", round_sig(ic.fp_sqrt_interval, 3));
+    for (const auto& [key, value] : figures(ic)) cycles.insert(key, round_sig(value, 3));
     cycles.is_inline(true);
     node.insert("instruction_cycles", std::move(cycles));
   }
@@ -200,35 +195,27 @@ std::string machine_toml(const Calibration& cal) {
   network.insert("intra_node_bandwidth", q(mpi.bandwidth, Dimension::BytesPerSecond));
   if (mpi.call_overhead_s > 0) network.insert("overhead", q(mpi.call_overhead_s, Dimension::Seconds));
   if (mpi.eager_threshold_bytes) network.insert("eager_threshold", q(*mpi.eager_threshold_bytes, Dimension::Bytes));
+  // A measured curve by message size, `{ bytes = [...], time_s = [...] }`.
+  auto curve = [&](const char* key, const auto& points, auto seconds_of) {
+    if (points.size() < 2) return;
+    toml::array bytes, times;
+    for (const auto& p : points) {
+      bytes.push_back(static_cast<std::int64_t>(p.bytes));
+      times.push_back(round_sig(seconds_of(p), 4));
+    }
+    toml::table t;
+    t.insert("bytes", std::move(bytes));
+    t.insert("time_s", std::move(times));
+    t.is_inline(true);
+    network.insert(key, std::move(t));
+  };
   // The whole ping-pong curve: latency + size / bandwidth is a line through
   // its two ends and misses the middle (the protocol switch at the eager
   // threshold, the copies' cache effects) by 2-3x here.
-  if (mpi.pingpong.size() >= 2) {
-    toml::array bytes, times;
-    for (const auto& p : mpi.pingpong) {
-      bytes.push_back(static_cast<std::int64_t>(p.bytes));
-      times.push_back(round_sig(p.one_way_s, 4));
-    }
-    toml::table one_way;
-    one_way.insert("bytes", std::move(bytes));
-    one_way.insert("time_s", std::move(times));
-    one_way.is_inline(true);
-    network.insert("intra_node_one_way", std::move(one_way));
-  }
+  curve("intra_node_one_way", mpi.pingpong, [](const PingPongPoint& p) { return p.one_way_s; });
   // Both ways at once, as a halo exchange sends: 1.4-1.5x the one-way time
   // for small messages here, not 1x (both copies, both sides' polling).
-  if (mpi.exchange.size() >= 2) {
-    toml::array bytes, times;
-    for (const auto& p : mpi.exchange) {
-      bytes.push_back(static_cast<std::int64_t>(p.bytes));
-      times.push_back(round_sig(p.step_s, 4));
-    }
-    toml::table exchange;
-    exchange.insert("bytes", std::move(bytes));
-    exchange.insert("time_s", std::move(times));
-    exchange.is_inline(true);
-    network.insert("intra_node_exchange", std::move(exchange));
-  }
+  curve("intra_node_exchange", mpi.exchange, [](const ExchangePoint& p) { return p.step_s; });
   root.insert("network", std::move(network));
 
   toml::array collectives;
@@ -302,15 +289,9 @@ nlohmann::json calibration_json(const Calibration& cal) {
   j["compute"]["clock_Hz"] = cal.clock_Hz > 0 ? json(cal.clock_Hz) : json(nullptr);
   j["compute"]["clock_measured"] = cal.clock_measured;
   j["compute"]["reported_clock_Hz"] = cal.reported_clock_Hz > 0 ? json(cal.reported_clock_Hz) : json(nullptr);
+  j["compute"]["instruction_cycles"] = nullptr;
   if (const auto& ic = cal.instruction_cycles; ic.measured())
-    j["compute"]["instruction_cycles"] = {{"fp_add_latency", ic.fp_add_latency},
-                                          {"fp_multiply_latency", ic.fp_multiply_latency},
-                                          {"fp_divide_latency", ic.fp_divide_latency},
-                                          {"fp_divide_interval", ic.fp_divide_interval},
-                                          {"fp_sqrt_latency", ic.fp_sqrt_latency},
-                                          {"fp_sqrt_interval", ic.fp_sqrt_interval}};
-  else
-    j["compute"]["instruction_cycles"] = nullptr;
+    for (const auto& [key, value] : figures(ic)) j["compute"]["instruction_cycles"][key] = value;
   for (const auto& k : cp.kernels)
     j["compute"]["kernels"].push_back(
         {{"name", k.name}, {"lanes", k.lanes}, {"fused", k.fused}, {"per_core", k.per_core}, {"node", k.node}});
