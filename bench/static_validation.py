@@ -250,17 +250,20 @@ class Ctx:
         os.makedirs(self.work, exist_ok=True)
         self.predict_cache = {}
 
-    def predict(self, model, R, params):
+    def predict(self, model, R, params, machine=None):
+        """predict --json --simulate on the run's machine file, or on `machine` (a file
+        rewritten between rows, so never cached)."""
         key = (model, R, tuple(sorted(params.items())))
-        if key in self.predict_cache:
+        if machine is None and key in self.predict_cache:
             return self.predict_cache[key]
-        cmd = [self.perfcast, "predict", model, "--machine", self.a.predict_machine, "--np", str(R), "--json",
-               "--simulate"]
+        cmd = [self.perfcast, "predict", model, "--machine", machine or self.a.predict_machine, "--np", str(R),
+               "--json", "--simulate"]
         for k, v in sorted(params.items()):
             cmd += ["--param", f"{k}={v}"]
         p, _ = run(cmd)
         j = json.loads(p.stdout)
-        self.predict_cache[key] = j
+        if machine is None:
+            self.predict_cache[key] = j
         return j
 
 
@@ -412,6 +415,16 @@ def noise_now(ctx, model, R, run_params):
     return noise_stretch_on(ctx, path, model, R, run_params), json.loads(p.stdout)
 
 
+def network_now(ctx):
+    """A copy of the machine file with its MPI figures measured again (`perfcast
+    calibrate --network-only --quick`, ~5 s): on a VM the latency between two cores
+    moves ~3x with where the host places them, minutes apart. Not a prediction
+    either: it shows how much of a multi-rank row's error that explains."""
+    path = os.path.join(ctx.work, "machine_network_row.toml")
+    run([ctx.perfcast, "calibrate", "--network-only", ctx.a.predict_machine, "--quick", "-o", path, "--json"])
+    return path
+
+
 def noise_stretch_on(ctx, machine, model, R, run_params):
     """predict's noise_stretch for R ranks with `machine`'s noise."""
     cmd = [ctx.perfcast, "predict", model, "--machine", machine, "--np", str(R), "--json"]
@@ -480,6 +493,9 @@ def main():
                     help="before the runs, N noise probes (3 s each, --noise-gap apart) averaged into the machine "
                          "file (calibrate --noise-only --accumulate): the `refined x noise over N probes` column")
     ap.add_argument("--noise-gap", type=float, default=15, help="seconds between the --noise-history probes")
+    ap.add_argument("--network-now", action="store_true",
+                    help="before each multi-rank row, measure MPI within the node again (calibrate --network-only "
+                         "--quick, ~5 s) and predict with it: the `refined, network of the moment` column")
     ap.add_argument("--no-noise", action="store_true",
                     help="do not measure the cores' noise before the runs (perfcast calibrate --noise-only); "
                          "the refined x noise column then uses the machine file's own noise, if any")
@@ -579,6 +595,10 @@ def main():
                     if not a.no_noise:
                         stretch, _ = noise_now(ctx, model, R, tm_run)
                         t_pred["noisy_now"] = t_pred["refined"] * stretch
+                    if a.network_now and R > 1:
+                        now = network_now(ctx)
+                        t_pred["network_now"] = timed_part(ctx.predict(model, R, tm_run, now),
+                                                           ctx.predict(model, R, tm_base, now))["time_refined_s"] * scale
                     if history_machine:
                         t_pred["noisy_history"] = t_pred["refined"] * noise_stretch_on(ctx, history_machine, model, R,
                                                                                        tm_run)
@@ -618,6 +638,7 @@ def main():
          ("apps", a.apps), ("ranks", a.ranks), ("count_ranks", a.count_ranks), ("repeats", a.repeats)]
         + ([("noise_history", a.noise_history), ("noise_gap", a.noise_gap)] if a.noise_history else [])
         + ([("calibrate", "")] if a.calibrate else []) + ([("host_cycles", "")] if a.host_cycles else [])
+        + ([("network_now", "")] if a.network_now else [])
         + ([("mcpu", a.mcpu)] if a.mcpu else []) + ([("sizes", a.sizes)] if a.sizes else []))
     lines += ["# Static model validation (issue 5)", "",
               f"Re-run on a quiet machine: `{cmdline}`", "",
@@ -702,7 +723,8 @@ def main():
               "the in-core time (LLVM MCA cycles of the loop bodies) against the nest's footprint traffic (its "
               "distinct bytes from the level they fit in), combined with the machine's measured serial fraction, "
               "summed over the sites, plus MPI calls x overhead + each message at the machine's measured one-way "
-              "time for its size and each collective from the machine's measured table (where the file has "
+              "time for its size (a message to a peer the rank also receives from: the measured exchange step) "
+              "and each collective from the machine's measured table (where the file has "
               "them; else latency + bytes / bandwidth, which the plain and ablation columns keep); "
               "`refined + simulated` = the same sites' times as compute bursts between the model's calls on the "
               "simulator (`perfcast predict --simulate`: messages overlap the compute between post and wait, "
@@ -712,7 +734,9 @@ def main():
                          ("sim", "refined + simulated"), ("noisy", "refined x noise")]
                         + ([("noisy_history", f"refined x noise over {a.noise_history} probes")] if history_machine
                            else [])
-                        + [("noisy_now", "refined x noise of the moment"), ("naive", "naive T1/R")])
+                        + [("noisy_now", "refined x noise of the moment")]
+                        + ([("network_now", "refined, network of the moment")] if a.network_now else [])
+                        + [("naive", "naive T1/R")])
     stretches = sorted({(r["R"], round(r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
                         if r["t_pred"].get("noisy") and r["t_pred"]["refined"]})
     lines += ["", "`refined x noise` = the refined prediction x the expected slowest of the R ranks' stretches "
@@ -724,6 +748,11 @@ def main():
               "`refined x noise of the moment` = the same with the noise measured again (0.5 s, `--quick`) just "
               "before each row's runs: not a prediction (it probes the machine at run time, as the naive "
               "baseline needs a run), it shows how much of the error the host's noise at that time explains."]
+    if a.network_now:
+        lines += ["", "`refined, network of the moment` = the refined prediction with the MPI figures measured again "
+                  "(`perfcast calibrate --network-only --quick`) just before each multi-rank row's runs: on this VM "
+                  "the latency between the two cores moves about 3x with where the host places them, minutes apart. "
+                  "Not a prediction either: it shows how much of those rows' error the network's state explains."]
     if history_machine:
         lines += ["", f"`refined x noise over {a.noise_history} probes` = the same with the noise of "
                   f"{a.noise_history} measurements of 3 s, {a.noise_gap:g} s apart, just before the runs, averaged "

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "machine/calibrate/calibrate.h"
+#include "machine/calibrate/mpi_bench.h"
 #include "machine/calibrate/noise.h"
 #include "machine/calibrate/writer.h"
 #include "machine/machine_io.h"
@@ -30,6 +31,7 @@ struct CalibrateArgs {
   bool json = false;
   std::string noise_only;  // a machine file whose noise alone is measured again
   bool accumulate = false;  // average the measurement into the file's noise instead of replacing it
+  std::string network_only;  // a machine file whose MPI figures alone are measured again
 };
 
 std::filesystem::path bench_next_to_executable() {
@@ -149,6 +151,70 @@ void run_noise_only(const CalibrateArgs& args) {
   }
 }
 
+// On a VM the latency between two cores moves with where the host puts the
+// vCPUs (this one: 141-145 ns or 395-399 ns one way for a small message,
+// minutes apart; issue 5, stop 15), while flop rates and bandwidths stay: the
+// MPI benchmark alone (20 s; --quick 5 s) refreshes an existing machine file's
+// figures measured within this node, written to -o.
+void run_network_only(const CalibrateArgs& args, int max_procs) {
+  if (args.output.empty())
+    throw UserError(fmt::format("--network-only {} needs -o/--output: the refreshed machine file is written there, "
+                                "and the original is left as it was",
+                                args.network_only),
+                    {}, "add -o refreshed.toml (it may be the same path to replace the file)");
+  if (max_procs < 2)
+    throw UserError(fmt::format("--network-only needs 2 cores for its ping-pong; this process may use {}", max_procs));
+  machine::Machine m = machine::load_machine_file(args.network_only);
+  calibrate::MpiOptions options;
+  options.bench = bench_next_to_executable();
+  options.max_procs = max_procs;
+  options.quick = args.quick;
+  options.timeout_s = args.quick ? 60 : 900;
+  if (!args.json) std::cerr << fmt::format("calibrate: MPI within this node, 2 to {} ranks\n", max_procs);
+  calibrate::MpiResult mpi = calibrate::measure_mpi(options);
+  // Read back through the format, so the figures are what a full calibration
+  // would have written; a minimal node carries them.
+  machine::Machine measured = machine::load_machine_string(
+      "name = \"measured\"\n[node]\ncount = 1\ncores = 1\nflops_per_core = \"1 Gflop/s\"\n[memory]\n"
+      "DRAM = { bandwidth = \"1 GB/s\" }\n" + calibrate::network_toml(mpi),
+      "the MPI measurement", ".");
+  const machine::Network before = m.network;
+  machine::Network& n = m.network;
+  const machine::Network& now = measured.network;
+  n.intra_node_latency_s = now.intra_node_latency_s;
+  n.intra_node_bandwidth_Bps = now.intra_node_bandwidth_Bps;
+  n.intra_node_one_way = now.intra_node_one_way;
+  n.intra_node_exchange = now.intra_node_exchange;
+  n.overhead_s = now.overhead_s;
+  n.eager_threshold_bytes = now.eager_threshold_bytes;
+  // One node: its network is this node's. Several: the links between nodes
+  // were not measured here and stay as they were.
+  if (m.node_count() == 1) {
+    n.latency_s = now.latency_s;
+    n.bandwidth_Bps = now.bandwidth_Bps;
+  }
+  m.collectives = measured.collectives;
+  auto dir = std::filesystem::path(args.output).parent_path();
+  calibrate::write_file_atomically(args.output, machine::to_toml(m, dir.empty() ? std::filesystem::path(".") : dir));
+  if (args.json) {
+    std::cout << nlohmann::json{{"intra_node_latency_s", {{"before", before.intra_node_latency_s},
+                                                          {"now", n.intra_node_latency_s}}},
+                                {"intra_node_bandwidth_Bps", {{"before", before.intra_node_bandwidth_Bps},
+                                                              {"now", n.intra_node_bandwidth_Bps}}},
+                                {"collective_tables", m.collectives.size()}}
+                     .dump(2)
+              << "\n";
+  } else {
+    using units::Dimension;
+    std::cout << fmt::format("wrote {}: intra-node latency {} (was {}), bandwidth {} (was {}), {} collective tables\n",
+                             args.output, units::format(n.intra_node_latency_s, Dimension::Seconds, 3),
+                             units::format(before.intra_node_latency_s, Dimension::Seconds, 3),
+                             units::format(n.intra_node_bandwidth_Bps, Dimension::BytesPerSecond, 3),
+                             units::format(before.intra_node_bandwidth_Bps, Dimension::BytesPerSecond, 3),
+                             m.collectives.size());
+  }
+}
+
 void run(const CalibrateArgs& args) {
   if (!args.noise_only.empty()) return run_noise_only(args);
   if (args.max_procs != 0 && args.max_procs < 2)
@@ -159,6 +225,8 @@ void run(const CalibrateArgs& args) {
                                 "and their times are not timings",
                                 args.max_procs, measure::online_cores()),
                     {}, fmt::format("set --max-procs {} or less", measure::online_cores()));
+  if (!args.network_only.empty())
+    return run_network_only(args, args.max_procs ? args.max_procs : measure::online_cores());
   if (!args.output.empty()) {
     // Checked now rather than after minutes of measuring.
     auto dir = std::filesystem::path(args.output).parent_path();
@@ -217,6 +285,13 @@ void add_calibrate_command(CLI::App& app) {
                 "describes the host's noise over hours rather than one 3 s snapshot (whether that forecasts a run "
                 "better depends on the host: bench/static_validation.py --noise-history measures it)")
       ->needs("--noise-only");
+  cmd->add_option("--network-only", args->network_only,
+                  "Measure only MPI within this node (ping-pong, exchange steps, call overhead, collectives; 20 s, "
+                  "5 s with --quick) and write this machine file with them to -o: on a VM the latency between "
+                  "two cores moves with where the host places them (here 3x, minutes apart), its other figures do "
+                  "not")
+      ->check(CLI::ExistingFile)
+      ->excludes("--noise-only");
   cmd->callback([args] { run(*args); });
 }
 

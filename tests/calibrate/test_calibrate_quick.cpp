@@ -331,6 +331,34 @@ void check_noise_only(const std::filesystem::path& file, const std::filesystem::
   EXPECT_FALSE(std::filesystem::exists(dir / "odd_out.toml"));
 }
 
+// `calibrate --network-only` measures MPI alone into another file: the
+// exchange curve and the collectives are there, the node's figures are the
+// original's, the original is untouched; without -o it refuses.
+void check_network_only(const std::filesystem::path& file, const std::filesystem::path& dir) {
+  const std::string perfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
+  auto refused = measure::run_process({perfcast, "calibrate", "--network-only", file.string()}, std::chrono::seconds(60));
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.stderr_text.find("-o/--output"), std::string::npos) << refused.stderr_text;
+  // A machine file without any MPI tables gains them.
+  auto bare = dir / "bare.toml";
+  std::ofstream(bare) << "name = \"bare\"\n[node]\ncount = 1\ncores = 2\nflops_per_core = \"7 Gflop/s\"\n"
+                         "[memory]\nDRAM = { bandwidth = \"9 GB/s\" }\n[network]\nlatency = \"1 us\"\n"
+                         "bandwidth = \"1 GB/s\"\n";
+  auto refreshed = dir / "network.toml";
+  auto run = measure::run_process(
+      {perfcast, "calibrate", "--network-only", bare.string(), "--quick", "-o", refreshed.string()},
+      std::chrono::seconds(120));
+  ASSERT_EQ(run.exit_code, 0) << run.stderr_text;
+  EXPECT_NE(run.stdout_text.find("intra-node latency"), std::string::npos) << run.stdout_text;
+  toml::table t = load(refreshed);
+  EXPECT_TRUE(t["network"]["intra_node_exchange"]["time_s"].as_array()) << "no exchange curve";
+  EXPECT_TRUE(t["network"]["intra_node_one_way"]["time_s"].as_array()) << "no one-way curve";
+  EXPECT_TRUE(t["collective"].as_array()) << "no collective tables";
+  EXPECT_EQ(quantity(t["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"), 7e9);
+  EXPECT_LT(quantity(t["network"]["latency"], Dimension::Seconds, "latency"), 1e-6) << "one node: measured";
+  EXPECT_EQ(quantity(load(bare)["network"]["latency"], Dimension::Seconds, "latency"), 1e-6) << "original changed";
+}
+
 // One test, not one per check: a calibration takes seconds, and separate tests
 // (each run in its own process by ctest) would calibrate concurrently under
 // `ctest -j` and measure each other.
@@ -353,6 +381,10 @@ TEST(CalibrateQuick, AgreesWithIndependentMeasurementsHere) {
     if (attempt == 1) {
       SCOPED_TRACE("--noise-only");
       check_noise_only(file, dir);
+    }
+    if (attempt == 1) {
+      SCOPED_TRACE("--network-only");
+      check_network_only(file, dir);
     }
     disagreements = dram_against_stream(c.table);
     for (auto& d : caches_against_reported(c.table)) disagreements.push_back(std::move(d));

@@ -125,6 +125,55 @@ void comment_block(std::ostringstream& out, const Calibration& cal) {
   out << "# Launch: " << cal.mpi.launch_command << "\n";
 }
 
+// [network] and the [[collective]] tables of what the MPI benchmark measured.
+void insert_network(toml::table& root, const MpiResult& mpi) {
+  toml::table network;
+  network.insert("latency", q(mpi.latency_s, Dimension::Seconds));
+  network.insert("bandwidth", q(mpi.bandwidth, Dimension::BytesPerSecond));
+  network.insert("topology", "crossbar");
+  network.insert("intra_node_latency", q(mpi.latency_s, Dimension::Seconds));
+  network.insert("intra_node_bandwidth", q(mpi.bandwidth, Dimension::BytesPerSecond));
+  if (mpi.call_overhead_s > 0) network.insert("overhead", q(mpi.call_overhead_s, Dimension::Seconds));
+  if (mpi.eager_threshold_bytes) network.insert("eager_threshold", q(*mpi.eager_threshold_bytes, Dimension::Bytes));
+  // A measured curve by message size, `{ bytes = [...], time_s = [...] }`.
+  auto curve = [&](const char* key, const auto& points, auto seconds_of) {
+    if (points.size() < 2) return;
+    toml::array bytes, times;
+    for (const auto& p : points) {
+      bytes.push_back(static_cast<std::int64_t>(p.bytes));
+      times.push_back(round_sig(seconds_of(p), 4));
+    }
+    toml::table t;
+    t.insert("bytes", std::move(bytes));
+    t.insert("time_s", std::move(times));
+    t.is_inline(true);
+    network.insert(key, std::move(t));
+  };
+  // The whole ping-pong curve: latency + size / bandwidth is a line through
+  // its two ends and misses the middle (the protocol switch at the eager
+  // threshold, the copies' cache effects) by 2-3x here.
+  curve("intra_node_one_way", mpi.pingpong, [](const PingPongPoint& p) { return p.one_way_s; });
+  // Both ways at once, as a halo exchange sends: 1.4-1.5x the one-way time
+  // for small messages here, not 1x (both copies, both sides' polling).
+  curve("intra_node_exchange", mpi.exchange, [](const ExchangePoint& p) { return p.step_s; });
+  root.insert("network", std::move(network));
+
+  toml::array collectives;
+  for (const auto& c : mpi.collectives) {
+    toml::table t;
+    t.insert("op", c.op);
+    toml::array procs, bytes, rows;
+    for (int p : c.procs) procs.push_back(p);
+    for (double b : c.bytes) bytes.push_back(static_cast<int64_t>(b));
+    for (const auto& row : c.time_s) rows.push_back(number_array(row));
+    t.insert("procs", std::move(procs));
+    t.insert("bytes", std::move(bytes));
+    t.insert("time_s", std::move(rows));
+    collectives.push_back(std::move(t));
+  }
+  if (!collectives.empty()) root.insert("collective", std::move(collectives));
+}
+
 }  // namespace
 
 std::string machine_toml(const Calibration& cal) {
@@ -186,52 +235,7 @@ std::string machine_toml(const Calibration& cal) {
   math.insert("single", std::move(math_single));
   root.insert("math", std::move(math));
 
-  const auto& mpi = cal.mpi;
-  toml::table network;
-  network.insert("latency", q(mpi.latency_s, Dimension::Seconds));
-  network.insert("bandwidth", q(mpi.bandwidth, Dimension::BytesPerSecond));
-  network.insert("topology", "crossbar");
-  network.insert("intra_node_latency", q(mpi.latency_s, Dimension::Seconds));
-  network.insert("intra_node_bandwidth", q(mpi.bandwidth, Dimension::BytesPerSecond));
-  if (mpi.call_overhead_s > 0) network.insert("overhead", q(mpi.call_overhead_s, Dimension::Seconds));
-  if (mpi.eager_threshold_bytes) network.insert("eager_threshold", q(*mpi.eager_threshold_bytes, Dimension::Bytes));
-  // A measured curve by message size, `{ bytes = [...], time_s = [...] }`.
-  auto curve = [&](const char* key, const auto& points, auto seconds_of) {
-    if (points.size() < 2) return;
-    toml::array bytes, times;
-    for (const auto& p : points) {
-      bytes.push_back(static_cast<std::int64_t>(p.bytes));
-      times.push_back(round_sig(seconds_of(p), 4));
-    }
-    toml::table t;
-    t.insert("bytes", std::move(bytes));
-    t.insert("time_s", std::move(times));
-    t.is_inline(true);
-    network.insert(key, std::move(t));
-  };
-  // The whole ping-pong curve: latency + size / bandwidth is a line through
-  // its two ends and misses the middle (the protocol switch at the eager
-  // threshold, the copies' cache effects) by 2-3x here.
-  curve("intra_node_one_way", mpi.pingpong, [](const PingPongPoint& p) { return p.one_way_s; });
-  // Both ways at once, as a halo exchange sends: 1.4-1.5x the one-way time
-  // for small messages here, not 1x (both copies, both sides' polling).
-  curve("intra_node_exchange", mpi.exchange, [](const ExchangePoint& p) { return p.step_s; });
-  root.insert("network", std::move(network));
-
-  toml::array collectives;
-  for (const auto& c : mpi.collectives) {
-    toml::table t;
-    t.insert("op", c.op);
-    toml::array procs, bytes, rows;
-    for (int p : c.procs) procs.push_back(p);
-    for (double b : c.bytes) bytes.push_back(static_cast<int64_t>(b));
-    for (const auto& row : c.time_s) rows.push_back(number_array(row));
-    t.insert("procs", std::move(procs));
-    t.insert("bytes", std::move(bytes));
-    t.insert("time_s", std::move(rows));
-    collectives.push_back(std::move(t));
-  }
-  if (!collectives.empty()) root.insert("collective", std::move(collectives));
+  insert_network(root, cal.mpi);
 
   std::ostringstream out;
   out << "# Machine file written by perfcast calibrate; format: docs/machine-format.md\n";
@@ -240,6 +244,15 @@ std::string machine_toml(const Calibration& cal) {
   out << toml::toml_formatter(root, toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision)
       << "\n";
   comment_block(out, cal);
+  return out.str();
+}
+
+std::string network_toml(const MpiResult& mpi) {
+  toml::table root;
+  insert_network(root, mpi);
+  std::ostringstream out;
+  out << toml::toml_formatter(root, toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision)
+      << "\n";
   return out.str();
 }
 

@@ -15,6 +15,10 @@ namespace perfcast::calibrate {
 // (bandwidth sweep, ping-pong) and the figures the format has no key for.
 std::string machine_toml(const Calibration& cal);
 
+// The MPI measurement alone, as the machine file's [network] table and its
+// [[collective]] tables (what `calibrate --network-only` puts into a file).
+std::string network_toml(const MpiResult& mpi);
+
 // The noise measurement alone (calibration_json has it under "noise").
 nlohmann::json noise_json(const NoiseResult& noise);
 
