@@ -234,7 +234,7 @@ class McaEngine {
   // with the `host`'s measured cycles where given.
   McaEngine(const llvm::Triple& triple, const std::string& cpu, const std::string& features, const std::string& mcpu,
             const analyze::HostInstructionCycles& host)
-      : triple_(triple), host_(host) {
+      : triple_(triple) {
     std::string error;
     target_ = llvm::TargetRegistry::lookupTarget(triple_.str(), error);
     if (!target_) throw UserError(fmt::format("LLVM has no target for '{}': {}", triple_.str(), error));
@@ -253,7 +253,19 @@ class McaEngine {
     if (!sched_sti_->getSchedModel().hasInstrSchedModel())
       throw UserError(fmt::format("LLVM 14 has no instruction scheduling model for CPU '{}'", mcpu), {},
                       "choose another --mcpu, e.g. znver3 or skylake");
-    read_host_classes();
+    read_host_classes(host);
+  }
+
+  // One line per class the host's cycles changed, for the model's record.
+  std::vector<std::string> host_cycles_applied() const {
+    std::vector<std::string> out;
+    for (const HostClass& c : classes_)
+      if (c.latency > 0 && c.model_latency > 0)
+        out.push_back(fmt::format("{} latency {} -> {:.3g} cycles", c.what, c.model_latency, c.latency));
+    for (const HostClass& c : classes_)
+      if (c.interval > 0 && c.model_interval > 0)
+        out.push_back(fmt::format("{} issue interval {:.3g} -> {:.3g} cycles", c.what, c.model_interval, c.interval));
+    return out;
   }
 
   // Micro-ops the out-of-order window holds, as MCA's retire control unit
@@ -423,20 +435,6 @@ class McaEngine {
     return (opcode.contains("DIV") || opcode.contains("SQRT")) && !opcode.contains("RSQRT");
   }
 
- public:
-  // One line per class the host's cycles changed, for the model's record.
-  std::vector<std::string> host_cycles_applied() const {
-    std::vector<std::string> out;
-    for (const HostClass& c : classes_)
-      if (c.latency > 0 && c.model_latency > 0)
-        out.push_back(fmt::format("{} latency {} -> {:.3g} cycles", c.what, c.model_latency, c.latency));
-    for (const HostClass& c : classes_)
-      if (c.interval > 0 && c.model_interval > 0)
-        out.push_back(fmt::format("{} issue interval {:.3g} -> {:.3g} cycles", c.what, c.model_interval, c.interval));
-    return out;
-  }
-
- private:
   // An x86 FP instruction class whose cycles the machine file measured on
   // its host (scalar double): the opcode stems it covers (after an optional
   // V, any width and operand form: ADDSDrr, VADDPDYrm, VSUBPSZrr...), the
@@ -452,12 +450,12 @@ class McaEngine {
     double model_interval = 0;
   };
 
-  void read_host_classes() {
-    if (host_.empty()) return;
-    classes_ = {{"FP add", {"ADD", "SUB"}, "ADDSDrr", host_.fp_add_latency, 0},
-                {"FP multiply", {"MUL"}, "MULSDrr", host_.fp_multiply_latency, 0},
-                {"FP divide", {"DIV"}, "DIVSDrr", host_.fp_divide_latency, host_.fp_divide_interval},
-                {"FP square root", {"SQRT"}, "SQRTSDr", host_.fp_sqrt_latency, host_.fp_sqrt_interval}};
+  void read_host_classes(const analyze::HostInstructionCycles& host) {
+    if (host.empty()) return;
+    classes_ = {{"FP add", {"ADD", "SUB"}, "ADDSDrr", host.fp_add_latency, 0},
+                {"FP multiply", {"MUL"}, "MULSDrr", host.fp_multiply_latency, 0},
+                {"FP divide", {"DIV"}, "DIVSDrr", host.fp_divide_latency, host.fp_divide_interval},
+                {"FP square root", {"SQRT"}, "SQRTSDr", host.fp_sqrt_latency, host.fp_sqrt_interval}};
     for (HostClass& c : classes_)
       for (unsigned op = 0; op < mcii_->getNumOpcodes(); ++op)
         if (mcii_->getName(op) == c.reference) {
@@ -522,7 +520,6 @@ class McaEngine {
   std::unique_ptr<llvm::MCInstrInfo> mcii_;
   std::unique_ptr<llvm::MCInstrAnalysis> mcia_;
   std::unique_ptr<llvm::MCSubtargetInfo> parse_sti_, sched_sti_;
-  analyze::HostInstructionCycles host_;
   std::vector<HostClass> classes_;  // empty: no host cycles given
   std::set<const llvm::mca::InstrDesc*> adjusted_;
   // Every priced loop's instructions, alive as long as the builder's cache.

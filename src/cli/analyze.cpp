@@ -51,11 +51,11 @@ std::pair<std::string, double> parse_branch_probability(const std::string& text)
 // without them is an error: asked for, they would silently not apply.
 analyze::HostInstructionCycles host_cycles_of(const std::string& file) {
   machine::Machine m = machine::load_machine_file(machine::find_machine_file(file));
-  const machine::InstructionCycles& c = m.groups.front().instruction_cycles;
   if (m.groups.size() != 1)
     throw UserError(fmt::format("--machine {}: {} node groups; analyze prices loops for one kind of core", file,
                                 m.groups.size()),
                     {}, "give a machine file of one node group (perfcast calibrate writes one)");
+  const machine::InstructionCycles& c = m.groups.front().instruction_cycles;
   if (c.empty())
     throw UserError(fmt::format("--machine {}: the file has no node.instruction_cycles to put into the scheduling "
                                 "model", file),

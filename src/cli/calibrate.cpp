@@ -94,6 +94,12 @@ void print_summary(const calibrate::Calibration& cal, const std::string& output)
                                                          : std::string("(not visible)"));
 }
 
+// `m` to `output`, whole or not at all, with paths relative to its folder.
+void write_refreshed(const machine::Machine& m, const std::string& output) {
+  auto dir = std::filesystem::path(output).parent_path();
+  calibrate::write_file_atomically(output, machine::to_toml(m, dir.empty() ? std::filesystem::path(".") : dir));
+}
+
 // The host's noise moves by the minute (a co-tenant comes and goes) while its
 // flop rates and bandwidths do not: a few seconds refresh it in an existing
 // machine file, written to -o (the original stays as it was).
@@ -124,8 +130,7 @@ void run_noise_only(const CalibrateArgs& args) {
   calibrate::NoiseResult noise = calibrate::measure_node_noise(options);
   machine::Noise measured{noise.quantum_s, noise.stretch, noise.divider_stretch};
   kept = args.accumulate ? machine::accumulate_noise(kept, measured) : measured;
-  auto dir = std::filesystem::path(args.output).parent_path();
-  calibrate::write_file_atomically(args.output, machine::to_toml(m, dir.empty() ? std::filesystem::path(".") : dir));
+  write_refreshed(m, args.output);
   if (args.json) {
     nlohmann::json j = calibrate::noise_json(noise);
     // What the file now holds: the measurement, or the average it went into.
@@ -165,13 +170,9 @@ void run_network_only(const CalibrateArgs& args, int max_procs) {
   if (max_procs < 2)
     throw UserError(fmt::format("--network-only needs 2 cores for its ping-pong; this process may use {}", max_procs));
   machine::Machine m = machine::load_machine_file(args.network_only);
-  calibrate::MpiOptions options;
-  options.bench = bench_next_to_executable();
-  options.max_procs = max_procs;
-  options.quick = args.quick;
-  options.timeout_s = args.quick ? 60 : 900;
   if (!args.json) std::cerr << fmt::format("calibrate: MPI within this node, 2 to {} ranks\n", max_procs);
-  calibrate::MpiResult mpi = calibrate::measure_mpi(options);
+  calibrate::MpiResult mpi =
+      calibrate::measure_mpi(calibrate::calibration_mpi_options(bench_next_to_executable(), max_procs, args.quick));
   // Read back through the format, so the figures are what a full calibration
   // would have written; a minimal node carries them.
   machine::Machine measured = machine::load_machine_string(
@@ -194,8 +195,7 @@ void run_network_only(const CalibrateArgs& args, int max_procs) {
     n.bandwidth_Bps = now.bandwidth_Bps;
   }
   m.collectives = measured.collectives;
-  auto dir = std::filesystem::path(args.output).parent_path();
-  calibrate::write_file_atomically(args.output, machine::to_toml(m, dir.empty() ? std::filesystem::path(".") : dir));
+  write_refreshed(m, args.output);
   if (args.json) {
     std::cout << nlohmann::json{{"intra_node_latency_s", {{"before", before.intra_node_latency_s},
                                                           {"now", n.intra_node_latency_s}}},

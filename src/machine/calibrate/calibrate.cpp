@@ -128,12 +128,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
                      cal.cores));
   cal.noise = measure_node_noise(calibration_noise_options(options.quick));
 
-  MpiOptions mpi;
-  mpi.bench = options.mpi_bench;
-  mpi.max_procs = max_procs;
-  mpi.quick = options.quick;
-  mpi.timeout_s = options.quick ? 60 : 900;
-  cal.mpi = measure_mpi(mpi, [&](int, int, int p) {
+  cal.mpi = measure_mpi(calibration_mpi_options(options.mpi_bench, max_procs, options.quick), [&](int, int, int p) {
     ++step;
     report(p == 2 ? "MPI: ping-pong and collectives, 2 ranks" : fmt::format("MPI: collectives, {} ranks", p));
   });

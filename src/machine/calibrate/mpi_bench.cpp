@@ -45,6 +45,15 @@ nlohmann::json last_json_line(const std::string& out) {
 
 }  // namespace
 
+MpiOptions calibration_mpi_options(const std::filesystem::path& bench, int max_procs, bool quick) {
+  MpiOptions options;
+  options.bench = bench;
+  options.max_procs = max_procs;
+  options.quick = quick;
+  options.timeout_s = quick ? 60 : 900;
+  return options;
+}
+
 std::vector<int> process_counts(int max_procs, bool quick) {
   std::vector<int> counts;
   if (max_procs < 2) return counts;

@@ -54,6 +54,9 @@ struct MpiOptions {
   double timeout_s = 600;       // per launch
 };
 
+// The options a calibration measures with (perfcast calibrate, whole or --network-only).
+MpiOptions calibration_mpi_options(const std::filesystem::path& bench, int max_procs, bool quick);
+
 // Process counts measured: 2, 4, 8, ... and max_procs (quick: 2 and max_procs).
 std::vector<int> process_counts(int max_procs, bool quick);
 
