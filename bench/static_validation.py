@@ -728,7 +728,7 @@ def main():
               "them; else latency + bytes / bandwidth, which the plain and ablation columns keep); "
               "`refined + simulated` = the same sites' times as compute bursts between the model's calls on the "
               "simulator (`perfcast predict --simulate`: messages overlap the compute between post and wait, "
-              "ranks wait for partners); `naive T1/R` = the measured 1-rank time of the same size over R (needs "
+              "ranks wait for partners, eager messages that cross take the measured exchange step); `naive T1/R` = the measured 1-rank time of the same size over R (needs "
               "a run; the static model does not).", ""]
     lines += time_table([(first, f"plain all-{first}"), (last, f"plain all-{last}"), ("refined", "refined"),
                          ("sim", "refined + simulated"), ("noisy", "refined x noise")]

@@ -30,7 +30,8 @@ NetworkModel::NetworkModel(const machine::Machine& machine, int nranks)
       eager_threshold_bytes_(machine.network.eager_threshold_bytes),
       overhead_s_(machine.network.overhead_s),
       handshakes_(machine.network.rendezvous_handshakes),
-      measured_intra_node_(!machine.network.intra_node_one_way.empty()) {
+      measured_intra_node_(!machine.network.intra_node_one_way.empty()),
+      measured_exchange_(!machine.network.intra_node_exchange.empty()) {
   if (machine.mapping.policy == machine::MappingPolicy::Block && machine.groups.size() == 1) {
     long long slots = static_cast<long long>(machine.mapping.ranks_per_node.value_or(machine.groups[0].cores));
     long long total = slots * machine.groups[0].count;

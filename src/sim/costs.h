@@ -2,6 +2,7 @@
 // Kept apart from the engine so a better model can replace either.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "events/event.h"
@@ -41,6 +42,13 @@ class NetworkModel {
       return machine_.network.intra_node_one_way.time_at(bytes, machine_.network.intra_node_bandwidth_Bps);
     return machine_.node_latency_s(na, nb) + bytes / machine_.node_bandwidth_Bps(na, nb);
   }
+  // One step of an exchange of `bytes` each way between a and b (both
+  // messages in flight at once), where the machine measured it: within a node,
+  // network.intra_node_exchange. Empty elsewhere (the message stays one-way).
+  std::optional<double> exchange_s(int a, int b, double bytes) const {
+    if (!measured_exchange_ || node(a) != node(b)) return std::nullopt;
+    return machine_.network.intra_node_exchange.time_at(bytes, machine_.network.intra_node_bandwidth_Bps);
+  }
   bool eager(double bytes) const { return bytes <= eager_threshold_bytes_; }
   // What a rendezvous message waits, once both sides are there, before its
   // data flows: the machine's handshakes x L (none where transfer_s is a
@@ -61,6 +69,7 @@ class NetworkModel {
   double overhead_s_;
   double handshakes_;
   bool measured_intra_node_;
+  bool measured_exchange_;
   // Block mapping on one node group (the common case) is a division; else the machine answers.
   int block_ranks_per_node_ = 0;
 };

@@ -42,6 +42,7 @@ using events::Event;
 using events::Kind;
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr int kCrossingScan = 256;  // live requests an eager send looks through for a crossing message
 
 // Jobs this big put the engine's per-rank state, heap and pools in huge pages
 // (support/large_blocks.h): their state (~0.9 KB per replayed rank) outgrows
@@ -131,9 +132,11 @@ struct Request {
   std::uint32_t next = kNone;       // the owner's list of live user requests (RankState::requests)
   std::uint32_t wait_next = kNone;  // the blocking call's requests in its order (RankState::waiting)
   Kind kind = Kind::Send;
-  bool done = false;
-  bool waited = false;    // its owner is blocked on it
-  bool internal = false;  // made by a blocking call, not visible to the stream
+  bool done : 1 = false;
+  bool waited : 1 = false;    // its owner is blocked on it
+  bool internal : 1 = false;  // made by a blocking call, not visible to the stream
+  bool eager_in : 1 = false;  // a receive an eager message completed (its flight can still change: crossing)
+  bool crossed : 1 = false;   // that message was found crossing one going the other way
 };
 static_assert(sizeof(Request) == 40);
 
@@ -156,6 +159,7 @@ struct Envelope {
   void* live = nullptr;
   Kind kind = Kind::Compute;  // the call's
   bool rendezvous = false;
+  bool crossed = false;  // an eager message priced as one step of an exchange
 };
 static_assert(sizeof(Envelope) == 64);
 
@@ -435,6 +439,11 @@ class Engine {
   void wait_for(RankState& R, std::uint32_t q, std::uint32_t& tail);
   std::uint32_t post_send(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes, bool sync);
   std::uint32_t post_recv(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes);
+  struct Flight {
+    double seconds = 0;
+    bool crossing = false;  // priced as one step of an exchange
+  };
+  Flight eager_flight(RankState& R, int r, std::int32_t my_handle, int peer_world, double bytes);
   void arrive(int d, int handle, std::uint32_t message);
   void match(std::uint32_t message, std::uint32_t posted);
   void complete(std::uint32_t q, int owner);
@@ -943,7 +952,9 @@ std::uint32_t Engine::post_send(RankState& R, int r, std::int32_t peer, std::int
   env.kind = e.kind;
   std::uint32_t q = kNone;
   if (net_.eager(n) && !sync) {
-    env.arrival_s = R.clock + net_.transfer_s(r, to.world, n);
+    Flight flight = eager_flight(R, r, e.comm, to.world, n);
+    env.crossed = flight.crossing;
+    env.arrival_s = R.clock + flight.seconds;
     double o = net_.overhead_s();
     if (o > 0) {
       if (options_.timeline) options_.timeline->span(r, SpanKind::Comm, e.kind, R.clock, R.clock + o);
@@ -959,6 +970,51 @@ std::uint32_t Engine::post_send(RankState& R, int r, std::int32_t peer, std::int
   }
   arrive(to.world, to.handle, m);
   return q;
+}
+
+// The flight of an eager message rank r sends `peer_world` now. A message
+// from that peer still in flight (sent before this one would arrive, arriving
+// after now) crosses it: the two are one step of an exchange, and where the
+// machine measured that step (network.intra_node_exchange: 1.2-1.5x the
+// one-way time on the calibration host, both copies contending) each takes it.
+// The earlier message was priced one-way when it was sent; its flight is
+// stretched by the same ratio here. Rank r has not waited for it (it is
+// sending), so no completion has been handed out yet. Only messages on the
+// same communicator and still eager are looked at: a rendezvous transfer is
+// priced when both sides are there, by the one-way curve that holds its
+// handshakes.
+Engine::Flight Engine::eager_flight(RankState& R, int r, std::int32_t my_handle, int peer_world, double bytes) {
+  const double one_way = net_.transfer_s(r, peer_world, bytes);
+  auto step = net_.exchange_s(r, peer_world, bytes);
+  if (!step || !(*step > one_way)) return {one_way, false};
+  const double now = R.clock, ratio = *step / one_way, o = net_.overhead_s();
+  auto crosses = [&](double sent, double arrival) { return arrival > now && sent < now + *step; };
+  bool crossing = false;
+  // Arrived before a receive was posted for it: waiting in r's unexpected queue.
+  Queues& mine = queues(r, my_handle);
+  for (auto m = mine.unexpected_head; m != kNone; m = envelopes_[m].next) {
+    Envelope& msg = envelopes_[m];
+    if (msg.world != peer_world || msg.rendezvous || !crosses(msg.time_s, msg.arrival_s)) continue;
+    crossing = true;
+    if (!msg.crossed) msg.arrival_s = msg.time_s + (msg.arrival_s - msg.time_s) * ratio, msg.crossed = true;
+  }
+  // Matched with a receive r posted: that request is done, its end the arrival
+  // + o. The scan stops after kCrossingScan live requests: a halo exchange has
+  // a few dozen; a rank with thousands in flight runs an all-to-all by hand,
+  // where a per-send scan would cost O(k^2), and its crossings stay one-way.
+  int scanned = 0;
+  for (auto q = R.requests; q != kNone && scanned < kCrossingScan; q = requests_[q].next, ++scanned) {
+    Request& req = requests_[q];
+    if (!req.eager_in || !req.done || req.peer_world != peer_world || !crosses(req.transfer_start_s, req.end_s - o))
+      continue;
+    crossing = true;
+    if (!req.crossed) {
+      double arrival = req.transfer_start_s + (req.end_s - o - req.transfer_start_s) * ratio;
+      req.end_s = arrival + o;
+      req.crossed = true;
+    }
+  }
+  return crossing ? Flight{*step, true} : Flight{one_way, false};
 }
 
 std::uint32_t Engine::post_recv(RankState& R, int r, std::int32_t peer, std::int32_t tag, std::uint64_t bytes) {
@@ -1051,6 +1107,8 @@ void Engine::match(std::uint32_t m, std::uint32_t p) {
   if (!msg.rendezvous) {
     recv.end_s = std::max(posted.time_s, msg.arrival_s) + o;
     recv.transfer_start_s = msg.time_s;
+    recv.eager_in = true;  // a send of its receiver that crosses it can still stretch its flight
+    recv.crossed = msg.crossed;
   } else {
     double start = std::max(msg.time_s, posted.time_s);
     double end = start + net_.handshake_s(msg.world, posted.world) + net_.transfer_s(msg.world, posted.world, msg.bytes);

@@ -16,7 +16,11 @@
 //     the send completes then, the receive o later.
 //   Within a node whose one-way times the machine measured
 //     (network.intra_node_one_way), L + n/B is that time for n, and the
-//     rendezvous handshakes are in it (h = 0).
+//     rendezvous handshakes are in it (h = 0). Where it also measured the
+//     exchange step (network.intra_node_exchange), an eager message that
+//     crosses one going the other way between the same two ranks (both in
+//     flight at once, as in a halo exchange) takes that step instead, and so
+//     does the one it crosses.
 //   A blocked interval [t0, t1] is split into comm = the part after the
 //     transfer that ended it started, and wait = the rest (time blocked until
 //     the partner reached the matching point).

@@ -57,6 +57,50 @@ TEST(SimP2P, MeasuredOneWayTimesPriceMessagesWithinANode) {
   EXPECT_NEAR(across.ranks[2].end_s, 12 * us, 1e-14) << "ranks 0 and 2 are on different nodes";
 }
 
+TEST(SimP2P, EagerMessagesThatCrossTakeTheMeasuredExchangeStep) {
+  // One node of two cores with measured one-way times (100 B: 0.5 us) and
+  // exchange steps (100 B: 0.7 us, both sides sending at once).
+  auto m = flat_machine({"node.cores=2", "network.eager_threshold=\"1 KiB\"",
+                         "network.intra_node_one_way={ bytes = [100, 10000], time_s = [0.5e-6, 7e-6] }",
+                         "network.intra_node_exchange={ bytes = [100, 10000], time_s = [0.7e-6, 10e-6] }"});
+  auto halo = [](int peer, double delay) {
+    std::vector<Event> r{irecv(peer, 100, 1)};
+    if (delay > 0) r.push_back(compute(delay));
+    r.push_back(isend(peer, 100, 2));
+    r.push_back(completion(Kind::Waitall, {1, 2}));
+    return r;
+  };
+  // Both send at 0: each message crosses the other, both take 0.7 us.
+  auto both = run({halo(1, 0), halo(0, 0)}, m);
+  EXPECT_NEAR(both.ranks[0].end_s, 0.7 * us, 1e-15) << "an exchange step, not the 0.5 us one-way trip";
+  EXPECT_NEAR(both.ranks[1].end_s, 0.7 * us, 1e-15);
+  // Rank 1 sends at 0.3 us, while rank 0's message (0 -> 0.5 us) is in flight:
+  // they cross; rank 0's stretches to 0.7 us, rank 1's arrives at 0.3 + 0.7.
+  auto late = run({halo(1, 0), halo(0, 0.3 * us)}, m);
+  EXPECT_NEAR(late.ranks[1].end_s, 0.7 * us, 1e-15) << "rank 0's message, stretched by the exchange step";
+  EXPECT_NEAR(late.ranks[0].end_s, 1.0 * us, 1e-15) << "rank 1's, sent at 0.3 us, one exchange step";
+  // Rank 1 sends at 0.6 us, after rank 0's message arrived: no crossing, one-way each.
+  auto after = run({halo(1, 0), halo(0, 0.6 * us)}, m);
+  EXPECT_NEAR(after.ranks[1].end_s, 0.6 * us, 1e-15);
+  EXPECT_NEAR(after.ranks[0].end_s, 1.1 * us, 1e-15) << "0.6 us + 0.5 us one-way";
+  // A ping-pong never crosses: each reply leaves when the request arrived.
+  auto ping = run({{send(1, 100), recv(1, 100)}, {recv(0, 100), send(0, 100)}}, m);
+  EXPECT_NEAR(ping.ranks[0].end_s, 1.0 * us, 1e-15) << "2 x 0.5 us";
+  // The message arrived before its receive was posted (unexpected): the
+  // crossing send stretches it all the same.
+  auto unexpected = run({{isend(1, 100, 2), irecv(1, 100, 1), completion(Kind::Waitall, {1, 2})},
+                         {compute(0.2 * us), isend(0, 100, 2), irecv(0, 100, 1), completion(Kind::Waitall, {1, 2})}},
+                        m);
+  EXPECT_NEAR(unexpected.ranks[1].end_s, 0.7 * us, 1e-15);
+  EXPECT_NEAR(unexpected.ranks[0].end_s, 0.9 * us, 1e-15) << "0.2 us + 0.7 us";
+  // Without the exchange curve, and between nodes, messages stay one-way.
+  auto m_one_way = flat_machine({"node.cores=2", "network.eager_threshold=\"1 KiB\"",
+                                 "network.intra_node_one_way={ bytes = [100, 10000], time_s = [0.5e-6, 7e-6] }"});
+  EXPECT_NEAR(run({halo(1, 0), halo(0, 0)}, m_one_way).ranks[0].end_s, 0.5 * us, 1e-15);
+  auto across = run({halo(2, 0), {}, halo(0, 0)}, m);
+  EXPECT_NEAR(across.ranks[0].end_s, 1.1 * us, 1e-15) << "ranks 0 and 2 on different nodes: 1 us + 100 B / 1 GB/s";
+}
+
 TEST(SimP2P, RendezvousSenderWaitsForReceiver) {
   // The receiver comes at 5 us: the sender waits 5 us, then 12 us of transfer.
   auto r = run({{send(1, 10000)}, {compute(5 * us), recv(0, 10000)}}, flat_machine());
