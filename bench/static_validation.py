@@ -531,7 +531,7 @@ def main():
         history_machine, history_means = noise_history(a, a.noise_history, a.noise_gap)
     ctx = Ctx(a)
     ranks = [int(x) for x in a.ranks.split(",")]
-    count_ranks = [int(x) for x in a.count_ranks.split(",")]
+    count_ranks = [int(x) for x in a.count_ranks.split(",") if x]  # empty: no callgrind counts
     override = {}
     for item in filter(None, a.sizes.split(";")):
         app, s = item.split(":")

@@ -333,4 +333,51 @@ std::optional<LoopFootprint> loop_footprint(const llvm::Loop& loop, llvm::Scalar
   return fp.result();
 }
 
+std::vector<AddressStream> loop_streams(const llvm::Loop& loop, llvm::ScalarEvolution& se) {
+  using namespace llvm;
+  using Stream = AddressStream;
+  std::vector<Stream> streams;
+  auto add = [&](const Value* pointer) {
+    if (!se.isSCEVable(pointer->getType())) return streams.push_back({nullptr, nullptr});
+    const SCEV* address = se.getSCEV(const_cast<Value*>(pointer));
+    if (se.isLoopInvariant(address, &loop)) return;  // the same bytes every iteration: no stream
+    const SCEV* base = se.getPointerBase(address);
+    const SCEV* offset = se.getMinusSCEV(address, base);
+    if (!isa<SCEVUnknown>(base) || isa<SCEVCouldNotCompute>(offset)) return streams.push_back({nullptr, nullptr});
+    // Not a steady walk through this loop (x[col[k]]): the base's gathers, one
+    // stream however many there are (an unrolled gather has several).
+    const auto* walk = dyn_cast<SCEVAddRecExpr>(address);
+    if (!walk || walk->getLoop() != &loop || !walk->isAffine()) offset = nullptr;
+    for (const Stream& s : streams) {
+      if (s.base != base || (s.offset == nullptr) != (offset == nullptr)) continue;
+      if (!offset) return;
+      const auto* apart = dyn_cast<SCEVConstant>(se.getMinusSCEV(offset, s.offset));
+      if (apart && apart->getAPInt().abs().slt(kStreamSpanBytes)) return;
+    }
+    streams.push_back({base, offset});
+  };
+  for (const BasicBlock* b : loop.blocks()) {
+    for (const Instruction& i : *b) {
+      if (const auto* ld = dyn_cast<LoadInst>(&i)) {
+        add(ld->getPointerOperand());
+      } else if (const auto* st = dyn_cast<StoreInst>(&i)) {
+        add(st->getPointerOperand());
+      } else if (const auto* ii = dyn_cast<IntrinsicInst>(&i)) {
+        switch (ii->getIntrinsicID()) {
+          case Intrinsic::masked_load: case Intrinsic::masked_gather: add(ii->getArgOperand(0)); break;
+          case Intrinsic::masked_store: case Intrinsic::masked_scatter: add(ii->getArgOperand(1)); break;
+          case Intrinsic::memcpy: case Intrinsic::memmove: case Intrinsic::memset: {
+            const auto* mi = cast<MemIntrinsic>(ii);
+            add(mi->getRawDest());
+            if (isa<MemTransferInst>(mi)) add(cast<MemTransferInst>(mi)->getRawSource());
+            break;
+          }
+          default: break;
+        }
+      }
+    }
+  }
+  return streams;
+}
+
 }  // namespace perfcast::analyze

@@ -77,4 +77,23 @@ std::optional<LoopFootprint> loop_footprint(const llvm::Loop& loop, llvm::Scalar
                                             const llvm::DataLayout& layout,
                                             const std::function<bool(const llvm::CallBase&)>& harmless);
 
+// The address streams of an innermost loop: its accesses grouped by base
+// pointer, those a constant less than kStreamSpanBytes apart in one group (a
+// vector loop's neighbours, p-1..p+1, move through the same lines). A 7-point
+// stencil, un[p] = f(u[p-sx], u[p-sy], u[p-1..p+1], u[p+sy], u[p+sx], up[p]),
+// has 7; a triad 3. Offsets that differ by a symbolic amount (a row, a plane)
+// are other streams, however small the amount turns out: the analysis does not
+// know it. The gathers from one array (x[col[k]]) are one stream, an access
+// whose base pointer cannot be found another, and an address the loop does
+// not move none. How far in-core work overlaps transfers depends on it: measured by
+// `perfcast calibrate` (docs/machine-format.md, memory `overlap_by_streams`).
+// Each stream: its base pointer (null: unknown) and the byte offset of its
+// first access from it (null: the base's gathers, or an unknown base).
+struct AddressStream {
+  const llvm::SCEV* base;
+  const llvm::SCEV* offset;
+};
+std::vector<AddressStream> loop_streams(const llvm::Loop& loop, llvm::ScalarEvolution& se);
+constexpr std::int64_t kStreamSpanBytes = 256;
+
 }  // namespace perfcast::analyze

@@ -139,6 +139,9 @@ struct Node {
   std::optional<double> overhead_cycles_per_iteration;
   // loop: distinct bytes one run touches (all, loaded, stored); see footprint.h
   std::optional<std::array<Expr, 3>> footprint;
+  int streams = 0;  // innermost loop: its address streams (footprint.h); 0: none counted
+  // Per base with several streams, each stream's byte offset from the first's.
+  std::vector<std::vector<Expr>> stream_offsets;
 
   bool empty_compute() const {
     return kind == Compute && flops_double == Expr(0) && flops_single == Expr(0) && loads == Expr(0) &&
@@ -343,6 +346,7 @@ class FunctionAnalyser {
   bool chain_restarts(const llvm::Loop* l);
   bool fresh_each_run(const llvm::Value* start, const llvm::Loop* l);
   void add_footprints();
+  void add_streams(Node& n, const llvm::Loop* l);
   Expr runs_in(const CountedAccess& access, const llvm::Loop* l);
   bool model_wide(const Expr& e) const;
   std::string gathered_name(const llvm::Value* base) const;
@@ -1963,6 +1967,7 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
     n->innermost = l->getSubLoops().empty();
     if (n->innermost) n->chain_restarts = chain_restarts(l);
   }
+  if (l->getSubLoops().empty()) add_streams(*n, l);
   c->push_back(std::move(n));
   loop_items_[l] = &c->back()->body;
   loop_nodes_[l] = c->back().get();
@@ -2003,6 +2008,31 @@ void FunctionAnalyser::run() {
     emit_block(b, *navigate(c, guard));
   }
   add_footprints();
+}
+
+// An innermost loop's address streams, and per array walked by several, their
+// offsets from its first (how far apart they reuse the same bytes, which the
+// predictor weighs against L1's size). A base whose offsets do not convert
+// keeps its count only.
+void FunctionAnalyser::add_streams(Node& n, const llvm::Loop* l) {
+  std::vector<AddressStream> streams = loop_streams(*l, se_);
+  n.streams = static_cast<int>(streams.size());
+  std::vector<const llvm::SCEV*> bases;
+  for (const auto& s : streams)
+    if (s.base && s.offset && std::find(bases.begin(), bases.end(), s.base) == bases.end()) bases.push_back(s.base);
+  for (const llvm::SCEV* base : bases) {
+    std::vector<const llvm::SCEV*> offsets;
+    for (const auto& s : streams)
+      if (s.base == base && s.offset) offsets.push_back(s.offset);
+    if (offsets.size() < 2) continue;
+    std::vector<Expr> from_first;
+    for (const llvm::SCEV* o : offsets) {
+      auto e = conv(se_.getMinusSCEV(o, offsets.front()), l);
+      if (!e) break;
+      from_first.push_back(ex::simplify(*e));
+    }
+    if (from_first.size() == offsets.size()) n.stream_offsets.push_back(std::move(from_first));
+  }
 }
 
 // Every modelled loop whose data can be bounded gets its footprint, named by
@@ -2624,6 +2654,16 @@ json item_json(const Node& n) {
         if (n.machine->off_ports_share() >= 0.05 && (n.cycles_per_iteration || n.overhead_cycles_per_iteration))
           j["ports_cycles_per_iteration"] = hundredths(n.machine->rthroughput_without_divides);
       }
+      if (n.streams > 0) j["streams"] = n.streams;
+      if (!n.stream_offsets.empty()) {
+        json bases = json::array();
+        for (const auto& offsets : n.stream_offsets) {
+          json list = json::array();
+          for (const Expr& e : offsets) list.push_back(text(e));
+          bases.push_back(std::move(list));
+        }
+        j["stream_offsets"] = std::move(bases);
+      }
       if (n.footprint)
         j["footprint"] = {{"bytes", text((*n.footprint)[0])},
                           {"load_bytes", text((*n.footprint)[1])},
@@ -2896,6 +2936,8 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
         for (const auto& [k, v] : n->args) add(v);
         if (n->footprint)
           for (const Expr& e : *n->footprint) add(e);
+        for (const auto& offsets : n->stream_offsets)
+          for (const Expr& e : offsets) add(e);
         walk(n->body), walk(n->then_items), walk(n->else_items);
       }
     };

@@ -93,6 +93,7 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
                            {"refined_s", s.refined_s},
                            {"off_ports_s", s.off_ports_s}};
     if (!s.note.empty()) site["note"] = s.note;
+    if (s.streams > 0) site["streams"] = s.streams, site["effective_streams"] = s.effective_streams;
     sites.push_back(std::move(site));
   }
   j["sites"] = std::move(sites);

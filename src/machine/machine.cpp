@@ -16,6 +16,35 @@ double MemoryLevel::bandwidth_per_core_Bps(int active_cores) const {
   return std::min(bandwidth_Bps, *node_bandwidth_Bps / active_cores);
 }
 
+namespace {
+
+// Where x falls on an increasing axis: the index i of the point at or after it
+// (1 <= i < size) and its weight toward point i; clamped at the ends.
+std::pair<size_t, double> locate(const std::vector<double>& axis, double x) {
+  if (axis.size() < 2 || x <= axis.front()) return {std::min<size_t>(1, axis.size() - 1), 0.0};
+  if (x >= axis.back()) return {axis.size() - 1, 1.0};
+  size_t i = 1;
+  while (axis[i] < x) ++i;
+  return {i, (x - axis[i - 1]) / (axis[i] - axis[i - 1])};
+}
+
+}  // namespace
+
+double MemoryLevel::serial_fraction_for(double streams, double core_over_memory) const {
+  if (streams <= 0 || overlap_streams.empty() || !(core_over_memory > 0)) return serial_fraction;
+  std::vector<double> log_ratio;
+  for (double r : overlap_core_over_memory) log_ratio.push_back(std::log(r));
+  auto along_ratio = [&](const std::vector<double>& row) {
+    if (row.size() == 1) return row[0];
+    auto [j, w] = locate(log_ratio, std::log(core_over_memory));
+    return row[j - 1] + (row[j] - row[j - 1]) * w;
+  };
+  if (overlap_streams.size() == 1) return along_ratio(overlap_fractions[0]);
+  auto [i, w] = locate(overlap_streams, streams);
+  double lo = along_ratio(overlap_fractions[i - 1]), hi = along_ratio(overlap_fractions[i]);
+  return lo + (hi - lo) * w;
+}
+
 double MemoryLevel::node_total_Bps(int active_cores) const {
   active_cores = std::max(active_cores, 1);
   return bandwidth_per_core_Bps(active_cores) * active_cores;

@@ -31,6 +31,21 @@ struct MemoryLevel {
   // fully, the roofline's max; 1: they add up, ECM's no-overlap). Measured by
   // `perfcast calibrate`; 0 when the machine file gives none.
   double serial_fraction = 0;
+  // The serial fraction by a loop's address streams (accesses that move
+  // through separate lines: a triad has 3, a 7-point stencil 7) and by its
+  // in-core time over its transfer time: the more streams, the less the two
+  // overlap, and the more in-core work outgrows the transfers, the less of
+  // them shows. Measured by `perfcast calibrate` (a kernel with the same loads
+  // in 1, 3 or 5 streams of one array, 1..8 passes of them); both axes
+  // increasing, fractions [stream][ratio] in [0, 1]. Empty: serial_fraction
+  // for every loop.
+  std::vector<double> overlap_streams, overlap_core_over_memory;
+  std::vector<std::vector<double>> overlap_fractions;
+  // The fraction for a loop of `streams` whose in-core time is
+  // `core_over_memory` times its transfers' (linear between stream counts,
+  // linear in log ratio between ratios, the nearest end outside them);
+  // serial_fraction when the streams are unknown (0) or the level has no table.
+  double serial_fraction_for(double streams, double core_over_memory) const;
 
   // Sharing model: each of `active_cores` streaming at once gets
   // min(bandwidth, node_bandwidth / active_cores).

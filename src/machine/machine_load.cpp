@@ -269,6 +269,9 @@ class Loader {
         if (level.serial_fraction > 1)
           fail(f, join(level_prefix, "serial_fraction"), fmt::format("is {}; expected {}", describe(*f), expected));
       }
+      if (const toml::node* o = lt.get("overlap_by_streams"))
+        load_stream_overlap(table(o, join(level_prefix, "overlap_by_streams")), join(level_prefix, "overlap_by_streams"),
+                            level);
       if (level.size_bytes) {
         if (!levels.empty() && !levels.back().size_bytes)
           fail(lt.get("size"), level_prefix + ".size", "follows a level without a size; only the outermost level may be unbounded");
@@ -425,6 +428,49 @@ class Loader {
 
   // { bytes = [increasing sizes], time_s = [one time per size] }: at least two
   // points, so the table has a slope.
+  // { streams = [increasing counts >= 1], core_over_memory = [increasing ratios > 0],
+  //   serial_fraction = [per stream count: [per ratio: a fraction in [0, 1]]] }.
+  void load_stream_overlap(const toml::table& t, const std::string& prefix, MemoryLevel& level) const {
+    check_keys(t, Context::StreamOverlap, prefix);
+    auto axis = [&](const char* key, const char* what, double lowest, std::vector<double>& into) {
+      std::string expected = fmt::format("an array of increasing {}", what);
+      const toml::array& a = array(t, key, prefix, expected.c_str());
+      for (size_t i = 0; i < a.size(); ++i) {
+        std::string field = fmt::format("{}.{}", join(prefix, key), i);
+        double v = number_value(a.get(i), field, what);
+        if (v < lowest || (lowest == 0 && v == 0))
+          fail(a.get(i), field, fmt::format("is {}; expected {}", v, what));
+        if (!into.empty() && v <= into.back())
+          fail(a.get(i), field, fmt::format("is {} after {}; {} must increase", v, into.back(), key));
+        into.push_back(v);
+      }
+      if (into.empty()) fail(t.get(key), join(prefix, key), fmt::format("is empty; expected {}", expected));
+    };
+    axis("streams", "stream counts (>= 1)", 1, level.overlap_streams);
+    axis("core_over_memory", "ratios of in-core to transfer time (> 0)", 0, level.overlap_core_over_memory);
+    std::string expected = fmt::format("an array of {} arrays (one per stream count) of {} fractions from 0 to 1 "
+                                       "(one per core_over_memory entry)",
+                                       level.overlap_streams.size(), level.overlap_core_over_memory.size());
+    const toml::array& rows = array(t, "serial_fraction", prefix, expected.c_str());
+    if (rows.size() != level.overlap_streams.size())
+      fail(t.get("serial_fraction"), join(prefix, "serial_fraction"),
+           fmt::format("has {} rows; expected {}", rows.size(), expected));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::string row_field = fmt::format("{}.serial_fraction.{}", prefix, i);
+      const toml::array* row = rows.get(i)->as_array();
+      if (!row || row->size() != level.overlap_core_over_memory.size())
+        fail(rows.get(i), row_field, fmt::format("is {}; expected {}", describe(*rows.get(i)), expected));
+      std::vector<double> fractions;
+      for (size_t j = 0; j < row->size(); ++j) {
+        std::string field = fmt::format("{}.{}", row_field, j);
+        double v = number_value(row->get(j), field, "a fraction from 0 to 1");
+        if (v > 1) fail(row->get(j), field, fmt::format("is {}; expected a fraction from 0 to 1", v));
+        fractions.push_back(v);
+      }
+      level.overlap_fractions.push_back(std::move(fractions));
+    }
+  }
+
   MessageTimes load_message_times(const toml::table& t, const std::string& prefix) const {
     check_keys(t, Context::MessageTimes, prefix);
     MessageTimes m;

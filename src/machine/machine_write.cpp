@@ -99,6 +99,17 @@ std::string memory_level(const MemoryLevel& level) {
   out += fmt::format(", shared = {}", level.shared);
   if (level.node_bandwidth_Bps) out += ", node_bandwidth = " + q(*level.node_bandwidth_Bps, Dimension::BytesPerSecond);
   if (level.serial_fraction > 0) out += ", serial_fraction = " + number(level.serial_fraction);
+  if (!level.overlap_streams.empty()) {
+    auto list = [](const std::vector<double>& v) {
+      std::string s = "[";
+      for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + number(v[i]);
+      return s + "]";
+    };
+    std::string rows = "[";
+    for (size_t i = 0; i < level.overlap_fractions.size(); ++i) rows += (i ? ", " : "") + list(level.overlap_fractions[i]);
+    out += ", overlap_by_streams = { streams = " + list(level.overlap_streams) +
+           ", core_over_memory = " + list(level.overlap_core_over_memory) + ", serial_fraction = " + rows + "] }";
+  }
   return out + " }";
 }
 

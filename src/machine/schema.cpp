@@ -50,7 +50,8 @@ std::vector<Entry> entries(Context parent) {
               {"L4", Context::MemoryLevel}, {"DRAM", Context::MemoryLevel}};
     case Context::MemoryLevel:
       return {{"size", Context::Value}, {"bandwidth", Context::Value}, {"shared", Context::Value},
-              {"node_bandwidth", Context::Value}, {"serial_fraction", Context::Value}};
+              {"node_bandwidth", Context::Value}, {"serial_fraction", Context::Value},
+              {"overlap_by_streams", Context::StreamOverlap}};
     case Context::Math:
     case Context::MathPrecision: {
       std::vector<Entry> keys;
@@ -78,6 +79,9 @@ std::vector<Entry> entries(Context parent) {
     }
     case Context::MessageTimes:
       return {{"bytes", Context::ValueArray}, {"time_s", Context::ValueArray}};
+    case Context::StreamOverlap:
+      return {{"streams", Context::ValueArray}, {"core_over_memory", Context::ValueArray},
+              {"serial_fraction", Context::ValueArray}};
     case Context::Noise:
       return {{"quantum", Context::Value}, {"stretch", Context::ValueArray}, {"divider_stretch", Context::ValueArray},
               {"probes", Context::Value}};

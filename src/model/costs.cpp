@@ -61,6 +61,7 @@ void add_site_counts(SiteCosts& acc, const SiteCosts& x) {
   acc.off_ports_cycles = acc.off_ports_cycles + x.off_ports_cycles;
   acc.cycle_flops_double = acc.cycle_flops_double + x.cycle_flops_double;
   acc.cycle_flops_single = acc.cycle_flops_single + x.cycle_flops_single;
+  if (x.streams > acc.streams) acc.streams = x.streams, acc.stream_offsets = x.stream_offsets;
 }
 
 void add_site(std::vector<SiteCosts>& acc, const SiteCosts& x) {
@@ -124,9 +125,12 @@ Costs scaled(const Costs& c, const Expr& factor) {
 
 Costs substituted(const Costs& c, const Substitution& s) {
   Costs out = map_counts(c, [&](const Expr& e) { return expr::substitute(e, s); });
-  for (auto& site : out.sites)
+  for (auto& site : out.sites) {
     for (auto& seg : site.memory)
       if (seg.working_set_bytes) seg.working_set_bytes = expr::substitute(*seg.working_set_bytes, s);
+    for (auto& offsets : site.stream_offsets)
+      for (auto& e : offsets) e = expr::substitute(e, s);
+  }
   for (auto& g : out.mpi) {
     if (g.peer) g.peer = expr::substitute(*g.peer, s);
     if (g.root) g.root = expr::substitute(*g.root, s);
@@ -260,6 +264,9 @@ class Composer {
     const bool priced = !ctx.in_priced_loop && l.cycles_per_iteration.has_value();
     const bool overhead = !ctx.in_priced_loop && !priced && l.overhead_cycles_per_iteration.has_value();
     Costs body = items(l.body, Context{ctx.function, ctx.in_priced_loop || priced, overhead});
+    if (l.streams)
+      for (auto& site : body.sites)
+        if (*l.streams > site.streams) site.streams = *l.streams, site.stream_offsets = l.stream_offsets;
     if (priced || overhead) {
       SiteCosts cycles;
       cycles.function = ctx.function;
@@ -466,6 +473,17 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     for (const auto& [name, calls] : site.math_calls) s.math_calls[name] = value_of(calls, b);
     s.cycles = value_of(site.cycles, b);
     s.off_ports_cycles = value_of(site.off_ports_cycles, b);
+    s.streams = site.streams;
+    for (const auto& offsets : site.stream_offsets) {
+      std::vector<double> at;
+      try {
+        for (const Expr& e : offsets) at.push_back(expr::evaluate(e, b).real());
+      } catch (const std::exception&) {
+        continue;  // unbound: its streams count as leading
+      }
+      std::sort(at.begin(), at.end(), std::greater<>());
+      for (size_t k = 1; k < at.size(); ++k) s.follower_gaps_bytes.push_back(at[k - 1] - at[k]);
+    }
     s.cycle_flops_double = value_of(site.cycle_flops_double, b);
     s.cycle_flops_single = value_of(site.cycle_flops_single, b);
     bool footprint_failed = false;

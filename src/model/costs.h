@@ -68,6 +68,10 @@ struct SiteCosts {
   // ports_cycles_per_iteration: the divider, dependency chains): a co-tenant
   // on the ports hardly slows it.
   Expr off_ports_cycles;
+  // The most address streams of an innermost loop in the site (LoopItem::streams);
+  // 0: none known. And that loop's stream offsets (LoopItem::stream_offsets).
+  int streams = 0;
+  std::vector<std::vector<Expr>> stream_offsets;
 };
 
 struct SymbolicCosts {
@@ -114,6 +118,11 @@ struct SiteCounts {
   std::vector<MemoryTraffic> memory;
   double cycles = 0, cycle_flops_double = 0, cycle_flops_single = 0;
   double off_ports_cycles = 0;  // of `cycles`
+  int streams = 0;              // SiteCosts::streams
+  // Of those streams, the ones that follow another along the same array: the
+  // byte gap to the one ahead (from SiteCosts::stream_offsets; a gap that
+  // does not evaluate is left out, and its stream counts as one that leads).
+  std::vector<double> follower_gaps_bytes;
 };
 
 struct RankCounts {

@@ -134,7 +134,8 @@ class Reader {
     } else if (kind == "loop") {
       only_keys(j, path,
                 {"kind", "line", "note", "var", "trip_count", "working_set_bytes", "footprint", "cycles_per_iteration",
-                 "overhead_cycles_per_iteration", "ports_cycles_per_iteration", "mca", "body"});
+                 "overhead_cycles_per_iteration", "ports_cycles_per_iteration", "mca", "streams", "stream_offsets",
+                 "body"});
       LoopItem l;
       if (j.contains("var")) l.var = string_at(j["var"], path + "/var");
       l.trip_count = expr_at(member(j, path, "trip_count"), path + "/trip_count");
@@ -146,6 +147,26 @@ class Reader {
         if (!d.is_number() || !(d.get<double>() >= 0))
           fail(path + "/ports_cycles_per_iteration", "expected a number of cycles >= 0");
         l.ports_cycles_per_iteration = d.get<double>();
+      }
+      if (j.contains("streams")) {
+        const json& d = j["streams"];
+        if (!d.is_number_integer() || d.get<long long>() < 1 || d.get<long long>() > 1000000)
+          fail(path + "/streams", "expected a whole number of address streams >= 1");
+        l.streams = static_cast<int>(d.get<long long>());
+      }
+      if (j.contains("stream_offsets")) {
+        const json& bases = j["stream_offsets"];
+        std::string sp = path + "/stream_offsets";
+        if (!bases.is_array()) fail(sp, "expected an array (one per array) of arrays of byte offsets");
+        for (size_t b = 0; b < bases.size(); ++b) {
+          std::string bp = fmt::format("{}/{}", sp, b);
+          if (!bases[b].is_array() || bases[b].size() < 2)
+            fail(bp, "expected an array of at least 2 byte offsets (expressions), the first stream's 0");
+          std::vector<Expr> offsets;
+          for (size_t k = 0; k < bases[b].size(); ++k) offsets.push_back(expr_at(bases[b][k], fmt::format("{}/{}", bp, k)));
+          l.stream_offsets.push_back(std::move(offsets));
+        }
+        if (!l.streams) fail(sp, "given without streams (the count they belong to)");
       }
       // "mca": MCA's plain figures (cpi, rthroughput, uops), for the reader only.
       if (j.contains("mca") && !j["mca"].is_object()) fail(path + "/mca", "expected an object: {\"cpi\": ..., ...}");

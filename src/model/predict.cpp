@@ -86,6 +86,24 @@ int priced_loop_count(const ProgramModel& model) {
   return n;
 }
 
+// The streams a site's loop walks, as the machine's overlap table counts them.
+// A stream that follows another along the same array close enough that the
+// bytes it reuses are still in L1 (its gap times the streams bringing new
+// bytes, the leaders, within L1's size: Kerncraft's layer condition) counts
+// half: on the Zen 5 the table was found on, five loads of one array from
+// DRAM cost serial fraction 0.11 adjacent, 0.49 at 512 bytes apart (reused
+// from L1) and 0.9 at 16 KiB (reused from L2), the same loads and traffic.
+double effective_streams(const SiteCounts& c, const machine::NodeGroup& g, int ranks_on_node) {
+  if (c.streams <= 0) return 0;
+  double leaders = c.streams - static_cast<double>(c.follower_gaps_bytes.size());
+  auto l1 = g.memory.size() > 1 ? g.memory.front().capacity_per_core_bytes(ranks_on_node) : std::nullopt;
+  if (!l1 || leaders < 1) return c.streams;
+  int near = 0;
+  for (double gap : c.follower_gaps_bytes)
+    if (gap * leaders <= *l1) ++near;
+  return c.streams - 0.5 * near;
+}
+
 std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine::NodeGroup& g, int ranks_on_node,
                                         const PredictOptions& options) {
   const double peak_double = g.flops_per_core_for(machine::Precision::Double, options.simd);
@@ -105,6 +123,7 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
     s.function = c.function;
     s.line = c.line;
     s.note = c.note;
+    s.streams = c.streams;
     // Compute: math calls become flops of their precision.
     double math_double = 0, math_single = 0;
     for (const auto& [name, calls] : c.math_calls) {
@@ -127,7 +146,8 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
     // alone: its misses in flight, which in-core work partly takes from, hence
     // the serial fraction) and the node's share (node bandwidth over the ranks
     // streaming at once: a queue that in-core work hides behind entirely).
-    double core_traffic_s = 0, serial_weighted = 0;
+    double core_traffic_s = 0;
+    std::vector<std::pair<const machine::MemoryLevel*, double>> alone;  // per segment: its level, its time alone
     for (const auto& t : c.memory) {
       double bytes = t.load_bytes + t.store_bytes;
       if (bytes == 0) continue;
@@ -139,15 +159,22 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
         s.traffic_s += at_level_s;
         double alone_s = bytes / level.bandwidth_Bps;
         core_traffic_s += alone_s;
-        serial_weighted += level.serial_fraction * alone_s;
+        alone.emplace_back(&level, alone_s);
       }
       if (t.traffic != Traffic::Footprint)
         s.memory_s += forced ? bytes / forced->bandwidth_per_core_Bps(ranks_on_node) : at_level_s;
     }
-    s.serial_fraction = core_traffic_s > 0 ? serial_weighted / core_traffic_s : 0;
     s.memory_bound = s.memory_s > s.compute_s;
     s.time_s = std::max(s.compute_s, s.memory_s);
     double core = std::max(s.in_core_s, s.l1_access_s);
+    // Each level's fraction for this site's streams and its in-core time over
+    // its traffic (where the machine measured them so), weighted by its time.
+    s.effective_streams = effective_streams(c, g, ranks_on_node);
+    double serial_weighted = 0;
+    for (const auto& [level, alone_s] : alone)
+      serial_weighted +=
+          level->serial_fraction_for(s.effective_streams, core_traffic_s > 0 ? core / core_traffic_s : 0) * alone_s;
+    s.serial_fraction = core_traffic_s > 0 ? serial_weighted / core_traffic_s : 0;
     s.refined_s = std::max(std::max(core, core_traffic_s) + s.serial_fraction * std::min(core, core_traffic_s),
                            s.traffic_s);
     out.push_back(std::move(s));

@@ -31,7 +31,9 @@
 //     T_site = max( max(core', alone) + f * min(core', alone), shared ),
 //     core' = max(core, l1); alone = the traffic at one core's own bandwidth
 //     (a core's misses in flight: in-core work takes from them, so part of
-//     it adds, f = the serial fraction of the traffic's levels); shared = the
+//     it adds, f = the serial fraction of the traffic's levels, for the
+//     site's address streams and core' / alone where the machine measured
+//     it by those); shared = the
 //     traffic at the node's bandwidth over the ranks streaming at once (a
 //     queue that in-core work hides behind entirely);
 //   T_sites,i = sum over sites + comm_i. This is the refined prediction.
@@ -78,7 +80,9 @@ struct SitePrediction {
   double in_core_s = 0;        // cycles / clock + the other flops / peak (compute_s without MCA)
   double l1_access_s = 0;      // accesses inside footprint loops at L1 bandwidth
   double traffic_s = 0;        // distinct bytes from their levels, other accesses as the plain formula
-  double serial_fraction = 0;  // of the traffic's levels, weighted by their time at one core's bandwidth
+  int streams = 0;             // address streams of its busiest innermost loop (0: unknown)
+  double effective_streams = 0;  // of them: those reusing from L1 count half (predict.cpp)
+  double serial_fraction = 0;  // of the traffic's levels for its streams, weighted by their time at one core's bandwidth
   double refined_s = 0;        // see the header comment
   double off_ports_s = 0;        // of in_core_s: what the ports do not explain (divider, chains; MCA)
 };

@@ -41,6 +41,14 @@ struct LoopItem {
     Expr store_bytes;  // distinct bytes written
   };
   std::optional<Footprint> footprint;
+  // Innermost loops: the address streams of the body (accesses of one base a
+  // constant less than 256 bytes apart are one; `perfcast analyze`). Picks the
+  // machine's serial fraction for this many streams (memory overlap_by_streams).
+  std::optional<int> streams;
+  // Per array walked by several of those streams, each one's byte offset from
+  // the first's: how far apart they reuse the same bytes (a stencil's rows and
+  // planes), which the predictor weighs against L1's size.
+  std::vector<std::vector<Expr>> stream_offsets;
   // In-core cycles of one iteration of the body (innermost loops; LLVM MCA),
   // on the scheduling model of ProgramModel::mca_cpu.
   std::optional<Expr> cycles_per_iteration;

@@ -381,6 +381,38 @@ TEST(Analyze, LoopFootprintsSpanTheStencilsDistinctBytes) {
   }
 }
 
+// Address streams per innermost loop (streams.c): every innermost loop of a
+// function (the vector loop and its remainder alike) walks the same streams.
+TEST(Analyze, InnermostLoopsCountTheirAddressStreams) {
+  auto j = analyse_case("streams.c");
+  std::function<void(const nlohmann::ordered_json&, std::vector<int>&)> innermost =
+      [&](const nlohmann::ordered_json& items, std::vector<int>& out) {
+        for (const auto& it : items) {
+          bool has_subloop = false;
+          std::function<void(const nlohmann::ordered_json&)> find = [&](const nlohmann::ordered_json& inner) {
+            for (const auto& x : inner) {
+              if (x["kind"] == "loop") has_subloop = true;
+              for (const char* side : {"then", "else"})
+                if (x.contains(side)) find(x[side]);
+            }
+          };
+          if (it["kind"] == "loop") {
+            find(it["body"]);
+            if (!has_subloop) out.push_back(it.value("streams", 0));
+          }
+          for (const char* side : {"body", "then", "else"})
+            if (it.contains(side)) innermost(it[side], out);
+        }
+      };
+  for (auto [function, expected] : {std::pair{"triad", 3}, {"neighbours", 3}, {"rows", 5}, {"stencil", 7},
+                                    {"gather", 2}}) {
+    std::vector<int> found;
+    innermost(j["functions"][function]["body"], found);
+    ASSERT_FALSE(found.empty()) << function << ": no innermost loop\n" << j["functions"][function].dump(1);
+    for (int streams : found) EXPECT_EQ(streams, expected) << function;
+  }
+}
+
 // A CSR product (csr_rows.c): the rows loop's footprint counts the streams
 // val[e] and col[e] (their starts read from rowptr, each entry distinct:
 // 12 bytes an entry, exact for CSR), rowptr and y (intervals of the rows),

@@ -99,7 +99,8 @@ void check_documented_keys(const toml::table& t) {
   for (const char* level : {"L1", "L2", "L3"}) {
     if (!memory->contains(level)) continue;
     for (auto&& [k, v] : *(*memory)[level].as_table())
-      EXPECT_TRUE(k == "size" || k == "bandwidth" || k == "shared" || k == "node_bandwidth" || k == "serial_fraction")
+      EXPECT_TRUE(k == "size" || k == "bandwidth" || k == "shared" || k == "node_bandwidth" ||
+                  k == "serial_fraction" || k == "overlap_by_streams")
           << k.str();
     double size = quantity((*memory)[level]["size"], Dimension::Bytes, std::string(level) + ".size");
     EXPECT_GT(size, previous_size) << "sizes must grow outwards";
@@ -107,6 +108,27 @@ void check_documented_keys(const toml::table& t) {
     quantity((*memory)[level]["bandwidth"], Dimension::BytesPerSecond, std::string(level) + ".bandwidth");
   }
   quantity(t["memory"]["DRAM"]["node_bandwidth"], Dimension::BytesPerSecond, "DRAM.node_bandwidth");
+  // The overlap by streams, where written: 3, 5 and 7 streams, a fraction in
+  // [0, 1] per stream count and per increasing ratio of in-core to transfer
+  // time (the machine loader checks the same; here: that calibrate wrote it
+  // so, with the kernel's own stream counts).
+  for (const char* level : {"L2", "L3", "DRAM"}) {
+    if (!memory->contains(level) || !(*memory)[level].as_table()->contains("overlap_by_streams")) continue;
+    auto table = (*memory)[level]["overlap_by_streams"];
+    std::vector<int64_t> streams;
+    for (auto&& s : *table["streams"].as_array()) streams.push_back(s.value<int64_t>().value_or(0));
+    EXPECT_EQ(streams, (std::vector<int64_t>{3, 5, 7})) << level;
+    size_t ratios = table["core_over_memory"].as_array()->size();
+    EXPECT_GE(ratios, 1u) << level;
+    ASSERT_EQ(table["serial_fraction"].as_array()->size(), 3u) << level;
+    for (auto&& row : *table["serial_fraction"].as_array()) {
+      ASSERT_EQ(row.as_array()->size(), ratios) << level;
+      for (auto&& f : *row.as_array()) {
+        EXPECT_GE(f.value<double>().value_or(-1), 0) << level;
+        EXPECT_LE(f.value<double>().value_or(2), 1) << level;
+      }
+    }
+  }
 
   for (const char* precision : {"double", "single"})
     for (const char* fn : {"sin", "cos", "tan", "exp", "log", "sqrt", "pow"}) {

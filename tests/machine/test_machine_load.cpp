@@ -170,6 +170,8 @@ TEST(MachineWrite, RoundTripOfEverything) {
                              "network.intra_node_one_way={ bytes = [1, 2048, 4096], time_s = [4.3e-7, 6e-7, 3.22e-6] }",
                              "network.intra_node_exchange={ bytes = [1, 4096], time_s = [6.1e-7, 4.5e-6] }",
                              "node.instruction_cycles={ fp_add_latency = 2.0, fp_divide_interval = 3.95 }",
+                             "memory.DRAM.overlap_by_streams={ streams = [3, 7], core_over_memory = [0.8, 2.5], "
+                             "serial_fraction = [[0.1, 0.05], [0.7, 0.25]] }",
                              "node.noise={ quantum = \"26.2 us\", stretch = [1.0, 1.003, 2.25], divider_stretch = [1.0, 1.0, 1.1], probes = 3 }",
                              "description=\"line one\\nline \\\"two\\\"\""});
   EXPECT_EQ(m.mapping.file_nodes, (std::vector<int>{3, 2, 1, 0}));
@@ -182,6 +184,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
   EXPECT_DOUBLE_EQ(m.groups.front().noise.quantum_s, 26.2e-6);
   EXPECT_EQ(m.groups.front().noise.divider_stretch, (std::vector<double>{1.0, 1.0, 1.1}));
   EXPECT_EQ(m.groups.front().noise.probes, 3);
+  EXPECT_EQ(m.groups.front().memory.back().overlap_fractions[1], (std::vector<double>{0.7, 0.25}));
   auto dir = std::filesystem::temp_directory_path() / ("perfcast_test_machine_write_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "sub");
   write_machine_file(m, dir / "sub" / "m.toml");
@@ -227,6 +230,55 @@ TEST(MachineLoad, SerialFractionIsAFractionNamedInItsError) {
       FAIL() << bad;
     } catch (const perfcast::UserError& e) {
       EXPECT_NE(std::string(e.what()).find("memory.DRAM.serial_fraction"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// overlap_by_streams: a fraction per stream count and in-core over transfer
+// time, interpolated between them (in log ratio), the nearest end outside;
+// each wrong part named.
+TEST(MachineLoad, OverlapByStreamsInterpolatesAndNamesItsErrors) {
+  const std::string base = "name = \"m\"\n[node]\ncount = 1\ncores = 1\nflops_per_core = \"1 Gflop/s\"\n"
+                           "[network]\nlatency = \"1 us\"\nbandwidth = \"1 GB/s\"\n[memory]\n";
+  auto with = [&](const std::string& table) {
+    return perfcast::machine::load_machine_string(
+        base + "DRAM = { bandwidth = \"10 GB/s\", serial_fraction = 0.05, overlap_by_streams = " + table + " }\n",
+        "m.toml");
+  };
+  auto m = with("{ streams = [3, 7], core_over_memory = [1, 4], serial_fraction = [[0.1, 0.0], [0.8, 0.2]] }");
+  const auto& dram = m.groups[0].memory.back();
+  EXPECT_DOUBLE_EQ(dram.serial_fraction_for(7, 1), 0.8);
+  EXPECT_DOUBLE_EQ(dram.serial_fraction_for(7, 2), 0.5) << "half way in log ratio between 1 and 4";
+  EXPECT_DOUBLE_EQ(dram.serial_fraction_for(5, 1), 0.45) << "half way between 3 and 7 streams";
+  EXPECT_DOUBLE_EQ(dram.serial_fraction_for(9, 0.5), 0.8) << "outside both axes: the nearest corner";
+  EXPECT_DOUBLE_EQ(dram.serial_fraction_for(2, 10), 0.0);
+  EXPECT_DOUBLE_EQ(dram.serial_fraction_for(0, 1), 0.05) << "streams unknown: the plain serial_fraction";
+  struct Bad {
+    const char* table;
+    const char* field;
+    const char* message;
+  };
+  for (const Bad& bad : {
+           Bad{"{ streams = [7, 3], core_over_memory = [1], serial_fraction = [[0.1], [0.2]] }",
+               "memory.DRAM.overlap_by_streams.streams.1", "streams must increase"},
+           Bad{"{ streams = [3, 7], core_over_memory = [1, 4], serial_fraction = [[0.1, 0.0]] }",
+               "memory.DRAM.overlap_by_streams.serial_fraction", "has 1 rows"},
+           Bad{"{ streams = [3], core_over_memory = [1, 4], serial_fraction = [[0.1]] }",
+               "memory.DRAM.overlap_by_streams.serial_fraction.0", "one per core_over_memory entry"},
+           Bad{"{ streams = [3], core_over_memory = [1], serial_fraction = [[1.5]] }",
+               "memory.DRAM.overlap_by_streams.serial_fraction.0.0", "is 1.5; expected a fraction from 0 to 1"},
+           Bad{"{ streams = [3], core_over_memory = [0], serial_fraction = [[0.5]] }",
+               "memory.DRAM.overlap_by_streams.core_over_memory.0", "is 0; expected ratios"},
+           Bad{"{ streams = [3], serial_fraction = [[0.5]] }", "memory.DRAM.overlap_by_streams.core_over_memory",
+               "is missing"},
+       }) {
+    try {
+      with(bad.table);
+      ADD_FAILURE() << bad.table;
+    } catch (const perfcast::UserError& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find(bad.field), std::string::npos) << bad.table << ": " << what;
+      EXPECT_NE(what.find(bad.message), std::string::npos) << bad.table << ": " << what;
     }
   }
 }

@@ -189,7 +189,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadModel{"ports_cycles_negative",
                  R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "cycles_per_iteration": "4",
                      "ports_cycles_per_iteration": -1.5, "body": []}]}})J",
-                 "'/functions/main/body/0/ports_cycles_per_iteration': expected a number of cycles >= 0"}),
+                 "'/functions/main/body/0/ports_cycles_per_iteration': expected a number of cycles >= 0"},
+        BadModel{"streams_zero",
+                 R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "streams": 0, "body": []}]}})J",
+                 "'/functions/main/body/0/streams': expected a whole number of address streams >= 1"},
+        BadModel{"stream_offsets_one",
+                 R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "streams": 3,
+                     "stream_offsets": [["0"]], "body": []}]}})J",
+                 "'/functions/main/body/0/stream_offsets/0': expected an array of at least 2 byte offsets"},
+        BadModel{"stream_offsets_without_streams",
+                 R"J({"main": {"body": [{"kind": "loop", "trip_count": "2",
+                     "stream_offsets": [["0", "8 * n"]], "body": []}]}})J",
+                 "given without streams"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Model, NotJsonIsAClearError) {

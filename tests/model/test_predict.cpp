@@ -244,6 +244,36 @@ TEST(Predict, SharedBandwidthHidesTheCoreWhereOneCoresOwnDoesNot) {
   for (const auto& r : two.ranks) EXPECT_NEAR(r.refined_time_s, 0.2, 1e-12) << r.counts.rank;
 }
 
+// A loop's address streams pick the serial fraction from the machine's table
+// (memory overlap_by_streams): one rank, 0.1 s of core against 0.1 s of DRAM
+// traffic (core / memory 1). 7 streams, 2 of them following another along
+// one array `gap` bytes behind: 5 lead, so a follower reuses from L1 (32 KiB)
+// when 5 x gap fits, and counts half: 6 streams, f = 0.1 + 0.8 x 3/4 = 0.7,
+// 0.17 s; far behind, 7 streams, f = 0.9, 0.19 s. A loop without streams
+// takes the level's plain serial_fraction (0.5): 0.15 s.
+TEST(Predict, AddressStreamsPickTheSerialFractionAndNearFollowersCountHalf) {
+  auto model = [](const std::string& streams) {
+    return model_from(R"J({"main": {"body": [
+      {"kind": "loop", "line": 10, "trip_count": "1000", "cycles_per_iteration": "100000", )J" + streams +
+                      R"J("body": [{"kind": "compute", "load_bytes": "1000000"}]}]}})J",
+                      R"J("parameters": {"gap": {"default": "0"}})J");
+  };
+  auto machine = hand_machine({"node.clock=\"1 GHz\"", "memory.DRAM.serial_fraction=0.5",
+                               "memory.DRAM.overlap_by_streams={ streams = [3, 7], core_over_memory = [1], "
+                               "serial_fraction = [[0.1], [0.9]] }"});
+  auto with_streams = model(R"J("streams": 7, "stream_offsets": [["0", "gap", "2 * gap"]], )J");
+  auto near = run(with_streams, machine, 1, {{"gap", 1000}});
+  ASSERT_EQ(near.ranks[0].sites.size(), 1u);
+  EXPECT_EQ(near.ranks[0].sites[0].streams, 7);
+  EXPECT_DOUBLE_EQ(near.ranks[0].sites[0].effective_streams, 6);
+  EXPECT_NEAR(near.ranks[0].sites[0].serial_fraction, 0.7, 1e-12);
+  EXPECT_NEAR(near.refined_time_s, 0.17, 1e-12);
+  auto far = run(with_streams, machine, 1, {{"gap", 100000}});
+  EXPECT_DOUBLE_EQ(far.ranks[0].sites[0].effective_streams, 7);
+  EXPECT_NEAR(far.refined_time_s, 0.19, 1e-12);
+  EXPECT_NEAR(run(model(""), machine, 1).refined_time_s, 0.15, 1e-12) << "no streams: the plain fraction";
+}
+
 // The refined prediction prices communication with what the machine measured:
 // a message within a node by the one-way table for its size, a collective by
 // its [[collective]] table (a communicator of one: nothing). The plain formula

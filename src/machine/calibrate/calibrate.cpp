@@ -109,6 +109,13 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   cal.memory.overlap = measure_overlap(cal.memory.levels, oo, [&](int i, int n, const std::string& level) {
     report(what, fmt::format("{}/{}: {}", i + 1, n, level));
   });
+  StreamOverlapOptions so_streams;
+  so_streams.sample_s = oo.sample_s;
+  so_streams.samples = options.quick ? 3 : 9;
+  cal.memory.stream_overlap =
+      measure_stream_overlap(cal.memory.levels, so_streams, [&](int i, int n, const std::string& level) {
+        report(what, fmt::format("by streams {}/{}: {}", i + 1, n, level));
+      });
 
   ++step;
   report(fmt::format("DRAM bandwidth with all {} cores streaming", cal.cores));

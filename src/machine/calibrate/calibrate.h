@@ -15,6 +15,7 @@
 #include "machine/calibrate/mpi_bench.h"
 #include "machine/calibrate/noise.h"
 #include "machine/calibrate/overlap.h"
+#include "machine/calibrate/stream_overlap.h"
 #include "machine/calibrate/plateau.h"
 #include "machine/calibrate/system.h"
 
@@ -41,6 +42,7 @@ struct MemoryResult {
   double node_bytes_per_thread = 0;
   std::string kernel_isa;
   std::vector<LevelOverlap> overlap;  // per level but L1, one core
+  std::vector<LevelStreamOverlap> stream_overlap;  // the same by address streams
 };
 
 struct Calibration {

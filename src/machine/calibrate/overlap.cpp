@@ -112,14 +112,12 @@ class Kernel {
   std::map<int, long> passes_;
 };
 
-// Where to measure a level: the middle of its plateau in the sweep (on a log
-// scale), well inside it on both sides.
-double working_set_in(const MemoryLevel& level) {
+}  // namespace
+
+double overlap_working_set(const MemoryLevel& level) {
   if (level.from_bytes > 0 && level.to_bytes > level.from_bytes) return std::sqrt(level.from_bytes * level.to_bytes);
   return level.size_bytes > 0 ? level.size_bytes / 2 : 256.0 * 1024 * 1024;
 }
-
-}  // namespace
 
 double serial_fraction_of(const std::vector<OverlapPoint>& points) {
   if (points.empty()) return 0;
@@ -136,7 +134,7 @@ std::vector<LevelOverlap> measure_overlap(const std::vector<MemoryLevel>& levels
   // A first look: in-core time by K with the arrays well inside L1, and each
   // level's transfer time, to find the K near balance per level.
   const std::vector<int> ladder = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
-  Kernel in_l1(std::max(3.0 * 64 * 8, 0.4 * working_set_in(levels.front())));
+  Kernel in_l1(std::max(3.0 * 64 * 8, 0.4 * overlap_working_set(levels.front())));
   std::map<int, double> first_core;
   for (int k : ladder) first_core[k] = in_l1.sample_s(k, sample);
   std::vector<std::unique_ptr<Kernel>> in_level;
@@ -144,7 +142,7 @@ std::vector<LevelOverlap> measure_overlap(const std::vector<MemoryLevel>& levels
   for (std::size_t l = 1; l < levels.size(); ++l) {
     LevelOverlap lo;
     lo.level = levels[l].name;
-    lo.working_set_bytes = working_set_in(levels[l]);
+    lo.working_set_bytes = overlap_working_set(levels[l]);
     in_level.push_back(std::make_unique<Kernel>(lo.working_set_bytes));
     double mem = in_level.back()->sample_s(0, sample);
     // The K whose in-core time is within a factor of 2 of the transfer time,

@@ -49,6 +49,10 @@ struct OverlapOptions {
 std::vector<LevelOverlap> measure_overlap(const std::vector<MemoryLevel>& levels, const OverlapOptions& options,
                                           const std::function<void(int, int, const std::string&)>& progress = {});
 
+// Where to measure a level: the middle of its plateau in the sweep (on a log
+// scale), well inside it on both sides.
+double overlap_working_set(const MemoryLevel& level);
+
 // The serial fraction from the measured points (exposed for tests): median of
 // the fractions, clamped to [0, 1]; 0 with no point.
 double serial_fraction_of(const std::vector<OverlapPoint>& points);

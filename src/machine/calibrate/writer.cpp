@@ -89,6 +89,22 @@ void comment_block(std::ostringstream& out, const Calibration& cal) {
                          : " -> no K near balance: not written\n");
     }
   }
+  if (!cal.memory.stream_overlap.empty()) {
+    out << "# Overlap by address streams, one core: R passes of 5 loads of b around i in 1, 3 or 5 groups ("
+        << kNeighbourApart * 8 / 1024
+        << " KiB apart) + c[i]: 3, 5, 7 streams;\n"
+           "#   core = 1 group in L1, mem = a[i] = b[i] + c[i] in the level, both = the groups in the level;\n"
+           "#   f = (both - max) / min per stream count, by core / mem\n";
+    for (const auto& o : cal.memory.stream_overlap) {
+      out << fmt::format("#   {:<5} at {:>10}: mem {}", o.level, q(o.working_set_bytes, Dimension::Bytes),
+                         q(o.memory_s, Dimension::Seconds));
+      for (size_t r = 0; r < o.passes.size(); ++r) {
+        out << fmt::format(" | R {} core/mem {:.2f} f", o.passes[r], o.core_over_memory[r]);
+        for (size_t s = 0; s < o.streams.size(); ++s) out << fmt::format(" {:.2f}", o.fraction[s][r]);
+      }
+      out << (o.measured ? "\n" : " -> no R puts core within 4x of mem: not written\n");
+    }
+  }
   out << fmt::format("# DRAM, all {} cores streaming ({} each): {}\n", cal.cores,
                      q(cal.memory.node_bytes_per_thread, Dimension::Bytes),
                      q(cal.memory.node_dram_bandwidth, Dimension::BytesPerSecond));
@@ -220,6 +236,23 @@ std::string machine_toml(const Calibration& cal) {
       t.insert("node_bandwidth", q(cal.memory.node_dram_bandwidth, Dimension::BytesPerSecond));
     for (const auto& o : cal.memory.overlap)
       if (o.level == l.name && o.measured) t.insert("serial_fraction", round_sig(o.serial_fraction, 2));
+    for (const auto& o : cal.memory.stream_overlap) {
+      if (o.level != l.name || !o.measured) continue;
+      toml::array streams, ratios, fractions;
+      for (int s : o.streams) streams.push_back(s);
+      for (double r : o.core_over_memory) ratios.push_back(round_sig(r, 3));
+      for (const auto& row : o.fraction) {
+        toml::array a;
+        for (double f : row) a.push_back(round_sig(f, 2));
+        fractions.push_back(std::move(a));
+      }
+      toml::table by_streams;
+      by_streams.insert("streams", std::move(streams));
+      by_streams.insert("core_over_memory", std::move(ratios));
+      by_streams.insert("serial_fraction", std::move(fractions));
+      by_streams.is_inline(true);
+      t.insert("overlap_by_streams", std::move(by_streams));
+    }
     t.is_inline(true);
     memory.insert(l.name, std::move(t));
   }
@@ -332,6 +365,18 @@ nlohmann::json calibration_json(const Calibration& cal) {
                               {"measured", o.measured},
                               {"serial_fraction", o.serial_fraction}});
   }
+  mem["overlap_by_streams"] = json::array();
+  for (const auto& o : cal.memory.stream_overlap)
+    mem["overlap_by_streams"].push_back({{"level", o.level},
+                                         {"working_set_bytes", o.working_set_bytes},
+                                         {"memory_s", o.memory_s},
+                                         {"passes", o.passes},
+                                         {"core_s", o.core_s},
+                                         {"core_over_memory", o.core_over_memory},
+                                         {"streams", o.streams},
+                                         {"both_s", o.both_s},
+                                         {"fraction", o.fraction},
+                                         {"measured", o.measured}});
   j["memory"] = mem;
 
   for (const auto& m : cal.math)
