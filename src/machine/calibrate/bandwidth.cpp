@@ -7,6 +7,7 @@
 #include <new>
 
 #include "machine/calibrate/threads.h"
+#include "machine/calibrate/page_array.h"
 #include "machine/calibrate/timing.h"
 
 namespace perfcast::calibrate {
@@ -67,17 +68,8 @@ Choice choose_triad() {
 #endif
 }
 
-struct FreeDeleter {
-  void operator()(double* p) const { std::free(p); }
-};
-using Array = std::unique_ptr<double[], FreeDeleter>;
-
-Array allocate(std::size_t elements) {
-  std::size_t bytes = (elements * sizeof(double) + 4095) / 4096 * 4096;
-  auto* p = static_cast<double*>(std::aligned_alloc(4096, std::max<std::size_t>(bytes, 4096)));
-  if (!p) throw std::bad_alloc();
-  return Array(p);
-}
+using Array = detail::PageArray;
+constexpr auto allocate = detail::page_aligned_doubles;
 
 struct Arrays {
   Array a, b, c;

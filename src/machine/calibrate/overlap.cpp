@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 
+#include "machine/calibrate/page_array.h"
 #include "machine/calibrate/timing.h"
 
 namespace perfcast::calibrate {
@@ -53,17 +54,8 @@ KernelFn choose_kernel() {
   return kernel_base;
 }
 
-struct FreeDeleter {
-  void operator()(double* p) const { std::free(p); }
-};
-using Array = std::unique_ptr<double[], FreeDeleter>;
-
-Array allocate(std::size_t elements) {
-  std::size_t bytes = (elements * sizeof(double) + 4095) / 4096 * 4096;
-  auto* p = static_cast<double*>(std::aligned_alloc(4096, std::max<std::size_t>(bytes, 4096)));
-  if (!p) throw std::bad_alloc();
-  return Array(p);
-}
+using Array = detail::PageArray;
+constexpr auto allocate = detail::page_aligned_doubles;
 
 // Three arrays of n elements (n a multiple of 64, so no vector remainder),
 // each starting a few cache lines further into its page than the one before:

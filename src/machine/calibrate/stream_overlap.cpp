@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <map>
-#include <memory>
-#include <new>
 
 #include "machine/calibrate/overlap.h"
+#include "machine/calibrate/page_array.h"
 #include "machine/calibrate/timing.h"
 
 namespace perfcast::calibrate {
@@ -72,17 +70,8 @@ std::array<long, 5> offsets(int groups) {
   return {-2 * d, -d, 0, d, 2 * d};
 }
 
-struct FreeDeleter {
-  void operator()(double* p) const { std::free(p); }
-};
-using Array = std::unique_ptr<double[], FreeDeleter>;
-
-Array allocate(std::size_t elements) {
-  std::size_t bytes = (elements * sizeof(double) + 4095) / 4096 * 4096;
-  auto* p = static_cast<double*>(std::aligned_alloc(4096, std::max<std::size_t>(bytes, 4096)));
-  if (!p) throw std::bad_alloc();
-  return Array(p);
-}
+using Array = detail::PageArray;
+constexpr auto allocate = detail::page_aligned_doubles;
 
 // a, c of n elements and b of n plus the neighbours' reach on both sides,
 // each a few lines further into its page than the one before (overlap.cpp:
