@@ -262,13 +262,18 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
   }
   {
     const auto& r = p.ranks[static_cast<size_t>(p.refined_slowest_rank)];
-    bool measured_overlap = false;
+    bool measured_overlap = false, by_streams = false;
     for (const auto& g : machine.groups)
-      for (const auto& l : g.memory) measured_overlap |= l.serial_fraction > 0;
+      for (const auto& l : g.memory) {
+        measured_overlap |= l.serial_fraction > 0 || !l.overlap_streams.empty();
+        by_streams |= !l.overlap_streams.empty();
+      }
     std::cout << fmt::format(
         "refined: per site, {} against {}, {}, summed: {}  [rank {}: sites {}, comm {} ({}{})]\n",
         mca ? "in-core time (MCA)" : "flops / peak", p.footprint_available ? "footprint traffic" : "memory traffic",
-        measured_overlap ? "with the serial fractions the machine file gives" : "their max (no serial_fraction in the machine file)",
+        !measured_overlap ? "their max (no serial_fraction in the machine file)"
+        : by_streams      ? "with the serial fractions the machine file gives for each loop's address streams"
+                          : "with the serial fractions the machine file gives",
         quantity(p.refined_time_s, Dimension::Seconds), r.counts.rank,
         quantity(r.refined_time_s - r.refined_comm_s, Dimension::Seconds),
         quantity(r.refined_comm_s, Dimension::Seconds),
