@@ -31,6 +31,9 @@ struct LevelFigures {
   double bandwidth_one_core_Bps = 0;                        // one core streaming alone
   double bandwidth_per_core_all_cores_Bps = 0;              // each core, all streaming
   double node_bandwidth_Bps = 0;                            // the node, all streaming
+  double serial_fraction = 0;                               // of in-core work and transfers (0: none given)
+  // overlap_by_streams at core = memory, by stream count (empty: no table).
+  std::vector<std::pair<int, double>> serial_fraction_by_streams;
 };
 
 struct GroupFigures {
@@ -105,9 +108,14 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
     gf.peak_flops_per_node = g.peak_flops_per_node();
     gf.memory_bandwidth_per_node_Bps = g.memory_bandwidth_per_node_Bps();
     gf.balance_bytes_per_flop = g.balance_bytes_per_flop();
-    for (const auto& level : g.memory)
-      gf.memory.push_back({level.name, level.size_bytes, level.shared, level.capacity_per_core_bytes(g.cores),
-                           level.bandwidth_Bps, level.bandwidth_per_core_Bps(g.cores), level.node_total_Bps(g.cores)});
+    for (const auto& level : g.memory) {
+      LevelFigures lf{level.name, level.size_bytes, level.shared, level.capacity_per_core_bytes(g.cores),
+                      level.bandwidth_Bps, level.bandwidth_per_core_Bps(g.cores), level.node_total_Bps(g.cores),
+                      level.serial_fraction, {}};
+      for (double s : level.overlap_streams)
+        lf.serial_fraction_by_streams.emplace_back(static_cast<int>(s), level.serial_fraction_for(s, 1.0));
+      gf.memory.push_back(std::move(lf));
+    }
     gf.math_default_flops_double = g.math.default_double_flops;
     gf.math_default_flops_single = g.math.default_single_flops;
     f.groups.push_back(std::move(gf));
@@ -222,13 +230,20 @@ std::string render_text(const MachineFigures& f) {
 
   for (const auto& g : f.groups) {
     Table memory({"memory" + (g.name.empty() ? std::string() : " (" + g.name + ")"), "size", "shared",
-                  "size/core, all busy", "bandwidth, 1 core", "bandwidth/core, all busy", "node, all busy"});
-    for (const auto& l : g.memory)
+                  "size/core, all busy", "bandwidth, 1 core", "bandwidth/core, all busy", "node, all busy",
+                  "serial fraction", "by streams, core = mem"});
+    for (const auto& l : g.memory) {
+      std::string by_streams;
+      for (const auto& [streams, f] : l.serial_fraction_by_streams)
+        by_streams += fmt::format("{}{}: {:.2f}", by_streams.empty() ? "" : ", ", streams, f);
       memory.add_row({l.name, q(l.size_bytes, Dimension::Bytes), l.shared ? "yes" : "no",
                       q(l.capacity_per_core_all_cores_bytes, Dimension::Bytes),
                       q(l.bandwidth_one_core_Bps, Dimension::BytesPerSecond),
                       q(l.bandwidth_per_core_all_cores_Bps, Dimension::BytesPerSecond),
-                      q(l.node_bandwidth_Bps, Dimension::BytesPerSecond)});
+                      q(l.node_bandwidth_Bps, Dimension::BytesPerSecond),
+                      l.serial_fraction > 0 ? fmt::format("{:.2f}", l.serial_fraction) : "-",
+                      by_streams.empty() ? "-" : by_streams});
+    }
     out += memory.render() + "\n";
   }
 
@@ -265,14 +280,19 @@ json render_json(const MachineFigures& f) {
   json groups = json::array();
   for (const auto& g : f.groups) {
     json memory = json::array();
-    for (const auto& l : g.memory)
+    for (const auto& l : g.memory) {
+      json by_streams = json::object();
+      for (const auto& [streams, f] : l.serial_fraction_by_streams) by_streams[std::to_string(streams)] = f;
       memory.push_back({{"name", l.name},
                         {"size_bytes", optional_number(l.size_bytes)},
                         {"shared", l.shared},
                         {"capacity_per_core_all_cores_bytes", optional_number(l.capacity_per_core_all_cores_bytes)},
                         {"bandwidth_one_core_Bps", l.bandwidth_one_core_Bps},
                         {"bandwidth_per_core_all_cores_Bps", l.bandwidth_per_core_all_cores_Bps},
-                        {"node_bandwidth_Bps", l.node_bandwidth_Bps}});
+                        {"node_bandwidth_Bps", l.node_bandwidth_Bps},
+                        {"serial_fraction", l.serial_fraction},
+                        {"serial_fraction_by_streams_at_balance", by_streams}});
+    }
     groups.push_back({{"name", g.name},
                       {"nodes", g.nodes},
                       {"cores", g.cores},

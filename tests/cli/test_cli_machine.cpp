@@ -117,6 +117,24 @@ TEST(CliMachine, ShowsTheInstructionCyclesAndTheExchangeCurve) {
   EXPECT_NE(table.stdout_text.find("instruction cycles: FP add 2.05 cycles"), std::string::npos) << table.stdout_text;
 }
 
+// The memory levels' serial fractions: the plain one and, where the file has
+// overlap_by_streams, each stream count's at core = memory (here between the
+// table's ratios 0.5 and 2, in log ratio: the mean of the two).
+TEST(CliMachine, ShowsTheSerialFractionsByStreams) {
+  const std::string overlap = "memory.DRAM.overlap_by_streams={ streams = [3, 7], core_over_memory = [0.5, 2], "
+                              "serial_fraction = [[0.1, 0.3], [0.9, 0.5]] }";
+  auto r = perfcast_run({"machine", "show", kMachines + "polus.toml", "--set", "memory.DRAM.serial_fraction=0.08",
+                         "--set", overlap, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json dram = json::parse(r.stdout_text)["machines"][0]["node_groups"][0]["memory"].back();
+  EXPECT_EQ(dram["name"], "DRAM");
+  EXPECT_DOUBLE_EQ(dram["serial_fraction"].get<double>(), 0.08);
+  EXPECT_NEAR(dram["serial_fraction_by_streams_at_balance"]["3"].get<double>(), 0.2, 1e-12);
+  EXPECT_NEAR(dram["serial_fraction_by_streams_at_balance"]["7"].get<double>(), 0.7, 1e-12);
+  auto table = perfcast_run({"machine", "show", kMachines + "polus.toml", "--set", overlap});
+  EXPECT_NE(table.stdout_text.find("3: 0.20, 7: 0.70"), std::string::npos) << table.stdout_text;
+}
+
 size_t count(const std::string& text, const std::string& piece) {
   size_t n = 0;
   for (size_t at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
