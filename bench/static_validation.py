@@ -60,6 +60,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the counts run (S steps vs baseline B), the time run, and the parameter bindings.
 # bind(size, R, steps) -> {param: (value, how)}; `steps` is the timed-loop length.
 
+def shown_path(path):
+    """A path as the report prints it: relative to the repository when inside it, else absolute
+    (a relative path climbing out of the repository, ../../tmp/..., reads as nonsense)."""
+    full = os.path.abspath(path)
+    return os.path.relpath(full, ROOT) if full.startswith(ROOT + os.sep) else full
+
+
 def dims3(R):
     """MPI_Dims_create(R, 3) with all dims free, for R = 1, 2 (what the apps use)."""
     return {1: (1, 1, 1), 2: (2, 1, 1)}[R]
@@ -548,7 +555,7 @@ def main():
         shown = mcpu
         if a.host_cycles:
             cmd += ["--machine", a.machine]
-            shown = mcpu + ["--machine", os.path.relpath(a.machine, ROOT)]
+            shown = mcpu + ["--machine", shown_path(a.machine)]
         _, secs = run(cmd)
         analysis[app] = (secs, " ".join(["perfcast", "analyze", cfg["source"], "-o", f"{app}.model.json"] +
                                         cfg["analyze_flags"] + shown))
@@ -634,7 +641,7 @@ def main():
     lines = []
     cmdline = "python3 bench/static_validation.py " + " ".join(
         f"--{k.replace('_', '-')} {v}".strip() for k, v in
-        [("build", os.path.relpath(a.build, ROOT)), ("machine", os.path.relpath(a.machine, ROOT)),
+        [("build", shown_path(a.build)), ("machine", shown_path(a.machine)),
          ("apps", a.apps), ("ranks", a.ranks), ("count_ranks", a.count_ranks), ("repeats", a.repeats)]
         + ([("noise_history", a.noise_history), ("noise_gap", a.noise_gap)] if a.noise_history else [])
         + ([("calibrate", "")] if a.calibrate else []) + ([("host_cycles", "")] if a.host_cycles else [])
@@ -647,7 +654,7 @@ def main():
                  if load > 1.5 else "no other load in this VM.")
               + (f" The cores' noise (a co-tenant the load average does not see): {noise_words(noise_before)} "
                  f"before the runs, {noise_words(noise_after)} after." if noise_before else ""),
-              f"Host: {host_cpu()}. Machine file: `{os.path.relpath(a.machine, ROOT)}`"
+              f"Host: {host_cpu()}. Machine file: `{shown_path(a.machine)}`"
               + (" (calibrated on this host at the start of this run)" if a.calibrate else "")
               + ". Model time = the paper's formula on the timed part (run minus baseline): "
               "max(flops/peak, bytes/bandwidth) + messages*latency + bytes/net_bw, max over ranks.", ""]
