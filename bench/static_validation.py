@@ -41,6 +41,11 @@ the CPU each run saw):
     python3 bench/static_validation.py --build build --calibrate \
         --machine bench/results/static_validation_machine.toml --repeats 9 --mcpu znver3
 
+On a host whose co-tenants come and go by the minute, add --passes 3: each row's 9 runs are then
+3 x 3 spread over the whole measurement (every other pass in reverse order), so every row samples
+the same stretch of the host's time rather than its own half minute, and the 1- and 2-rank rows
+of a size (and the naive T1/R baseline made from them) are compared under the same mix of states.
+
 Writes bench/results/static_validation.md (and .json) and prints the table.
 """
 import argparse
@@ -401,11 +406,12 @@ def measured_counts(ctx, app, size, R, steps, base_steps):
     return per_rank, " ".join(cmd[:1] + [os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd[1:]]), secs
 
 
-def measured_time(ctx, app, size, R, steps):
+def measured_time(ctx, app, size, R, steps, repeats=None):
     cfg = APPS[app]
     binary = os.path.join(ctx.apps_dir, app)
     args = cfg["size_args"](size) + [cfg["steps_arg"], str(steps)] + cfg["time_extra"]
-    cmd = [ctx.perfcast, "measure", "--json", "-q", "-n", str(R), "--repeats", str(ctx.a.repeats), "--", binary] + args
+    repeats = repeats or ctx.a.repeats
+    cmd = [ctx.perfcast, "measure", "--json", "-q", "-n", str(R), "--repeats", str(repeats), "--", binary] + args
     p, _ = run(cmd, timeout=1800)
     j = json.loads(p.stdout)
     return j, args
@@ -482,6 +488,27 @@ def find_app_time(j):
     raise KeyError(f"no app_time_s in measure output: {list(j)}")
 
 
+def percentile(values, p):
+    """Linear interpolation between order statistics (Hyndman & Fan type 7), as
+    perfcast's timing module (src/measure/stats.h) computes it."""
+    v = sorted(values)
+    pos = p * (len(v) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (pos - lo) * (v[hi] - v[lo])
+
+
+def pooled_stats(samples):
+    """The timing module's summary over samples pooled from several passes."""
+    return {"median": percentile(samples, 0.5), "iqr": percentile(samples, 0.75) - percentile(samples, 0.25),
+            "min": min(samples), "max": max(samples), "samples": list(samples)}
+
+
+def per_pass_repeats(repeats, passes):
+    """Each pass's share of the repeats, at least one each."""
+    return max(1, -(-repeats // passes))
+
+
 # ----------------------------------------------------------------------------- main
 
 def main():
@@ -492,6 +519,10 @@ def main():
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--count-ranks", default="1", help="rank counts for the callgrind ground truth")
     ap.add_argument("--repeats", type=int, default=3, help="perfcast measure repeats")
+    ap.add_argument("--passes", type=int, default=1,
+                    help="spread each row's repeats over this many passes through all rows (the order reversed on "
+                         "every other pass), pooled: on a host whose state moves by the minute every row then samples "
+                         "the same stretch of time, instead of its own half minute")
     ap.add_argument("--sizes", default="", help="override sizes, e.g. wave3d:8,16")
     ap.add_argument("--work", default="/tmp/perfcast-static-validation")
     ap.add_argument("--out", default="bench/results/static_validation")
@@ -609,10 +640,10 @@ def main():
                     if history_machine:
                         t_pred["noisy_history"] = t_pred["refined"] * noise_stretch_on(ctx, history_machine, model, R,
                                                                                        tm_run)
-                    mj, targs = measured_time(ctx, app, size, R, T)
+                    mj, targs = measured_time(ctx, app, size, R, T, per_pass_repeats(a.repeats, a.passes))
                     t_meas, over, t_stats = find_app_time(mj)
                 levels = tp["levels"]
-                row = {"app": app, "size": label, "R": R, "count_steps": f"{S}-{B}", "time_steps": T,
+                row = {"app": app, "size": label, "size_value": size, "R": R, "count_steps": f"{S}-{B}", "time_steps": T,
                        "pred": counts["ranks"][0], "meas": meas, "t_pred": t_pred, "t_meas": t_meas, "t_stats": t_stats,
                        "oversubscribed": over, "levels": levels, "counts_cmd": counts_cmd,
                        "time_args": targs}
@@ -621,6 +652,24 @@ def main():
                       f"pred flops {counts['ranks'][0]['counted_flops']:.4g}"
                       + (f" meas {meas['flops']:.4g}" if meas else "")
                       + f"; t_pred {fmt_s(t_pred['ws'])} t_meas {fmt_s(t_meas)}", file=sys.stderr, flush=True)
+
+    # The other passes, alternately backwards so no row always runs early or late;
+    # each row's samples pooled.
+    timed = [r for r in results if r["t_stats"]]
+    for k in range(2, a.passes + 1):
+        order = timed[::-1] if k % 2 == 0 else timed
+        for r in order:
+            app, R = r["app"], r["R"]
+            mj, _ = measured_time(ctx, app, r["size_value"], R, r["time_steps"], per_pass_repeats(a.repeats, a.passes))
+            _, over, stats = find_app_time(mj)
+            r["t_stats"]["samples"] = r["t_stats"]["samples"] + stats["samples"]
+            r["oversubscribed"] = r["oversubscribed"] or over
+            print(f"[{datetime.datetime.utcnow():%H:%M:%S}] pass {k}/{a.passes}: {app} {r['size']} R={R}: "
+                  f"{fmt_s(stats['median'])}", file=sys.stderr, flush=True)
+    if a.passes > 1:
+        for r in timed:
+            r["t_stats"] = pooled_stats(r["t_stats"]["samples"])
+            r["t_meas"] = r["t_stats"]["median"]
 
     if noise_before:
         p, _ = run([ctx.perfcast, "calibrate", "--noise-only", a.machine, "-o",
@@ -642,7 +691,8 @@ def main():
     cmdline = "python3 bench/static_validation.py " + " ".join(
         f"--{k.replace('_', '-')} {v}".strip() for k, v in
         [("build", shown_path(a.build)), ("machine", shown_path(a.machine)),
-         ("apps", a.apps), ("ranks", a.ranks), ("count_ranks", a.count_ranks), ("repeats", a.repeats)]
+         ("apps", a.apps), ("ranks", a.ranks), ("count_ranks", a.count_ranks or '""'), ("repeats", a.repeats)]
+        + ([("passes", a.passes)] if a.passes > 1 else [])
         + ([("noise_history", a.noise_history), ("noise_gap", a.noise_gap)] if a.noise_history else [])
         + ([("calibrate", "")] if a.calibrate else []) + ([("host_cycles", "")] if a.host_cycles else [])
         + ([("network_now", "")] if a.network_now else [])
@@ -719,8 +769,12 @@ def main():
 
     spreads = [(r["t_stats"]["median"] / r["t_stats"]["min"]) for r in results
                 if r.get("t_stats") and r["t_stats"].get("min")]
+    runs_per_row = max((len(r["t_stats"]["samples"]) for r in results if r.get("t_stats")), default=a.repeats)
     lines += ["", "## Time of the timed region: model vs `perfcast measure` (app's own time_s, median)", "",
-              f"Errors are against the median of {a.repeats} runs (the house standard); the last line of each table "
+              f"Errors are against the median of {runs_per_row} runs (the house standard"
+              + (f"; {a.passes} passes through all rows of {per_pass_repeats(a.repeats, a.passes)} runs each, "
+                 "every other pass in reverse order, pooled" if a.passes > 1 else "")
+              + "); the last line of each table "
               "repeats them against the fastest run, the machine least disturbed by its co-tenants (a static model "
               "predicts an undisturbed machine). Median over fastest: "
               + (f"{min(spreads):.2f}..{max(spreads):.2f}x, mean {sum(spreads) / len(spreads):.2f}x." if spreads
@@ -791,8 +845,8 @@ def main():
     with open(out_md, "w") as f:
         f.write(text)
     with open(os.path.join(ROOT, a.out + ".json"), "w") as f:
-        json.dump({"started": started, "load": load, "results": results, "analysis": analysis,
-                   "bindings": binding_notes, "noise_before": noise_before, "noise_after": noise_after,
+        json.dump({"started": started, "load": load, "repeats": a.repeats, "passes": a.passes, "results": results,
+                   "analysis": analysis, "bindings": binding_notes, "noise_before": noise_before, "noise_after": noise_after,
                    "noise_history_means": history_means},
                   f, indent=1, default=str)
     print(text)
