@@ -53,6 +53,7 @@ import datetime
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -406,11 +407,10 @@ def measured_counts(ctx, app, size, R, steps, base_steps):
     return per_rank, " ".join(cmd[:1] + [os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd[1:]]), secs
 
 
-def measured_time(ctx, app, size, R, steps, repeats=None):
+def measured_time(ctx, app, size, R, steps, repeats):
     cfg = APPS[app]
     binary = os.path.join(ctx.apps_dir, app)
     args = cfg["size_args"](size) + [cfg["steps_arg"], str(steps)] + cfg["time_extra"]
-    repeats = repeats or ctx.a.repeats
     cmd = [ctx.perfcast, "measure", "--json", "-q", "-n", str(R), "--repeats", str(repeats), "--", binary] + args
     p, _ = run(cmd, timeout=1800)
     j = json.loads(p.stdout)
@@ -488,25 +488,11 @@ def find_app_time(j):
     raise KeyError(f"no app_time_s in measure output: {list(j)}")
 
 
-def percentile(values, p):
-    """Linear interpolation between order statistics (Hyndman & Fan type 7), as
-    perfcast's timing module (src/measure/stats.h) computes it."""
-    v = sorted(values)
-    pos = p * (len(v) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (pos - lo) * (v[hi] - v[lo])
-
-
 def pooled_stats(samples):
-    """The timing module's summary over samples pooled from several passes."""
-    return {"median": percentile(samples, 0.5), "iqr": percentile(samples, 0.75) - percentile(samples, 0.25),
-            "min": min(samples), "max": max(samples), "samples": list(samples)}
-
-
-def per_pass_repeats(repeats, passes):
-    """Each pass's share of the repeats, at least one each."""
-    return max(1, -(-repeats // passes))
+    """The timing module's summary over samples pooled from several passes: its
+    quartiles are type 7 (src/measure/stats.h), statistics' "inclusive" method."""
+    q1, median, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    return {"median": median, "iqr": q3 - q1, "min": min(samples), "max": max(samples), "samples": list(samples)}
 
 
 # ----------------------------------------------------------------------------- main
@@ -548,6 +534,10 @@ def main():
     ap.add_argument("--mcpu", default="", help="LLVM CPU for the MCA pricing (default: perfcast analyze's, the host's "
                     "as LLVM 14 names it or, on an AMD newer than LLVM 14 such as Zen 5, znver3)")
     a = ap.parse_args()
+    if a.repeats < 1 or a.passes < 1:
+        ap.error(f"--repeats and --passes must be at least 1 (got --repeats {a.repeats}, --passes {a.passes})")
+    # Each pass's share of the repeats, rounded up.
+    a.pass_repeats = -(-a.repeats // a.passes)
     a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
     a.machine = os.path.join(ROOT, a.machine) if not os.path.isabs(a.machine) else a.machine
     if a.calibrate:
@@ -640,10 +630,11 @@ def main():
                     if history_machine:
                         t_pred["noisy_history"] = t_pred["refined"] * noise_stretch_on(ctx, history_machine, model, R,
                                                                                        tm_run)
-                    mj, targs = measured_time(ctx, app, size, R, T, per_pass_repeats(a.repeats, a.passes))
+                    mj, targs = measured_time(ctx, app, size, R, T, a.pass_repeats)
                     t_meas, over, t_stats = find_app_time(mj)
                 levels = tp["levels"]
-                row = {"app": app, "size": label, "size_value": size, "R": R, "count_steps": f"{S}-{B}", "time_steps": T,
+                row = {"app": app, "size": label, "size_value": size, "R": R, "count_steps": f"{S}-{B}",
+                       "time_steps": T,
                        "pred": counts["ranks"][0], "meas": meas, "t_pred": t_pred, "t_meas": t_meas, "t_stats": t_stats,
                        "oversubscribed": over, "levels": levels, "counts_cmd": counts_cmd,
                        "time_args": targs}
@@ -660,7 +651,7 @@ def main():
         order = timed[::-1] if k % 2 == 0 else timed
         for r in order:
             app, R = r["app"], r["R"]
-            mj, _ = measured_time(ctx, app, r["size_value"], R, r["time_steps"], per_pass_repeats(a.repeats, a.passes))
+            mj, _ = measured_time(ctx, app, r["size_value"], R, r["time_steps"], a.pass_repeats)
             _, over, stats = find_app_time(mj)
             r["t_stats"]["samples"] = r["t_stats"]["samples"] + stats["samples"]
             r["oversubscribed"] = r["oversubscribed"] or over
@@ -772,7 +763,7 @@ def main():
     runs_per_row = max((len(r["t_stats"]["samples"]) for r in results if r.get("t_stats")), default=a.repeats)
     lines += ["", "## Time of the timed region: model vs `perfcast measure` (app's own time_s, median)", "",
               f"Errors are against the median of {runs_per_row} runs (the house standard"
-              + (f"; {a.passes} passes through all rows of {per_pass_repeats(a.repeats, a.passes)} runs each, "
+              + (f"; {a.passes} passes through all rows of {a.pass_repeats} runs each, "
                  "every other pass in reverse order, pooled" if a.passes > 1 else "")
               + "); the last line of each table "
               "repeats them against the fastest run, the machine least disturbed by its co-tenants (a static model "
@@ -846,8 +837,8 @@ def main():
         f.write(text)
     with open(os.path.join(ROOT, a.out + ".json"), "w") as f:
         json.dump({"started": started, "load": load, "repeats": a.repeats, "passes": a.passes, "results": results,
-                   "analysis": analysis, "bindings": binding_notes, "noise_before": noise_before, "noise_after": noise_after,
-                   "noise_history_means": history_means},
+                   "analysis": analysis, "bindings": binding_notes, "noise_before": noise_before,
+                   "noise_after": noise_after, "noise_history_means": history_means},
                   f, indent=1, default=str)
     print(text)
 
