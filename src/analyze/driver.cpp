@@ -16,6 +16,7 @@
 #include "analyze/analyze.h"
 #include "analyze/ir_analysis.h"
 #include "support/error.h"
+#include "support/scratch_directory.h"
 
 namespace perfcast::analyze {
 
@@ -112,15 +113,8 @@ nlohmann::ordered_json analyze(const AnalyzeOptions& o) {
     if (o.progress) o.progress(s);
   };
   std::vector<std::string> mpi = mpi_compile_flags(o);
-  fs::path dir = fs::temp_directory_path() / fmt::format("perfcast-analyze-{}", getpid());
-  fs::create_directories(dir);
-  struct Cleanup {
-    fs::path d;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } cleanup{dir};
+  ScratchDirectory scratch("perfcast-analyze");
+  const fs::path& dir = scratch.path();
 
   detail::IrInput in;
   in.opt_level = o.opt_level;

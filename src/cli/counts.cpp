@@ -4,7 +4,6 @@
 // and MPI start-up drop out.
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -183,7 +182,6 @@ void add_counts_command(CLI::App& app) {
       baseline_args = split_arguments(options->subtract_run);
       counts::CallgrindRunOptions second = run;
       second.label = "baseline";
-      second.output_dir = profiles.empty() ? "" : std::filesystem::path(profiles.front().path).parent_path().string();
       second.program = {options->program.front()};
       second.program.insert(second.program.end(), baseline_args.begin(), baseline_args.end());
       auto baseline = counts::count_ranks(counts::run_callgrind(second, progress), cache, count_options, progress);

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "measure/launcher.h"
 #include "support/error.h"
+#include "support/scratch_directory.h"
 
 namespace perfcast::counts {
 
@@ -15,12 +17,6 @@ namespace {
 
 std::string tail(const std::string& text, size_t n = 1500) {
   return text.size() <= n ? text : "..." + text.substr(text.size() - n);
-}
-
-std::string fresh_directory() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "perfcast-counts-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw UserError("cannot create a directory for the callgrind profiles");
-  return pattern;
 }
 
 }  // namespace
@@ -43,7 +39,11 @@ std::vector<std::string> callgrind_command(const CallgrindRunOptions& options, c
 
 std::vector<RankProfile> run_callgrind(const CallgrindRunOptions& options, const Progress& progress) {
   if (options.program.empty()) throw UserError("no program to run", {}, "give it after '--'");
-  std::string dir = options.output_dir.empty() ? fresh_directory() : options.output_dir;
+  // Without an output directory the profiles are read into memory and their
+  // files removed on return: the caller asked for counts, not for files.
+  std::optional<ScratchDirectory> scratch;
+  if (options.output_dir.empty()) scratch.emplace("perfcast-counts");
+  std::string dir = scratch ? scratch->path().string() : options.output_dir;
   std::filesystem::create_directories(dir);
   bool mpi = options.ranks >= 1;
   int ranks = mpi ? options.ranks : 1;

@@ -20,7 +20,7 @@ namespace perfcast::counts {
 struct CallgrindRunOptions {
   std::vector<std::string> program;  // program and arguments
   int ranks = 0;                     // 0: run the program directly; >= 1: under mpirun with that many ranks
-  std::string output_dir;            // where profiles are written; empty: a fresh directory under /tmp
+  std::string output_dir;            // where profiles are written and kept; empty: a scratch directory, removed on return
   std::string label = "run";         // file name prefix, so several runs can share output_dir
   double timeout_s = 1800;
   // Callgrind's cache simulation gives its own Dr/Dw per instruction, a cross-check
@@ -31,7 +31,7 @@ struct CallgrindRunOptions {
 
 struct RankProfile {
   int rank = 0;
-  std::string path;
+  std::string path;  // where it was read from (gone unless output_dir was given)
   CallgrindProfile profile;
 };
 

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <unistd.h>
 
 #include "analyze/analyze.h"
 #include "machine/machine_io.h"
@@ -23,6 +22,7 @@
 #include "model/program_model.h"
 #include "support/error.h"
 #include "support/expr.h"
+#include "scratch.h"
 
 using namespace perfcast;
 namespace fs = std::filesystem;
@@ -46,7 +46,7 @@ nlohmann::ordered_json analyse_case(const std::string& name, const std::vector<s
 }
 
 model::ProgramModel load(const nlohmann::ordered_json& j, const std::string& name) {
-  fs::path file = fs::temp_directory_path() / ("perfcast-test-analyze-" + name + "-" + std::to_string(::getpid()) + ".json");
+  fs::path file = perfcast::testing::scratch() / (name + ".json");
   std::ofstream(file) << j.dump(2);
   return model::load_program_model(file);
 }
@@ -112,7 +112,7 @@ TEST(Analyze, CallsBindTheCalleesParameters) {
 
 TEST(Analyze, UserLibraryCostsPriceCallsTheAnalysisCannotSee) {
   // my_kernel(n, x) costs 3n flops and 8n bytes loaded per call, by the user's table.
-  fs::path table = fs::temp_directory_path() / ("perfcast-test-library-costs-" + std::to_string(::getpid()) + ".json");
+  fs::path table = perfcast::testing::scratch() / "library-costs.json";
   std::ofstream(table) << R"({"functions": {"my_kernel": {"args": ["n", null], "flops_double": "3 * n",
                                                           "load_bytes": "8 * n"}}})";
   analyze::AnalyzeOptions o;
@@ -172,7 +172,7 @@ TEST(Analyze, TimeLoopBoundedByAGlobalKeepsItsTripCount) {
 }
 
 TEST(Analyze, CompileErrorsCarryClangsMessage) {
-  fs::path bad = fs::temp_directory_path() / ("perfcast-test-analyze-bad-" + std::to_string(::getpid()) + ".c");
+  fs::path bad = perfcast::testing::scratch() / "bad.c";
   std::ofstream(bad) << "int main(void) { return undeclared_thing; }\n";
   try {
     analyse(bad.string());

@@ -12,9 +12,7 @@
 #include <memory>
 #include <string>
 #include <vector>
-#include <unistd.h>
 
-#include <unistd.h>
 
 #include "analyze/analyze.h"
 #include "analyze/mca.h"
@@ -24,6 +22,7 @@
 #include "model/program_model.h"
 #include "support/error.h"
 #include "support/expr.h"
+#include "scratch.h"
 
 using namespace perfcast;
 namespace fs = std::filesystem;
@@ -81,7 +80,7 @@ bandwidth = "1 GB/s"
 )";
 
 model::ProgramModel load(const nlohmann::ordered_json& j) {
-  fs::path file = fs::temp_directory_path() / ("perfcast-test-mca-" + std::to_string(::getpid()) + ".json");
+  fs::path file = perfcast::testing::scratch() / "mca.json";
   std::ofstream(file) << j.dump(2);
   return model::load_program_model(file);
 }
@@ -333,8 +332,7 @@ Rows rows_case() {
   };
   walk(j["functions"]["rows"]["body"]);
   r.model = load(j);
-  // Per process: the tests of other work trees may run at the same time.
-  fs::path s = fs::temp_directory_path() / ("perfcast-test-mca-rows-" + std::to_string(getpid()) + ".s");
+  fs::path s = perfcast::testing::scratch() / "rows.s";
   std::string command = "clang-14 -O2 -S -o " + s.string() + " " + kRows;
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
   std::ifstream in(s);
@@ -466,9 +464,9 @@ TEST(Mca, ACallIsPricedByItsCalleeNotByMcasGuess) {
   analyze::AnalyzeOptions o;
   o.sources = {std::string(PERFCAST_SOURCE_DIR) + "/tests/analyze/cases/mca_call.c"};
   o.mcpu = "znver3";
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   auto j = analyze::analyze(o);
-  std::string said = testing::internal::GetCapturedStderr();
+  std::string said = ::testing::internal::GetCapturedStderr();
   double cpi = cycles_of(j, "chain_through_call");
   std::cout << "loop around a call: " << cpi << " cycles/iteration of its own code\n";
   EXPECT_GT(cpi, 0);

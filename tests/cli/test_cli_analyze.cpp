@@ -5,9 +5,9 @@
 #include <fstream>
 
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "measure/launcher.h"
+#include "scratch.h"
 
 namespace {
 
@@ -21,7 +21,7 @@ perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
 // The trip count is a macro only the command line defines: with `-- -DN=37`
 // the model counts 2 flops x 37; without it clang's error names N.
 TEST(CliAnalyze, CompileFlagsAfterTheDashesReachClang) {
-  auto dir = std::filesystem::temp_directory_path() / ("perfcast-test-cli-analyze-" + std::to_string(::getpid()));
+  auto dir = perfcast::testing::scratch() / "flags";
   std::filesystem::create_directories(dir);
   auto source = dir / "macro_trips.c";
   std::ofstream(source) << R"(#include <mpi.h>
@@ -54,7 +54,7 @@ namespace {
 // file without them is refused (they would silently not apply), and one with
 // them is recorded in the model.
 TEST(CliAnalyze, MachineCyclesAreTakenOrTheirAbsenceIsAnError) {
-  auto dir = std::filesystem::temp_directory_path() / ("perfcast-test-cli-analyze-m-" + std::to_string(::getpid()));
+  auto dir = perfcast::testing::scratch() / "machine";
   std::filesystem::create_directories(dir);
   auto source = dir / "sum.c";
   std::ofstream(source) << R"(#include <mpi.h>

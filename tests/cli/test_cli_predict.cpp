@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "measure/launcher.h"
+#include "scratch.h"
 
 namespace {
 
@@ -25,7 +25,7 @@ perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
 // Each rank computes `work` flops and exchanges 1 KiB with `peer` (a sendrecv:
 // it receives from whoever sends to it), a ring when peer = rank + 1 mod size.
 std::string ring_model() {
-  auto path = std::filesystem::temp_directory_path() / ("perfcast-test-cli-predict-" + std::to_string(::getpid()) + ".json");
+  auto path = perfcast::testing::scratch() / "ring.json";
   std::ofstream(path) << R"({
   "format": "perfcast-program-model", "version": 1, "program": "ring",
   "parameters": {"work": {}, "peer": {}},

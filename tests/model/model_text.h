@@ -4,17 +4,14 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "model/program_model.h"
+#include "scratch.h"
 
 namespace perfcast::testing {
 
 inline std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  // One folder per process: ctest -j runs each test in a process of its own.
-  auto dir = std::filesystem::temp_directory_path() / ("perfcast-model-tests-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto path = dir / name;
+  auto path = scratch() / name;
   std::ofstream(path) << text;
   return path;
 }
