@@ -89,6 +89,7 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
                            {"in_core_s", s.in_core_s},
                            {"l1_access_s", s.l1_access_s},
                            {"traffic_s", s.traffic_s},
+                           {"core_traffic_s", s.core_traffic_s},
                            {"serial_fraction", s.serial_fraction},
                            {"refined_s", s.refined_s},
                            {"off_ports_s", s.off_ports_s}};

@@ -175,23 +175,30 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
       serial_weighted +=
           level->serial_fraction_for(s.effective_streams, core_traffic_s > 0 ? core / core_traffic_s : 0) * alone_s;
     s.serial_fraction = core_traffic_s > 0 ? serial_weighted / core_traffic_s : 0;
-    s.refined_s = std::max(std::max(core, core_traffic_s) + s.serial_fraction * std::min(core, core_traffic_s),
-                           s.traffic_s);
+    s.core_traffic_s = core_traffic_s;
+    s.refined_s = site_time_with_core_stretched(s, 1);
     out.push_back(std::move(s));
   }
   return out;
 }
 
+double site_time_with_core_stretched(const SitePrediction& s, double core_stretch) {
+  const double core = std::max(s.in_core_s, s.l1_access_s) * core_stretch;
+  const double alone = s.core_traffic_s;
+  return std::max(std::max(core, alone) + s.serial_fraction * std::min(core, alone), s.traffic_s);
+}
+
 machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& noise) {
-  if (noise.empty() || noise.divider_stretch.empty() || rp.refined_time_s <= 0) return noise;
+  if (noise.empty() || rp.refined_time_s <= 0) return noise;
   const size_t quantiles = noise.stretch.size();
   std::vector<double> time(quantiles, 0);
-  auto add = [&](double seconds, const std::vector<double>& stretch) {
-    for (size_t q = 0; q < quantiles; ++q) time[q] += seconds * stretch[q];
-  };
-  for (const SitePrediction& s : rp.sites)
-    if (s.refined_s > 0) add(s.refined_s, noise.stretch_of(s.off_ports_s / s.refined_s));
-  add(rp.refined_comm_s, noise.stretch);
+  for (const SitePrediction& s : rp.sites) {
+    if (s.refined_s <= 0) continue;
+    const double core = std::max(s.in_core_s, s.l1_access_s);
+    const std::vector<double> stretch = noise.stretch_of(core > 0 ? s.off_ports_s / core : 0);
+    for (size_t q = 0; q < quantiles; ++q) time[q] += site_time_with_core_stretched(s, stretch[q]);
+  }
+  for (size_t q = 0; q < quantiles; ++q) time[q] += rp.refined_comm_s * noise.stretch[q];
   machine::Noise out = noise;
   for (size_t q = 0; q < quantiles; ++q) out.stretch[q] = time[q] / rp.refined_time_s;
   // Sums of ascending quantiles ascend; rounding must not unsort them.

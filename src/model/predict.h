@@ -80,6 +80,7 @@ struct SitePrediction {
   double in_core_s = 0;        // cycles / clock + the other flops / peak (compute_s without MCA)
   double l1_access_s = 0;      // accesses inside footprint loops at L1 bandwidth
   double traffic_s = 0;        // distinct bytes from their levels, other accesses as the plain formula
+  double core_traffic_s = 0;   // the same bytes at what one core streams alone (not the node's share)
   int streams = 0;             // address streams of its busiest innermost loop (0: unknown)
   double effective_streams = 0;  // of them: those reusing from L1 count half (predict.cpp)
   double serial_fraction = 0;  // of the traffic's levels for its streams, weighted by their time at one core's bandwidth
@@ -146,13 +147,13 @@ struct Prediction {
   // The refined time on the machine as its noise leaves it (NodeGroup::noise,
   // measured by perfcast calibrate): stretched by the expected slowest of the
   // ranks' independent stretches, since each step of a bulk-synchronous job
-  // ends with its slowest rank. Compute and shared-memory copies alike are
-  // the cores' work, so the whole time stretches. Each rank's stretch mixes
-  // its sites' (noise_of_rank): the ports' noise for most work, and where
-  // part of a site's in-core time is off the ports (off_ports_s: the divider,
-  // dependency chains), the longer of its port work at the ports' noise and
-  // the whole at the machine's divider_stretch, which a co-tenant hardly
-  // lengthens (measured: a chain feels about what the divider does). Without noise in
+  // ends with its slowest rank. The cores' work stretches: in-core time and
+  // shared-memory copies; the memory traffic a site waits for does not
+  // (noise_of_rank). Each site's in-core work takes the ports' noise, and
+  // where part of it is off the ports (off_ports_s: the divider, dependency
+  // chains), the longer of its port work at the ports' noise and the whole at
+  // the machine's divider_stretch, which a co-tenant hardly lengthens
+  // (measured: a chain feels about what the divider does). Without noise in
   // the machine file: not available, stretch 1.
   bool noise_available = false;
   double noise_stretch = 1;
@@ -160,10 +161,18 @@ struct Prediction {
   bool noise_off_ports_priced = false;  // some rank's off-port work took the divider's noise
 };
 
-// A rank's noise: quantile by quantile, its sites' refined times stretched by
-// their mix (Noise::stretch_of their divider share) and its communication by
-// the ports' stretch, over its refined time. The node's noise as it is when
-// that has no divider_stretch.
+// A site's refined time (the header comment's T_site) with its in-core work,
+// core' = max(core, l1), taking `core_stretch` times as long: the traffic
+// terms stay. 1 gives SitePrediction::refined_s.
+double site_time_with_core_stretched(const SitePrediction& site, double core_stretch);
+
+// A rank's noise: quantile by quantile, each site's time with its in-core work
+// stretched by the site's mix (Noise::stretch_of its share off the ports) and
+// its communication by the ports' stretch, over its refined time. The traffic
+// does not stretch: a co-tenant sharing the core takes its ports, not the
+// misses it has in flight, and what the co-tenant takes from the memory levels
+// is already in their bandwidths (medians calibrate measured on the same host).
+// The node's noise as it is when the rank has no time.
 machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& node_noise);
 
 // Loops the entry can reach that carry cycles_per_iteration (priced by MCA).

@@ -299,6 +299,34 @@ TEST(Predict, NoiseStretchesTheRefinedTimeByTheSlowestRanksExpectation) {
   EXPECT_DOUBLE_EQ(quiet.noise_stretch, 1);
 }
 
+// Noise stretches a site's in-core work, not the traffic it waits for: a
+// co-tenant on the core takes its ports, not its misses in flight, and the
+// memory levels' bandwidths are already medians measured on the host. The
+// loop of SharedBandwidthHidesTheCoreWhereOneCoresOwnDoesNot: 0.1 s of core
+// against 0.1 s of DRAM traffic, serial fraction 0.5; the noise's slow
+// quantile doubles the core.
+TEST(Predict, NoiseStretchesTheCoreNotTheTrafficItWaitsFor) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "line": 10, "trip_count": "1000", "cycles_per_iteration": "100000", "body": [
+        {"kind": "compute", "load_bytes": "1000000"}]}]}})J");
+  auto machine = hand_machine({"node.clock=\"1 GHz\"", "memory.DRAM.serial_fraction=0.5",
+                               "node.noise={ quantum = \"20 us\", stretch = [1.0, 1.0, 1.0, 2.0] }"});
+  // One rank alone: 0.15 s undisturbed; with the core at 0.2 s, max(0.2, 0.1)
+  // + 0.5 x 0.1 = 0.25 s, so the slow quantile is 0.25 / 0.15, not 2.
+  auto one = run(m, machine, 1);
+  EXPECT_NEAR(one.refined_time_s, 0.15, 1e-12);
+  EXPECT_NEAR(one.noise_stretch, 0.75 + 0.25 * (0.25 / 0.15), 1e-12);
+  EXPECT_NEAR(site_time_with_core_stretched(one.ranks[0].sites[0], 2), 0.25, 1e-12);
+  // Two ranks share the node's 10 GB/s: 0.2 s of traffic each, which hides even
+  // the doubled core (0.2 + 0.5 x 0.1 = 0.25 s alone-bound, against 0.2 s): the
+  // slow quantile is 0.25 / 0.2, where stretching the whole time would say 2.
+  auto two = run(m, machine, 2);
+  EXPECT_NEAR(two.refined_time_s, 0.2, 1e-12);
+  const double slow = 0.25 / 0.2;
+  EXPECT_NEAR(two.noise_stretch, 1 + (slow - 1) * (1 - 0.75 * 0.75), 1e-12);
+  EXPECT_LT(two.noise_stretch, 1 + (1 - 0.75 * 0.75)) << "less than the whole time stretched";
+}
+
 // A loop the analyser found bound off the ports (its cycles beyond
 // ports_cycles_per_iteration: its divides, its chains) is stretched by the divider's noise where the machine file
 // measured one: a co-tenant on the core's ports hardly slows it. A port-bound
