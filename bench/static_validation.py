@@ -53,6 +53,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -840,6 +841,9 @@ def main():
                    "analysis": analysis, "bindings": binding_notes, "noise_before": noise_before,
                    "noise_after": noise_after, "noise_history_means": history_means},
                   f, indent=1, default=str)
+    if history_machine:
+        # Kept beside the results, so bench/reprice_validation.py can re-price the column later.
+        shutil.copyfile(history_machine, os.path.join(ROOT, a.out + "_noise_history_machine.toml"))
     print(text)
 
 
