@@ -793,7 +793,9 @@ def main():
     stretches = sorted({(r["R"], round(r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
                         if r["t_pred"].get("noisy") and r["t_pred"]["refined"]})
     lines += ["", "`refined x noise` = the refined prediction x the expected slowest of the R ranks' stretches "
-              "under the cores' noise (`perfcast predict`'s `noisy_time_s`; machine.h's Noise): "
+              "under the cores' noise (`perfcast predict`'s `noisy_time_s`; machine.h's Noise; a rank's stretch "
+              "is its loops' in-core work stretched, not the memory traffic they wait for, and its "
+              "communication): "
               + (f"measured by `perfcast calibrate --noise-only` (3 s on every core) just before the runs: "
                  f"{noise_words(noise_before)}; after them: {noise_words(noise_after)}. " if noise_before else
                  "the machine file's own noise. ")
