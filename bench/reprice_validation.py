@@ -8,13 +8,14 @@ For each recorded run (its results JSON, with the machine file it used beside it
 averaged noise file when the run had --noise-history), every app is analysed again as the run
 did (same flags, host cycles from the same machine file), every row predicted again with
 the run's bindings, and three columns printed against the recorded median: refined, refined x
-noise (the machine file's noise, the probe just before the runs) and refined x noise over N
-probes, each beside the value the run recorded.
+noise (the probe just before the runs, `<run>_noise_now_machine.toml`; without it the machine
+file's own noise) and refined x noise over N probes, each beside the value the run recorded.
 
     python3 bench/reprice_validation.py bench/results/static_validation_zen3_0128 [more runs]
 
-A run is named by its results path without `.json`; `<run>_machine.toml` and (optional)
-`<run>_noise_history_machine.toml` must lie beside it.
+A run is named by its results path without `.json`; `<run>_machine.toml` must lie beside it,
+and the noise files `<run>_noise_now_machine.toml` and `<run>_noise_history_machine.toml` where
+the run had them (static_validation.py keeps them).
 """
 import argparse
 import json
@@ -40,7 +41,7 @@ def reanalyse(ctx, recorded, machine):
     return models
 
 
-def reprice(ctx, models, row, history):
+def reprice(ctx, models, row, noise_now, history):
     cfg = sv.APPS[row["app"]]
     size = row.get("size_value") or int(row["size"].split("=")[1])
     R, T = row["R"], row["time_steps"]
@@ -50,6 +51,8 @@ def reprice(ctx, models, row, history):
     scale = cfg["timed_units"](T) / T
     out = {"refined": tp["time_refined_s"] * scale,
            "noisy": tp["time_noisy_s"] * scale if tp["time_noisy_s"] is not None else None}
+    if noise_now:
+        out["noisy"] = out["refined"] * sv.noise_stretch_on(ctx, noise_now, models[row["app"]], R, run_params)
     if history:
         out["noisy_history"] = out["refined"] * sv.noise_stretch_on(ctx, history, models[row["app"]], R, run_params)
     return out
@@ -71,7 +74,8 @@ def main():
     columns = [("refined", "refined"), ("noisy", "refined x noise"), ("noisy_history", "x noise over probes")]
     for run_path in a.runs:
         results, machine = run_path + ".json", run_path + "_machine.toml"
-        history = run_path + "_noise_history_machine.toml"
+        noise_now, history = run_path + "_noise_now_machine.toml", run_path + "_noise_history_machine.toml"
+        noise_now = noise_now if os.path.exists(noise_now) else None
         history = history if os.path.exists(history) else None
         for path in (results, machine):
             if not os.path.exists(path):
@@ -87,7 +91,7 @@ def main():
             measured = row["t_meas"]
             if not measured:
                 continue
-            now = reprice(ctx, models, row, history)
+            now = reprice(ctx, models, row, noise_now, history)
             cells = []
             for key, _ in columns:
                 then_v, now_v = row["t_pred"].get(key), now.get(key)

@@ -498,7 +498,7 @@ def pooled_stats(samples):
 
 # ----------------------------------------------------------------------------- main
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build-static", help="build directory with bin/perfcast and apps/")
     ap.add_argument("--machine", default="bench/results/local.toml", help="machine file (perfcast calibrate)")
@@ -541,6 +541,12 @@ def main():
     a.pass_repeats = -(-a.repeats // a.passes)
     a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
     a.machine = os.path.join(ROOT, a.machine) if not os.path.isabs(a.machine) else a.machine
+    return a
+
+
+def prepare_machines(a):
+    """Calibrate (--calibrate), then the noise now and over minutes (--noise-history): returns
+    (noise_before, history_machine, history_means) and sets a.predict_machine."""
     if a.calibrate:
         print(f"[{datetime.datetime.utcnow():%H:%M:%S}] calibrating this host into {a.machine}", file=sys.stderr,
               flush=True)
@@ -548,7 +554,7 @@ def main():
     # The host's noise now, not when the machine file was calibrated: a co-tenant
     # comes and goes by the minute. Everything else in the machine file is kept.
     a.predict_machine = a.machine
-    noise_before = noise_after = None
+    noise_before = None
     os.makedirs(a.work, exist_ok=True)
     if not a.no_time and not a.no_noise:
         a.predict_machine = os.path.join(a.work, "machine_with_noise_now.toml")
@@ -558,7 +564,12 @@ def main():
     history_machine, history_means = None, []
     if not a.no_time and a.noise_history > 0:
         history_machine, history_means = noise_history(a, a.noise_history, a.noise_gap)
-    ctx = Ctx(a)
+    return noise_before, history_machine, history_means
+
+
+def first_pass(a, ctx, history_machine):
+    """Analyse each app, predict and count every row, and time it once (a.pass_repeats runs):
+    returns (results, analysis, binding_notes)."""
     ranks = [int(x) for x in a.ranks.split(",")]
     count_ranks = [int(x) for x in a.count_ranks.split(",") if x]  # empty: no callgrind counts
     override = {}
@@ -566,9 +577,7 @@ def main():
         app, s = item.split(":")
         override[app] = [int(x) for x in s.split(",")]
 
-    started = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
-    load = os.getloadavg()[0]
-    rows, notes, analysis, binding_notes, results = [], [], {}, {}, []
+    analysis, binding_notes, results = {}, {}, []
     for app in a.apps.split(","):
         cfg = APPS[app]
         model = os.path.join(ctx.work, f"{app}.model.json")
@@ -626,8 +635,8 @@ def main():
                         t_pred["noisy_now"] = t_pred["refined"] * stretch
                     if a.network_now and R > 1:
                         now = network_now(ctx)
-                        t_pred["network_now"] = timed_part(ctx.predict(model, R, tm_run, now),
-                                                           ctx.predict(model, R, tm_base, now))["time_refined_s"] * scale
+                        now_part = timed_part(ctx.predict(model, R, tm_run, now), ctx.predict(model, R, tm_base, now))
+                        t_pred["network_now"] = now_part["time_refined_s"] * scale
                     if history_machine:
                         t_pred["noisy_history"] = t_pred["refined"] * noise_stretch_on(ctx, history_machine, model, R,
                                                                                        tm_run)
@@ -644,7 +653,10 @@ def main():
                       f"pred flops {counts['ranks'][0]['counted_flops']:.4g}"
                       + (f" meas {meas['flops']:.4g}" if meas else "")
                       + f"; t_pred {fmt_s(t_pred['ws'])} t_meas {fmt_s(t_meas)}", file=sys.stderr, flush=True)
+    return results, analysis, binding_notes
 
+
+def further_passes(a, ctx, results):
     # The other passes, alternately backwards so no row always runs early or late;
     # each row's samples pooled.
     timed = [r for r in results if r["t_stats"]]
@@ -663,19 +675,18 @@ def main():
             r["t_stats"] = pooled_stats(r["t_stats"]["samples"])
             r["t_meas"] = r["t_stats"]["median"]
 
-    if noise_before:
-        p, _ = run([ctx.perfcast, "calibrate", "--noise-only", a.machine, "-o",
-                    os.path.join(a.work, "machine_with_noise_after.toml"), "--json"])
-        noise_after = json.loads(p.stdout)
 
-    # ------------------------------------------------------------------ report
-    def noise_words(n):
-        words = (f"mean stretch {n['mean_stretch']:.3f}, {100 * n['slow_fraction']:.0f} % of {n['samples']} quanta "
-                 f"of {n['quantum_s'] * 1e6:.0f} us above 1.25x")
-        if n.get("divider_stretch_quantiles"):
-            words += f" (a divide-bound quantum in turns with it: {n['divider_mean_stretch']:.3f})"
-        return words
+def noise_words(n):
+    words = (f"mean stretch {n['mean_stretch']:.3f}, {100 * n['slow_fraction']:.0f} % of {n['samples']} quanta "
+             f"of {n['quantum_s'] * 1e6:.0f} us above 1.25x")
+    if n.get("divider_stretch_quantiles"):
+        words += f" (a divide-bound quantum in turns with it: {n['divider_mean_stretch']:.3f})"
+    return words
 
+
+def report(a, results, analysis, binding_notes, noise_before, noise_after, history_machine, history_means,
+           started, load):
+    """The Markdown report of a run."""
     levels = results[0]["levels"] if results else []
     first = "L1" if "L1" in levels else (levels[0] if levels else "L1")
     last = "DRAM" if "DRAM" in levels else (levels[-1] if levels else "DRAM")
@@ -715,7 +726,8 @@ def main():
             continue
         p, m = r["pred"], r["meas"]
         lines.append(f"| {r['app']} | {r['size']} | {r['R']} | {r['count_steps']} | {fmt_count(p['counted_flops'])} | "
-                     f"{fmt_count(m['flops'])} | {pct(p['counted_flops'], m['flops'])} | {fmt_count(p['load_bytes'])} | "
+                     f"{fmt_count(m['flops'])} | {pct(p['counted_flops'], m['flops'])} | "
+                     f"{fmt_count(p['load_bytes'])} | "
                      f"{fmt_count(m['load_bytes'])} | {pct(p['load_bytes'], m['load_bytes'])} | "
                      f"{fmt_count(p['store_bytes'])} | {fmt_count(m['store_bytes'])} | "
                      f"{pct(p['store_bytes'], m['store_bytes'])} |")
@@ -753,8 +765,8 @@ def main():
                 cells.append(f"{fmt_s(v)} | {pct(v, m) if m and v is not None else '-'}" if v is not None else "- | -")
             out.append(f"| {r['app']} | {r['size']} | {r['R']}{' (oversubscribed)' if r['oversubscribed'] else ''} | "
                        f"{r['time_steps']} | " + " | ".join(cells) + f" | {measured_cell(r)} |")
-        out.append("| **all rows, against the median** | | | | " + " | ".join(f"{error_summary(k)} | " for k, _ in columns)
-                   + " |")
+        out.append("| **all rows, against the median** | | | | "
+                   + " | ".join(f"{error_summary(k)} | " for k, _ in columns) + " |")
         out.append("| **all rows, against the fastest run** | | | | "
                    + " | ".join(f"{error_summary(k, fastest)} | " for k, _ in columns) + " |")
         return out
@@ -781,7 +793,8 @@ def main():
               "them; else latency + bytes / bandwidth, which the plain and ablation columns keep); "
               "`refined + simulated` = the same sites' times as compute bursts between the model's calls on the "
               "simulator (`perfcast predict --simulate`: messages overlap the compute between post and wait, "
-              "ranks wait for partners, eager messages that cross take the measured exchange step); `naive T1/R` = the measured 1-rank time of the same size over R (needs "
+              "ranks wait for partners, eager messages that cross take the measured exchange step); "
+              "`naive T1/R` = the measured 1-rank time of the same size over R (needs "
               "a run; the static model does not).", ""]
     lines += time_table([(first, f"plain all-{first}"), (last, f"plain all-{last}"), ("refined", "refined"),
                          ("sim", "refined + simulated"), ("noisy", "refined x noise")]
@@ -834,6 +847,11 @@ def main():
                          f"{', '.join(b['matter'])}")
         lines.append("")
     text = "\n".join(lines) + "\n"
+    return text
+
+
+def save(a, text, started, load, results, analysis, binding_notes, noise_before, noise_after, history_machine,
+         history_means):
     out_md = os.path.join(ROOT, a.out + ".md")
     os.makedirs(os.path.dirname(out_md), exist_ok=True)
     with open(out_md, "w") as f:
@@ -843,9 +861,31 @@ def main():
                    "analysis": analysis, "bindings": binding_notes, "noise_before": noise_before,
                    "noise_after": noise_after, "noise_history_means": history_means},
                   f, indent=1, default=str)
+    # The noise files the noise columns were priced with, kept beside the results so
+    # bench/reprice_validation.py can re-price those columns later.
+    if noise_before:
+        shutil.copyfile(a.predict_machine, os.path.join(ROOT, a.out + "_noise_now_machine.toml"))
     if history_machine:
-        # Kept beside the results, so bench/reprice_validation.py can re-price the column later.
         shutil.copyfile(history_machine, os.path.join(ROOT, a.out + "_noise_history_machine.toml"))
+
+
+def main():
+    a = parse_args()
+    noise_before, history_machine, history_means = prepare_machines(a)
+    ctx = Ctx(a)
+    started = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()[0]
+    results, analysis, binding_notes = first_pass(a, ctx, history_machine)
+    further_passes(a, ctx, results)
+    noise_after = None
+    if noise_before:
+        p, _ = run([ctx.perfcast, "calibrate", "--noise-only", a.machine, "-o",
+                    os.path.join(a.work, "machine_with_noise_after.toml"), "--json"])
+        noise_after = json.loads(p.stdout)
+    text = report(a, results, analysis, binding_notes, noise_before, noise_after, history_machine, history_means,
+                  started, load)
+    save(a, text, started, load, results, analysis, binding_notes, noise_before, noise_after, history_machine,
+         history_means)
     print(text)
 
 
