@@ -288,12 +288,13 @@ void print_table(const model::Prediction& p, const model::ProgramModel& m, const
   }
   if (p.noise_available)
     std::cout << fmt::format(
-        "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches, {}; "
-        "measured when the machine file was: a shared host's noise changes by the minute)\n",
+        "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches; each "
+        "loop's in-core work stretched, not the memory traffic it waits for, {}; measured when the machine file "
+        "was: a shared host's noise changes by the minute)\n",
         quantity(p.noisy_time_s, Dimension::Seconds), p.noise_stretch, p.np,
-        p.noise_off_ports_priced ? "loops' cycles off the ports (divider, dependency chains) at the divider's noise, "
+        p.noise_off_ports_priced ? "its cycles off the ports (divider, dependency chains) at the divider's noise, "
                                    "the rest at the ports'"
-                                 : "every site at the ports' noise (no cycles off the ports, or no divider_stretch in "
+                                 : "all at the ports' noise (no cycles off the ports, or no divider_stretch in "
                                    "the machine file)");
   else
     std::cout << "refined under noise: not available: the machine file has no node.noise (perfcast calibrate "
