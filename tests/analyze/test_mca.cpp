@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-
 #include "analyze/analyze.h"
 #include "analyze/mca.h"
 #include "machine/machine_io.h"
