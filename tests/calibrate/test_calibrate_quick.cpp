@@ -217,13 +217,16 @@ std::vector<std::string> dram_against_stream(const toml::table& t) {
   double ratio = calibrated / stream;
   std::cout << fmt::format("DRAM, one core: calibrate {:.2f} GB/s, STREAM triad here {:.2f} GB/s, ratio {:.2f}\n",
                            calibrated / 1e9, stream / 1e9, ratio);
-  // What this catches is a gross error (a cache level taken for DRAM, bytes
-  // miscounted: 2x or more). The two figures are taken seconds apart with
-  // different kernels (calibrate's AVX2 triad, this plain loop): quiet, their
-  // ratio has been 1.00-1.20 here; with another process streaming memory on
-  // this VM, 1.26-1.42. Hence the band.
-  if (ratio < 0.7 || ratio > 1.5)
-    return {fmt::format("DRAM bandwidth {:.2f} GB/s is {:.2f}x the STREAM triad's {:.2f} GB/s (expected 0.7-1.5x)",
+  // What this catches is a gross error (a cache level taken for DRAM: the L3
+  // streams 2.5-4.5x DRAM's rate on the VMs this ran on). The two figures are
+  // taken seconds apart with different kernels (calibrate's AVX2 triad in
+  // short samples, this plain loop over 384 MB): quiet, their ratio has been
+  // 1.00-1.20 here; with another process streaming memory on this VM,
+  // 1.26-1.42; with a co-tenant of the host streaming, 1.50-1.61 (a Zen 3 VM,
+  // issue 5, stop 19: a clean-clone CI run failed at the old band's 1.5).
+  // Hence the band.
+  if (ratio < 0.6 || ratio > 2.0)
+    return {fmt::format("DRAM bandwidth {:.2f} GB/s is {:.2f}x the STREAM triad's {:.2f} GB/s (expected 0.6-2x)",
                         calibrated / 1e9, ratio, stream / 1e9)};
   return {};
 }
