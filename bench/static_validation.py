@@ -263,6 +263,7 @@ class Ctx:
         self.work = a.work
         os.makedirs(self.work, exist_ok=True)
         self.predict_cache = {}
+        self.params_cache = {}
 
     def predict(self, model, R, params, machine=None):
         """predict --json --simulate on the run's machine file, or on `machine` (a file
@@ -282,8 +283,11 @@ class Ctx:
 
 
 def model_params(ctx, model):
-    p, _ = run([ctx.perfcast, "model", "params", model, "--json"])
-    return json.loads(p.stdout)
+    """`perfcast model params`, once per model file: bindings() asks for every row and step count."""
+    if model not in ctx.params_cache:
+        p, _ = run([ctx.perfcast, "model", "params", model, "--json"])
+        ctx.params_cache[model] = json.loads(p.stdout)
+    return ctx.params_cache[model]
 
 
 def counted_flops(j):
