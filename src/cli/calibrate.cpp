@@ -16,6 +16,7 @@
 #include "machine/calibrate/noise.h"
 #include "machine/calibrate/writer.h"
 #include "machine/machine_io.h"
+#include "machine/network_history.h"
 #include "measure/launcher.h"
 #include "support/error.h"
 #include "support/units.h"
@@ -180,28 +181,28 @@ void run_network_only(const CalibrateArgs& args, int max_procs) {
       "DRAM = { bandwidth = \"1 GB/s\" }\n" + calibrate::network_toml(mpi),
       "the MPI measurement", ".");
   const machine::Network before = m.network;
-  machine::Network& n = m.network;
-  const machine::Network& now = measured.network;
-  n.intra_node_latency_s = now.intra_node_latency_s;
-  n.intra_node_bandwidth_Bps = now.intra_node_bandwidth_Bps;
-  n.intra_node_one_way = now.intra_node_one_way;
-  n.intra_node_exchange = now.intra_node_exchange;
-  n.overhead_s = now.overhead_s;
-  n.eager_threshold_bytes = now.eager_threshold_bytes;
   // One node: its network is this node's. Several: the links between nodes
   // were not measured here and stay as they were.
-  if (m.node_count() == 1) {
-    n.latency_s = now.latency_s;
-    n.bandwidth_Bps = now.bandwidth_Bps;
+  const bool one_node = m.node_count() == 1;
+  if (args.accumulate && machine::has_measured_curves(before)) {
+    m.collectives = machine::accumulate_collectives(m.collectives, before.probes, measured.collectives, 1);
+    m.network = machine::accumulate_network(before, measured.network, one_node);
+  } else {
+    m.collectives = measured.collectives;
+    m.network = machine::with_measured_network(before, measured.network, one_node);
   }
-  m.collectives = measured.collectives;
+  const machine::Network& n = m.network;
   write_refreshed(m, args.output);
   if (args.json) {
     std::cout << nlohmann::json{{"intra_node_latency_s", {{"before", before.intra_node_latency_s},
                                                           {"now", n.intra_node_latency_s}}},
                                 {"intra_node_bandwidth_Bps", {{"before", before.intra_node_bandwidth_Bps},
                                                               {"now", n.intra_node_bandwidth_Bps}}},
-                                {"collective_tables", m.collectives.size()}}
+                                {"collective_tables", m.collectives.size()},
+                                {"probes", n.probes},
+                                // A halo exchange's step at one size: this probe's and what the file now holds.
+                                {"exchange_512B_s", {{"probe", measured.network.intra_node_exchange.time_at(512, 0)},
+                                                     {"file", n.intra_node_exchange.time_at(512, 0)}}}}
                      .dump(2)
               << "\n";
   } else {
@@ -212,10 +213,20 @@ void run_network_only(const CalibrateArgs& args, int max_procs) {
                              units::format(n.intra_node_bandwidth_Bps, Dimension::BytesPerSecond, 3),
                              units::format(before.intra_node_bandwidth_Bps, Dimension::BytesPerSecond, 3),
                              m.collectives.size());
+    if (args.accumulate)
+      std::cout << fmt::format("  averaged into the file's network: {} probes; a 512 B exchange step {} (this probe "
+                               "{})\n",
+                               n.probes, units::format(n.intra_node_exchange.time_at(512, 0), Dimension::Seconds, 3),
+                               units::format(measured.network.intra_node_exchange.time_at(512, 0),
+                                             Dimension::Seconds, 3));
   }
 }
 
 void run(const CalibrateArgs& args) {
+  if (args.accumulate && args.noise_only.empty() && args.network_only.empty())
+    throw UserError("--accumulate averages one more measurement into a machine file's noise or network; alone it has "
+                    "nothing to measure",
+                    {}, "give it with --noise-only FILE or --network-only FILE (and -o)");
   if (!args.noise_only.empty()) return run_noise_only(args);
   if (args.max_procs != 0 && args.max_procs < 2)
     throw UserError(fmt::format("--max-procs {}: the MPI measurements need at least 2 processes", args.max_procs),
@@ -283,8 +294,10 @@ void add_calibrate_command(CLI::App& app) {
                 "With --noise-only: average the measurement into the file's noise (quantile by quantile, weighted by "
                 "its `probes`) instead of replacing it. Run now and then (say hourly, from cron), the machine file "
                 "describes the host's noise over hours rather than one 3 s snapshot (whether that forecasts a run "
-                "better depends on the host: bench/static_validation.py --noise-history measures it)")
-      ->needs("--noise-only");
+                "better depends on the host: bench/static_validation.py --noise-history measures it). With "
+                "--network-only: average the MPI figures measured within this node (latency, overhead, one-way and "
+                "exchange curves, collective tables) into the file's the same way: on a VM they move with where the "
+                "host places the vCPUs, minutes apart");
   cmd->add_option("--network-only", args->network_only,
                   "Measure only MPI within this node (ping-pong, exchange steps, call overhead, collectives; 20 s, "
                   "5 s with --quick) and write this machine file with them to -o: on a VM the latency between "

@@ -344,6 +344,7 @@ class Loader {
     if (const toml::node* exchange = t.get("intra_node_exchange"))
       n.intra_node_exchange = load_message_times(table(exchange, "network.intra_node_exchange"),
                                                  "network.intra_node_exchange");
+    n.probes = integer(t, "probes", "network", 1, false).value_or(1);
 
     if (auto name = string(t, "topology", "network", false)) {
       auto kind = parse_topology(*name);

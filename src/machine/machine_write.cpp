@@ -207,6 +207,7 @@ std::string to_toml(const Machine& m, const fs::path& base_dir) {
   out += "intra_node_bandwidth = " + q(n.intra_node_bandwidth_Bps, Dimension::BytesPerSecond) + "\n";
   out += message_times_line("intra_node_one_way", n.intra_node_one_way);
   out += message_times_line("intra_node_exchange", n.intra_node_exchange);
+  if (n.probes > 1) out += fmt::format("probes = {}\n", n.probes);
   out += fmt::format("topology = \"{}\"\n", topology_name(n.topology.kind));
   if (n.topology.kind == TopologyKind::Torus3D)
     out += fmt::format("torus = [{}, {}, {}]\n", n.topology.torus[0], n.topology.torus[1], n.topology.torus[2]);

@@ -71,7 +71,7 @@ std::vector<Entry> entries(Context parent) {
               {"intra_node_latency", Context::Value}, {"intra_node_bandwidth", Context::Value},
               {"intra_node_one_way", Context::MessageTimes}, {"intra_node_exchange", Context::MessageTimes},
               {"torus", Context::ValueArray},        {"fat_tree_arity", Context::Value},
-              {"fat_tree_levels", Context::Value}};
+              {"fat_tree_levels", Context::Value},   {"probes", Context::Value}};
     case Context::InstructionCycles: {
       std::vector<Entry> keys;
       for (const auto& f : instruction_cycle_fields()) keys.push_back({f.key, Context::Value});

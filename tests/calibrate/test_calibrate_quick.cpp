@@ -13,9 +13,11 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
 #include "machine/calibrate/system.h"
+#include "machine/machine_io.h"
 #include "measure/launcher.h"
 #include "support/units.h"
 
@@ -382,6 +384,30 @@ void check_network_only(const std::filesystem::path& file, const std::filesystem
   EXPECT_EQ(quantity(t["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"), 7e9);
   EXPECT_LT(quantity(t["network"]["latency"], Dimension::Seconds, "latency"), 1e-6) << "one node: measured";
   EXPECT_EQ(quantity(load(bare)["network"]["latency"], Dimension::Seconds, "latency"), 1e-6) << "original changed";
+
+  // --accumulate averages a second measurement into it: probes = 2, and the
+  // file's 512 B exchange step is the mean of the first probe's and this one's
+  // (to the 4 digits the file keeps).
+  auto pooled = dir / "network_pooled.toml";
+  auto again = measure::run_process({perfcast, "calibrate", "--network-only", refreshed.string(), "--quick",
+                                     "--accumulate", "--json", "-o", pooled.string()},
+                                    std::chrono::seconds(120));
+  ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
+  auto j = nlohmann::json::parse(again.stdout_text);
+  EXPECT_EQ(j.at("probes"), 2);
+  EXPECT_EQ(load(pooled)["network"]["probes"].value<int>(), 2);
+  auto first = machine::load_machine_file(refreshed).network.intra_node_exchange.time_at(512, 0);
+  double second = j.at("exchange_512B_s").at("probe"), file = j.at("exchange_512B_s").at("file");
+  EXPECT_NEAR(file, (first + second) / 2, 1e-3 * file) << first << " and " << second;
+  EXPECT_NEAR(machine::load_machine_file(pooled).network.intra_node_exchange.time_at(512, 0), file, 1e-3 * file);
+  EXPECT_FALSE(load(refreshed)["network"]["probes"]) << "the history file changed";
+  // Without --accumulate a fresh measurement replaces the history: one probe again.
+  auto replaced = dir / "network_replaced.toml";
+  auto fresh = measure::run_process(
+      {perfcast, "calibrate", "--network-only", pooled.string(), "--quick", "-o", replaced.string()},
+      std::chrono::seconds(120));
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.stderr_text;
+  EXPECT_FALSE(load(replaced)["network"]["probes"]) << "probes = 1 is not written";
 }
 
 // One test, not one per check: a calibration takes seconds, and separate tests

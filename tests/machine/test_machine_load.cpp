@@ -166,7 +166,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
   // machine file's, so the relative mapping path must be rewritten.
   auto m = testing::minimal({"mapping.policy=file", "mapping.file=reverse.map", "node.clock=\"2.5 GHz\"",
                              "math.single.sin=7", "math.double.default=33", "network.hop_latency=\"30 ns\"",
-                             "network.topology=fat_tree", "network.rendezvous_handshakes=2", "network.fat_tree_arity=2", "network.fat_tree_levels=3",
+                             "network.topology=fat_tree", "network.rendezvous_handshakes=2", "network.probes=4", "network.fat_tree_arity=2", "network.fat_tree_levels=3",
                              "network.intra_node_one_way={ bytes = [1, 2048, 4096], time_s = [4.3e-7, 6e-7, 3.22e-6] }",
                              "network.intra_node_exchange={ bytes = [1, 4096], time_s = [6.1e-7, 4.5e-6] }",
                              "node.instruction_cycles={ fp_add_latency = 2.0, fp_divide_interval = 3.95 }",
@@ -178,6 +178,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
   EXPECT_EQ(m.description, "line one\nline \"two\"");
   EXPECT_EQ(m.network.intra_node_one_way.bytes, (std::vector<double>{1, 2048, 4096}));
   EXPECT_EQ(m.network.intra_node_exchange.time_s, (std::vector<double>{6.1e-7, 4.5e-6}));
+  EXPECT_EQ(m.network.probes, 4);
   EXPECT_EQ(m.groups.front().instruction_cycles.fp_divide_interval, 3.95);
   EXPECT_EQ(m.groups.front().instruction_cycles.fp_sqrt_latency, 0) << "not given";
   EXPECT_EQ(m.groups.front().noise.stretch, (std::vector<double>{1.0, 1.003, 2.25}));
