@@ -458,6 +458,39 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
   return b;
 }
 
+std::set<std::string> free_names(const SymbolicCosts& c) {
+  std::set<std::string> names;
+  auto add = [&](const Expr& e) { names.merge(expr::free_names(e)); };
+  auto add_memory = [&](const std::vector<MemorySegment>& memory) {
+    for (const auto& seg : memory) {
+      if (seg.working_set_bytes) add(*seg.working_set_bytes);
+      add(seg.load_bytes);
+      add(seg.store_bytes);
+    }
+  };
+  for (const Expr* e : {&c.flops_double, &c.flops_single, &c.loads, &c.stores, &c.cycles, &c.cycle_flops_double,
+                        &c.cycle_flops_single})
+    add(*e);
+  for (const auto& [_, calls] : c.math_calls) add(calls);
+  add_memory(c.memory);
+  for (const auto& site : c.sites) {
+    for (const Expr* e : {&site.flops_double, &site.flops_single, &site.loads, &site.stores, &site.cycles,
+                          &site.cycle_flops_double, &site.cycle_flops_single, &site.off_ports_cycles})
+      add(*e);
+    for (const auto& [_, calls] : site.math_calls) add(calls);
+    add_memory(site.memory);
+    for (const auto& offsets : site.stream_offsets)
+      for (const Expr& e : offsets) add(e);
+  }
+  for (const auto& g : c.mpi) {
+    add(g.calls);
+    add(g.bytes);
+    if (g.peer) add(*g.peer);
+    if (g.root) add(*g.root);
+  }
+  return names;
+}
+
 RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int rank) {
   RankCounts r;
   r.rank = rank;

@@ -17,6 +17,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,11 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
                          int rank, int size);
 
 RankCounts evaluate_rank(const SymbolicCosts& costs, const expr::Bindings& bindings, int rank);
+
+// Every name the costs' expressions need a value for: evaluate_rank's result
+// depends on the bindings of these names alone (and the rank), which lets a
+// caller evaluating the same costs in every iteration of a loop reuse them.
+std::set<std::string> free_names(const SymbolicCosts& costs);
 
 // MPI_Dims_create(size, ndims) with every dimension free: balanced factors in
 // non-increasing order (what Open MPI returns for the counts we checked).

@@ -162,3 +162,52 @@ TEST(ModelEvents, RefusesMoreEventsThanTheBudget) {
   options.max_events = 100;
   EXPECT_THROW(model_events(m, 2, {{"n", 8}, {"steps", 1000}}, options), perfcast::UserError);
 }
+
+// Work evaluated once per distinct binding of the names it needs: a burst that
+// depends on the loop's counter differs step by step, one that does not repeats.
+TEST(ModelEvents, WorkThatDependsOnTheStepIsPricedPerStep) {
+  ProgramModel m = model_from(R"json({
+    "main": { "body": [
+      { "kind": "loop", "var": "it", "trip_count": "4", "body": [
+        { "kind": "compute", "flops_double": "it + 1", "load_bytes": "8 * n" },
+        { "kind": "mpi", "op": "barrier" }
+      ]}
+    ]}
+  })json",
+                              R"json("parameters": { "n": {"default": "10"} })json", "per_step.json");
+  EventOptions options;
+  int priced = 0;
+  options.price = [&](const RankCounts& c, int) {
+    ++priced;
+    return 1e-9 * c.flops_double;
+  };
+  auto ranks = model_events(m, 1, {}, options);
+  std::vector<double> flops, seconds;
+  for (const auto& e : ranks[0].events)
+    if (e.kind == events::Kind::Compute) flops.push_back(e.flops), seconds.push_back(e.seconds);
+  EXPECT_EQ(flops, (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_DOUBLE_EQ(seconds[3], 4e-9);
+  EXPECT_EQ(priced, 4) << "each step's binding of `it` priced once";
+
+  // The same loop with work that ignores the counter: priced once, four bursts alike.
+  ProgramModel same = model_from(R"json({
+    "main": { "body": [
+      { "kind": "loop", "var": "it", "trip_count": "4", "body": [
+        { "kind": "compute", "flops_double": "n", "load_bytes": "8 * n" },
+        { "kind": "mpi", "op": "barrier" }
+      ]}
+    ]}
+  })json",
+                                 R"json("parameters": { "n": {"default": "10"} })json", "same_step.json");
+  priced = 0;
+  auto again = model_events(same, 1, {}, options);
+  EXPECT_EQ(priced, 1);
+  int bursts = 0;
+  for (const auto& e : again[0].events)
+    if (e.kind == events::Kind::Compute) {
+      ++bursts;
+      EXPECT_EQ(e.flops, 10);
+      EXPECT_EQ(e.bytes_moved, 80);
+    }
+  EXPECT_EQ(bursts, 4);
+}
