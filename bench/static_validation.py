@@ -182,8 +182,11 @@ APPS = {
         "steps_arg": "--steps",
         "count_steps": (2, 0),   # counts: 2 steps minus 0 steps
         "extra_args": ["--repeats", "1"],
-        # time run: about 0.05-0.5 s of timed work per repeat
-        "time_steps": lambda n: min(2000, max(2, int(4e7 / n ** 3))),
+        # time run: about 0.05-0.5 s of timed work per repeat at every size. Until stop 20
+        # capped at 2000 steps, which left 8^3 and 16^3 at 2-15 ms: shorter than the host's
+        # slow episodes (a 4x8x8 sweep ran 1.15 or 2.1 ms per 2000 steps, switching within
+        # a process), so each sample caught one state instead of averaging them.
+        "time_steps": lambda n: min(200000, max(2, int(4e7 / n ** 3))),
         "time_extra": ["--repeats", "3"],
         "timed_units": lambda s: s,  # the timed region runs `steps` iterations of the loop
         "bind": wave3d_bind,
@@ -219,7 +222,7 @@ APPS = {
         "steps_arg": "--iters",
         "count_steps": (4, 2),
         "extra_args": ["--repeats", "1", "--dot", "ordered"],
-        "time_steps": lambda n: min(1000, max(10, int(2e7 / n ** 3))),
+        "time_steps": lambda n: min(200000, max(10, int(2e7 / n ** 3))),  # 1000 until stop 20 (16^3: 27 ms)
         "time_extra": ["--repeats", "3", "--dot", "ordered"],
         "timed_units": lambda s: s,
         "bind": cg_bind,
@@ -266,13 +269,14 @@ class Ctx:
         self.params_cache = {}
 
     def predict(self, model, R, params, machine=None):
-        """predict --json --simulate on the run's machine file, or on `machine` (a file
-        rewritten between rows, so never cached)."""
+        """predict --json --simulate on the run's machine file, or predict --json on
+        `machine` (a file rewritten between rows, so never cached; its columns need no
+        simulation)."""
         key = (model, R, tuple(sorted(params.items())))
         if machine is None and key in self.predict_cache:
             return self.predict_cache[key]
         cmd = [self.perfcast, "predict", model, "--machine", machine or self.a.predict_machine, "--np", str(R),
-               "--json", "--simulate"]
+               "--json"] + (["--simulate"] if machine is None else [])
         for k, v in sorted(params.items()):
             cmd += ["--param", f"{k}={v}"]
         p, _ = run(cmd)
@@ -455,7 +459,10 @@ def noise_stretch_on(ctx, machine, model, R, run_params):
 def noise_history(a, probes, gap_s):
     """`probes` noise measurements (3 s each, `gap_s` apart) averaged into a copy of
     the machine file (`perfcast calibrate --noise-only --accumulate`): the host over
-    minutes, the forecast a machine file kept up to date by cron would give."""
+    minutes, the forecast a machine file kept up to date by cron would give. With
+    --network-history, each probe also measures MPI within the node (`calibrate
+    --network-only --quick --accumulate`, ~5 s) into the same file, averaged with the
+    calibration's figures: the vCPUs' placement over those minutes, not one moment's."""
     path = os.path.join(a.work, "machine_with_noise_history.toml")
     perfcast = os.path.join(a.build, "bin", "perfcast")
     means = []
@@ -466,7 +473,13 @@ def noise_history(a, probes, gap_s):
         src = a.machine if i == 0 else path
         p, _ = run([perfcast, "calibrate", "--noise-only", src, "-o", path, "--json"] + (["--accumulate"] if i else []))
         means.append(json.loads(p.stdout)["mean_stretch"])
-        print(f"[{datetime.datetime.utcnow():%H:%M:%S}] noise probe {i + 1}/{probes}: mean stretch {means[-1]:.3f}",
+        words = f"mean stretch {means[-1]:.3f}"
+        if a.network_history:
+            q, _ = run([perfcast, "calibrate", "--network-only", path, "--quick", "--accumulate", "-o", path, "--json"])
+            step = json.loads(q.stdout)["exchange_512B_s"]
+            a.network_steps.append(step["probe"])
+            words += f"; 512 B exchange step {step['probe'] * 1e9:.0f} ns (averaged: {step['file'] * 1e9:.0f} ns)"
+        print(f"[{datetime.datetime.utcnow():%H:%M:%S}] noise probe {i + 1}/{probes}: {words}",
               file=sys.stderr, flush=True)
     return path, means
 
@@ -514,7 +527,7 @@ def parse_args():
                     help="spread each row's repeats over this many passes through all rows (the order reversed on "
                          "every other pass), pooled: on a host whose state moves by the minute every row then samples "
                          "the same stretch of time, instead of its own half minute")
-    ap.add_argument("--sizes", default="", help="override sizes, e.g. wave3d:8,16")
+    ap.add_argument("--sizes", default="", help="override sizes: APP:N[,N...], apps separated by ';', e.g. 'wave3d:8,16;cg:16'")
     ap.add_argument("--work", default="/tmp/perfcast-static-validation")
     ap.add_argument("--out", default="bench/results/static_validation")
     ap.add_argument("--no-time", action="store_true", help="skip the measured runs")
@@ -522,6 +535,10 @@ def parse_args():
                     help="before the runs, N noise probes (3 s each, --noise-gap apart) averaged into the machine "
                          "file (calibrate --noise-only --accumulate): the `refined x noise over N probes` column")
     ap.add_argument("--noise-gap", type=float, default=15, help="seconds between the --noise-history probes")
+    ap.add_argument("--network-history", action="store_true",
+                    help="with --noise-history: each probe also measures MPI within the node (calibrate "
+                         "--network-only --quick --accumulate) into the same file: the `refined x noise, network "
+                         "too, over N probes` column")
     ap.add_argument("--network-now", action="store_true",
                     help="before each multi-rank row, measure MPI within the node again (calibrate --network-only "
                          "--quick, ~5 s) and predict with it: the `refined, network of the moment` column")
@@ -541,6 +558,9 @@ def parse_args():
     a = ap.parse_args()
     if a.repeats < 1 or a.passes < 1:
         ap.error(f"--repeats and --passes must be at least 1 (got --repeats {a.repeats}, --passes {a.passes})")
+    if a.network_history and a.noise_history < 1:
+        ap.error("--network-history measures MPI at each --noise-history probe: give --noise-history N too")
+    a.network_steps = []  # each network probe's 512 B exchange step, for the report
     # Each pass's share of the repeats, rounded up.
     a.pass_repeats = -(-a.repeats // a.passes)
     a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
@@ -578,7 +598,10 @@ def first_pass(a, ctx, history_machine):
     count_ranks = [int(x) for x in a.count_ranks.split(",") if x]  # empty: no callgrind counts
     override = {}
     for item in filter(None, a.sizes.split(";")):
-        app, s = item.split(":")
+        app, sep, s = item.partition(":")
+        if not sep or app not in APPS or not all(x.strip().isdigit() for x in s.split(",")):
+            sys.exit(f"static_validation.py: --sizes: '{item}' is not APP:N[,N...] (apps: {', '.join(APPS)}; "
+                     "several apps are separated by ';', e.g. --sizes 'wave3d:8,16;cg:16')")
         override[app] = [int(x) for x in s.split(",")]
 
     analysis, binding_notes, results = {}, {}, []
@@ -642,8 +665,12 @@ def first_pass(a, ctx, history_machine):
                         now_part = timed_part(ctx.predict(model, R, tm_run, now), ctx.predict(model, R, tm_base, now))
                         t_pred["network_now"] = now_part["time_refined_s"] * scale
                     if history_machine:
-                        t_pred["noisy_history"] = t_pred["refined"] * noise_stretch_on(ctx, history_machine, model, R,
-                                                                                       tm_run)
+                        stretch = noise_stretch_on(ctx, history_machine, model, R, tm_run)
+                        t_pred["noisy_history"] = t_pred["refined"] * stretch
+                        if a.network_history:
+                            hp = timed_part(ctx.predict(model, R, tm_run, history_machine),
+                                            ctx.predict(model, R, tm_base, history_machine))
+                            t_pred["history_both"] = hp["time_refined_s"] * scale * stretch
                     mj, targs = measured_time(ctx, app, size, R, T, a.pass_repeats)
                     t_meas, over, t_stats = find_app_time(mj)
                 levels = tp["levels"]
@@ -703,6 +730,7 @@ def report(a, results, analysis, binding_notes, noise_before, noise_after, histo
         + ([("noise_history", a.noise_history), ("noise_gap", a.noise_gap)] if a.noise_history else [])
         + ([("calibrate", "")] if a.calibrate else []) + ([("host_cycles", "")] if a.host_cycles else [])
         + ([("network_now", "")] if a.network_now else [])
+        + ([("network_history", "")] if a.network_history else [])
         + ([("mcpu", a.mcpu)] if a.mcpu else []) + ([("sizes", a.sizes)] if a.sizes else []))
     lines += ["# Static model validation (issue 5)", "",
               f"Re-run on a quiet machine: `{cmdline}`", "",
@@ -804,6 +832,8 @@ def report(a, results, analysis, binding_notes, noise_before, noise_after, histo
                          ("sim", "refined + simulated"), ("noisy", "refined x noise")]
                         + ([("noisy_history", f"refined x noise over {a.noise_history} probes")] if history_machine
                            else [])
+                        + ([("history_both", f"refined x noise, network too, over {a.noise_history} probes")]
+                           if history_machine and a.network_history else [])
                         + [("noisy_now", "refined x noise of the moment")]
                         + ([("network_now", "refined, network of the moment")] if a.network_now else [])
                         + [("naive", "naive T1/R")])
@@ -831,6 +861,12 @@ def report(a, results, analysis, binding_notes, noise_before, noise_after, histo
                   "quantile by quantile (`perfcast calibrate --noise-only --accumulate`): the host over minutes "
                   "rather than one snapshot. Their mean stretches: "
                   + ", ".join(f"{m:.2f}" for m in history_means) + "."]
+        if a.network_history:
+            lines += ["", f"`refined x noise, network too, over {a.noise_history} probes` = the same, with the "
+                      "refined prediction made on the MPI figures averaged over the calibration's and one more "
+                      "measurement per probe (`perfcast calibrate --network-only --quick --accumulate`): the vCPUs' "
+                      "placement over those minutes rather than at the calibration's moment. The probes' 512 B "
+                      "exchange steps: " + ", ".join(f"{t * 1e9:.0f} ns" for t in a.network_steps) + "."]
     lines += ["", "### Ablation: each refinement alone, then together (whole-rank totals unless said)", "",
               "`MCA` = in-core time from MCA instead of flops/peak, bytes as plain: max(in-core, memory); "
               "`footprint` = distinct bytes from their level, every access at L1: max(flops/peak, L1, traffic); "
