@@ -15,7 +15,8 @@ file's own noise) and refined x noise over N probes, each beside the value the r
 
 A run is named by its results path without `.json`; `<run>_machine.toml` must lie beside it,
 and the noise files `<run>_noise_now_machine.toml` and `<run>_noise_history_machine.toml` where
-the run had them (static_validation.py keeps them).
+the run had them (static_validation.py keeps them). A run made with --network-history gets a
+fourth column, the refined prediction on the history file's averaged network x its noise.
 """
 import argparse
 import json
@@ -54,7 +55,12 @@ def reprice(ctx, models, row, noise_now, history):
     if noise_now:
         out["noisy"] = out["refined"] * sv.noise_stretch_on(ctx, noise_now, models[row["app"]], R, run_params)
     if history:
-        out["noisy_history"] = out["refined"] * sv.noise_stretch_on(ctx, history, models[row["app"]], R, run_params)
+        stretch = sv.noise_stretch_on(ctx, history, models[row["app"]], R, run_params)
+        out["noisy_history"] = out["refined"] * stretch
+        if "history_both" in row["t_pred"]:  # the run averaged the network into the history file too
+            hp = sv.timed_part(ctx.predict(models[row["app"]], R, run_params, history),
+                               ctx.predict(models[row["app"]], R, base_params, history))
+            out["history_both"] = hp["time_refined_s"] * scale * stretch
     return out
 
 
@@ -71,7 +77,8 @@ def main():
     ap.add_argument("--build", default="build", help="build folder with bin/perfcast (default: build)")
     ap.add_argument("--work", default="/tmp/perfcast-reprice", help="folder for the models (default: %(default)s)")
     a = ap.parse_args()
-    columns = [("refined", "refined"), ("noisy", "refined x noise"), ("noisy_history", "x noise over probes")]
+    columns = [("refined", "refined"), ("noisy", "refined x noise"), ("noisy_history", "x noise over probes"),
+               ("history_both", "x noise, network too, over probes")]
     for run_path in a.runs:
         results, machine = run_path + ".json", run_path + "_machine.toml"
         noise_now, history = run_path + "_noise_now_machine.toml", run_path + "_noise_history_machine.toml"
