@@ -163,25 +163,29 @@ TEST(ModelEvents, RefusesMoreEventsThanTheBudget) {
   EXPECT_THROW(model_events(m, 2, {{"n", 8}, {"steps", 1000}}, options), perfcast::UserError);
 }
 
-// Work evaluated once per distinct binding of the names it needs: a burst that
-// depends on the loop's counter differs step by step, one that does not repeats.
-TEST(ModelEvents, WorkThatDependsOnTheStepIsPricedPerStep) {
-  ProgramModel m = model_from(R"json({
+// A time loop of 4 steps: compute of `flops` (and 8n bytes), then a barrier.
+static ProgramModel four_steps_of(const std::string& flops, const std::string& file) {
+  return model_from(R"json({
     "main": { "body": [
       { "kind": "loop", "var": "it", "trip_count": "4", "body": [
-        { "kind": "compute", "flops_double": "it + 1", "load_bytes": "8 * n" },
+        { "kind": "compute", "flops_double": ")json" + flops + R"json(", "load_bytes": "8 * n" },
         { "kind": "mpi", "op": "barrier" }
       ]}
     ]}
   })json",
-                              R"json("parameters": { "n": {"default": "10"} })json", "per_step.json");
+                    R"json("parameters": { "n": {"default": "10"} })json", file);
+}
+
+// Work evaluated once per distinct binding of the names it needs: a burst that
+// depends on the loop's counter differs step by step, one that does not repeats.
+TEST(ModelEvents, WorkThatDependsOnTheStepIsPricedPerStep) {
   EventOptions options;
   int priced = 0;
   options.price = [&](const RankCounts& c, int) {
     ++priced;
     return 1e-9 * c.flops_double;
   };
-  auto ranks = model_events(m, 1, {}, options);
+  auto ranks = model_events(four_steps_of("it + 1", "per_step.json"), 1, {}, options);
   std::vector<double> flops, seconds;
   for (const auto& e : ranks[0].events)
     if (e.kind == events::Kind::Compute) flops.push_back(e.flops), seconds.push_back(e.seconds);
@@ -190,17 +194,8 @@ TEST(ModelEvents, WorkThatDependsOnTheStepIsPricedPerStep) {
   EXPECT_EQ(priced, 4) << "each step's binding of `it` priced once";
 
   // The same loop with work that ignores the counter: priced once, four bursts alike.
-  ProgramModel same = model_from(R"json({
-    "main": { "body": [
-      { "kind": "loop", "var": "it", "trip_count": "4", "body": [
-        { "kind": "compute", "flops_double": "n", "load_bytes": "8 * n" },
-        { "kind": "mpi", "op": "barrier" }
-      ]}
-    ]}
-  })json",
-                                 R"json("parameters": { "n": {"default": "10"} })json", "same_step.json");
   priced = 0;
-  auto again = model_events(same, 1, {}, options);
+  auto again = model_events(four_steps_of("n", "same_step.json"), 1, {}, options);
   EXPECT_EQ(priced, 1);
   int bursts = 0;
   for (const auto& e : again[0].events)
