@@ -66,10 +66,16 @@ struct Burst {
   bool empty() const { return flops == 0 && bytes == 0 && seconds == 0; }
 };
 
+// A work item's symbolic costs and the names they need (shared by the ranks).
+struct ItemCosts {
+  SymbolicCosts costs;
+  std::set<std::string> names;
+};
+
 class RankEvaluator {
  public:
   RankEvaluator(const ProgramModel& model, ProgramModel& scratch, std::map<const Item*, std::string>& item_functions,
-                std::map<std::string, SymbolicCosts>& item_costs, MpiReach& reach, const EventOptions& options,
+                std::map<std::string, ItemCosts>& item_costs, MpiReach& reach, const EventOptions& options,
                 int rank, int size, std::uint64_t& budget)
       : model_(model),
         scratch_(scratch),
@@ -149,17 +155,15 @@ class RankEvaluator {
     if (fn == item_functions_.end()) {
       std::string name = fmt::format("__model_events_item_{}", item_functions_.size());
       scratch_.functions[name] = Function{name, it.line, {}, {it}};
-      item_costs_[name] = symbolic_costs(scratch_, name);
+      SymbolicCosts costs = symbolic_costs(scratch_, name);
+      std::set<std::string> names = free_names(costs);
+      item_costs_[name] = ItemCosts{std::move(costs), std::move(names)};
       fn = item_functions_.emplace(&it, name).first;
     }
-    ItemWork& work = work_[&it];
-    if (!work.names_known) {
-      work.names = free_names(item_costs_.at(fn->second));
-      work.names_known = true;
-    }
+    const ItemCosts& costs = item_costs_.at(fn->second);
     BindingKey key;
-    key.reserve(work.names.size());
-    for (const auto& name : work.names) {
+    key.reserve(costs.names.size());
+    for (const auto& name : costs.names) {
       auto v = scope.find(name);
       if (v == scope.end())
         key.emplace_back(false, false, 0, 0.0);
@@ -168,9 +172,9 @@ class RankEvaluator {
       else
         key.emplace_back(true, false, 0, v->second.real());
     }
-    auto done = work.by_binding.find(key);
-    if (done == work.by_binding.end())
-      done = work.by_binding.emplace(std::move(key), price_work(item_costs_.at(fn->second), scope)).first;
+    auto& priced = priced_[&it];
+    auto done = priced.find(key);
+    if (done == priced.end()) done = priced.emplace(std::move(key), price_work(costs.costs, scope)).first;
     const Burst& b = done->second;
     if (b.empty()) return;
     if (pending_.empty()) pending_.site = static_cast<std::uint32_t>(std::max(it.line, 0));
@@ -348,21 +352,16 @@ class RankEvaluator {
   const ProgramModel& model_;
   ProgramModel& scratch_;
   std::map<const Item*, std::string>& item_functions_;
-  std::map<std::string, SymbolicCosts>& item_costs_;
+  std::map<std::string, ItemCosts>& item_costs_;
   MpiReach& reach_;
   const EventOptions& options_;
   int rank_, size_;
   std::uint64_t& budget_;
 
-  // A work item's priced burst by the values of the names its costs need
-  // (present?, integer?, integer value, real value), per item.
+  // Per work item, its priced bursts by the values of the names its costs
+  // need (present?, integer?, integer value, real value): this rank's prices.
   using BindingKey = std::vector<std::tuple<bool, bool, std::int64_t, double>>;
-  struct ItemWork {
-    bool names_known = false;
-    std::set<std::string> names;
-    std::map<BindingKey, Burst> by_binding;
-  };
-  std::map<const Item*, ItemWork> work_;
+  std::map<const Item*, std::map<BindingKey, Burst>> priced_;
 
   RankEvents out_;
   Burst pending_;
@@ -409,7 +408,7 @@ std::vector<RankEvents> model_events(const ProgramModel& model, int np,
   if (np < 1) throw UserError("the number of ranks must be at least 1", {}, "set --np");
   ProgramModel scratch = model;
   std::map<const Item*, std::string> item_functions;
-  std::map<std::string, SymbolicCosts> item_costs;
+  std::map<std::string, ItemCosts> item_costs;
   MpiReach reach(model);
   reach.function(model.entry);
   std::uint64_t budget = options.max_events;
