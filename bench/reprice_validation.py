@@ -58,9 +58,8 @@ def reprice(ctx, models, row, noise_now, history):
         stretch = sv.noise_stretch_on(ctx, history, models[row["app"]], R, run_params)
         out["noisy_history"] = out["refined"] * stretch
         if "history_both" in row["t_pred"]:  # the run averaged the network into the history file too
-            hp = sv.timed_part(ctx.predict(models[row["app"]], R, run_params, history),
-                               ctx.predict(models[row["app"]], R, base_params, history))
-            out["history_both"] = hp["time_refined_s"] * scale * stretch
+            out["history_both"] = sv.refined_on(ctx, history, models[row["app"]], R, run_params, base_params) \
+                * scale * stretch
     return out
 
 

@@ -286,6 +286,12 @@ class Ctx:
         return j
 
 
+def refined_on(ctx, machine, model, R, run_params, base_params):
+    """The timed part's refined time (run minus baseline) predicted on another machine file."""
+    return timed_part(ctx.predict(model, R, run_params, machine),
+                      ctx.predict(model, R, base_params, machine))["time_refined_s"]
+
+
 def model_params(ctx, model):
     """`perfcast model params`, once per model file: bindings() asks for every row and step count."""
     if model not in ctx.params_cache:
@@ -662,15 +668,13 @@ def first_pass(a, ctx, history_machine):
                         t_pred["noisy_now"] = t_pred["refined"] * stretch
                     if a.network_now and R > 1:
                         now = network_now(ctx)
-                        now_part = timed_part(ctx.predict(model, R, tm_run, now), ctx.predict(model, R, tm_base, now))
-                        t_pred["network_now"] = now_part["time_refined_s"] * scale
+                        t_pred["network_now"] = refined_on(ctx, now, model, R, tm_run, tm_base) * scale
                     if history_machine:
                         stretch = noise_stretch_on(ctx, history_machine, model, R, tm_run)
                         t_pred["noisy_history"] = t_pred["refined"] * stretch
                         if a.network_history:
-                            hp = timed_part(ctx.predict(model, R, tm_run, history_machine),
-                                            ctx.predict(model, R, tm_base, history_machine))
-                            t_pred["history_both"] = hp["time_refined_s"] * scale * stretch
+                            t_pred["history_both"] = (refined_on(ctx, history_machine, model, R, tm_run, tm_base)
+                                                      * scale * stretch)
                     mj, targs = measured_time(ctx, app, size, R, T, a.pass_repeats)
                     t_meas, over, t_stats = find_app_time(mj)
                 levels = tp["levels"]
