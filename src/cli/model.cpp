@@ -69,7 +69,9 @@ void write_events(const EventsArgs& a) {
   model::EventOptions options;
   options.max_events = a.max_events;
   if (machine) options.math = &machine->groups.front().math;
-  auto ranks = model::model_events(m, a.np, bind_parameters(m, a.params), options);
+  // Each rank's events go to the trace as they are made: a long time loop
+  // never sits whole in memory.
+  model::ModelJobSource job(m, a.np, bind_parameters(m, a.params), options);
 
   events::TraceMetadata meta;
   meta.program = m.program.empty() ? a.model_file : m.program;
@@ -79,27 +81,31 @@ void write_events(const EventsArgs& a) {
     meta.command.push_back(p);
   }
   events::TraceWriter writer(a.output, a.np, meta);
-  for (const auto& r : ranks)
-    for (const auto& e : r.events) writer.append(r.rank, e);
-  writer.close();
-
   nlohmann::json per_rank = nlohmann::json::array();
-  for (const auto& r : ranks) {
+  for (int r = 0; r < a.np; ++r) {
     double flops = 0, bytes = 0;
-    std::uint64_t bursts = 0;
-    for (const auto& e : r.events)
+    std::uint64_t bursts = 0, count = 0, mpi_calls = 0;
+    auto source = job.open_rank(r);
+    for (events::Event e; source->next(e, 0);) {
+      ++count;
       if (e.kind == events::Kind::Compute) {
         ++bursts;
         flops += e.flops;
         bytes += e.bytes_moved;
+      } else {
+        ++mpi_calls;
       }
-    per_rank.push_back({{"rank", r.rank},
-                        {"events", r.events.size()},
-                        {"mpi_calls", r.mpi_calls},
+      writer.append(r, e);
+    }
+    per_rank.push_back({{"rank", r},
+                        {"events", count},
+                        {"mpi_calls", mpi_calls},
                         {"compute_bursts", bursts},
                         {"flops", flops},
                         {"bytes_moved", bytes}});
   }
+  writer.close();
+
   if (a.json) {
     std::cout << nlohmann::json({{"trace", a.output}, {"np", a.np}, {"ranks", per_rank}}).dump(2) << "\n";
     return;
@@ -108,7 +114,7 @@ void write_events(const EventsArgs& a) {
   auto shown = per_rank.size() <= 16 ? per_rank : nlohmann::json::array({per_rank.front(), per_rank.back()});
   for (const auto& r : shown)
     t.add_row({std::to_string(r["rank"].get<int>()), std::to_string(r["events"].get<std::uint64_t>()),
-               fmt::format("{:.0f}", r["mpi_calls"].get<double>()),
+               std::to_string(r["mpi_calls"].get<std::uint64_t>()),
                std::to_string(r["compute_bursts"].get<std::uint64_t>()), fmt::format("{:.4g}", r["flops"].get<double>()),
                fmt::format("{:.4g}", r["bytes_moved"].get<double>())});
   std::cout << fmt::format("{}: {} ranks -> {}\n", a.model_file, a.np, a.output) << t.render()
@@ -136,7 +142,7 @@ void add_model_command(CLI::App& app) {
   add_parameter_option(*ev, e->params);
   ev->add_option("-o,--output", e->output, "Trace directory to write")->required();
   add_machine_options(*ev, e->machine, false);
-  ev->add_option("--max-events", e->max_events, "Refuse to build more events than this over all ranks")
+  ev->add_option("--max-events", e->max_events, "Refuse to make more events than this over all ranks (a guard against a runaway loop bound: the events stream to the trace, memory stays flat)")
       ->capture_default_str();
   ev->add_flag("--json", e->json, "Print the summary as JSON");
   ev->footer(

@@ -4,6 +4,7 @@
 #include <deque>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -72,51 +73,144 @@ struct ItemCosts {
   std::set<std::string> names;
 };
 
+// Where each rank's sendrecv calls are matched: (destination, site, occurrence)
+// -> (source, bytes). A sendrecv names its destination only; its source is the
+// rank whose call at the same site and occurrence sends to this one (SPMD code:
+// every rank runs the same loop), and what that call sends is what this one
+// receives.
+using SendrecvKey = std::tuple<int, std::uint32_t, std::uint64_t>;
+using SendrecvSources = std::map<SendrecvKey, std::pair<int, std::uint64_t>>;
+
+bool has_sendrecv(const Items& list) {
+  for (const Item& it : list) {
+    if (auto* m = std::get_if<MpiItem>(&it.body); m && m->op == "sendrecv") return true;
+    if (auto* l = std::get_if<LoopItem>(&it.body); l && has_sendrecv(l->body)) return true;
+    if (auto* b = std::get_if<BranchItem>(&it.body); b && (has_sendrecv(b->then_items) || has_sendrecv(b->else_items)))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// What every rank's evaluator shares: the model, the work items' symbolic
+// costs (computed once, by whichever rank meets the item first), the event
+// budget, and the sendrecv matching.
+struct ModelJobSource::Shared {
+  Shared(const ProgramModel& m, int n, std::map<std::string, expr::Value> p, const EventOptions& o)
+      : model(m), scratch(m), reach(m), options(o), np(n), parameters(std::move(p)), budget(o.max_events) {}
+  const ProgramModel& model;
+  ProgramModel scratch;
+  std::map<const Item*, std::string> item_functions;
+  std::map<std::string, ItemCosts> item_costs;
+  MpiReach reach;
+  EventOptions options;
+  int np;
+  std::map<std::string, expr::Value> parameters;
+  std::uint64_t budget;
+  SendrecvSources sendrecv_sources;
+};
+
+namespace {
+
+using Shared = ModelJobSource::Shared;
+
+// One rank's stream, made on demand: the model's tree walked with an explicit
+// stack (a frame per item list being run: a function's body, a loop's body at
+// one iteration, a branch's side) so the walk can stop after any event and go
+// on when the reader asks for the next one.
 class RankEvaluator {
  public:
-  RankEvaluator(const ProgramModel& model, ProgramModel& scratch, std::map<const Item*, std::string>& item_functions,
-                std::map<std::string, ItemCosts>& item_costs, MpiReach& reach, const EventOptions& options,
-                int rank, int size, std::uint64_t& budget)
-      : model_(model),
-        scratch_(scratch),
-        item_functions_(item_functions),
-        item_costs_(item_costs),
-        reach_(reach),
-        options_(options),
-        rank_(rank),
-        size_(size),
-        budget_(budget) {}
+  // `mpi_only`: the sendrecv matching's first pass: work is not priced and
+  // spends no budget of its own.
+  RankEvaluator(Shared& shared, int rank, const expr::Bindings& rank_bindings, std::uint64_t& budget,
+                bool mpi_only = false)
+      : shared_(shared), options_(shared.options), rank_(rank), size_(shared.np), budget_(budget),
+        mpi_only_(mpi_only) {
+    Frame root;
+    root.own = rank_bindings;
+    root.list = &function_body(shared.model.entry);
+    frames_.push_back(std::move(root));
+    frames_.back().scope = &*frames_.back().own;
+  }
 
-  RankEvents run(const expr::Bindings& rank_bindings) {
-    out_.rank = rank_;
-    call_function(model_.entry, rank_bindings);
-    flush();
-    return std::move(out_);
+  // The next event of this rank's stream, or false at its end.
+  bool next(Event& out) {
+    while (ready_.empty() && advance()) {
+    }
+    if (ready_.empty()) return false;
+    out = std::move(ready_.front());
+    ready_.pop_front();
+    return true;
   }
 
  private:
-  void call_function(const std::string& name, const expr::Bindings& scope) {
-    auto fn = model_.functions.find(name);
-    if (fn == model_.functions.end()) throw UserError(fmt::format("call to unknown function '{}'", name));
-    items(fn->second.body, scope);
+  struct Frame {
+    const Items* list = nullptr;
+    size_t index = 0;
+    const expr::Bindings* scope = nullptr;  // own, or an enclosing frame's
+    std::optional<expr::Bindings> own;      // a loop's or a call's names
+    const LoopItem* loop = nullptr;         // set: this frame runs the loop's iterations
+    std::int64_t iteration = 0, trips = 0;
+  };
+
+  // An MPI item's calls still to emit (an item stands for `count` calls).
+  struct Repeat {
+    const MpiItem* item = nullptr;
+    int line = 0;
+    const expr::Bindings* scope = nullptr;
+    std::int64_t remaining = 0;
+    std::uint64_t bytes = 0;
+  };
+
+  const Items& function_body(const std::string& name) const {
+    auto fn = shared_.model.functions.find(name);
+    if (fn == shared_.model.functions.end()) throw UserError(fmt::format("call to unknown function '{}'", name));
+    return fn->second.body;
   }
 
-  void items(const Items& list, const expr::Bindings& scope) {
-    for (const Item& it : list) item(it, scope);
-  }
-
-  void item(const Item& it, const expr::Bindings& scope) {
-    if (!reach_.item(it)) {
-      add_work(it, scope);
-      return;
+  // One step of the walk (an item, an MPI call, the end of a list); false
+  // once the stream has ended. The frames live in a deque, so a reference to
+  // one stays valid while frames are pushed after it.
+  bool advance() {
+    if (repeat_.remaining > 0) {
+      --repeat_.remaining;
+      emit_mpi_call(*repeat_.item, repeat_.line, *repeat_.scope, repeat_.bytes);
+      return true;
+    }
+    if (frames_.empty()) {
+      if (ended_) return false;
+      flush();
+      ended_ = true;
+      return true;
+    }
+    Frame& f = frames_.back();
+    if (f.index == f.list->size()) {
+      if (f.loop && ++f.iteration < f.trips) {
+        f.index = 0;
+        if (!f.loop->var.empty()) (*f.own)[f.loop->var] = f.iteration;
+      } else {
+        frames_.pop_back();
+      }
+      return true;
+    }
+    const Item& it = (*f.list)[f.index++];
+    const expr::Bindings& scope = *f.scope;
+    if (!shared_.reach.item(it)) {
+      if (!mpi_only_) add_work(it, scope);
+      return true;
     }
     if (auto* l = std::get_if<LoopItem>(&it.body)) {
       std::int64_t trips = integer(l->trip_count, scope, it.line, "trip count");
-      expr::Bindings inner = scope;
-      for (std::int64_t v = 0; v < trips; ++v) {
-        if (!l->var.empty()) inner[l->var] = v;
-        items(l->body, inner);
-      }
+      if (trips == 0 || l->body.empty()) return true;
+      Frame loop;
+      loop.list = &l->body;
+      loop.own = scope;
+      if (!l->var.empty()) (*loop.own)[l->var] = std::int64_t{0};
+      loop.loop = l;
+      loop.trips = trips;
+      frames_.push_back(std::move(loop));
+      frames_.back().scope = &*frames_.back().own;
     } else if (auto* b = std::get_if<BranchItem>(&it.body)) {
       bool then_side;
       if (b->condition) {
@@ -127,16 +221,23 @@ class RankEvaluator {
         then_side = credit >= 0.5;
         if (then_side) credit -= 1;
       }
-      items(then_side ? b->then_items : b->else_items, scope);
+      Frame side;
+      side.list = then_side ? &b->then_items : &b->else_items;
+      side.scope = &scope;
+      frames_.push_back(std::move(side));
     } else if (auto* c = std::get_if<CallItem>(&it.body)) {
       // The callee sees the caller's names (as substitution into the caller
       // does in costs.cpp) with its parameters bound to the arguments.
-      expr::Bindings inner = scope;
-      for (const auto& [name, value] : c->args) inner[name] = expr::evaluate(value, scope);
-      call_function(c->function, inner);
+      Frame call;
+      call.list = &function_body(c->function);
+      call.own = scope;
+      for (const auto& [name, value] : c->args) (*call.own)[name] = expr::evaluate(value, scope);
+      frames_.push_back(std::move(call));
+      frames_.back().scope = &*frames_.back().own;
     } else if (auto* m = std::get_if<MpiItem>(&it.body)) {
-      mpi(*m, it.line, scope);
+      begin_mpi(*m, it.line, scope);
     }
+    return true;
   }
 
   std::int64_t integer(const Expr& e, const expr::Bindings& scope, int line, const char* what) {
@@ -151,16 +252,16 @@ class RankEvaluator {
   // about 1.5 ms per step of wave3d on 2 ranks (2 minutes for 78125 steps,
   // issue 5, stop 20); the loop's own counter is rarely among those names.
   void add_work(const Item& it, const expr::Bindings& scope) {
-    auto fn = item_functions_.find(&it);
-    if (fn == item_functions_.end()) {
-      std::string name = fmt::format("__model_events_item_{}", item_functions_.size());
-      scratch_.functions[name] = Function{name, it.line, {}, {it}};
-      SymbolicCosts costs = symbolic_costs(scratch_, name);
+    auto fn = shared_.item_functions.find(&it);
+    if (fn == shared_.item_functions.end()) {
+      std::string name = fmt::format("__model_events_item_{}", shared_.item_functions.size());
+      shared_.scratch.functions[name] = Function{name, it.line, {}, {it}};
+      SymbolicCosts costs = symbolic_costs(shared_.scratch, name);
       std::set<std::string> names = free_names(costs);
-      item_costs_[name] = ItemCosts{std::move(costs), std::move(names)};
-      fn = item_functions_.emplace(&it, name).first;
+      shared_.item_costs[name] = ItemCosts{std::move(costs), std::move(names)};
+      fn = shared_.item_functions.emplace(&it, name).first;
     }
-    const ItemCosts& costs = item_costs_.at(fn->second);
+    const ItemCosts& costs = shared_.item_costs.at(fn->second);
     BindingKey key;
     key.reserve(costs.names.size());
     for (const auto& name : costs.names) {
@@ -217,8 +318,7 @@ class RankEvaluator {
       throw UserError(fmt::format("the model gives more than {} events over all ranks", options_.max_events), {},
                       "use fewer time steps or ranks (--param), or raise --max-events");
     --budget_;
-    if (e.kind != Kind::Compute) out_.mpi_calls += 1;
-    out_.events.push_back(std::move(e));
+    ready_.push_back(std::move(e));
   }
 
   std::int32_t peer_of(const MpiItem& m, const expr::Bindings& scope, bool receive) {
@@ -230,14 +330,19 @@ class RankEvaluator {
     return static_cast<std::int32_t>(p);
   }
 
-  void mpi(const MpiItem& m, int line, const expr::Bindings& scope) {
+  // An MPI item: the compute burst before it ends, then its calls, one per
+  // advance() (an item may stand for many calls).
+  void begin_mpi(const MpiItem& m, int line, const expr::Bindings& scope) {
     std::int64_t calls = integer(m.count, scope, line, "call count");
     if (calls == 0) return;
     double bytes_real = expr::evaluate(m.bytes, scope).real();
-    auto bytes = static_cast<std::uint64_t>(std::llround(std::max(0.0, bytes_real)));
-    auto n = static_cast<std::uint64_t>(size_);
     flush();
-    for (std::int64_t i = 0; i < calls; ++i) {
+    repeat_ = Repeat{&m, line, &scope, calls, static_cast<std::uint64_t>(std::llround(std::max(0.0, bytes_real)))};
+  }
+
+  void emit_mpi_call(const MpiItem& m, int line, const expr::Bindings& scope, std::uint64_t bytes) {
+    auto n = static_cast<std::uint64_t>(size_);
+    {
       Event e;
       e.site = static_cast<std::uint32_t>(std::max(line, 0));
       e.bytes = bytes;
@@ -263,8 +368,14 @@ class RankEvaluator {
       } else if (op == "sendrecv") {
         e.kind = Kind::Sendrecv;
         e.peer = peer_of(m, scope, false);
-        e.root = events::kProcNull;  // the source: matched over all ranks afterwards
+        e.root = events::kProcNull;  // no rank sends to this one here
         e.bytes2 = 0;
+        auto occurrence = sendrecvs_seen_[e.site]++;
+        auto source = shared_.sendrecv_sources.find({rank_, e.site, occurrence});
+        if (source != shared_.sendrecv_sources.end()) {
+          e.root = source->second.first;
+          e.bytes2 = source->second.second;
+        }
       } else if (op == "wait" || op == "waitany") {
         e.kind = Kind::Wait;
         if (!pending_requests_.empty()) {
@@ -349,76 +460,88 @@ class RankEvaluator {
     }
   }
 
-  const ProgramModel& model_;
-  ProgramModel& scratch_;
-  std::map<const Item*, std::string>& item_functions_;
-  std::map<std::string, ItemCosts>& item_costs_;
-  MpiReach& reach_;
+  Shared& shared_;
   const EventOptions& options_;
   int rank_, size_;
   std::uint64_t& budget_;
+  bool mpi_only_;
+
+  std::deque<Frame> frames_;
+  Repeat repeat_;
+  std::deque<Event> ready_;  // made, not yet read: one burst and one call at most
+  bool ended_ = false;
 
   // Per work item, its priced bursts by the values of the names its costs
   // need (present?, integer?, integer value, real value): this rank's prices.
   using BindingKey = std::vector<std::tuple<bool, bool, std::int64_t, double>>;
   std::map<const Item*, std::map<BindingKey, Burst>> priced_;
 
-  RankEvents out_;
   Burst pending_;
   std::map<const Item*, double> credit_;
   std::deque<std::uint64_t> pending_requests_;
   std::uint64_t last_request_ = 0;
   std::int32_t next_comm_ = 2;  // 0 world, 1 self
   std::vector<std::int32_t> live_comms_;
+  std::map<std::uint32_t, std::uint64_t> sendrecvs_seen_;  // per site
 };
 
-// A sendrecv names its destination only: its source is the rank whose call at
-// the same site and occurrence sends to this one (SPMD code: every rank runs
-// the same loop), and what that call sends is what this one receives.
-void match_sendrecv_sources(std::vector<RankEvents>& ranks) {
-  using Key = std::tuple<int, std::uint32_t, std::uint64_t>;  // destination, site, occurrence
-  std::map<Key, std::pair<int, std::uint64_t>> incoming;      // -> source, bytes
-  for (const auto& r : ranks) {
+class ModelRankSource : public events::RankSource {
+ public:
+  ModelRankSource(Shared& shared, int rank)
+      : evaluator_(shared, rank, bind_rank(shared.model, shared.parameters, rank, shared.np), shared.budget) {}
+  bool next(Event& out, double) override { return evaluator_.next(out); }
+
+ private:
+  RankEvaluator evaluator_;
+};
+
+}  // namespace
+
+ModelJobSource::ModelJobSource(const ProgramModel& model, int np, const std::map<std::string, expr::Value>& parameters,
+                               const EventOptions& options) {
+  if (np < 1) throw UserError("the number of ranks must be at least 1", {}, "set --np");
+  shared_ = std::make_unique<Shared>(model, np, parameters, options);
+  shared_->reach.function(model.entry);  // refuses recursion before any walk
+  bool sendrecv = false;
+  for (const auto& [name, fn] : model.functions) sendrecv = sendrecv || has_sendrecv(fn.body);
+  if (!sendrecv) return;
+  // The first pass: every rank's MPI calls, the sendrecvs kept by where they go.
+  for (int r = 0; r < np; ++r) {
+    std::uint64_t budget = options.max_events;
+    RankEvaluator calls(*shared_, r, bind_rank(model, shared_->parameters, r, np), budget, true);
     std::map<std::uint32_t, std::uint64_t> seen;
-    for (const auto& e : r.events) {
+    for (Event e; calls.next(e);) {
       if (e.kind != Kind::Sendrecv) continue;
       std::uint64_t k = seen[e.site]++;
-      if (e.peer >= 0) incoming[{e.peer, e.site, k}] = {r.rank, e.bytes};
-    }
-  }
-  for (auto& r : ranks) {
-    std::map<std::uint32_t, std::uint64_t> seen;
-    for (auto& e : r.events) {
-      if (e.kind != Kind::Sendrecv) continue;
-      std::uint64_t k = seen[e.site]++;
-      auto it = incoming.find({r.rank, e.site, k});
-      if (it != incoming.end()) {
-        e.root = it->second.first;
-        e.bytes2 = it->second.second;
-      }
+      if (e.peer >= 0) shared_->sendrecv_sources[{e.peer, e.site, k}] = {r, e.bytes};
     }
   }
 }
 
-}  // namespace
+ModelJobSource::~ModelJobSource() = default;
+
+int ModelJobSource::size() const { return shared_->np; }
+
+std::unique_ptr<events::RankSource> ModelJobSource::open_rank(int rank) {
+  if (rank < 0 || rank >= shared_->np)
+    throw std::out_of_range(fmt::format("rank {} of a {}-rank model job", rank, shared_->np));
+  return std::make_unique<ModelRankSource>(*shared_, rank);
+}
 
 std::vector<RankEvents> model_events(const ProgramModel& model, int np,
                                      const std::map<std::string, expr::Value>& parameters,
                                      const EventOptions& options) {
-  if (np < 1) throw UserError("the number of ranks must be at least 1", {}, "set --np");
-  ProgramModel scratch = model;
-  std::map<const Item*, std::string> item_functions;
-  std::map<std::string, ItemCosts> item_costs;
-  MpiReach reach(model);
-  reach.function(model.entry);
-  std::uint64_t budget = options.max_events;
-  std::vector<RankEvents> out;
-  out.reserve(static_cast<size_t>(np));
+  ModelJobSource job(model, np, parameters, options);
+  std::vector<RankEvents> out(static_cast<size_t>(np));
   for (int r = 0; r < np; ++r) {
-    RankEvaluator eval(model, scratch, item_functions, item_costs, reach, options, r, np, budget);
-    out.push_back(eval.run(bind_rank(model, parameters, r, np)));
+    RankEvents& ranks_events = out[static_cast<size_t>(r)];
+    ranks_events.rank = r;
+    auto source = job.open_rank(r);
+    for (Event e; source->next(e, 0);) {
+      if (e.kind != Kind::Compute) ranks_events.mpi_calls += 1;
+      ranks_events.events.push_back(std::move(e));
+    }
   }
-  match_sendrecv_sources(out);
   return out;
 }
 

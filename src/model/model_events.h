@@ -26,15 +26,23 @@
 //   occurrence sends to this one (the model only names the destination).
 //   Communicator calls create handles, but every event stays on MPI_COMM_WORLD
 //   (a cart_create without reorder, or a split/dup, keeps the rank order).
+//
+// The streams are made on demand (ModelJobSource), as the simulator reads a
+// recorded trace: a time loop of 78125 steps on 2 ranks is 4 M events, 818 MB
+// held whole (issue 5, stop 20). Only the sendrecv matching needs to look
+// ahead: a first pass over every rank's MPI calls (work not priced) keeps
+// where each sendrecv goes, and only when the model has a sendrecv.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "events/event.h"
+#include "events/source.h"
 #include "machine/machine.h"
 #include "model/program_model.h"
 
@@ -59,6 +67,27 @@ struct RankEvents {
   double mpi_calls = 0;  // events that are MPI calls (all but compute bursts)
 };
 
+// The model's event streams, each rank's made as the reader pulls it: what
+// `perfcast predict --simulate` and `model events` read. The model (and
+// options.price's captures) must outlive the source, and the source the rank
+// sources it opens. The constructor throws UserError for a model whose calls
+// recurse and, when it has sendrecv calls, for what the first pass meets (as
+// below); next() throws the same errors when it meets them.
+class ModelJobSource : public events::JobSource {
+ public:
+  ModelJobSource(const ProgramModel& model, int np, const std::map<std::string, expr::Value>& parameters,
+                 const EventOptions& options = {});
+  ~ModelJobSource() override;
+  int size() const override;
+  std::unique_ptr<events::RankSource> open_rank(int rank) override;
+
+  struct Shared;
+
+ private:
+  std::unique_ptr<Shared> shared_;
+};
+
+// Every rank's stream whole, in memory: for tests and small jobs.
 // Throws UserError for a parameter without a value, an expression that does not
 // evaluate, or more than options.max_events events.
 std::vector<RankEvents> model_events(const ProgramModel& model, int np,

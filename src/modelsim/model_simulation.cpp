@@ -1,9 +1,7 @@
 #include "modelsim/model_simulation.h"
 
-#include <utility>
 #include <vector>
 
-#include "events/memory_source.h"
 #include "model/costs.h"
 #include "model/model_events.h"
 
@@ -31,11 +29,9 @@ sim::SimResult simulate_model(const model::ProgramModel& model, const machine::M
       seconds += site.refined_s;
     return seconds;
   };
-  std::vector<model::RankEvents> per_rank = model::model_events(model, np, parameters, options);
-  std::vector<std::vector<events::Event>> streams;
-  streams.reserve(per_rank.size());
-  for (auto& r : per_rank) streams.push_back(std::move(r.events));
-  events::VectorJobSource job(std::move(streams));
+  // Each rank's events made as the engine reads them: memory stays flat
+  // however many steps the model's time loop runs.
+  model::ModelJobSource job(model, np, parameters, options);
   return sim::simulate(job, machine);
 }
 

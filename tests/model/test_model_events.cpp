@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <memory>
 
 #include "events/memory_source.h"
 #include "machine/machine_io.h"
@@ -100,8 +102,8 @@ TEST(ModelEvents, Wave3dHandModelGivesTheCallsPredictCountsAndSimulates) {
 // The shapes the analyser writes: MPI inside data-dependent branches (a
 // probability), loops over neighbours with the index in the peer, a sendrecv
 // that names only its destination, peers defaulting to rank+1 mod size.
-TEST(ModelEvents, AnalyserShapedModelMatchesCountsAndSimulates) {
-  ProgramModel m = model_from(R"json({
+static ProgramModel analyser_shaped_model() {
+  return model_from(R"json({
     "main": { "body": [
       { "kind": "mpi", "op": "init" },
       { "kind": "loop", "var": "it", "trip_count": "iters", "body": [
@@ -125,10 +127,14 @@ TEST(ModelEvents, AnalyserShapedModelMatchesCountsAndSimulates) {
       { "kind": "mpi", "op": "waitall" }
     ]}
   })json",
-                              R"json("parameters": { "n": {"default": "100"}, "iters": {},
-                                   "peer_in": {"default": "mod(rank + size - 1, size)"},
-                                   "peer_out": {"default": "mod(rank + 1, size)"} })json",
-                              "analysed_shape.json");
+                    R"json("parameters": { "n": {"default": "100"}, "iters": {},
+                         "peer_in": {"default": "mod(rank + size - 1, size)"},
+                         "peer_out": {"default": "mod(rank + 1, size)"} })json",
+                    "analysed_shape.json");
+}
+
+TEST(ModelEvents, AnalyserShapedModelMatchesCountsAndSimulates) {
+  ProgramModel m = analyser_shaped_model();
   const int np = 3;
   std::map<std::string, expr::Value> params = {{"iters", 8}};
   auto ranks = model_events(m, np, params);
@@ -205,4 +211,72 @@ TEST(ModelEvents, WorkThatDependsOnTheStepIsPricedPerStep) {
       EXPECT_EQ(e.bytes_moved, 80);
     }
   EXPECT_EQ(bursts, 4);
+}
+
+// The streams the simulator reads are made as it reads them (ModelJobSource),
+// in the engine's order (a few events of each rank in turn), and are the
+// streams model_events() holds whole: sendrecv sources matched, same bursts.
+TEST(ModelEvents, StreamsMadeOnDemandAreTheWholeStreams) {
+  ProgramModel m = analyser_shaped_model();
+  const int np = 3;
+  std::map<std::string, expr::Value> params = {{"iters", 8}};
+  auto whole = model_events(m, np, params);
+
+  ModelJobSource job(m, np, params);
+  ASSERT_EQ(job.size(), np);
+  std::vector<std::unique_ptr<events::RankSource>> sources;
+  for (int r = 0; r < np; ++r) sources.push_back(job.open_rank(r));
+  std::vector<std::vector<events::Event>> streamed(np);
+  for (bool more = true; more;) {
+    more = false;
+    for (int r = 0; r < np; ++r)
+      for (int k = 0; k < r + 1; ++k) {  // uneven turns, as ranks blocked for different times would take
+        events::Event e;
+        if (!sources[static_cast<size_t>(r)]->next(e, 0)) break;
+        streamed[static_cast<size_t>(r)].push_back(e);
+        more = true;
+      }
+  }
+  int sendrecvs = 0;
+  for (int r = 0; r < np; ++r) {
+    const auto& a = whole[static_cast<size_t>(r)].events;
+    const auto& b = streamed[static_cast<size_t>(r)];
+    ASSERT_EQ(a.size(), b.size()) << "rank " << r;
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_TRUE(a[i] == b[i]) << "rank " << r << " event " << i;
+      sendrecvs += b[i].kind == events::Kind::Sendrecv && b[i].root >= 0;
+    }
+  }
+  EXPECT_EQ(sendrecvs, 2 * 16) << "ranks 1 and 2 receive from their left neighbour at every sendrecv";
+
+  // The simulator on the streams made on demand: the same result as on the whole ones.
+  ModelJobSource again(m, np, params);
+  auto on_demand = sim::simulate(again, polus());
+  auto held = simulate(whole, polus());
+  EXPECT_EQ(on_demand.predicted_time_s, held.predicted_time_s);
+  EXPECT_EQ(on_demand.mpi_calls, held.mpi_calls);
+}
+
+// A stream is not built ahead of its reader: the first events of a time loop
+// of two billion steps come at once (held whole: 4 billion events, ~800 GB).
+TEST(ModelEvents, AStreamIsNotBuiltAheadOfItsReader) {
+  EventOptions options;
+  options.max_events = std::numeric_limits<std::uint64_t>::max();
+  ProgramModel m = model_from(R"json({
+    "main": { "body": [
+      { "kind": "loop", "var": "it", "trip_count": "2e9", "body": [
+        { "kind": "compute", "flops_double": "n" },
+        { "kind": "mpi", "op": "barrier" }
+      ]}
+    ]}
+  })json",
+                              R"json("parameters": { "n": {"default": "10"} })json", "long_loop.json");
+  ModelJobSource long_job(m, 2, {}, options);
+  auto rank1 = long_job.open_rank(1);
+  events::Event e;
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(rank1->next(e, 0));
+    EXPECT_EQ(e.kind, i % 2 == 0 ? events::Kind::Compute : events::Kind::Barrier);
+  }
+  EXPECT_THROW(long_job.open_rank(2), std::out_of_range);
 }
