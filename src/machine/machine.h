@@ -222,7 +222,8 @@ struct Network {
   MessageTimes intra_node_exchange;
   Topology topology;
   // How many measurements the within-node figures (intra_node_*, overhead,
-  // and on one node latency and bandwidth) average (calibrate --network-only
+  // on one node latency and bandwidth, and the Machine's measured collective
+  // tables, which live beside this struct) average (calibrate --network-only
   // --accumulate, network_history.h): on a VM they move with where the host
   // places the vCPUs, minutes apart, and one snapshot may catch a rare placement.
   int probes = 1;
