@@ -6,16 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "measure/launcher.h"
+#include "perfcast_cli.h"
 #include "scratch.h"
 
 namespace {
 
-const std::string kPerfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
-
+// analyze compiles with clang: slower than the other commands.
 perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
-  args.insert(args.begin(), kPerfcast);
-  return perfcast::measure::run_process(args, std::chrono::seconds(120));
+  return perfcast::testing::perfcast_run(std::move(args), std::chrono::seconds(120));
 }
 
 // The trip count is a macro only the command line defines: with `-- -DN=37`

@@ -6,24 +6,19 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "measure/launcher.h"
+#include "perfcast_cli.h"
 #include "support/units.h"
 
 namespace {
 
-using perfcast::measure::run_process;
 using perfcast::units::Dimension;
 using perfcast::units::format;
 using json = nlohmann::json;
 
-const std::string kPerfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
 const std::string kMachines = std::string(PERFCAST_SOURCE_DIR) + "/machines/";
 const std::vector<std::string> kBundled = {"polus", "primequest", "petascale", "generic-cluster", "hetero-example"};
 
-perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
-  args.insert(args.begin(), kPerfcast);
-  return run_process(args, std::chrono::seconds(60));
-}
+using perfcast::testing::perfcast_run;
 
 void expect_in(const std::string& text, const std::string& piece) {
   EXPECT_NE(text.find(piece), std::string::npos) << "'" << piece << "' not in:\n" << text;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "events/trace.h"
-#include "measure/launcher.h"
+#include "perfcast_cli.h"
 #include "scratch.h"
 
 namespace {
@@ -19,12 +19,7 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::string kPerfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
-
-perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
-  args.insert(args.begin(), kPerfcast);
-  return perfcast::measure::run_process(args, std::chrono::seconds(60));
-}
+using perfcast::testing::perfcast_run;
 
 // `steps` times: each rank computes `work` flops, then a sendrecv to rank + 1
 // (the last rank sends to no one: MPI_PROC_NULL), so rank r receives from r - 1.

@@ -7,20 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "measure/launcher.h"
+#include "perfcast_cli.h"
 #include "scratch.h"
 
 namespace {
 
 using json = nlohmann::json;
 
-const std::string kPerfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
 const std::string kMachines = std::string(PERFCAST_SOURCE_DIR) + "/machines/";
 
-perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
-  args.insert(args.begin(), kPerfcast);
-  return perfcast::measure::run_process(args, std::chrono::seconds(60));
-}
+using perfcast::testing::perfcast_run;
 
 // Each rank computes `work` flops and exchanges 1 KiB with `peer` (a sendrecv:
 // it receives from whoever sends to it), a ring when peer = rank + 1 mod size.

@@ -11,14 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "fit/synthetic.h"
-#include "measure/launcher.h"
+#include "perfcast_cli.h"
 
 namespace {
 
 using json = nlohmann::json;
 using namespace perfcast::fit::testing;
-
-const std::string kPerfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
 
 struct Files {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / ("perfcast-fit-cli-" + std::to_string(getpid()));
@@ -30,10 +28,7 @@ struct Files {
   }
 };
 
-perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
-  args.insert(args.begin(), kPerfcast);
-  return perfcast::measure::run_process(args, std::chrono::seconds(60));
-}
+using perfcast::testing::perfcast_run;
 
 void expect_in(const std::string& text, const std::string& piece) {
   EXPECT_NE(text.find(piece), std::string::npos) << "'" << piece << "' not in:\n" << text;
