@@ -8,9 +8,11 @@
 #include "cli/commands.h"
 #include "cli/machine_options.h"
 #include "cli/parameters.h"
+#include "cli/progress_line.h"
 #include "modelsim/model_simulation.h"
 #include "model/predict.h"
 #include "report/table.h"
+#include "sim/sim_report.h"
 #include "support/units.h"
 
 namespace perfcast::cli {
@@ -341,7 +343,11 @@ void add_predict_command(CLI::App& app) {
     auto parameters = bind_parameters(m, a->params);
     model::Prediction p = model::predict(m, costs, machine, a->np, parameters, options);
     std::optional<sim::SimResult> simulated;
-    if (a->simulate) simulated = modelsim::simulate_model(m, machine, a->np, parameters, options);
+    if (a->simulate) {
+      ProgressLine progress(!a->json);
+      simulated = modelsim::simulate_model(m, machine, a->np, parameters, options, 50'000'000,
+                                           [&](const sim::SimProgress& sp) { progress.show(sim::progress_text(sp)); });
+    }
     if (a->json) {
       nlohmann::json j = prediction_json(p, m, machine, *a);
       if (simulated) j["simulated"] = simulated_json(*simulated);

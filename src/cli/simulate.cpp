@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/machine_options.h"
+#include "cli/progress_line.h"
 #include "events/convert.h"
 #include "sim/engine.h"
 #include "sim/sim_report.h"
@@ -110,7 +111,10 @@ void run_simulation(const SimulateArgs& a) {
     options.timeline = timeline.get();
   }
 
+  ProgressLine progress(!a.json);
+  options.progress = [&](const sim::SimProgress& p) { progress.show(sim::progress_text(p)); };
   sim::SimResult result = sim::simulate(*choice.job, machine, options);
+  progress.end();
   if (timeline) timeline->close();
   if (choice.live) {
     int shown = 0;

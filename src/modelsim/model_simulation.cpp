@@ -1,5 +1,6 @@
 #include "modelsim/model_simulation.h"
 
+#include <utility>
 #include <vector>
 
 #include "model/costs.h"
@@ -9,7 +10,8 @@ namespace perfcast::modelsim {
 
 sim::SimResult simulate_model(const model::ProgramModel& model, const machine::Machine& machine, int np,
                               const std::map<std::string, expr::Value>& parameters,
-                              const model::PredictOptions& pricing, std::uint64_t max_events) {
+                              const model::PredictOptions& pricing, std::uint64_t max_events,
+                              std::function<void(const sim::SimProgress&)> progress) {
   // Where each rank runs, and how many ranks share its node's bandwidth: what
   // predict prices a rank's sites with.
   std::vector<int> node_of(static_cast<size_t>(np)), ranks_on_node(static_cast<size_t>(machine.node_count()));
@@ -32,7 +34,9 @@ sim::SimResult simulate_model(const model::ProgramModel& model, const machine::M
   // Each rank's events made as the engine reads them: memory stays flat
   // however many steps the model's time loop runs.
   model::ModelJobSource job(model, np, parameters, options);
-  return sim::simulate(job, machine);
+  sim::SimOptions sim_options;
+  sim_options.progress = std::move(progress);
+  return sim::simulate(job, machine, sim_options);
 }
 
 }  // namespace perfcast::modelsim

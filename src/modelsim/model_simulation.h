@@ -13,6 +13,7 @@
 // at once: the loop nests' own bounds, then overlap and waits between ranks.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -27,6 +28,7 @@ namespace perfcast::modelsim {
 // events) and as the engine does (a deadlock in the model's calls).
 sim::SimResult simulate_model(const model::ProgramModel& model, const machine::Machine& machine, int np,
                               const std::map<std::string, expr::Value>& parameters,
-                              const model::PredictOptions& pricing = {}, std::uint64_t max_events = 50'000'000);
+                              const model::PredictOptions& pricing = {}, std::uint64_t max_events = 50'000'000,
+                              std::function<void(const sim::SimProgress&)> progress = {});
 
 }  // namespace perfcast::modelsim

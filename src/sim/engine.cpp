@@ -415,6 +415,9 @@ class Engine {
   SimResult run();
 
  private:
+  static constexpr std::uint64_t kProgressCheckEvents = 1 << 16;
+  void report_progress(std::chrono::steady_clock::time_point wall_start);
+
   // Scheduling.
   void push(int r, double t);
   bool first_in_line(int r, double t);
@@ -491,6 +494,9 @@ class Engine {
   ReadyQueue heap_;
   int current_ = -1;
   int finished_ = 0;
+  // SimOptions::progress: when to look at the clock next, and when it was last called.
+  std::uint64_t next_progress_check_ = kProgressCheckEvents;
+  std::chrono::steady_clock::time_point last_progress_{};
   SimResult result_;
   std::vector<MemberOutcome> outcomes_;
 };
@@ -540,6 +546,7 @@ SimResult Engine::run() {
     // The rank likely next: its state loads while this one steps.
     if (!heap_.empty()) ranks_[static_cast<size_t>(heap_.top().rank)].source->prefetch();
     step(e.rank);
+    if (options_.progress && result_.events >= next_progress_check_) report_progress(wall_start);
   }
   if (finished_ < nranks_) deadlock();
 
@@ -580,6 +587,21 @@ SimResult Engine::run() {
   }
   result_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return std::move(result_);
+}
+
+void Engine::report_progress(std::chrono::steady_clock::time_point wall_start) {
+  next_progress_check_ = result_.events + kProgressCheckEvents;
+  auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - std::max(last_progress_, wall_start)).count() < options_.progress_every_s)
+    return;
+  last_progress_ = now;
+  SimProgress p;
+  p.events = result_.events;
+  p.ranks_done = finished_;
+  p.ranks = nranks_;
+  p.simulated_s = heap_.empty() ? 0 : heap_.top().t;
+  p.wall_s = std::chrono::duration<double>(now - wall_start).count();
+  options_.progress(p);
 }
 
 void Engine::step(int r) {

@@ -36,6 +36,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,10 +67,23 @@ class TimelineSink {
   virtual void span(int rank, SpanKind kind, events::Kind op, double start_s, double end_s) = 0;
 };
 
+// Where a long simulation stands (SimOptions::progress).
+struct SimProgress {
+  std::uint64_t events = 0;  // simulated so far
+  int ranks_done = 0, ranks = 0;
+  double simulated_s = 0;    // the simulated time reached (the next runnable rank's clock)
+  double wall_s = 0;
+};
+
 struct SimOptions {
   CollectiveMode collectives = CollectiveMode::Auto;
   events::DataMover* mover = nullptr;     // live skeletons; null for recorded streams
   TimelineSink* timeline = nullptr;
+  // Called every `progress_every_s` of wall time while the simulation runs
+  // (never in a run shorter than that): checked every 65536 events, so a
+  // plain run pays one comparison per step for it.
+  std::function<void(const SimProgress&)> progress;
+  double progress_every_s = 1;
 };
 
 struct RankTimes {

@@ -118,4 +118,9 @@ std::string result_table(const SimResult& r, const ReportContext& context, int m
   return out;
 }
 
+std::string progress_text(const SimProgress& p) {
+  return fmt::format("simulating: {:.4g} M events, simulated clock {:.4g} s, {} of {} ranks done, {:.0f} s", p.events / 1e6,
+                     p.simulated_s, p.ranks_done, p.ranks, p.wall_s);
+}
+
 }  // namespace perfcast::sim

@@ -27,4 +27,8 @@ nlohmann::json result_json(const SimResult& result, const ReportContext& context
 // and the slowest ranks.
 std::string result_table(const SimResult& result, const ReportContext& context, int max_rows = 16);
 
+// One line for a progress display: events so far, simulated time reached,
+// ranks done, wall time (no newline).
+std::string progress_text(const SimProgress& progress);
+
 }  // namespace perfcast::sim

@@ -276,6 +276,37 @@ TEST(SimEngine, Deterministic) {
   EXPECT_GT(nlohmann::json::parse(a)["predicted_time_s"].get<double>(), 0);
 }
 
+// Progress comes while a long job runs, every 65536 events at most (here
+// every check: no wall-time gap asked for), and tells the truth about it.
+TEST(SimEngine, ProgressComesWhileALongJobRuns) {
+  auto jobs = random_job(8, 5000, 3);  // ~260 000 events
+  std::vector<SimProgress> seen;
+  SimOptions options;
+  options.progress_every_s = 0;
+  options.progress = [&](const SimProgress& p) { seen.push_back(p); };
+  SimResult r = run(jobs, flat_machine(), options);
+  ASSERT_GE(seen.size(), 3u) << r.events << " events";
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].ranks, 8);
+    EXPECT_LE(seen[i].ranks_done, 8);
+    EXPECT_LT(seen[i].events, r.events);
+    EXPECT_LE(seen[i].simulated_s, r.predicted_time_s);
+    if (i > 0) {
+      EXPECT_GE(seen[i].events, seen[i - 1].events + 65536);
+      EXPECT_GE(seen[i].simulated_s, seen[i - 1].simulated_s);
+      EXPECT_GE(seen[i].wall_s, seen[i - 1].wall_s);
+    }
+  }
+  EXPECT_NE(progress_text(seen.back()).find("of 8 ranks done"), std::string::npos);
+
+  // The default asks for a second between calls: a short run gets none.
+  seen.clear();
+  SimOptions quiet;
+  quiet.progress = [&](const SimProgress& p) { seen.push_back(p); };
+  run(random_job(4, 10, 3), flat_machine(), quiet);
+  EXPECT_TRUE(seen.empty());
+}
+
 TEST(SimEngine, JsonAndTable) {
   auto r = run({{compute(10 * us), sendrecv(1, 100, 1, 100)}, {compute(2 * us), sendrecv(0, 100, 0, 100)}},
                flat_machine());
