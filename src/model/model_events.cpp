@@ -121,8 +121,8 @@ using Shared = ModelJobSource::Shared;
 // on when the reader asks for the next one.
 class RankEvaluator {
  public:
-  // `mpi_only`: the sendrecv matching's first pass: work is not priced and
-  // spends no budget of its own.
+  // `mpi_only`: the sendrecv matching's first pass, which needs the MPI calls
+  // alone: work is neither priced nor emitted. `budget` counts what is emitted.
   RankEvaluator(Shared& shared, int rank, const expr::Bindings& rank_bindings, std::uint64_t& budget,
                 bool mpi_only = false)
       : shared_(shared), options_(shared.options), rank_(rank), size_(shared.np), budget_(budget),
@@ -342,122 +342,120 @@ class RankEvaluator {
 
   void emit_mpi_call(const MpiItem& m, int line, const expr::Bindings& scope, std::uint64_t bytes) {
     auto n = static_cast<std::uint64_t>(size_);
-    {
-      Event e;
-      e.site = static_cast<std::uint32_t>(std::max(line, 0));
-      e.bytes = bytes;
-      const std::string& op = m.op;
-      bool root_rank = m.root && expr::evaluate_integer(*m.root, scope) == rank_;
-      if (m.root) e.root = static_cast<std::int32_t>(expr::evaluate_integer(*m.root, scope));
-      if (op == "send" || op == "rsend" || op == "bsend" || op == "ssend") {
-        e.kind = op == "ssend" ? Kind::Ssend : Kind::Send;
-        e.peer = peer_of(m, scope, false);
-      } else if (op == "isend" || op == "issend") {
-        e.kind = op == "issend" ? Kind::Issend : Kind::Isend;
-        e.peer = peer_of(m, scope, false);
-        e.request = ++last_request_;
-        pending_requests_.push_back(e.request);
-      } else if (op == "recv") {
-        e.kind = Kind::Recv;
-        e.peer = peer_of(m, scope, true);
-      } else if (op == "irecv") {
-        e.kind = Kind::Irecv;
-        e.peer = peer_of(m, scope, true);
-        e.request = ++last_request_;
-        pending_requests_.push_back(e.request);
-      } else if (op == "sendrecv") {
-        e.kind = Kind::Sendrecv;
-        e.peer = peer_of(m, scope, false);
-        e.root = events::kProcNull;  // no rank sends to this one here
-        e.bytes2 = 0;
-        auto occurrence = sendrecvs_seen_[e.site]++;
-        auto source = shared_.sendrecv_sources.find({rank_, e.site, occurrence});
-        if (source != shared_.sendrecv_sources.end()) {
-          e.root = source->second.first;
-          e.bytes2 = source->second.second;
-        }
-      } else if (op == "wait" || op == "waitany") {
-        e.kind = Kind::Wait;
-        if (!pending_requests_.empty()) {
-          e.requests = {pending_requests_.front()};
-          pending_requests_.pop_front();
-        }
-        e.bytes = 0;
-      } else if (op == "waitall") {
-        e.kind = Kind::Waitall;
-        e.requests.assign(pending_requests_.begin(), pending_requests_.end());
-        pending_requests_.clear();
-        e.bytes = 0;
-      } else if (op == "test" || op == "testall") {
-        e.kind = op == "test" ? Kind::Test : Kind::Testall;
-        e.bytes = 0;
-      } else if (op == "probe") {
-        e.kind = Kind::Probe;
-        e.peer = peer_of(m, scope, true);
-        e.bytes = 0;
-      } else if (op == "iprobe") {
-        e.kind = Kind::Marker;
-        e.bytes = 0;
-      } else if (op == "barrier") {
-        e.kind = Kind::Barrier;
-        e.bytes = 0;
-      } else if (op == "bcast" || op == "reduce" || op == "allreduce" || op == "scan" || op == "exscan" ||
-                 op == "reduce_scatter") {
-        static const std::map<std::string, Kind> kinds = {{"bcast", Kind::Bcast},       {"reduce", Kind::Reduce},
-                                                          {"allreduce", Kind::Allreduce}, {"scan", Kind::Scan},
-                                                          {"exscan", Kind::Exscan},
-                                                          {"reduce_scatter", Kind::ReduceScatter}};
-        e.kind = kinds.at(op);
-        e.bytes2 = bytes;
-      } else if (op == "gather" || op == "gatherv") {
-        // Every rank assumed to contribute as much as this one.
-        e.kind = op == "gather" ? Kind::Gather : Kind::Gatherv;
-        e.bytes2 = root_rank ? bytes * n : 0;
-        if (op == "gatherv" && root_rank) e.counts2.assign(n, bytes);
-      } else if (op == "scatter" || op == "scatterv") {
-        e.kind = op == "scatter" ? Kind::Scatter : Kind::Scatterv;
-        e.bytes2 = bytes;
-        e.bytes = root_rank ? bytes * n : 0;
-        if (op == "scatterv" && root_rank) e.counts.assign(n, bytes);
-      } else if (op == "allgather" || op == "allgatherv") {
-        e.kind = op == "allgather" ? Kind::Allgather : Kind::Allgatherv;
-        e.bytes2 = bytes * n;
-        if (op == "allgatherv") e.counts2.assign(n, bytes);
-      } else if (op == "alltoall" || op == "alltoallv") {
-        // The model's bytes are the send buffer: an equal share to every rank.
-        e.kind = op == "alltoall" ? Kind::Alltoall : Kind::Alltoallv;
-        e.bytes2 = bytes;
-        if (op == "alltoallv") {
-          e.counts.assign(n, bytes / n);
-          e.counts2.assign(n, bytes / n);
-        }
-      } else if (op == "cart_create" || op == "comm_dup" || op == "comm_split") {
-        e.kind = op == "cart_create" ? Kind::CartCreate : op == "comm_dup" ? Kind::CommDup : Kind::CommSplit;
-        e.color = 0;
-        e.key = rank_;
-        e.new_comm = next_comm_++;
-        live_comms_.push_back(e.new_comm);
-        e.bytes = 0;
-      } else if (op == "comm_free") {
-        e.kind = Kind::CommFree;
-        e.bytes = 0;
-        if (live_comms_.empty()) {
-          e.kind = Kind::Marker;  // nothing this stream created to free
-        } else {
-          e.comm = live_comms_.back();
-          live_comms_.pop_back();
-        }
-      } else if (op == "init") {
-        e.kind = Kind::Init;
-        e.bytes = 0;
-      } else if (op == "finalize") {
-        e.kind = Kind::Finalize;
-        e.bytes = 0;
-      } else {
-        throw UserError(fmt::format("line {}: MPI operation '{}' has no event form", line, op));
+    Event e;
+    e.site = static_cast<std::uint32_t>(std::max(line, 0));
+    e.bytes = bytes;
+    const std::string& op = m.op;
+    bool root_rank = m.root && expr::evaluate_integer(*m.root, scope) == rank_;
+    if (m.root) e.root = static_cast<std::int32_t>(expr::evaluate_integer(*m.root, scope));
+    if (op == "send" || op == "rsend" || op == "bsend" || op == "ssend") {
+      e.kind = op == "ssend" ? Kind::Ssend : Kind::Send;
+      e.peer = peer_of(m, scope, false);
+    } else if (op == "isend" || op == "issend") {
+      e.kind = op == "issend" ? Kind::Issend : Kind::Isend;
+      e.peer = peer_of(m, scope, false);
+      e.request = ++last_request_;
+      pending_requests_.push_back(e.request);
+    } else if (op == "recv") {
+      e.kind = Kind::Recv;
+      e.peer = peer_of(m, scope, true);
+    } else if (op == "irecv") {
+      e.kind = Kind::Irecv;
+      e.peer = peer_of(m, scope, true);
+      e.request = ++last_request_;
+      pending_requests_.push_back(e.request);
+    } else if (op == "sendrecv") {
+      e.kind = Kind::Sendrecv;
+      e.peer = peer_of(m, scope, false);
+      e.root = events::kProcNull;  // no rank sends to this one here
+      e.bytes2 = 0;
+      auto occurrence = sendrecvs_seen_[e.site]++;
+      auto source = shared_.sendrecv_sources.find({rank_, e.site, occurrence});
+      if (source != shared_.sendrecv_sources.end()) {
+        e.root = source->second.first;
+        e.bytes2 = source->second.second;
       }
-      push(std::move(e));
+    } else if (op == "wait" || op == "waitany") {
+      e.kind = Kind::Wait;
+      if (!pending_requests_.empty()) {
+        e.requests = {pending_requests_.front()};
+        pending_requests_.pop_front();
+      }
+      e.bytes = 0;
+    } else if (op == "waitall") {
+      e.kind = Kind::Waitall;
+      e.requests.assign(pending_requests_.begin(), pending_requests_.end());
+      pending_requests_.clear();
+      e.bytes = 0;
+    } else if (op == "test" || op == "testall") {
+      e.kind = op == "test" ? Kind::Test : Kind::Testall;
+      e.bytes = 0;
+    } else if (op == "probe") {
+      e.kind = Kind::Probe;
+      e.peer = peer_of(m, scope, true);
+      e.bytes = 0;
+    } else if (op == "iprobe") {
+      e.kind = Kind::Marker;
+      e.bytes = 0;
+    } else if (op == "barrier") {
+      e.kind = Kind::Barrier;
+      e.bytes = 0;
+    } else if (op == "bcast" || op == "reduce" || op == "allreduce" || op == "scan" || op == "exscan" ||
+               op == "reduce_scatter") {
+      static const std::map<std::string, Kind> kinds = {{"bcast", Kind::Bcast},       {"reduce", Kind::Reduce},
+                                                        {"allreduce", Kind::Allreduce}, {"scan", Kind::Scan},
+                                                        {"exscan", Kind::Exscan},
+                                                        {"reduce_scatter", Kind::ReduceScatter}};
+      e.kind = kinds.at(op);
+      e.bytes2 = bytes;
+    } else if (op == "gather" || op == "gatherv") {
+      // Every rank assumed to contribute as much as this one.
+      e.kind = op == "gather" ? Kind::Gather : Kind::Gatherv;
+      e.bytes2 = root_rank ? bytes * n : 0;
+      if (op == "gatherv" && root_rank) e.counts2.assign(n, bytes);
+    } else if (op == "scatter" || op == "scatterv") {
+      e.kind = op == "scatter" ? Kind::Scatter : Kind::Scatterv;
+      e.bytes2 = bytes;
+      e.bytes = root_rank ? bytes * n : 0;
+      if (op == "scatterv" && root_rank) e.counts.assign(n, bytes);
+    } else if (op == "allgather" || op == "allgatherv") {
+      e.kind = op == "allgather" ? Kind::Allgather : Kind::Allgatherv;
+      e.bytes2 = bytes * n;
+      if (op == "allgatherv") e.counts2.assign(n, bytes);
+    } else if (op == "alltoall" || op == "alltoallv") {
+      // The model's bytes are the send buffer: an equal share to every rank.
+      e.kind = op == "alltoall" ? Kind::Alltoall : Kind::Alltoallv;
+      e.bytes2 = bytes;
+      if (op == "alltoallv") {
+        e.counts.assign(n, bytes / n);
+        e.counts2.assign(n, bytes / n);
+      }
+    } else if (op == "cart_create" || op == "comm_dup" || op == "comm_split") {
+      e.kind = op == "cart_create" ? Kind::CartCreate : op == "comm_dup" ? Kind::CommDup : Kind::CommSplit;
+      e.color = 0;
+      e.key = rank_;
+      e.new_comm = next_comm_++;
+      live_comms_.push_back(e.new_comm);
+      e.bytes = 0;
+    } else if (op == "comm_free") {
+      e.kind = Kind::CommFree;
+      e.bytes = 0;
+      if (live_comms_.empty()) {
+        e.kind = Kind::Marker;  // nothing this stream created to free
+      } else {
+        e.comm = live_comms_.back();
+        live_comms_.pop_back();
+      }
+    } else if (op == "init") {
+      e.kind = Kind::Init;
+      e.bytes = 0;
+    } else if (op == "finalize") {
+      e.kind = Kind::Finalize;
+      e.bytes = 0;
+    } else {
+      throw UserError(fmt::format("line {}: MPI operation '{}' has no event form", line, op));
     }
+    push(std::move(e));
   }
 
   Shared& shared_;
