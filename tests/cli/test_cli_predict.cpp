@@ -56,6 +56,23 @@ TEST(CliPredict, SimulateRunsTheModelsCallsOnTheEngine) {
   EXPECT_GE(s["predicted_time_s"].get<double>(), j["ranks"][3]["compute_s"].get<double>());
 }
 
+// The simulation's event budget is predict's own option, named by the error.
+TEST(CliPredict, SimulateRefusesMoreEventsThanMaxEvents) {
+  std::vector<std::string> args = {"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "4",
+                                   "--simulate", "--param", "work=1e6", "--param", "peer=mod(rank + 1, size)"};
+  auto refused = args;
+  refused.insert(refused.end(), {"--max-events", "7"});  // 4 ranks x (a burst and a sendrecv) = 8
+  auto r = perfcast_run(refused);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.stderr_text.find("more than 7 events"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("--max-events"), std::string::npos) << r.stderr_text;
+  auto allowed = args;
+  allowed.insert(allowed.end(), {"--max-events", "8", "--json"});
+  r = perfcast_run(allowed);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(json::parse(r.stdout_text)["simulated"]["events"], 8u);
+}
+
 TEST(CliPredict, AnExpressionForAnUnknownParameterIsAClearError) {
   auto r = perfcast_run({"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "2", "--param",
                          "nope=rank", "--param", "work=1", "--param", "peer=0"});
