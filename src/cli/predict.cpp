@@ -367,8 +367,8 @@ void add_predict_command(CLI::App& app) {
       std::cout << fmt::format(
           "refined + simulated: the sites' refined times as bursts between the model's calls on the simulator (overlap, waits): {}  [rank {}: calc {}, wait {}, comm {}; "
           "{} events]\n",
-          quantity(s.predicted_time_s, Dimension::Seconds), s.slowest_rank, quantity(r.calc_s, Dimension::Seconds),
-          quantity(r.wait_s, Dimension::Seconds), quantity(r.comm_s, Dimension::Seconds), s.events);
+          quantity(s.predicted_time_s, Dimension::Seconds), s.slowest_rank, sim::seconds_text(r.calc_s),
+          sim::seconds_text(r.wait_s), sim::seconds_text(r.comm_s), s.events);
     }
   });
 }

@@ -16,7 +16,9 @@ namespace {
 // JSON keeps the exact double.
 constexpr double kShownAsZero_s = 1e-12;
 
-std::string seconds(double s) {
+}  // namespace
+
+std::string seconds_text(double s) {
   double a = std::abs(s);
   if (a < kShownAsZero_s) return "0 s";
   if (a >= 1) return fmt::format("{:.4g} s", s);
@@ -25,6 +27,8 @@ std::string seconds(double s) {
   if (a >= 1e-9) return fmt::format("{:.4g} ns", s * 1e9);
   return fmt::format("{:.4g} ps", s * 1e12);
 }
+
+namespace {
 
 std::string why(const SimResult& r) {
   if (r.ranks.empty()) return "no ranks";
@@ -40,7 +44,8 @@ nlohmann::json result_json(const SimResult& r, const ReportContext& context) {
   nlohmann::json ranks = nlohmann::json::array();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const auto& t = r.ranks[i];
-    ranks.push_back({{"rank", i}, {"calc_s", t.calc_s}, {"wait_s", t.wait_s}, {"comm_s", t.comm_s}, {"end_s", t.end_s}});
+    ranks.push_back(
+        {{"rank", i}, {"calc_s", t.calc_s}, {"wait_s", t.wait_s}, {"comm_s", t.comm_s}, {"end_s", t.end_s}});
   }
   nlohmann::json kinds = nlohmann::json::object();
   for (int k = 0; k < events::kKindCount; ++k)
@@ -79,7 +84,8 @@ std::string result_table(const SimResult& r, const ReportContext& context, int m
                     {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right});
     for (size_t i = 0; i < r.ranks.size(); ++i) {
       const auto& x = r.ranks[i];
-      t.add_row({std::to_string(i), seconds(x.calc_s), seconds(x.wait_s), seconds(x.comm_s), seconds(x.end_s)});
+      t.add_row({std::to_string(i), seconds_text(x.calc_s), seconds_text(x.wait_s), seconds_text(x.comm_s),
+                 seconds_text(x.end_s)});
     }
     out += t.render();
   } else {
@@ -95,7 +101,7 @@ std::string result_table(const SimResult& r, const ReportContext& context, int m
     for (auto [name, field] : {std::pair{"calc", &RankTimes::calc_s}, std::pair{"wait", &RankTimes::wait_s},
                                std::pair{"comm", &RankTimes::comm_s}, std::pair{"end", &RankTimes::end_s}}) {
       auto s = stats(field);
-      t.add_row({name, seconds(s[0]), seconds(s[1]), seconds(s[2])});
+      t.add_row({name, seconds_text(s[0]), seconds_text(s[1]), seconds_text(s[2])});
     }
     out += t.render();
     std::vector<size_t> order(r.ranks.size());
@@ -108,19 +114,20 @@ std::string result_table(const SimResult& r, const ReportContext& context, int m
                        {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right});
     for (size_t i = 0; i < shown; ++i) {
       const auto& x = r.ranks[order[i]];
-      slow.add_row({std::to_string(order[i]), seconds(x.calc_s), seconds(x.wait_s), seconds(x.comm_s), seconds(x.end_s)});
+      slow.add_row({std::to_string(order[i]), seconds_text(x.calc_s), seconds_text(x.wait_s), seconds_text(x.comm_s),
+                    seconds_text(x.end_s)});
     }
     out += "\n" + slow.render();
   }
-  out += fmt::format("\npredicted time: {} ({})\n", seconds(r.predicted_time_s), why(r));
+  out += fmt::format("\npredicted time: {} ({})\n", seconds_text(r.predicted_time_s), why(r));
   out += fmt::format("simulated {} events ({} MPI calls) in {:.3g} s: {:.3g} MPI calls/s\n", r.events, r.mpi_calls,
                      r.wall_s, r.wall_s > 0 ? static_cast<double>(r.mpi_calls) / r.wall_s : 0.0);
   return out;
 }
 
 std::string progress_text(const SimProgress& p) {
-  return fmt::format("simulating: {:.4g} M events, simulated clock {:.4g} s, {} of {} ranks done, {:.0f} s", p.events / 1e6,
-                     p.simulated_s, p.ranks_done, p.ranks, p.wall_s);
+  return fmt::format("simulating: {:.4g} M events, simulated clock {:.4g} s, {} of {} ranks done, {:.0f} s",
+                     p.events / 1e6, p.simulated_s, p.ranks_done, p.ranks, p.wall_s);
 }
 
 }  // namespace perfcast::sim

@@ -27,6 +27,11 @@ nlohmann::json result_json(const SimResult& result, const ReportContext& context
 // and the slowest ranks.
 std::string result_table(const SimResult& result, const ReportContext& context, int max_rows = 16);
 
+// A simulated time for people: 4 significant digits in s, ms, us, ns or ps;
+// below a picosecond (rounding of the engine's sums, e.g. a wait of end -
+// start - comm that should be 0) "0 s". JSON keeps the exact double.
+std::string seconds_text(double s);
+
 // One line for a progress display: events so far, simulated time reached,
 // ranks done, wall time (no newline).
 std::string progress_text(const SimProgress& progress);

@@ -241,6 +241,8 @@ TEST(SimReport, SubPicosecondNoiseShowsAsZeroJsonKeepsIt) {
   EXPECT_EQ(table.find("e-"), std::string::npos) << table;
   EXPECT_NE(table.find(" 0 s"), std::string::npos) << table;
   EXPECT_NE(table.find("5 ps"), std::string::npos) << "a real 5 ps stays visible:\n" << table;
+  EXPECT_EQ(seconds_text(1.211e-16), "0 s") << "as predict --simulate's line shows a rank's wait";
+  EXPECT_EQ(seconds_text(2.5e-3), "2.5 ms");
   auto j = result_json(r, {"noise", "flat"});
   EXPECT_EQ(j["ranks"][0]["wait_s"].get<double>(), 3.903e-18);
 }
