@@ -321,6 +321,12 @@ class RankEvaluator {
     ready_.push_back(std::move(e));
   }
 
+  // A nonblocking call's request, pending until a wait completes it.
+  std::uint64_t new_request() {
+    pending_requests_.push_back(++last_request_);
+    return last_request_;
+  }
+
   std::int32_t peer_of(const MpiItem& m, const expr::Bindings& scope, bool receive) {
     if (!m.peer) return receive ? events::kAnySource : (rank_ + 1) % size_;
     std::int64_t p = expr::evaluate_integer(*m.peer, scope);
@@ -341,6 +347,9 @@ class RankEvaluator {
   }
 
   void emit_mpi_call(const MpiItem& m, int line, const expr::Bindings& scope, std::uint64_t bytes) {
+    // Calls that move no data (an iprobe becomes a marker: it completes nothing).
+    static const std::map<std::string, Kind> data_free = {
+        {"iprobe", Kind::Marker}, {"barrier", Kind::Barrier}, {"init", Kind::Init}, {"finalize", Kind::Finalize}};
     auto n = static_cast<std::uint64_t>(size_);
     Event e;
     e.site = static_cast<std::uint32_t>(std::max(line, 0));
@@ -354,16 +363,14 @@ class RankEvaluator {
     } else if (op == "isend" || op == "issend") {
       e.kind = op == "issend" ? Kind::Issend : Kind::Isend;
       e.peer = peer_of(m, scope, false);
-      e.request = ++last_request_;
-      pending_requests_.push_back(e.request);
+      e.request = new_request();
     } else if (op == "recv") {
       e.kind = Kind::Recv;
       e.peer = peer_of(m, scope, true);
     } else if (op == "irecv") {
       e.kind = Kind::Irecv;
       e.peer = peer_of(m, scope, true);
-      e.request = ++last_request_;
-      pending_requests_.push_back(e.request);
+      e.request = new_request();
     } else if (op == "sendrecv") {
       e.kind = Kind::Sendrecv;
       e.peer = peer_of(m, scope, false);
@@ -394,11 +401,8 @@ class RankEvaluator {
       e.kind = Kind::Probe;
       e.peer = peer_of(m, scope, true);
       e.bytes = 0;
-    } else if (op == "iprobe") {
-      e.kind = Kind::Marker;
-      e.bytes = 0;
-    } else if (op == "barrier") {
-      e.kind = Kind::Barrier;
+    } else if (auto bare = data_free.find(op); bare != data_free.end()) {
+      e.kind = bare->second;
       e.bytes = 0;
     } else if (op == "bcast" || op == "reduce" || op == "allreduce" || op == "scan" || op == "exscan" ||
                op == "reduce_scatter") {
@@ -446,12 +450,6 @@ class RankEvaluator {
         e.comm = live_comms_.back();
         live_comms_.pop_back();
       }
-    } else if (op == "init") {
-      e.kind = Kind::Init;
-      e.bytes = 0;
-    } else if (op == "finalize") {
-      e.kind = Kind::Finalize;
-      e.bytes = 0;
     } else {
       throw UserError(fmt::format("line {}: MPI operation '{}' has no event form", line, op));
     }
