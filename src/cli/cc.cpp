@@ -52,7 +52,7 @@ std::vector<std::string> compile_flags() {
 }
 
 std::vector<std::string> link_flags() {
-  // --wrap=exit: exit() inside a rank ends that rank, not the simulator (see mpi_api.cpp).
+  // --wrap=exit: exit() inside a rank ends that rank, not the simulator (see mpi_environment.cpp).
   // MPI_*/LMPI_*/BSIM_* stay undefined: they resolve against perfcast when it loads the skeleton.
   return {"-shared", "-fPIC", "-Wl,--wrap=exit"};
 }

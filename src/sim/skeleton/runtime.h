@@ -1,5 +1,5 @@
 // Internals of the live skeleton runtime shared by live_job.cpp (fibers, data
-// movement) and mpi_api.cpp (the MPI_*/LMPI_*/BSIM_* entry points).
+// movement) and the MPI_*/LMPI_*/BSIM_* entry points (mpi_entry.h).
 #pragma once
 
 #include <boost/context/detail/fcontext.hpp>

@@ -1,0 +1,65 @@
+// BSIM's own entry points (bsim.h): compute bursts, scale factors, markers.
+// Outside a rank's fiber they do nothing (the getters return 1).
+#include "sim/skeleton/mpi_entry.h"
+
+using perfcast::events::Event;
+using perfcast::events::Kind;
+
+namespace perfcast::sim::skeleton {
+namespace {
+
+// The calling rank when `value` is a non-negative number (else the rank fails
+// with "<before><value><after> is not a non-negative number"); null outside a
+// rank's fiber.
+Rank* rank_given_non_negative(const char* call, double value, const char* before, const char* after) {
+  Rank* rk = current_rank();
+  if (rk && !(value >= 0)) rk->fail(call, fmt::format("{}{}{} is not a non-negative number", before, value, after));
+  return rk;
+}
+
+}  // namespace
+}  // namespace perfcast::sim::skeleton
+
+using namespace perfcast::sim::skeleton;  // the entry points below use this file's helpers
+
+extern "C" {
+
+void BSIM_Add_time(double seconds) {
+  if (Rank* rk = rank_given_non_negative("BSIM_Add_time", seconds, "time ", " s")) rk->add_time(seconds);
+}
+
+void BSIM_Add_flops(double flops) {
+  if (Rank* rk = rank_given_non_negative("BSIM_Add_flops", flops, "", " flops")) rk->add_flops(flops);
+}
+
+void BSIM_Add_bytes(double bytes) {
+  if (Rank* rk = rank_given_non_negative("BSIM_Add_bytes", bytes, "", " bytes")) rk->add_bytes(bytes);
+}
+
+void BSIM_Set_time_scale(double factor) {
+  if (Rank* rk = rank_given_non_negative("BSIM_Set_time_scale", factor, "scale ", "")) rk->time_scale_ = factor;
+}
+
+void BSIM_Set_size_scale(double factor) {
+  if (Rank* rk = rank_given_non_negative("BSIM_Set_size_scale", factor, "scale ", "")) rk->size_scale_ = factor;
+}
+
+double BSIM_Get_time_scale(void) {
+  Rank* rk = current_rank();
+  return rk ? rk->time_scale_ : 1;
+}
+
+double BSIM_Get_size_scale(void) {
+  Rank* rk = current_rank();
+  return rk ? rk->size_scale_ : 1;
+}
+
+void BSIM_Marker(int id) {
+  if (Rank* rk = current_rank()) {
+    Event& e = rk->begin(Kind::Marker);
+    e.tag = id;
+    rk->emit();
+  }
+}
+
+}  // extern "C"
