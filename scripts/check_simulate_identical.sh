@@ -39,6 +39,8 @@ cases=(
   "collectives|tests/skeleton/skeletons/collectives.c||"
   "globals|tests/skeleton/skeletons/globals.c||"
   "errors|tests/skeleton/skeletons/errors.c||"
+  "errors_mpi|tests/skeleton/skeletons/errors.c||mpi"
+  "refusals|tests/skeleton/skeletons/refusals.c||"
   "stencil|tests/skeleton/skeletons/stencil.c||3"
   "probe|tests/skeleton/skeletons/probe.c||"
 )

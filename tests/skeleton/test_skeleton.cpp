@@ -142,6 +142,32 @@ TEST(Skeleton, ErrorsNameRankAndCall) {
   }
 }
 
+TEST(Skeleton, ErrorsNameTheMpiCallMadeNotItsTwin) {
+  auto job = open_live_skeleton(skeleton("errors"), {"mpi"}, 3, {});
+  TestDriver driver(*job);
+  try {
+    driver.run();
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("rank 1: MPI_Send: destination 99"), std::string::npos) << what;
+  }
+}
+
+TEST(Skeleton, NullRequestsAndCountsAreRefusedWithErrorCodes) {
+  // refusals.c exits with the number of the first check that failed; the
+  // refused calls reach the engine as no event.
+  auto job = open_live_skeleton(skeleton("refusals"), {}, 2, {});
+  TestDriver driver(*job);
+  driver.run();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(job->exit_code(r), 0) << "rank " << r;
+    std::vector<Kind> kinds;
+    for (const auto& e : driver.events(r)) kinds.push_back(e.kind);
+    EXPECT_EQ(kinds, (std::vector<Kind>{Kind::Init, Kind::Finalize})) << "rank " << r;
+  }
+}
+
 TEST(Skeleton, WarnsAboutSharedWritableGlobals) {
   auto job = open_live_skeleton(skeleton("globals"), {}, 2, {});
   std::string all;
