@@ -23,7 +23,7 @@ namespace perfcast::sim::engine_state {
 using events::Event;
 using events::Kind;
 
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();  // no index: end of a list, none yet
 
 // A pool of T in fixed chunks of 2^18: it grows without copying what it holds
 // and indices stay stable. Chunks are big so that the chunk table stays small
