@@ -1,13 +1,13 @@
 // The engine's data structures alone (sim/engine_state.h): the ready queue's
 // order, ties and reuse, the pools' stable indices, the per-rank wait sketch
 // and the communicator maps a uniform communicator drops.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <queue>
 #include <random>
 #include <tuple>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "sim/engine_state.h"
 
