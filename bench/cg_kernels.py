@@ -44,7 +44,7 @@ import result_paths  # noqa: E402
 import static_validation as sv  # noqa: E402  (the bindings of cg's model parameters)
 
 MPIRUN = ["mpirun.openmpi", "--allow-run-as-root", "--bind-to", "core", "--map-by", "core"]
-SITES = {"spmv": (139, 1), "dot": (162, 2), "axpy": (227, 1)}  # line, calls per iteration
+SITES = sv.BINDINGS["cg"].KERNEL_SITES  # kernel: (line of its site in cg.c, calls per iteration)
 
 
 def die(msg):
@@ -80,6 +80,10 @@ def modelled(ctx, model, n, R, calls):
     run_j, base_j = ctx.predict(model, R, run_p), ctx.predict(model, R, base_p)
     run_s, base_s = site_totals(run_j), site_totals(base_j)
     out = {}
+    for kernel, (line, _) in SITES.items():
+        if line not in run_s:
+            die(f"apps/cg/bindings.py: KERNEL_SITES puts {kernel} at cg.c:{line}, where the model has no site "
+                f"(its sites' lines: {', '.join(str(x) for x in sorted(run_s))}): an edit to cg.c moved it")
     for kernel, (line, per_iter) in SITES.items():
         r, b = run_s.get(line, [0.0, 0.0]), base_s.get(line, [0.0, 0.0])
         out[kernel] = {"refined_s": (r[0] - b[0]) / (calls * per_iter), "in_core_s": (r[1] - b[1]) / (calls * per_iter)}

@@ -5,13 +5,17 @@ for `cg --n n --iters iters --repeats 1 --dot ordered` on R ranks. Names ending 
 (argc_265, loop_cg_c_141_trips, arg_cg_c_181_mode, range_cg_c_141_xs, ...) are the analyser's:
 they carry the source line of the variable, call or loop, so an edit to cg.c or cg_options.h
 that moves lines renames them, and the bench stops with the names the model has instead.
-ANALYZE_FLAGS names a line of cg.c too.
+ANALYZE_FLAGS and KERNEL_SITES name lines of cg.c too.
 """
 
 # `perfcast analyze` flags the model needs. No early return before the iterations (322:
 # `rr <= tol2` is data; its other side holds the solve). Options and sizes are struct fields
 # (o.iters, p.nloc, ...): parameters bound below, so loop guards are conditions.
 ANALYZE_FLAGS = ["--branch-probability", "cg.c:220=1"]
+
+# bench/cg_kernels.py: the model's site (its loop's line in cg.c) of each kernel, and the
+# kernel's calls per cg iteration.
+KERNEL_SITES = {"spmv": (139, 1), "dot": (162, 2), "axpy": (227, 1)}
 
 
 def bind(n, R, iters):

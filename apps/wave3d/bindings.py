@@ -36,7 +36,6 @@ def bind(n, R, steps):
         "p_123": (py, "block(): ranks along y"),
         "loop_wave3d_c_101_trips": (lz, "pack_faces inner loop over k: lz"),
         "loop_wave3d_c_94_trips": (lz, "pack_faces inner loop over k: lz"),
-        "loop_wave3d_c_249_trips": (lz, "leapfrog_step inner loop over k: lz"),
         "sy_173": (lz + 2, "sy = lz + 2 (leapfrog_step)"),
         "sx_172": ((ly + 2) * (lz + 2), "sx = (ly + 2) * (lz + 2) (leapfrog_step; the footprint uses it)"),
     }
