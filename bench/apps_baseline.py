@@ -6,7 +6,7 @@ perfcast method is judged against. Run on a quiet machine:
 
     python3 bench/apps_baseline.py [--repeats 5] [--apps wave3d,cg]
 
-Results also go to bench/results/apps_baseline.json.
+Results also go to bench/results/<date>-apps-baseline/apps_baseline.json.
 """
 import argparse
 import datetime
@@ -19,6 +19,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PERFCAST = os.path.join(ROOT, "build", "bin", "perfcast")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import result_paths  # noqa: E402
 
 # Three sizes per app, small to large, each a few tenths of a second or less here.
 SIZES = {
@@ -94,7 +96,9 @@ def main():
         print(f"\n{app}\n{table(rows)}")
         if not o.no_readme:
             write_readme(app, rows, o.repeats, when)
-    with open(os.path.join(ROOT, "bench", "results", "apps_baseline.json"), "w") as f:
+    out_dir = result_paths.new_run_dir("apps-baseline")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "apps_baseline.json"), "w") as f:
         json.dump(results, f, indent=1, sort_keys=True)
 
 

@@ -24,9 +24,9 @@ bindings static_validation.py uses), per call:
 For each model figure: `refined` (what predict sums: in-core from LLVM MCA or
 the memory level's traffic, whichever bounds), and `in-core` alone.
 
-    python3 bench/cg_kernels.py --build build --machine bench/results/wave3d_machine.toml --mcpu znver3
+    python3 bench/cg_kernels.py --build build --machine bench/results/2026-11-24-wave3d-skeleton/wave3d_machine.toml --mcpu znver3
 
-Writes bench/results/cg_kernels.md (and .json) and prints the table. Runs
+Writes bench/results/<date>-cg-kernels/cg_kernels.md (and .json; --out) and prints the table. Runs
 with more ranks than cores are refused: they time the scheduler, not cg.
 """
 import argparse
@@ -40,10 +40,11 @@ import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import result_paths  # noqa: E402
 import static_validation as sv  # noqa: E402  (the bindings of cg's model parameters)
 
 MPIRUN = ["mpirun.openmpi", "--allow-run-as-root", "--bind-to", "core", "--map-by", "core"]
-SITES = {"spmv": (139, 1), "dot": (162, 2), "axpy": (227, 1)}  # line, calls per iteration
+SITES = sv.BINDINGS["cg"].KERNEL_SITES  # kernel: (line of its site in cg.c, calls per iteration)
 
 
 def die(msg):
@@ -79,6 +80,10 @@ def modelled(ctx, model, n, R, calls):
     run_j, base_j = ctx.predict(model, R, run_p), ctx.predict(model, R, base_p)
     run_s, base_s = site_totals(run_j), site_totals(base_j)
     out = {}
+    for kernel, (line, _) in SITES.items():
+        if line not in run_s:
+            die(f"apps/cg/bindings.py: KERNEL_SITES puts {kernel} at cg.c:{line}, where the model has no site "
+                f"(its sites' lines: {', '.join(str(x) for x in sorted(run_s))}): an edit to cg.c moved it")
     for kernel, (line, per_iter) in SITES.items():
         r, b = run_s.get(line, [0.0, 0.0]), base_s.get(line, [0.0, 0.0])
         out[kernel] = {"refined_s": (r[0] - b[0]) / (calls * per_iter), "in_core_s": (r[1] - b[1]) / (calls * per_iter)}
@@ -102,13 +107,15 @@ def us(x):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", help="build directory (bin/perfcast, bench/cg_kernels)")
-    ap.add_argument("--machine", default="bench/results/wave3d_machine.toml", help="machine file (perfcast calibrate)")
+    ap.add_argument("--machine", default=result_paths.relative(result_paths.WAVE3D_MACHINE),
+                    help="machine file (perfcast calibrate)")
     ap.add_argument("--mcpu", default="", help="LLVM CPU for MCA (as static_validation.py's --mcpu)")
     ap.add_argument("--sizes", default="16,32", help="grid sizes n (n^3 rows)")
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--rounds", type=int, default=15, help="blocks per kernel (fastest and median over them)")
     ap.add_argument("--work", default="/tmp/perfcast-cg-kernels")
-    ap.add_argument("--out", default="bench/results/cg_kernels")
+    ap.add_argument("--out", default=os.path.join(result_paths.relative(result_paths.new_run_dir("cg-kernels")), "cg_kernels"),
+                    help="output path without .md/.json")
     ap.add_argument("--no-noise", action="store_true",
                     help="do not measure the cores' noise first (solve x noise then uses the machine file's, if any)")
     a = ap.parse_args()

@@ -21,9 +21,9 @@ A loop is "latency-bound" for MCA when its cycles per iteration exceed its
 reciprocal throughput by more than 5 % (a loop-carried chain decides), else
 "throughput-bound" (ports decide).
 
-    python3 bench/mca_accuracy.py --build build --machine bench/results/wave3d_machine.toml --mcpu znver3
+    python3 bench/mca_accuracy.py --build build --machine bench/results/2026-11-24-wave3d-skeleton/wave3d_machine.toml --mcpu znver3
 
-Writes bench/results/mca_accuracy.md (and .json) and prints the table.
+Writes bench/results/<date>-mca-accuracy/mca_accuracy.md (and .json; --out) and prints the table.
 """
 import argparse
 import datetime
@@ -36,6 +36,9 @@ import sys
 import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import result_paths  # noqa: E402
+
 SOURCE = os.path.join(ROOT, "bench", "mca_kernels", "kernels.c")
 KERNELS = ["triad", "scale", "poly", "jacobi2d", "stencil3d", "divide", "rsqrt", "sum", "dot", "spmv"]
 UNITS = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
@@ -100,7 +103,7 @@ def price(node, outer, acc):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", help="build directory with bin/perfcast")
-    ap.add_argument("--machine", default="bench/results/wave3d_machine.toml",
+    ap.add_argument("--machine", default=result_paths.relative(result_paths.WAVE3D_MACHINE),
                     help="machine file with node.clock, flops_per_core and the L1 bandwidth (perfcast calibrate)")
     ap.add_argument("--mcpu", default="", help="LLVM CPU for MCA (default: the host's as LLVM 14 names it)")
     ap.add_argument("--host-cycles", action="store_true",
@@ -109,7 +112,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=9)
     ap.add_argument("--elements", type=float, default=1e8, help="kernel iterations per timed run")
     ap.add_argument("--work", default="/tmp/perfcast-mca-accuracy")
-    ap.add_argument("--out", default="bench/results/mca_accuracy")
+    ap.add_argument("--out", default=os.path.join(result_paths.relative(result_paths.new_run_dir("mca-accuracy")),
+                                                 "mca_accuracy"), help="output path without .md/.json")
     a = ap.parse_args()
     perfcast = os.path.join(ROOT, a.build, "bin", "perfcast")
     os.makedirs(a.work, exist_ok=True)

@@ -11,7 +11,7 @@ the run's bindings, and three columns printed against the recorded median: refin
 noise (the probe just before the runs, `<run>_noise_now_machine.toml`; without it the machine
 file's own noise) and refined x noise over N probes, each beside the value the run recorded.
 
-    python3 bench/reprice_validation.py bench/results/static_validation_zen3_0128 [more runs]
+    python3 bench/reprice_validation.py bench/results/2026-11-26-zen3-static-validation/static_validation_zen3_0925 [more runs]
 
 A run is named by its results path without `.json`; `<run>_machine.toml` must lie beside it,
 and the noise files `<run>_noise_now_machine.toml` and `<run>_noise_history_machine.toml` where

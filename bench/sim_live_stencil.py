@@ -9,7 +9,7 @@ and bytes per rank: peak RSS growth over a 1-rank run divided by the ranks, and
 the engine's own per-rank state (perfcast's engine_bytes_per_rank).
 
     bench/sim_live_stencil.py [--build DIR] [--machine FILE] [--steps 100] [--ranks 64,1024,4096,32768]
-                              [--out bench/results/sim_live_stencil.txt]
+                              [--out bench/results/<date>-sim-stencil/sim_live_stencil.txt]
 
 On a shared host the wall times depend on the load: the CPU figures are the
 steadier ones, and the load average is printed with each run.

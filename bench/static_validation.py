@@ -26,30 +26,34 @@ where d is the difference between the run and the baseline (the paper's formula 
 to the timed part only; predict's whole-program time would add set-up).
 
 Parameters the analysis leaves unbound (`perfcast model params`) are bound from the app's
-arguments by the tables in APPS below (each binding says how). Any remaining parameter gets
+arguments by apps/<app>/bindings.py (each binding says how; a bound name the model lacks
+stops the run, naming the model's parameters). Any remaining parameter gets
 the placeholder 1, and the script checks it cannot matter: it re-evaluates the timed part
 with the placeholder 2 and lists every parameter that changes it (those would be wrong
 bindings, reported in the output).
 
 Run on a quiet machine (figures taken while other jobs run are "measured under load"):
 
-    python3 bench/static_validation.py --build build-static --machine bench/results/local.toml
+    python3 bench/static_validation.py --build build-static --machine build-static/local.toml
 
 or, calibrating the host first (a VM's host can change between sessions; the header names
 the CPU each run saw):
 
     python3 bench/static_validation.py --build build --calibrate \
-        --machine bench/results/static_validation_machine.toml --repeats 9 --mcpu znver3
+        --machine build/this_host.toml --repeats 9 --mcpu znver3
 
 On a host whose co-tenants come and go by the minute, add --passes 3: each row's 9 runs are then
 3 x 3 spread over the whole measurement (every other pass in reverse order), so every row samples
 the same stretch of the host's time rather than its own half minute, and the 1- and 2-rank rows
 of a size (and the naive T1/R baseline made from them) are compared under the same mix of states.
 
-Writes bench/results/static_validation.md (and .json) and prints the table.
+Writes bench/results/<date>-static-validation/static_validation.md (and .json, and the noise
+files it priced with; --out) and prints the table. The parameter bindings and analysis flags
+of each app are in apps/<app>/bindings.py.
 """
 import argparse
 import datetime
+import importlib.util
 import json
 import os
 import re
@@ -60,12 +64,15 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import result_paths  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- apps
-# Each app: source, analysis flags, sizes, the argument that sets the timed loop's length,
-# the counts run (S steps vs baseline B), the time run, and the parameter bindings.
-# bind(size, R, steps) -> {param: (value, how)}; `steps` is the timed-loop length.
+# Each app: source, sizes, the argument that sets the timed loop's length, the counts run
+# (S steps vs baseline B) and the time run; its analysis flags and parameter bindings come
+# from apps/<app>/bindings.py: bind(size, R, steps) -> {param: (value, how)}, `steps` being
+# the timed-loop length.
 
 def shown_path(path):
     """A path as the report prints it: relative to the repository when inside it, else absolute
@@ -74,108 +81,24 @@ def shown_path(path):
     return os.path.relpath(full, ROOT) if full.startswith(ROOT + os.sep) else full
 
 
-def dims3(R):
-    """MPI_Dims_create(R, 3) with all dims free, for R = 1, 2 (what the apps use)."""
-    return {1: (1, 1, 1), 2: (2, 1, 1)}[R]
+def load_bindings(app):
+    """apps/<app>/bindings.py: bind(size, R, steps) -> {param: (value, how)} and ANALYZE_FLAGS.
+    The bound names are the analyser's (many carry a source line), so they live beside the
+    source they follow; bindings() checks each against the model."""
+    path = os.path.join(ROOT, "apps", app, "bindings.py")
+    spec = importlib.util.spec_from_file_location(f"perfcast_bench_{app}_bindings", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def wave3d_bind(n, R, steps):
-    px, py, pz = dims3(R)
-    lx, ly, lz = n // px, n // py, n // pz
-    argc = 7  # wave3d --n N --steps S --repeats 1
-    b = {
-        "argc_187": (argc, "argc of `wave3d --n N --steps S --repeats 1`"),
-        "loop_wave3d_options_h_54_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
-        "opt.steps": (steps, "--steps"),
-        "opt.repeats": (1, "--repeats 1"),
-        "opt.ny": (n, "--n"),
-        "lx": (lx, "n/px, px from MPI_Dims_create(R,3)"),
-        "ly": (ly, "n/py"),
-        "lz": (lz, "n/pz"),
-        "count_1": (ly * lz, "count[XHI] = ly*lz (x faces)"),
-        "count_3": (lx * lz, "count[YHI] = lx*lz (y faces)"),
-        "count_5": (lx * ly, "count[ZHI] = lx*ly (z faces)"),
-        "c_123": (0, "block(): coordinate along y (0: py = 1)"),
-        "p_123": (py, "block(): ranks along y"),
-        "loop_wave3d_c_101_trips": (lz, "pack_faces inner loop over k: lz"),
-        "loop_wave3d_c_94_trips": (lz, "pack_faces inner loop over k: lz"),
-        "loop_wave3d_c_249_trips": (lz, "leapfrog_step inner loop over k: lz"),
-        "sy_173": (lz + 2, "sy = lz + 2 (leapfrog_step)"),
-        "sx_172": ((ly + 2) * (lz + 2), "sx = (ly + 2) * (lz + 2) (leapfrog_step; the footprint uses it)"),
-    }
-    # The halo peers nbr_0 .. nbr_5 are left to their defaults: MPI_Cart_shift's neighbours
-    # per rank with every dim chosen by MPI_Dims_create (no --px/--py/--pz), -1 off the grid.
-    return b
-
-
-def nbody_bind(N, R, steps):
-    nloc = -(-N // R)  # the first N mod R ranks own one more; rank 0 is the largest
-    argc = 9  # nbody --bodies N --steps S --repeats 1 --seed 12345
-    return {
-        "argc_440": (argc, "argc of `nbody --bodies N --steps S --repeats 1 --seed 12345`"),
-        "loop_nbody_options_h_80_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
-        "p.steps": (steps, "--steps"),
-        "p.bodies": (N, "--bodies"),
-        "p.repeats": (1, "--repeats 1"),
-        "p.force": (0, "--force direct (FORCE_DIRECT = 0, the default)"),
-        "p.integrator": (0, "--integrator leapfrog (INT_LEAPFROG = 0, the default)"),
-        "w.n": (N, "World: n = --bodies"),
-        "n": (N, "nbody_blocks(): n = --bodies (the block decomposition, nbody_options.h)"),
-        "w.nloc": (nloc, "World: nloc = ceil(N/R) (rank 0)"),
-        "w.first": (0, "World: first body of rank 0"),
-        "loop_nbody_c_390_trips": (steps, "integrate: leapfrog loop over --steps (its bound is re-read each step)"),
-        "loop_nbody_c_511_trips": (1, "main: the repeats loop, --repeats 1"),
-        "loop_nbody_c_364_trips": (nloc, "energy: loop over local bodies"),
-        "loop_nbody_c_370_trips": (N, "energy: loop over all bodies"),
-    }
-
-
-def cg_bind(n, R, iters):
-    nzl = -(-n // R)  # z-planes of rank 0 (the first nz mod R ranks own one more)
-    plane = n * n
-    nloc = plane * nzl
-    # Entries of rank 0's rows (planes 0..nzl-1): 7 per row but for the missing
-    # neighbours on the global boundary: the z = 0 plane (and z = nz-1 if rank 0
-    # owns it), and the x and y faces of every owned plane.
-    missing = plane + (plane if nzl == n else 0) + 2 * n * nzl + 2 * n * nzl
-    entries = (7 * nloc - missing) / nloc
-    argc = 9  # cg --n N --iters K --repeats 1 --dot ordered
-    return {
-        "argc_265": (argc, "argc of `cg --n N --iters K --repeats 1 --dot ordered`"),
-        "loop_cg_options_h_96_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
-        "maxk": (iters, "cg_solve: maxk = --iters (a fixed count)"),
-        "loop_cg_c_328_trips": (1, "main: the repeats loop, --repeats 1"),
-        "o.nx": (n, "--n"),
-        "o.ny": (n, "--n"),
-        "o.nz": (n, "--n"),
-        "o.precond": (0, "--precond not given (PRECOND_NONE = 0)"),
-        "arg_cg_c_181_mode": (0, "dots(): --dot ordered (DOT_ORDERED = 0)"),
-        "arg_cg_c_208_mode": (0, "dots(): --dot ordered"),
-        "arg_cg_c_234_mode": (0, "dots(): --dot ordered"),
-        "loop_cg_c_221_trips": (iters, "cg_solve: the iteration loop runs --iters times (fixed count)"),
-        "loop_cg_c_141_trips": (entries, "spmv: entries per row, the mean over rank 0's rows (7 inside, fewer on the "
-                                         "boundary; the model is linear in it, so the mean is exact)"),
-        "p.nloc": (nloc, "Problem: rows nloc = n*n*nzl"),
-        "p.nx": (n, "Problem: --n"),
-        "p.ny": (n, "Problem: --n"),
-        "p.nz": (n, "Problem: --n"),
-        "p.nzl": (nzl, "Problem: owned planes of rank 0"),
-        "p.plane": (plane, "Problem: points per plane n*n"),
-        # SpMV's gather xe[col[e]] reaches the owned rows and the ghost planes of its neighbours:
-        # at R = 1 none, at R = 2 one on either rank (the analyser's default counts every access).
-        **{f"range_cg_c_141_{v}": (8 * (nloc + plane * (1 if R > 1 else 0)),
-                                   f"spmv's gather from {v}: distinct bytes = owned rows + ghost planes read, x 8")
-           for v in ("pe", "xs", "ee")},
-        # Per rank (an expression of rank and size), so the simulated calls pair up.
-        "p.down": ("select(rank > 0, rank - 1, -1)", "Problem: lower neighbour (none on rank 0)"),
-        "p.up": ("select(rank < size - 1, rank + 1, -1)", "Problem: upper neighbour (none on the last rank)"),
-    }
+BINDINGS = {app: load_bindings(app) for app in ("wave3d", "nbody", "cg")}
 
 
 APPS = {
     "wave3d": {
         "source": "apps/wave3d/wave3d.c",
-        "analyze_flags": [],
+        "analyze_flags": BINDINGS["wave3d"].ANALYZE_FLAGS,
         "sizes": [8, 16, 32, 64, 128],
         "size_args": lambda n: ["--n", str(n)],
         "label": lambda n: f"n={n}",
@@ -189,14 +112,12 @@ APPS = {
         "time_steps": lambda n: min(200000, max(2, int(4e7 / n ** 3))),
         "time_extra": ["--repeats", "3"],
         "timed_units": lambda s: s,  # the timed region runs `steps` iterations of the loop
-        "bind": wave3d_bind,
+        "bind": BINDINGS["wave3d"].bind,
         "steps_param": "opt.steps",
     },
     "nbody": {
         "source": "apps/nbody/nbody.c",
-        # --force, --integrator, --steps and --repeats are fields of a struct: parameters
-        # (p.force, ...) the bindings below set; no branch needs a probability.
-        "analyze_flags": [],
+        "analyze_flags": BINDINGS["nbody"].ANALYZE_FLAGS,
         "sizes": [256, 1024],
         "size_args": lambda n: ["--bodies", str(n)],
         "label": lambda n: f"N={n}",
@@ -207,15 +128,12 @@ APPS = {
         "time_extra": ["--repeats", "1", "--seed", "12345"],
         # the timed region (integrate) runs steps+1 force evaluations: one before the loop
         "timed_units": lambda s: s + 1,
-        "bind": nbody_bind,
+        "bind": BINDINGS["nbody"].bind,
         "steps_param": "p.steps",
     },
     "cg": {
         "source": "apps/cg/cg.c",
-        # No early return before the iterations (322: `rr <= tol2` is data; its other
-        # side holds the solve). Options and sizes are struct fields (o.iters, p.nloc,
-        # ...): parameters the bindings below set, so loop guards are conditions.
-        "analyze_flags": ["--branch-probability", "cg.c:220=1"],
+        "analyze_flags": BINDINGS["cg"].ANALYZE_FLAGS,
         "sizes": [16, 32],
         "size_args": lambda n: ["--n", str(n)],
         "label": lambda n: f"n={n}",
@@ -225,7 +143,7 @@ APPS = {
         "time_steps": lambda n: min(200000, max(10, int(2e7 / n ** 3))),  # 1000 until stop 20 (16^3: 27 ms)
         "time_extra": ["--repeats", "3", "--dot", "ordered"],
         "timed_units": lambda s: s,
-        "bind": cg_bind,
+        "bind": BINDINGS["cg"].bind,
         "steps_param": "o.iters",
     },
 }
@@ -366,6 +284,7 @@ def bindings(ctx, app, model, size, R, steps, unknown_report):
     """Parameters for the model: from the app's table, placeholders (1) for the rest."""
     cfg = APPS[app]
     table = cfg["bind"](size, R, steps)
+    check_bound_names(app, model, table, model_params(ctx, model))
     params = {}
     for p in model_params(ctx, model):
         name = p["name"]
@@ -375,6 +294,20 @@ def bindings(ctx, app, model, size, R, steps, unknown_report):
             params[name] = 1
             unknown_report.add(name)
     return params, table
+
+
+def check_bound_names(app, model, table, model_parameters):
+    """Stops the run when apps/<app>/bindings.py binds a name the model does not have: the
+    analyser names parameters after source lines (loop_<file>_<line>_trips, argc_<line>, ...),
+    so an edit to the app renames them, and a binding that no longer applies would leave its
+    parameter at the placeholder without a word."""
+    names = {p["name"] for p in model_parameters}
+    absent = sorted(set(table) - names)
+    if absent:
+        sys.exit(f"static_validation: apps/{app}/bindings.py binds {', '.join(absent)}, which the model "
+                 f"{shown_path(model)} does not have (the analyser names parameters after source lines: an edit "
+                 f"to the app moves them). The model's parameters (perfcast model params {shown_path(model)}): "
+                 f"{', '.join(sorted(names))}")
 
 
 def sensitivity(ctx, app, model, size, R, base_steps, run_steps, placeholders):
@@ -524,7 +457,8 @@ def pooled_stats(samples):
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build-static", help="build directory with bin/perfcast and apps/")
-    ap.add_argument("--machine", default="bench/results/local.toml", help="machine file (perfcast calibrate)")
+    ap.add_argument("--machine", default=None,
+                    help="machine file (perfcast calibrate; default: BUILD/local.toml, a file of this host)")
     ap.add_argument("--apps", default="wave3d,nbody,cg")
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--count-ranks", default="1", help="rank counts for the callgrind ground truth")
@@ -535,7 +469,9 @@ def parse_args():
                          "the same stretch of time, instead of its own half minute")
     ap.add_argument("--sizes", default="", help="override sizes: APP:N[,N...], apps separated by ';', e.g. 'wave3d:8,16;cg:16'")
     ap.add_argument("--work", default="/tmp/perfcast-static-validation")
-    ap.add_argument("--out", default="bench/results/static_validation")
+    ap.add_argument("--out", default=os.path.join(result_paths.relative(result_paths.new_run_dir("static-validation")),
+                                                 "static_validation"),
+                    help="output path without .md/.json (default: bench/results/<today>-static-validation/...)")
     ap.add_argument("--no-time", action="store_true", help="skip the measured runs")
     ap.add_argument("--noise-history", type=int, default=0, metavar="N",
                     help="before the runs, N noise probes (3 s each, --noise-gap apart) averaged into the machine "
@@ -570,6 +506,8 @@ def parse_args():
     # Each pass's share of the repeats, rounded up.
     a.pass_repeats = -(-a.repeats // a.passes)
     a.build = os.path.join(ROOT, a.build) if not os.path.isabs(a.build) else a.build
+    if a.machine is None:
+        a.machine = os.path.join(a.build, "local.toml")
     a.machine = os.path.join(ROOT, a.machine) if not os.path.isabs(a.machine) else a.machine
     return a
 

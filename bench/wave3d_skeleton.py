@@ -5,13 +5,13 @@
    of its step loop (calc_s: the loop minus its MPI calls, slowest rank) for
    each of its internal repeats. Per step, at two grid sizes and 1 and 2 ranks
    (blocks of N^3 and N^3/2 points: `perfcast fit` wants 3 distinct x for a
-   line), these go to bench/results/wave3d_calc.csv and
+   line), these go to wave3d_calc.csv in the run's folder (--results) and
    `perfcast fit --model linear --origin --x points` writes
    apps/wave3d/skeleton/wave3d_calc_time.h (BSIM_Add_time's model). The third
    size is held out: the model is checked there.
-2. Machine model: bench/results/wave3d_machine.toml, from
-   `perfcast calibrate --quick` (shared-memory Open MPI latency and bandwidth
-   here); made once, or again with --recalibrate.
+2. Machine model: wave3d_machine.toml, from `perfcast calibrate --quick`
+   (shared-memory Open MPI latency and bandwidth here): the recorded run's
+   (--previous) copied into this run's folder, or measured again with --recalibrate.
 3. The skeleton (apps/wave3d/skeleton/wave3d_skel.c) is built with `perfcast cc`
    and run by `perfcast simulate` on that machine file at 1, 2 and 4 ranks.
 4. The real app at 1 and 2 ranks (pinned, median and IQR over --repeats runs of
@@ -22,7 +22,7 @@ The table: real step-loop time vs the skeleton's simulated one; real calc vs
 simulated calc; a naive baseline (the 1-rank time divided by the rank count);
 the ablation of the paper (calc only = the slowest rank's calc; + wait; + comm =
 the full prediction), from the simulator's per-rank calc/wait/comm. Written to
-bench/results/wave3d_skeleton.txt and printed. Re-run on a quiet machine with:
+wave3d_skeleton.txt (and .json) in bench/results/<date>-wave3d-skeleton/ and printed. Re-run on a quiet machine with:
 
     python3 bench/wave3d_skeleton.py --build build --repeats 7
 """
@@ -32,12 +32,15 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RESULTS = os.path.join(ROOT, "bench", "results")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import result_paths  # noqa: E402
+
 SKEL_DIR = os.path.join(ROOT, "apps", "wave3d", "skeleton")
 
 
@@ -59,7 +62,8 @@ class Bench:
         self.perfcast = os.path.join(self.build, "bin", "perfcast")
         self.app = os.path.join(self.build, "apps", "wave3d")
         self.skel = os.path.join(self.build, "apps", "wave3d_skel")
-        self.machine = os.path.join(RESULTS, "wave3d_machine.toml")
+        self.machine = os.path.join(o.results, "wave3d_machine.toml")
+        self.previous_machine = os.path.join(o.previous, "wave3d_machine.toml")
         for path in (self.perfcast, self.app):
             if not os.path.exists(path):
                 sys.exit(f"wave3d_skeleton: {path} missing: cmake --build {o.build} --target perfcast app_wave3d")
@@ -95,14 +99,16 @@ class Bench:
         return skel, sim
 
     def calibrate(self):
-        if os.path.exists(self.machine) and not self.o.recalibrate:
-            log(f"machine model: {self.machine} (kept; --recalibrate to remeasure)")
+        if not self.o.recalibrate and os.path.exists(self.previous_machine):
+            if os.path.abspath(self.previous_machine) != os.path.abspath(self.machine):
+                shutil.copyfile(self.previous_machine, self.machine)
+            log(f"machine model: {self.previous_machine} (kept; --recalibrate to remeasure)")
             return
         log("perfcast calibrate --quick")
         run([self.perfcast, "calibrate", "--quick", "-o", self.machine], "perfcast calibrate")
 
     def fit(self, calc_rows, check_points):
-        path = os.path.join(RESULTS, "wave3d_calc.csv")
+        path = os.path.join(self.o.results, "wave3d_calc.csv")
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["points", "time_s"])
@@ -142,11 +148,17 @@ def main():
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--fit-sizes", default="48,144", help="two grid sizes N (N^3 points) the compute model is fitted on")
     p.add_argument("--check-size", type=int, default=96, help="the held-out size the model is checked on")
-    p.add_argument("--recalibrate", action="store_true", help="remeasure bench/results/wave3d_machine.toml")
+    p.add_argument("--results", default=result_paths.new_run_dir("wave3d-skeleton"),
+                   help="folder this run writes (default: bench/results/<today>-wave3d-skeleton)")
+    p.add_argument("--previous", default=result_paths.WAVE3D_SKELETON_DIR,
+                   help="a recorded run: its machine file is kept, and --reuse-real reads its real runs")
+    p.add_argument("--recalibrate", action="store_true", help="measure the machine file again instead of keeping --previous's")
     p.add_argument("--reuse-real", action="store_true",
-                   help="reuse the real runs saved in bench/results/wave3d_skeleton_real.json (refit and resimulate only)")
-    p.add_argument("--output", default=os.path.join(RESULTS, "wave3d_skeleton.txt"))
+                   help="reuse the real runs saved in --previous's wave3d_skeleton_real.json (refit and resimulate only)")
+    p.add_argument("--output", default=None, help="the table (default: wave3d_skeleton.txt in --results)")
     o = p.parse_args()
+    os.makedirs(o.results, exist_ok=True)
+    o.output = o.output or os.path.join(o.results, "wave3d_skeleton.txt")
     b = Bench(o)
     fit_sizes = [int(x) for x in o.fit_sizes.split(",")]
     sizes = sorted(fit_sizes + [o.check_size])
@@ -158,11 +170,14 @@ def main():
 
     # Real runs (1, 2, 4 ranks) at every size; the 1- and 2-rank runs at the fit
     # sizes also give the calc data.
-    real_path = os.path.join(RESULTS, "wave3d_skeleton_real.json")
+    real_path = os.path.join(o.results, "wave3d_skeleton_real.json")
     if o.reuse_real:
-        with open(real_path) as f:
+        previous_real = os.path.join(o.previous, "wave3d_skeleton_real.json")
+        with open(previous_real) as f:
             real = {tuple(int(v) for v in k.split("x")): r for k, r in json.load(f).items()}
-        log(f"real runs reused from {real_path}")
+        log(f"real runs reused from {previous_real}")
+        with open(real_path, "w") as f:
+            json.dump({f"{n}x{r}": v for (n, r), v in real.items()}, f, indent=1, sort_keys=True)
     else:
         real = {}
         for n in sizes:
@@ -201,9 +216,10 @@ def main():
                  f"{o.repeats}` (ranks pinned; app time_s = median of the app's {o.app_repeats} step loops, then median "
                  f"and IQR over the runs); 4 ranks on 2 cores are OVERSUBSCRIBED: shown for counts and correctness, no "
                  f"errors computed.")
-    lines.append(f"Skeleton: `perfcast simulate --machine bench/results/wave3d_machine.toml --np R -- wave3d_skel "
+    machine = result_paths.relative(b.machine)
+    lines.append(f"Skeleton: `perfcast simulate --machine {machine} --np R -- wave3d_skel "
                  f"--n N --steps {o.steps} --repeats 1` (machine from `perfcast calibrate --quick -o "
-                 f"bench/results/wave3d_machine.toml`).")
+                 f"{machine}`).")
     best = fitted["models"][fitted["chosen"]]
     seg = best["segments"][0]
     lines.append(f"Compute model: `{fit_cmd}` on sizes {fit_sizes} at 1 and 2 ranks (x = points of a rank's block, N^3 "

@@ -17,7 +17,7 @@ each simulator, the ratio, MPI calls simulated per second.
     bench/smpi/compare.py [--perfcast PATH] [--ranks 64,1024] [--steps 100]
                           [--smpi-steps 4096=20] [--timeout 600] [--skip-part2]
 
-Writes bench/results/smpi_compare.txt (or --out). Exits 0 with "skipped: smpicc
+Writes bench/results/<date>-smpi-compare/smpi_compare.txt (or --out). Exits 0 with "skipped: smpicc
 not found" when SimGrid is not installed (CI does not run this).
 """
 import argparse
@@ -36,6 +36,8 @@ import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import result_paths  # noqa: E402
 MACHINE_FILE = os.path.join(HERE, "compare.toml")
 STENCIL_SOURCE = os.path.join(ROOT, "bench", "skeletons", "stencil3d.c")
 
@@ -357,7 +359,7 @@ def main():
     ap.add_argument("--smpi-steps", default="", help="fewer SMPI steps at some rank counts: NP=STEPS,...")
     ap.add_argument("--timeout", type=float, default=600, help="wall cap of one SMPI run, seconds")
     ap.add_argument("--skip-part2", action="store_true")
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "smpi_compare.txt"))
+    ap.add_argument("--out", default=os.path.join(result_paths.new_run_dir("smpi-compare"), "smpi_compare.txt"))
     a = ap.parse_args()
 
     if not shutil.which("smpicc") or not shutil.which("smpirun"):

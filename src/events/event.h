@@ -1,4 +1,4 @@
-// Event streams: the one representation of what a rank does (DESIGN.md).
+// Event streams: the one representation of what a rank does (docs/architecture.md).
 //
 // A rank's behaviour is a sequence of Events: compute bursts and MPI operations.
 // A trace is event streams recorded from a real run; a skeleton produces them as

@@ -1,4 +1,4 @@
-// A program model evaluated per rank into event streams (DESIGN.md: "a static
+// A program model evaluated per rank into event streams (docs/architecture.md: "a static
 // model produces them when it is evaluated per rank"): an automatic skeleton
 // that `perfcast simulate` runs.
 //
