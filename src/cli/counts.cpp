@@ -6,6 +6,7 @@
 
 #include <iostream>
 
+#include "cli/count_checks.h"
 #include "cli/commands.h"
 #include "counts/run.h"
 #include "report/table.h"
@@ -136,7 +137,7 @@ void add_counts_command(CLI::App& app) {
       "executed instruction is classified from the disassembly of its object. About 50x slower than a normal run: "
       "use small inputs.");
   cmd->add_option("-n,--np", options->ranks, "Run under mpirun.openmpi with this many ranks (counts per rank)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveCount);
   cmd->add_option("--function", options->functions, "Only these functions (repeatable); inlined functions too");
   cmd->add_flag("--all", options->all, "Every function of every object (default: the program's own functions)");
   cmd->add_option("--subtract-run", options->subtract_run,

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "cli/count_checks.h"
 #include "cli/commands.h"
 #include "events/convert.h"
 #include "events/stats.h"
@@ -108,8 +109,8 @@ void add_events_command(CLI::App& app) {
   auto show = std::make_shared<ShowOptions>();
   CLI::App* show_cmd = events->add_subcommand("show", "Print event streams in the text form.");
   show_cmd->add_option("TRACE", show->path, "A trace directory (or a text file)")->required();
-  show_cmd->add_option("-r,--rank", show->rank, "Only this rank")->check(CLI::NonNegativeNumber);
-  show_cmd->add_option("--head", show->head, "Only the first N events of each rank")->check(CLI::PositiveNumber);
+  show_cmd->add_option("-r,--rank", show->rank, "Only this rank")->check(kNonNegativeCount);
+  show_cmd->add_option("--head", show->head, "Only the first N events of each rank")->check(kPositiveCount);
   show_cmd->callback([show] {
     auto job = events::open_events(show->path);
     events::TextWriteOptions options;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/count_checks.h"
 #include "cli/commands.h"
 #include "measure/timing.h"
 #include "report/table.h"
@@ -62,13 +63,13 @@ void add_measure_command(CLI::App& app) {
       "Time a real MPI run: repeated runs after warm-up, median and interquartile range, ranks pinned to "
       "cores when they fit. Launches with the pinned Open MPI (mpirun.openmpi). Runs with more ranks than "
       "cores are labelled oversubscribed: use them for counts and correctness, not timing.");
-  cmd->add_option("-n,--np", options->ranks, "Number of MPI ranks")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("-n,--np", options->ranks, "Number of MPI ranks")->required()->check(kPositiveCount);
   cmd->add_option("-r,--repeats", options->timing.repeats, "Timed runs (median and IQR over these)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveCount);
   cmd->add_option("-w,--warmup", options->timing.warmups, "Untimed warm-up runs first")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegativeCount);
   cmd->add_option("--timeout", options->timing.timeout_s, "Seconds allowed per run")->capture_default_str();
   cmd->add_flag("--no-pin", options->no_pin, "Do not bind ranks to cores");
   cmd->add_flag("--yield", options->yield,

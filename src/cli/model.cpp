@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/count_checks.h"
 #include "cli/commands.h"
 #include "cli/machine_options.h"
 #include "cli/parameters.h"
@@ -138,7 +139,7 @@ void add_model_command(CLI::App& app) {
       "Evaluate a program model per rank into event streams (a trace directory: compute bursts with flops and "
       "bytes, MPI operations in program order) that 'perfcast simulate' runs: an automatic skeleton");
   ev->add_option("model", e->model_file, "Program model (JSON)")->required()->check(CLI::ExistingFile);
-  ev->add_option("-n,--np", e->np, "Number of MPI ranks")->required()->check(CLI::PositiveNumber);
+  ev->add_option("-n,--np", e->np, "Number of MPI ranks")->required()->check(kPositiveCount);
   add_parameter_option(*ev, e->params);
   ev->add_option("-o,--output", e->output, "Trace directory to write")->required();
   add_machine_options(*ev, e->machine, false);

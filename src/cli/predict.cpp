@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/count_checks.h"
 #include "cli/commands.h"
 #include "cli/machine_options.h"
 #include "cli/parameters.h"
@@ -319,7 +320,7 @@ void add_predict_command(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   add_machine_options(*cmd, a->machine);
-  cmd->add_option("-n,--np", a->np, "Number of MPI ranks")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("-n,--np", a->np, "Number of MPI ranks")->required()->check(kPositiveCount);
   add_parameter_option(*cmd, a->params);
   cmd->add_option("--memory", a->memory,
                   "Memory level for all traffic (L1, L2, L3, DRAM), or 'auto': by each loop's working set, "

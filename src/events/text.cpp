@@ -1,5 +1,7 @@
 #include "events/text.h"
 
+#include "events/event_domain.h"
+
 #include <fmt/format.h>
 
 #include <bit>
@@ -70,9 +72,13 @@ std::uint64_t parse_uint64(std::string_view key, std::string_view text, std::str
   if (!parse_number(text, v)) expected(key, what, text);
   return v;
 }
+// A compute quantity given in the text: finite and >= 0 (-1 is the binary
+// form's "not given", never a value a user writes).
 double parse_real(std::string_view key, std::string_view text) {
   double v;
   if (!parse_number(text, v)) expected(key, "a number (like 1.5e-3)", text);
+  if (auto why = explicit_quantity_error(v))
+    throw LineError{std::string(key), fmt::format("'{}' {}: expected a finite number >= 0", text, *why)};
   return v;
 }
 std::int32_t parse_rank(std::string_view key, std::string_view text) {

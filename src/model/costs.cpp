@@ -1,6 +1,7 @@
 #include "model/costs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -373,6 +374,25 @@ Costs simplified(Costs c) {
 
 double value_of(const Expr& e, const expr::Bindings& b) { return expr::evaluate(e, b).real(); }
 
+// A count (flops, accesses, bytes, calls, cycles) evaluated for one rank: finite
+// and >= 0, or an error naming what was counted, where, the expression and the
+// values of the names it uses (a negative size or trip count shows up here).
+double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, std::string_view where) {
+  double v = value_of(e, b);
+  if (std::isfinite(v) && v >= 0) return v;
+  std::string text = expr::to_string(e);
+  if (text.size() > 200) text = text.substr(0, 200) + " ...";
+  std::string values;
+  for (const auto& name : expr::free_names(e)) {
+    auto it = b.find(name);
+    if (it == b.end()) continue;
+    values += fmt::format("{}{}={}", values.empty() ? "" : ", ", name, it->second.real());
+  }
+  throw UserError(fmt::format("{} of {} evaluates to {} ({} = {}{}): a count must be finite and >= 0", what, where,
+                              v, text, v, values.empty() ? "" : fmt::format(" with {}", values)),
+                  {}, "check the parameters bound with --param (a size or trip count is negative, or overflows)");
+}
+
 }  // namespace
 
 SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& function) {
@@ -445,7 +465,12 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
   for (const auto& p : model.parameters) {
     auto given = parameters.find(p.name);
     if (given != parameters.end()) {
-      b[p.name] = given->second;
+      const expr::Value& v = given->second;
+      if (p.integer && !v.is_integer() && !(std::isfinite(v.real()) && v.real() == std::trunc(v.real())))
+        throw UserError(fmt::format("--param {}={}: '{}' ({}) is a whole number in the program", p.name, v.real(),
+                                    p.name, p.description.empty() ? "no description" : p.description),
+                        {}, fmt::format("pass a whole number, e.g. --param {}={}", p.name, std::llround(v.real())));
+      b[p.name] = v;
     } else if (p.default_value) {
       b[p.name] = expr::evaluate(*p.default_value, b);
     } else {
@@ -499,13 +524,15 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     s.function = site.function;
     s.line = site.line;
     s.note = site.note;
-    s.flops_double = value_of(site.flops_double, b);
-    s.flops_single = value_of(site.flops_single, b);
-    s.loads = value_of(site.loads, b);
-    s.stores = value_of(site.stores, b);
-    for (const auto& [name, calls] : site.math_calls) s.math_calls[name] = value_of(calls, b);
-    s.cycles = value_of(site.cycles, b);
-    s.off_ports_cycles = value_of(site.off_ports_cycles, b);
+    const std::string where = site.line ? fmt::format("{} (line {})", site.function, site.line) : site.function;
+    s.flops_double = count_of(site.flops_double, b, "double-precision flops", where);
+    s.flops_single = count_of(site.flops_single, b, "single-precision flops", where);
+    s.loads = count_of(site.loads, b, "loads", where);
+    s.stores = count_of(site.stores, b, "stores", where);
+    for (const auto& [name, calls] : site.math_calls)
+      s.math_calls[name] = count_of(calls, b, fmt::format("calls of {}", name), where);
+    s.cycles = count_of(site.cycles, b, "in-core cycles", where);
+    s.off_ports_cycles = count_of(site.off_ports_cycles, b, "off-ports cycles", where);
     s.streams = site.streams;
     for (const auto& offsets : site.stream_offsets) {
       std::vector<double> at;
@@ -524,8 +551,8 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
       MemoryTraffic t;
       try {
         if (seg.working_set_bytes) t.working_set_bytes = value_of(*seg.working_set_bytes, b);
-        t.load_bytes = value_of(seg.load_bytes, b);
-        t.store_bytes = value_of(seg.store_bytes, b);
+        t.load_bytes = count_of(seg.load_bytes, b, "loaded bytes", where);
+        t.store_bytes = count_of(seg.store_bytes, b, "stored bytes", where);
       } catch (const UserError& e) {
         // A footprint is a refinement: when its bound does not evaluate (an
         // unsigned vector-loop count at a size the vector loop never runs),
@@ -566,8 +593,10 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     m.op = g.op;
     m.line = g.line;
     m.function = g.function;
-    m.calls = value_of(g.calls, b);
-    double bytes = value_of(g.bytes, b);
+    const std::string call_site =
+        g.line ? fmt::format("{} in {} (line {})", g.op, g.function, g.line) : fmt::format("{} in {}", g.op, g.function);
+    m.calls = count_of(g.calls, b, "calls", call_site);
+    double bytes = count_of(g.bytes, b, "bytes", call_site);
     m.bytes_per_call = m.calls > 0 ? bytes / m.calls : 0;
     if (g.peer) m.peer = static_cast<long long>(expr::evaluate_integer(*g.peer, b));
     if (g.root) (void)expr::evaluate_integer(*g.root, b);  // checked: a root must evaluate

@@ -240,10 +240,19 @@ class RankEvaluator {
     return true;
   }
 
+  // A loop's trip count or an item's call count, run one by one: a whole
+  // number >= 0, or an error naming the line, the expression and its value.
   std::int64_t integer(const Expr& e, const expr::Bindings& scope, int line, const char* what) {
     double v = expr::evaluate(e, scope).real();
-    if (!std::isfinite(v)) throw UserError(fmt::format("line {}: the {} is not finite", line, what));
-    return v <= 0 ? 0 : std::llround(v);
+    std::int64_t whole = std::isfinite(v) ? std::llround(v) : 0;
+    bool fractional = std::isfinite(v) && std::abs(v - static_cast<double>(whole)) > 1e-9 * std::max(1.0, std::abs(v));
+    if (!std::isfinite(v) || v < 0 || fractional) {
+      std::string text = expr::to_string(e);
+      if (text.size() > 200) text = text.substr(0, 200) + " ...";
+      throw UserError(fmt::format("line {}: the {} {} = {} is not a whole number >= 0", line, what, text, v), {},
+                      "check the parameters bound with --param (a size or count is negative or fractional)");
+    }
+    return whole;
   }
 
   // MPI-free work: its symbolic costs (computed once per item), evaluated here
@@ -342,6 +351,10 @@ class RankEvaluator {
     std::int64_t calls = integer(m.count, scope, line, "call count");
     if (calls == 0) return;
     double bytes_real = expr::evaluate(m.bytes, scope).real();
+    if (!std::isfinite(bytes_real) || bytes_real < 0)
+      throw UserError(fmt::format("line {}: the message size {} = {} is not a number of bytes >= 0", line,
+                                  expr::to_string(m.bytes), bytes_real),
+                      {}, "check the parameters bound with --param");
     flush();
     repeat_ = Repeat{&m, line, &scope, calls, static_cast<std::uint64_t>(std::llround(std::max(0.0, bytes_real)))};
   }

@@ -274,10 +274,14 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
     for (auto p = ps.begin(); p != ps.end(); ++p) {
       std::string path = "/parameters/" + p.key();
       if (!p.value().is_object()) r.fail(path, "expected an object with \"description\" and optional \"default\"");
-      r.only_keys(p.value(), path, {"description", "default"});
+      r.only_keys(p.value(), path, {"description", "default", "integer"});
       Parameter param{p.key(), "", r.optional_expr(p.value(), path, "default")};
       if (p.value().contains("description"))
         param.description = r.string_at(p.value()["description"], path + "/description");
+      if (p.value().contains("integer")) {
+        if (!p.value()["integer"].is_boolean()) r.fail(path + "/integer", "expected true or false");
+        param.integer = p.value()["integer"].get<bool>();
+      }
       m.parameters.push_back(std::move(param));
     }
   }

@@ -91,6 +91,9 @@ struct Parameter {
   std::string name;
   std::string description;
   std::optional<Expr> default_value;
+  // The program holds it in an integer (a size, a count, an option): a bound
+  // value with a fractional part is refused instead of predicting a fractional grid.
+  bool integer = false;
 };
 
 struct Function {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "events/event_domain.h"
 #include "sim/collectives.h"
 #include "sim/costs.h"
 #include "sim/engine_state.h"
@@ -319,6 +320,7 @@ void Engine::step(int r) {
     }
     R.call = Call::of(ev_);
     ++R.index;
+    if (auto why = events::domain_error(ev_)) fail(r, *why);
     ++result_.events;
     ++result_.kind_counts[static_cast<size_t>(ev_.kind)];
     if (ev_.kind != Kind::Compute && ev_.kind != Kind::Marker) ++result_.mpi_calls;

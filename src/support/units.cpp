@@ -145,6 +145,10 @@ double parse(std::string_view text, Dimension expected, bool allow_bare_number) 
   if (q.dimension != expected)
     throw UserError(fmt::format("'{}' is {}, expected {} such as {}", trim(text), dimension_name(q.dimension),
                                 dimension_name(expected), dimension_example(expected)));
+  if (!std::isfinite(q.value))
+    throw UserError(fmt::format("'{}' {}; expected {} such as {}", trim(text),
+                                std::isnan(q.value) ? "is not a number" : "overflows a double",
+                                dimension_name(expected), dimension_example(expected)));
   if (q.value < 0) throw UserError(fmt::format("'{}' is negative", trim(text)));
   return q.value;
 }

@@ -1,0 +1,25 @@
+#include "events/event_domain.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace perfcast::events {
+
+std::optional<std::string> explicit_quantity_error(double value) {
+  if (std::isnan(value)) return "is not a number (nan)";
+  if (std::isinf(value)) return "is infinite";
+  if (value < 0) return fmt::format("is negative ({})", value);
+  return std::nullopt;
+}
+
+std::optional<std::string> domain_error(const Event& e) {
+  if (e.kind != Kind::Compute) return std::nullopt;
+  if (e.seconds != -1)
+    if (auto why = explicit_quantity_error(e.seconds)) return fmt::format("a compute burst's seconds {}", *why);
+  if (auto why = explicit_quantity_error(e.flops)) return fmt::format("a compute burst's flops {}", *why);
+  if (auto why = explicit_quantity_error(e.bytes_moved)) return fmt::format("a compute burst's bytes {}", *why);
+  return std::nullopt;
+}
+
+}  // namespace perfcast::events

@@ -1,0 +1,21 @@
+// The domain of each quantity an event carries, checked once where events
+// enter an engine, whatever their source (text, binary trace, skeleton, model).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "events/event.h"
+
+namespace perfcast::events {
+
+// What is wrong with `e`'s quantities, or nothing. A compute burst's seconds
+// are either the "not given" mark (exactly -1, then flops and bytes_moved are
+// priced) or a finite time >= 0; flops and bytes_moved are finite and >= 0.
+std::optional<std::string> domain_error(const Event& e);
+
+// For readers of user-written values: a compute field given explicitly must be
+// finite and >= 0 (the -1 mark is the absence of a value, never a value).
+std::optional<std::string> explicit_quantity_error(double value);
+
+}  // namespace perfcast::events
