@@ -1,11 +1,12 @@
 /* fft3d_skel — the BSIM skeleton of apps/fft3d/fft3d.c (Susukita et al., SC2008).
  *
- * Same options, same slab decomposition, and the same MPI calls in the same
- * order with the same sizes as fft3d for the same arguments: the plane-wave
- * transform (one alltoall) and the allreduce of its error; per round trip the
- * barrier, two alltoalls (forward and inverse transposes, 16 nx ny nz / P^2
- * bytes to every rank) and the MPI_MAX allreduce of its time; the allreduce of
- * the round-trip error.
+ * Same options, same slab or pencil decomposition, and the same MPI calls in
+ * the same order with the same sizes as fft3d for the same arguments: with
+ * pencils the two MPI_Comm_split of the process grid; the plane-wave
+ * transform and the allreduce of its error; per round trip the barrier, the
+ * transposes (slabs: two alltoalls of 16 nx ny nz / P^2 bytes to every rank;
+ * pencils: four, two along the process row and two along the column) and the
+ * MPI_MAX allreduce of its time; the allreduce of the round-trip error.
  *
  * Compute is BSIM_Add_flops/BSIM_Add_bytes: the FFTs at 5 N log2 N flops per
  * transform of N points, each streaming its data twice; the packing and
@@ -32,6 +33,7 @@ typedef struct {
   FftOptions o;
   FftSlabs s;
   int size;
+  MPI_Comm rowcomm, colcomm; /* pencils */
 } Fft;
 
 /* FFTs of `count` lines of `length` points. */
@@ -47,18 +49,44 @@ static void transpose(const Fft *f, SkelTally *t) {
   BSIM_Add_bytes(32.0 * (double)f->s.local); /* unpack */
 }
 
+/* A pencil transpose: `block` numbers to each of the `peers` ranks of comm. */
+static void pencil_transpose(const Fft *f, long long block, int peers, MPI_Comm comm, SkelTally *t) {
+  BSIM_Add_bytes(32.0 * (double)f->s.local);
+  LMPI_Alltoall(NULL, (int)(2 * block), MPI_DOUBLE, NULL, (int)(2 * block), MPI_DOUBLE, comm);
+  tally_add(t, TALLY_ALLTOALL, 16LL * block * peers);
+  BSIM_Add_bytes(32.0 * (double)f->s.local);
+}
+
 static void forward(const Fft *f, SkelTally *t) {
-  ffts(f->s.nxl, (double)f->o.ny * f->o.nz);
+  const FftSlabs *s = &f->s;
+  if (f->o.decomp == DECOMP_PENCIL) {
+    ffts((double)s->nxa * s->nya, f->o.nz);
+    pencil_transpose(f, s->row_block, s->pc, f->rowcomm, t);
+    ffts((double)s->nxa * s->nza, f->o.ny);
+    pencil_transpose(f, s->col_block, s->pr, f->colcomm, t);
+    ffts((double)s->nyc * s->nza, f->o.nx);
+    return;
+  }
+  ffts(s->nxl, (double)f->o.ny * f->o.nz);
   transpose(f, t);
-  ffts((double)f->s.nyl * f->o.nz, f->o.nx);
+  ffts((double)s->nyl * f->o.nz, f->o.nx);
 }
 
 static void inverse(const Fft *f, SkelTally *t) {
-  ffts((double)f->s.nyl * f->o.nz, f->o.nx);
-  transpose(f, t);
-  ffts(f->s.nxl, (double)f->o.ny * f->o.nz);
-  BSIM_Add_flops(2.0 * (double)f->s.local); /* the 1/N scaling */
-  BSIM_Add_bytes(32.0 * (double)f->s.local);
+  const FftSlabs *s = &f->s;
+  if (f->o.decomp == DECOMP_PENCIL) {
+    ffts((double)s->nyc * s->nza, f->o.nx);
+    pencil_transpose(f, s->col_block, s->pr, f->colcomm, t);
+    ffts((double)s->nxa * s->nza, f->o.ny);
+    pencil_transpose(f, s->row_block, s->pc, f->rowcomm, t);
+    ffts((double)s->nxa * s->nya, f->o.nz);
+  } else {
+    ffts((double)s->nyl * f->o.nz, f->o.nx);
+    transpose(f, t);
+    ffts(s->nxl, (double)f->o.ny * f->o.nz);
+  }
+  BSIM_Add_flops(2.0 * (double)s->local); /* the 1/N scaling */
+  BSIM_Add_bytes(32.0 * (double)s->local);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -88,6 +116,10 @@ int main(int argc, char **argv) {
   }
   times = malloc(sizeof(double) * (size_t)f.o.repeats);
   if (times == NULL) MPI_Abort(MPI_COMM_WORLD, 3);
+  if (f.o.decomp == DECOMP_PENCIL) {
+    MPI_Comm_split(MPI_COMM_WORLD, rank / f.s.pc, rank % f.s.pc, &f.rowcomm);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % f.s.pc, rank / f.s.pc, &f.colcomm);
+  }
 
   /* the plane wave (a complex exponential per point), its transform and error */
   BSIM_Add_flops(40.0 * (double)f.s.local);
@@ -123,12 +155,16 @@ int main(int argc, char **argv) {
     qsort(sorted, (size_t)f.o.repeats, sizeof(double), cmp_double);
     t_med = (f.o.repeats % 2) ? sorted[f.o.repeats / 2]
                               : 0.5 * (sorted[f.o.repeats / 2 - 1] + sorted[f.o.repeats / 2]);
-    printf("fft3d_skel: %d x %d x %d on %d ranks (slabs): simulated round trip %.6g s\n", f.o.nx, f.o.ny, f.o.nz,
-           f.size, t_med);
-    printf("{\"app\":\"fft3d_skel\",\"ranks\":%d,\"nx\":%d,\"ny\":%d,\"nz\":%d,\"decomposition\":\"slabs\"", f.size,
-           f.o.nx, f.o.ny, f.o.nz);
-    printf(",\"planes_per_rank\":%d,\"alltoalls_per_round_trip\":2,\"alltoall_bytes_per_peer\":%lld", f.s.nxl,
-           16 * f.s.block);
+    printf("fft3d_skel: %d x %d x %d on %d ranks (%s): simulated round trip %.6g s\n", f.o.nx, f.o.ny, f.o.nz,
+           f.size, f.o.decomp == DECOMP_PENCIL ? "pencils" : "slabs", t_med);
+    printf("{\"app\":\"fft3d_skel\",\"ranks\":%d,\"nx\":%d,\"ny\":%d,\"nz\":%d", f.size, f.o.nx, f.o.ny, f.o.nz);
+    if (f.o.decomp == DECOMP_PENCIL)
+      printf(",\"decomposition\":\"pencils\",\"pr\":%d,\"pc\":%d,\"alltoalls_per_round_trip\":4"
+             ",\"row_alltoall_bytes_per_peer\":%lld,\"column_alltoall_bytes_per_peer\":%lld",
+             f.s.pr, f.s.pc, 16 * f.s.row_block, 16 * f.s.col_block);
+    else
+      printf(",\"decomposition\":\"slabs\",\"planes_per_rank\":%d,\"alltoalls_per_round_trip\":2"
+             ",\"alltoall_bytes_per_peer\":%lld", f.s.nxl, 16 * f.s.block);
     printf(",\"flops_per_round_trip\":%.17g,\"repeats\":%d,\"time_s\":%.9g,\"times_s\":[", flops, f.o.repeats, t_med);
     for (rep = 0; rep < f.o.repeats; rep++) printf("%s%.9g", rep ? "," : "", times[rep]);
     printf("],\"check\":\"skeleton\"}\n");
@@ -137,6 +173,10 @@ int main(int argc, char **argv) {
   }
   tally_print(&tally, rank);
   free(times);
+  if (f.o.decomp == DECOMP_PENCIL) {
+    MPI_Comm_free(&f.rowcomm);
+    MPI_Comm_free(&f.colcomm);
+  }
   MPI_Finalize();
   return 0;
 }
