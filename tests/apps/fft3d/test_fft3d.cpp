@@ -102,8 +102,8 @@ TEST(Fft3d, GridsThatDoNotSplitAreRefused) {
       {4, {"--nx", "6", "--ny", "8"}, "--nx"},
       {1, {"--n", "0"}, "--n"},
       {1, {"--decomp", "cube"}, "--decomp"},
-      {2, {"--pr", "2"}, "--pr"},                                         // a pencil option without pencils
-      {4, {"--decomp", "pencil", "--pr", "3"}, "--pr"},                   // not the 4 ranks
+      {2, {"--pr", "2"}, "--pr"},                                                  // a pencil option without pencils
+      {4, {"--decomp", "pencil", "--pr", "3"}, "--pr"},                            // not the 4 ranks
       {4, {"--decomp", "pencil", "--nx", "3", "--ny", "4", "--nz", "4"}, "--nx"},  // 2 x 2
 
   };

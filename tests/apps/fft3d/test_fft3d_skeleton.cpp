@@ -37,8 +37,8 @@ void expect_same_as_real(int ranks, const std::vector<std::string>& args) {
 }
 
 const std::vector<std::string> kGrid = {"--nx", "16", "--ny", "8", "--nz", "12", "--repeats", "3"};
-const std::vector<std::string> kPencils = {"--nx", "8", "--ny", "12", "--nz", "6", "--decomp", "pencil",
-                                           "--repeats", "2"};
+const std::vector<std::string> kPencils = {"--nx", "8",        "--ny",   "12",        "--nz",
+                                           "6",    "--decomp", "pencil", "--repeats", "2"};
 
 }  // namespace
 
@@ -57,10 +57,9 @@ TEST(Fft3dSkeleton, PencilsSameCallsAtFourRanksOversubscribed) {
 }
 
 TEST(Fft3dSkeleton, PredictedTimeGrowsWithTheGrid) {
-  perfcast::testing::expect_time_grows_with_size("fft3d_skel", 2,
-                                                 {{"--n", "16", "--repeats", "1"},
-                                                  {"--n", "32", "--repeats", "1"},
-                                                  {"--n", "64", "--repeats", "1"}});
+  perfcast::testing::expect_time_grows_with_size(
+      "fft3d_skel", 2,
+      {{"--n", "16", "--repeats", "1"}, {"--n", "32", "--repeats", "1"}, {"--n", "64", "--repeats", "1"}});
 }
 
 TEST(Fft3dSkeleton, BadArgumentsFailLikeTheApp) {

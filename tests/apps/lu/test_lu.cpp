@@ -123,7 +123,7 @@ TEST(Lu, BadArgumentsExitNonZero) {
   };
   const std::vector<Case> cases = {
       {1, {"--n", "0"}, "--n"},
-      {2, {"--p", "3"}, "--p"},       // does not divide the ranks
+      {2, {"--p", "3"}, "--p"},              // does not divide the ranks
       {2, {"--p", "2", "--q", "2"}, "--q"},  // 4 is not 2 ranks
       {1, {"--frobnicate"}, "--frobnicate"},
   };
