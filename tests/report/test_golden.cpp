@@ -14,6 +14,7 @@
 #include "model/program_model.h"
 #include "modelsim/model_simulation.h"
 #include "report/golden_file.h"
+#include "report/model_events.h"
 #include "report/prediction.h"
 #include "report/simulation.h"
 #include "report/timeline.h"
@@ -148,6 +149,20 @@ TEST(ReportGolden, PredictSimulatedBlockIsTheSimulationSchema) {
   EXPECT_EQ(block, document);
   EXPECT_TRUE(block["ranks"][0].contains("end_s"));
   EXPECT_FALSE(block["ranks"][0].contains("time_s"));
+}
+
+// `perfcast model events`'s summary: every rank up to 16, then the first and the last.
+ModelEventsSummary events_summary(int np) {
+  ModelEventsSummary s{"sweep.model.json", "sweep.trace", {}};
+  for (int r = 0; r < np; ++r)
+    s.ranks.push_back({r, 27, 9, 18, 2.24e6 * (r + 1), 1.0986e7 * (r + 1) + 1000});
+  return s;
+}
+
+TEST(ReportGolden, ModelEventsSummary) {
+  expect_json_golden(model_events_json(events_summary(3)), "model_events_np3.json");
+  expect_text_golden(model_events_text(events_summary(3)), "model_events_np3.txt");
+  expect_text_golden(model_events_text(events_summary(20)), "model_events_np20.txt");
 }
 
 }  // namespace
