@@ -2,7 +2,8 @@
 # Compares the outputs of two perfcast builds: predict (text, --json,
 # --simulate, --simulate --json) on wave3d's model at n=128, 100 steps on
 # every bundled machine at 1, 4 and 64 ranks, and simulate (text, --json) on
-# the event streams `perfcast model events` makes of the same model.
+# the event streams `perfcast model events` makes of the same model (and that
+# command's own summary, text and --json).
 # JSON is compared field by field with sorted keys; each field that differs
 # is named, and marked "on purpose" when it is one the report layer changed
 # knowingly (ON_PURPOSE below, docs/json.md). The simulator's own timings
@@ -107,6 +108,7 @@ run_both() {  # KIND LABEL FORMAT ARGS...   FORMAT: text | json
     sed -i -E 's/^(simulated [0-9]+ events \([0-9]+ MPI calls\) in ).*$/\1(wall time)/' "$work/base.out" "$work/new.out"
     if ! diff -u "$work/base.out" "$work/new.out" >"$work/diff"; then
       echo "  $label: text differs [UNEXPECTED]"
+      echo "$kind text: differs [UNEXPECTED]" >>"$summary"
       head -40 "$work/diff" | sed 's/^/    /'
       status=1
     fi
@@ -126,6 +128,9 @@ done
 
 for np in 4 64; do
   trace="$work/wave3d_np$np.trace"
+  events_args=(model events "$model" --np "$np" "${params[@]}" -o "$work/summary.trace")
+  run_both model-events "model events np=$np text" text "${events_args[@]}"
+  run_both model-events "model events np=$np --json" json "${events_args[@]}" --json
   "$new" model events "$model" --np "$np" "${params[@]}" -o "$trace" >/dev/null
   for machine in machines/*.toml; do
     name=$(basename "$machine" .toml)
