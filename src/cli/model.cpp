@@ -2,6 +2,7 @@
 // parameters a prediction binds, with their descriptions and defaults;
 // `model events` evaluates the model per rank into event streams (a trace
 // directory) that `perfcast simulate` runs: an automatic skeleton.
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -16,8 +17,7 @@
 #include "model/costs.h"
 #include "model/model_events.h"
 #include "model/program_model.h"
-#include "report/table.h"
-#include <algorithm>
+#include "report/model_events.h"
 
 namespace perfcast::cli {
 
@@ -82,44 +82,27 @@ void write_events(const EventsArgs& a) {
     meta.command.push_back(p);
   }
   events::TraceWriter writer(a.output, a.np, meta);
-  nlohmann::json per_rank = nlohmann::json::array();
+  report::ModelEventsSummary summary{a.model_file, a.output, {}};
   for (int r = 0; r < a.np; ++r) {
-    double flops = 0, bytes = 0;
-    std::uint64_t bursts = 0, count = 0, mpi_calls = 0;
+    report::RankEventsSummary rank{.rank = r};
     auto source = job.open_rank(r);
     for (events::Event e; source->next(e, 0);) {
-      ++count;
+      ++rank.events;
       if (e.kind == events::Kind::Compute) {
-        ++bursts;
-        flops += e.flops;
-        bytes += e.bytes_moved;
+        ++rank.compute_bursts;
+        rank.flops += e.flops;
+        rank.bytes_moved += e.bytes_moved;
       } else {
-        ++mpi_calls;
+        ++rank.mpi_calls;
       }
       writer.append(r, e);
     }
-    per_rank.push_back({{"rank", r},
-                        {"events", count},
-                        {"mpi_calls", mpi_calls},
-                        {"compute_bursts", bursts},
-                        {"flops", flops},
-                        {"bytes_moved", bytes}});
+    summary.ranks.push_back(rank);
   }
   writer.close();
 
-  if (a.json) {
-    std::cout << nlohmann::json({{"trace", a.output}, {"np", a.np}, {"ranks", per_rank}}).dump(2) << "\n";
-    return;
-  }
-  report::Table t({"rank", "events", "MPI calls", "compute bursts", "flops", "bytes moved"});
-  auto shown = per_rank.size() <= 16 ? per_rank : nlohmann::json::array({per_rank.front(), per_rank.back()});
-  for (const auto& r : shown)
-    t.add_row({std::to_string(r["rank"].get<int>()), std::to_string(r["events"].get<std::uint64_t>()),
-               std::to_string(r["mpi_calls"].get<std::uint64_t>()),
-               std::to_string(r["compute_bursts"].get<std::uint64_t>()), fmt::format("{:.4g}", r["flops"].get<double>()),
-               fmt::format("{:.4g}", r["bytes_moved"].get<double>())});
-  std::cout << fmt::format("{}: {} ranks -> {}\n", a.model_file, a.np, a.output) << t.render()
-            << fmt::format("run it: perfcast simulate --machine M {}\n", a.output);
+  if (a.json) std::cout << report::model_events_json(summary).dump(2) << "\n";
+  else std::cout << report::model_events_text(summary);
 }
 
 }  // namespace

@@ -13,10 +13,10 @@
 #include "cli/machine_options.h"
 #include "cli/progress_line.h"
 #include "events/convert.h"
+#include "report/simulation.h"
+#include "report/timeline.h"
 #include "sim/engine.h"
-#include "sim/sim_report.h"
 #include "sim/skeleton/live_job.h"
-#include "sim/timeline.h"
 #include "support/error.h"
 
 namespace perfcast::cli {
@@ -99,20 +99,20 @@ void run_simulation(const SimulateArgs& a) {
   JobChoice choice = open_job(a);
   options.mover = choice.mover;
 
-  std::unique_ptr<sim::ChromeTraceWriter> timeline;
+  std::unique_ptr<report::ChromeTraceWriter> timeline;
   if (!a.timeline.empty()) {
     int n = choice.job->size();
-    if (n > sim::kTimelineRankLimit && !a.force_timeline)
+    if (n > report::kTimelineRankLimit && !a.force_timeline)
       throw UserError(fmt::format("a timeline of {} ranks would hold one track per rank: more than {} is refused, as "
                                   "the file grows with ranks x events and viewers stop coping",
-                                  n, sim::kTimelineRankLimit),
+                                  n, report::kTimelineRankLimit),
                       {"", std::nullopt, "--timeline"}, "add --force-timeline to write it anyway");
-    timeline = std::make_unique<sim::ChromeTraceWriter>(a.timeline, n);
+    timeline = std::make_unique<report::ChromeTraceWriter>(a.timeline, n);
     options.timeline = timeline.get();
   }
 
   ProgressLine progress(!a.json);
-  options.progress = [&](const sim::SimProgress& p) { progress.show(sim::progress_text(p)); };
+  options.progress = [&](const sim::SimProgress& p) { progress.show(report::simulation_progress_text(p)); };
   sim::SimResult result = sim::simulate(*choice.job, machine, options);
   progress.end();
   if (timeline) timeline->close();
@@ -128,9 +128,9 @@ void run_simulation(const SimulateArgs& a) {
     }
   }
 
-  sim::ReportContext context{choice.label, machine.name, options.collectives, true};
-  if (a.json) std::cout << sim::result_json(result, context).dump(2) << "\n";
-  else std::cout << sim::result_table(result, context, a.table_rows);
+  report::SimulationContext context{choice.label, machine.name, options.collectives, true};
+  if (a.json) std::cout << report::simulation_json(result, context).dump(2) << "\n";
+  else std::cout << report::simulation_table(result, context, a.table_rows);
   if (!a.json && timeline) std::cout << fmt::format("timeline: {} (open in ui.perfetto.dev)\n", a.timeline);
 }
 
@@ -153,7 +153,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--timeline", a->timeline, "Write a Chrome-trace/Perfetto JSON timeline (one track per rank)")
       ->type_name("FILE");
   cmd->add_flag("--force-timeline", a->force_timeline,
-                fmt::format("Write the timeline even beyond {} ranks", sim::kTimelineRankLimit));
+                fmt::format("Write the timeline even beyond {} ranks", report::kTimelineRankLimit));
   cmd->add_option("--rows", a->table_rows, "Ranks listed one per row in the table; beyond, a summary")
       ->capture_default_str();
   cmd->add_option("--np", a->np, "Run a live skeleton (built with `perfcast cc`) on this many ranks, as fibers")

@@ -54,6 +54,14 @@ TEST(CliPredict, SimulateRunsTheModelsCallsOnTheEngine) {
   EXPECT_EQ(s["ranks"][3]["wait_s"], 0.0);
   EXPECT_GT(s["ranks"][0]["wait_s"].get<double>(), 0.0);
   EXPECT_GE(s["predicted_time_s"].get<double>(), j["ranks"][3]["compute_s"].get<double>());
+  // A rank's simulated result is written as `perfcast simulate` writes it (docs/json.md),
+  // and the simulation is one of the prediction's estimates.
+  EXPECT_EQ(s["ranks"][s["slowest_rank"].get<int>()]["end_s"], s["predicted_time_s"]);
+  EXPECT_FALSE(s["ranks"][3].contains("time_s"));
+  const auto& simulated = j["estimates"].back();
+  EXPECT_EQ(simulated["name"], "simulated");
+  EXPECT_EQ(simulated["time_s"], s["predicted_time_s"]);
+  EXPECT_EQ(simulated["rank_time_s"].size(), 4u);
 }
 
 // The simulation's event budget is predict's own option, named by the error.

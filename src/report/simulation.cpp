@@ -1,13 +1,18 @@
-#include "sim/sim_report.h"
+#include "report/simulation.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <numeric>
 
 #include <fmt/format.h>
 
 #include "report/table.h"
 
-namespace perfcast::sim {
+namespace perfcast::report {
+
+using sim::RankTimes;
+using sim::SimResult;
 
 namespace {
 
@@ -40,7 +45,7 @@ std::string why(const SimResult& r) {
 
 }  // namespace
 
-nlohmann::json result_json(const SimResult& r, const ReportContext& context) {
+nlohmann::json sim_result_json(const SimResult& r, bool include_wall) {
   nlohmann::json ranks = nlohmann::json::array();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const auto& t = r.ranks[i];
@@ -52,9 +57,6 @@ nlohmann::json result_json(const SimResult& r, const ReportContext& context) {
     if (r.kind_counts[static_cast<size_t>(k)] > 0)
       kinds[std::string(events::kind_name(static_cast<events::Kind>(k)))] = r.kind_counts[static_cast<size_t>(k)];
   nlohmann::json j = {
-      {"source", context.source},
-      {"machine", context.machine},
-      {"collectives", collective_mode_name(context.collectives)},
       {"predicted_time_s", r.predicted_time_s},
       {"events", r.events},
       {"mpi_calls", r.mpi_calls},
@@ -67,7 +69,7 @@ nlohmann::json result_json(const SimResult& r, const ReportContext& context) {
       {"kinds", kinds},
       {"ranks", ranks},
   };
-  if (context.include_wall) {
+  if (include_wall) {
     j["wall_s"] = r.wall_s;
     j["mpi_calls_per_s"] = r.wall_s > 0 ? static_cast<double>(r.mpi_calls) / r.wall_s : 0.0;
     j["engine_bytes_per_rank"] = r.ranks.empty() ? 0.0 : static_cast<double>(r.engine_bytes) / r.ranks.size();
@@ -75,12 +77,20 @@ nlohmann::json result_json(const SimResult& r, const ReportContext& context) {
   return j;
 }
 
-std::string result_table(const SimResult& r, const ReportContext& context, int max_rows) {
+nlohmann::json simulation_json(const SimResult& r, const SimulationContext& context) {
+  nlohmann::json j = sim_result_json(r, context.include_wall);
+  j["source"] = context.source;
+  j["machine"] = context.machine;
+  j["collectives"] = sim::collective_mode_name(context.collectives);
+  return j;
+}
+
+std::string simulation_table(const SimResult& r, const SimulationContext& context, int max_rows) {
   std::string out = fmt::format("{} on {} ({} ranks, collectives: {})\n\n", context.source, context.machine,
-                                r.ranks.size(), collective_mode_name(context.collectives));
-  using Align = report::Table::Align;
+                                r.ranks.size(), sim::collective_mode_name(context.collectives));
+  using Align = Table::Align;
   if (static_cast<int>(r.ranks.size()) <= max_rows) {
-    report::Table t({"rank", "calc", "wait", "comm", "end"},
+    Table t({"rank", "calc", "wait", "comm", "end"},
                     {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right});
     for (size_t i = 0; i < r.ranks.size(); ++i) {
       const auto& x = r.ranks[i];
@@ -97,7 +107,7 @@ std::string result_table(const SimResult& r, const ReportContext& context, int m
       std::sort(v.begin(), v.end());
       return std::array<double, 3>{v.front(), v[v.size() / 2], v.back()};
     };
-    report::Table t({"", "min", "median", "max"}, {Align::Left, Align::Right, Align::Right, Align::Right});
+    Table t({"", "min", "median", "max"}, {Align::Left, Align::Right, Align::Right, Align::Right});
     for (auto [name, field] : {std::pair{"calc", &RankTimes::calc_s}, std::pair{"wait", &RankTimes::wait_s},
                                std::pair{"comm", &RankTimes::comm_s}, std::pair{"end", &RankTimes::end_s}}) {
       auto s = stats(field);
@@ -110,7 +120,7 @@ std::string result_table(const SimResult& r, const ReportContext& context, int m
     std::partial_sort(order.begin(), order.begin() + static_cast<long>(shown), order.end(), [&](size_t a, size_t b) {
       return r.ranks[a].end_s > r.ranks[b].end_s || (r.ranks[a].end_s == r.ranks[b].end_s && a < b);
     });
-    report::Table slow({"slowest rank", "calc", "wait", "comm", "end"},
+    Table slow({"slowest rank", "calc", "wait", "comm", "end"},
                        {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right});
     for (size_t i = 0; i < shown; ++i) {
       const auto& x = r.ranks[order[i]];
@@ -125,9 +135,9 @@ std::string result_table(const SimResult& r, const ReportContext& context, int m
   return out;
 }
 
-std::string progress_text(const SimProgress& p) {
+std::string simulation_progress_text(const sim::SimProgress& p) {
   return fmt::format("simulating: {:.4g} M events, simulated clock {:.4g} s, {} of {} ranks done, {:.0f} s",
                      p.events / 1e6, p.simulated_s, p.ranks_done, p.ranks, p.wall_s);
 }
 
-}  // namespace perfcast::sim
+}  // namespace perfcast::report

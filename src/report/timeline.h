@@ -7,14 +7,14 @@
 
 #include "sim/engine.h"
 
-namespace perfcast::sim {
+namespace perfcast::report {
 
 // Beyond this many ranks a timeline is refused unless forced: the file grows
 // with ranks x events and viewers stop coping long before.
 inline constexpr int kTimelineRankLimit = 4096;
 
 // Streams spans to a file as the engine produces them (memory stays flat).
-class ChromeTraceWriter : public TimelineSink {
+class ChromeTraceWriter : public sim::TimelineSink {
  public:
   // Throws UserError when the file cannot be written.
   ChromeTraceWriter(const std::filesystem::path& file, int nranks);
@@ -22,7 +22,7 @@ class ChromeTraceWriter : public TimelineSink {
   ChromeTraceWriter(const ChromeTraceWriter&) = delete;
   ChromeTraceWriter& operator=(const ChromeTraceWriter&) = delete;
 
-  void span(int rank, SpanKind kind, events::Kind op, double start_s, double end_s) override;
+  void span(int rank, sim::SpanKind kind, events::Kind op, double start_s, double end_s) override;
   void close();  // finishes the JSON; throws UserError when the disk refused
 
  private:
@@ -31,4 +31,4 @@ class ChromeTraceWriter : public TimelineSink {
   bool first_ = true;
 };
 
-}  // namespace perfcast::sim
+}  // namespace perfcast::report

@@ -1,10 +1,10 @@
-#include "sim/timeline.h"
+#include "report/timeline.h"
 
 #include <fmt/format.h>
 
 #include "support/error.h"
 
-namespace perfcast::sim {
+namespace perfcast::report {
 
 ChromeTraceWriter::ChromeTraceWriter(const std::filesystem::path& file, int nranks) : path_(file) {
   file_ = std::fopen(file.c_str(), "w");
@@ -21,9 +21,9 @@ ChromeTraceWriter::~ChromeTraceWriter() {
   if (file_) std::fclose(file_);
 }
 
-void ChromeTraceWriter::span(int rank, SpanKind kind, events::Kind op, double start_s, double end_s) {
-  const char* category = kind == SpanKind::Compute ? "compute" : kind == SpanKind::Wait ? "wait" : "comm";
-  std::string name = kind == SpanKind::Compute ? std::string("compute")
+void ChromeTraceWriter::span(int rank, sim::SpanKind kind, events::Kind op, double start_s, double end_s) {
+  const char* category = kind == sim::SpanKind::Compute ? "compute" : kind == sim::SpanKind::Wait ? "wait" : "comm";
+  std::string name = kind == sim::SpanKind::Compute ? std::string("compute")
                                                : fmt::format("{} {}", events::kind_name(op), category);
   // Chrome traces count in microseconds.
   fmt::print(file_, "{}{{\"ph\":\"X\",\"pid\":0,\"tid\":{},\"cat\":\"{}\",\"name\":\"{}\",\"ts\":{:.6f},\"dur\":{:.6f}}}",
@@ -40,4 +40,4 @@ void ChromeTraceWriter::close() {
   if (failed) throw UserError("writing the timeline failed (disk full?)", {path_.string(), std::nullopt, ""});
 }
 
-}  // namespace perfcast::sim
+}  // namespace perfcast::report

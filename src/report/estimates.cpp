@@ -1,0 +1,90 @@
+#include "report/estimates.h"
+
+namespace perfcast::report {
+
+namespace {
+
+// The rank with the largest figure (the first of equals): the slowest rank of
+// an estimate whose job time is the max over ranks.
+int slowest_of(const std::vector<double>& rank_time_s) {
+  int slowest = 0;
+  for (size_t r = 1; r < rank_time_s.size(); ++r)
+    if (rank_time_s[r] > rank_time_s[static_cast<size_t>(slowest)]) slowest = static_cast<int>(r);
+  return slowest;
+}
+
+template <typename Field>
+std::vector<double> per_rank(const model::Prediction& p, Field field) {
+  std::vector<double> out;
+  out.reserve(p.ranks.size());
+  for (const auto& r : p.ranks) out.push_back(r.*field);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Estimate> prediction_estimates(const model::Prediction& p, const sim::SimResult* simulated) {
+  std::vector<Estimate> out;
+
+  Estimate formula{.name = "formula",
+                   .description = "the paper's plain formula: max(flops / peak, bytes / bandwidth) + communication",
+                   .time_s = p.predicted_time_s,
+                   .slowest_rank = p.slowest_rank,
+                   .rank_time_s = per_rank(p, &model::RankPrediction::time_s)};
+  out.push_back(std::move(formula));
+
+  Estimate mca{.name = "mca",
+               .description = "the plain formula with loop bodies' in-core time from LLVM MCA instead of flops / peak"};
+  if (p.mca_available) {
+    mca.rank_time_s = per_rank(p, &model::RankPrediction::mca_time_s);
+    mca.time_s = p.mca_time_s;
+    mca.slowest_rank = slowest_of(mca.rank_time_s);
+  } else {
+    mca.unavailable = p.mca_note;
+  }
+  out.push_back(std::move(mca));
+
+  Estimate footprint{.name = "footprint",
+                     .description = "loop footprints: distinct bytes from the level they fit in, every access at L1"};
+  if (p.footprint_available) {
+    footprint.rank_time_s = per_rank(p, &model::RankPrediction::footprint_time_s);
+    footprint.time_s = p.footprint_time_s;
+    footprint.slowest_rank = slowest_of(footprint.rank_time_s);
+  } else {
+    footprint.unavailable =
+        p.footprint_note.empty() ? "no loop the entry runs carries a footprint" : p.footprint_note;
+  }
+  out.push_back(std::move(footprint));
+
+  Estimate refined{.name = "refined",
+                   .description = "per site (loop nest) every refinement available, summed, with communication at "
+                                  "the machine's measured times",
+                   .time_s = p.refined_time_s,
+                   .slowest_rank = p.refined_slowest_rank,
+                   .rank_time_s = per_rank(p, &model::RankPrediction::refined_time_s)};
+  out.push_back(std::move(refined));
+
+  // The expected slowest of the ranks' stretches: a job figure, no rank's own.
+  Estimate noisy{.name = "noisy",
+                 .description = "the refined time under the machine's measured noise (the expected slowest rank's "
+                                "stretch)"};
+  if (p.noise_available) noisy.time_s = p.noisy_time_s;
+  else noisy.unavailable = "the machine file has no node.noise";
+  out.push_back(std::move(noisy));
+
+  Estimate sim{.name = "simulated",
+               .description = "the sites' refined times as bursts between the model's calls on the simulator "
+                              "(overlap, waits)",
+               .engine = Estimate::Engine::Simulator};
+  if (simulated) {
+    sim.time_s = simulated->predicted_time_s;
+    sim.slowest_rank = simulated->slowest_rank;
+    for (const auto& r : simulated->ranks) sim.rank_time_s.push_back(r.end_s);
+  } else {
+    sim.unavailable = "not simulated (predict --simulate runs it)";
+  }
+  out.push_back(std::move(sim));
+  return out;
+}
+
+}  // namespace perfcast::report

@@ -1,0 +1,33 @@
+// A prediction as a list of named estimates: the plain formula, each
+// refinement, the refined time under noise, the simulated time. Every
+// rendering of a prediction (predict's table and JSON) walks this one list, so
+// a new refinement or method is one more entry here, with its own name.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/predict.h"
+#include "sim/engine.h"
+
+namespace perfcast::report {
+
+struct Estimate {
+  enum class Engine { Formula, Simulator };  // the analytic predictor, or the model's calls on the simulator
+
+  std::string name;         // stable key for scripts: "formula", "mca", "footprint", "refined", "noisy", "simulated"
+  std::string description;  // what it prices, one line
+  Engine engine = Engine::Formula;
+  std::optional<double> time_s;      // the job's time (max over ranks); absent: not available
+  std::optional<int> slowest_rank;   // the rank that gives time_s; absent where no one rank does
+  std::vector<double> rank_time_s;   // per rank in rank order; empty where the estimate has no per-rank figure
+  std::string unavailable;           // why time_s is absent
+};
+
+// The estimates of `prediction`, in the order they refine each other;
+// `simulated` is the model's calls run on the simulator (modelsim), or null
+// when that was not asked for.
+std::vector<Estimate> prediction_estimates(const model::Prediction& prediction, const sim::SimResult* simulated);
+
+}  // namespace perfcast::report

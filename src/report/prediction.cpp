@@ -1,0 +1,358 @@
+#include "report/prediction.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "report/estimates.h"
+#include "report/simulation.h"
+#include "report/table.h"
+#include "support/units.h"
+
+namespace perfcast::report {
+
+namespace {
+
+using units::Dimension;
+
+std::string quantity(double v, Dimension d) { return units::format(v, d, 4); }
+std::string count(double v) { return v >= 1e5 ? fmt::format("{:.4g}", v) : fmt::format("{:.0f}", v); }
+
+nlohmann::json site_json(const model::SitePrediction& s) {
+  nlohmann::json site = {{"function", s.function},
+                         {"line", s.line},
+                         {"flops", s.flops},
+                         {"bytes", s.bytes},
+                         {"compute_s", s.compute_s},
+                         {"memory_s", s.memory_s},
+                         {"time_s", s.time_s},
+                         {"bound", s.memory_bound ? "memory" : "compute"},
+                         {"cycles", s.cycles},
+                         {"in_core_s", s.in_core_s},
+                         {"l1_access_s", s.l1_access_s},
+                         {"traffic_s", s.traffic_s},
+                         {"core_traffic_s", s.core_traffic_s},
+                         {"serial_fraction", s.serial_fraction},
+                         {"refined_s", s.refined_s},
+                         {"off_ports_s", s.off_ports_s}};
+  if (!s.note.empty()) site["note"] = s.note;
+  if (s.streams > 0) site["streams"] = s.streams, site["effective_streams"] = s.effective_streams;
+  return site;
+}
+
+nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprint) {
+  const auto& c = r.counts;
+  nlohmann::json mem = nlohmann::json::object();
+  for (const auto& [level, s] : r.memory_s_if_all_in) mem[level] = s;
+  nlohmann::json j = {{"rank", c.rank},
+                      {"node", r.node},
+                      {"flops", r.flops},
+                      {"flops_double", c.flops_double},
+                      {"flops_single", c.flops_single},
+                      {"math_flops", r.math_flops},
+                      {"math_calls", c.math_calls},
+                      {"loads", c.loads},
+                      {"stores", c.stores},
+                      {"load_bytes", c.load_bytes},
+                      {"store_bytes", c.store_bytes},
+                      {"mpi_calls", c.mpi_calls},
+                      {"messages", c.messages},
+                      {"sent_bytes", c.sent_bytes},
+                      {"received_bytes", c.received_bytes},
+                      {"compute_s", r.compute_s},
+                      {"memory_s", r.memory_s},
+                      {"memory_s_if_all_in", mem},
+                      {"overhead_s", r.overhead_s},
+                      {"latency_s", r.latency_s},
+                      {"transfer_s", r.transfer_s},
+                      {"time_s", r.time_s},
+                      {"bound", r.memory_bound ? "memory" : "compute"}};
+  if (mca) {
+    j["mca_cycles"] = r.mca_cycles;
+    j["mca_flops"] = r.mca_flops;
+    j["in_core_s"] = r.in_core_s;
+    j["mca_time_s"] = r.mca_time_s;
+  }
+  if (footprint) {
+    j["l1_access_s"] = r.l1_access_s;
+    j["traffic_s"] = r.traffic_s;
+    j["footprint_time_s"] = r.footprint_time_s;
+  }
+  j["refined_comm_s"] = r.refined_comm_s;
+  j["exchange_messages"] = r.exchange_messages;
+  j["refined_time_s"] = r.refined_time_s;
+  nlohmann::json sites = nlohmann::json::array();
+  for (const auto& s : r.sites) sites.push_back(site_json(s));
+  j["sites"] = std::move(sites);
+  return j;
+}
+
+nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+nlohmann::json estimate_json(const Estimate& e) {
+  return {{"name", e.name},
+          {"description", e.description},
+          {"engine", e.engine == Estimate::Engine::Simulator ? "simulator" : "formula"},
+          {"time_s", optional_json(e.time_s)},
+          {"slowest_rank", e.slowest_rank ? nlohmann::json(*e.slowest_rank) : nlohmann::json(nullptr)},
+          {"rank_time_s", e.rank_time_s},
+          {"unavailable", e.time_s ? nlohmann::json(nullptr) : nlohmann::json(e.unavailable)}};
+}
+
+// "main:177 leapfrog_step": the site's function and loop line, and the source
+// function its code was inlined from, when the analyser noted one.
+std::string site_label(const model::SitePrediction& s) {
+  std::string label = s.line > 0 ? fmt::format("{}:{}", s.function, s.line) : s.function + " (rest)";
+  const std::string from = "inlined from ";
+  if (s.note.rfind(from, 0) == 0) label += " " + s.note.substr(from.size(), s.note.find(' ', from.size()) - from.size());
+  return label;
+}
+
+void add_rank_row(Table& t, const model::RankPrediction& r, const std::string& label, bool mca) {
+  const auto& c = r.counts;
+  std::vector<std::string> row = {label, std::to_string(r.node), quantity(r.flops, Dimension::Flops),
+                                  quantity(c.load_bytes + c.store_bytes, Dimension::Bytes), count(c.mpi_calls),
+                                  quantity(c.sent_bytes, Dimension::Bytes), quantity(r.compute_s, Dimension::Seconds),
+                                  quantity(r.memory_s, Dimension::Seconds),
+                                  quantity(r.overhead_s + r.latency_s + r.transfer_s, Dimension::Seconds),
+                                  quantity(r.time_s, Dimension::Seconds), r.memory_bound ? "memory" : "compute"};
+  if (mca) {
+    row.push_back(quantity(r.in_core_s, Dimension::Seconds));
+    row.push_back(quantity(r.mca_time_s, Dimension::Seconds));
+  }
+  t.add_row(row);
+}
+
+std::string rank_table(const model::Prediction& p, const PredictionContext& context) {
+  std::vector<std::string> header = {"rank", "node", "flops", "mem bytes", "MPI calls", "sent", "compute", "memory",
+                                     "comm", "time", "bound"};
+  bool mca = p.mca_available;
+  if (mca) header.insert(header.end(), {"in-core (MCA)", "time (MCA)"});
+  Table t(header);
+  if (context.all_ranks || p.ranks.size() <= 16) {
+    for (const auto& r : p.ranks) add_rank_row(t, r, std::to_string(r.counts.rank), mca);
+  } else {
+    // Many ranks: the first, the last and the slowest tell the story.
+    add_rank_row(t, p.ranks.front(), "0 (first)", mca);
+    add_rank_row(t, p.ranks[static_cast<size_t>(p.slowest_rank)], fmt::format("{} (slowest)", p.slowest_rank), mca);
+    add_rank_row(t, p.ranks.back(), fmt::format("{} (last)", p.ranks.back().counts.rank), mca);
+  }
+  return t.render();
+}
+
+// The breakdown by site (loop nest) of one rank, costliest first: which nest
+// is compute- or memory-bound under the plain formula, and what the refined
+// prediction charges it.
+std::string sites_text(const model::RankPrediction& r, bool mca) {
+  std::vector<const model::SitePrediction*> order;
+  double total = 0;
+  for (const auto& s : r.sites) {
+    if (s.refined_s <= 0 && s.time_s <= 0) continue;
+    order.push_back(&s);
+    total += s.refined_s;
+  }
+  if (order.empty()) return "";
+  std::stable_sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->refined_s > y->refined_s; });
+  constexpr size_t kShown = 8;
+  std::vector<std::string> header = {"site (loop nest)", "flops", "bytes", "compute", "memory", "bound"};
+  if (mca) header.push_back("in-core (MCA)");
+  header.insert(header.end(), {"L1 accesses", "traffic", "refined", "share"});
+  Table t(header);
+  auto row = [&](const std::string& label, double flops, double bytes, double compute, double memory,
+                 const std::string& bound, double in_core, double l1, double traffic, double refined) {
+    std::vector<std::string> cells = {label, quantity(flops, Dimension::Flops), quantity(bytes, Dimension::Bytes),
+                                      quantity(compute, Dimension::Seconds), quantity(memory, Dimension::Seconds),
+                                      bound};
+    if (mca) cells.push_back(quantity(in_core, Dimension::Seconds));
+    cells.insert(cells.end(), {quantity(l1, Dimension::Seconds), quantity(traffic, Dimension::Seconds),
+                               quantity(refined, Dimension::Seconds),
+                               total > 0 ? fmt::format("{:.0f} %", 100 * refined / total) : "-"});
+    t.add_row(cells);
+  };
+  model::SitePrediction rest;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto& s = *order[i];
+    if (i < kShown) {
+      row(site_label(s), s.flops, s.bytes, s.compute_s, s.memory_s, s.memory_bound ? "memory" : "compute",
+          s.in_core_s, s.l1_access_s, s.traffic_s, s.refined_s);
+      continue;
+    }
+    rest.flops += s.flops, rest.bytes += s.bytes, rest.compute_s += s.compute_s, rest.memory_s += s.memory_s;
+    rest.in_core_s += s.in_core_s, rest.l1_access_s += s.l1_access_s, rest.traffic_s += s.traffic_s;
+    rest.refined_s += s.refined_s;
+  }
+  if (order.size() > kShown)
+    row(fmt::format("{} more sites", order.size() - kShown), rest.flops, rest.bytes, rest.compute_s, rest.memory_s,
+        "", rest.in_core_s, rest.l1_access_s, rest.traffic_s, rest.refined_s);
+  return fmt::format("\nby site, rank {} (the refined prediction's slowest; --json lists every site of every rank):\n",
+                     r.counts.rank) +
+         t.render();
+}
+
+std::string formula_text(const model::Prediction& p, const PredictionContext& context) {
+  std::string out = fmt::format("\npredicted time: {} (rank {}, {}-bound; memory level: {})\n",
+                                quantity(p.predicted_time_s, Dimension::Seconds), p.slowest_rank,
+                                p.ranks[static_cast<size_t>(p.slowest_rank)].memory_bound ? "memory" : "compute",
+                                context.memory_level == "auto" ? "by working set" : context.memory_level);
+  out += "plain formula with every byte from one level:";
+  for (const auto& level : p.level_names)
+    if (p.time_s_if_all_in.count(level))
+      out += fmt::format("  all-{} {}", level, quantity(p.time_s_if_all_in.at(level), Dimension::Seconds));
+  return out + "\n";
+}
+
+std::string mca_text(const model::Prediction& p) {
+  if (p.mca_available)
+    return fmt::format("refined: in-core time of {} loops from LLVM MCA ({} scheduling model): {}\n", p.mca_loops,
+                       p.mca_cpu.empty() ? "unknown" : p.mca_cpu, quantity(p.mca_time_s, Dimension::Seconds));
+  // Without loops priced by MCA there is nothing to miss: no line.
+  if (p.mca_loops > 0) return "refined (MCA): not available: " + p.mca_note + " (e.g. --set node.clock=\"2.1 GHz\")\n";
+  return "";
+}
+
+std::string footprint_text(const model::Prediction& p) {
+  std::string out;
+  if (!p.footprint_note.empty()) out += "refined (footprints): not available: " + p.footprint_note + "\n";
+  if (p.footprint_available) {
+    const auto& r = p.ranks[static_cast<size_t>(p.slowest_rank)];
+    bool mca = p.mca_available;
+    out += fmt::format(
+        "refined: loop footprints (distinct bytes from the level they fit in, every access at L1{}): {}"
+        "  [rank {}: core {}, L1 accesses {}, traffic {}]\n",
+        mca ? ", in-core from MCA" : "", quantity(p.footprint_time_s, Dimension::Seconds), r.counts.rank,
+        quantity(mca ? r.in_core_s : r.compute_s, Dimension::Seconds), quantity(r.l1_access_s, Dimension::Seconds),
+        quantity(r.traffic_s, Dimension::Seconds));
+  }
+  return out;
+}
+
+std::string refined_text(const model::Prediction& p, const machine::Machine& machine) {
+  const auto& r = p.ranks[static_cast<size_t>(p.refined_slowest_rank)];
+  bool measured_overlap = false, by_streams = false;
+  for (const auto& g : machine.groups)
+    for (const auto& l : g.memory) {
+      measured_overlap |= l.serial_fraction > 0 || !l.overlap_streams.empty();
+      by_streams |= !l.overlap_streams.empty();
+    }
+  return fmt::format(
+      "refined: per site, {} against {}, {}, summed: {}  [rank {}: sites {}, comm {} ({}{})]\n",
+      p.mca_available ? "in-core time (MCA)" : "flops / peak",
+      p.footprint_available ? "footprint traffic" : "memory traffic",
+      !measured_overlap ? "their max (no serial_fraction in the machine file)"
+      : by_streams      ? "with the serial fractions the machine file gives for each loop's address streams"
+                        : "with the serial fractions the machine file gives",
+      quantity(p.refined_time_s, Dimension::Seconds), r.counts.rank,
+      quantity(r.refined_time_s - r.refined_comm_s, Dimension::Seconds),
+      quantity(r.refined_comm_s, Dimension::Seconds),
+      !machine.network.intra_node_one_way.empty() || !machine.collectives.empty()
+          ? "messages and collectives at the machine's measured times where it has them"
+          : "latency + size / bandwidth: the machine file measured no message or collective times",
+      r.exchange_messages > 0
+          ? fmt::format("; {:g} messages to peers it also receives from at the measured exchange step",
+                        r.exchange_messages)
+          : "");
+}
+
+std::string noisy_text(const model::Prediction& p) {
+  if (!p.noise_available)
+    return "refined under noise: not available: the machine file has no node.noise (perfcast calibrate "
+           "measures it; --noise-only refreshes it)\n";
+  return fmt::format(
+      "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches; each "
+      "loop's in-core work stretched, not the memory traffic it waits for, {}; measured when the machine file "
+      "was: a shared host's noise changes by the minute)\n",
+      quantity(p.noisy_time_s, Dimension::Seconds), p.noise_stretch, p.np,
+      p.noise_off_ports_priced ? "its cycles off the ports (divider, dependency chains) at the divider's noise, "
+                                 "the rest at the ports'"
+                               : "all at the ports' noise (no cycles off the ports, or no divider_stretch in "
+                                 "the machine file)");
+}
+
+std::string simulated_text(const sim::SimResult* simulated) {
+  if (!simulated) return "";  // not asked for: no line
+  const auto& s = *simulated;
+  const auto& r = s.ranks.at(static_cast<size_t>(s.slowest_rank));
+  return fmt::format(
+      "refined + simulated: the sites' refined times as bursts between the model's calls on the simulator (overlap, "
+      "waits): {}  [rank {}: calc {}, wait {}, comm {}; {} events]\n",
+      quantity(s.predicted_time_s, Dimension::Seconds), s.slowest_rank, seconds_text(r.calc_s),
+      seconds_text(r.wait_s), seconds_text(r.comm_s), s.events);
+}
+
+// An estimate no line below knows: its time and slowest rank, or why not.
+std::string generic_text(const Estimate& e) {
+  if (!e.time_s) return fmt::format("{}: not available: {}\n", e.name, e.unavailable);
+  std::string rank = e.slowest_rank ? fmt::format("  [rank {}]", *e.slowest_rank) : "";
+  return fmt::format("{}: {}{}\n", e.name, quantity(*e.time_s, Dimension::Seconds), rank);
+}
+
+// The line(s) of one estimate, with the detail its own method gives.
+std::string estimate_text(const Estimate& e, const PredictionView& view, const PredictionContext& context) {
+  const auto& p = view.prediction;
+  if (e.name == "formula") return formula_text(p, context);
+  if (e.name == "mca") return mca_text(p);
+  if (e.name == "footprint") return footprint_text(p);
+  if (e.name == "refined") return refined_text(p, view.machine);
+  if (e.name == "noisy") return noisy_text(p);
+  if (e.name == "simulated") return simulated_text(view.simulated);
+  return generic_text(e);
+}
+
+}  // namespace
+
+nlohmann::json prediction_json(const PredictionView& view, const PredictionContext& context) {
+  const auto& p = view.prediction;
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& r : p.ranks) ranks.push_back(rank_json(r, p.mca_available, p.footprint_available));
+  nlohmann::json estimates = nlohmann::json::array();
+  for (const auto& e : prediction_estimates(p, view.simulated)) estimates.push_back(estimate_json(e));
+  nlohmann::json j = {{"program", view.model.program},
+                      {"model_origin", view.model.origin},
+                      {"machine", view.machine.name},
+                      {"np", p.np},
+                      {"parameters", context.parameters},
+                      {"memory_level", context.memory_level},
+                      {"predicted_time_s", p.predicted_time_s},
+                      {"slowest_rank", p.slowest_rank},
+                      {"time_s_if_all_in", p.time_s_if_all_in},
+                      {"ranks", ranks},
+                      {"estimates", estimates}};
+  // The estimates' figures as they were first written, one field each, kept
+  // for the scripts that read them (docs/json.md); new estimates appear only
+  // in "estimates".
+  j["mca_time_s"] = p.mca_available ? nlohmann::json(p.mca_time_s) : nlohmann::json(nullptr);
+  j["mca_cpu"] = p.mca_cpu;
+  j["mca_loops"] = p.mca_loops;
+  if (!p.mca_note.empty()) j["mca_note"] = p.mca_note;
+  j["footprint_time_s"] = p.footprint_available ? nlohmann::json(p.footprint_time_s) : nlohmann::json(nullptr);
+  if (!p.footprint_note.empty()) j["footprint_note"] = p.footprint_note;
+  j["refined_time_s"] = p.refined_time_s;
+  j["refined_slowest_rank"] = p.refined_slowest_rank;
+  j["noise_stretch"] = p.noise_available ? nlohmann::json(p.noise_stretch) : nlohmann::json(nullptr);
+  j["noisy_time_s"] = p.noise_available ? nlohmann::json(p.noisy_time_s) : nlohmann::json(nullptr);
+  j["noise_off_ports_priced"] = p.noise_off_ports_priced;
+  if (view.simulated) j["simulated"] = sim_result_json(*view.simulated, context.include_wall);
+  return j;
+}
+
+std::string prediction_text(const PredictionView& view, const PredictionContext& context) {
+  const auto& p = view.prediction;
+  const auto& m = view.model;
+  std::string params;
+  for (const auto& s : context.parameters) params += " " + s;
+  std::string out = fmt::format("{} on {} ({} ranks){}; model: {} ({})\n\n",
+                                m.program.empty() ? context.model_file : m.program, view.machine.name, p.np, params,
+                                context.model_file, m.origin.empty() ? "unknown origin" : m.origin);
+  out += rank_table(p, context);
+  // The analytic estimates, the breakdown by site they share, then what ran on the simulator.
+  auto estimates = prediction_estimates(p, view.simulated);
+  for (const auto& e : estimates)
+    if (e.engine == Estimate::Engine::Formula) out += estimate_text(e, view, context);
+  out += sites_text(p.ranks[static_cast<size_t>(p.refined_slowest_rank)], p.mca_available);
+  if (!context.all_ranks && p.ranks.size() > 16) out += "(--all-ranks lists every rank; --json gives them all)\n";
+  for (const auto& e : estimates)
+    if (e.engine == Estimate::Engine::Simulator) out += estimate_text(e, view, context);
+  return out;
+}
+
+}  // namespace perfcast::report

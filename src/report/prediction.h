@@ -1,0 +1,42 @@
+// `perfcast predict`'s result for people (text) and for scripts (JSON): the
+// counts and times per rank, the breakdown by site (loop nest), and the
+// estimates (estimates.h) beside each other. Fields: docs/json.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "machine/machine.h"
+#include "model/predict.h"
+#include "model/program_model.h"
+#include "sim/engine.h"
+
+namespace perfcast::report {
+
+// What was predicted: the inputs a reader needs beside the figures.
+struct PredictionContext {
+  std::string model_file;
+  std::vector<std::string> parameters;  // as given: "n=128"
+  std::string memory_level = "auto";
+  bool all_ranks = false;     // text: every rank in the table, not only the first, slowest and last beyond 16
+  bool include_wall = true;   // false: leave out the simulator's own timings (for byte-identical output)
+};
+
+// What a prediction report shows; `simulated` is null when the model's calls
+// were not run on the simulator.
+struct PredictionView {
+  const model::Prediction& prediction;
+  const model::ProgramModel& model;
+  const machine::Machine& machine;
+  const sim::SimResult* simulated = nullptr;
+};
+
+nlohmann::json prediction_json(const PredictionView& view, const PredictionContext& context);
+
+// The table per rank, one line per estimate, and the breakdown by site of the
+// refined prediction's slowest rank; newline-terminated.
+std::string prediction_text(const PredictionView& view, const PredictionContext& context);
+
+}  // namespace perfcast::report
