@@ -16,8 +16,10 @@
 #include "sim/engine.h"
 #include "sim/sim_report.h"
 #include "sim/skeleton/live_job.h"
+#include "machine/machine_io.h"
 #include "sim/timeline.h"
 #include "support/error.h"
+#include "support/output_file.h"
 
 namespace perfcast::cli {
 
@@ -107,6 +109,7 @@ void run_simulation(const SimulateArgs& a) {
                                   "the file grows with ranks x events and viewers stop coping",
                                   n, sim::kTimelineRankLimit),
                       {"", std::nullopt, "--timeline"}, "add --force-timeline to write it anyway");
+    refuse_output_over_inputs(a.timeline, {machine::find_machine_file(a.machine.file), a.events}, "--timeline");
     timeline = std::make_unique<sim::ChromeTraceWriter>(a.timeline, n);
     options.timeline = timeline.get();
   }
