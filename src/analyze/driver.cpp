@@ -1,12 +1,6 @@
 // The analyser's driver: compiles each source with clang to unoptimised LLVM IR
 // (the optimisation itself runs in-process, after MPI declarations have been
 // annotated), gathers the library-cost table, and hands over to the IR analysis.
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -16,6 +10,7 @@
 #include "analyze/analyze.h"
 #include "analyze/ir_analysis.h"
 #include "support/error.h"
+#include "support/process.h"
 #include "support/scratch_directory.h"
 
 namespace perfcast::analyze {
@@ -24,40 +19,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ProcessResult {
+// Runs argv without a shell; what it printed on both streams comes back as one
+// text. A program that cannot start is reported as the shell does (127), so
+// the caller's message and hint say what was being run.
+struct CompilerRun {
   int exit_code = -1;
-  std::string output;  // stdout and stderr together
+  std::string output;  // stdout, then stderr
 };
 
-// Runs argv without a shell (arguments may hold spaces or quotes).
-ProcessResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
-  char tmpl[] = "/tmp/perfcast-analyze-XXXXXX";
-  int fd = mkstemp(tmpl);
-  if (fd < 0) throw UserError("cannot create a temporary file in /tmp");
-  pid_t pid = fork();
-  if (pid < 0) throw UserError("cannot start a process (fork failed)");
-  if (pid == 0) {
-    dup2(fd, 1);
-    dup2(fd, 2);
-    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s\n", args[0]);
-    _exit(127);
+CompilerRun run(const std::vector<std::string>& argv, const EnvironmentOverrides& environment = {}) {
+  try {
+    ProcessResult p = run_process(argv, std::nullopt, environment);
+    return {p.exit_code, p.stdout_text + p.stderr_text};
+  } catch (const UserError& e) {
+    return {127, e.what()};
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(fd);
-  ProcessResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  std::ifstream in(tmpl);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.output = ss.str();
-  fs::remove(tmpl);
-  return r;
 }
 
 std::vector<std::string> split_words(const std::string& s) {
@@ -69,7 +45,7 @@ std::vector<std::string> split_words(const std::string& s) {
 
 // The pinned MPI's include flags, asked from its wrapper so they follow the install.
 std::vector<std::string> mpi_compile_flags(const AnalyzeOptions& o) {
-  ProcessResult r = run({o.mpicc, "--showme:compile"}, {"OMPI_CC=" + o.clang});
+  CompilerRun r = run({o.mpicc, "--showme:compile"}, {{"OMPI_CC", o.clang}});
   if (r.exit_code != 0)
     throw UserError(fmt::format("cannot ask {} for the MPI compile flags: {}", o.mpicc, r.output), {},
                     "install Debian's openmpi (libopenmpi-dev) or pass -I flags after `--`");
@@ -143,7 +119,7 @@ nlohmann::ordered_json analyze(const AnalyzeOptions& o) {
     argv.insert(argv.end(), o.compile_flags.begin(), o.compile_flags.end());
     argv.insert(argv.end(), {src.string(), "-o", bc.string()});
     say(fmt::format("compiling {} (clang -O{})", src.string(), o.opt_level));
-    ProcessResult r = run(argv);
+    CompilerRun r = run(argv);
     if (r.exit_code != 0)
       throw UserError(fmt::format("{} does not compile:\n{}", src.string(), r.output), {},
                       "compile flags go after `--`, e.g. `-- -DN=64 -Iinclude`");

@@ -1,7 +1,7 @@
 // `perfcast analyze`: C/C++ sources -> program model (JSON), by the LLVM-IR
 // static analyser in src/analyze/.
 #include <chrono>
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "machine/machine_io.h"
 #include "support/error.h"
+#include "support/output_file.h"
 
 namespace perfcast::cli {
 
@@ -85,6 +86,13 @@ void run(const AnalyzeArgs& a) {
     else o.sources.emplace_back(w);
   }
   if (o.sources.empty()) throw UserError("no source files to analyse", {}, "perfcast analyze app.c -o app.model.json");
+  const bool to_file = !a.output.empty() && a.output != "-";
+  if (to_file) {
+    std::vector<std::filesystem::path> inputs = o.sources;
+    inputs.insert(inputs.end(), a.library_costs.begin(), a.library_costs.end());
+    if (!a.machine.empty()) inputs.push_back(machine::find_machine_file(a.machine));
+    refuse_output_over_inputs(a.output, inputs, "-o");
+  }
   o.opt_level = a.opt_level;
   o.program = a.program;
   o.mcpu = a.mcpu;
@@ -98,16 +106,14 @@ void run(const AnalyzeArgs& a) {
   };
   nlohmann::ordered_json model = analyze::analyze(o);
   std::string text = model.dump(2) + "\n";
-  if (a.output.empty() || a.output == "-") {
+  if (to_file)
+    write_file_atomically(a.output, text);
+  else
     std::cout << text;
-  } else {
-    std::ofstream out(a.output);
-    if (!out || !(out << text)) throw UserError(fmt::format("cannot write '{}'", a.output));
-  }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cerr << fmt::format("perfcast analyze: {} functions, {} parameters, analysed in {:.2f} s{}\n",
                            model["functions"].size(), model["parameters"].size(), s,
-                           a.output.empty() || a.output == "-" ? "" : " -> " + a.output);
+                           to_file ? " -> " + a.output : "");
 }
 
 }  // namespace

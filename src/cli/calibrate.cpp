@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "machine/calibrate/calibrate.h"
+#include "machine/calibrate/machine_model.h"
 #include "machine/calibrate/mpi_bench.h"
 #include "machine/calibrate/noise.h"
 #include "machine/calibrate/writer.h"
@@ -95,12 +96,6 @@ void print_summary(const calibrate::Calibration& cal, const std::string& output)
                                                          : std::string("(not visible)"));
 }
 
-// `m` to `output`, whole or not at all, with paths relative to its folder.
-void write_refreshed(const machine::Machine& m, const std::string& output) {
-  auto dir = std::filesystem::path(output).parent_path();
-  calibrate::write_file_atomically(output, machine::to_toml(m, dir.empty() ? std::filesystem::path(".") : dir));
-}
-
 // The host's noise moves by the minute (a co-tenant comes and goes) while its
 // flop rates and bandwidths do not: a few seconds refresh it in an existing
 // machine file, written to -o (the original stays as it was).
@@ -131,7 +126,7 @@ void run_noise_only(const CalibrateArgs& args) {
   calibrate::NoiseResult noise = calibrate::measure_node_noise(options);
   machine::Noise measured{noise.quantum_s, noise.stretch, noise.divider_stretch};
   kept = args.accumulate ? machine::accumulate_noise(kept, measured) : measured;
-  write_refreshed(m, args.output);
+  machine::write_machine_file(m, args.output);
   if (args.json) {
     nlohmann::json j = calibrate::noise_json(noise);
     // What the file now holds: the measurement, or the average it went into.
@@ -174,12 +169,8 @@ void run_network_only(const CalibrateArgs& args, int max_procs) {
   if (!args.json) std::cerr << fmt::format("calibrate: MPI within this node, 2 to {} ranks\n", max_procs);
   calibrate::MpiResult mpi =
       calibrate::measure_mpi(calibrate::calibration_mpi_options(bench_next_to_executable(), max_procs, args.quick));
-  // Read back through the format, so the figures are what a full calibration
-  // would have written; a minimal node carries them.
-  machine::Machine measured = machine::load_machine_string(
-      "name = \"measured\"\n[node]\ncount = 1\ncores = 1\nflops_per_core = \"1 Gflop/s\"\n[memory]\n"
-      "DRAM = { bandwidth = \"1 GB/s\" }\n" + calibrate::network_toml(mpi),
-      "the MPI measurement", ".");
+  // The figures as a full calibration's machine file keeps them.
+  const calibrate::NetworkModel measured = calibrate::network_model(mpi);
   const machine::Network before = m.network;
   // One node: its network is this node's. Several: the links between nodes
   // were not measured here and stay as they were.
@@ -192,7 +183,7 @@ void run_network_only(const CalibrateArgs& args, int max_procs) {
     m.network = machine::with_measured_network(before, measured.network, one_node);
   }
   const machine::Network& n = m.network;
-  write_refreshed(m, args.output);
+  machine::write_machine_file(m, args.output);
   // A halo exchange's step at one size: this probe's and what the file now holds.
   const double probe_512B_s = measured.network.intra_node_exchange.time_at(512, 0);
   const double file_512B_s = n.intra_node_exchange.time_at(512, 0);
@@ -260,12 +251,12 @@ void run(const CalibrateArgs& args) {
     });
   }
 
-  std::string toml = calibrate::machine_toml(cal);
-  if (!args.output.empty()) calibrate::write_file_atomically(args.output, toml);
+  const machine::MachineFileComments comments = calibrate::machine_file_comments(cal);
+  if (!args.output.empty()) machine::write_machine_file(cal.machine, args.output, comments);
   if (args.json) {
     std::cout << calibrate::calibration_json(cal).dump(2) << "\n";
   } else if (args.output.empty()) {
-    std::cout << toml;
+    std::cout << machine::to_toml(cal.machine, {}, comments);
   } else {
     print_summary(cal, args.output);
   }

@@ -10,6 +10,7 @@
 #include "events/stats.h"
 #include "events/text.h"
 #include "report/table.h"
+#include "support/output_file.h"
 #include "support/units.h"
 
 namespace perfcast::cli {
@@ -95,6 +96,7 @@ void add_events_command(CLI::App& app) {
   convert_cmd->footer(
       "OUT is written completely or not at all; an existing trace at OUT is replaced only once the new one is whole.");
   convert_cmd->callback([convert] {
+    refuse_output_over_inputs(convert->out, {convert->in}, "OUT");
     auto result = events::convert_events(convert->in, convert->out);
     std::cout << fmt::format("{} {} -> {} {}: {} rank{}, {} events\n", events::format_name(result.from), convert->in,
                              events::format_name(result.to), convert->out, result.ranks, result.ranks == 1 ? "" : "s",

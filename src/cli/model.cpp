@@ -14,10 +14,12 @@
 #include "cli/machine_options.h"
 #include "cli/parameters.h"
 #include "events/trace.h"
+#include "machine/machine_io.h"
 #include "model/costs.h"
 #include "model/model_events.h"
 #include "model/program_model.h"
 #include "report/model_events.h"
+#include "support/output_file.h"
 
 namespace perfcast::cli {
 
@@ -64,6 +66,7 @@ struct EventsArgs {
 };
 
 void write_events(const EventsArgs& a) {
+  refuse_output_over_inputs(a.output, {a.model_file, machine::find_machine_file(a.machine.file)}, "-o");
   model::ProgramModel m = model::load_program_model(a.model_file);
   std::optional<machine::Machine> machine;
   if (!a.machine.file.empty()) machine = load_machine(a.machine);

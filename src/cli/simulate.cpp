@@ -13,11 +13,13 @@
 #include "cli/machine_options.h"
 #include "cli/progress_line.h"
 #include "events/convert.h"
+#include "machine/machine_io.h"
 #include "report/simulation.h"
 #include "report/timeline.h"
 #include "sim/engine.h"
 #include "sim/skeleton/live_job.h"
 #include "support/error.h"
+#include "support/output_file.h"
 
 namespace perfcast::cli {
 
@@ -107,6 +109,7 @@ void run_simulation(const SimulateArgs& a) {
                                   "the file grows with ranks x events and viewers stop coping",
                                   n, report::kTimelineRankLimit),
                       {"", std::nullopt, "--timeline"}, "add --force-timeline to write it anyway");
+    refuse_output_over_inputs(a.timeline, {machine::find_machine_file(a.machine.file), a.events}, "--timeline");
     timeline = std::make_unique<report::ChromeTraceWriter>(a.timeline, n);
     options.timeline = timeline.get();
   }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/output_file.h"
 
 namespace perfcast::events {
 
@@ -269,20 +270,9 @@ void write_text(JobSource& job, std::ostream& out, const TextWriteOptions& optio
 }
 
 void write_text_file(JobSource& job, const fs::path& path) {
-  fs::path partial = path;
-  partial += ".partial";
-  try {
-    std::ofstream out(partial);
-    if (!out) throw UserError("cannot write", in_file(partial.string()));
-    write_text(job, out);
-    out.close();
-    if (!out) throw UserError("cannot write (disk full?)", in_file(partial.string()));
-    fs::rename(partial, path);
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove(partial, ignored);
-    throw;
-  }
+  AtomicFile out(path);
+  write_text(job, out.stream());
+  out.commit();
 }
 
 std::unique_ptr<VectorJobSource> parse_text_job(std::string_view text, const std::string& name) {

@@ -34,10 +34,23 @@ Machine machine_from_toml(const toml::table& root, const std::string& source_nam
 // is a UserError. Tables on the way are created when missing.
 void apply_overrides(toml::table& root, const std::vector<std::string>& overrides);
 
+// Comments a machine file carries around its figures (what produced them, the
+// raw measurements behind them), as lines of text; each is written as a TOML
+// comment ("# " and the line) and loading ignores them.
+struct MachineFileComments {
+  std::vector<std::string> header;   // before the first key
+  std::vector<std::string> trailer;  // after the last table, set apart by a blank line
+};
+
 // The machine as a machine file; loading it gives an equal Machine. A mapping
 // file is written relative to `base_dir` when given, else as an absolute path.
-std::string to_toml(const Machine& machine, const std::filesystem::path& base_dir = {});
-void write_machine_file(const Machine& machine, const std::filesystem::path& file);
+// The one writer of machine files: every default is written out.
+std::string to_toml(const Machine& machine, const std::filesystem::path& base_dir = {},
+                    const MachineFileComments& comments = {});
+// Written whole or not at all (support/output_file.h), a mapping file
+// relative to the file's folder. Throws UserError.
+void write_machine_file(const Machine& machine, const std::filesystem::path& file,
+                        const MachineFileComments& comments = {});
 
 // A quantity spelled so that parsing it gives back exactly `value`
 // ("64 KiB", "5300 Mflop/s"); used for writing machine files.

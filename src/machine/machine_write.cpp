@@ -2,13 +2,13 @@
 // `perfcast calibrate` says everything the engines will use.
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "machine/machine_io.h"
 #include "support/error.h"
+#include "support/output_file.h"
 #include "support/units.h"
 
 namespace perfcast::machine {
@@ -162,6 +162,22 @@ void write_group(std::string& out, const NodeGroup& g, bool in_array) {
   }
 }
 
+// Each line as a TOML comment, an empty one as a bare "#"; a line break
+// within a line starts another comment line, so no text escapes into TOML.
+std::string comment_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& text : lines) {
+    size_t start = 0;
+    do {
+      size_t end = std::min(text.find('\n', start), text.size());
+      std::string_view line(text.data() + start, end - start);
+      out += line.empty() ? "#\n" : fmt::format("# {}\n", line);
+      start = end + 1;
+    } while (start <= text.size());
+  }
+  return out;
+}
+
 template <typename T>
 std::string array_text(const std::vector<T>& values) {
   std::string out = "[";
@@ -180,8 +196,9 @@ std::string message_times_line(const char* name, const MessageTimes& t) {
 
 }  // namespace
 
-std::string to_toml(const Machine& m, const fs::path& base_dir) {
-  std::string out = "name = " + toml_string(m.name) + "\n";
+std::string to_toml(const Machine& m, const fs::path& base_dir, const MachineFileComments& comments) {
+  std::string out = comment_lines(comments.header);
+  out += "name = " + toml_string(m.name) + "\n";
   if (!m.description.empty()) out += "description = " + toml_string(m.description) + "\n";
 
   bool homogeneous = m.groups.size() == 1 && m.groups[0].name.empty();
@@ -233,16 +250,13 @@ std::string to_toml(const Machine& m, const fs::path& base_dir) {
     for (size_t r = 0; r < c.time_s.size(); ++r) out += (r ? ",\n          " : "") + array_text(c.time_s[r]);
     out += "]\n";
   }
+  if (!comments.trailer.empty()) out += "\n" + comment_lines(comments.trailer);
   return out;
 }
 
-void write_machine_file(const Machine& machine, const fs::path& file) {
+void write_machine_file(const Machine& machine, const fs::path& file, const MachineFileComments& comments) {
   fs::path dir = file.parent_path();
-  std::string text = to_toml(machine, dir.empty() ? fs::path(".") : dir);
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) throw UserError("cannot write the machine file", {file.string(), std::nullopt, ""});
-  out << text;
-  if (!out.flush()) throw UserError("could not finish writing the machine file", {file.string(), std::nullopt, ""});
+  write_file_atomically(file, to_toml(machine, dir.empty() ? fs::path(".") : dir, comments));
 }
 
 namespace {

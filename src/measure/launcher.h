@@ -3,7 +3,9 @@
 // The one place that knows how perfcast starts an MPI job: the launcher's full
 // name (mpirun.openmpi), whether waiting ranks yield their core or busy-poll,
 // and rank pinning. Tests, `perfcast measure` and `perfcast calibrate`
-// all launch through here so that they cannot disagree.
+// all launch through here so that they cannot disagree. Processes start
+// through support/process.h, the launcher below every module (the analyser
+// runs clang with it and depends on nothing of measuring).
 #pragma once
 
 #include <chrono>
@@ -12,20 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "support/process.h"
+
 namespace perfcast::measure {
 
-struct ProcessResult {
-  int exit_code = -1;        // exit status, or 128+signal when killed by a signal
-  bool timed_out = false;
-  double wall_s = 0;         // from spawn to exit, measured by the parent
-  std::string stdout_text;
-  std::string stderr_text;
-};
-
-// Runs argv[0] (searched in PATH) with the given arguments, capturing both
-// output streams. Throws UserError when the program cannot be started.
-ProcessResult run_process(const std::vector<std::string>& argv,
-                          std::optional<std::chrono::duration<double>> timeout = std::nullopt);
+using perfcast::ProcessResult;
+using perfcast::run_process;
 
 int online_cores();  // cores this process may run on (sched_getaffinity)
 

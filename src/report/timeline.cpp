@@ -7,8 +7,8 @@
 namespace perfcast::report {
 
 ChromeTraceWriter::ChromeTraceWriter(const std::filesystem::path& file, int nranks) : path_(file) {
-  file_ = std::fopen(file.c_str(), "w");
-  if (!file_) throw UserError("cannot write the timeline", {file.string(), std::nullopt, ""});
+  output_ = std::make_unique<AtomicFile>(file);
+  file_ = output_->file();
   std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
   for (int r = 0; r < nranks; ++r) {
     fmt::print(file_, "{}{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":{},\"args\":{{\"name\":\"rank {}\"}}}}",
@@ -17,9 +17,7 @@ ChromeTraceWriter::ChromeTraceWriter(const std::filesystem::path& file, int nran
   }
 }
 
-ChromeTraceWriter::~ChromeTraceWriter() {
-  if (file_) std::fclose(file_);
-}
+ChromeTraceWriter::~ChromeTraceWriter() = default;
 
 void ChromeTraceWriter::span(int rank, sim::SpanKind kind, events::Kind op, double start_s, double end_s) {
   const char* category = kind == sim::SpanKind::Compute ? "compute" : kind == sim::SpanKind::Wait ? "wait" : "comm";
@@ -34,10 +32,8 @@ void ChromeTraceWriter::span(int rank, sim::SpanKind kind, events::Kind op, doub
 void ChromeTraceWriter::close() {
   if (!file_) return;
   std::fputs("\n]}\n", file_);
-  bool failed = std::ferror(file_) != 0;
-  failed |= std::fclose(file_) != 0;
   file_ = nullptr;
-  if (failed) throw UserError("writing the timeline failed (disk full?)", {path_.string(), std::nullopt, ""});
+  output_->commit();
 }
 
 }  // namespace perfcast::report

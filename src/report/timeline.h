@@ -4,8 +4,10 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "sim/engine.h"
+#include "support/output_file.h"
 
 namespace perfcast::report {
 
@@ -13,7 +15,9 @@ namespace perfcast::report {
 // with ranks x events and viewers stop coping long before.
 inline constexpr int kTimelineRankLimit = 4096;
 
-// Streams spans to a file as the engine produces them (memory stays flat).
+// Streams spans to a file as the engine produces them (memory stays flat);
+// the file appears whole at close(), and a run that fails first leaves
+// whatever was there before.
 class ChromeTraceWriter : public sim::TimelineSink {
  public:
   // Throws UserError when the file cannot be written.
@@ -27,7 +31,8 @@ class ChromeTraceWriter : public sim::TimelineSink {
 
  private:
   std::filesystem::path path_;
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<AtomicFile> output_;
+  std::FILE* file_ = nullptr;  // output_'s, until close()
   bool first_ = true;
 };
 

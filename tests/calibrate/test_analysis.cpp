@@ -1,7 +1,5 @@
-// Ping-pong analysis, cache plausibility and the atomic writer.
-#include <fstream>
-#include <sstream>
-
+// Ping-pong analysis, cache plausibility and the calibration's JSON (the
+// atomic writer it used is support/output_file.h's, tested in tests/support).
 #include <gtest/gtest.h>
 
 #include "machine/calibrate/mpi_bench.h"
@@ -59,26 +57,6 @@ TEST(ProcessCounts, PowersOfTwoUpToTheMaximum) {
   EXPECT_EQ(process_counts(8, false), std::vector<int>({2, 4, 8}));
   EXPECT_EQ(process_counts(8, true), std::vector<int>({2, 8}));
   EXPECT_TRUE(process_counts(1, false).empty());
-}
-
-TEST(Writer, ReplacesTheFileWholeAndLeavesNoTemporary) {
-  auto dir = std::filesystem::temp_directory_path() / ("perfcast_writer_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto file = dir / "m.toml";
-  write_file_atomically(file, "old = 1\n");
-  write_file_atomically(file, "new = 2\n");
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_EQ(text.str(), "new = 2\n");
-  int entries = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
-  EXPECT_EQ(entries, 1);
-  std::filesystem::remove_all(dir);
-}
-
-TEST(Writer, UnwritableDirectoryIsAUserErrorAndCreatesNothing) {
-  EXPECT_THROW(write_file_atomically("/nonexistent-dir-perfcast/m.toml", "x = 1\n"), UserError);
 }
 
 // The JSON carries the core clock beside the flop rates: it converts the

@@ -78,7 +78,8 @@ toml::table load(const std::filesystem::path& file) {
 }
 
 void check_documented_keys(const toml::table& t) {
-  const std::set<std::string> top = {"name", "description", "node", "memory", "math", "network", "collective"};
+  const std::set<std::string> top = {"name",    "description", "node",      "memory",
+                                     "math",    "network",     "collective", "mapping"};
   for (auto&& [k, v] : t) EXPECT_TRUE(top.count(std::string(k.str()))) << "unexpected key " << k.str();
   EXPECT_EQ(t["name"].value<std::string>().value_or(""), calibrate::host_name());
   EXPECT_NE(t["description"].value<std::string>().value_or("").find("alibrated"), std::string::npos);

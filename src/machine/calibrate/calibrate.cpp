@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "machine/calibrate/timing.h"
+#include "machine/calibrate/machine_model.h"
 #include "measure/launcher.h"
 #include "support/error.h"
 #include "support/units.h"
@@ -143,6 +144,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   ++step;
   report("writing");
   cal.wall_s = detail::now_s() - started;
+  cal.machine = machine_model(cal);
   return cal;
 }
 

@@ -1,6 +1,7 @@
 // `perfcast calibrate` as a library: measures the machine it runs on and
-// returns every figure (the raw curves too); writer.h renders them as a
-// machine file or JSON. Never prints: progress goes to the caller's callback.
+// returns its machine model with every figure behind it (the raw curves too);
+// machine_io.h writes the model as a machine file, writer.h gives the file's
+// comments and JSON. Never prints: progress goes to the caller's callback.
 #pragma once
 
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "machine/calibrate/stream_overlap.h"
 #include "machine/calibrate/plateau.h"
 #include "machine/calibrate/system.h"
+#include "machine/machine.h"
 
 namespace perfcast::calibrate {
 
@@ -62,6 +64,8 @@ struct Calibration {
   std::vector<MathCost> math;
   NoiseResult noise;
   MpiResult mpi;
+  // The figures above as the machine file keeps them (machine_model.h).
+  machine::Machine machine;
 };
 
 Calibration calibrate(const Options& options, const ProgressCallback& progress = {});
