@@ -2,7 +2,10 @@
 // The command only chooses the job source, runs the engine and prints; a live
 // skeleton (--np N -- ./skel args) is one more branch in open_job(): a JobSource
 // that is also the DataMover moving its MPI_* data (src/sim/skeleton/).
+#include <cstdint>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/machine_options.h"
 #include "cli/progress_line.h"
+#include "cli/stdout_aside.h"
 #include "events/convert.h"
 #include "machine/machine_io.h"
 #include "report/simulation.h"
@@ -37,6 +41,8 @@ struct SimulateArgs {
   int np = 0;
   std::string stack_size = "64K";
   std::vector<std::string> skeleton_args;
+  std::uint64_t max_events = 10'000'000'000ULL;
+  double max_time_s = 0;
 };
 
 // What the engine replays: a job, and for live skeletons the runtime that moves
@@ -98,6 +104,10 @@ void run_simulation(const SimulateArgs& a) {
     throw UserError(fmt::format("'{}' is not a collective mode", a.collectives), {"", std::nullopt, "--collectives"},
                     "use table, algorithms or auto");
   machine::Machine machine = load_machine(a.machine);
+  options.max_events = a.max_events;
+  options.max_simulated_s = a.max_time_s;
+  std::optional<StdoutAside> skeleton_output;  // a live skeleton's prints go to stderr until it is done
+  if (a.np > 0) skeleton_output.emplace();
   JobChoice choice = open_job(a);
   options.mover = choice.mover;
 
@@ -117,6 +127,7 @@ void run_simulation(const SimulateArgs& a) {
   ProgressLine progress(!a.json);
   options.progress = [&](const sim::SimProgress& p) { progress.show(report::simulation_progress_text(p)); };
   sim::SimResult result = sim::simulate(*choice.job, machine, options);
+  skeleton_output.reset();
   progress.end();
   if (timeline) timeline->close();
   if (choice.live) {
@@ -159,6 +170,10 @@ void add_simulate_command(CLI::App& app) {
                 fmt::format("Write the timeline even beyond {} ranks", report::kTimelineRankLimit));
   cmd->add_option("--rows", a->table_rows, "Ranks listed one per row in the table; beyond, a summary")
       ->capture_default_str();
+  cmd->add_option("--max-events", a->max_events, "Stop a job that simulates more events than this (default 1e10)")
+      ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
+  cmd->add_option("--max-time", a->max_time_s, "Stop a job whose simulated clock passes this many seconds")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--np", a->np, "Run a live skeleton (built with `perfcast cc`) on this many ranks, as fibers")
       ->check(CLI::Range(1, 1 << 30));
   cmd->add_option("--stack-size", a->stack_size, "Stack of each live skeleton rank (bytes, K or M suffix)")

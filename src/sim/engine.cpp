@@ -168,6 +168,8 @@ class Engine {
 
   [[noreturn]] void fail(int r, const std::string& what) const;
   [[noreturn]] void deadlock() const;
+  [[noreturn]] void over_budget() const;
+  std::string unfinished_ranks() const;
   std::string describe_block(int r) const;
   const Envelope* envelope_of(std::uint32_t q, int owner) const;
   std::int32_t comm_rank_of(int r, std::int32_t handle, int world) const;
@@ -322,6 +324,10 @@ void Engine::step(int r) {
     ++R.index;
     if (auto why = events::domain_error(ev_)) fail(r, *why);
     ++result_.events;
+    if (ev_.kind == Kind::Finalize) R.finalized = true;
+    if ((options_.max_events && result_.events > options_.max_events) ||
+        (options_.max_simulated_s > 0 && R.clock > options_.max_simulated_s))
+      over_budget();
     ++result_.kind_counts[static_cast<size_t>(ev_.kind)];
     if (ev_.kind != Kind::Compute && ev_.kind != Kind::Marker) ++result_.mpi_calls;
     process(R, r);
@@ -1138,7 +1144,40 @@ void Engine::deadlock() const {
                                  nranks_);
   for (size_t i = 0; i < blocked.size() && i < 10; ++i) text += "\n  " + describe_block(blocked[i]);
   if (blocked.size() > 10) text += fmt::format("\n  ... and {} more", blocked.size() - 10);
+  // Ranks whose streams ended before MPI_Finalize (a skeleton rank that
+  // returned or called exit() early) are often the ones the others wait for.
+  std::vector<int> early;
+  for (int r = 0; r < nranks_; ++r) {
+    const auto& R = ranks_[static_cast<size_t>(r)];
+    if (R.block == Block::Done && !R.finalized && R.index > 0) early.push_back(r);
+  }
+  for (size_t i = 0; i < early.size() && i < 10; ++i)
+    text += fmt::format("\n  rank {} ended without MPI_Finalize (it returned or exited early)", early[i]);
+  if (early.size() > 10) text += fmt::format("\n  ... and {} more ended early", early.size() - 10);
   throw UserError(text, {}, "a receive without a matching send, or members that never reach a collective");
+}
+
+std::string Engine::unfinished_ranks() const {
+  std::string list;
+  int count = 0;
+  for (int r = 0; r < nranks_; ++r) {
+    if (ranks_[static_cast<size_t>(r)].block == Block::Done) continue;
+    if (++count <= 16) list += fmt::format("{}{}", list.empty() ? "" : ", ", r);
+  }
+  if (count > 16) list += ", ...";
+  return fmt::format("{} of {} ranks still running ({})", count, nranks_, list);
+}
+
+void Engine::over_budget() const {
+  double clock = 0;
+  for (const auto& R : ranks_) clock = std::max(clock, R.clock);
+  bool events = options_.max_events && result_.events > options_.max_events;
+  throw UserError(events ? fmt::format("stopped after {} events, at simulated {} s: {}", options_.max_events, clock,
+                                       unfinished_ranks())
+                         : fmt::format("stopped at simulated {} s, past the {} s budget, after {} events: {}", clock,
+                                       options_.max_simulated_s, result_.events, unfinished_ranks()),
+                  {}, events ? "the job may never end; if it is only long, raise --max-events"
+                             : "the job may never end; if it is only long, raise --max-time");
 }
 
 }  // namespace

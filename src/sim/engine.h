@@ -84,6 +84,10 @@ struct SimOptions {
   // plain run pays one comparison per step for it.
   std::function<void(const SimProgress&)> progress;
   double progress_every_s = 1;
+  // Budgets: a job that passes either is stopped with an error naming the
+  // ranks still running (a skeleton or trace that never ends). 0: no limit.
+  std::uint64_t max_events = 0;
+  double max_simulated_s = 0;
 };
 
 struct RankTimes {

@@ -193,6 +193,7 @@ struct RankState {
   Block block = Block::None;
   WaitMode mode = WaitMode::All;
   bool resolved = false;
+  bool finalized = false;  // its stream reached MPI_Finalize
   WaitTally tally[4];
 
   void add_wait(int peer, double seconds) {

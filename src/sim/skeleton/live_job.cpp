@@ -1,11 +1,13 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 
 #include "sim/skeleton/runtime.h"
@@ -84,11 +86,17 @@ void fiber_entry(ctx::transfer_t t) {
   rank->run();
 }
 
-// A guard page hit means a rank overflowed its stack: say so instead of a bare
-// "Segmentation fault". Runs on an alternate signal stack (the rank's is full).
+// A skeleton that faults or aborts takes the whole simulator with it (its ranks
+// are fibers of this process): say which rank, which signal and where, instead
+// of the shell's bare "Segmentation fault", then exit 1. A guard page hit means
+// the rank overflowed its stack. The handlers run on an alternate signal stack
+// (the rank's may be full) and write with write(2) only, but for dladdr, which
+// names the function (the process is ending anyway).
 const StackRegion* g_guarded_region = nullptr;
-struct sigaction g_previous_segv;
 std::size_t g_stack_kib = 0;
+const LiveJobSource* g_handling_job = nullptr;
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+struct sigaction g_previous[std::size(kFatalSignals)];
 
 void write_number(char*& p, std::size_t n) {
   char digits[24];
@@ -98,32 +106,69 @@ void write_number(char*& p, std::size_t n) {
   while (k) *p++ = digits[--k];
 }
 
-void on_segv(int sig, siginfo_t* info, void* uctx) {
-  std::size_t index = 0;
-  if (g_guarded_region && g_guarded_region->in_guard(info->si_addr, &index)) {
-    char msg[256];
-    char* p = msg;
-    auto put = [&](const char* s) {
-      while (*s) *p++ = *s++;
-    };
-    put("perfcast: error: rank ");
-    write_number(p, index);
-    put(" overflowed its ");
-    write_number(p, g_stack_kib);
-    put(" KiB stack (large local arrays or deep recursion in the skeleton)\nperfcast: hint: rerun with a larger "
-        "--stack-size\n");
-    if (write(2, msg, static_cast<std::size_t>(p - msg)) < 0) {
-    }
-    _exit(1);
+const char* signal_text(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV (invalid memory access)";
+    case SIGBUS: return "SIGBUS (bus error)";
+    case SIGFPE: return "SIGFPE (arithmetic error, e.g. an integer division by zero)";
+    case SIGILL: return "SIGILL (illegal instruction)";
+    case SIGABRT: return "SIGABRT (abort() or a failed assert)";
+    default: return "a fatal signal";
   }
-  // Not ours: let the previous disposition handle the re-raised fault.
-  sigaction(SIGSEGV, &g_previous_segv, nullptr);
-  (void)sig;
-  (void)uctx;
 }
 
-void install_guard_handler(const StackRegion* region, std::size_t stack_bytes) {
-  if (g_guarded_region || !region->guarded()) return;
+void put(char*& p, const char* end, const char* s) {
+  while (*s && p < end) *p++ = *s++;
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void* uctx) {
+  char msg[768];
+  char* p = msg;
+  const char* end = msg + sizeof msg - 2;
+  std::size_t index = 0;
+  if (sig == SIGSEGV && g_guarded_region && g_guarded_region->in_guard(info->si_addr, &index)) {
+    put(p, end, "perfcast: error: rank ");
+    write_number(p, index);
+    put(p, end, " overflowed its ");
+    write_number(p, g_stack_kib);
+    put(p, end, " KiB stack (large local arrays or deep recursion in the skeleton)\nperfcast: hint: rerun with a "
+                "larger --stack-size\n");
+  } else if (Rank* rank = current_rank()) {
+    put(p, end, "perfcast: error: rank ");
+    write_number(p, static_cast<std::size_t>(rank->world_rank()));
+    put(p, end, " of the skeleton was stopped by ");
+    put(p, end, signal_text(sig));
+#if defined(__x86_64__)
+    auto* context = static_cast<ucontext_t*>(uctx);
+    void* pc = reinterpret_cast<void*>(context->uc_mcontext.gregs[REG_RIP]);
+    Dl_info where{};
+    if (dladdr(pc, &where) && where.dli_sname) {
+      put(p, end, " in ");
+      put(p, end, where.dli_sname);
+      if (where.dli_fname) {
+        put(p, end, " (");
+        put(p, end, where.dli_fname);
+        put(p, end, ")");
+      }
+    }
+#else
+    (void)uctx;
+#endif
+    put(p, end, "\nperfcast: hint: the fault is in the skeleton's own code; run it under a debugger with --np 1 "
+                "to see where\n");
+  } else {
+    // Not inside a rank: the simulator's own fault. Leave it to the previous disposition.
+    for (std::size_t k = 0; k < std::size(kFatalSignals); ++k)
+      if (kFatalSignals[k] == sig) sigaction(sig, &g_previous[k], nullptr);
+    return;  // the faulting instruction runs again (or abort re-raises) under the old handler
+  }
+  if (write(2, msg, static_cast<std::size_t>(p - msg)) < 0) {
+  }
+  _exit(1);
+}
+
+void install_fatal_handlers(const LiveJobSource* job, const StackRegion* region, std::size_t stack_bytes) {
+  if (g_handling_job) return;  // one job at a time owns the handlers
   stack_t current{};
   if (sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE)) {
     static thread_local std::vector<char> alt(64 * 1024);
@@ -133,18 +178,19 @@ void install_guard_handler(const StackRegion* region, std::size_t stack_bytes) {
     sigaltstack(&ss, nullptr);
   }
   struct sigaction sa {};
-  sa.sa_sigaction = on_segv;
+  sa.sa_sigaction = on_fatal_signal;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
-  if (sigaction(SIGSEGV, &sa, &g_previous_segv) == 0) {
-    g_guarded_region = region;
-    g_stack_kib = stack_bytes / 1024;
-  }
+  for (std::size_t k = 0; k < std::size(kFatalSignals); ++k) sigaction(kFatalSignals[k], &sa, &g_previous[k]);
+  g_handling_job = job;
+  g_guarded_region = region->guarded() ? region : nullptr;
+  g_stack_kib = stack_bytes / 1024;
 }
 
-void remove_guard_handler(const StackRegion* region) {
-  if (g_guarded_region != region) return;
-  sigaction(SIGSEGV, &g_previous_segv, nullptr);
+void remove_fatal_handlers(const LiveJobSource* job) {
+  if (g_handling_job != job) return;
+  for (std::size_t k = 0; k < std::size(kFatalSignals); ++k) sigaction(kFatalSignals[k], &g_previous[k], nullptr);
+  g_handling_job = nullptr;
   g_guarded_region = nullptr;
 }
 }  // namespace
@@ -388,7 +434,7 @@ LiveJobSource::LiveJobSource(SkeletonMain main, std::vector<std::string> args, i
   job_->stacks = std::make_unique<StackRegion>(static_cast<std::size_t>(np), options.stack_bytes, options.guard);
   job_->exit_codes.assign(static_cast<std::size_t>(np), -1);
   job_->ranks.assign(static_cast<std::size_t>(np), nullptr);
-  install_guard_handler(job_->stacks.get(), job_->stacks->usable_bytes());
+  install_fatal_handlers(this, job_->stacks.get(), job_->stacks->usable_bytes());
 }
 
 LiveJobSource::LiveJobSource(const std::string& path, std::vector<std::string> args, int np, LiveOptions options)
@@ -425,10 +471,10 @@ LiveJobSource::LiveJobSource(const std::string& path, std::vector<std::string> a
   job_->stacks = std::make_unique<StackRegion>(static_cast<std::size_t>(np), options.stack_bytes, options.guard);
   job_->exit_codes.assign(static_cast<std::size_t>(np), -1);
   job_->ranks.assign(static_cast<std::size_t>(np), nullptr);
-  install_guard_handler(job_->stacks.get(), job_->stacks->usable_bytes());
+  install_fatal_handlers(this, job_->stacks.get(), job_->stacks->usable_bytes());
 }
 
-LiveJobSource::~LiveJobSource() { remove_guard_handler(job_->stacks.get()); }
+LiveJobSource::~LiveJobSource() { remove_fatal_handlers(this); }
 
 int LiveJobSource::size() const { return job_->np; }
 const std::vector<std::string>& LiveJobSource::warnings() const { return job_->warnings; }
