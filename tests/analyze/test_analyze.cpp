@@ -583,6 +583,47 @@ TEST(Analyze, AddsTheMachineCodesOwnAccessesWithMca) {
   }
 }
 
+// The debug option adds the analysis's reasoning to the progress lines (a loop
+// without a trip count and what ScalarEvolution said of it, each priced loop's
+// machine code) and leaves the model as it is; without it, neither is said.
+TEST(Analyze, DebugOptionReportsTheReasoningAndKeepsTheModel) {
+  auto dir = perfcast::testing::scratch() / "debug";
+  fs::create_directories(dir);
+  auto source = dir / "converge.c";
+  std::ofstream(source) << R"(#include <mpi.h>
+double a[1000];
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  double r = 1;
+  int it = 0;
+  while (r > 1e-6) { r *= a[it % 1000] + 0.5; it++; }
+  for (int i = 0; i < 1000; i++) a[i] = 2.0 * a[i] + r;
+  MPI_Finalize();
+  return (int)a[3] + it;
+}
+)";
+  auto run = [&](bool debug, std::vector<std::string>& lines) {
+    analyze::AnalyzeOptions o;
+    o.sources = {source};
+    o.mcpu = "znver3";
+    o.debug = debug;
+    o.progress = [&](const std::string& line) { lines.push_back(line); };
+    return analyze::analyze(o);
+  };
+  auto said = [](const std::vector<std::string>& lines, const std::string& start) {
+    return std::count_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(start, 0) == 0; });
+  };
+  std::vector<std::string> quiet, debug;
+  auto plain = run(false, quiet);
+  auto debugged = run(true, debug);
+  EXPECT_EQ(plain.dump(), debugged.dump());
+  EXPECT_EQ(said(quiet, "no trip count for the loop at line 7"), 0);
+  EXPECT_EQ(said(quiet, "MCA: loop at line"), 0);
+  EXPECT_GE(said(debug, "no trip count for the loop at line 7"), 1);
+  EXPECT_GE(said(debug, "MCA: loop at line 8"), 1);
+  fs::remove_all(dir);
+}
+
 namespace {
 
 // What MPI_Cart_shift(cart, d, 1, &nbr[2d], &nbr[2d + 1]) gives `rank` on the
