@@ -53,6 +53,9 @@ struct AnalyzeOptions {
   bool mca = true;
   std::string mcpu;
   HostInstructionCycles host_cycles;
+  // Also report on `progress` the analysis's reasoning: loops without a trip
+  // count and why, fields that are no parameters, each priced loop's code.
+  bool debug = false;
 };
 
 // The program model as JSON (loadable by model::load_program_model). Throws

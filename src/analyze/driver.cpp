@@ -100,6 +100,7 @@ nlohmann::ordered_json analyze(const AnalyzeOptions& o) {
   in.mca = o.mca;
   in.mcpu = o.mcpu;
   in.host_cycles = o.host_cycles;
+  in.debug = o.debug;
   in.program = o.program.empty() ? o.sources.front().stem().string() : o.program;
   for (size_t i = 0; i < o.sources.size(); ++i) {
     const fs::path& src = o.sources[i];

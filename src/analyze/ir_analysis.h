@@ -24,6 +24,7 @@ struct IrInput {
   bool mca = true;
   std::string mcpu;  // scheduling model; empty: the host's
   HostInstructionCycles host_cycles;  // put into the scheduling model where given
+  bool debug = false;  // say on `progress` why values are no parameters and what MCA priced
 };
 
 nlohmann::ordered_json analyze_bitcode(const IrInput& input);

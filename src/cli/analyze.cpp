@@ -27,6 +27,7 @@ struct AnalyzeArgs {
   std::string mcpu;
   std::string machine;  // a machine file whose measured instruction cycles go into the scheduling model
   bool no_mca = false;
+  bool debug = false;
 };
 
 std::pair<std::string, double> parse_branch_probability(const std::string& text) {
@@ -97,6 +98,7 @@ void run(const AnalyzeArgs& a) {
   o.program = a.program;
   o.mcpu = a.mcpu;
   o.mca = !a.no_mca;
+  o.debug = a.debug;
   if (!a.machine.empty()) o.host_cycles = host_cycles_of(a.machine);
   for (const auto& b : a.branch_probabilities) o.branch_probabilities.insert(parse_branch_probability(b));
   for (const auto& f : a.library_costs) o.library_cost_files.emplace_back(f);
@@ -152,6 +154,7 @@ void add_analyze_command(CLI::App& app) {
                   "model (a Zen 5 on znver3: FP add 3 -> 2 cycles, a divide every 5 -> 4); the model's "
                   "mca.host_cycles records what changed");
   cmd->add_flag("--no-mca", a->no_mca, "Do not price loop bodies with MCA (no cycles_per_iteration)");
+  cmd->add_flag("--debug", a->debug, "Also print the analysis's reasoning: unknown trip counts, each priced loop's code");
   cmd->callback([a] { run(*a); });
 }
 

@@ -1,0 +1,201 @@
+#include "analyze/control_flow.h"
+
+#include <climits>
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Instructions.h>
+
+namespace perfcast::analyze::detail {
+
+bool ends_program(const llvm::BasicBlock& b, bool finalize_counts) {
+  using namespace llvm;
+  if (isa<UnreachableInst>(b.getTerminator())) return true;
+  for (const Instruction& i : b)
+    if (auto* call = dyn_cast<CallBase>(&i))
+      if (const Function* callee = call->getCalledFunction()) {
+        StringRef n = callee->getName();
+        if (n == "MPI_Abort" || n == "abort" || n == "exit" || n == "_exit") return true;
+        if (finalize_counts && n == "MPI_Finalize") return true;
+      }
+  return false;
+}
+
+// An "error side" of a branch: the code behind it aborts, or stops the program
+// early (finalises MPI and returns without looping again). Such paths are
+// taken with probability 0 and the other side is certain.
+bool ControlFlow::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side) {
+  using namespace llvm;
+  if (s_.pdt.dominates(side, from)) return false;  // a join: both ways reach it
+  auto memo = error_sides_.find(side);
+  if (memo != error_sides_.end()) return memo->second || leaves_early(from, side);
+  // Nothing reachable from here may loop: the program is on its way out.
+  bool stops = false;
+  if (!reaches_loop(side)) {
+    SmallVector<BasicBlock*, 16> dominated;
+    s_.dt.getDescendants(side, dominated);
+    for (BasicBlock* b : dominated) stops = stops || ends_program(*b, true);
+  }
+  bool result = stops;
+  error_sides_[side] = result;
+  // A shared exit block (`MPI_Finalize(); return rc;` that several checks
+  // jump to) is dominated by none of them, so the search above misses it.
+  return result || leaves_early(from, side);
+}
+
+// Whether some path from `from` returns from the function without passing
+// `avoid`, not counting paths that abort or exit (they end the program, not
+// the run the model describes).
+bool ControlFlow::ends_normally_avoiding(llvm::BasicBlock* from, llvm::BasicBlock* avoid) {
+  using namespace llvm;
+  auto memo = ends_normally_.find({from, avoid});
+  if (memo != ends_normally_.end()) return memo->second;
+  std::set<BasicBlock*> seen;
+  std::vector<BasicBlock*> work = {from};
+  bool found = false;
+  while (!work.empty() && !found) {
+    BasicBlock* b = work.back();
+    work.pop_back();
+    if (b == avoid || !seen.insert(b).second || ends_program(*b, false)) continue;
+    if (isa<ReturnInst>(b->getTerminator())) found = true;
+    for (BasicBlock* s : successors(b)) work.push_back(s);
+  }
+  return ends_normally_[{from, avoid}] = found;
+}
+
+// Whether entering `exit` from `from` leaves the run early: `from` can still
+// go on to a loop (the program's work), `exit` is on the way out, and the run
+// can end normally without it (so it is not the program's normal end, which
+// every run that does not abort passes).
+bool ControlFlow::leaves_early(llvm::BasicBlock* from, llvm::BasicBlock* exit) {
+  return on_way_out(exit) && !on_way_out(from) && ends_normally_avoiding(from, exit);
+}
+
+// Whether `b` is in a loop or can reach one: a backward fixed point over the
+// function, computed once.
+bool ControlFlow::reaches_loop(const llvm::BasicBlock* b) {
+  using namespace llvm;
+  if (!reaches_loop_done_) {
+    reaches_loop_done_ = true;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BasicBlock& x : s_.f) {
+        if (reaches_loop_.count(&x)) continue;
+        bool reach = s_.li.getLoopFor(&x) != nullptr;
+        for (BasicBlock* s : successors(&x)) reach = reach || reaches_loop_.count(s);
+        if (reach) reaches_loop_.insert(&x), changed = true;
+      }
+    }
+  }
+  return reaches_loop_.count(b) > 0;
+}
+
+// A block on the program's way out: no loop is reachable from it and every
+// path from it to a return stops the program (finalises MPI, aborts, exits) or
+// ends in `unreachable`.
+bool ControlFlow::on_way_out(llvm::BasicBlock* b) {
+  using namespace llvm;
+  if (!on_way_out_done_) {
+    on_way_out_done_ = true;
+    // The least fixed point: a block stops itself or all its successors are on the way out.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BasicBlock& x : s_.f) {
+        if (reaches_loop(&x) || on_way_out_.count(&x)) continue;
+        bool out = ends_program(x, true);
+        if (!out && succ_size(&x) > 0) {
+          out = true;
+          for (BasicBlock* s : successors(&x)) out = out && on_way_out_.count(s);
+        }
+        if (out) on_way_out_.insert(&x), changed = true;
+      }
+    }
+  }
+  return on_way_out_.count(b) > 0;
+}
+
+// Whether every path from `d` that does not leave early reaches `cur` (in the
+// same iteration of `region`). Leaving early: entering a block on the way out
+// (an early `MPI_Finalize(); return`, an abort) that `cur` cannot reach, so not
+// the program's normal end after `cur`. Such exits, perhaps deep inside a loop
+// (an option parser's) or behind a shared return block, make the code after
+// them no less certain: `cur` then counts as reached whenever `d` is.
+bool ControlFlow::certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region) {
+  using namespace llvm;
+  if (on_way_out(cur)) return false;
+  auto memo = certain_.find({d, cur});
+  if (memo != certain_.end()) return memo->second;
+  bool& result = certain_[{d, cur}];
+  // The blocks reachable from `cur`: the way out after it is its normal end.
+  std::set<const BasicBlock*> after;
+  std::vector<BasicBlock*> todo = {cur};
+  while (!todo.empty()) {
+    BasicBlock* b = todo.back();
+    todo.pop_back();
+    if (!after.insert(b).second) continue;
+    for (BasicBlock* s : successors(b)) todo.push_back(s);
+  }
+  std::set<BasicBlock*> seen;
+  std::vector<std::pair<BasicBlock*, BasicBlock*>> work;  // (block, the block the walk came from)
+  for (BasicBlock* s : successors(d)) work.push_back({s, d});
+  bool left_early = false;
+  while (!work.empty()) {
+    auto [b, from] = work.back();
+    work.pop_back();
+    if (b == cur || !seen.insert(b).second) continue;
+    // An exit `cur` cannot reach, or one it reaches only through further
+    // checks (a block shared by every `return rc` of an inlined parser).
+    if (on_way_out(b) && (!after.count(b) || leaves_early(from, b))) {
+      left_early = true;
+      continue;
+    }
+    // Around the loop again, out of it, or out of the function: `cur` missed.
+    if (region && (b == region->getHeader() || !region->contains(b))) return result = false;
+    if (succ_size(b) == 0) return result = false;
+    for (BasicBlock* s : successors(b)) work.push_back({s, b});
+  }
+  return result = left_early;
+}
+
+bool ControlFlow::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out) {
+  using namespace llvm;
+  BasicBlock* head = region ? region->getHeader() : &s_.f.getEntryBlock();
+  std::vector<GuardStep> rev;
+  BasicBlock* cur = b;
+  while (cur != head) {
+    auto* node = s_.dt.getNode(cur);
+    if (!node || !node->getIDom()) break;
+    BasicBlock* d = node->getIDom()->getBlock();
+    Instruction* t = d->getTerminator();
+    // An exit the run reaches only by leaving early (a parser's `--help`
+    // inside its loop, a `return rc` block shared by several checks): no
+    // single branch side leads there, so it is caught here.
+    if (leaves_early(d, cur)) return false;
+    if (s_.li.getLoopFor(d) == region && !s_.pdt.dominates(cur, d) && t->getNumSuccessors() >= 2 &&
+        !certain_but_for_exits(d, cur, region)) {
+      unsigned side = UINT_MAX;
+      for (unsigned s = 0; s < t->getNumSuccessors(); ++s)
+        if (s_.dt.dominates(BasicBlockEdge(d, t->getSuccessor(s)), cur)) {
+          side = s;
+          break;
+        }
+      bool others_error = side != UINT_MAX, leaves_region = false;
+      for (unsigned s = 0; s < t->getNumSuccessors(); ++s) {
+        if (s == side) continue;
+        if (!is_error_side(d, t->getSuccessor(s))) others_error = false;
+        if (region && !region->contains(t->getSuccessor(s))) leaves_region = true;
+      }
+      if (side != UINT_MAX && is_error_side(d, t->getSuccessor(side))) return false;
+      // A loop's exit test is its trip count; an error path's alternative is certain.
+      if (!others_error && !leaves_region) rev.push_back({t, side, side == UINT_MAX ? cur : nullptr});
+    }
+    cur = d;
+  }
+  out.assign(rev.rbegin(), rev.rend());
+  return true;
+}
+
+}  // namespace perfcast::analyze::detail

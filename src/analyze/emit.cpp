@@ -1,0 +1,334 @@
+#include "analyze/emit.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+
+#include "analyze/mpi_tables.h"
+#include "analyze/source_names.h"
+
+namespace perfcast::analyze::detail {
+
+namespace ex = perfcast::expr;
+using ex::Expr;
+
+void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
+  using namespace llvm;
+  const Loop* scope = s_.li.getLoopFor(b);
+  std::unique_ptr<Node> acc;
+  std::string acc_origin;
+  auto flush = [&] {
+    if (acc && !acc->empty_compute()) items.push_back(std::move(acc));
+    acc.reset();
+  };
+  auto compute = [&](const Instruction& i) -> Node& {
+    Where w = s_.where(i.getDebugLoc());
+    if (acc && w.line && acc_origin != w.origin) flush();
+    if (!acc) {
+      acc = std::make_unique<Node>();
+      acc_origin = w.origin;
+    }
+    if (!acc->line && w.line) {
+      acc->line = w.line;
+      acc->note = w.note;
+      acc_origin = w.origin;
+    }
+    return *acc;
+  };
+  auto lanes_of = [](Type* t) -> std::int64_t {
+    if (auto* v = dyn_cast<FixedVectorType>(t)) return v->getNumElements();
+    return 1;
+  };
+  auto add_flops = [&](const Instruction& i, Type* t, std::int64_t per_lane) {
+    Node& n = compute(i);
+    Type* e = t->getScalarType();
+    Expr f = Expr(per_lane * lanes_of(t));
+    if (e->isFloatTy() || e->isHalfTy() || e->isBFloatTy()) n.flops_single = n.flops_single + f;
+    else n.flops_double = n.flops_double + f;
+  };
+  auto add_math = [&](const Instruction& i, const std::string& name, Type* t) {
+    Node& n = compute(i);
+    bool single = t->getScalarType()->isFloatTy();
+    std::string key = single && name.back() != 'f' ? name + "f" : name;
+    auto it = n.math.find(key);
+    Expr calls = Expr(lanes_of(t));
+    n.math[key] = it == n.math.end() ? calls : it->second + calls;
+  };
+
+  for (Instruction& i : *b) {
+    if (isa<DbgInfoIntrinsic>(&i)) continue;
+    if (auto* bo = dyn_cast<BinaryOperator>(&i)) {
+      switch (bo->getOpcode()) {
+        case Instruction::FAdd: case Instruction::FSub: case Instruction::FMul:
+        case Instruction::FDiv: case Instruction::FRem:
+          add_flops(i, i.getType(), 1);
+          break;
+        default: break;
+      }
+    } else if (auto* un = dyn_cast<UnaryOperator>(&i); un && un->getOpcode() == Instruction::FNeg) {
+      add_flops(i, i.getType(), 1);
+    } else if (auto* ld = dyn_cast<LoadInst>(&i)) {
+      Node& n = compute(i);
+      n.loads = n.loads + Expr(1);
+      n.load_bytes = n.load_bytes + Expr(static_cast<std::int64_t>(s_.dl.getTypeStoreSize(ld->getType())));
+    } else if (auto* st = dyn_cast<StoreInst>(&i)) {
+      Node& n = compute(i);
+      n.stores = n.stores + Expr(1);
+      n.store_bytes =
+          n.store_bytes + Expr(static_cast<std::int64_t>(s_.dl.getTypeStoreSize(st->getValueOperand()->getType())));
+    } else if (auto* ii = dyn_cast<IntrinsicInst>(&i)) {
+      switch (ii->getIntrinsicID()) {
+        case Intrinsic::fma: case Intrinsic::fmuladd: add_flops(i, i.getType(), 2); break;
+        case Intrinsic::sqrt: add_math(i, "sqrt", i.getType()); break;
+        case Intrinsic::sin: add_math(i, "sin", i.getType()); break;
+        case Intrinsic::cos: add_math(i, "cos", i.getType()); break;
+        case Intrinsic::exp: case Intrinsic::exp2: add_math(i, "exp", i.getType()); break;
+        case Intrinsic::log: case Intrinsic::log2: case Intrinsic::log10: add_math(i, "log", i.getType()); break;
+        case Intrinsic::pow: case Intrinsic::powi: add_math(i, "pow", i.getType()); break;
+        case Intrinsic::masked_load: case Intrinsic::masked_gather: {
+          Node& n = compute(i);
+          n.loads = n.loads + Expr(1);
+          n.load_bytes = n.load_bytes + Expr(static_cast<std::int64_t>(s_.dl.getTypeStoreSize(i.getType())));
+          break;
+        }
+        case Intrinsic::masked_store: case Intrinsic::masked_scatter: {
+          Node& n = compute(i);
+          n.stores = n.stores + Expr(1);
+          n.store_bytes =
+              n.store_bytes + Expr(static_cast<std::int64_t>(s_.dl.getTypeStoreSize(ii->getArgOperand(0)->getType())));
+          break;
+        }
+        case Intrinsic::memcpy: case Intrinsic::memmove: case Intrinsic::memset: {
+          Node& n = compute(i);
+          auto len = exprs_.conv_value(ii->getArgOperand(2), scope);
+          if (!len) {
+            Where w = s_.where(i.getDebugLoc());
+            std::string name = sanitize(fmt::format("copy_{}_{}_bytes", file_tag(w.file), w.line));
+            s_.describe(
+                name, fmt::format("bytes of the mem{} at {}:{}",
+                                  ii->getIntrinsicID() == Intrinsic::memset ? "set" : "cpy", file_tag(w.file), w.line));
+            len = ex::var(name);
+          }
+          if (ii->getIntrinsicID() != Intrinsic::memset) n.load_bytes = n.load_bytes + *len;
+          n.store_bytes = n.store_bytes + *len;
+          break;
+        }
+        default: break;
+      }
+    } else if (auto* call = dyn_cast<CallBase>(&i)) {
+      auto* callee = dyn_cast<Function>(call->getCalledOperand()->stripPointerCasts());
+      if (callee && math_name(callee->getName().str())) {
+        add_math(i, *math_name(callee->getName().str()), call->getType());
+        continue;
+      }
+      if (callee && (callee->isIntrinsic() || s_.ctx.ignore.count(callee->getName().str()))) continue;
+      flush();
+      emit_call(*call, items, scope);
+    }
+  }
+  flush();
+}
+
+std::optional<Expr> BlockEmitter::datatype_bytes(const llvm::Value* dt, const llvm::Loop* scope) {
+  using namespace llvm;
+  const Value* v = dt->stripPointerCasts();
+  if (auto* g = dyn_cast<GlobalVariable>(v)) {
+    if (auto b = predefined_datatype_bytes(g->getName().str())) return Expr(*b);
+    return std::nullopt;
+  }
+  // A derived type made in this function: MPI_Type_contiguous(count, old, &t)
+  // or MPI_Type_vector(count, blocklength, stride, old, &t).
+  if (auto* load = dyn_cast<LoadInst>(v)) {
+    const Value* p = load->getPointerOperand()->stripPointerCasts();
+    for (const User* u : p->users())
+      if (auto* call = dyn_cast<CallBase>(u))
+        if (Function* callee = call->getCalledFunction()) {
+          StringRef n = callee->getName();
+          if (n == "MPI_Type_contiguous" && call->getArgOperand(2)->stripPointerCasts() == p) {
+            auto c = exprs_.conv_value(call->getArgOperand(0), nullptr);
+            auto old = datatype_bytes(call->getArgOperand(1), scope);
+            if (c && old) return *c * *old;
+          }
+          if (n == "MPI_Type_vector" && call->getArgOperand(4)->stripPointerCasts() == p) {
+            auto c = exprs_.conv_value(call->getArgOperand(0), nullptr);
+            auto bl = exprs_.conv_value(call->getArgOperand(1), nullptr);
+            auto old = datatype_bytes(call->getArgOperand(3), scope);
+            if (c && bl && old) return *c * *bl * *old;
+          }
+        }
+  }
+  return std::nullopt;
+}
+
+void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope) {
+  auto spec = mpi_specs().find(name);
+  if (spec == mpi_specs().end() || !spec->second.op) return;  // local calls: rank, size, topology, time
+  const MpiSpec& s = spec->second;
+  auto n = std::make_unique<Node>();
+  n->kind = Node::Mpi;
+  Where w = s_.where(call.getDebugLoc());
+  n->line = w.line;
+  n->note = w.note;
+  n->op = s.op;
+  std::string tag = fmt::format("mpi_{}_{}", file_tag(w.file), w.line);
+  // Several calls on one line (an unrolled loop) share a parameter: one call site.
+  auto unique = [](const std::string& base) { return sanitize(base); };
+  if (s.count >= 0) {
+    auto count = exprs_.conv_value(call.getArgOperand(s.count), scope);
+    if (!count) {
+      std::string p = unique(tag + "_count");
+      s_.describe(p,
+                  fmt::format("elements per call of {} at {}:{} (read from memory)", name, file_tag(w.file), w.line));
+      count = ex::var(p);
+    }
+    auto bytes = datatype_bytes(call.getArgOperand(s.datatype), scope);
+    if (!bytes) {
+      std::string p = unique(tag + "_datatype_bytes");
+      s_.describe(p,
+                  fmt::format("bytes of one element of the datatype of {} at {}:{}", name, file_tag(w.file), w.line));
+      bytes = ex::var(p);
+    }
+    n->bytes = ex::simplify(*count * *bytes);
+  } else if (n->op == "alltoallv" || n->op == "reduce_scatter") {
+    std::string p = unique(tag + "_bytes");
+    s_.describe(
+        p, fmt::format("bytes per call of {} at {}:{} (counts per peer are data)", name, file_tag(w.file), w.line));
+    n->bytes = ex::var(p);
+  }
+  std::string reader = fmt::format("{} at {}:{}", name, file_tag(w.file), w.line);
+  if (s.peer >= 0) {
+    const llvm::Value* arg = call.getArgOperand(s.peer);
+    auto peer = exprs_.conv_value(arg, scope);
+    if (!peer) peer = ranks_.element_rank(arg, "peer", reader, "mod(rank + 1, size)");
+    if (!peer || (peer->is_constant() && peer->kind() == ex::Kind::Integer && peer->int_value() == -1)) {
+      std::string p = unique(tag + "_peer");
+      s_.describe(p,
+                  fmt::format("peer rank of {} at {}:{}, not computable from the code (read from memory or "
+                              "MPI_ANY_SOURCE); the default assumes a real neighbour",
+                              name, file_tag(w.file), w.line),
+                  "mod(rank + 1, size)");
+      peer = ex::var(p);
+    }
+    // Open MPI's MPI_PROC_NULL is -2: negative, as the model wants.
+    n->peer = ex::simplify(*peer);
+  }
+  if (s.root >= 0) {
+    const llvm::Value* arg = call.getArgOperand(s.root);
+    auto root = exprs_.conv_value(arg, scope);
+    if (!root) root = ranks_.element_rank(arg, "root", reader, "0");
+    if (!root) {
+      std::string p = unique(tag + "_root");
+      s_.describe(p, fmt::format("root rank of {} at {}:{}", name, file_tag(w.file), w.line), "0");
+      root = ex::var(p);
+    }
+    n->root = ex::simplify(*root);
+  }
+  items.push_back(std::move(n));
+}
+
+void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope) {
+  using namespace llvm;
+  auto* callee = dyn_cast<Function>(call.getCalledOperand()->stripPointerCasts());
+  Where w = s_.where(call.getDebugLoc());
+  if (!callee) return;  // indirect: the model cannot follow it (qsort comparators and the like)
+  std::string name = callee->getName().str();
+  if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) {
+    emit_mpi(call, name.rfind("PMPI_", 0) == 0 ? name.substr(1) : name, items, scope);
+    return;
+  }
+  if (auto m = math_name(name)) {
+    auto n = std::make_unique<Node>();
+    n->line = w.line;
+    n->note = w.note;
+    n->math[*m] = Expr(1);
+    items.push_back(std::move(n));
+    return;
+  }
+  if (!callee->isDeclaration()) {
+    if (s_.ctx.in_progress.count(name)) {
+      auto n = std::make_unique<Node>();
+      n->line = w.line;
+      n->note = fmt::format("recursive call of {}: not counted (the model has no recursion)", name);
+      items.push_back(std::move(n));
+      return;
+    }
+    FunctionModel& fm = s_.ctx.analyse(*callee);
+    auto n = std::make_unique<Node>();
+    n->kind = Node::Call;
+    n->line = w.line;
+    n->note = w.note;
+    n->callee = fm.name;
+    for (unsigned a = 0; a < call.arg_size() && a < fm.all_arguments.size(); ++a) {
+      const std::string& param = fm.all_arguments[a];
+      if (param.empty() || std::find(fm.parameters.begin(), fm.parameters.end(), param) == fm.parameters.end())
+        continue;
+      auto e = exprs_.conv_value(call.getArgOperand(a), scope);
+      if (!e) {
+        std::string p = sanitize(fmt::format("arg_{}_{}_{}", file_tag(w.file), w.line, param));
+        s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param, fm.name,
+                                   file_tag(w.file), w.line));
+        e = ex::var(p);
+      }
+      n->args.emplace_back(param, ex::simplify(*e));
+    }
+    items.push_back(std::move(n));
+    return;
+  }
+  if (callee->isIntrinsic() || s_.ctx.ignore.count(name)) return;
+  const auto& table = s_.ctx.input->library_costs["functions"];
+  if (table.contains(name)) {
+    const auto& cost = table[name];
+    ex::Substitution bind;
+    if (cost.contains("args"))
+      for (size_t a = 0; a < cost["args"].size() && a < call.arg_size(); ++a) {
+        if (!cost["args"][a].is_string()) continue;
+        std::string formal = cost["args"][a].get<std::string>();
+        auto e = exprs_.conv_value(call.getArgOperand(static_cast<unsigned>(a)), scope);
+        if (!e) {
+          std::string p = sanitize(fmt::format("arg_{}_{}_{}", file_tag(w.file), w.line, formal));
+          s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", formal, name,
+                                     file_tag(w.file), w.line));
+          e = ex::var(p);
+        }
+        bind[formal] = *e;
+      }
+    auto field = [&](const char* key) -> Expr {
+      if (!cost.contains(key)) return Expr(0);
+      const auto& v = cost[key];
+      Expr e = v.is_number_integer() ? Expr(v.get<std::int64_t>())
+                                     : v.is_number() ? ex::real(v.get<double>()) : ex::parse(v.get<std::string>());
+      return ex::simplify(ex::substitute(e, bind));
+    };
+    auto n = std::make_unique<Node>();
+    n->line = w.line;
+    n->note = fmt::format("{} priced from the library-cost table", name);
+    n->flops_double = field("flops_double");
+    n->flops_single = field("flops_single");
+    n->loads = field("loads");
+    n->stores = field("stores");
+    n->load_bytes = field("load_bytes");
+    n->store_bytes = field("store_bytes");
+    if (cost.contains("math"))
+      for (const auto& [m, calls] : cost["math"].items())
+        n->math[m] = calls.is_number_integer() ? Expr(calls.get<std::int64_t>()) : ex::parse(calls.dump());
+    items.push_back(std::move(n));
+    return;
+  }
+  std::string p = sanitize(fmt::format("lib_{}_flops", name));
+  s_.describe(p, fmt::format("double-precision flops of one call of {}, which the analysis cannot see; bind it, "
+                             "or price {} with --library-costs",
+                             name, name));
+  auto n = std::make_unique<Node>();
+  n->line = w.line;
+  n->note = fmt::format("call of {} (outside the analysed code)", name);
+  n->flops_double = ex::var(p);
+  items.push_back(std::move(n));
+}
+
+}  // namespace perfcast::analyze::detail

@@ -1,0 +1,42 @@
+// Internal: one basic block's work as model items: counted compute (flops by
+// precision, loads and stores with their bytes, math calls), MPI operations
+// with their bytes, peers and roots, calls of functions analysed here, and
+// library calls priced from the library-cost table or left as a parameter.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "analyze/function_scope.h"
+#include "analyze/program_tree.h"
+#include "analyze/ranks.h"
+#include "analyze/scev_to_expr.h"
+
+namespace llvm {
+class BasicBlock;
+class CallBase;
+class Loop;
+class Value;
+}  // namespace llvm
+
+namespace perfcast::analyze::detail {
+
+class BlockEmitter {
+ public:
+  BlockEmitter(FunctionScope& scope, ScevToExpr& exprs, RankReasoning& ranks)
+      : s_(scope), exprs_(exprs), ranks_(ranks) {}
+
+  // Appends the items of `b` to `items`.
+  void emit_block(llvm::BasicBlock* b, Items& items);
+
+ private:
+  void emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope);
+  void emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope);
+  std::optional<expr::Expr> datatype_bytes(const llvm::Value* dt, const llvm::Loop* scope);
+
+  FunctionScope& s_;
+  ScevToExpr& exprs_;
+  RankReasoning& ranks_;
+};
+
+}  // namespace perfcast::analyze::detail

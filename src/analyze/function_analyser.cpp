@@ -1,0 +1,216 @@
+#include "analyze/function_analyser.h"
+
+#include <climits>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Instructions.h>
+
+namespace perfcast::analyze::detail {
+
+namespace ex = perfcast::expr;
+using ex::Expr;
+
+FunctionModel& ModuleContext::analyse(llvm::Function& f) {
+  FunctionModel& m = functions[f.getName().str()];
+  if (m.done) return m;
+  m.name = f.getName().str();
+  in_progress.insert(m.name);
+  FunctionAnalyser(*this, f, m).run();
+  in_progress.erase(m.name);
+  m.done = true;
+  // Parameters: the integer arguments the costs use.
+  std::set<std::string> used;
+  for_each_expression(
+      m.body,
+      [&](const Expr& e) {
+        auto names = ex::free_names(e);
+        used.insert(names.begin(), names.end());
+      },
+      false);
+  if (f.getName() != "main")
+    for (const std::string& a : m.all_arguments)
+      if (!a.empty() && used.count(a)) m.parameters.push_back(a);
+  return m;
+}
+
+void FunctionAnalyser::run() {
+  using namespace llvm;
+  for (Argument& a : s_.f.args()) {
+    std::string name;
+    if (a.getType()->isIntegerTy())
+      name = sanitize(a.hasName() ? a.getName().str() : fmt::format("arg{}", a.getArgNo()));
+    s_.out.all_arguments.push_back(name);
+    if (!name.empty()) s_.arguments.insert(name);
+  }
+  // dbg.value users of arguments are metadata uses, not IR users: find them here.
+  names_.collect();
+  for (Argument& a : s_.f.args())
+    if (a.getType()->isIntegerTy())
+      if (auto dn = names_.debug_names().find(&a); dn != names_.debug_names().end() && !s_.entry)
+        s_.out.all_arguments[a.getArgNo()] = dn->second.name, s_.arguments.insert(dn->second.name);
+  exprs_.name_scevs();
+  if (DISubprogram* sp = s_.f.getSubprogram()) s_.out.line = static_cast<int>(sp->getLine());
+
+  ReversePostOrderTraversal<Function*> rpo(&s_.f);
+  for (BasicBlock* b : rpo) {
+    Loop* l = s_.li.getLoopFor(b);
+    Items* c = container_of_loop(l);
+    if (!c) continue;
+    std::vector<GuardStep> guard;
+    if (!flow_.guard_of(b, l, guard)) continue;
+    emitter_.emit_block(b, *navigate(c, guard));
+  }
+  footprints_.add_footprints(loop_nodes_);
+}
+
+Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
+  if (!l) return &s_.out.body;
+  if (dead_loops_.count(l)) return nullptr;
+  auto it = loop_items_.find(l);
+  if (it != loop_items_.end()) return it->second;
+  Items* parent = container_of_loop(l->getParentLoop());
+  std::vector<GuardStep> guard;
+  if (!parent || !flow_.guard_of(l->getHeader(), l->getParentLoop(), guard)) {
+    dead_loops_.insert(l);
+    return nullptr;
+  }
+  Items* c = navigate(parent, guard);
+  auto n = std::make_unique<Node>();
+  n->kind = Node::Loop;
+  Where w = s_.where(l->getStartLoc());
+  n->line = w.line;
+  n->note = w.note;
+  n->var = names_.loop_var(l);
+  n->trip_count = counts_.trip_count(l);
+  if (s_.ctx.input->mca) {
+    l->getHeader()->setName(fmt::format("{}{}", kMcaLoopPrefix, s_.ctx.mca_loops++));
+    n->mca_header = l->getHeader()->getName().str();
+    n->innermost = l->getSubLoops().empty();
+    if (n->innermost) n->chain_restarts = counts_.chain_restarts(l);
+  }
+  if (l->getSubLoops().empty()) footprints_.add_streams(*n, l);
+  c->push_back(std::move(n));
+  loop_items_[l] = &c->back()->body;
+  loop_nodes_[l] = c->back().get();
+  return &c->back()->body;
+}
+
+Items* FunctionAnalyser::navigate(Items* c, const std::vector<GuardStep>& guard) {
+  for (const GuardStep& s : guard) {
+    Node* b = branch_node(*c, s);
+    bool two_way = llvm::isa<llvm::BranchInst>(s.term) && s.succ != UINT_MAX;
+    c = (two_way && s.succ == 1) ? &b->else_items : &b->then_items;
+  }
+  return c;
+}
+
+Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
+  using namespace llvm;
+  bool two_way = isa<BranchInst>(step.term) && step.succ != UINT_MAX;
+  for (auto it = c.rbegin(); it != c.rend(); ++it)
+    if ((*it)->kind == Node::Branch && (*it)->key == step.term && (two_way || (*it)->key_succ == step.succ) &&
+        (*it)->key_target == step.target)
+      return it->get();
+  auto n = std::make_unique<Node>();
+  n->kind = Node::Branch;
+  n->key = step.term;
+  n->key_succ = step.succ;
+  n->key_target = step.target;
+  Where w = s_.where(step.term->getDebugLoc());
+  n->line = w.line;
+  n->note = w.note;
+  const Loop* scope = s_.li.getLoopFor(step.term->getParent());
+  if (two_way) {
+    auto* br = cast<BranchInst>(step.term);
+    if (auto p = s_.probability_override(w)) {
+      n->probability = *p;
+    } else if (auto cond = exprs_.conv_bool(br->getCondition(), scope)) {
+      n->condition = ex::simplify(*cond);
+    } else {
+      // The vectoriser's run-time checks (aliasing, wrapping) pass in any code
+      // that vectorises profitably: the vector path is taken.
+      std::string block = br->getParent()->getName().str();
+      if (block.rfind("vector.memcheck", 0) == 0 || block.rfind("vector.scevcheck", 0) == 0) {
+        bool then_scalar = br->getSuccessor(0)->getName().startswith("scalar.ph");
+        n->probability = then_scalar ? 0.0 : 1.0;
+        n->note = (n->note.empty() ? "" : n->note + "; ") + "vectoriser run-time check assumed to pass";
+      } else if (auto guard = counts_.loop_guard_condition(br)) {
+        n->condition = ex::simplify(*guard);
+        n->note = (n->note.empty() ? "" : n->note + "; ") + "guard of the loop after it: its trip count > 0";
+      } else {
+        n->note = (n->note.empty() ? "" : n->note + "; ") + "data-dependent condition";
+      }
+    }
+  } else if (auto reach = step.target ? reach_condition(step.target, const_cast<BasicBlock*>(step.term->getParent()),
+                                                        scope)
+                                      : std::nullopt) {
+    n->condition = ex::simplify(*reach);
+    n->note = (n->note.empty() ? "" : n->note + "; ") + "condition of the paths that reach it";
+  } else {
+    unsigned ways = step.term->getNumSuccessors();
+    n->probability = step.succ == UINT_MAX ? 0.5 : 1.0 / ways;
+    if (auto p = s_.probability_override(w)) n->probability = *p;
+    n->note = (n->note.empty() ? "" : n->note + "; ") +
+              (step.succ == UINT_MAX ? "reached on some paths" : fmt::format("one of {} switch cases", ways));
+  }
+  c.push_back(std::move(n));
+  return c.back().get();
+}
+
+// The condition under which the program, at `from`, goes on to reach `b`: a
+// sum over b's incoming edges (one execution arrives by exactly one), each the
+// condition of reaching its source times the edge's branch condition. Loops
+// in between count as reached once entered; run-time checks as passing.
+std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from,
+                                                      const llvm::Loop* region, int depth) {
+  using namespace llvm;
+  if (b == from) return Expr(1);
+  if (depth > 32 || !s_.dt.dominates(from, b)) return std::nullopt;
+  // Edges into b; an edge out of a loop inside the region stands for the edges
+  // into that loop's header from outside it.
+  std::vector<std::pair<BasicBlock*, BasicBlock*>> edges;
+  for (BasicBlock* p : predecessors(b)) {
+    Loop* pl = s_.li.getLoopFor(p);
+    if (pl == region) {
+      edges.emplace_back(p, b);
+      continue;
+    }
+    if (!pl || (region && !region->contains(pl))) return std::nullopt;
+    while (pl->getParentLoop() != region) pl = pl->getParentLoop();
+    if (pl->contains(b) || pl->getExitBlock() != b) return std::nullopt;
+    for (BasicBlock* q : predecessors(pl->getHeader()))
+      if (!pl->contains(q)) edges.emplace_back(q, pl->getHeader());
+  }
+  std::vector<Expr> terms;
+  for (auto [p, to] : edges) {
+    auto r = reach_condition(p, from, region, depth + 1);
+    if (!r) return std::nullopt;
+    auto* br = dyn_cast<BranchInst>(p->getTerminator());
+    if (!br) return std::nullopt;
+    Expr edge = 1;
+    if (br->isConditional() && br->getSuccessor(0) != br->getSuccessor(1)) {
+      bool taken_if_true = br->getSuccessor(0) == to;
+      StringRef name = p->getName();
+      if (name.startswith("vector.memcheck") || name.startswith("vector.scevcheck")) {
+        if (to->getName().startswith("scalar.ph")) continue;  // the check passes: never taken
+      } else {
+        auto c = exprs_.conv_bool(br->getCondition(), region);
+        if (!c) return std::nullopt;
+        edge = taken_if_true ? *c : Expr(1) - *c;
+      }
+    }
+    terms.push_back(*r * edge);
+  }
+  if (terms.empty()) return std::nullopt;
+  return ex::add(terms);
+}
+
+}  // namespace perfcast::analyze::detail

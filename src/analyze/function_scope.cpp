@@ -1,0 +1,74 @@
+#include "analyze/function_scope.h"
+
+#include <fmt/format.h>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+
+#include "analyze/source_names.h"
+
+namespace perfcast::analyze::detail {
+
+namespace ex = perfcast::expr;
+
+FunctionScope::FunctionScope(ModuleContext& context, llvm::Function& function, FunctionModel& model)
+    : ctx(context),
+      f(function),
+      out(model),
+      dl(*context.dl),
+      li(context.fam->getResult<llvm::LoopAnalysis>(function)),
+      se(context.fam->getResult<llvm::ScalarEvolutionAnalysis>(function)),
+      dt(context.fam->getResult<llvm::DominatorTreeAnalysis>(function)),
+      pdt(context.fam->getResult<llvm::PostDominatorTreeAnalysis>(function)),
+      entry(function.getName() == "main") {}
+
+Where FunctionScope::where(const llvm::DebugLoc& dl) const {
+  Where w;
+  const llvm::DILocation* loc = dl.get();
+  if (!loc) return w;
+  w.line = static_cast<int>(loc->getLine());
+  w.file = loc->getFilename().str();
+  if (auto* sp = loc->getScope() ? loc->getScope()->getSubprogram() : nullptr) w.origin = sp->getName().str();
+  if (loc->getInlinedAt() && !w.origin.empty() && w.origin != f.getName()) {
+    const llvm::DILocation* call = loc->getInlinedAt();
+    while (call->getInlinedAt()) call = call->getInlinedAt();
+    w.note = fmt::format("inlined from {} (called at line {})", w.origin, call->getLine());
+  }
+  return w;
+}
+
+std::optional<double> FunctionScope::probability_override(const Where& w) const {
+  for (const auto& [key, p] : ctx.input->branch_probabilities) {
+    auto colon = key.rfind(':');
+    if (colon == std::string::npos) continue;
+    std::string file = key.substr(0, colon);
+    if (std::to_string(w.line) != key.substr(colon + 1)) continue;
+    auto ends_with = [](const std::string& a, const std::string& b) {
+      return a.size() >= b.size() && a.compare(a.size() - b.size(), b.size(), b) == 0;
+    };
+    if (ends_with(w.file, file) || ends_with(file, w.file)) return p;
+  }
+  return std::nullopt;
+}
+
+std::string FunctionScope::local_name(const std::string& source_name) const {
+  return entry ? sanitize(source_name) : sanitize(f.getName().str() + "." + source_name);
+}
+
+void FunctionScope::describe(const std::string& name, const std::string& description,
+                             std::optional<std::string> default_value) {
+  if (!ctx.descriptions.count(name)) ctx.descriptions[name] = {description, std::move(default_value)};
+}
+
+bool FunctionScope::model_wide(const ex::Expr& e) const {
+  for (const std::string& name : ex::free_names(ex::simplify(e)))
+    if (out.loop_vars.count(name) || (!entry && arguments.count(name))) return false;
+  return true;
+}
+
+}  // namespace perfcast::analyze::detail

@@ -1,0 +1,58 @@
+// Internal: what every part of one function's analysis shares: the function,
+// the model being made of it, LLVM's analyses of it, the module's context, and
+// the small services all parts use (source locations, parameter descriptions).
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "analyze/module_context.h"
+#include "support/expr.h"
+
+namespace llvm {
+class DebugLoc;
+class DominatorTree;
+class LoopInfo;
+class PostDominatorTree;
+class ScalarEvolution;
+}  // namespace llvm
+
+namespace perfcast::analyze::detail {
+
+// A source location as the model states it.
+struct Where {
+  int line = 0;
+  std::string file, origin, note;  // origin: the function the code was written in
+};
+
+struct FunctionScope {
+  FunctionScope(ModuleContext& ctx, llvm::Function& f, FunctionModel& out);
+
+  ModuleContext& ctx;
+  llvm::Function& f;
+  FunctionModel& out;
+  const llvm::DataLayout& dl;
+  llvm::LoopInfo& li;
+  llvm::ScalarEvolution& se;
+  llvm::DominatorTree& dt;
+  llvm::PostDominatorTree& pdt;
+  bool entry;                       // main: its names are the program's, unprefixed
+  std::set<std::string> arguments;  // the names of the function's integer arguments
+
+  // The line, file and origin of `dl`; a note when it was inlined from elsewhere.
+  Where where(const llvm::DebugLoc& dl) const;
+  // A --branch-probability given for the branch at `w`.
+  std::optional<double> probability_override(const Where& w) const;
+  // A name of this function's source variable: prefixed with the function's
+  // name except in the entry function.
+  std::string local_name(const std::string& source_name) const;
+  // Describes parameter `name` unless an earlier use did.
+  void describe(const std::string& name, const std::string& description,
+                std::optional<std::string> default_value = std::nullopt);
+  // Whether `e` names only the model's parameters (a parameter's default can
+  // use it): no loop index, no argument of a function other than the entry.
+  bool model_wide(const expr::Expr& e) const;
+};
+
+}  // namespace perfcast::analyze::detail

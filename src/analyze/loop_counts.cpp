@@ -1,0 +1,262 @@
+#include "analyze/loop_counts.h"
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "analyze/source_names.h"
+
+namespace perfcast::analyze::detail {
+
+namespace ex = perfcast::expr;
+using ex::Expr;
+
+// The source loop's location: the loop's own when LLVM kept it, else its back
+// edge's (the `for` statement's), not the first line of the body (a remainder
+// loop made by unrolling has no location of its own).
+llvm::DebugLoc LoopCounts::source_loc(const llvm::Loop* l) const {
+  llvm::DebugLoc at = l->getStartLoc();
+  bool own = false;
+  if (llvm::MDNode* id = l->getLoopID())
+    for (unsigned k = 1; k < id->getNumOperands(); ++k) own = own || llvm::isa<llvm::DILocation>(id->getOperand(k));
+  if (!own)
+    if (llvm::BasicBlock* latch = l->getLoopLatch())
+      if (llvm::DebugLoc dl = latch->getTerminator()->getDebugLoc(); dl && dl.getLine()) at = dl;
+  return at;
+}
+
+// The bits of a run-time unroll's remainder loop (trip count zext(trunc(T) to
+// i{bits}), T mod 2^bits), 0 for other loops.
+unsigned LoopCounts::remainder_bits(const llvm::Loop* l) {
+  using namespace llvm;
+  const SCEV* btc = s_.se.getBackedgeTakenCount(const_cast<Loop*>(l));
+  if (isa<SCEVCouldNotCompute>(btc)) return 0;
+  const SCEV* tc = s_.se.getAddExpr(btc, s_.se.getOne(btc->getType()));
+  if (auto* z = dyn_cast<SCEVZeroExtendExpr>(tc)) {
+    unsigned bits = s_.se.getTypeSizeInBits(z->getOperand()->getType());
+    if (bits >= 1 && bits <= 6) return bits;
+  }
+  return 0;
+}
+
+Expr LoopCounts::trip_count(llvm::Loop* l) {
+  if (auto it = trip_counts_.find(l); it != trip_counts_.end()) return it->second;
+  const llvm::SCEV* btc = s_.se.getBackedgeTakenCount(l);
+  if (!llvm::isa<llvm::SCEVCouldNotCompute>(btc))
+    if (auto e = exprs_.conv(btc, l)) return trip_counts_[l] = ex::simplify(*e + Expr(1));
+  Where w = s_.where(source_loc(l));
+  if (s_.ctx.debugging()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "no trip count for the loop at line " << w.line << ": " << *btc;
+    s_.ctx.input->progress(os.str());
+  }
+  std::string name = sanitize(fmt::format("loop_{}_{}_trips", file_tag(w.file), w.line));
+  bool computable = !llvm::isa<llvm::SCEVCouldNotCompute>(btc);
+  s_.describe(name, fmt::format("iterations of the loop at {}:{}{} each time it runs (0 when it is skipped): {}",
+                                file_tag(w.file), w.line,
+                                w.origin.empty() || w.origin == s_.f.getName() ? "" : " (in " + w.origin + ")",
+                                computable ? "its count depends on values read from memory"
+                                           : "its exit depends on data (e.g. a convergence test)"));
+  Expr source = ex::var(name);
+  // The parameter counts iterations of the source loop. A loop unrolled by U
+  // with a run-time trip count becomes two IR loops of that line: the
+  // remainder (trip count T mod U, as SCEV zext(trunc(T) to i{log2 U})) and
+  // the unrolled loop (its induction variable steps by U: T div U
+  // iterations, U source iterations each). Each gets its share of T.
+  if (computable) {
+    using namespace llvm;
+    if (unsigned bits = remainder_bits(l)) return trip_counts_[l] = ex::mod(source, Expr(std::int64_t{1} << bits));
+    // The unrolled loop: its remainder loop is a sibling of the same line.
+    auto has_remainder = [&](std::uint64_t factor) {
+      const auto& siblings = l->getParentLoop() ? l->getParentLoop()->getSubLoops() : s_.li.getTopLevelLoops();
+      for (const Loop* o : siblings)
+        if (o != l && s_.where(source_loc(o)).line == w.line && s_.where(source_loc(o)).file == w.file)
+          if (unsigned bits = remainder_bits(o); bits && (std::uint64_t{1} << bits) == factor) return true;
+      return false;
+    };
+    if (auto* d = dyn_cast<SCEVUDivExpr>(btc))
+      if (auto* c = dyn_cast<SCEVConstant>(d->getRHS());
+          c && c->getAPInt().ugt(1) && c->getAPInt().isPowerOf2() && has_remainder(c->getAPInt().getZExtValue()))
+        for (const PHINode& phi : l->getHeader()->phis()) {
+          if (!s_.se.isSCEVable(phi.getType())) continue;
+          auto* ar = dyn_cast<SCEVAddRecExpr>(s_.se.getSCEV(const_cast<PHINode*>(&phi)));
+          if (!ar || ar->getLoop() != l || !ar->isAffine()) continue;
+          auto* step = dyn_cast<SCEVConstant>(ar->getStepRecurrence(s_.se));
+          // The source loop's own index (it addresses memory), not a counter
+          // of unrolled trips such as the vectoriser's.
+          auto addresses = [](const Value* v) {
+            for (const User* u : v->users()) {
+              if (isa<GetElementPtrInst>(u)) return true;
+              if (isa<SExtInst>(u) || isa<ZExtInst>(u))
+                for (const User* g : u->users())
+                  if (isa<GetElementPtrInst>(g)) return true;
+            }
+            return false;
+          };
+          if (step && step->getAPInt() == c->getAPInt().zextOrTrunc(step->getAPInt().getBitWidth()) && addresses(&phi))
+            return trip_counts_[l] =
+                       ex::floordiv(source, Expr(static_cast<std::int64_t>(c->getAPInt().getZExtValue())));
+        }
+  }
+  return trip_counts_[l] = source;
+}
+
+// Whether the loop-carried values of `l` (its header phis other than affine
+// induction variables: a reduction's sum, a pointer being chased) start afresh
+// each time the loop is entered, i.e. the dependency chain of one run does not
+// continue into the next. Then an out-of-order core overlaps successive runs
+// (cg's rows, each restarting `s = 0`); a sum carried across the runs of an
+// inner loop (`for i, for j: s += ...`) is one chain and does not overlap.
+bool LoopCounts::chain_restarts(const llvm::Loop* l) {
+  for (const llvm::PHINode& phi : l->getHeader()->phis()) {
+    if (s_.se.isSCEVable(phi.getType()))
+      if (auto* ar = llvm::dyn_cast<llvm::SCEVAddRecExpr>(s_.se.getSCEV(const_cast<llvm::PHINode*>(&phi)));
+          ar && ar->getLoop() == l && ar->isAffine())
+        continue;  // an index: a one-cycle add, never the chain that bounds the loop
+    for (unsigned k = 0; k < phi.getNumIncomingValues(); ++k)
+      if (!l->contains(phi.getIncomingBlock(k)) && !fresh_each_run(phi.getIncomingValue(k), l)) return false;
+  }
+  return true;
+}
+
+// Whether `start`, the value a carried chain of `l` starts from, is computed
+// anew each run of `l` from nothing `l` computed before: constants, values
+// from outside the loop around `l`, loads (memory dependencies are not
+// modelled, as MCA does not model them), indices, other loops of the same
+// iteration (an unrolled loop starts from its remainder loop's result). A
+// carried value of a loop around `l` (its non-index header phi) is the chain
+// of the previous run continuing: not fresh.
+bool LoopCounts::fresh_each_run(const llvm::Value* start, const llvm::Loop* l) {
+  using namespace llvm;
+  const Loop* around = l->getParentLoop();
+  std::set<const Value*> seen;
+  std::vector<const Value*> work = {start};
+  while (!work.empty()) {
+    const Value* v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (seen.size() > 256) return false;  // too far to tell: assume the chain continues
+    const auto* inst = dyn_cast<Instruction>(v);
+    if (!inst || !around || !around->contains(inst->getParent())) continue;  // the same for every run
+    if (isa<LoadInst>(inst)) continue;
+    if (const auto* phi = dyn_cast<PHINode>(inst)) {
+      const Loop* owner = s_.li.getLoopFor(phi->getParent());
+      if (owner && owner->getHeader() == phi->getParent() && owner->contains(l)) {
+        if (s_.se.isSCEVable(phi->getType()))
+          if (auto* ar = dyn_cast<SCEVAddRecExpr>(s_.se.getSCEV(const_cast<PHINode*>(phi)));
+              ar && ar->getLoop() == owner && ar->isAffine())
+            continue;
+        return false;
+      }
+    }
+    for (const Value* op : inst->operands()) work.push_back(op);
+  }
+  return true;
+}
+
+// A branch that only guards a loop: one side enters the loop (through its
+// preheader), or the loops the optimiser made of one source loop (a
+// remainder and an unrolled copy), and nothing else that works; the other
+// side is where they exit to. LLVM puts one before every rotated loop (the
+// loop's own first test), and sources write them (`if (a->n > 0) for (...)`).
+// When the branch's condition reads data that the loops' counts read too,
+// the branch is "the loop runs at least once": its condition is trip count
+// > 0, so a loop whose count is a parameter runs exactly when the parameter
+// says so (and then with probability 1, not 1/2).
+std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br) {
+  using namespace llvm;
+  if (!br->isConditional() || br->getSuccessor(0) == br->getSuccessor(1)) return std::nullopt;
+  // The values a SCEV reads (its SCEVUnknown leaves).
+  struct Collect {
+    std::set<const Value*>& out;
+    bool follow(const SCEV* s) {
+      if (auto* u = dyn_cast<SCEVUnknown>(s)) out.insert(u->getValue());
+      return true;
+    }
+    bool isDone() const { return false; }
+  };
+  auto leaves = [&](const Value* v, std::set<const Value*>& out) {
+    std::vector<const Value*> work = {v};
+    std::set<const Value*> seen;
+    while (!work.empty()) {
+      const Value* x = work.back();
+      work.pop_back();
+      if (!seen.insert(x).second || seen.size() > 64) continue;
+      if (auto* cmp = dyn_cast<ICmpInst>(x)) {
+        work.push_back(cmp->getOperand(0)), work.push_back(cmp->getOperand(1));
+        continue;
+      }
+      if (!x->getType()->isIntegerTy() || !s_.se.isSCEVable(x->getType())) continue;
+      Collect collect{out};
+      visitAll(s_.se.getSCEV(const_cast<Value*>(x)), collect);
+    }
+  };
+  BasicBlock* from = const_cast<BasicBlock*>(br->getParent());
+  const Loop* region_loop = s_.li.getLoopFor(from);
+  for (unsigned in = 0; in < 2; ++in) {
+    BasicBlock* enter = br->getSuccessor(in);
+    BasicBlock* skip = br->getSuccessor(1 - in);
+    if (enter->getSinglePredecessor() != from && !s_.li.isLoopHeader(enter)) continue;
+    SmallVector<BasicBlock*, 32> region;
+    s_.dt.getDescendants(enter, region);
+    std::set<BasicBlock*> inside(region.begin(), region.end());
+    if (inside.count(skip) || inside.count(from)) continue;
+    std::vector<Loop*> loops;
+    bool ok = true;
+    for (BasicBlock* b : region) {
+      for (BasicBlock* succ : successors(b))
+        if (!inside.count(succ) && succ != skip) ok = false;
+      Loop* l = s_.li.getLoopFor(b);
+      if (l && l != region_loop) {
+        while (l->getParentLoop() != region_loop) l = l->getParentLoop();
+        if (!region_loop || region_loop->contains(l))
+          if (l->getHeader() == b) loops.push_back(l);
+        continue;
+      }
+      // Outside the loops: preheader arithmetic and loads only.
+      for (Instruction& i : *b) {
+        if (isa<StoreInst>(&i)) ok = false;
+        if (auto* call = dyn_cast<CallBase>(&i); call && !isa<DbgInfoIntrinsic>(&i) && !call->onlyReadsMemory())
+          if (!isa<IntrinsicInst>(call) || cast<IntrinsicInst>(call)->getIntrinsicID() == Intrinsic::memset ||
+              cast<IntrinsicInst>(call)->getIntrinsicID() == Intrinsic::memcpy)
+            ok = false;
+      }
+    }
+    if (!ok || loops.empty()) continue;
+    std::set<const Value*> cond_leaves, trip_leaves;
+    leaves(br->getCondition(), cond_leaves);
+    std::vector<Expr> trips;
+    for (Loop* l : loops) {
+      const SCEV* btc = s_.se.getBackedgeTakenCount(l);
+      if (isa<SCEVCouldNotCompute>(btc)) return std::nullopt;
+      Collect collect{trip_leaves};
+      visitAll(btc, collect);
+      trips.push_back(trip_count(l));
+    }
+    // Leaves through the phis that start a loop (an unrolled loop starts
+    // where its remainder stopped).
+    for (const Value* v : std::set<const Value*>(trip_leaves))
+      if (auto* phi = dyn_cast<PHINode>(v))
+        for (const Value* in_value : phi->incoming_values()) leaves(in_value, trip_leaves);
+    bool shared = false;
+    for (const Value* v : cond_leaves) shared = shared || trip_leaves.count(v);
+    if (!shared) return std::nullopt;
+    Expr runs = ex::compare(ex::Comparison::Gt, ex::add(trips), Expr(0));
+    return in == 0 ? runs : Expr(1) - runs;
+  }
+  return std::nullopt;
+}
+
+}  // namespace perfcast::analyze::detail

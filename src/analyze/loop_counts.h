@@ -1,0 +1,40 @@
+// Internal: what a loop's runs look like to the model: its trip count as an
+// expression (a parameter of its own when the exit depends on data), where the
+// source wrote it, whether its carried chains restart each run, and when a
+// branch only guards it (its condition is then "the trip count > 0").
+#pragma once
+
+#include <map>
+#include <optional>
+
+#include "analyze/function_scope.h"
+#include "analyze/scev_to_expr.h"
+
+namespace llvm {
+class BranchInst;
+class DebugLoc;
+class Loop;
+class Value;
+}  // namespace llvm
+
+namespace perfcast::analyze::detail {
+
+class LoopCounts {
+ public:
+  LoopCounts(FunctionScope& scope, ScevToExpr& exprs) : s_(scope), exprs_(exprs) {}
+
+  expr::Expr trip_count(llvm::Loop* l);
+  bool chain_restarts(const llvm::Loop* l);
+  llvm::DebugLoc source_loc(const llvm::Loop* l) const;
+  std::optional<expr::Expr> loop_guard_condition(const llvm::BranchInst* br);
+
+ private:
+  unsigned remainder_bits(const llvm::Loop* l);
+  bool fresh_each_run(const llvm::Value* start, const llvm::Loop* l);
+
+  FunctionScope& s_;
+  ScevToExpr& exprs_;
+  std::map<const llvm::Loop*, expr::Expr> trip_counts_;
+};
+
+}  // namespace perfcast::analyze::detail

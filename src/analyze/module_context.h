@@ -1,0 +1,57 @@
+// Internal: what the analysis of one module shares across its functions: the
+// function models made so far, the descriptions of every parameter an
+// expression may name, and the input's settings.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analyze/ir_analysis.h"
+#include "analyze/program_tree.h"
+
+namespace llvm {
+class DataLayout;
+class Function;
+template <typename IRUnitT, typename... ExtraArgTs>
+class AnalysisManager;
+using FunctionAnalysisManager = AnalysisManager<Function>;
+}  // namespace llvm
+
+namespace perfcast::analyze::detail {
+
+// IR names of the loop headers the MCA pricing looks for.
+constexpr const char* kMcaLoopPrefix = "perfcast.loop.";
+
+struct ParamInfo {
+  std::string description;
+  std::optional<std::string> default_value;
+};
+
+struct ModuleContext {
+  const llvm::DataLayout* dl = nullptr;
+  const IrInput* input = nullptr;
+  llvm::FunctionAnalysisManager* fam = nullptr;
+  std::map<std::string, FunctionModel> functions;
+  std::set<std::string> in_progress;
+  std::map<std::string, ParamInfo> descriptions;  // every name an expression may use
+  std::set<std::string> ignore;
+  // range_<file>_<line>_<array> parameters: the loop each one is per run of.
+  std::map<std::string, std::string> range_loops;
+  // Parameters for ranks read from local arrays (nbr_1, element_rank()): what
+  // the element holds and the MPI calls that read it, for the description.
+  struct ElementParam {
+    std::string what, default_value, assumed;
+    std::vector<std::string> readers;
+  };
+  std::map<std::string, ElementParam> element_params;
+  int mca_loops = 0;  // loops named for the MCA pricing
+  // The model of `f`, analysed on first use (function_analyser.cpp).
+  FunctionModel& analyse(llvm::Function& f);
+  // Whether the input asks for the analysis's reasoning on the progress channel.
+  bool debugging() const { return input->debug && input->progress; }
+};
+
+}  // namespace perfcast::analyze::detail

@@ -1,0 +1,92 @@
+// Internal: the analyser's tree of one function's model (items nested as the
+// code is: compute, loops, branches, calls, MPI operations), built by the
+// function analysis and written out as the program model's JSON.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analyze/mca.h"
+#include "support/expr.h"
+
+namespace llvm {
+class Instruction;
+}  // namespace llvm
+
+namespace perfcast::analyze::detail {
+
+struct Node;
+using Items = std::vector<std::unique_ptr<Node>>;
+
+struct Node {
+  enum Kind { Compute, Loop, Branch, Call, Mpi } kind = Compute;
+  int line = 0;
+  std::string note;
+  // compute
+  expr::Expr flops_double, flops_single, loads, stores, load_bytes, store_bytes;
+  std::map<std::string, expr::Expr> math;
+  // loop
+  std::string var;
+  expr::Expr trip_count;
+  // branch
+  std::optional<expr::Expr> condition;
+  double probability = 0.5;
+  const llvm::Instruction* key = nullptr;
+  unsigned key_succ = 0;
+  const void* key_target = nullptr;
+  // call
+  std::string callee;
+  std::vector<std::pair<std::string, expr::Expr>> args;
+  // mpi
+  std::string op;
+  expr::Expr bytes;
+  std::optional<expr::Expr> peer, root;
+  Items body, then_items, else_items;
+  // loop: its IR header's name for the MCA pricing, and the result: for an
+  // innermost loop the cycles of its body (an expression of its trip count
+  // when successive runs overlap, see body_cycles()), for a loop with subloops
+  // the cycles of its own blocks; `machine` keeps MCA's plain figures.
+  std::string mca_header;
+  bool innermost = false;
+  bool chain_restarts = false;  // innermost: no loop-carried value flows from one run of the loop to the next
+  std::optional<LoopCycles> machine;
+  std::optional<expr::Expr> cycles_per_iteration;
+  std::optional<double> overhead_cycles_per_iteration;
+  // loop: distinct bytes one run touches (all, loaded, stored); see footprint.h
+  std::optional<std::array<expr::Expr, 3>> footprint;
+  int streams = 0;  // innermost loop: its address streams (footprint.h); 0: none counted
+  // Per base with several streams, each stream's byte offset from the first's.
+  std::vector<std::vector<expr::Expr>> stream_offsets;
+
+  bool empty_compute() const;
+};
+
+struct FunctionModel {
+  std::string name;
+  int line = 0;
+  std::vector<std::string> parameters;  // integer arguments the costs use
+  std::vector<std::string> all_arguments;  // integer arguments by position ("" for others)
+  std::set<std::string> loop_vars;
+  Items body;
+  bool done = false;
+};
+
+// Calls `use` on every expression of the items and of the items nested in
+// them: counts, trip counts, conditions, ranks, call arguments, and, when
+// `with_footprints`, loops' footprints and stream offsets.
+void for_each_expression(const Items& items, const std::function<void(const expr::Expr&)>& use,
+                         bool with_footprints);
+
+// Drops empty branches (both sides without items) left by blocks that only
+// branch, and merges neighbouring compute items of one origin (the blocks of
+// one straight-line stretch of source).
+void prune(Items& items);
+
+}  // namespace perfcast::analyze::detail

@@ -1,0 +1,350 @@
+#include "analyze/scev_to_expr.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Instructions.h>
+
+namespace perfcast::analyze::detail {
+
+namespace ex = perfcast::expr;
+using ex::Expr;
+
+void ScevToExpr::name_scevs() {
+  using namespace llvm;
+  for (const auto& [v, dn] : names_.debug_names()) {
+    if (!v->getType()->isIntegerTy() || !s_.se.isSCEVable(v->getType()) || llvm::isa<Argument>(v)) continue;
+    if (auto* i = dyn_cast<Instruction>(v); i && s_.li.getLoopFor(i->getParent())) continue;
+    const SCEV* sc = s_.se.getSCEV(const_cast<Value*>(v));
+    if (isa<SCEVConstant>(sc) || isa<SCEVUnknown>(sc) || s_.se.containsAddRecurrence(sc)) continue;
+    named_scevs_.emplace(sc, v);
+  }
+}
+
+std::optional<Expr> ScevToExpr::unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
+  auto e = conv(s, scope, depth + 1);
+  if (!e) return std::nullopt;
+  if (s_.se.isKnownNonNegative(s)) return e;
+  return ex::zext(*e, static_cast<int>(s_.se.getTypeSizeInBits(s->getType())));
+}
+
+std::optional<Expr> ScevToExpr::conv(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
+  using namespace llvm;
+  if (depth > 64) return std::nullopt;
+  // A sum or product the source named (lx = n / p + ...) reads as its name.
+  if (auto it = named_scevs_.find(s); it != named_scevs_.end()) {
+    const SourceNames::DebugName& dn = names_.debug_names().at(it->second);
+    s_.describe(dn.name, dn.description);
+    return ex::var(dn.name);
+  }
+  switch (s->getSCEVType()) {
+    case scConstant: {
+      const APInt& v = cast<SCEVConstant>(s)->getAPInt();
+      if (v.getBitWidth() > 64) return std::nullopt;
+      return ex::integer(v.getBitWidth() == 1 ? static_cast<std::int64_t>(v.getZExtValue()) : v.getSExtValue());
+    }
+    case scTruncate: {
+      auto* t = cast<SCEVTruncateExpr>(s);
+      auto x = conv(t->getOperand(), scope, depth + 1);
+      if (!x) return std::nullopt;
+      unsigned bits = s_.se.getTypeSizeInBits(t->getType());
+      // Values that fit the narrower type pass unchanged; keep the truncation otherwise.
+      if (s_.se.isKnownNonNegative(t->getOperand()) &&
+          s_.se.getUnsignedRangeMax(t->getOperand()).getActiveBits() < bits)
+        return x;
+      return ex::trunc(*x, static_cast<int>(bits));
+    }
+    case scZeroExtend: {
+      auto* z = cast<SCEVZeroExtendExpr>(s);
+      auto x = conv(z->getOperand(), scope, depth + 1);
+      if (!x) return std::nullopt;
+      unsigned bits = s_.se.getTypeSizeInBits(z->getOperand()->getType());
+      if (bits > 1 && s_.se.isKnownNonNegative(z->getOperand())) return x;
+      return ex::zext(*x, static_cast<int>(bits));
+    }
+    case scSignExtend: {
+      auto* z = cast<SCEVSignExtendExpr>(s);
+      auto x = conv(z->getOperand(), scope, depth + 1);
+      if (!x) return std::nullopt;
+      unsigned bits = s_.se.getTypeSizeInBits(z->getOperand()->getType());
+      if (bits == 1) return ex::sext(*x, 1);
+      return x;  // the expression already reads the value as signed
+    }
+    case scAddExpr:
+      // lz + 2 is one flattened sum in SCEV: find the named part.
+      for (const auto& [named, value] : named_scevs_) {
+        if (named->getType() != s->getType()) continue;
+        const SCEV* rest = s_.se.getMinusSCEV(s, named);
+        if (rest->getExpressionSize() >= s->getExpressionSize()) continue;
+        if (auto r = conv(rest, scope, depth + 1)) {
+          const SourceNames::DebugName& dn = names_.debug_names().at(value);
+          s_.describe(dn.name, dn.description);
+          return ex::var(dn.name) + *r;
+        }
+      }
+      [[fallthrough]];
+    case scMulExpr: {
+      std::vector<Expr> terms;
+      for (const SCEV* op : cast<SCEVNAryExpr>(s)->operands()) {
+        auto e = conv(op, scope, depth + 1);
+        if (!e) return std::nullopt;
+        terms.push_back(*e);
+      }
+      return s->getSCEVType() == scAddExpr ? ex::add(terms) : ex::mul(terms);
+    }
+    case scUDivExpr: {
+      auto* d = cast<SCEVUDivExpr>(s);
+      auto a = unsigned_operand(d->getLHS(), scope, depth);
+      auto b = unsigned_operand(d->getRHS(), scope, depth);
+      if (!a || !b) return std::nullopt;
+      return ex::floordiv(*a, *b);
+    }
+    case scAddRecExpr: {
+      auto* ar = cast<SCEVAddRecExpr>(s);
+      const Loop* l = ar->getLoop();
+      if (!scope || !l->contains(scope)) {
+        const SCEV* at = s_.se.getSCEVAtScope(s, const_cast<Loop*>(scope));
+        if (at == s) return std::nullopt;
+        return conv(at, scope, depth + 1);
+      }
+      // {a0,+,a1,+,a2...} at iteration n is sum_k a_k * C(n, k)
+      Expr n = ex::var(names_.loop_var(l));
+      std::vector<Expr> terms;
+      Expr binomial = 1, falling = 1;
+      std::int64_t factorial = 1;
+      for (unsigned k = 0; k < ar->getNumOperands(); ++k) {
+        auto a = conv(ar->getOperand(k), scope, depth + 1);
+        if (!a) return std::nullopt;
+        if (k > 0) {
+          falling = falling * (n - Expr(static_cast<std::int64_t>(k - 1)));
+          factorial *= k;
+          binomial = factorial == 1 ? falling : ex::floordiv(falling, Expr(factorial));
+        }
+        terms.push_back(*a * binomial);
+      }
+      return ex::add(terms);
+    }
+    case scSMaxExpr:
+    case scUMaxExpr:
+    case scSMinExpr:
+    case scUMinExpr:
+    case scSequentialUMinExpr: {
+      bool is_unsigned = s->getSCEVType() == scUMaxExpr || s->getSCEVType() == scUMinExpr ||
+                         s->getSCEVType() == scSequentialUMinExpr;
+      std::vector<Expr> args;
+      for (const SCEV* op : cast<SCEVNAryExpr>(s)->operands()) {
+        auto e = is_unsigned ? unsigned_operand(op, scope, depth) : conv(op, scope, depth + 1);
+        if (!e) return std::nullopt;
+        args.push_back(*e);
+      }
+      bool is_max = s->getSCEVType() == scSMaxExpr || s->getSCEVType() == scUMaxExpr;
+      return is_max ? ex::maximum(args) : ex::minimum(args);
+    }
+    case scUnknown:
+      return conv_unknown(cast<SCEVUnknown>(s)->getValue(), scope, depth + 1);
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<Expr> ScevToExpr::conv_value(const llvm::Value* v, const llvm::Loop* scope, int depth) {
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v)) {
+    if (c->getBitWidth() > 64) return std::nullopt;
+    return ex::integer(c->getBitWidth() == 1 ? static_cast<std::int64_t>(c->getZExtValue()) : c->getSExtValue());
+  }
+  if (v->getType()->isIntegerTy(1)) return conv_bool(v, scope, depth + 1);
+  if (!v->getType()->isIntegerTy() || !s_.se.isSCEVable(v->getType())) return std::nullopt;
+  const llvm::SCEV* s = s_.se.getSCEV(const_cast<llvm::Value*>(v));
+  return conv(s_.se.getSCEVAtScope(s, const_cast<llvm::Loop*>(scope)), scope, depth + 1);
+}
+
+std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::Loop* scope, int depth) {
+  using namespace llvm;
+  if (depth > 64) return std::nullopt;
+  if (auto* c = dyn_cast<ConstantInt>(v)) return conv_value(c, scope, depth);
+  if (auto* a = dyn_cast<Argument>(v)) {
+    if (!a->getType()->isIntegerTy() || s_.entry) {
+      auto dn = names_.debug_names().find(v);
+      if (dn == names_.debug_names().end()) return std::nullopt;
+      s_.describe(dn->second.name, dn->second.description);
+      return ex::var(dn->second.name);
+    }
+    std::string name = s_.out.all_arguments.at(a->getArgNo());
+    if (name.empty()) return std::nullopt;
+    return ex::var(name);
+  }
+  auto* inst = dyn_cast<Instruction>(v);
+  if (!inst) return std::nullopt;
+  if (auto* load = dyn_cast<LoadInst>(inst)) {
+    const Value* p = load->getPointerOperand()->stripPointerCasts();
+    // rank and size: what MPI_Comm_rank / MPI_Comm_size wrote there.
+    for (const User* u : p->users())
+      if (auto* call = dyn_cast<CallBase>(u))
+        if (auto* callee = call->getCalledFunction(); callee && call->arg_size() >= 2 &&
+                                                      call->getArgOperand(1)->stripPointerCasts() == p) {
+          if (callee->getName() == "MPI_Comm_rank") return ex::var("rank");
+          if (callee->getName() == "MPI_Comm_size") return ex::var("size");
+        }
+    if (auto* g = dyn_cast<GlobalVariable>(p)) {
+      std::string name = sanitize(g->getName().str());
+      s_.describe(name, fmt::format("global variable {}", g->getName().str()));
+      return ex::var(name);
+    }
+    // A field of a struct, even read inside a loop around the use (a call in
+    // the loop kept it from being hoisted): it changes with the loop only if
+    // the loop writes it, which field_name rules out.
+    if (auto name = names_.field_name(load)) return ex::var(*name);
+  }
+  // Integer arithmetic SCEV leaves opaque: expand it when its operands convert.
+  if (auto* bo = dyn_cast<BinaryOperator>(inst)) {
+    auto a = conv_value(bo->getOperand(0), scope, depth + 1);
+    auto b = a ? conv_value(bo->getOperand(1), scope, depth + 1) : std::nullopt;
+    if (a && b) switch (bo->getOpcode()) {
+        // sdiv/srem round toward zero; floordiv/mod agree on the non-negative
+        // sizes and counts these are in practice.
+        case Instruction::SDiv: return ex::floordiv(*a, *b);
+        case Instruction::SRem: return ex::mod(*a, *b);
+        case Instruction::UDiv: return ex::floordiv(*a, *b);
+        case Instruction::URem: return ex::mod(*a, *b);
+        case Instruction::Add: return *a + *b;
+        case Instruction::Sub: return *a - *b;
+        case Instruction::Mul: return *a * *b;
+        // An addition when no bit is shared; x | (2^k - 1), a vector loop's
+        // end index, is x rounded down to a multiple of 2^k, plus 2^k - 1.
+        case Instruction::Or: {
+          if (llvm::haveNoCommonBitsSet(bo->getOperand(0), bo->getOperand(1), s_.dl)) return *a + *b;
+          auto* mask = dyn_cast<ConstantInt>(bo->getOperand(1));
+          if (mask && !mask->isNegative() && (mask->getValue() + 1).isPowerOf2()) {  // any sign: floor
+            Expr block = ex::integer(mask->getSExtValue() + 1);
+            return ex::floordiv(*a, block) * block + *b;
+          }
+          break;
+        }
+        default: break;
+      }
+  }
+  if (auto* sel = dyn_cast<SelectInst>(inst)) {
+    auto c = conv_bool(sel->getCondition(), scope, depth + 1);
+    auto a = c ? conv_value(sel->getTrueValue(), scope, depth + 1) : std::nullopt;
+    auto b = a ? conv_value(sel->getFalseValue(), scope, depth + 1) : std::nullopt;
+    if (c && a && b) return ex::select(*c, *a, *b);
+  }
+  if (isa<ZExtInst>(inst) || isa<SExtInst>(inst)) {
+    const Value* op = inst->getOperand(0);
+    if (op->getType()->isIntegerTy(1))
+      if (auto c = conv_bool(op, scope, depth + 1)) return ex::select(*c, isa<ZExtInst>(inst) ? 1 : -1, 0);
+  }
+  if (isa<ICmpInst>(inst)) return conv_bool(inst, scope, depth + 1);
+  if (auto* phi = dyn_cast<PHINode>(inst); phi && !s_.li.isLoopHeader(phi->getParent()))
+    if (auto e = conv_phi(phi, scope, depth + 1)) return e;
+  // A value that changes from one iteration to the next of a loop around the
+  // use is no parameter.
+  if (Loop* def = s_.li.getLoopFor(inst->getParent()); def && scope && def->contains(scope)) return std::nullopt;
+  auto dn = names_.debug_names().find(v);
+  if (dn != names_.debug_names().end()) {
+    s_.describe(dn->second.name, dn->second.description);
+    return ex::var(dn->second.name);
+  }
+  return std::nullopt;
+}
+
+std::optional<Expr> ScevToExpr::conv_bool(const llvm::Value* v, const llvm::Loop* scope, int depth) {
+  using namespace llvm;
+  if (depth > 64) return std::nullopt;
+  if (auto* c = dyn_cast<ConstantInt>(v)) return ex::integer(c->isZero() ? 0 : 1);
+  if (auto* cmp = dyn_cast<ICmpInst>(v)) {
+    if (!cmp->getOperand(0)->getType()->isIntegerTy()) return std::nullopt;
+    auto a = conv_value(cmp->getOperand(0), scope, depth + 1);
+    auto b = a ? conv_value(cmp->getOperand(1), scope, depth + 1) : std::nullopt;
+    if (!a || !b) return std::nullopt;
+    if (cmp->isUnsigned()) {
+      int bits = static_cast<int>(cmp->getOperand(0)->getType()->getIntegerBitWidth());
+      auto nonneg = [&](const Value* x) {
+        return isa<ConstantInt>(x) ? !cast<ConstantInt>(x)->isNegative()
+                                   : s_.se.isKnownNonNegative(s_.se.getSCEV(const_cast<Value*>(x)));
+      };
+      if (!nonneg(cmp->getOperand(0))) a = ex::zext(*a, bits);
+      if (!nonneg(cmp->getOperand(1))) b = ex::zext(*b, bits);
+    }
+    switch (cmp->getPredicate()) {
+      case CmpInst::ICMP_EQ: return ex::compare(ex::Comparison::Eq, *a, *b);
+      case CmpInst::ICMP_NE: return ex::compare(ex::Comparison::Ne, *a, *b);
+      case CmpInst::ICMP_SLT: case CmpInst::ICMP_ULT: return ex::compare(ex::Comparison::Lt, *a, *b);
+      case CmpInst::ICMP_SLE: case CmpInst::ICMP_ULE: return ex::compare(ex::Comparison::Le, *a, *b);
+      case CmpInst::ICMP_SGT: case CmpInst::ICMP_UGT: return ex::compare(ex::Comparison::Gt, *a, *b);
+      case CmpInst::ICMP_SGE: case CmpInst::ICMP_UGE: return ex::compare(ex::Comparison::Ge, *a, *b);
+      default: return std::nullopt;
+    }
+  }
+  if (auto* bo = dyn_cast<BinaryOperator>(v); bo && bo->getType()->isIntegerTy(1)) {
+    auto a = conv_bool(bo->getOperand(0), scope, depth + 1);
+    auto b = a ? conv_bool(bo->getOperand(1), scope, depth + 1) : std::nullopt;
+    if (!a || !b) return std::nullopt;
+    switch (bo->getOpcode()) {
+      case Instruction::And: return *a * *b;
+      case Instruction::Or: return ex::select(*a, 1, *b);
+      case Instruction::Xor: return ex::compare(ex::Comparison::Ne, *a, *b);
+      default: return std::nullopt;
+    }
+  }
+  if (auto* sel = dyn_cast<SelectInst>(v); sel && sel->getType()->isIntegerTy(1)) {
+    auto c = conv_bool(sel->getCondition(), scope, depth + 1);
+    auto a = c ? conv_bool(sel->getTrueValue(), scope, depth + 1) : std::nullopt;
+    auto b = a ? conv_bool(sel->getFalseValue(), scope, depth + 1) : std::nullopt;
+    if (c && a && b) return ex::select(*c, *a, *b);
+    return std::nullopt;
+  }
+  if (auto* t = dyn_cast<TruncInst>(v); t && t->getType()->isIntegerTy(1)) {
+    if (auto x = conv_value(t->getOperand(0), scope, depth + 1)) return ex::trunc(*x, 1);
+  }
+  return std::nullopt;
+}
+
+// A join of values (the vectoriser's resume value: 0 when the vector loop was
+// skipped, the vector trip count after it) as a select on the branch that
+// decides which way the program came. Run-time checks are assumed to pass, as
+// branch_node() does.
+std::optional<Expr> ScevToExpr::conv_phi(const llvm::PHINode* phi, const llvm::Loop* scope, int depth) {
+  using namespace llvm;
+  if (depth > 64 || !phi->getType()->isIntegerTy()) return std::nullopt;
+  BasicBlock* block = const_cast<BasicBlock*>(phi->getParent());
+  std::vector<std::pair<const Value*, BasicBlock*>> in;
+  for (unsigned k = 0; k < phi->getNumIncomingValues(); ++k) {
+    BasicBlock* pred = phi->getIncomingBlock(k);
+    if (pred->getName().startswith("vector.memcheck") || pred->getName().startswith("vector.scevcheck")) continue;
+    in.emplace_back(phi->getIncomingValue(k), pred);
+  }
+  if (in.empty()) return std::nullopt;
+  bool same = std::all_of(in.begin(), in.end(), [&](const auto& p) { return p.first == in.front().first; });
+  if (same) return conv_value(in.front().first, scope, depth + 1);
+  auto* node = s_.dt.getNode(block);
+  if (!node || !node->getIDom()) return std::nullopt;
+  BasicBlock* d = node->getIDom()->getBlock();
+  auto* br = dyn_cast<BranchInst>(d->getTerminator());
+  if (!br || !br->isConditional()) return std::nullopt;
+  const Value* side_value[2] = {nullptr, nullptr};
+  for (const auto& [value, pred] : in) {
+    int side = -1;
+    for (unsigned s = 0; s < 2; ++s) {
+      BasicBlock* succ = br->getSuccessor(s);
+      if ((pred == d && succ == block) || (succ != block && s_.dt.dominates(BasicBlockEdge(d, succ), pred))) side = s;
+    }
+    if (side < 0 || (side_value[side] && side_value[side] != value)) return std::nullopt;
+    side_value[side] = value;
+  }
+  if (!side_value[0] || !side_value[1]) return std::nullopt;
+  auto cond = conv_bool(br->getCondition(), s_.li.getLoopFor(d), depth + 1);
+  auto a = cond ? conv_value(side_value[0], scope, depth + 1) : std::nullopt;
+  auto b = a ? conv_value(side_value[1], scope, depth + 1) : std::nullopt;
+  if (!a || !b) return std::nullopt;
+  return ex::select(*cond, *a, *b);
+}
+
+}  // namespace perfcast::analyze::detail

@@ -1,0 +1,265 @@
+#include "analyze/source_names.h"
+
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+
+namespace perfcast::analyze::detail {
+
+namespace {
+
+bool is_name_char(char c, bool first) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || (!first && (std::isdigit(static_cast<unsigned char>(c)) || c == '.'));
+}
+
+}  // namespace
+
+std::string sanitize(const std::string& raw) {
+  static const std::set<std::string> reserved = {"floordiv", "ceildiv", "mod", "min", "max", "select",
+                                                 "zext", "trunc", "sext", "sum"};
+  std::string s;
+  for (size_t i = 0; i < raw.size(); ++i) s += is_name_char(raw[i], s.empty()) ? raw[i] : '_';
+  if (s.empty() || !is_name_char(s[0], true)) s = "_" + s;
+  if (reserved.count(s)) s += "_";
+  return s;
+}
+
+const llvm::DIType* strip_qualifiers(const llvm::DIType* t) {
+  for (int guard = 0; t && guard < 16; ++guard) {
+    auto* d = llvm::dyn_cast<llvm::DIDerivedType>(t);
+    if (!d || (d->getTag() != llvm::dwarf::DW_TAG_typedef && d->getTag() != llvm::dwarf::DW_TAG_const_type &&
+               d->getTag() != llvm::dwarf::DW_TAG_volatile_type))
+      break;
+    t = d->getBaseType();
+  }
+  return t;
+}
+
+std::string file_tag(const std::string& file) {
+  auto slash = file.find_last_of('/');
+  std::string base = slash == std::string::npos ? file : file.substr(slash + 1);
+  std::string s;
+  for (char c : base) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return s;
+}
+
+void SourceNames::collect() {
+  std::set<std::string> taken;
+  // Variables of this function first, then those of inlined callees.
+  for (int pass = 0; pass < 2; ++pass)
+    for (llvm::Instruction& i : llvm::instructions(s_.f)) {
+      auto* dvi = llvm::dyn_cast<llvm::DbgVariableIntrinsic>(&i);
+      if (!dvi) continue;
+      bool inlined = dvi->getDebugLoc() && dvi->getDebugLoc()->getInlinedAt();
+      if (inlined != (pass == 1)) continue;
+      const llvm::DILocalVariable* var = dvi->getVariable();
+      const llvm::DIExpression* e = dvi->getExpression();
+      if (auto* declare = llvm::dyn_cast<llvm::DbgDeclareInst>(dvi)) {
+        if (auto* a = declare->getAddress()) {
+          alloca_names_.emplace(a, var->getName().str());
+          struct_vars_.emplace(a, var);
+        }
+        continue;
+      }
+      auto* dv = llvm::dyn_cast<llvm::DbgValueInst>(dvi);
+      if (!dv) continue;
+      const llvm::Value* v = dv->getValue();
+      if (v && v->getType()->isPointerTy() && e->getNumElements() == 0 && !llvm::isa<llvm::Constant>(v))
+        struct_vars_.emplace(v, var);
+      if (!v || llvm::isa<llvm::UndefValue>(v) || llvm::isa<llvm::Constant>(v) || debug_names_.count(v)) continue;
+      std::string source;
+      if (e->getNumElements() == 0) {
+        source = var->getName().str();
+      } else if (auto frag = e->getFragmentInfo(); frag && e->getNumElements() == 3) {
+        source = member_name(var, frag->OffsetInBits);
+      } else {
+        continue;
+      }
+      if (source.empty()) continue;
+      std::string name = var->getArg() && llvm::isa<llvm::Argument>(v) ? sanitize(source) : s_.local_name(source);
+      if (taken.count(name)) name = sanitize(fmt::format("{}_{}", name, var->getLine()));
+      if (taken.count(name)) continue;
+      taken.insert(name);
+      std::string fn = var->getScope() && var->getScope()->getSubprogram()
+                           ? var->getScope()->getSubprogram()->getName().str()
+                           : s_.f.getName().str();
+      debug_names_[v] = {name, fmt::format("source variable {} of {} ({}:{})", source, fn,
+                                           file_tag(var->getFilename().str()), var->getLine())};
+    }
+}
+
+std::string SourceNames::member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) const {
+  std::string name = var->getName().str();
+  const llvm::DIType* t = var->getType();
+  // Through typedefs, qualifiers and a pointer (a variable that points to the
+  // struct) to the struct whose member sits at the offset.
+  for (int guard = 0; t && guard < 16; ++guard) {
+    if (auto* d = llvm::dyn_cast<llvm::DIDerivedType>(t)) {
+      if (d->getTag() == llvm::dwarf::DW_TAG_typedef || d->getTag() == llvm::dwarf::DW_TAG_const_type ||
+          d->getTag() == llvm::dwarf::DW_TAG_volatile_type || d->getTag() == llvm::dwarf::DW_TAG_pointer_type) {
+        t = d->getBaseType();
+        continue;
+      }
+    }
+    break;
+  }
+  if (auto* c = llvm::dyn_cast_or_null<llvm::DICompositeType>(t)) {
+    if (c->getTag() == llvm::dwarf::DW_TAG_structure_type)
+      for (auto* e : c->getElements())
+        if (auto* m = llvm::dyn_cast<llvm::DIDerivedType>(e))
+          if (m->getTag() == llvm::dwarf::DW_TAG_member && m->getOffsetInBits() == offset_bits)
+            return name + "." + m->getName().str();
+    if (c->getTag() == llvm::dwarf::DW_TAG_array_type && c->getBaseType()) {
+      uint64_t elem = c->getBaseType()->getSizeInBits();
+      if (elem) return fmt::format("{}_{}", name, offset_bits / elem);
+    }
+  }
+  return fmt::format("{}_bit{}", name, offset_bits);
+}
+
+std::string SourceNames::loop_var(const llvm::Loop* l) {
+  auto it = loop_vars_.find(l);
+  if (it != loop_vars_.end()) return it->second;
+  std::string name;
+  for (const llvm::PHINode& phi : l->getHeader()->phis()) {
+    auto dn = debug_names_.find(&phi);
+    if (dn == debug_names_.end() || !s_.se.isSCEVable(phi.getType())) continue;
+    auto* ar = llvm::dyn_cast<llvm::SCEVAddRecExpr>(s_.se.getSCEV(const_cast<llvm::PHINode*>(&phi)));
+    if (!ar || ar->getLoop() != l || !ar->isAffine()) continue;
+    std::string base = dn->second.name.substr(dn->second.name.rfind('.') + 1);
+    bool zero_based = ar->getStart()->isZero() && ar->getStepRecurrence(s_.se)->isOne();
+    name = zero_based ? base : "iter_" + base;
+    break;
+  }
+  if (name.empty()) name = fmt::format("iter_{}", s_.where(l->getStartLoc()).line);
+  name = sanitize(name);
+  std::string unique = name;
+  for (int k = 2; s_.out.loop_vars.count(unique) || s_.ctx.descriptions.count(unique); ++k)
+    unique = fmt::format("{}_{}", name, k);
+  s_.out.loop_vars.insert(unique);
+  loop_vars_[l] = unique;
+  return unique;
+}
+
+// The source name of an integer field that `load` reads: `var.field` (nested:
+// `var.a.b`, array elements `var.a_2`) when the address is a constant offset
+// into a struct variable (a local whose address is taken, or what a named
+// pointer points to) and the loops around the load do not write it: one value
+// each time the code runs (the options after parsing, the sizes after set-up). Loop bounds and
+// loop guards read from such structs (`p->nloc`, `o.iters`) become parameters
+// of their own, so every loop the optimiser makes of one source loop (vector
+// body, remainder, unrolled copies) counts exactly in terms of the field.
+std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load) {
+  using namespace llvm;
+  if (!load->getType()->isIntegerTy() || load->isVolatile()) return std::nullopt;
+  int64_t offset = 0;
+  const Value* base = GetPointerBaseWithConstantOffset(load->getPointerOperand(), offset, s_.dl);
+  auto it = struct_vars_.find(base);
+  if (it == struct_vars_.end() || offset < 0) return std::nullopt;
+  const DILocalVariable* var = it->second;
+  const DIType* t = strip_qualifiers(var->getType());
+  bool through_pointer = false;
+  if (auto* d = dyn_cast_or_null<DIDerivedType>(t); d && d->getTag() == dwarf::DW_TAG_pointer_type) {
+    // A pointer's value (dbg.value): its fields are what it points to. An
+    // alloca holds the variable itself.
+    if (isa<AllocaInst>(base)) return std::nullopt;
+    t = strip_qualifiers(d->getBaseType());
+    through_pointer = true;
+  } else if (!isa<AllocaInst>(base)) {
+    return std::nullopt;
+  }
+  uint64_t bits = static_cast<uint64_t>(offset) * 8;
+  const uint64_t size = s_.dl.getTypeStoreSizeInBits(load->getType());
+  std::string path = var->getName().str();
+  bool member = false;
+  // Structs only: a local array (neighbour ranks, MPI_Dims_create's dims) is
+  // no set of named sizes; MPI peers and roots read from one get a parameter
+  // per element (element_rank).
+  if (auto* c = dyn_cast_or_null<DICompositeType>(t); !c || c->getTag() != dwarf::DW_TAG_structure_type)
+    return std::nullopt;
+  for (int guard = 0; t && guard < 16; ++guard) {
+    auto* c = dyn_cast<DICompositeType>(t);
+    if (!c) break;
+    if (c->getTag() == dwarf::DW_TAG_structure_type) {
+      const DIDerivedType* found = nullptr;
+      for (auto* e : c->getElements())
+        if (auto* m = dyn_cast<DIDerivedType>(e); m && m->getTag() == dwarf::DW_TAG_member && !m->isBitField()) {
+          uint64_t msize =
+              m->getSizeInBits() ? m->getSizeInBits() : (m->getBaseType() ? m->getBaseType()->getSizeInBits() : 0);
+          if (m->getOffsetInBits() <= bits && bits < m->getOffsetInBits() + msize) found = m;
+        }
+      if (!found || found->getName().empty()) return std::nullopt;
+      path += "." + found->getName().str();
+      bits -= found->getOffsetInBits();
+      t = strip_qualifiers(found->getBaseType());
+      member = true;
+    } else if (c->getTag() == dwarf::DW_TAG_array_type && c->getBaseType()) {
+      const DIType* elem = strip_qualifiers(c->getBaseType());
+      uint64_t esize = elem ? elem->getSizeInBits() : 0;
+      if (!esize) return std::nullopt;
+      path += fmt::format("_{}", bits / esize);
+      bits %= esize;
+      t = elem;
+      member = true;
+    } else {
+      return std::nullopt;
+    }
+  }
+  // A whole scalar field, read as what it is.
+  if (!member || !t || bits != 0 || t->getSizeInBits() != size || isa<DICompositeType>(t)) return std::nullopt;
+  if (auto* d = dyn_cast<DIDerivedType>(t); d && d->getTag() == dwarf::DW_TAG_pointer_type) return std::nullopt;
+  if (const Loop* l = s_.li.getLoopFor(load->getParent())) {
+    // A pointer that moves with a loop around the load (one struct per
+    // iteration) reads a different field each time.
+    if (auto* def = dyn_cast<Instruction>(base))
+      if (const Loop* around = s_.li.getLoopFor(def->getParent()); around && around->contains(load->getParent()))
+        return std::nullopt;
+    while (l->getParentLoop()) l = l->getParentLoop();
+    if (writes_.written_in_loop(l, base, offset)) {
+      if (s_.ctx.debugging())
+        s_.ctx.input->progress(fmt::format("{} at line {}: not a parameter, the loop at line {} may write it", path,
+                                           s_.where(load->getDebugLoc()).line, s_.where(l->getStartLoc()).line));
+      return std::nullopt;
+    }
+  }
+  std::string name = through_pointer && isa<Argument>(base) ? sanitize(path) : s_.local_name(path);
+  std::string fn = var->getScope() && var->getScope()->getSubprogram()
+                       ? var->getScope()->getSubprogram()->getName().str()
+                       : s_.f.getName().str();
+  s_.describe(name, fmt::format("field {} of {} ({}:{}), read from memory (a value the loops that read it leave alone)",
+                                path, fn, file_tag(var->getFilename().str()), var->getLine()));
+  return name;
+}
+
+// The source name of the array a gather reads: its pointer's variable, which
+// may hold the pointer cast to its type (ScalarEvolution sees through the
+// casts: `double *pe = calloc(...)` is the i8* calloc returns).
+std::string SourceNames::gathered_name(const llvm::Value* base) const {
+  std::vector<const llvm::Value*> named = {base, base->stripPointerCasts()};
+  for (const llvm::User* u : base->users())
+    if (llvm::isa<llvm::BitCastInst>(u)) named.push_back(u);
+  for (const llvm::Value* v : named)
+    if (auto dn = debug_names_.find(v); dn != debug_names_.end()) return dn->second.name;
+  if (auto an = alloca_names_.find(base); an != alloca_names_.end()) return an->second;
+  if (const auto* g = llvm::dyn_cast<llvm::GlobalVariable>(base)) return g->getName().str();
+  // A pointer read from a field (t->nodes, p->val): the field's name.
+  if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(base->stripPointerCasts())) {
+    std::int64_t offset = 0;
+    const llvm::Value* holder = llvm::GetPointerBaseWithConstantOffset(load->getPointerOperand(), offset, s_.dl);
+    if (auto var = struct_vars_.find(holder); var != struct_vars_.end() && offset >= 0)
+      return member_name(var->second, static_cast<std::uint64_t>(offset) * 8);
+  }
+  return "data";
+}
+
+}  // namespace perfcast::analyze::detail

@@ -1,0 +1,67 @@
+// Internal: the source's names for what the IR computes: variables from the
+// debug info (dbg.declare, dbg.value), struct members and fields read from
+// memory, loop indices, arrays; each made a valid expression name.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "analyze/function_scope.h"
+#include "analyze/memory_writes.h"
+
+namespace llvm {
+class DILocalVariable;
+class DIType;
+class LoadInst;
+}  // namespace llvm
+
+namespace perfcast::analyze::detail {
+
+// A valid expression name for any source identifier; the expression language's
+// function names are reserved.
+std::string sanitize(const std::string& raw);
+// A file's name without directories, as a part of a name.
+std::string file_tag(const std::string& file);
+// A debug type through its typedefs and qualifiers.
+const llvm::DIType* strip_qualifiers(const llvm::DIType* t);
+
+class SourceNames {
+ public:
+  struct DebugName {
+    std::string name, description;
+  };
+
+  SourceNames(FunctionScope& scope, MemoryWrites& writes) : s_(scope), writes_(writes) {}
+
+  // Reads the function's debug info; before any other query.
+  void collect();
+  // The name of `l`'s index: its source variable's, else iter_<line>; unique
+  // in the function.
+  std::string loop_var(const llvm::Loop* l);
+  // The parameter named after the struct field `load` reads, when the field
+  // holds one value while the loops around the load run.
+  std::optional<std::string> field_name(const llvm::LoadInst* load);
+  // The source name of the array a gather reads from `base`.
+  std::string gathered_name(const llvm::Value* base) const;
+
+  // Named values of the function (its variables' values, by dbg.value).
+  const std::map<const llvm::Value*, DebugName>& debug_names() const { return debug_names_; }
+  // Variables of struct, array or pointer type by the value that holds them.
+  const std::map<const llvm::Value*, const llvm::DILocalVariable*>& struct_vars() const { return struct_vars_; }
+
+ private:
+  std::string member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) const;
+
+  FunctionScope& s_;
+  MemoryWrites& writes_;
+  std::map<const llvm::Value*, DebugName> debug_names_;
+  std::map<const llvm::Value*, std::string> alloca_names_;
+  // Variables of struct (or pointer-to-struct) type by the value that holds
+  // them: an alloca (dbg.declare) or a pointer (dbg.value), for naming fields.
+  std::map<const llvm::Value*, const llvm::DILocalVariable*> struct_vars_;
+  std::map<const llvm::Loop*, std::string> loop_vars_;
+};
+
+}  // namespace perfcast::analyze::detail

@@ -1,0 +1,157 @@
+// Writing a program model as JSON; model_load.cpp reads it.
+#include "model/model_write.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "support/error.h"
+
+namespace perfcast::model {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string text(const Expr& e) { return expr::to_string(e); }
+
+// Cycles: a number when the expression is a constant, else its text.
+json cycles(const Expr& e) {
+  if (e.kind() == expr::Kind::Integer) return e.int_value();
+  if (e.kind() == expr::Kind::Real) return e.real_value();
+  return text(e);
+}
+
+json items_json(const Items& items) {
+  json a = json::array();
+  for (const Item& it : items) a.push_back(item_json(it));
+  return a;
+}
+
+void put_compute(json& j, const ComputeItem& c) {
+  auto put = [&](const char* key, const Expr& e) {
+    if (!(e == Expr(0))) j[key] = text(e);
+  };
+  put("flops_double", c.flops_double);
+  put("flops_single", c.flops_single);
+  put("loads", c.loads);
+  put("stores", c.stores);
+  put("load_bytes", c.load_bytes);
+  put("store_bytes", c.store_bytes);
+  if (!c.math_calls.empty()) {
+    json m = json::object();
+    for (const auto& [name, calls] : c.math_calls) m[name] = text(calls);
+    j["math"] = m;
+  }
+}
+
+void put_loop(json& j, const LoopItem& l) {
+  j["var"] = l.var;
+  j["trip_count"] = text(l.trip_count);
+  if (l.working_set_bytes) j["working_set_bytes"] = text(*l.working_set_bytes);
+  if (l.cycles_per_iteration) j["cycles_per_iteration"] = cycles(*l.cycles_per_iteration);
+  if (l.overhead_cycles_per_iteration) j["overhead_cycles_per_iteration"] = cycles(*l.overhead_cycles_per_iteration);
+  if (l.ports_cycles_per_iteration) j["ports_cycles_per_iteration"] = *l.ports_cycles_per_iteration;
+  if (l.streams) j["streams"] = *l.streams;
+  if (!l.stream_offsets.empty()) {
+    json bases = json::array();
+    for (const auto& offsets : l.stream_offsets) {
+      json list = json::array();
+      for (const Expr& e : offsets) list.push_back(text(e));
+      bases.push_back(std::move(list));
+    }
+    j["stream_offsets"] = std::move(bases);
+  }
+  if (l.footprint)
+    j["footprint"] = {{"bytes", text(l.footprint->bytes)},
+                      {"load_bytes", text(l.footprint->load_bytes)},
+                      {"store_bytes", text(l.footprint->store_bytes)}};
+  j["body"] = items_json(l.body);
+}
+
+void put_branch(json& j, const BranchItem& b) {
+  if (b.condition)
+    j["condition"] = text(*b.condition);
+  else
+    j["probability"] = b.probability;
+  j["then"] = items_json(b.then_items);
+  j["else"] = items_json(b.else_items);
+}
+
+void put_call(json& j, const CallItem& c) {
+  j["function"] = c.function;
+  json a = json::object();
+  for (const auto& [param, value] : c.args) a[param] = text(value);
+  j["args"] = a;
+}
+
+void put_mpi(json& j, const MpiItem& m) {
+  j["op"] = m.op;
+  if (!(m.bytes == Expr(0))) j["bytes"] = text(m.bytes);
+  if (m.peer) j["peer"] = text(*m.peer);
+  if (m.root) j["root"] = text(*m.root);
+  if (!(m.count == Expr(1))) j["count"] = text(m.count);
+}
+
+}  // namespace
+
+json item_json(const Item& item) {
+  static const char* kinds[] = {"compute", "loop", "branch", "call", "mpi"};
+  json j;
+  j["kind"] = kinds[item.body.index()];
+  if (item.line) j["line"] = item.line;
+  if (!item.note.empty()) j["note"] = item.note;
+  if (const auto* c = std::get_if<ComputeItem>(&item.body))
+    put_compute(j, *c);
+  else if (const auto* l = std::get_if<LoopItem>(&item.body))
+    put_loop(j, *l);
+  else if (const auto* b = std::get_if<BranchItem>(&item.body))
+    put_branch(j, *b);
+  else if (const auto* call = std::get_if<CallItem>(&item.body))
+    put_call(j, *call);
+  else if (const auto* m = std::get_if<MpiItem>(&item.body))
+    put_mpi(j, *m);
+  return j;
+}
+
+json program_model_json(const ProgramModel& model) {
+  json doc;
+  doc["format"] = "perfcast-program-model";
+  doc["version"] = 1;
+  doc["program"] = model.program;
+  doc["source"] = model.source;
+  doc["origin"] = model.origin;
+  if (!model.mca_cpu.empty()) doc["mca"] = {{"cpu", model.mca_cpu}};
+  json params = json::object();
+  for (const Parameter& p : model.parameters) {
+    json one;
+    one["description"] = p.description;
+    if (p.default_value) one["default"] = text(*p.default_value);
+    params[p.name] = one;
+  }
+  doc["parameters"] = params;
+  if (!model.lets.empty()) {
+    json lets = json::array();
+    for (const auto& [name, value] : model.lets) lets.push_back({name, text(value)});
+    doc["let"] = lets;
+  }
+  doc["entry"] = model.entry;
+  json functions = json::object();
+  for (const auto& [name, f] : model.functions) {
+    json one;
+    if (f.line) one["line"] = f.line;
+    if (!f.parameters.empty()) one["parameters"] = f.parameters;
+    one["body"] = items_json(f.body);
+    functions[name] = one;
+  }
+  doc["functions"] = functions;
+  return doc;
+}
+
+void write_program_model(const ProgramModel& model, const std::filesystem::path& file) {
+  std::ofstream out(file);
+  if (!out || !(out << program_model_json(model).dump(2) << "\n"))
+    throw UserError(fmt::format("cannot write program model '{}'", file.string()));
+}
+
+}  // namespace perfcast::model

@@ -1,0 +1,249 @@
+// The program model's writer against its reader: a model with every item kind
+// and every optional field written, read back and compared field by field.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "model/model_write.h"
+#include "model/program_model.h"
+#include "scratch.h"
+#include "support/expr.h"
+
+using namespace perfcast;
+using namespace perfcast::model;
+
+namespace {
+
+Expr e(const char* text) { return expr::parse(text); }
+
+void expect_same(const Items& a, const Items& b, const std::string& where);
+
+void expect_same(const std::optional<Expr>& a, const std::optional<Expr>& b, const std::string& where) {
+  ASSERT_EQ(a.has_value(), b.has_value()) << where;
+  if (a) {
+    EXPECT_EQ(*a, *b) << where << ": " << expr::to_string(*a) << " vs " << expr::to_string(*b);
+  }
+}
+
+void expect_same(const Expr& a, const Expr& b, const std::string& where) {
+  EXPECT_EQ(a, b) << where << ": " << expr::to_string(a) << " vs " << expr::to_string(b);
+}
+
+void expect_same(const std::vector<std::pair<std::string, Expr>>& a, const std::vector<std::pair<std::string, Expr>>& b,
+                 const std::string& where) {
+  ASSERT_EQ(a.size(), b.size()) << where;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].first, b[i].first) << where;
+    expect_same(a[i].second, b[i].second, where + "/" + a[i].first);
+  }
+}
+
+void expect_same(const Item& a, const Item& b, const std::string& where) {
+  EXPECT_EQ(a.line, b.line) << where;
+  EXPECT_EQ(a.note, b.note) << where;
+  ASSERT_EQ(a.body.index(), b.body.index()) << where;
+  if (const auto* x = std::get_if<ComputeItem>(&a.body)) {
+    const auto& y = std::get<ComputeItem>(b.body);
+    expect_same(x->flops_double, y.flops_double, where + "/flops_double");
+    expect_same(x->flops_single, y.flops_single, where + "/flops_single");
+    expect_same(x->loads, y.loads, where + "/loads");
+    expect_same(x->stores, y.stores, where + "/stores");
+    expect_same(x->load_bytes, y.load_bytes, where + "/load_bytes");
+    expect_same(x->store_bytes, y.store_bytes, where + "/store_bytes");
+    expect_same(x->math_calls, y.math_calls, where + "/math");
+  } else if (const auto* x = std::get_if<LoopItem>(&a.body)) {
+    const auto& y = std::get<LoopItem>(b.body);
+    EXPECT_EQ(x->var, y.var) << where;
+    expect_same(x->trip_count, y.trip_count, where + "/trip_count");
+    expect_same(x->working_set_bytes, y.working_set_bytes, where + "/working_set_bytes");
+    ASSERT_EQ(x->footprint.has_value(), y.footprint.has_value()) << where;
+    if (x->footprint) {
+      expect_same(x->footprint->bytes, y.footprint->bytes, where + "/footprint/bytes");
+      expect_same(x->footprint->load_bytes, y.footprint->load_bytes, where + "/footprint/load_bytes");
+      expect_same(x->footprint->store_bytes, y.footprint->store_bytes, where + "/footprint/store_bytes");
+    }
+    EXPECT_EQ(x->streams, y.streams) << where;
+    ASSERT_EQ(x->stream_offsets.size(), y.stream_offsets.size()) << where;
+    for (size_t k = 0; k < x->stream_offsets.size(); ++k) {
+      ASSERT_EQ(x->stream_offsets[k].size(), y.stream_offsets[k].size()) << where;
+      for (size_t s = 0; s < x->stream_offsets[k].size(); ++s)
+        expect_same(x->stream_offsets[k][s], y.stream_offsets[k][s], where + "/stream_offsets");
+    }
+    expect_same(x->cycles_per_iteration, y.cycles_per_iteration, where + "/cycles_per_iteration");
+    expect_same(x->overhead_cycles_per_iteration, y.overhead_cycles_per_iteration,
+                where + "/overhead_cycles_per_iteration");
+    EXPECT_EQ(x->ports_cycles_per_iteration, y.ports_cycles_per_iteration) << where;
+    expect_same(x->body, y.body, where + "/body");
+  } else if (const auto* x = std::get_if<BranchItem>(&a.body)) {
+    const auto& y = std::get<BranchItem>(b.body);
+    expect_same(x->condition, y.condition, where + "/condition");
+    EXPECT_EQ(x->probability, y.probability) << where;
+    expect_same(x->then_items, y.then_items, where + "/then");
+    expect_same(x->else_items, y.else_items, where + "/else");
+  } else if (const auto* x = std::get_if<CallItem>(&a.body)) {
+    const auto& y = std::get<CallItem>(b.body);
+    EXPECT_EQ(x->function, y.function) << where;
+    expect_same(x->args, y.args, where + "/args");
+  } else if (const auto* x = std::get_if<MpiItem>(&a.body)) {
+    const auto& y = std::get<MpiItem>(b.body);
+    EXPECT_EQ(x->op, y.op) << where;
+    expect_same(x->bytes, y.bytes, where + "/bytes");
+    expect_same(x->peer, y.peer, where + "/peer");
+    expect_same(x->root, y.root, where + "/root");
+    expect_same(x->count, y.count, where + "/count");
+  }
+}
+
+void expect_same(const Items& a, const Items& b, const std::string& where) {
+  ASSERT_EQ(a.size(), b.size()) << where;
+  for (size_t i = 0; i < a.size(); ++i) expect_same(a[i], b[i], where + "/" + std::to_string(i));
+}
+
+void expect_same(const ProgramModel& a, const ProgramModel& b) {
+  EXPECT_EQ(a.program, b.program);
+  EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.origin, b.origin);
+  EXPECT_EQ(a.mca_cpu, b.mca_cpu);
+  EXPECT_EQ(a.entry, b.entry);
+  ASSERT_EQ(a.parameters.size(), b.parameters.size());
+  for (size_t i = 0; i < a.parameters.size(); ++i) {
+    EXPECT_EQ(a.parameters[i].name, b.parameters[i].name);
+    EXPECT_EQ(a.parameters[i].description, b.parameters[i].description);
+    expect_same(a.parameters[i].default_value, b.parameters[i].default_value, "/parameters/" + a.parameters[i].name);
+  }
+  expect_same(a.lets, b.lets, "/let");
+  ASSERT_EQ(a.functions.size(), b.functions.size());
+  for (const auto& [name, f] : a.functions) {
+    ASSERT_TRUE(b.functions.count(name)) << name;
+    const Function& g = b.functions.at(name);
+    EXPECT_EQ(f.name, g.name);
+    EXPECT_EQ(f.line, g.line) << name;
+    EXPECT_EQ(f.parameters, g.parameters) << name;
+    expect_same(f.body, g.body, "/functions/" + name + "/body");
+  }
+}
+
+Item item(int line, std::string note, decltype(Item::body) body) {
+  Item it;
+  it.line = line;
+  it.note = std::move(note);
+  it.body = std::move(body);
+  return it;
+}
+
+// Every item kind, each optional field given somewhere and left out elsewhere.
+ProgramModel every_kind() {
+  ProgramModel m;
+  m.program = "every_kind";
+  m.source = "every_kind.c";
+  m.origin = "written by hand";
+  m.mca_cpu = "znver3";
+  // The reader keeps parameters in name order (a JSON object's).
+  m.parameters = {{"n", "points per rank", std::nullopt}, {"steps", "time steps", e("10")}};
+  m.lets = {{"half", e("floordiv(n, 2)")}, {"twice", e("2 * half")}};
+  m.entry = "main";
+
+  ComputeItem work;
+  work.flops_double = e("2 * n");
+  work.flops_single = e("n");
+  work.loads = e("3 * n");
+  work.stores = e("n");
+  work.load_bytes = e("24 * n");
+  work.store_bytes = e("8 * n");
+  work.math_calls = {{"exp", e("n")}, {"sqrtf", e("1")}};
+  LoopItem inner;
+  inner.var = "i";
+  inner.trip_count = e("n - 2");
+  inner.working_set_bytes = e("16 * n");
+  inner.footprint = LoopItem::Footprint{e("16 * n"), e("8 * n"), e("8 * n")};
+  inner.streams = 3;
+  inner.stream_offsets = {{e("0"), e("8 * n")}};
+  inner.cycles_per_iteration = e("max(1.5, 2.25 * (n - 2) / (n - 2 + 12.5))");
+  inner.ports_cycles_per_iteration = 1.25;
+  inner.body.push_back(item(12, "", work));
+  LoopItem outer;
+  outer.var = "";
+  outer.trip_count = e("steps");
+  outer.overhead_cycles_per_iteration = expr::real(3.5);
+  outer.body.push_back(item(11, "inlined from step (called at line 30)", inner));
+  LoopItem constant_cycles;
+  constant_cycles.var = "k";
+  constant_cycles.trip_count = e("4");
+  constant_cycles.cycles_per_iteration = expr::real(2.75);
+
+  MpiItem send;
+  send.op = "isend";
+  send.bytes = e("8 * n");
+  send.peer = e("mod(rank + 1, size)");
+  MpiItem reduce;
+  reduce.op = "reduce";
+  reduce.bytes = e("8");
+  reduce.root = e("0");
+  reduce.count = e("2");
+  MpiItem barrier;
+  barrier.op = "barrier";
+  BranchItem on_root;
+  on_root.condition = e("rank == 0");
+  on_root.then_items.push_back(item(40, "", reduce));
+  BranchItem sometimes;
+  sometimes.probability = 0.25;
+  sometimes.else_items.push_back(item(0, "", barrier));
+  CallItem call;
+  call.function = "step";
+  call.args = {{"len", e("n + 1")}};
+
+  Function main_fn;
+  main_fn.name = "main";
+  main_fn.line = 25;
+  main_fn.body.push_back(item(26, "", outer));
+  main_fn.body.push_back(item(35, "", constant_cycles));
+  main_fn.body.push_back(item(36, "", send));
+  main_fn.body.push_back(item(38, "", on_root));
+  main_fn.body.push_back(item(42, "", sometimes));
+  main_fn.body.push_back(item(44, "", call));
+  Function step;
+  step.name = "step";
+  step.line = 5;
+  step.parameters = {"len"};
+  ComputeItem little;
+  little.flops_double = e("len");
+  step.body.push_back(item(6, "", little));
+  m.functions.emplace("main", std::move(main_fn));
+  m.functions.emplace("step", std::move(step));
+  return m;
+}
+
+std::string dump(const ProgramModel& m) { return program_model_json(m).dump(2); }
+
+}  // namespace
+
+TEST(ModelRoundtrip, EveryItemKindReadsBackEqual) {
+  ProgramModel m = every_kind();
+  auto file = perfcast::testing::scratch() / "every_kind.model.json";
+  write_program_model(m, file);
+  ProgramModel back = load_program_model(file);
+  expect_same(m, back);
+  // Written again, the model read back is the same document.
+  EXPECT_EQ(dump(back), dump(m));
+  std::filesystem::remove(file);
+}
+
+// Constant cycles are numbers (as the analyser writes MCA's figures), the
+// rest of the expressions text; fields left at their defaults are left out.
+TEST(ModelRoundtrip, ConstantCyclesAreNumbersAndDefaultsAreLeftOut) {
+  auto j = program_model_json(every_kind());
+  const auto& body = j["functions"]["main"]["body"];
+  EXPECT_TRUE(body[0]["overhead_cycles_per_iteration"].is_number_float());
+  EXPECT_EQ(body[0]["overhead_cycles_per_iteration"].get<double>(), 3.5);
+  EXPECT_TRUE(body[1]["cycles_per_iteration"].is_number_float());
+  EXPECT_TRUE(body[0]["body"][0]["cycles_per_iteration"].is_string());
+  EXPECT_EQ(body[0]["trip_count"], "steps");
+  EXPECT_FALSE(body[2].contains("count"));  // one call: the default
+  EXPECT_FALSE(body[4].contains("condition"));
+  EXPECT_EQ(body[4]["probability"].get<double>(), 0.25);
+  EXPECT_EQ(body[3]["then"][0]["count"], "2");
+  EXPECT_FALSE(j["functions"]["main"].contains("parameters"));
+  EXPECT_EQ(j["functions"]["step"]["parameters"][0], "len");
+}
