@@ -127,6 +127,7 @@ json program_model_json(const ProgramModel& model) {
     json one;
     one["description"] = p.description;
     if (p.default_value) one["default"] = text(*p.default_value);
+    if (p.integer) one["integer"] = true;
     params[p.name] = one;
   }
   doc["parameters"] = params;

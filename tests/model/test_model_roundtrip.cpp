@@ -112,6 +112,7 @@ void expect_same(const ProgramModel& a, const ProgramModel& b) {
     EXPECT_EQ(a.parameters[i].name, b.parameters[i].name);
     EXPECT_EQ(a.parameters[i].description, b.parameters[i].description);
     expect_same(a.parameters[i].default_value, b.parameters[i].default_value, "/parameters/" + a.parameters[i].name);
+    EXPECT_EQ(a.parameters[i].integer, b.parameters[i].integer) << a.parameters[i].name;
   }
   expect_same(a.lets, b.lets, "/let");
   ASSERT_EQ(a.functions.size(), b.functions.size());
@@ -141,7 +142,7 @@ ProgramModel every_kind() {
   m.origin = "written by hand";
   m.mca_cpu = "znver3";
   // The reader keeps parameters in name order (a JSON object's).
-  m.parameters = {{"n", "points per rank", std::nullopt}, {"steps", "time steps", e("10")}};
+  m.parameters = {{"n", "points per rank", std::nullopt, true}, {"steps", "time steps", e("10")}};
   m.lets = {{"half", e("floordiv(n, 2)")}, {"twice", e("2 * half")}};
   m.entry = "main";
 
