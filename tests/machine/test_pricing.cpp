@@ -11,10 +11,11 @@ namespace {
 TEST(PricingMessage, MeasuredOneWayTimesPriceMessagesWithinANode) {
   // Two nodes of 2 cores; within a node the measured curve, which a line
   // through its ends would miss (the jump at the eager threshold).
-  Machine m = testing::minimal({"node.count=2", "node.cores=2", "network.latency=\"2 us\"",
-                                "network.bandwidth=\"1 GB/s\"", "network.intra_node_bandwidth=\"10 GB/s\"",
-                                "network.eager_threshold=\"2 KiB\"", "network.rendezvous_handshakes=1",
-                                "network.intra_node_one_way={ bytes = [8, 2048, 4096], time_s = [4e-7, 6e-7, 3.2e-6] }"});
+  Machine m =
+      testing::minimal({"node.count=2", "node.cores=2", "network.latency=\"2 us\"", "network.bandwidth=\"1 GB/s\"",
+                        "network.intra_node_bandwidth=\"10 GB/s\"", "network.eager_threshold=\"2 KiB\"",
+                        "network.rendezvous_handshakes=1",
+                        "network.intra_node_one_way={ bytes = [8, 2048, 4096], time_s = [4e-7, 6e-7, 3.2e-6] }"});
   EXPECT_DOUBLE_EQ(Pricing(m, 4).message_s(0, 1, 8), 4e-7);
   EXPECT_DOUBLE_EQ(Pricing(m, 4).message_s(0, 1, 1), 4e-7) << "below the first size: the first time";
   EXPECT_DOUBLE_EQ(Pricing(m, 4).message_s(0, 1, 3072), 1.9e-6) << "linear between measured sizes";
@@ -31,8 +32,8 @@ TEST(PricingMessage, MeasuredOneWayTimesPriceMessagesWithinANode) {
 }
 
 TEST(PricingMessage, AnExchangeStepIsMeasuredWithinANodeOnly) {
-  Machine m = testing::minimal({"node.count=2", "node.cores=2",
-                                "network.intra_node_exchange={ bytes = [8, 4096], time_s = [6e-7, 4.6e-6] }"});
+  Machine m = testing::minimal(
+      {"node.count=2", "node.cores=2", "network.intra_node_exchange={ bytes = [8, 4096], time_s = [6e-7, 4.6e-6] }"});
   Pricing p(m, 4);
   EXPECT_DOUBLE_EQ(*p.exchange_s(0, 1, 8), 6e-7);
   EXPECT_DOUBLE_EQ(*p.exchange_s(0, 1, 2052), 2.6e-6) << "linear between measured sizes";

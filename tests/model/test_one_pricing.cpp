@@ -51,9 +51,11 @@ ProgramModel one_message(double bytes) {
   std::string b = std::to_string(static_cast<long long>(bytes));
   return testing::model_from(R"({"main": {"body": [
       {"kind": "branch", "condition": "rank == 0",
-       "then": [{"kind": "mpi", "op": "send", "peer": "size - 1", "bytes": )" + b + R"(}]},
+       "then": [{"kind": "mpi", "op": "send", "peer": "size - 1", "bytes": )" +
+                             b + R"(}]},
       {"kind": "branch", "condition": "rank == size - 1",
-       "then": [{"kind": "mpi", "op": "recv", "peer": "0", "bytes": )" + b + R"(}]}]}})");
+       "then": [{"kind": "mpi", "op": "recv", "peer": "0", "bytes": )" +
+                             b + R"(}]}]}})");
 }
 
 TEST(OnePricing, AMessageCostsTheSameInPredictAndInTheSimulator) {
@@ -101,8 +103,8 @@ TEST(OnePricing, CollectivesAndCommunicatorCreationCostTheSameInPredictAndInTheS
                                  R"(", "bytes": 1024}]}})");
     const int np = 6;
     auto both = price_both_ways(m, machine, np);
-    const double table_s = *machine.collective_time_s(machine::CollectiveOp::Allreduce, np,
-                                                      std::string(op) == "allreduce" ? 1024 : 8);
+    const double table_s =
+        *machine.collective_time_s(machine::CollectiveOp::Allreduce, np, std::string(op) == "allreduce" ? 1024 : 8);
     for (int r = 0; r < np; ++r) {
       const auto& p = both.predicted.ranks[static_cast<size_t>(r)];
       EXPECT_DOUBLE_EQ(p.refined_comm_s - p.overhead_s, table_s) << op << ", rank " << r;

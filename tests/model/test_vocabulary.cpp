@@ -5,10 +5,10 @@
 #include <string>
 
 #include "events/event.h"
+#include "machine/machine_io.h"
 #include "model/costs.h"
 #include "model/model_events.h"
 #include "model/predict.h"
-#include "machine/machine_io.h"
 #include "model_text.h"
 #include "support/error.h"
 #include "support/mpi_op.h"
