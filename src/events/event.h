@@ -18,8 +18,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
+
+#include "support/mpi_op.h"
 
 namespace perfcast::events {
 
@@ -30,47 +33,49 @@ inline constexpr std::int32_t kCommWorld = 0;
 inline constexpr std::int32_t kCommSelf = 1;
 inline constexpr std::int32_t kUndefinedColor = -32766;  // MPI_UNDEFINED for comm_split
 
+// What an event is: a compute burst, an MPI operation, or a marker. The MPI
+// members are the operations of the MPI vocabulary that streams keep as their
+// own kind (support/mpi_ops.def, in its order; the number of a kind is what
+// trace files store). What each field means per operation:
+//
+// Compute: `seconds` when known (a skeleton's BSIM_Add_time, a traced gap
+//   between MPI calls), else `flops`/`bytes_moved` to be priced by the machine model.
+// Point to point. peer = destination or source (kAnySource allowed on receives,
+//   kProcNull on both); tag (kAnyTag on receives); bytes = the message size
+//   (for receives: the size actually received, when known, else the buffer size).
+//   Sendrecv: peer = destination, root = source (the receive side's peer), tag =
+//   send tag, tag2 = receive tag, bytes = sent, bytes2 = received.
+//   Probe: peer, tag as for receives.
+// Completion. requests lists the requests, in the call's order.
+// Collectives over comm. root for rooted ones; bytes = this rank's send
+//   buffer size, bytes2 = its receive buffer size (what MPI's count x size gives
+//   for this rank). The v-variants list per-peer byte counts: counts = send
+//   counts (per destination rank), counts2 = receive counts (per source rank).
+// Communicator management (collective over comm). new_comm = the handle of the
+//   communicator the call creates on this rank (or -1 when this rank gets
+//   MPI_COMM_NULL). CommSplit: color, key. CommDup and CartCreate: a copy of comm
+//   with the same rank order (cart_create with reorder = false).
+// Init and Finalize: start and end of the MPI section. Marker names a point in
+//   the program (phase boundaries for signatures; `tag` holds a marker id).
 enum class Kind : std::uint8_t {
-  // A compute burst: `seconds` when known (a skeleton's BSIM_Add_time, a traced
-  // gap between MPI calls), else `flops`/`bytes` to be priced by the machine model.
   Compute = 0,
-
-  // Point to point. peer = destination or source (kAnySource allowed on receives,
-  // kProcNull on both); tag (kAnyTag on receives); bytes = the message size
-  // (for receives: the size actually received, when known, else the buffer size).
-  Send, Ssend, Isend, Issend, Recv, Irecv,
-  // peer = destination, root = source (the receive side's peer), tag = send tag,
-  // tag2 = receive tag, bytes = sent, bytes2 = received.
-  Sendrecv,
-  // Probing for a message: peer, tag as for receives.
-  Probe,
-
-  // Completion. requests lists the requests, in the call's order.
-  Wait, Waitall, Waitany, Waitsome, Test, Testall,
-
-  // Collectives over comm. root for rooted ones; bytes = this rank's send
-  // buffer size, bytes2 = its receive buffer size (what MPI's count x size gives
-  // for this rank). The v-variants list per-peer byte counts: counts = send
-  // counts (per destination rank), counts2 = receive counts (per source rank).
-  Barrier, Bcast, Reduce, Allreduce, Gather, Gatherv, Scatter, Scatterv,
-  Allgather, Allgatherv, Alltoall, Alltoallv, ReduceScatter, Scan, Exscan,
-
-  // Communicator management (collective over comm). new_comm = the handle of the
-  // communicator the call creates on this rank (or -1 when this rank gets
-  // MPI_COMM_NULL). CommSplit: color, key. CommDup and CartCreate: a copy of comm
-  // with the same rank order (cart_create with reorder = false).
-  CommSplit, CommDup, CartCreate, CommFree,
-
-  // Start and end of the MPI section; Marker names a point in the program
-  // (phase boundaries for signatures; `tag` holds a marker id).
-  Init, Finalize, Marker,
+#define PERFCAST_MPI_OP(Id, ...) Id,
+#define PERFCAST_MPI_OP_AS(...)
+#include "support/mpi_ops.def"
+  Marker,
 };
 
 inline constexpr int kKindCount = static_cast<int>(Kind::Marker) + 1;
 
-// Lower-case names ("isend", "allreduce", ...), used by the text form and reports.
+// Lower-case names ("isend", "allreduce", ...: the vocabulary's), used by the
+// text form and reports.
 std::string_view kind_name(Kind kind);
 bool parse_kind(std::string_view name, Kind& out);
+
+// The vocabulary's operation of an MPI kind; none for Compute and Marker.
+std::optional<mpi::Op> op_of(Kind kind);
+// The kind a stream records an operation as (rsend: Send; iprobe: Marker).
+Kind kind_of(mpi::Op op);
 
 bool is_point_to_point(Kind k);  // Send .. Probe
 bool is_completion(Kind k);      // Wait .. Testall

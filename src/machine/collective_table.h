@@ -6,9 +6,13 @@
 #include <string_view>
 #include <vector>
 
+#include "support/mpi_op.h"
+
 namespace perfcast::machine {
 
-enum class CollectiveOp { Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, ReduceScatter };
+// The tables are the MPI vocabulary's (support/mpi_op.h): which operation each
+// prices is a fact of the operation.
+using CollectiveOp = mpi::CollectiveOp;
 
 inline constexpr CollectiveOp kAllCollectiveOps[] = {
     CollectiveOp::Barrier, CollectiveOp::Bcast,     CollectiveOp::Reduce,

@@ -250,25 +250,6 @@ double MessageTimes::time_at(double message_bytes, double beyond_Bps) const {
   return time_s[i] + t * (time_s[i + 1] - time_s[i]);
 }
 
-double Machine::node_message_s(int node_a, int node_b, double bytes) const {
-  if (node_a == node_b && !network.intra_node_one_way.empty())
-    return network.intra_node_one_way.time_at(bytes, network.intra_node_bandwidth_Bps);
-  double latency = node_latency_s(node_a, node_b);
-  double t = latency + bytes / node_bandwidth_Bps(node_a, node_b);
-  if (bytes > network.eager_threshold_bytes) t += network.rendezvous_handshakes * latency;
-  return t;
-}
-
-double Machine::message_s(int rank_a, int rank_b, int nranks, double bytes) const {
-  return node_message_s(node_of_rank(rank_a, nranks), node_of_rank(rank_b, nranks), bytes);
-}
-
-std::optional<double> Machine::exchange_s(int rank_a, int rank_b, int nranks, double bytes) const {
-  if (network.intra_node_exchange.empty() || node_of_rank(rank_a, nranks) != node_of_rank(rank_b, nranks))
-    return std::nullopt;
-  return network.intra_node_exchange.time_at(bytes, network.intra_node_bandwidth_Bps);
-}
-
 double Machine::latency_s(int rank_a, int rank_b, int nranks) const {
   return node_latency_s(node_of_rank(rank_a, nranks), node_of_rank(rank_b, nranks));
 }

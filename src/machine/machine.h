@@ -253,15 +253,7 @@ struct Machine {
   // latency + (hops - nearest hops) x hop_latency; the intra-node latency on one node.
   double node_latency_s(int node_a, int node_b) const;
   double node_bandwidth_Bps(int node_a, int node_b) const;
-  // One message of `bytes` from rank a to rank b, everything included: the
-  // measured table within a node when the machine has one, else latency +
-  // bytes / bandwidth plus the rendezvous handshakes above the eager threshold.
-  double message_s(int rank_a, int rank_b, int nranks, double bytes) const;
-  // One exchange step of `bytes` each way between ranks a and b, where the
-  // machine measured it (ranks on one node, network.intra_node_exchange).
-  std::optional<double> exchange_s(int rank_a, int rank_b, int nranks, double bytes) const;
-  // The same between two nodes (the same node: the table's path).
-  double node_message_s(int node_a, int node_b, double bytes) const;
+  // What messages, collectives and bursts cost is machine::Pricing's (pricing.h).
   double latency_s(int rank_a, int rank_b, int nranks) const;
   double bandwidth_Bps(int rank_a, int rank_b, int nranks) const;
 

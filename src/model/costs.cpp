@@ -602,12 +602,15 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     if (g.root) (void)expr::evaluate_integer(*g.root, b);  // checked: a root must evaluate
     bool real_peer = !m.peer || *m.peer >= 0;
     r.mpi_calls += m.calls;
-    if (is_point_to_point_send(g.op) && real_peer) {
+    const mpi::OpFacts& op = mpi::facts(g.op);
+    if (op.sends && real_peer) {
       r.messages += m.calls;
       r.sent_bytes += bytes;
     }
-    if (is_point_to_point_receive(g.op) && real_peer) r.received_bytes += bytes;
-    if (is_collective(g.op)) {
+    if (op.receives && real_peer) r.received_bytes += bytes;
+    // Collectives that move data (not the communicator calls: what they agree
+    // on is the library's, not the program's).
+    if (op.cls == mpi::OpClass::Collective) {
       r.messages += m.calls;
       r.sent_bytes += bytes;
       r.received_bytes += bytes;

@@ -45,7 +45,7 @@ struct MemorySegment {
 
 // Calls of one MPI item, multiplied up by the loops around it.
 struct MpiGroup {
-  std::string op;
+  mpi::Op op = mpi::Op::Barrier;
   Expr calls;               // how many times this rank makes the call
   Expr bytes;               // over all those calls
   std::optional<Expr> peer;  // none when unknown or not point to point
@@ -101,7 +101,7 @@ struct MemoryTraffic {
 };
 
 struct MpiCalls {
-  std::string op;
+  mpi::Op op = mpi::Op::Barrier;
   double calls = 0;
   double bytes_per_call = 0;
   std::optional<long long> peer;  // -1 for MPI_PROC_NULL

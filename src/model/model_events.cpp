@@ -83,7 +83,7 @@ using SendrecvSources = std::map<SendrecvKey, std::pair<int, std::uint64_t>>;
 
 bool has_sendrecv(const Items& list) {
   for (const Item& it : list) {
-    if (auto* m = std::get_if<MpiItem>(&it.body); m && m->op == "sendrecv") return true;
+    if (auto* m = std::get_if<MpiItem>(&it.body); m && m->op == mpi::Op::Sendrecv) return true;
     if (auto* l = std::get_if<LoopItem>(&it.body); l && has_sendrecv(l->body)) return true;
     if (auto* b = std::get_if<BranchItem>(&it.body); b && (has_sendrecv(b->then_items) || has_sendrecv(b->else_items)))
       return true;
@@ -360,111 +360,118 @@ class RankEvaluator {
   }
 
   void emit_mpi_call(const MpiItem& m, int line, const expr::Bindings& scope, std::uint64_t bytes) {
-    // Calls that move no data (an iprobe becomes a marker: it completes nothing).
-    static const std::map<std::string, Kind> data_free = {
-        {"iprobe", Kind::Marker}, {"barrier", Kind::Barrier}, {"init", Kind::Init}, {"finalize", Kind::Finalize}};
+    using mpi::Op;
     auto n = static_cast<std::uint64_t>(size_);
     Event e;
     e.site = static_cast<std::uint32_t>(std::max(line, 0));
     e.bytes = bytes;
-    const std::string& op = m.op;
+    e.kind = events::kind_of(m.op);
     bool root_rank = m.root && expr::evaluate_integer(*m.root, scope) == rank_;
     if (m.root) e.root = static_cast<std::int32_t>(expr::evaluate_integer(*m.root, scope));
-    if (op == "send" || op == "rsend" || op == "bsend" || op == "ssend") {
-      e.kind = op == "ssend" ? Kind::Ssend : Kind::Send;
-      e.peer = peer_of(m, scope, false);
-    } else if (op == "isend" || op == "issend") {
-      e.kind = op == "issend" ? Kind::Issend : Kind::Isend;
-      e.peer = peer_of(m, scope, false);
-      e.request = new_request();
-    } else if (op == "recv") {
-      e.kind = Kind::Recv;
-      e.peer = peer_of(m, scope, true);
-    } else if (op == "irecv") {
-      e.kind = Kind::Irecv;
-      e.peer = peer_of(m, scope, true);
-      e.request = new_request();
-    } else if (op == "sendrecv") {
-      e.kind = Kind::Sendrecv;
-      e.peer = peer_of(m, scope, false);
-      e.root = events::kProcNull;  // no rank sends to this one here
-      e.bytes2 = 0;
-      auto occurrence = sendrecvs_seen_[e.site]++;
-      auto source = shared_.sendrecv_sources.find({rank_, e.site, occurrence});
-      if (source != shared_.sendrecv_sources.end()) {
-        e.root = source->second.first;
-        e.bytes2 = source->second.second;
+    switch (m.op) {
+      case Op::Send:
+      case Op::Rsend:
+      case Op::Bsend:
+      case Op::Ssend: e.peer = peer_of(m, scope, false); break;
+      case Op::Isend:
+      case Op::Issend:
+        e.peer = peer_of(m, scope, false);
+        e.request = new_request();
+        break;
+      case Op::Recv: e.peer = peer_of(m, scope, true); break;
+      case Op::Irecv:
+        e.peer = peer_of(m, scope, true);
+        e.request = new_request();
+        break;
+      case Op::Sendrecv: {
+        e.peer = peer_of(m, scope, false);
+        e.root = events::kProcNull;  // no rank sends to this one here
+        e.bytes2 = 0;
+        auto occurrence = sendrecvs_seen_[e.site]++;
+        auto source = shared_.sendrecv_sources.find({rank_, e.site, occurrence});
+        if (source != shared_.sendrecv_sources.end()) {
+          e.root = source->second.first;
+          e.bytes2 = source->second.second;
+        }
+        break;
       }
-    } else if (op == "wait" || op == "waitany") {
-      e.kind = Kind::Wait;
-      if (!pending_requests_.empty()) {
-        e.requests = {pending_requests_.front()};
-        pending_requests_.pop_front();
-      }
-      e.bytes = 0;
-    } else if (op == "waitall") {
-      e.kind = Kind::Waitall;
-      e.requests.assign(pending_requests_.begin(), pending_requests_.end());
-      pending_requests_.clear();
-      e.bytes = 0;
-    } else if (op == "test" || op == "testall") {
-      e.kind = op == "test" ? Kind::Test : Kind::Testall;
-      e.bytes = 0;
-    } else if (op == "probe") {
-      e.kind = Kind::Probe;
-      e.peer = peer_of(m, scope, true);
-      e.bytes = 0;
-    } else if (auto bare = data_free.find(op); bare != data_free.end()) {
-      e.kind = bare->second;
-      e.bytes = 0;
-    } else if (op == "bcast" || op == "reduce" || op == "allreduce" || op == "scan" || op == "exscan" ||
-               op == "reduce_scatter") {
-      static const std::map<std::string, Kind> kinds = {{"bcast", Kind::Bcast},       {"reduce", Kind::Reduce},
-                                                        {"allreduce", Kind::Allreduce}, {"scan", Kind::Scan},
-                                                        {"exscan", Kind::Exscan},
-                                                        {"reduce_scatter", Kind::ReduceScatter}};
-      e.kind = kinds.at(op);
-      e.bytes2 = bytes;
-    } else if (op == "gather" || op == "gatherv") {
+      // The model does not say which request completes: the oldest.
+      case Op::Wait:
+      case Op::Waitany:
+      case Op::Waitsome:
+        e.kind = Kind::Wait;
+        if (!pending_requests_.empty()) {
+          e.requests = {pending_requests_.front()};
+          pending_requests_.pop_front();
+        }
+        e.bytes = 0;
+        break;
+      case Op::Waitall:
+        e.requests.assign(pending_requests_.begin(), pending_requests_.end());
+        pending_requests_.clear();
+        e.bytes = 0;
+        break;
+      case Op::Test:
+      case Op::Testall: e.bytes = 0; break;
+      case Op::Probe:
+        e.peer = peer_of(m, scope, true);
+        e.bytes = 0;
+        break;
+      // Calls that move no data (an iprobe is a marker: it completes nothing).
+      case Op::Iprobe:
+      case Op::Barrier:
+      case Op::Init:
+      case Op::Finalize: e.bytes = 0; break;
+      case Op::Bcast:
+      case Op::Reduce:
+      case Op::Allreduce:
+      case Op::Scan:
+      case Op::Exscan:
+      case Op::ReduceScatter: e.bytes2 = bytes; break;
       // Every rank assumed to contribute as much as this one.
-      e.kind = op == "gather" ? Kind::Gather : Kind::Gatherv;
-      e.bytes2 = root_rank ? bytes * n : 0;
-      if (op == "gatherv" && root_rank) e.counts2.assign(n, bytes);
-    } else if (op == "scatter" || op == "scatterv") {
-      e.kind = op == "scatter" ? Kind::Scatter : Kind::Scatterv;
-      e.bytes2 = bytes;
-      e.bytes = root_rank ? bytes * n : 0;
-      if (op == "scatterv" && root_rank) e.counts.assign(n, bytes);
-    } else if (op == "allgather" || op == "allgatherv") {
-      e.kind = op == "allgather" ? Kind::Allgather : Kind::Allgatherv;
-      e.bytes2 = bytes * n;
-      if (op == "allgatherv") e.counts2.assign(n, bytes);
-    } else if (op == "alltoall" || op == "alltoallv") {
+      case Op::Gather:
+      case Op::Gatherv:
+        e.bytes2 = root_rank ? bytes * n : 0;
+        if (m.op == Op::Gatherv && root_rank) e.counts2.assign(n, bytes);
+        break;
+      case Op::Scatter:
+      case Op::Scatterv:
+        e.bytes2 = bytes;
+        e.bytes = root_rank ? bytes * n : 0;
+        if (m.op == Op::Scatterv && root_rank) e.counts.assign(n, bytes);
+        break;
+      case Op::Allgather:
+      case Op::Allgatherv:
+        e.bytes2 = bytes * n;
+        if (m.op == Op::Allgatherv) e.counts2.assign(n, bytes);
+        break;
       // The model's bytes are the send buffer: an equal share to every rank.
-      e.kind = op == "alltoall" ? Kind::Alltoall : Kind::Alltoallv;
-      e.bytes2 = bytes;
-      if (op == "alltoallv") {
-        e.counts.assign(n, bytes / n);
-        e.counts2.assign(n, bytes / n);
-      }
-    } else if (op == "cart_create" || op == "comm_dup" || op == "comm_split") {
-      e.kind = op == "cart_create" ? Kind::CartCreate : op == "comm_dup" ? Kind::CommDup : Kind::CommSplit;
-      e.color = 0;
-      e.key = rank_;
-      e.new_comm = next_comm_++;
-      live_comms_.push_back(e.new_comm);
-      e.bytes = 0;
-    } else if (op == "comm_free") {
-      e.kind = Kind::CommFree;
-      e.bytes = 0;
-      if (live_comms_.empty()) {
-        e.kind = Kind::Marker;  // nothing this stream created to free
-      } else {
-        e.comm = live_comms_.back();
-        live_comms_.pop_back();
-      }
-    } else {
-      throw UserError(fmt::format("line {}: MPI operation '{}' has no event form", line, op));
+      case Op::Alltoall:
+      case Op::Alltoallv:
+        e.bytes2 = bytes;
+        if (m.op == Op::Alltoallv) {
+          e.counts.assign(n, bytes / n);
+          e.counts2.assign(n, bytes / n);
+        }
+        break;
+      case Op::CartCreate:
+      case Op::CommDup:
+      case Op::CommSplit:
+        e.color = 0;
+        e.key = rank_;
+        e.new_comm = next_comm_++;
+        live_comms_.push_back(e.new_comm);
+        e.bytes = 0;
+        break;
+      case Op::CommFree:
+        e.bytes = 0;
+        if (live_comms_.empty()) {
+          e.kind = Kind::Marker;  // nothing this stream created to free
+        } else {
+          e.comm = live_comms_.back();
+          live_comms_.pop_back();
+        }
+        break;
     }
     push(std::move(e));
   }

@@ -14,27 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string>& send_ops() {
-  static const std::set<std::string> ops = {"send", "isend", "ssend", "rsend", "bsend", "issend", "sendrecv"};
-  return ops;
-}
-const std::set<std::string>& receive_ops() {
-  static const std::set<std::string> ops = {"recv", "irecv", "sendrecv"};
-  return ops;
-}
-const std::set<std::string>& collective_ops() {
-  static const std::set<std::string> ops = {
-      "barrier", "bcast",     "reduce",     "allreduce",  "gather",   "gatherv",  "scatter", "scatterv",
-      "allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter", "scan", "exscan"};
-  return ops;
-}
-const std::set<std::string>& other_ops() {
-  static const std::set<std::string> ops = {"wait", "waitall", "waitany", "test", "testall", "probe", "iprobe",
-                                            "comm_split", "comm_dup", "comm_free", "cart_create", "init",
-                                            "finalize"};
-  return ops;
-}
-
 // Walks the document keeping the JSON path, so every error can say where.
 class Reader {
  public:
@@ -209,17 +188,19 @@ class Reader {
     } else if (kind == "mpi") {
       only_keys(j, path, {"kind", "line", "note", "op", "bytes", "peer", "root", "count"});
       MpiItem m;
-      m.op = string_at(member(j, path, "op"), path + "/op");
-      if (!is_known_mpi_op(m.op))
-        fail(path + "/op", fmt::format("unknown MPI operation '{}' (lower case, without the MPI_ prefix: "
-                                       "\"isend\", \"allreduce\", ...)",
-                                       m.op));
+      std::string op = string_at(member(j, path, "op"), path + "/op");
+      auto parsed = mpi::parse_op(op);
+      if (!parsed)
+        fail(path + "/op", fmt::format("unknown MPI operation '{}' (lower case, without the MPI_ prefix); "
+                                       "expected one of: {}",
+                                       op, mpi::op_names_list()));
+      m.op = *parsed;
       m.bytes = expr_or_zero(j, path, "bytes");
       m.peer = optional_expr(j, path, "peer");
       m.root = optional_expr(j, path, "root");
       if (j.contains("count")) m.count = expr_at(j["count"], path + "/count");
-      if ((is_point_to_point_send(m.op) || is_point_to_point_receive(m.op)) && !m.peer)
-        fail(path, fmt::format("a point-to-point '{}' needs a \"peer\"", m.op));
+      if ((mpi::facts(m.op).sends || mpi::facts(m.op).receives) && !m.peer)
+        fail(path, fmt::format("a point-to-point '{}' needs a \"peer\"", mpi::name(m.op)));
       it.body = std::move(m);
     } else {
       fail(path + "/kind",
@@ -233,13 +214,6 @@ class Reader {
 };
 
 }  // namespace
-
-bool is_point_to_point_send(const std::string& op) { return send_ops().count(op) > 0; }
-bool is_point_to_point_receive(const std::string& op) { return receive_ops().count(op) > 0; }
-bool is_collective(const std::string& op) { return collective_ops().count(op) > 0; }
-bool is_known_mpi_op(const std::string& op) {
-  return send_ops().count(op) || receive_ops().count(op) || collective_ops().count(op) || other_ops().count(op);
-}
 
 ProgramModel load_program_model(const std::filesystem::path& file) {
   std::ifstream in(file);

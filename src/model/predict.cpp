@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "machine/pricing.h"
 #include "support/error.h"
 
 namespace perfcast::model {
@@ -25,22 +26,6 @@ const machine::MemoryLevel* level_named(const machine::NodeGroup& g, const std::
   for (const auto& l : g.memory)
     if (l.name == name) return &l;
   return nullptr;
-}
-
-// The measured collective table a model's MPI operation is priced with (the
-// v-variants as their regular forms, as the simulator does); none for scan.
-std::optional<machine::CollectiveOp> table_op_of(const std::string& op) {
-  static const std::map<std::string, machine::CollectiveOp> ops = {
-      {"barrier", machine::CollectiveOp::Barrier},     {"bcast", machine::CollectiveOp::Bcast},
-      {"reduce", machine::CollectiveOp::Reduce},       {"allreduce", machine::CollectiveOp::Allreduce},
-      {"gather", machine::CollectiveOp::Gather},       {"gatherv", machine::CollectiveOp::Gather},
-      {"scatter", machine::CollectiveOp::Scatter},     {"scatterv", machine::CollectiveOp::Scatter},
-      {"allgather", machine::CollectiveOp::Allgather}, {"allgatherv", machine::CollectiveOp::Allgather},
-      {"alltoall", machine::CollectiveOp::Alltoall},   {"alltoallv", machine::CollectiveOp::Alltoall},
-      {"reduce_scatter", machine::CollectiveOp::ReduceScatter}};
-  auto it = ops.find(op);
-  if (it == ops.end()) return std::nullopt;
-  return it->second;
 }
 
 // The functions a run of the entry can reach: only their priced loops count
@@ -106,9 +91,9 @@ double effective_streams(const SiteCounts& c, const machine::NodeGroup& g, int r
 
 std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine::NodeGroup& g, int ranks_on_node,
                                         const PredictOptions& options) {
+  using machine::Pricing;
   const double peak_double = g.flops_per_core_for(machine::Precision::Double, options.simd);
   const double peak_single = g.flops_per_core_for(machine::Precision::Single, options.simd);
-  const double l1_bw = g.memory.front().bandwidth_per_core_Bps(ranks_on_node);
   const machine::MemoryLevel* forced =
       options.memory_level == "auto" ? nullptr : level_named(g, options.memory_level);
   auto level_of = [&](const MemoryTraffic& t) -> const machine::MemoryLevel& {
@@ -133,7 +118,7 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
     }
     s.flops = c.flops_double + c.flops_single + math_double + math_single;
     s.bytes = c.load_bytes + c.store_bytes;
-    s.compute_s = (c.flops_double + math_double) / peak_double + (c.flops_single + math_single) / peak_single;
+    s.compute_s = Pricing::flops_s(g, c.flops_double + math_double, c.flops_single + math_single, options.simd);
     s.cycles = c.cycles;
     s.in_core_s = s.compute_s;
     if (g.clock_Hz) s.off_ports_s = c.off_ports_cycles / *g.clock_Hz;
@@ -152,9 +137,9 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
       double bytes = t.load_bytes + t.store_bytes;
       if (bytes == 0) continue;
       const machine::MemoryLevel& level = level_of(t);
-      double at_level_s = bytes / level.bandwidth_per_core_Bps(ranks_on_node);
+      double at_level_s = Pricing::traffic_s(level, bytes, ranks_on_node);
       if (t.traffic == Traffic::Covered) {
-        s.l1_access_s += bytes / l1_bw;
+        s.l1_access_s += Pricing::traffic_s(g.memory.front(), bytes, ranks_on_node);
       } else {
         s.traffic_s += at_level_s;
         double alone_s = bytes / level.bandwidth_Bps;
@@ -162,10 +147,10 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
         alone.emplace_back(&level, alone_s);
       }
       if (t.traffic != Traffic::Footprint)
-        s.memory_s += forced ? bytes / forced->bandwidth_per_core_Bps(ranks_on_node) : at_level_s;
+        s.memory_s += forced ? Pricing::traffic_s(*forced, bytes, ranks_on_node) : at_level_s;
     }
     s.memory_bound = s.memory_s > s.compute_s;
-    s.time_s = std::max(s.compute_s, s.memory_s);
+    s.time_s = Pricing::roofline_s(s.compute_s, s.memory_s);
     double core = std::max(s.in_core_s, s.l1_access_s);
     // Each level's fraction for this site's streams and its in-core time over
     // its traffic (where the machine measured them so), weighted by its time.
@@ -230,6 +215,7 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
   } else {
     p.mca_available = true;
   }
+  const machine::Pricing pricing(m, np);
   std::vector<int> node_of(static_cast<size_t>(np));
   std::map<int, int> ranks_on_node;
   for (int r = 0; r < np; ++r) {
@@ -258,24 +244,28 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     }
     rp.math_flops = rp.flops - c.flops_double - c.flops_single;
     for (const auto& level : g.memory)
-      rp.memory_s_if_all_in[level.name] = (c.load_bytes + c.store_bytes) / level.bandwidth_per_core_Bps(rp.ranks_on_node);
+      rp.memory_s_if_all_in[level.name] = machine::Pricing::traffic_s(level, c.load_bytes + c.store_bytes, rp.ranks_on_node);
 
     // Peers this rank receives from: a message it sends to one of them goes
     // both ways, an exchange, priced at the machine's exchange step where it
     // measured one (1.4-1.5x the one-way time for small messages here).
     std::set<long long> receives_from;
     for (const auto& call : c.mpi)
-      if (is_point_to_point_receive(call.op) && call.peer && *call.peer >= 0) receives_from.insert(*call.peer);
+      if (mpi::facts(call.op).receives && call.peer && *call.peer >= 0) receives_from.insert(*call.peer);
 
     // Network: every call costs the library's overhead (LogP o: a call to
     // MPI_PROC_NULL or a wait costs it too); each message also its latency and
     // transfer, priced between this rank's node and its peer's; collectives
-    // and unknown peers at the inter-node figures.
+    // (communicator creation among them: an allreduce of the context id, as
+    // the simulator prices it) and unknown peers at the inter-node figures.
     for (const auto& call : c.mpi) {
-      rp.overhead_s += call.calls * m.network.overhead_s;
-      bool send = is_point_to_point_send(call.op), collective = is_collective(call.op);
+      rp.overhead_s += call.calls * pricing.overhead_s();
+      const bool send = mpi::facts(call.op).sends;
+      const bool creates = mpi::creates_communicator(call.op);
+      const bool collective = mpi::facts(call.op).cls == mpi::OpClass::Collective || creates;
       if (!send && !collective) continue;
       if (call.peer && *call.peer < 0) continue;  // MPI_PROC_NULL moves nothing
+      const double bytes = creates ? mpi::kContextIdBytes : call.bytes_per_call;
       double latency = m.network.latency_s, bandwidth = m.network.bandwidth_Bps;
       // The refined prediction's price of one call: what the machine file
       // measured where it has it (a collective's table; a message's one-way
@@ -286,27 +276,27 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
           throw UserError(fmt::format("line {}: rank {} sends to rank {}, but the job has {} ranks", call.line, r,
                                       *call.peer, np));
         int peer = static_cast<int>(*call.peer);
-        latency = m.latency_s(r, peer, np);
-        bandwidth = m.bandwidth_Bps(r, peer, np);
-        measured = m.message_s(r, peer, np, call.bytes_per_call);
+        latency = pricing.latency_s(r, peer);
+        bandwidth = pricing.bandwidth_Bps(r, peer);
+        measured = pricing.message_s(r, peer, bytes);
         if (receives_from.count(peer))
-          if (auto exchange = m.exchange_s(r, peer, np, call.bytes_per_call)) {
+          if (auto exchange = pricing.exchange_s(r, peer, bytes)) {
             measured = exchange;
             rp.exchange_messages += call.calls;
           }
       } else if (collective) {
-        if (auto op = table_op_of(call.op)) measured = m.collective_time_s(*op, np, call.bytes_per_call);
+        measured = pricing.collective_s(call.op, np, bytes);
         if (!measured && np == 1) measured = 0;  // a communicator of one moves nothing
       }
       rp.latency_s += call.calls * latency;
-      rp.transfer_s += call.calls * call.bytes_per_call / bandwidth;
-      rp.refined_comm_s += call.calls * measured.value_or(latency + call.bytes_per_call / bandwidth);
+      rp.transfer_s += call.calls * bytes / bandwidth;
+      rp.refined_comm_s += call.calls * measured.value_or(latency + bytes / bandwidth);
     }
     const double comm_s = rp.overhead_s + rp.latency_s + rp.transfer_s;
     rp.refined_comm_s += rp.overhead_s;
 
     rp.memory_bound = rp.memory_s > rp.compute_s;
-    rp.time_s = std::max(rp.compute_s, rp.memory_s) + comm_s;
+    rp.time_s = machine::Pricing::roofline_s(rp.compute_s, rp.memory_s) + comm_s;
     if (p.mca_available) {
       rp.mca_cycles = c.cycles;
       rp.mca_flops = c.cycle_flops_double + c.cycle_flops_single;

@@ -46,7 +46,10 @@
 //   to a peer the rank also receives from is half of an exchange and takes
 //   the machine's measured exchange step (network.intra_node_exchange) where
 //   it has one: both messages cross at once, which costs each side more than
-//   a one-way trip.
+//   a one-way trip. Messages, exchanges and collectives are priced by
+//   machine::Pricing, as the simulator prices them; communicator creation
+//   (split, dup, cart_create) is a collective there: an allreduce of the
+//   8-byte context id its members agree on.
 #pragma once
 
 #include <map>

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/expr.h"
+#include "support/mpi_op.h"
 
 namespace perfcast::model {
 
@@ -74,7 +75,7 @@ struct CallItem {
 };
 
 struct MpiItem {
-  std::string op;                 // "isend", "allreduce", ...
+  mpi::Op op = mpi::Op::Barrier;
   Expr bytes;                     // per call
   std::optional<Expr> peer;       // point-to-point; negative = MPI_PROC_NULL
   std::optional<Expr> root;       // rooted collectives
@@ -112,14 +113,9 @@ struct ProgramModel {
   std::map<std::string, Function> functions;
 };
 
-// MPI operations the model knows, and whether they move data point to point.
-bool is_known_mpi_op(const std::string& op);
-bool is_point_to_point_send(const std::string& op);
-bool is_point_to_point_receive(const std::string& op);
-bool is_collective(const std::string& op);
-
 // Reads and checks a model; errors name the file and the JSON path
-// (e.g. "/functions/main/body/3/trip_count") and what was expected.
+// (e.g. "/functions/main/body/3/trip_count") and what was expected; an MPI
+// item's "op" is parsed into the MPI vocabulary here, once.
 ProgramModel load_program_model(const std::filesystem::path& file);
 
 }  // namespace perfcast::model

@@ -164,8 +164,11 @@ void scatter_ring_allgather_bcast(Schedule& s, int root, double n) {
 }
 
 // Split, dup and cart_create agree on a context id (and split on colors): a
-// small allreduce, whatever the call's byte counts.
-void context_id_allreduce(Schedule& s, int root, double) { recursive_doubling_allreduce(s, root, 8); }
+// small allreduce, whatever the call's byte counts (as Pricing::collective_s
+// prices them from a table).
+void context_id_allreduce(Schedule& s, int root, double) {
+  recursive_doubling_allreduce(s, root, mpi::kContextIdBytes);
+}
 
 const std::vector<CollectiveAlgorithm> kAlgorithms = {
     {"dissemination", "barrier: ceil(log2 P) rounds, i signals i + 2^k", dissemination_barrier},
@@ -281,31 +284,7 @@ const CollectiveAlgorithm& choose_collective_algorithm(Kind kind, int procs, dou
   }
 }
 
-bool collective_table_op(Kind kind, machine::CollectiveOp& out) {
-  using Op = machine::CollectiveOp;
-  switch (kind) {
-    case Kind::Barrier: out = Op::Barrier; return true;
-    case Kind::Bcast: out = Op::Bcast; return true;
-    case Kind::Reduce: out = Op::Reduce; return true;
-    case Kind::Allreduce: out = Op::Allreduce; return true;
-    case Kind::Gather:
-    case Kind::Gatherv: out = Op::Gather; return true;
-    case Kind::Scatter:
-    case Kind::Scatterv: out = Op::Scatter; return true;
-    case Kind::Allgather:
-    case Kind::Allgatherv: out = Op::Allgather; return true;
-    case Kind::Alltoall:
-    case Kind::Alltoallv: out = Op::Alltoall; return true;
-    case Kind::ReduceScatter: out = Op::ReduceScatter; return true;
-    // Communicator calls synchronise like a small allreduce.
-    case Kind::CommSplit:
-    case Kind::CommDup:
-    case Kind::CartCreate: out = Op::Allreduce; return true;
-    default: return false;
-  }
-}
-
-void collective_outcomes(const CollectiveCall& call, const NetworkModel& net, double table_time_s,
+void collective_outcomes(const CollectiveCall& call, const machine::Pricing& net, double table_time_s,
                          std::vector<MemberOutcome>& out) {
   const int p = call.size;
   out.assign(static_cast<size_t>(p), {});

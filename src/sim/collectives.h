@@ -1,7 +1,7 @@
 // Collective operations: when each member of one collective call completes.
 //
 // Two models (engine.h's CollectiveMode):
-//  table      — T = machine.collective_time_s(op, P, n), with BSIM's wait rule:
+//  table      — T = Pricing::collective_s(op, P, n), with BSIM's wait rule:
 //               bcast/scatter: the root ends at a_root + T, a member at
 //                 max(a_i, a_root) + T (receivers wait for the root);
 //               reduce/gather: a member ends at a_i + T, the root at
@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "events/event.h"
-#include "machine/collective_table.h"
 #include "sim/costs.h"
 
 namespace perfcast::sim {
@@ -51,7 +50,7 @@ struct MemberOutcome {
 // current round, and a round's messages all start from the times before it.
 class Schedule {
  public:
-  Schedule(const NetworkModel& net, std::span<const int> world_ranks, std::vector<double>& times)
+  Schedule(const machine::Pricing& net, std::span<const int> world_ranks, std::vector<double>& times)
       : net_(net), world_(world_ranks), t_(times), next_(times) {
     touched_.reserve(2 * times.size());  // a round has at most one message per member
   }
@@ -62,7 +61,7 @@ class Schedule {
   // (ring, pairwise exchange at large P): everyone ends at the last arrival
   // plus `rounds` times the slowest step, step i being a message i -> i+distance.
   void lockstep(int rounds, int distance, double bytes);
-  const NetworkModel& net() const { return net_; }
+  const machine::Pricing& net() const { return net_; }
 
  private:
   int world(int i) const { return world_.empty() ? i : world_[static_cast<size_t>(i)]; }
@@ -73,7 +72,7 @@ class Schedule {
   // members it touched back. 16 bytes per member, where buffering the round's
   // messages and their updates took 48 or more: at 32 768 ranks this is the
   // transient peak of every allreduce.
-  const NetworkModel& net_;
+  const machine::Pricing& net_;
   std::span<const int> world_;
   std::vector<double>& t_;
   std::vector<double> next_;
@@ -93,12 +92,9 @@ const CollectiveAlgorithm* find_collective_algorithm(const std::string& name);
 // What an MPI library would choose for `kind` at this size and process count.
 const CollectiveAlgorithm& choose_collective_algorithm(events::Kind kind, int procs, double bytes);
 
-// The machine table an operation is priced with in table mode (none for scan/exscan).
-bool collective_table_op(events::Kind kind, machine::CollectiveOp& out);
-
 // Fills out[i] for every member. `table_time_s` >= 0 selects the table rule with
 // that T; otherwise the algorithm chosen for the call is evaluated.
-void collective_outcomes(const CollectiveCall& call, const NetworkModel& net, double table_time_s,
+void collective_outcomes(const CollectiveCall& call, const machine::Pricing& net, double table_time_s,
                          std::vector<MemberOutcome>& out);
 
 }  // namespace perfcast::sim

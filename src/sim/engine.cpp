@@ -113,8 +113,7 @@ class Engine {
         options_(options),
         nranks_(job.size()),
         net_(machine, std::max(nranks_, 1)),
-        compute_(machine, std::max(nranks_, 1)),
-        machine_(machine) {}
+        compute_(net_) {}
 
   SimResult run();
 
@@ -177,9 +176,8 @@ class Engine {
   events::JobSource& job_;
   SimOptions options_;
   int nranks_;
-  NetworkModel net_;
+  machine::Pricing net_;
   ComputeModel compute_;
-  const machine::Machine& machine_;
 
   // Per-rank state, in huge pages for big jobs (kHugePagesFromRanks).
   std::vector<RankState, LargeAllocator<RankState>> ranks_;
@@ -939,16 +937,12 @@ void Engine::collective(RankState& R, int r) {
 void Engine::complete_collective(Comm& c) {
   const Kind kind = c.kind;
   double table_s = -1;
-  machine::CollectiveOp op;
-  if (options_.collectives != CollectiveMode::Algorithms && collective_table_op(kind, op)) {
-    double n = events::is_collective(kind) && (kind == Kind::CommSplit || kind == Kind::CommDup ||
-                                               kind == Kind::CartCreate)
-                   ? 8.0
-                   : c.bytes;
-    if (auto t = machine_.collective_time_s(op, c.size, n)) table_s = *t;
-    else if (options_.collectives == CollectiveMode::Table)
+  if (options_.collectives != CollectiveMode::Algorithms) {
+    const mpi::Op op = *events::op_of(kind);
+    if (auto t = net_.collective_s(op, c.size, c.bytes)) table_s = *t;
+    else if (auto table = mpi::facts(op).table; table && options_.collectives == CollectiveMode::Table)
       throw UserError(fmt::format("the machine has no [[collective]] table for '{}' (needed for {} on {} ranks)",
-                                  machine::collective_op_name(op), events::kind_name(kind), c.size),
+                                  machine::collective_op_name(*table), events::kind_name(kind), c.size),
                       {}, "add a table for it to the machine file, or use --collectives auto");
   }
   CollectiveCall call;

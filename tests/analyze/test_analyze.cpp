@@ -55,7 +55,7 @@ model::ProgramModel load(const nlohmann::ordered_json& j, const std::string& nam
 // MPI calls of one rank summed by operation ("allreduce" -> calls).
 std::map<std::string, double> calls_by_op(const model::RankCounts& c) {
   std::map<std::string, double> calls;
-  for (const auto& call : c.mpi) calls[call.op] += call.calls;
+  for (const auto& call : c.mpi) calls[std::string(mpi::name(call.op))] += call.calls;
   return calls;
 }
 
@@ -150,14 +150,14 @@ TEST(Analyze, MpiBytesAreElementsTimesDatatypeSize) {
   auto c = counts(m, "main", {{"n", 10}}, 1, 4);
   std::vector<double> sends;
   for (const auto& call : c.mpi)
-    if (call.op == "send") {
+    if (call.op == mpi::Op::Send) {
       sends.push_back(call.bytes_per_call);
       EXPECT_EQ(call.peer, 2);
     }
   EXPECT_EQ(sends, (std::vector<double>{80, 40, 40, 10, 240}));
   bool bcast = false;
   for (const auto& call : c.mpi)
-    if (call.op == "bcast") bcast = call.bytes_per_call == 160;
+    if (call.op == mpi::Op::Bcast) bcast = call.bytes_per_call == 160;
   EXPECT_TRUE(bcast);
 }
 
@@ -689,7 +689,7 @@ std::vector<long long> peers_of(const model::ProgramModel& m, const std::string&
   auto c = model::evaluate_rank(model::symbolic_costs(m), model::bind_rank(m, params, rank, size), rank);
   std::vector<long long> out;
   for (const auto& call : c.mpi)
-    if (call.op == op)
+    if (mpi::name(call.op) == op)
       for (int k = 0; k < static_cast<int>(call.calls) / runs; ++k) out.push_back(call.peer.value_or(-99));
   return out;
 }

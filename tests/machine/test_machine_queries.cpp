@@ -66,28 +66,6 @@ TEST(MachineNetwork, LatencyGrowsWithHops) {
   EXPECT_EQ(g.diameter_hops(), 4);
 }
 
-TEST(MachineNetwork, MeasuredOneWayTimesPriceMessagesWithinANode) {
-  // Two nodes of 2 cores; within a node the measured curve, which a line
-  // through its ends would miss (the jump at the eager threshold).
-  Machine m = testing::minimal({"node.count=2", "node.cores=2", "network.latency=\"2 us\"",
-                                "network.bandwidth=\"1 GB/s\"", "network.intra_node_bandwidth=\"10 GB/s\"",
-                                "network.eager_threshold=\"2 KiB\"", "network.rendezvous_handshakes=1",
-                                "network.intra_node_one_way={ bytes = [8, 2048, 4096], time_s = [4e-7, 6e-7, 3.2e-6] }"});
-  EXPECT_DOUBLE_EQ(m.message_s(0, 1, 4, 8), 4e-7);
-  EXPECT_DOUBLE_EQ(m.message_s(0, 1, 4, 1), 4e-7) << "below the first size: the first time";
-  EXPECT_DOUBLE_EQ(m.message_s(0, 1, 4, 3072), 1.9e-6) << "linear between measured sizes";
-  EXPECT_DOUBLE_EQ(m.message_s(0, 1, 4, 4096 + 10000), 3.2e-6 + 10000 / 10e9)
-      << "beyond the last: the rest at the intra-node bandwidth";
-  // Between nodes (ranks 0 and 2 under block mapping): latency + size /
-  // bandwidth, and a rendezvous message waits one handshake more.
-  EXPECT_DOUBLE_EQ(m.message_s(0, 2, 4, 1000), 2e-6 + 1000 / 1e9);
-  EXPECT_DOUBLE_EQ(m.message_s(0, 2, 4, 4096), 2 * 2e-6 + 4096 / 1e9);
-  // Without a table the same node is priced as a line too.
-  Machine plain = testing::minimal({"node.count=2", "node.cores=2", "network.intra_node_latency=\"1 us\"",
-                                    "network.intra_node_bandwidth=\"10 GB/s\""});
-  EXPECT_DOUBLE_EQ(plain.message_s(0, 1, 4, 1000), 1e-6 + 1000 / 10e9);
-}
-
 TEST(MachineNoise, TheSlowestOfIndependentRanksIsExpectedSlowerThanOne) {
   // Half the quanta run at full speed, half at half speed (a co-tenant on the
   // core half the time): one rank's mean is 1.5; the slowest of R is 2 unless

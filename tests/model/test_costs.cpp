@@ -172,6 +172,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadModel{"missing_trip", R"J({"main": {"body": [{"kind": "loop", "body": []}]}})J", "trip_count"},
         BadModel{"no_entry", R"J({"solve": {"body": []}})J", "entry function 'main'"},
         BadModel{"unknown_op", R"J({"main": {"body": [{"kind": "mpi", "op": "MPI_Send"}]}})J", "unknown MPI operation"},
+        BadModel{"unknown_op_names_its_field", R"J({"main": {"body": [{"kind": "mpi", "op": "allsum"}]}})J",
+                 "/functions/main/body/0/op"},
         BadModel{"send_without_peer", R"J({"main": {"body": [{"kind": "mpi", "op": "send", "bytes": 8}]}})J",
                  "needs a \"peer\""},
         BadModel{"typo_key", R"J({"main": {"body": [{"kind": "compute", "flop_double": 3}]}})J", "unknown key"},

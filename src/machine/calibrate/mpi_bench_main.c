@@ -127,8 +127,23 @@ static double call_overhead(double* times) {
   return m;
 }
 
+/* The collectives measured, in order; each is named as perfcast's MPI
+ * vocabulary names it (support/mpi_ops.def), which is also the name of the
+ * machine file's [[collective]] table that its figures fill. */
+enum vocabulary_op {
+#define PERFCAST_MPI_OP(Id, ...) VOCABULARY_##Id,
+#include "support/mpi_ops.def"
+  VOCABULARY_COUNT
+};
+static const char* const vocabulary_names[VOCABULARY_COUNT] = {
+#define PERFCAST_MPI_OP(Id, name, ...) #name,
+#include "support/mpi_ops.def"
+};
+
 enum op { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL, OP_COUNT };
-static const char* op_names[OP_COUNT] = {"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"};
+static const enum vocabulary_op op_vocabulary[OP_COUNT] = {VOCABULARY_Barrier,   VOCABULARY_Bcast,
+                                                           VOCABULARY_Reduce,    VOCABULARY_Allreduce,
+                                                           VOCABULARY_Allgather, VOCABULARY_Alltoall};
 
 struct buffers {
   char* send;
@@ -254,7 +269,8 @@ int main(int argc, char** argv) {
       size_t bytes = op == OP_BARRIER ? 0 : sizes[i];
       double t = time_collective((enum op)op, bytes, &b, times);
       if (rank == 0)
-        printf("%s{\"op\": \"%s\", \"bytes\": %zu, \"time_s\": %.6e}", first ? "" : ", ", op_names[op], bytes, t);
+        printf("%s{\"op\": \"%s\", \"bytes\": %zu, \"time_s\": %.6e}", first ? "" : ", ",
+               vocabulary_names[op_vocabulary[op]], bytes, t);
       first = 0;
     }
   }

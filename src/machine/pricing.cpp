@@ -1,0 +1,66 @@
+#include "machine/pricing.h"
+
+namespace perfcast::machine {
+
+Pricing::Pricing(const Machine& machine, int nranks)
+    : machine_(machine),
+      nranks_(nranks),
+      eager_threshold_bytes_(machine.network.eager_threshold_bytes),
+      overhead_s_(machine.network.overhead_s),
+      handshakes_(machine.network.rendezvous_handshakes),
+      measured_intra_node_(!machine.network.intra_node_one_way.empty()),
+      measured_exchange_(!machine.network.intra_node_exchange.empty()) {
+  if (machine.mapping.policy == MappingPolicy::Block && machine.groups.size() == 1) {
+    long long slots = static_cast<long long>(machine.mapping.ranks_per_node.value_or(machine.groups[0].cores));
+    long long total = slots * machine.groups[0].count;
+    long long factor = (nranks + total - 1) / total;
+    block_ranks_per_node_ = static_cast<int>(slots * factor);
+  }
+  for (int r = 0; r < nranks; ++r) {
+    auto n = static_cast<size_t>(node(r));
+    if (n >= ranks_on_node_.size()) ranks_on_node_.resize(n + 1, 0);
+    ++ranks_on_node_[n];
+  }
+}
+
+int Pricing::node(int rank) const {
+  if (block_ranks_per_node_ > 0) return rank / block_ranks_per_node_;
+  return machine_.node_of_rank(rank, nranks_);
+}
+
+int Pricing::ranks_on_node(int node) const {
+  return static_cast<size_t>(node) < ranks_on_node_.size() ? ranks_on_node_[static_cast<size_t>(node)] : 1;
+}
+
+double Pricing::message_s(int a, int b, double bytes) const {
+  double t = transfer_s(a, b, bytes);
+  if (!eager(bytes)) t += handshake_s(a, b);
+  return t;
+}
+
+std::optional<double> Pricing::collective_s(mpi::Op op, int procs, double bytes) const {
+  const auto table = mpi::facts(op).table;
+  if (!table) return std::nullopt;
+  return machine_.collective_time_s(*table, procs, mpi::creates_communicator(op) ? mpi::kContextIdBytes : bytes);
+}
+
+double Pricing::flops_s(const NodeGroup& group, double flops_double, double flops_single, bool simd) {
+  // A precision with no flops costs nothing, whatever its rate (a machine may not give one).
+  double t = flops_double != 0 ? flops_double / group.flops_per_core_for(Precision::Double, simd) : 0.0;
+  if (flops_single != 0) t += flops_single / group.flops_per_core_for(Precision::Single, simd);
+  return t;
+}
+
+double Pricing::traffic_s(const MemoryLevel& level, double bytes, int ranks_on_node) {
+  return bytes / level.bandwidth_per_core_Bps(ranks_on_node);
+}
+
+double Pricing::burst_s(int rank, double flops, double bytes) const {
+  int n = node(rank);
+  const NodeGroup& group = machine_.group_of_node(n);
+  double compute_s = flops > 0 ? flops_s(group, flops, 0) : 0.0;
+  double memory_s = bytes > 0 ? traffic_s(group.outermost_level(), bytes, ranks_on_node(n)) : 0.0;
+  return roofline_s(compute_s, memory_s);
+}
+
+}  // namespace perfcast::machine

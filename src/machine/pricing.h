@@ -1,0 +1,93 @@
+// What work and messages cost on a machine, for a job of `nranks` ranks: the
+// one set of rules `perfcast predict` and the simulator both price with, so a
+// message, an exchange, a collective or a compute burst costs the same in
+// either. Ranks are world ranks, placed on nodes by the machine's mapping.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "machine/machine.h"
+#include "support/mpi_op.h"
+
+namespace perfcast::machine {
+
+class Pricing {
+ public:
+  Pricing(const Machine& machine, int nranks);
+
+  const Machine& machine() const { return machine_; }
+  int nranks() const { return nranks_; }
+  int node(int rank) const;
+  // Ranks the job places on a node: they share its memory bandwidth.
+  int ranks_on_node(int node) const;
+
+  // ---- Messages between two ranks.
+
+  // The network's figures between their nodes (the intra-node ones on one node).
+  double latency_s(int a, int b) const { return machine_.node_latency_s(node(a), node(b)); }
+  double bandwidth_Bps(int a, int b) const { return machine_.node_bandwidth_Bps(node(a), node(b)); }
+  double overhead_s() const { return overhead_s_; }  // the library's time per call (LogP o)
+  bool eager(double bytes) const { return bytes <= eager_threshold_bytes_; }
+  // What a message takes on the wire: L + n/B; within a node whose one-way
+  // times the machine measured (network.intra_node_one_way), that time for
+  // its size instead: the handshakes of a rendezvous are in it.
+  double transfer_s(int a, int b, double bytes) const {
+    int na = node(a), nb = node(b);
+    if (na == nb && measured_intra_node_)
+      return machine_.network.intra_node_one_way.time_at(bytes, machine_.network.intra_node_bandwidth_Bps);
+    return machine_.node_latency_s(na, nb) + bytes / machine_.node_bandwidth_Bps(na, nb);
+  }
+  // What a rendezvous message waits, once both sides are there, before its
+  // data flows: the machine's handshakes x L (none where transfer_s is a
+  // measured one-way time, which holds them).
+  double handshake_s(int a, int b) const {
+    if (measured_intra_node_ && node(a) == node(b)) return 0;
+    return handshakes_ * latency_s(a, b);
+  }
+  // One message from a to b, everything included: its transfer, and its
+  // handshakes above the eager threshold.
+  double message_s(int a, int b, double bytes) const;
+  // One step of an exchange of `bytes` each way between a and b (both
+  // messages in flight at once), where the machine measured it: within a node,
+  // network.intra_node_exchange. Empty elsewhere (each message stays one-way).
+  std::optional<double> exchange_s(int a, int b, double bytes) const {
+    if (!measured_exchange_ || node(a) != node(b)) return std::nullopt;
+    return machine_.network.intra_node_exchange.time_at(bytes, machine_.network.intra_node_bandwidth_Bps);
+  }
+
+  // ---- Collectives.
+
+  // One call of `op` over `procs` ranks with `bytes` per process, from the
+  // machine's [[collective]] table for it (the vocabulary's `table` fact;
+  // communicator creation as an allreduce of the context id, whatever the
+  // call's bytes). None where no table prices it.
+  std::optional<double> collective_s(mpi::Op op, int procs, double bytes) const;
+
+  // ---- Compute bursts (the roofline).
+
+  // Flops at the node's rate per core for their precision.
+  static double flops_s(const NodeGroup& group, double flops_double, double flops_single, bool simd = true);
+  // Bytes from a memory level while `ranks_on_node` stream from it at once.
+  static double traffic_s(const MemoryLevel& level, double bytes, int ranks_on_node);
+  // A burst is as long as the longer of its flops and its traffic.
+  static double roofline_s(double compute_s, double memory_s) { return std::max(compute_s, memory_s); }
+  // A burst of double-precision flops and bytes from the outermost level on
+  // `rank`'s node, shared with the job's other ranks there.
+  double burst_s(int rank, double flops, double bytes) const;
+
+ private:
+  const Machine& machine_;
+  int nranks_;
+  double eager_threshold_bytes_;
+  double overhead_s_;
+  double handshakes_;
+  bool measured_intra_node_;
+  bool measured_exchange_;
+  // Block mapping on one node group (the common case) is a division; else the machine answers.
+  int block_ranks_per_node_ = 0;
+  std::vector<int> ranks_on_node_;
+};
+
+}  // namespace perfcast::machine
