@@ -594,7 +594,8 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     m.line = g.line;
     m.function = g.function;
     const std::string call_site =
-        g.line ? fmt::format("{} in {} (line {})", g.op, g.function, g.line) : fmt::format("{} in {}", g.op, g.function);
+        g.line ? fmt::format("{} in {} (line {})", mpi::name(g.op), g.function, g.line)
+               : fmt::format("{} in {}", mpi::name(g.op), g.function);
     m.calls = count_of(g.calls, b, "calls", call_site);
     double bytes = count_of(g.bytes, b, "bytes", call_site);
     m.bytes_per_call = m.calls > 0 ? bytes / m.calls : 0;
