@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/table.h"
 
@@ -43,6 +44,49 @@ std::string why(const SimResult& r) {
   return text;
 }
 
+// Totals over the ranks, then the ranks that have any (the engine lists only those).
+nlohmann::json warnings_json(const std::vector<sim::RankWarnings>& warnings) {
+  std::uint64_t unreceived = 0, incomplete = 0, after = 0, unfinalized = 0;
+  nlohmann::json by_rank = nlohmann::json::array();
+  for (const auto& w : warnings) {
+    unreceived += w.unreceived_messages;
+    incomplete += w.incomplete_requests;
+    after += w.calls_after_finalize;
+    unfinalized += w.missing_finalize ? 1 : 0;
+    by_rank.push_back({{"rank", w.rank},
+                       {"unreceived_messages", w.unreceived_messages},
+                       {"incomplete_requests", w.incomplete_requests},
+                       {"missing_finalize", w.missing_finalize},
+                       {"calls_after_finalize", w.calls_after_finalize}});
+  }
+  return {{"ranks_with_warnings", warnings.size()},
+          {"unreceived_messages", unreceived},
+          {"incomplete_requests", incomplete},
+          {"ranks_missing_finalize", unfinalized},
+          {"calls_after_finalize", after},
+          {"by_rank", by_rank}};
+}
+
+std::string warnings_text(const std::vector<sim::RankWarnings>& warnings) {
+  if (warnings.empty()) return "";
+  std::string out = fmt::format("warnings: {} rank{} did what MPI leaves erroneous:\n", warnings.size(),
+                                warnings.size() == 1 ? "" : "s");
+  size_t shown = 0;
+  for (const auto& w : warnings) {
+    if (++shown > 8) {
+      out += fmt::format("  ... and {} more ranks (--json lists them all)\n", warnings.size() - 8);
+      break;
+    }
+    std::vector<std::string> parts;
+    if (w.unreceived_messages) parts.push_back(fmt::format("{} message(s) sent to it never received", w.unreceived_messages));
+    if (w.incomplete_requests) parts.push_back(fmt::format("{} request(s) never completed", w.incomplete_requests));
+    if (w.missing_finalize) parts.push_back("no MPI_Finalize");
+    if (w.calls_after_finalize) parts.push_back(fmt::format("{} MPI call(s) after MPI_Finalize", w.calls_after_finalize));
+    out += fmt::format("  rank {}: {}\n", w.rank, fmt::join(parts, "; "));
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json sim_result_json(const SimResult& r, bool include_wall) {
@@ -68,6 +112,7 @@ nlohmann::json sim_result_json(const SimResult& r, bool include_wall) {
         {"waited_on", r.slowest_waited_on < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.slowest_waited_on)}}},
       {"kinds", kinds},
       {"ranks", ranks},
+      {"warnings", warnings_json(r.warnings)},
   };
   if (include_wall) {
     j["wall_s"] = r.wall_s;
@@ -132,6 +177,7 @@ std::string simulation_table(const SimResult& r, const SimulationContext& contex
   out += fmt::format("\npredicted time: {} ({})\n", seconds_text(r.predicted_time_s), why(r));
   out += fmt::format("simulated {} events ({} MPI calls) in {:.3g} s: {:.3g} MPI calls/s\n", r.events, r.mpi_calls,
                      r.wall_s, r.wall_s > 0 ? static_cast<double>(r.mpi_calls) / r.wall_s : 0.0);
+  out += warnings_text(r.warnings);
   return out;
 }
 

@@ -53,59 +53,6 @@ constexpr int kCrossingScan = 256;  // live requests an eager send looks through
 // B, over the 1 KB per replayed rank goal), where small jobs fit the cache.
 constexpr int kHugePagesFromRanks = 32768;
 
-// One side of a match as the DataMover sees it (source.h): the message's
-// source and tag, or the receive's filters.
-Event mover_event(const Envelope& env) {
-  Event e;
-  e.kind = env.kind;
-  e.comm = env.comm;
-  e.peer = env.source;
-  e.tag = env.tag;
-  e.bytes = static_cast<std::uint64_t>(env.bytes);
-  e.live = env.live;
-  return e;
-}
-
-MoverCopy mover_copy(const Event& e) {
-  return {e.live, e.bytes, e.bytes2, e.request, e.comm, e.peer, e.root, e.tag, e.tag2, e.kind};
-}
-
-Event mover_event(const MoverCopy& c) {
-  Event e;
-  e.kind = c.kind;
-  e.comm = c.comm;
-  e.peer = c.peer;
-  e.root = c.root;
-  e.tag = c.tag;
-  e.tag2 = c.tag2;
-  e.bytes = c.bytes;
-  e.bytes2 = c.bytes2;
-  e.request = c.request;
-  e.live = c.live;
-  return e;
-}
-
-bool creates_communicator(Kind k) { return k == Kind::CommSplit || k == Kind::CommDup || k == Kind::CartCreate; }
-
-double mean(const std::vector<std::uint64_t>& counts) {
-  if (counts.empty()) return 0;
-  double sum = 0;
-  for (auto c : counts) sum += static_cast<double>(c);
-  return sum / static_cast<double>(counts.size());
-}
-
-// n, the per-process message size a collective is priced with.
-double collective_bytes(const Event& e, int size) {
-  double n = static_cast<double>(std::max(e.bytes, e.bytes2));
-  if (e.kind == Kind::ReduceScatter) n = std::max(static_cast<double>(e.bytes), static_cast<double>(e.bytes2) * size);
-  return std::max({n, mean(e.counts), mean(e.counts2)});
-}
-
-bool matches(std::int32_t source_filter, std::int32_t tag_filter, std::int32_t source, std::int32_t tag) {
-  return (source_filter == events::kAnySource || source_filter == source) &&
-         (tag_filter == events::kAnyTag || tag_filter == tag);
-}
-
 class Engine {
  public:
   Engine(events::JobSource& job, const machine::Machine& machine, const SimOptions& options)
@@ -168,6 +115,7 @@ class Engine {
   [[noreturn]] void fail(int r, const std::string& what) const;
   [[noreturn]] void deadlock() const;
   [[noreturn]] void over_budget() const;
+  void collect_warnings();
   std::string unfinished_ranks() const;
   std::string describe_block(int r) const;
   const Envelope* envelope_of(std::uint32_t q, int owner) const;
@@ -253,6 +201,7 @@ SimResult Engine::run() {
     if (options_.progress && result_.events >= next_progress_check_) report_progress(wall_start);
   }
   if (finished_ < nranks_) deadlock();
+  collect_warnings();
 
   size_t bytes = ranks_.capacity() * sizeof(RankState) + requests_.bytes() + envelopes_.bytes() +
                  heap_.bytes() + event_copies_.bytes() +
@@ -322,6 +271,8 @@ void Engine::step(int r) {
     ++R.index;
     if (auto why = events::domain_error(ev_)) fail(r, *why);
     ++result_.events;
+    if (R.finalized && ev_.kind != Kind::Compute && ev_.kind != Kind::Marker) ++R.calls_after_finalize;
+    if (ev_.kind == Kind::Init) R.initialized = true;
     if (ev_.kind == Kind::Finalize) R.finalized = true;
     if ((options_.max_events && result_.events > options_.max_events) ||
         (options_.max_simulated_s > 0 && R.clock > options_.max_simulated_s))
@@ -832,6 +783,11 @@ void Engine::probe_found(RankState& R, int r, std::uint32_t m) {
 void Engine::match(std::uint32_t m, std::uint32_t p) {
   const Envelope& msg = envelopes_[m];
   const Envelope& posted = envelopes_[p];
+  if (msg.bytes > posted.bytes)  // MPI_ERR_TRUNCATE: a receive takes at most its buffer
+    throw UserError(fmt::format("rank {} received a message of {} bytes from rank {} (tag {}) into a receive of {} "
+                                "bytes: MPI_ERR_TRUNCATE",
+                                posted.world, msg.bytes, msg.world, msg.tag, posted.bytes),
+                    {}, "a receive's count x datatype size must hold the matched message");
   double o = net_.overhead_s();
   Request& recv = requests_[posted.request];
   recv.peer_world = msg.world;
@@ -1149,6 +1105,26 @@ void Engine::deadlock() const {
     text += fmt::format("\n  rank {} ended without MPI_Finalize (it returned or exited early)", early[i]);
   if (early.size() > 10) text += fmt::format("\n  ... and {} more ended early", early.size() - 10);
   throw UserError(text, {}, "a receive without a matching send, or members that never reach a collective");
+}
+
+void Engine::collect_warnings() {
+  auto count_list = [&](std::uint32_t head) {
+    std::uint64_t n = 0;
+    for (auto m = head; m != kNone; m = envelopes_[m].next) ++n;
+    return n;
+  };
+  for (int r = 0; r < nranks_; ++r) {
+    const auto& R = ranks_[static_cast<size_t>(r)];
+    RankWarnings w;
+    w.rank = r;
+    w.unreceived_messages = count_list(R.world_queues.unexpected_head) + count_list(R.self_queues.unexpected_head);
+    for (const auto& c : R.comms) w.unreceived_messages += count_list(c.queues.unexpected_head);
+    for (auto q = R.requests; q != kNone; q = requests_[q].next) ++w.incomplete_requests;
+    w.missing_finalize = R.initialized && !R.finalized;
+    w.calls_after_finalize = R.calls_after_finalize;
+    if (w.unreceived_messages || w.incomplete_requests || w.missing_finalize || w.calls_after_finalize)
+      result_.warnings.push_back(w);
+  }
 }
 
 std::string Engine::unfinished_ranks() const {

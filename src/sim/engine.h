@@ -97,6 +97,16 @@ struct RankTimes {
   double end_s = 0;
 };
 
+// What a job did that MPI leaves erroneous or undefined but that does not stop
+// the simulation, counted for one rank (only ranks with any are listed).
+struct RankWarnings {
+  int rank = 0;
+  std::uint64_t unreceived_messages = 0;  // sent to this rank and never received
+  std::uint64_t incomplete_requests = 0;  // nonblocking calls never completed by a wait or test
+  bool missing_finalize = false;          // its stream has MPI_Init but no MPI_Finalize
+  std::uint64_t calls_after_finalize = 0; // MPI calls after its MPI_Finalize
+};
+
 struct SimResult {
   double predicted_time_s = 0;  // max end over ranks
   std::uint64_t events = 0;     // every event simulated
@@ -109,6 +119,7 @@ struct SimResult {
   std::string slowest_component;  // "calc", "wait" or "comm"
   int slowest_waited_on = -1;     // for "wait": the rank it waited on most (-1 when unknown)
   std::size_t engine_bytes = 0;   // peak engine state, for the per-rank memory goal
+  std::vector<RankWarnings> warnings;  // by rank, only ranks with a warning
 };
 
 // Runs the whole job. Throws UserError for inconsistent streams (naming the

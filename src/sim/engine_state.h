@@ -193,7 +193,9 @@ struct RankState {
   Block block = Block::None;
   WaitMode mode = WaitMode::All;
   bool resolved = false;
-  bool finalized = false;  // its stream reached MPI_Finalize
+  bool initialized = false;  // its stream reached MPI_Init
+  bool finalized = false;    // its stream reached MPI_Finalize
+  std::uint32_t calls_after_finalize = 0;
   WaitTally tally[4];
 
   void add_wait(int peer, double seconds) {
@@ -320,5 +322,61 @@ class ReadyQueue {
   std::vector<HeapEntry, LargeAllocator<HeapEntry>> slots_;
   std::size_t size_ = 0;
 };
+
+// ---------------------------------------------------------------------------
+// Small conversions the engine makes between these records and events.
+
+// One side of a match as the DataMover sees it (source.h): the message's
+// source and tag, or the receive's filters.
+inline Event mover_event(const Envelope& env) {
+  Event e;
+  e.kind = env.kind;
+  e.comm = env.comm;
+  e.peer = env.source;
+  e.tag = env.tag;
+  e.bytes = static_cast<std::uint64_t>(env.bytes);
+  e.live = env.live;
+  return e;
+}
+
+inline MoverCopy mover_copy(const Event& e) {
+  return {e.live, e.bytes, e.bytes2, e.request, e.comm, e.peer, e.root, e.tag, e.tag2, e.kind};
+}
+
+inline Event mover_event(const MoverCopy& c) {
+  Event e;
+  e.kind = c.kind;
+  e.comm = c.comm;
+  e.peer = c.peer;
+  e.root = c.root;
+  e.tag = c.tag;
+  e.tag2 = c.tag2;
+  e.bytes = c.bytes;
+  e.bytes2 = c.bytes2;
+  e.request = c.request;
+  e.live = c.live;
+  return e;
+}
+
+inline bool creates_communicator(Kind k) { return k == Kind::CommSplit || k == Kind::CommDup || k == Kind::CartCreate; }
+
+inline double mean(const std::vector<std::uint64_t>& counts) {
+  if (counts.empty()) return 0;
+  double sum = 0;
+  for (auto c : counts) sum += static_cast<double>(c);
+  return sum / static_cast<double>(counts.size());
+}
+
+// n, the per-process message size a collective is priced with.
+inline double collective_bytes(const Event& e, int size) {
+  double n = static_cast<double>(std::max(e.bytes, e.bytes2));
+  if (e.kind == Kind::ReduceScatter) n = std::max(static_cast<double>(e.bytes), static_cast<double>(e.bytes2) * size);
+  return std::max({n, mean(e.counts), mean(e.counts2)});
+}
+
+inline bool matches(std::int32_t source_filter, std::int32_t tag_filter, std::int32_t source, std::int32_t tag) {
+  return (source_filter == events::kAnySource || source_filter == source) &&
+         (tag_filter == events::kAnyTag || tag_filter == tag);
+}
 
 }  // namespace perfcast::sim::engine_state
