@@ -100,8 +100,8 @@ DefaultMcaCpu default_mca_cpu();
 // "AuthenticAMD") and `family` (CPUID's, extended family added) that LLVM 14
 // names `llvm_name`. LLVM 14's "generic" model prices a divide at 11 cycles
 // and a 3-D stencil 80 % over on a Zen 5; its newest AMD model, znver3, is
-// within 16 % (throughput-bound) and 24 % (chains) there (bench/mca_accuracy.py,
-// issue 5, stop 14). So AMD families after Zen 3/4 (0x19) take znver3; any
+// within 16 % (throughput-bound) and 24 % (chains) there (bench/mca_accuracy.py).
+// So AMD families after Zen 3/4 (0x19) take znver3; any
 // other host keeps LLVM's name.
 std::string nearest_mca_cpu(const std::string& vendor, int family, const std::string& llvm_name);
 

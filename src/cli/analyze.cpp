@@ -143,16 +143,11 @@ void add_analyze_command(CLI::App& app) {
                   "JSON table of costs of library calls, added to src/analyze/library_costs.json (repeatable)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--mcpu", a->mcpu,
-                  "CPU whose scheduling model LLVM's machine-code analyser (MCA) uses to price each innermost "
-                  "loop body in cycles per iteration (default: the host's, as LLVM 14 names it, or on a newer "
-                  "CPU LLVM 14 calls 'generic' the nearest model it has: znver3 for AMD after Zen 3; the model's "
-                  "mca.cpu_chosen says so; e.g. znver3, skylake)");
+                  "CPU whose LLVM scheduling model prices innermost loop bodies, e.g. znver3, skylake (default: "
+                  "the host's, or the nearest model LLVM has; docs/program-model.md)");
   cmd->add_option("--machine", a->machine,
-                  "Machine file (or bundled name) whose measured instruction cycles (node.instruction_cycles, "
-                  "perfcast calibrate) go into MCA's scheduling model: FP add, multiply, divide and square root "
-                  "latencies and the divider's issue interval. For a CPU newer than LLVM 14 priced on an older "
-                  "model (a Zen 5 on znver3: FP add 3 -> 2 cycles, a divide every 5 -> 4); the model's "
-                  "mca.host_cycles records what changed");
+                  "Machine file whose measured FP instruction cycles (node.instruction_cycles) replace the "
+                  "scheduling model's: for a CPU newer than the model LLVM has");
   cmd->add_flag("--no-mca", a->no_mca, "Do not price loop bodies with MCA (no cycles_per_iteration)");
   cmd->add_flag("--debug", a->debug, "Also print the analysis's reasoning: unknown trip counts, each priced loop's code");
   cmd->callback([a] { run(*a); });

@@ -153,8 +153,8 @@ void run_noise_only(const CalibrateArgs& args) {
 }
 
 // On a VM the latency between two cores moves with where the host puts the
-// vCPUs (this one: 141-145 ns or 395-399 ns one way for a small message,
-// minutes apart; issue 5, stop 15), while flop rates and bandwidths stay: the
+// vCPUs (a small message's one-way time can triple between placements,
+// minutes apart), while flop rates and bandwidths stay: the
 // MPI benchmark alone (20 s; --quick 5 s) refreshes an existing machine file's
 // figures measured within this node, written to -o.
 void run_network_only(const CalibrateArgs& args, int max_procs) {
@@ -282,18 +282,11 @@ void add_calibrate_command(CLI::App& app) {
                   "its other figures do not")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--accumulate", args->accumulate,
-                "With --noise-only: average the measurement into the file's noise (quantile by quantile, weighted by "
-                "its `probes`) instead of replacing it. Run now and then (say hourly, from cron), the machine file "
-                "describes the host's noise over hours rather than one 3 s snapshot (whether that forecasts a run "
-                "better depends on the host: bench/static_validation.py --noise-history measures it). With "
-                "--network-only: average the MPI figures measured within this node (latency, overhead, one-way and "
-                "exchange curves, collective tables) into the file's the same way: on a VM they move with where the "
-                "host places the vCPUs, minutes apart");
+                "With --noise-only or --network-only: average the measurement into the file's, weighted by its "
+                "`probes`, instead of replacing it (docs/machine-format.md)");
   cmd->add_option("--network-only", args->network_only,
-                  "Measure only MPI within this node (ping-pong, exchange steps, call overhead, collectives; 20 s, "
-                  "5 s with --quick) and write this machine file with them to -o: on a VM the latency between "
-                  "two cores moves with where the host places them (here 3x, minutes apart), its other figures do "
-                  "not")
+                  "Measure only MPI within this node (20 s; 5 s with --quick) and write this machine file with "
+                  "it to -o: on a VM those figures move with where the host places the cores")
       ->check(CLI::ExistingFile)
       ->excludes("--noise-only");
   cmd->callback([args] { run(*args); });

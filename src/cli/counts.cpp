@@ -132,10 +132,8 @@ void add_counts_command(CLI::App& app) {
   auto options = std::make_shared<CountsCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "counts",
-      "Exact dynamic counts per function from a run under valgrind's callgrind: instructions, flops by precision "
-      "(scalar and SIMD; an FMA counts 2 per lane), loads, stores and their bytes, calls of math functions. Each "
-      "executed instruction is classified from the disassembly of its object. About 50x slower than a normal run: "
-      "use small inputs.");
+      "Exact flops, loads, stores and math calls per function from a run under callgrind (about 50x slower: "
+      "use small inputs; src/counts/README.md)");
   cmd->add_option("-n,--np", options->ranks, "Run under mpirun.openmpi with this many ranks (counts per rank)")
       ->check(kPositiveCount);
   cmd->add_option("--function", options->functions, "Only these functions (repeatable); inlined functions too");

@@ -60,9 +60,8 @@ void add_measure_command(CLI::App& app) {
   auto options = std::make_shared<MeasureOptions>();
   CLI::App* cmd = app.add_subcommand(
       "measure",
-      "Time a real MPI run: repeated runs after warm-up, median and interquartile range, ranks pinned to "
-      "cores when they fit. Launches with the pinned Open MPI (mpirun.openmpi). Runs with more ranks than "
-      "cores are labelled oversubscribed: use them for counts and correctness, not timing.");
+      "Time a real MPI run: repeats after warm-up, median and interquartile range, ranks pinned; runs with "
+      "more ranks than cores are labelled oversubscribed");
   cmd->add_option("-n,--np", options->ranks, "Number of MPI ranks")->required()->check(kPositiveCount);
   cmd->add_option("-r,--repeats", options->timing.repeats, "Timed runs (median and IQR over these)")
       ->capture_default_str()
@@ -73,9 +72,8 @@ void add_measure_command(CLI::App& app) {
   cmd->add_option("--timeout", options->timing.timeout_s, "Seconds allowed per run")->capture_default_str();
   cmd->add_flag("--no-pin", options->no_pin, "Do not bind ranks to cores");
   cmd->add_flag("--yield", options->yield,
-                "Waiting ranks yield their cores (mpi_yield_when_idle) instead of busy-polling them. Pinned "
-                "runs poll by default, as MPI jobs on dedicated cores do; yield when something else must run "
-                "on these cores meanwhile (unpinned and oversubscribed runs always yield)");
+                "Waiting ranks yield their cores instead of busy-polling (pinned runs poll by default, as jobs "
+                "on dedicated cores do)");
   cmd->add_flag("--json", options->json, "Print the figures as JSON");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress on stderr");
   cmd->add_option("program", options->program, "The program and its arguments, after '--'")->required();

@@ -35,9 +35,8 @@ void add_predict_command(CLI::App& app) {
   auto a = std::make_shared<PredictArgs>();
   CLI::App* cmd = app.add_subcommand(
       "predict",
-      "Predict time and counts per rank from a program model (docs/program-model.md) and a machine model: "
-      "T_rank = max(flops/peak, bytes/bandwidth) + messages*latency + bytes/net_bandwidth, T = max over ranks, "
-      "with memory levels chosen by working set where the model gives one.");
+      "Predict time and counts per rank from a program model (docs/program-model.md) on a machine: the "
+      "plain formula and the refined estimates (docs/methods.md)");
   cmd->add_option("model", a->model_file, "Program model (JSON), e.g. apps/wave3d/wave3d.model.json")
       ->required()
       ->check(CLI::ExistingFile);
@@ -51,13 +50,11 @@ void add_predict_command(CLI::App& app) {
   cmd->add_flag("--scalar", a->scalar, "Price flops at the scalar (non-SIMD) rate");
   cmd->add_flag("--all-ranks", a->all_ranks, "List every rank in the table");
   cmd->add_flag("--simulate", a->simulate,
-                 "Also run the model's calls on the simulator (the overlap refinement): messages travel while "
-                 "the compute between their post and their wait runs, ranks wait for their partners; "
-                 "bursts are priced as the refined prediction prices their loop nests; reports the simulated time and calc/wait/comm per rank beside the formula");
+                 "Also run the model's calls on the simulator: overlap of messages and compute, and waits "
+                 "between ranks, beside the formula");
   cmd->add_option("--max-events", a->max_events,
                   "With --simulate: refuse to make more events than this over all ranks (a guard against a runaway "
-                  "loop bound; the events stream into the simulator, so memory stays flat; about 2 M events a second "
-                  "on a 2-core Zen 3 VM)")
+                  "loop bound; the events stream into the simulator, so memory stays flat)")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->footer(

@@ -154,14 +154,12 @@ void add_simulate_command(CLI::App& app) {
   auto a = std::make_shared<SimulateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "simulate",
-      "Replay event streams (a trace directory or a text events file) on simulated clocks: per rank calc, wait and "
-      "comm time, with MPI matching, eager/rendezvous messages priced by the machine's latency and bandwidth, and "
-      "collectives from the machine's tables or decomposed into point-to-point algorithms.");
+      "Run event streams (a trace, a text events file) or a live skeleton on simulated clocks: calc, wait "
+      "and comm per rank (docs/skeletons.md)");
   add_machine_options(*cmd, a->machine);
   cmd->add_option("--collectives", a->collectives,
-                  "How collectives are priced: table (the machine's measured tables, BSIM's wait rule), algorithms "
-                  "(binomial, recursive doubling, ring, Bruck... as MPI libraries run them), or auto (table when the "
-                  "machine has one for the operation)")
+                  "How collectives are priced: table (the machine's), algorithms (point-to-point, as MPI "
+                  "libraries run them), or auto (table where the machine has one)")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->add_option("--timeline", a->timeline, "Write a Chrome-trace/Perfetto JSON timeline (one track per rank)")

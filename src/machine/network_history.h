@@ -1,8 +1,8 @@
 // A machine file's within-node MPI figures averaged over several measurements.
 //
 // On a VM the time of a message between two cores moves with where the host
-// places the vCPUs: here a 512 B exchange step took 0.60 us in five probes of
-// six, 1.31 us in the sixth, 20 s apart (issue 5, stop 20). A machine file
+// places the vCPUs (a 512 B exchange step can take 0.6 us in one probe and
+// 1.3 us in the next, 20 s apart). A machine file
 // calibrated once prices every run with whichever placement that moment had;
 // `perfcast calibrate --network-only FILE --accumulate` averages one more
 // measurement into the file instead, as --noise-only --accumulate does for the

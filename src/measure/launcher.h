@@ -34,7 +34,7 @@ struct MpiLaunch {
   // Only where the launch is pinned and not oversubscribed: there polling is
   // what the machine does for a real job, and yielding costs each wait a
   // system call and the core (wave3d 8^3 on 2 ranks: 4.5-5 us per step with
-  // yield, 1.8 with polling; issue 5, stop 15). Elsewhere, and by default,
+  // yield, 1.8 with polling). Elsewhere, and by default,
   // ranks yield: jobs that share cores (tests under ctest -j, oversubscribed
   // runs) would otherwise spin against each other for whole time slices.
   bool busy_poll = false;

@@ -1,6 +1,6 @@
 // Timing real MPI runs: the ground truth every perfcast method is judged by.
 //
-// This machine is a noisy 2-core VM, so one run means little: a run is repeated
+// A shared machine is noisy, so one run means little: a run is repeated
 // (at least 5 times by default) after warm-up runs, ranks are pinned to cores
 // when they fit, and the median and interquartile range are reported. A run with
 // more ranks than cores is "oversubscribed": its time is kept for counts and

@@ -258,8 +258,8 @@ class RankEvaluator {
   // MPI-free work: its symbolic costs (computed once per item), evaluated here
   // once per distinct binding of the names they need. A time loop runs the
   // same work every step: evaluating and pricing it afresh each time cost
-  // about 1.5 ms per step of wave3d on 2 ranks (2 minutes for 78125 steps,
-  // issue 5, stop 20); the loop's own counter is rarely among those names.
+  // about 1.5 ms per step of wave3d on 2 ranks (2 minutes for 78125
+  // steps); the loop's own counter is rarely among those names.
   void add_work(const Item& it, const expr::Bindings& scope) {
     auto fn = shared_.item_functions.find(&it);
     if (fn == shared_.item_functions.end()) {

@@ -29,7 +29,7 @@
 //
 // The streams are made on demand (ModelJobSource), as the simulator reads a
 // recorded trace: a time loop of 78125 steps on 2 ranks is 4 M events, 818 MB
-// held whole (issue 5, stop 20). Only the sendrecv matching needs to look
+// held whole. Only the sendrecv matching needs to look
 // ahead: a first pass over every rank's MPI calls (work not priced) keeps
 // where each sendrecv goes, and only when the model has a sendrecv.
 #pragma once

@@ -75,7 +75,7 @@ int priced_loop_count(const ProgramModel& model) {
 // A stream that follows another along the same array close enough that the
 // bytes it reuses are still in L1 (its gap times the streams bringing new
 // bytes, the leaders, within L1's size: Kerncraft's layer condition) counts
-// half: on the Zen 5 the table was found on, five loads of one array from
+// half: on a Zen 5, for instance, five loads of one array from
 // DRAM cost serial fraction 0.11 adjacent, 0.49 at 512 bytes apart (reused
 // from L1) and 0.9 at 16 KiB (reused from L2), the same loads and traffic.
 double effective_streams(const SiteCounts& c, const machine::NodeGroup& g, int ranks_on_node) {

@@ -6,7 +6,7 @@
 // the TLB as well as the cache. With 4 KiB pages each of those misses walks
 // page tables that themselves no longer fit in the cache (and in a VM the walk is
 // two-dimensional); with 2 MiB pages a gigabyte of state needs 512 TLB entries.
-// Measured on the 2-core EPYC VM (bench_sim_stencil, ranks out of step): CPU
+// Measured with bench_sim_stencil, ranks out of step: CPU
 // time -21 % at 262 144 ranks, 1.19 -> 1.65 M calls per CPU second at 1 M; ranks
 // in step, which visit memory in order, gain nothing and lose nothing.
 //

@@ -82,7 +82,7 @@ static double pingpong(size_t bytes, char* buf, double* times, int rounds) {
  * halo exchange do; the median step, timed on rank 0. Both messages cross at
  * once, each side copies one in and one out: measured at 1.4-1.5x the
  * ping-pong's one-way time for small messages, which a halo step priced at
- * the one-way time misses (issue 5, stop 15). */
+ * the one-way time misses. */
 static double exchange(size_t bytes, char* sbuf, char* rbuf, double* times, int rounds) {
   int iters = iterations(bytes) / rounds;
   if (iters < 5) iters = 5;

@@ -5,7 +5,7 @@
 // transfers overlapping well on the machines measured (serial fraction ~0.1
 // from DRAM). A loop whose loads come from several places of one array (a
 // stencil's neighbour rows and planes) overlaps much less: the same loads and
-// adds, the same DRAM traffic, run 1.5x slower on the Zen 5 this was found on
+// adds, the same DRAM traffic, ran 1.5x slower on a Zen 5
 // when the neighbours are 16 KiB apart rather than adjacent. Measured here with
 //   a[i] = sum over R passes of (b[i+o0] + b[i+o1]) + b[i] + (b[i+o3] + b[i+o4]) + c[i]
 // whose five loads of b lie in 1, 3 or 5 groups (offsets -2..2 elements, or
@@ -18,7 +18,7 @@
 // stream count and R the median over rounds, clamped to [0, 1]. R (the passes
 // of loads per element: 1..8) moves the in-core time against the transfers':
 // the fraction falls as in-core work outgrows the transfers (DRAM, 7 streams:
-// 0.74 at core/mem 0.9, 0.23 at 3.7 on the Zen 5), so it is kept per ratio.
+// 0.74 at core/mem 0.9, 0.23 at 3.7 on a Zen 5), so it is kept per ratio.
 #pragma once
 
 #include <functional>

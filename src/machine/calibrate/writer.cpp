@@ -158,7 +158,7 @@ nlohmann::json calibration_json(const Calibration& cal) {
                   {"simd_single", cp.simd_single},
                   {"kernels", json::array()}};
   // The clock turns every MCA cycle into seconds, and it moves with a shared
-  // host's state (3.28-3.57 GHz within half an hour on the Zen 5 VM): scripts
+  // host's state (it can move by 10 % within half an hour): scripts
   // comparing calibrations need it as much as the bandwidths.
   j["compute"]["clock_Hz"] = cal.clock_Hz > 0 ? json(cal.clock_Hz) : json(nullptr);
   j["compute"]["clock_measured"] = cal.clock_measured;
