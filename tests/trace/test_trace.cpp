@@ -191,6 +191,22 @@ TEST(TraceErrors, RanksThatDieBeforeFinalizeAreNamed) {
   EXPECT_NE(result.stderr_text.find("exited with status"), std::string::npos) << result.stderr_text;
 }
 
+TEST(TraceErrors, AnErrorInsideTheProgramStopsRecordingNotTheRun) {
+  fs::path dir = scratch() / "untraced-comm-trace";
+  auto result = trace(dir, mpirun(2, {fs::path(TRACE_PROGRAMS) / "trace_untraced_comm"}));
+  // The program's own check passed (it exits 1 otherwise, and perfcast would
+  // say so); perfcast reports that the tracer stopped, and why.
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.stderr_text.find("exited with status"), std::string::npos) << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("the tracer stopped on ranks 0, 1"), std::string::npos) << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("MPI_Allreduce: a communicator the tracer did not see created"),
+            std::string::npos)
+      << result.stderr_text;
+  // Each rank also said so itself, once, at MPI_Finalize.
+  EXPECT_NE(result.stderr_text.find("perfcast trace: rank 1: MPI_Allreduce"), std::string::npos) << result.stderr_text;
+  EXPECT_FALSE(fs::exists(dir / events::kManifestName));
+}
+
 TEST(TraceErrors, RefusesADirectoryThatIsNotATrace) {
   fs::path dir = scratch() / "not-a-trace";
   fs::create_directories(dir);
