@@ -53,12 +53,12 @@ void run_trace(const TraceOptions& o) {
     report::Table table({"rank", "events", "host", "unresolved any-source receives"});
     for (const auto& s : manifest.streams) {
       const auto& info = collected.header.ranks[static_cast<std::size_t>(s.rank)];
-      table.add_row({std::to_string(s.rank), std::to_string(s.events), info.host,
-                     std::to_string(info.unresolved_receives)});
+      table.add_row(
+          {std::to_string(s.rank), std::to_string(s.events), info.host, std::to_string(info.unresolved_receives)});
     }
     std::cout << table.render();
-    std::cout << fmt::format("see it with: perfcast trace show {0}; replay it with: perfcast simulate {0} --machine M\n",
-                             o.output);
+    std::cout << fmt::format(
+        "see it with: perfcast trace show {0}; replay it with: perfcast simulate {0} --machine M\n", o.output);
   }
   if (status != 0)
     throw UserError(fmt::format("{} exited with status {} (its trace was written)", o.command.front(), status));
@@ -82,7 +82,8 @@ void show_trace(const std::string& path, bool json) {
                        report::Table::Align::Left});
   for (const auto& r : summary.ranks) {
     std::string top;
-    for (const auto& [kind, n] : r.top_calls) top += fmt::format("{}{} {}", top.empty() ? "" : ", ", events::kind_name(kind), n);
+    for (const auto& [kind, n] : r.top_calls)
+      top += fmt::format("{}{} {}", top.empty() ? "" : ", ", events::kind_name(kind), n);
     table.add_row({std::to_string(r.rank), std::to_string(r.calls), bytes_text(static_cast<double>(r.bytes)),
                    r.mpi_s ? seconds_text(*r.mpi_s) : "-", seconds_text(r.compute_s),
                    r.wall_s ? seconds_text(*r.wall_s) : "-", top});
@@ -95,7 +96,8 @@ void show_trace(const std::string& path, bool json) {
 void add_trace_command(CLI::App& app) {
   auto o = std::make_shared<TraceOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "trace", "Record every MPI call of a real run (PMPI tracer, preloaded) as event streams perfcast simulate replays.");
+      "trace",
+      "Record every MPI call of a real run (PMPI tracer, preloaded) as event streams perfcast simulate replays.");
   cmd->add_option("-o,--output", o->output, "The trace directory to write");
   cmd->add_option("command", o->command, "The launch command, after --: mpirun.openmpi -n 4 ./app args");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
@@ -115,7 +117,8 @@ void add_trace_command(CLI::App& app) {
   cmd->callback([cmd, o] {
     if (!cmd->get_subcommands().empty()) return;
     if (o->output.empty()) throw CLI::RequiredError("--output");
-    if (o->command.empty()) throw UserError("no command to trace", {}, "perfcast trace -o DIR -- mpirun.openmpi -n 4 ./app");
+    if (o->command.empty())
+      throw UserError("no command to trace", {}, "perfcast trace -o DIR -- mpirun.openmpi -n 4 ./app");
     run_trace(*o);
   });
 }

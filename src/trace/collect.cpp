@@ -49,8 +49,12 @@ std::string rank_list(const std::vector<int>& ranks) {
 }
 
 json rank_info_object(const RankInfo& info) {
-  return {{"rank", info.rank},         {"host", info.host},           {"wall_s", info.wall_s},
-          {"mpi_s", info.mpi_s},       {"compute_s", info.compute_s}, {"tracer_s", info.tracer_s},
+  return {{"rank", info.rank},
+          {"host", info.host},
+          {"wall_s", info.wall_s},
+          {"mpi_s", info.mpi_s},
+          {"compute_s", info.compute_s},
+          {"tracer_s", info.tracer_s},
           {"unresolved_receives", info.unresolved_receives}};
 }
 

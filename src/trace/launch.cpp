@@ -1,10 +1,9 @@
 #include "trace/launch.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fcntl.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -42,7 +41,8 @@ std::vector<std::string> traced_command(const std::vector<std::string>& command)
 }
 
 int run_traced(const std::vector<std::string>& command, const fs::path& library, const fs::path& dir) {
-  if (command.empty()) throw UserError("no command to trace", {}, "give it after --: perfcast trace -o DIR -- mpirun.openmpi -n 4 ./app");
+  if (command.empty())
+    throw UserError("no command to trace", {}, "give it after --: perfcast trace -o DIR -- mpirun.openmpi -n 4 ./app");
   std::string preload = library.string();
   if (const char* earlier = std::getenv("LD_PRELOAD"); earlier && *earlier) preload += std::string(":") + earlier;
   std::vector<std::string> words = traced_command(command);
@@ -51,7 +51,8 @@ int run_traced(const std::vector<std::string>& command, const fs::path& library,
   argv.push_back(nullptr);
 
   int ready[2];  // the child reports a failed exec through this pipe
-  if (pipe2(ready, O_CLOEXEC) != 0) throw UserError(fmt::format("cannot start {}: {}", command.front(), std::strerror(errno)));
+  if (pipe2(ready, O_CLOEXEC) != 0)
+    throw UserError(fmt::format("cannot start {}: {}", command.front(), std::strerror(errno)));
   pid_t pid = fork();
   if (pid < 0) throw UserError(fmt::format("cannot start {}: fork failed", command.front()));
   if (pid == 0) {

@@ -11,17 +11,17 @@ namespace perfcast::trace {
 
 struct RankInfo {
   int rank = 0;
-  int ranks = 0;                   // MPI_COMM_WORLD's size
-  std::uint64_t events = 0;        // in the stream
+  int ranks = 0;             // MPI_COMM_WORLD's size
+  std::uint64_t events = 0;  // in the stream
   std::string host;
-  std::string program;             // the traced executable
-  double clock_resolution_s = 0;   // of the clock gaps and calls are timed with
-  double wall_s = 0;               // from MPI_Init's return to MPI_Finalize's: compute + MPI + tracer
-  double mpi_s = 0;                // inside traced MPI calls after MPI_Init (MPI_Finalize included)
-  double compute_s = 0;            // between them
-  double tracer_s = 0;             // the recorder's own work (in neither)
+  std::string program;                    // the traced executable
+  double clock_resolution_s = 0;          // of the clock gaps and calls are timed with
+  double wall_s = 0;                      // from MPI_Init's return to MPI_Finalize's: compute + MPI + tracer
+  double mpi_s = 0;                       // inside traced MPI calls after MPI_Init (MPI_Finalize included)
+  double compute_s = 0;                   // between them
+  double tracer_s = 0;                    // the recorder's own work (in neither)
   std::uint64_t unresolved_receives = 0;  // wildcard receives written before their completion was seen
-  std::string error;               // empty unless recording stopped: the stream is then absent
+  std::string error;                      // empty unless recording stopped: the stream is then absent
 };
 
 // "rank-000042.info.json"

@@ -86,8 +86,9 @@ void stop_with(State& s, const char* call, const std::string& what) {
 std::int32_t comm_handle(State& s, MPI_Comm comm) {
   auto it = s.comms.find(comm);
   if (it == s.comms.end())
-    fail("a communicator the tracer did not see created (it follows MPI_Comm_split, MPI_Comm_dup and "
-         "MPI_Cart_create only)");
+    fail(
+        "a communicator the tracer did not see created (it follows MPI_Comm_split, MPI_Comm_dup and "
+        "MPI_Cart_create only)");
   return it->second;
 }
 
@@ -339,7 +340,8 @@ void record(State& s, const Call& call) {
       }
       append(s, std::move(e));
       return;
-    default: break;
+    default:
+      break;
   }
 
   // Collectives: the byte counts follow the skeleton runtime's (bytes = this
@@ -361,14 +363,16 @@ void record(State& s, const Call& call) {
       s.comms.erase(call.comm);
       append(s, std::move(e));
       return;
-    default: break;
+    default:
+      break;
   }
   int size = 0, rank = 0;
   if (PMPI_Comm_size(call.comm, &size) != MPI_SUCCESS || PMPI_Comm_rank(call.comm, &rank) != MPI_SUCCESS)
     fail("cannot read the communicator's size and rank");
   bool is_root = rank == call.root;
   switch (call.kind) {
-    case Kind::Barrier: break;
+    case Kind::Barrier:
+      break;
     case Kind::Bcast:
       e.root = call.root;
       e.bytes = e.bytes2 = bytes_of(call.count, call.type);
@@ -451,7 +455,8 @@ void record(State& s, const Call& call) {
         e.bytes2 = bytes_of(call.recv_count, call.recv_type) * static_cast<std::uint64_t>(size);
       }
       break;
-    default: fail("no event for this call");
+    default:
+      fail("no event for this call");
   }
   append(s, std::move(e));
 }

@@ -199,8 +199,7 @@ TEST(TraceErrors, AnErrorInsideTheProgramStopsRecordingNotTheRun) {
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_EQ(result.stderr_text.find("exited with status"), std::string::npos) << result.stderr_text;
   EXPECT_NE(result.stderr_text.find("the tracer stopped on ranks 0, 1"), std::string::npos) << result.stderr_text;
-  EXPECT_NE(result.stderr_text.find("MPI_Allreduce: a communicator the tracer did not see created"),
-            std::string::npos)
+  EXPECT_NE(result.stderr_text.find("MPI_Allreduce: a communicator the tracer did not see created"), std::string::npos)
       << result.stderr_text;
   // Each rank also said so itself, once, at MPI_Finalize.
   EXPECT_NE(result.stderr_text.find("perfcast trace: rank 1: MPI_Allreduce"), std::string::npos) << result.stderr_text;
@@ -221,7 +220,8 @@ TEST(TraceInert, APreloadWithoutTraceDirectoryChangesNothing) {
   // The library preloaded by hand, without PERFCAST_TRACE_DIR: the run works and writes nothing.
   fs::path expected = scratch() / "inert-expected";
   fs::create_directories(expected);
-  std::vector<std::string> command = {"env", std::string("LD_PRELOAD=") + PERFCAST_BINARY_DIR + "/lib/libperfcast_trace.so"};
+  std::vector<std::string> command = {"env",
+                                      std::string("LD_PRELOAD=") + PERFCAST_BINARY_DIR + "/lib/libperfcast_trace.so"};
   for (auto& word : mpirun(kRanks, {fs::path(TRACE_PROGRAMS) / "trace_calls", expected})) command.push_back(word);
   auto result = measure::run_process(command, std::chrono::seconds(120));
   EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
