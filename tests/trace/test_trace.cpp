@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cctype>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -92,6 +94,35 @@ void expect_same_calls(const TracedRun& run) {
     ASSERT_EQ(traced.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i)
       EXPECT_EQ(events::format_event(traced[i]), events::format_event(expected[i])) << "call " << i;
+  }
+}
+
+// ReduceScatter -> reduce_scatter: the description names kinds as event.h does.
+std::string snake_case(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (std::isupper(static_cast<unsigned char>(c)) && !out.empty()) out += '_';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+TEST(TraceDescription, WrapsACallForEveryMpiKind) {
+  std::ifstream def(fs::path(PERFCAST_SOURCE_DIR) / "src" / "trace" / "mpi_calls.def");
+  ASSERT_TRUE(def);
+  std::set<std::string> described;
+  for (std::string line; std::getline(def, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::string kind = line.substr(0, line.find('|'));
+    kind.erase(kind.find_last_not_of(' ') + 1);
+    Kind parsed;
+    ASSERT_TRUE(events::parse_kind(snake_case(kind), parsed)) << kind;
+    described.insert(snake_case(kind));
+  }
+  for (int k = 0; k < events::kKindCount; ++k) {
+    auto kind = static_cast<Kind>(k);
+    if (kind == Kind::Compute || kind == Kind::Marker) continue;  // not MPI calls
+    EXPECT_TRUE(described.count(std::string(events::kind_name(kind)))) << events::kind_name(kind);
   }
 }
 
