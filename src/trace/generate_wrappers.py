@@ -173,6 +173,13 @@ def f_post(a):
     return []
 
 
+def grouping(call):
+    """A CommSplit without a color argument records the groups the call made."""
+    if call.kind == "CommSplit" and not any(a.role == "color" for a in call.args):
+        return ["call.split_from_result = true;"]
+    return []
+
+
 def indent(lines, spaces=2):
     return "\n".join(" " * spaces + line for line in lines)
 
@@ -186,6 +193,7 @@ def c_wrapper(call):
     if call.kind not in ("Init", "Finalize"):  # these start and end the recorder, and report its errors
         body.append(f"if (!recorder_active()) return P{call.name}({names});")
     body.append(f'Call call(Kind::{call.kind}, "{call.name}");')
+    body += grouping(call)
     body += pre
     body.append("call.begin();")
     body.append(f"int result = P{call.name}({names});")
@@ -207,6 +215,7 @@ def fortran_wrapper(call):
     if call.kind not in ("Init", "Finalize"):
         body += ["if (!recorder_active()) {", f"  p{lower}_({names});", "  return;", "}"]
     body.append(f'Call call(Kind::{call.kind}, "{call.name}");')
+    body += grouping(call)
     body += pre
     body.append("call.begin();")
     body.append(f"p{lower}_({names});")

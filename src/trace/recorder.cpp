@@ -87,8 +87,8 @@ std::int32_t comm_handle(State& s, MPI_Comm comm) {
   auto it = s.comms.find(comm);
   if (it == s.comms.end())
     fail(
-        "a communicator the tracer did not see created (it follows MPI_Comm_split, MPI_Comm_dup and "
-        "MPI_Cart_create only)");
+        "a communicator the tracer did not see created (it follows MPI_Comm_split, MPI_Comm_split_type, "
+        "MPI_Comm_create, MPI_Comm_dup and MPI_Cart_create only)");
   return it->second;
 }
 
@@ -252,6 +252,27 @@ void finish(State& s, double finalize_end_s) {
                  s.info.rank, s.info.error.c_str());
 }
 
+// The MPI_Comm_split that makes the same groups as a call that made `made` out
+// of `parent`: color = the parent rank of the new communicator's rank 0 (the
+// same on every member, different between groups), key = the rank in it.
+void split_of(MPI_Comm parent, MPI_Comm made, Event& e) {
+  if (made == MPI_COMM_NULL) {
+    e.color = events::kUndefinedColor;
+    return;
+  }
+  MPI_Group parent_group, made_group;
+  int first = 0, first_in_parent = MPI_UNDEFINED, rank = 0;
+  bool have_parent = PMPI_Comm_group(parent, &parent_group) == MPI_SUCCESS;
+  bool have_made = PMPI_Comm_group(made, &made_group) == MPI_SUCCESS;
+  bool ok = have_parent && have_made && PMPI_Comm_rank(made, &rank) == MPI_SUCCESS &&
+            PMPI_Group_translate_ranks(made_group, 1, &first, parent_group, &first_in_parent) == MPI_SUCCESS;
+  if (have_made) PMPI_Group_free(&made_group);
+  if (have_parent) PMPI_Group_free(&parent_group);
+  if (!ok || first_in_parent == MPI_UNDEFINED) fail("cannot tell which ranks the new communicator holds");
+  e.key = rank;
+  e.color = first_in_parent;
+}
+
 // The event a completed call records.
 void record(State& s, const Call& call) {
   Event e;
@@ -349,8 +370,12 @@ void record(State& s, const Call& call) {
   e.comm = comm_handle(s, call.comm);
   switch (call.kind) {
     case Kind::CommSplit:
-      e.color = call.color == MPI_UNDEFINED ? events::kUndefinedColor : call.color;
-      e.key = call.key;
+      if (call.split_from_result) {
+        split_of(call.comm, call.new_comm, e);
+      } else {
+        e.color = call.color == MPI_UNDEFINED ? events::kUndefinedColor : call.color;
+        e.key = call.key;
+      }
       e.new_comm = register_comm(s, call.new_comm);
       append(s, std::move(e));
       return;

@@ -53,6 +53,9 @@ struct Call {
   const int* recv_counts = nullptr;
   int peer = MPI_PROC_NULL, tag = 0, source = MPI_PROC_NULL, recv_tag = 0, root = 0, color = 0, key = 0;
   MPI_Comm comm = MPI_COMM_NULL, new_comm = MPI_COMM_NULL;
+  // A call that partitions comm without a color (MPI_Comm_split_type,
+  // MPI_Comm_create): color and key are read from the communicator it made.
+  bool split_from_result = false;
   MPI_Request new_request = MPI_REQUEST_NULL;
   int request_count = 0;
   std::vector<MPI_Request> requests;  // as passed in, before the call completed them

@@ -184,6 +184,34 @@ int main(int argc, char** argv) {
     EXPECT("comm_free comm=4");
   }
 
+  /* Partitions made without a color are recorded as the split that makes the
+     same groups: color = the parent rank of the group's first member, key = the
+     rank in it. All 4 ranks share this host's memory. Rank 0 made one
+     communicator fewer above, so its handles are one lower from here. */
+  int node_handle = rank == 0 ? 4 : 5;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, -rank, MPI_INFO_NULL, &node);
+  EXPECT("comm_split color=%d key=%d new=%d", size - 1, size - 1 - rank, node_handle);
+  MPI_Group world_group, evens_group;
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  int evens[2] = {0, 2};
+  MPI_Group_incl(world_group, 2, evens, &evens_group);
+  MPI_Comm even;
+  MPI_Comm_create(MPI_COMM_WORLD, evens_group, &even);
+  if (rank % 2 == 0) {
+    EXPECT("comm_split color=0 key=%d new=%d", rank / 2, node_handle + 1);
+    MPI_Barrier(even);
+    EXPECT("barrier comm=%d", node_handle + 1);
+    MPI_Comm_free(&even);
+    EXPECT("comm_free comm=%d", node_handle + 1);
+  } else {
+    EXPECT("comm_split color=undefined");
+  }
+  MPI_Group_free(&evens_group);
+  MPI_Group_free(&world_group);
+  MPI_Comm_free(&node);
+  EXPECT("comm_free comm=%d", node_handle);
+
   MPI_Finalize();
   EXPECT("finalize");
   fclose(expected);
