@@ -76,17 +76,17 @@ void show_trace(const std::string& path, bool json) {
     std::cout << fmt::format(" on {} (clock resolution {})", fmt::join(summary.header.hosts, ", "),
                              seconds_text(summary.header.clock_resolution_s));
   std::cout << "\n";
-  report::Table table({"rank", "calls", "bytes", "in MPI", "in compute", "wall", "top calls"},
-                      {report::Table::Align::Right, report::Table::Align::Right, report::Table::Align::Right,
-                       report::Table::Align::Right, report::Table::Align::Right, report::Table::Align::Right,
-                       report::Table::Align::Left});
+  using Align = report::Table::Align;
+  report::Table table(
+      {"rank", "calls", "bytes", "in MPI", "of it finalize", "in compute", "wall", "top calls"},
+      {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Left});
   for (const auto& r : summary.ranks) {
     std::string top;
     for (const auto& [kind, n] : r.top_calls)
       top += fmt::format("{}{} {}", top.empty() ? "" : ", ", events::kind_name(kind), n);
     table.add_row({std::to_string(r.rank), std::to_string(r.calls), bytes_text(static_cast<double>(r.bytes)),
-                   r.mpi_s ? seconds_text(*r.mpi_s) : "-", seconds_text(r.compute_s),
-                   r.wall_s ? seconds_text(*r.wall_s) : "-", top});
+                   r.mpi_s ? seconds_text(*r.mpi_s) : "-", r.finalize_s ? seconds_text(*r.finalize_s) : "-",
+                   seconds_text(r.compute_s), r.wall_s ? seconds_text(*r.wall_s) : "-", top});
   }
   std::cout << table.render();
 }

@@ -53,6 +53,7 @@ json rank_info_object(const RankInfo& info) {
           {"host", info.host},
           {"wall_s", info.wall_s},
           {"mpi_s", info.mpi_s},
+          {"finalize_s", info.finalize_s},
           {"compute_s", info.compute_s},
           {"tracer_s", info.tracer_s},
           {"unresolved_receives", info.unresolved_receives}};
@@ -180,6 +181,7 @@ TraceHeader read_trace_header(const fs::path& dir) {
       info.host = r.at("host").get<std::string>();
       info.wall_s = r.at("wall_s").get<double>();
       info.mpi_s = r.at("mpi_s").get<double>();
+      info.finalize_s = r.at("finalize_s").get<double>();
       info.compute_s = r.at("compute_s").get<double>();
       info.tracer_s = r.at("tracer_s").get<double>();
       info.unresolved_receives = r.at("unresolved_receives").get<std::uint64_t>();

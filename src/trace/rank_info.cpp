@@ -11,18 +11,12 @@ using json = nlohmann::json;
 std::string rank_info_file_name(int rank) { return fmt::format("rank-{:06d}.info.json", rank); }
 
 std::string rank_info_json(const RankInfo& info) {
-  json document = {{"rank", info.rank},
-                   {"ranks", info.ranks},
-                   {"events", info.events},
-                   {"host", info.host},
-                   {"program", info.program},
-                   {"clock_resolution_s", info.clock_resolution_s},
-                   {"wall_s", info.wall_s},
-                   {"mpi_s", info.mpi_s},
-                   {"compute_s", info.compute_s},
-                   {"tracer_s", info.tracer_s},
-                   {"unresolved_receives", info.unresolved_receives},
-                   {"error", info.error}};
+  json document = {
+      {"rank", info.rank},           {"ranks", info.ranks},       {"events", info.events},
+      {"host", info.host},           {"program", info.program},   {"clock_resolution_s", info.clock_resolution_s},
+      {"wall_s", info.wall_s},       {"mpi_s", info.mpi_s},       {"finalize_s", info.finalize_s},
+      {"compute_s", info.compute_s}, {"tracer_s", info.tracer_s}, {"unresolved_receives", info.unresolved_receives},
+      {"error", info.error}};
   return document.dump(1) + "\n";
 }
 
@@ -38,6 +32,7 @@ bool parse_rank_info(const std::string& text, RankInfo& out) {
     out.clock_resolution_s = document.at("clock_resolution_s").get<double>();
     out.wall_s = document.at("wall_s").get<double>();
     out.mpi_s = document.at("mpi_s").get<double>();
+    out.finalize_s = document.at("finalize_s").get<double>();
     out.compute_s = document.at("compute_s").get<double>();
     out.tracer_s = document.at("tracer_s").get<double>();
     out.unresolved_receives = document.at("unresolved_receives").get<std::uint64_t>();

@@ -18,6 +18,7 @@ struct RankInfo {
   double clock_resolution_s = 0;          // of the clock gaps and calls are timed with
   double wall_s = 0;                      // from MPI_Init's return to MPI_Finalize's: compute + MPI + tracer
   double mpi_s = 0;                       // inside traced MPI calls after MPI_Init (MPI_Finalize included)
+  double finalize_s = 0;                  // of which MPI_Finalize (teardown no replay models)
   double compute_s = 0;                   // between them
   double tracer_s = 0;                    // the recorder's own work (in neither)
   std::uint64_t unresolved_receives = 0;  // wildcard receives written before their completion was seen

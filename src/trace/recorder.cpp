@@ -527,6 +527,7 @@ void Call::end(int result) {
   double done_s = end_s;
   if (recorder_active()) {
     s.info.mpi_s += end_s - start_s;
+    if (kind == Kind::Finalize) s.info.finalize_s = end_s - start_s;
     try {
       if (kind == Kind::Finalize) {
         Event finalize;

@@ -30,6 +30,7 @@ TraceSummary summarize_trace(const fs::path& dir) {
       const RankInfo& info = out.header.ranks[static_cast<std::size_t>(r)];
       rank.host = info.host;
       rank.mpi_s = info.mpi_s;
+      rank.finalize_s = info.finalize_s;
       rank.wall_s = info.wall_s;
     }
     for (int k = 1; k < events::kKindCount; ++k)
@@ -53,6 +54,7 @@ json to_json(const TraceSummary& summary) {
                      {"bytes", r.bytes},
                      {"compute_s", r.compute_s},
                      {"mpi_s", r.mpi_s ? json(*r.mpi_s) : json(nullptr)},
+                     {"finalize_s", r.finalize_s ? json(*r.finalize_s) : json(nullptr)},
                      {"wall_s", r.wall_s ? json(*r.wall_s) : json(nullptr)},
                      {"top_calls", std::move(top)}});
   }

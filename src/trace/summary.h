@@ -17,13 +17,14 @@ namespace perfcast::trace {
 
 struct RankSummary {
   int rank = 0;
-  std::string host;              // empty when the trace has no tracer header
-  events::RankStats stats;       // everything the stream holds
-  std::uint64_t calls = 0;       // MPI calls (events other than compute bursts)
-  std::uint64_t bytes = 0;       // point-to-point bytes sent and collective send-buffer bytes
-  double compute_s = 0;          // the compute bursts' seconds
-  std::optional<double> mpi_s;   // time inside MPI calls, from the tracer header
-  std::optional<double> wall_s;  // MPI_Init's return to MPI_Finalize's, from the tracer header
+  std::string host;                  // empty when the trace has no tracer header
+  events::RankStats stats;           // everything the stream holds
+  std::uint64_t calls = 0;           // MPI calls (events other than compute bursts)
+  std::uint64_t bytes = 0;           // point-to-point bytes sent and collective send-buffer bytes
+  double compute_s = 0;              // the compute bursts' seconds
+  std::optional<double> mpi_s;       // time inside MPI calls, from the tracer header
+  std::optional<double> finalize_s;  // of which MPI_Finalize
+  std::optional<double> wall_s;      // MPI_Init's return to MPI_Finalize's, from the tracer header
   // The call kinds this rank made most often, most frequent first (at most 3).
   std::vector<std::pair<events::Kind, std::uint64_t>> top_calls;
 };

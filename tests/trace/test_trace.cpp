@@ -175,6 +175,8 @@ TEST(TraceC, ShowReportsCallsAndTimes) {
     EXPECT_EQ(rank["calls"].get<std::size_t>(), expected_events(run.expected, r).size());
     EXPECT_GE(rank["compute_s"].get<double>(), 0.02);
     EXPECT_GT(rank["mpi_s"].get<double>(), 0);
+    EXPECT_GT(rank["finalize_s"].get<double>(), 0);
+    EXPECT_LT(rank["finalize_s"].get<double>(), rank["mpi_s"].get<double>());
     EXPECT_GT(rank["bytes"].get<double>(), 0);
     EXPECT_FALSE(rank["top_calls"].empty());
   }
