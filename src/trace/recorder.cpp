@@ -1,0 +1,554 @@
+#include "trace/recorder.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "events/trace.h"
+#include "trace/rank_info.h"
+
+namespace perfcast::trace {
+
+namespace fs = std::filesystem;
+using events::Event;
+using events::Kind;
+
+namespace {
+
+// Events held back for a receive's completion beyond this are written as they
+// are (a wildcard source stays a wildcard): memory stays bounded even when a
+// program never completes a request.
+constexpr std::size_t kMaxHeldEvents = 1u << 20;
+
+double now_s() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Everything a rank records. One per process; guarded by `mutex` (a program
+// may call MPI from several threads under MPI_THREAD_MULTIPLE: its stream is
+// then the calls in the order they completed).
+struct State {
+  std::mutex mutex;
+  bool started = false;   // MPI_Init returned and the stream is open
+  bool finished = false;  // MPI_Finalize returned
+  fs::path dir;
+  RankInfo info;
+  std::unique_ptr<events::RankWriter> writer;
+
+  // Events not yet handed to the writer: the first is a receive whose real
+  // source, tag or size its completion has still to give.
+  struct Held {
+    Event event;
+    bool waiting = false;
+  };
+  std::deque<Held> held;
+  std::uint64_t held_base = 0;  // sequence number of held.front()
+
+  std::unordered_map<MPI_Comm, std::int32_t> comms;
+  std::int32_t next_comm = events::kCommSelf + 1;
+  std::unordered_map<MPI_Request, std::uint64_t> requests;
+  std::uint64_t next_request = 1;
+  std::unordered_map<std::uint64_t, std::uint64_t> receives;  // request id -> sequence number of its event
+
+  double init_end_s = 0;
+  double last_end_s = 0;  // when the previous traced call returned
+};
+
+State& state() {
+  static State* instance = new State;  // never destroyed: atexit order must not matter
+  return *instance;
+}
+
+std::atomic<bool> active{false};
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+
+void stop_with(State& s, const char* call, const std::string& what) {
+  active = false;
+  if (s.info.error.empty()) s.info.error = std::string(call) + ": " + what;
+}
+
+std::int32_t comm_handle(State& s, MPI_Comm comm) {
+  auto it = s.comms.find(comm);
+  if (it == s.comms.end())
+    fail(
+        "a communicator the tracer did not see created (it follows MPI_Comm_split, MPI_Comm_split_type, "
+        "MPI_Comm_create, MPI_Comm_dup and MPI_Cart_create only)");
+  return it->second;
+}
+
+std::int32_t register_comm(State& s, MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return -1;
+  std::int32_t handle = s.next_comm++;
+  s.comms[comm] = handle;
+  return handle;
+}
+
+std::uint64_t type_bytes(MPI_Datatype type) {
+  int size = 0;
+  if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) fail("MPI_Type_size failed on the call's datatype");
+  return static_cast<std::uint64_t>(size);
+}
+
+std::uint64_t bytes_of(int count, MPI_Datatype type) {
+  if (count <= 0) return 0;
+  return static_cast<std::uint64_t>(count) * type_bytes(type);
+}
+
+std::vector<std::uint64_t> byte_counts(const int* counts, int n, MPI_Datatype type) {
+  if (!counts) fail("NULL counts");
+  std::uint64_t size = type_bytes(type);
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = counts[i] > 0 ? counts[i] * size : 0;
+  return out;
+}
+
+std::uint64_t sum(const std::vector<std::uint64_t>& values) {
+  std::uint64_t total = 0;
+  for (auto v : values) total += v;
+  return total;
+}
+
+std::int32_t peer_of(int peer) {
+  if (peer == MPI_ANY_SOURCE) return events::kAnySource;
+  if (peer == MPI_PROC_NULL) return events::kProcNull;
+  return peer;
+}
+std::int32_t tag_of(int tag) { return tag == MPI_ANY_TAG ? events::kAnyTag : tag; }
+
+// The bytes a receive got, from its status; `buffer_bytes` when MPI cannot say.
+std::uint64_t received_bytes(const MPI_Status& status, std::uint64_t buffer_bytes) {
+  int count = 0;
+  if (PMPI_Get_count(&status, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED || count < 0)
+    return buffer_bytes;
+  return static_cast<std::uint64_t>(count);
+}
+
+void flush_ready(State& s) {
+  while (!s.held.empty() && (!s.held.front().waiting || s.held.size() > kMaxHeldEvents)) {
+    if (s.held.front().waiting) ++s.info.unresolved_receives;
+    s.writer->append(s.held.front().event);
+    s.held.pop_front();
+    ++s.held_base;
+  }
+}
+
+// Appends; returns the event's sequence number.
+std::uint64_t append(State& s, Event&& event, bool waiting = false) {
+  std::uint64_t sequence = s.held_base + s.held.size();
+  if (s.held.empty() && !waiting) {  // the common case: nothing to wait for
+    s.writer->append(event);
+    ++s.held_base;
+    return sequence;
+  }
+  s.held.push_back({std::move(event), waiting});
+  flush_ready(s);
+  return sequence;
+}
+
+// A request a completion call finished: its id joins the event, and a receive
+// it completes learns its real source, tag and size.
+void complete(State& s, MPI_Request request, const MPI_Status* status, Event& event) {
+  auto it = s.requests.find(request);
+  if (it == s.requests.end()) return;  // MPI_REQUEST_NULL, or made by a call the tracer does not follow
+  std::uint64_t id = it->second;
+  s.requests.erase(it);
+  event.requests.push_back(id);
+  auto receive = s.receives.find(id);
+  if (receive == s.receives.end()) return;
+  std::uint64_t sequence = receive->second;
+  s.receives.erase(receive);
+  if (sequence < s.held_base || !status) return;  // already written as it was
+  auto& held = s.held[static_cast<std::size_t>(sequence - s.held_base)];
+  if (held.event.peer == events::kAnySource) held.event.peer = status->MPI_SOURCE;
+  if (held.event.tag == events::kAnyTag) held.event.tag = status->MPI_TAG;
+  held.event.bytes = received_bytes(*status, held.event.bytes);
+  held.waiting = false;
+}
+
+const MPI_Status* status_at(const Call& call, std::size_t i) {
+  return i < call.statuses.size() ? &call.statuses[i] : nullptr;
+}
+
+void start(State& s, const Call& call) {
+  const char* dir = std::getenv(kTraceDirVariable);
+  if (!dir || !*dir || s.started) return;
+  s.started = true;
+  s.dir = dir;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &s.info.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &s.info.ranks);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  s.info.host = host;
+  std::error_code ignored;
+  s.info.program = fs::read_symlink("/proc/self/exe", ignored).string();
+  timespec resolution{};
+  clock_getres(CLOCK_MONOTONIC, &resolution);
+  s.info.clock_resolution_s = static_cast<double>(resolution.tv_sec) + 1e-9 * static_cast<double>(resolution.tv_nsec);
+  s.comms[MPI_COMM_WORLD] = events::kCommWorld;
+  s.comms[MPI_COMM_SELF] = events::kCommSelf;
+  try {
+    fs::create_directories(s.dir);
+    s.writer = std::make_unique<events::RankWriter>(s.dir / events::rank_file_name(s.info.rank), s.info.rank);
+    Event init;
+    init.kind = Kind::Init;
+    append(s, std::move(init));
+    active = true;
+  } catch (const std::exception& e) {
+    stop_with(s, call.name, e.what());
+  }
+  s.init_end_s = s.last_end_s = now_s();
+}
+
+void write_info(State& s) {
+  fs::path file = s.dir / rank_info_file_name(s.info.rank);
+  fs::path partial = file;
+  partial += ".partial";
+  {
+    std::ofstream out(partial);
+    out << rank_info_json(s.info);
+    if (!out) fail("cannot write " + partial.string());
+  }
+  fs::rename(partial, file);
+}
+
+// Writes what is left, closes the stream and the info file; reports an error
+// on one stderr line. Runs once, after PMPI_Finalize returned and its event was
+// recorded, at `finalize_end_s`.
+void finish(State& s, double finalize_end_s) {
+  if (!s.started || s.finished) return;
+  s.finished = true;
+  s.info.wall_s = finalize_end_s - s.init_end_s;
+  try {
+    if (s.info.error.empty()) {
+      for (auto& held : s.held) {
+        if (held.waiting) ++s.info.unresolved_receives;
+        s.writer->append(held.event);
+      }
+      s.held.clear();
+      s.writer->close();
+      s.info.events = s.writer->events();
+    }
+  } catch (const std::exception& e) {
+    stop_with(s, "MPI_Finalize", e.what());
+  }
+  try {
+    write_info(s);
+  } catch (const std::exception& e) {
+    if (s.info.error.empty()) s.info.error = std::string("MPI_Finalize: ") + e.what();
+  }
+  if (!s.info.error.empty())
+    std::fprintf(stderr, "perfcast trace: rank %d: %s; this rank's stream was not written (the run went on)\n",
+                 s.info.rank, s.info.error.c_str());
+}
+
+// The MPI_Comm_split that makes the same groups as a call that made `made` out
+// of `parent`: color = the parent rank of the new communicator's rank 0 (the
+// same on every member, different between groups), key = the rank in it.
+void split_of(MPI_Comm parent, MPI_Comm made, Event& e) {
+  if (made == MPI_COMM_NULL) {
+    e.color = events::kUndefinedColor;
+    return;
+  }
+  MPI_Group parent_group, made_group;
+  int first = 0, first_in_parent = MPI_UNDEFINED, rank = 0;
+  bool have_parent = PMPI_Comm_group(parent, &parent_group) == MPI_SUCCESS;
+  bool have_made = PMPI_Comm_group(made, &made_group) == MPI_SUCCESS;
+  bool ok = have_parent && have_made && PMPI_Comm_rank(made, &rank) == MPI_SUCCESS &&
+            PMPI_Group_translate_ranks(made_group, 1, &first, parent_group, &first_in_parent) == MPI_SUCCESS;
+  if (have_made) PMPI_Group_free(&made_group);
+  if (have_parent) PMPI_Group_free(&parent_group);
+  if (!ok || first_in_parent == MPI_UNDEFINED) fail("cannot tell which ranks the new communicator holds");
+  e.key = rank;
+  e.color = first_in_parent;
+}
+
+// The event a completed call records.
+void record(State& s, const Call& call) {
+  Event e;
+  e.kind = call.kind;
+  switch (call.kind) {
+    case Kind::Send:
+    case Kind::Ssend:
+    case Kind::Isend:
+    case Kind::Issend:
+      e.comm = comm_handle(s, call.comm);
+      e.peer = peer_of(call.peer);
+      e.tag = call.tag;
+      e.bytes = bytes_of(call.count, call.type);
+      if (call.kind == Kind::Isend || call.kind == Kind::Issend) {
+        e.request = s.next_request++;
+        s.requests[call.new_request] = e.request;
+      }
+      append(s, std::move(e));
+      return;
+    case Kind::Recv:
+    case Kind::Probe: {
+      e.comm = comm_handle(s, call.comm);
+      e.peer = peer_of(call.peer);
+      e.tag = tag_of(call.tag);
+      e.bytes = bytes_of(call.count, call.type);
+      if (const MPI_Status* status = status_at(call, 0); status && call.peer != MPI_PROC_NULL) {
+        if (e.peer == events::kAnySource) e.peer = status->MPI_SOURCE;
+        if (e.tag == events::kAnyTag) e.tag = status->MPI_TAG;
+        e.bytes = received_bytes(*status, e.bytes);
+      }
+      append(s, std::move(e));
+      return;
+    }
+    case Kind::Irecv: {
+      e.comm = comm_handle(s, call.comm);
+      e.peer = peer_of(call.peer);
+      e.tag = tag_of(call.tag);
+      e.bytes = bytes_of(call.count, call.type);
+      e.request = s.next_request++;
+      s.requests[call.new_request] = e.request;
+      std::uint64_t id = e.request;
+      bool waiting = call.peer != MPI_PROC_NULL;  // its completion gives the real source and size
+      std::uint64_t sequence = append(s, std::move(e), waiting);
+      if (waiting) s.receives[id] = sequence;
+      return;
+    }
+    case Kind::Sendrecv: {
+      e.comm = comm_handle(s, call.comm);
+      e.peer = peer_of(call.peer);
+      e.root = peer_of(call.source);
+      e.tag = call.tag;
+      e.tag2 = tag_of(call.recv_tag);
+      e.bytes = bytes_of(call.send_count, call.send_type);
+      e.bytes2 = bytes_of(call.recv_count, call.recv_type);
+      if (const MPI_Status* status = status_at(call, 0); status && call.source != MPI_PROC_NULL) {
+        if (e.root == events::kAnySource) e.root = status->MPI_SOURCE;
+        if (e.tag2 == events::kAnyTag) e.tag2 = status->MPI_TAG;
+        e.bytes2 = received_bytes(*status, e.bytes2);
+      }
+      append(s, std::move(e));
+      return;
+    }
+    // Completions list the requests that completed (a test that found none lists
+    // none), so a replay completes what the real run completed.
+    case Kind::Wait:
+    case Kind::Waitall:
+      for (std::size_t i = 0; i < call.requests.size(); ++i) complete(s, call.requests[i], status_at(call, i), e);
+      append(s, std::move(e));
+      return;
+    case Kind::Test:
+    case Kind::Testall:
+      if (call.flag)
+        for (std::size_t i = 0; i < call.requests.size(); ++i) complete(s, call.requests[i], status_at(call, i), e);
+      append(s, std::move(e));
+      return;
+    case Kind::Waitany:
+      if (call.index >= 0 && static_cast<std::size_t>(call.index) < call.requests.size())
+        complete(s, call.requests[static_cast<std::size_t>(call.index)], status_at(call, 0), e);
+      append(s, std::move(e));
+      return;
+    case Kind::Waitsome:
+      for (std::size_t i = 0; i < call.indices.size(); ++i) {
+        int index = call.indices[i];
+        if (index >= 0 && static_cast<std::size_t>(index) < call.requests.size())
+          complete(s, call.requests[static_cast<std::size_t>(index)], status_at(call, i), e);
+      }
+      append(s, std::move(e));
+      return;
+    default:
+      break;
+  }
+
+  // Collectives: the byte counts follow the skeleton runtime's (bytes = this
+  // rank's send buffer, bytes2 = its receive buffer; v-variants per rank).
+  e.comm = comm_handle(s, call.comm);
+  switch (call.kind) {
+    case Kind::CommSplit:
+      if (call.split_from_result) {
+        split_of(call.comm, call.new_comm, e);
+      } else {
+        e.color = call.color == MPI_UNDEFINED ? events::kUndefinedColor : call.color;
+        e.key = call.key;
+      }
+      e.new_comm = register_comm(s, call.new_comm);
+      append(s, std::move(e));
+      return;
+    case Kind::CommDup:
+    case Kind::CartCreate:
+      e.new_comm = register_comm(s, call.new_comm);
+      append(s, std::move(e));
+      return;
+    case Kind::CommFree:  // the communicator is gone: only its handle is left
+      s.comms.erase(call.comm);
+      append(s, std::move(e));
+      return;
+    default:
+      break;
+  }
+  int size = 0, rank = 0;
+  if (PMPI_Comm_size(call.comm, &size) != MPI_SUCCESS || PMPI_Comm_rank(call.comm, &rank) != MPI_SUCCESS)
+    fail("cannot read the communicator's size and rank");
+  bool is_root = rank == call.root;
+  switch (call.kind) {
+    case Kind::Barrier:
+      break;
+    case Kind::Bcast:
+      e.root = call.root;
+      e.bytes = e.bytes2 = bytes_of(call.count, call.type);
+      break;
+    case Kind::Reduce:
+    case Kind::Allreduce:
+    case Kind::Scan:
+    case Kind::Exscan:
+      e.root = call.kind == Kind::Reduce ? call.root : 0;
+      e.bytes = bytes_of(call.count, call.type);
+      e.bytes2 = call.kind != Kind::Reduce || is_root ? e.bytes : 0;
+      break;
+    case Kind::ReduceScatter:
+      if (call.recv_counts) {
+        e.counts = byte_counts(call.recv_counts, size, call.type);
+      } else {
+        e.counts.assign(static_cast<std::size_t>(size), bytes_of(call.recv_count, call.type));
+      }
+      e.bytes = sum(e.counts);
+      e.bytes2 = e.counts[static_cast<std::size_t>(rank)];
+      break;
+    case Kind::Gather:
+    case Kind::Gatherv: {
+      e.root = call.root;
+      bool in_place = is_root && call.send_in_place;
+      if (in_place)
+        e.bytes = call.kind == Kind::Gather ? bytes_of(call.recv_count, call.recv_type)
+                                            : byte_counts(call.recv_counts, size, call.recv_type)[call.root];
+      else
+        e.bytes = bytes_of(call.send_count, call.send_type);
+      if (is_root) {
+        if (call.kind == Kind::Gatherv) {
+          e.counts2 = byte_counts(call.recv_counts, size, call.recv_type);
+          e.bytes2 = sum(e.counts2);
+        } else {
+          e.bytes2 = bytes_of(call.recv_count, call.recv_type) * static_cast<std::uint64_t>(size);
+        }
+      }
+      break;
+    }
+    case Kind::Scatter:
+    case Kind::Scatterv: {
+      e.root = call.root;
+      bool in_place = is_root && call.recv_in_place;
+      if (is_root) {
+        if (call.kind == Kind::Scatterv) {
+          e.counts = byte_counts(call.send_counts, size, call.send_type);
+          e.bytes = sum(e.counts);
+        } else {
+          e.bytes = bytes_of(call.send_count, call.send_type) * static_cast<std::uint64_t>(size);
+        }
+      }
+      e.bytes2 = in_place ? 0 : bytes_of(call.recv_count, call.recv_type);
+      break;
+    }
+    case Kind::Allgather:
+    case Kind::Allgatherv: {
+      int mine = call.recv_counts ? call.recv_counts[rank] : call.recv_count;
+      e.bytes = call.send_in_place ? bytes_of(mine, call.recv_type) : bytes_of(call.send_count, call.send_type);
+      if (call.kind == Kind::Allgatherv) {
+        e.counts2 = byte_counts(call.recv_counts, size, call.recv_type);
+        e.bytes2 = sum(e.counts2);
+      } else {
+        e.bytes2 = bytes_of(call.recv_count, call.recv_type) * static_cast<std::uint64_t>(size);
+      }
+      break;
+    }
+    case Kind::Alltoall:
+    case Kind::Alltoallv:
+      if (call.kind == Kind::Alltoallv) {
+        e.counts = call.send_in_place ? byte_counts(call.recv_counts, size, call.recv_type)
+                                      : byte_counts(call.send_counts, size, call.send_type);
+        e.counts2 = byte_counts(call.recv_counts, size, call.recv_type);
+        e.bytes = sum(e.counts);
+        e.bytes2 = sum(e.counts2);
+      } else {
+        e.bytes = (call.send_in_place ? bytes_of(call.recv_count, call.recv_type)
+                                      : bytes_of(call.send_count, call.send_type)) *
+                  static_cast<std::uint64_t>(size);
+        e.bytes2 = bytes_of(call.recv_count, call.recv_type) * static_cast<std::uint64_t>(size);
+      }
+      break;
+    default:
+      fail("no event for this call");
+  }
+  append(s, std::move(e));
+}
+
+}  // namespace
+
+bool recorder_active() { return active.load(std::memory_order_relaxed); }
+
+void Call::begin() {
+  start_s = now_s();
+  if (!recorder_active()) return;
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (!recorder_active()) return;
+  try {
+    double gap = start_s - s.last_end_s;
+    if (gap > 0) {
+      s.info.compute_s += gap;
+      Event compute;
+      compute.seconds = gap;
+      append(s, std::move(compute));
+    }
+  } catch (const std::exception& e) {
+    stop_with(s, name, e.what());
+  } catch (...) {
+    stop_with(s, name, "unknown error");
+  }
+}
+
+void Call::end(int result) {
+  double end_s = now_s();
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (kind == Kind::Init) {
+    if (result == MPI_SUCCESS) start(s, *this);
+    return;
+  }
+  double done_s = end_s;
+  if (recorder_active()) {
+    s.info.mpi_s += end_s - start_s;
+    if (kind == Kind::Finalize) s.info.finalize_s = end_s - start_s;
+    try {
+      if (kind == Kind::Finalize) {
+        Event finalize;
+        finalize.kind = Kind::Finalize;
+        append(s, std::move(finalize));
+      } else if (result == MPI_SUCCESS) {
+        record(s, *this);
+      }
+    } catch (const std::exception& e) {
+      stop_with(s, name, e.what());
+    } catch (...) {
+      stop_with(s, name, "unknown error");
+    }
+    double recorded_s = now_s();
+    s.info.tracer_s += recorded_s - end_s;
+    s.last_end_s = done_s = recorded_s;
+  }
+  if (kind == Kind::Finalize) {
+    active = false;
+    finish(s, done_s);
+  }
+}
+
+}  // namespace perfcast::trace

@@ -1,0 +1,285 @@
+// The PMPI tracer on real MPI runs. The test programs (calls.c, calls.f90)
+// write, after each MPI call, the event that call should record; the trace is
+// compared with that event for event, then replayed on the simulator.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "events/text.h"
+#include "events/trace.h"
+#include "perfcast_cli.h"
+#include "scratch.h"
+#include "trace/collect.h"
+
+namespace perfcast::trace {
+namespace {
+
+namespace fs = std::filesystem;
+using events::Event;
+using events::Kind;
+using testing::perfcast_run;
+using testing::scratch;
+
+constexpr int kRanks = 4;
+
+std::vector<std::string> mpirun(int ranks, std::vector<std::string> program) {
+  std::vector<std::string> command = {MPIRUN};
+  std::istringstream flags(MPIRUN_FLAGS);
+  for (std::string flag; flags >> flag;) command.push_back(flag);
+  command.insert(command.end(), {"-n", std::to_string(ranks)});
+  command.insert(command.end(), program.begin(), program.end());
+  return command;
+}
+
+// `perfcast trace -o DIR -- mpirun ... program args`
+measure::ProcessResult trace(const fs::path& dir, const std::vector<std::string>& command) {
+  std::vector<std::string> args = {"trace", "-o", dir.string(), "--"};
+  args.insert(args.end(), command.begin(), command.end());
+  return perfcast_run(args, std::chrono::seconds(120));
+}
+
+std::vector<Event> read_stream(const fs::path& dir, int rank) {
+  events::TraceJobSource job(dir);
+  auto source = job.open_rank(rank);
+  std::vector<Event> out;
+  Event e;
+  while (source->next(e, 0)) out.push_back(e);
+  return out;
+}
+
+std::vector<Event> expected_events(const fs::path& dir, int rank) {
+  std::ifstream in(dir / ("expected-rank-" + std::to_string(rank) + ".txt"));
+  std::vector<Event> out;
+  for (std::string line; std::getline(in, line);) out.push_back(events::parse_event(line));
+  return out;
+}
+
+std::vector<Event> mpi_calls(const std::vector<Event>& stream) {
+  std::vector<Event> out;
+  for (const auto& e : stream)
+    if (e.kind != Kind::Compute) out.push_back(e);
+  return out;
+}
+
+// Traces `program` on kRanks ranks into a fresh directory; the program's own
+// account of its calls goes to <dir>-expected.
+struct TracedRun {
+  fs::path trace, expected;
+  measure::ProcessResult result;
+};
+
+TracedRun traced_run(const std::string& name, const fs::path& program) {
+  TracedRun run{scratch() / (name + "-trace"), scratch() / (name + "-expected"), {}};
+  fs::create_directories(run.expected);
+  run.result = trace(run.trace, mpirun(kRanks, {program.string(), run.expected.string()}));
+  return run;
+}
+
+void expect_same_calls(const TracedRun& run) {
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.stdout_text << run.result.stderr_text;
+  events::TraceManifest manifest = events::read_manifest(run.trace);
+  ASSERT_EQ(manifest.ranks, kRanks);
+  for (int r = 0; r < kRanks; ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    std::vector<Event> expected = expected_events(run.expected, r);
+    std::vector<Event> traced = mpi_calls(read_stream(run.trace, r));
+    ASSERT_GT(expected.size(), 10u);
+    ASSERT_EQ(traced.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      EXPECT_EQ(events::format_event(traced[i]), events::format_event(expected[i])) << "call " << i;
+  }
+}
+
+// ReduceScatter -> reduce_scatter: the description names kinds as event.h does.
+std::string snake_case(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (std::isupper(static_cast<unsigned char>(c)) && !out.empty()) out += '_';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+TEST(TraceDescription, WrapsACallForEveryMpiKind) {
+  std::ifstream def(fs::path(PERFCAST_SOURCE_DIR) / "src" / "trace" / "mpi_calls.def");
+  ASSERT_TRUE(def);
+  std::set<std::string> described;
+  for (std::string line; std::getline(def, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::string kind = line.substr(0, line.find('|'));
+    kind.erase(kind.find_last_not_of(' ') + 1);
+    Kind parsed;
+    ASSERT_TRUE(events::parse_kind(snake_case(kind), parsed)) << kind;
+    described.insert(snake_case(kind));
+  }
+  for (int k = 0; k < events::kKindCount; ++k) {
+    auto kind = static_cast<Kind>(k);
+    if (kind == Kind::Compute || kind == Kind::Marker) continue;  // not MPI calls
+    EXPECT_TRUE(described.count(std::string(events::kind_name(kind)))) << events::kind_name(kind);
+  }
+}
+
+TEST(TraceC, EveryCallRecordedAsTheProgramMadeIt) {
+  TracedRun run = traced_run("c", fs::path(TRACE_PROGRAMS) / "trace_calls");
+  expect_same_calls(run);
+  EXPECT_NE(run.result.stdout_text.find("traced 4 ranks"), std::string::npos) << run.result.stdout_text;
+}
+
+TEST(TraceC, ComputeBetweenCallsIsTimed) {
+  TracedRun run = traced_run("compute", fs::path(TRACE_PROGRAMS) / "trace_calls");
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.stderr_text;
+  for (int r = 0; r < kRanks; ++r) {
+    std::vector<Event> stream = read_stream(run.trace, r);
+    // calls.c spins 20 ms before its first barrier; clock_gettime in that loop
+    // and scheduling make it longer, never shorter.
+    auto barrier = std::find_if(stream.begin(), stream.end(), [](const Event& e) { return e.kind == Kind::Barrier; });
+    ASSERT_NE(barrier, stream.end());
+    ASSERT_NE(barrier, stream.begin());
+    const Event& before = *(barrier - 1);
+    EXPECT_EQ(before.kind, Kind::Compute);
+    EXPECT_GE(before.seconds, 0.02);
+    EXPECT_LT(before.seconds, 5.0);
+    for (const auto& e : stream) {
+      if (e.kind == Kind::Compute) {
+        EXPECT_GT(e.seconds, 0);
+      }
+    }
+  }
+  TraceHeader header = read_trace_header(run.trace);
+  ASSERT_EQ(header.ranks.size(), static_cast<std::size_t>(kRanks));
+  EXPECT_FALSE(header.hosts.empty());
+  EXPECT_GT(header.clock_resolution_s, 0);
+  for (const auto& info : header.ranks) {
+    EXPECT_GE(info.compute_s, 0.02);
+    // Wall time is compute, MPI and the tracer's own work, up to rounding.
+    EXPECT_NEAR(info.wall_s, info.compute_s + info.mpi_s + info.tracer_s, 1e-6);
+  }
+}
+
+TEST(TraceC, ShowReportsCallsAndTimes) {
+  TracedRun run = traced_run("show", fs::path(TRACE_PROGRAMS) / "trace_calls");
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.stderr_text;
+  auto shown = perfcast_run({"trace", "show", run.trace.string(), "--json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.stderr_text;
+  auto figures = nlohmann::json::parse(shown.stdout_text);
+  ASSERT_EQ(figures["ranks"].size(), static_cast<std::size_t>(kRanks));
+  for (int r = 0; r < kRanks; ++r) {
+    const auto& rank = figures["ranks"][static_cast<std::size_t>(r)];
+    EXPECT_EQ(rank["calls"].get<std::size_t>(), expected_events(run.expected, r).size());
+    EXPECT_GE(rank["compute_s"].get<double>(), 0.02);
+    EXPECT_GT(rank["mpi_s"].get<double>(), 0);
+    EXPECT_GT(rank["finalize_s"].get<double>(), 0);
+    EXPECT_LT(rank["finalize_s"].get<double>(), rank["mpi_s"].get<double>());
+    EXPECT_GT(rank["bytes"].get<double>(), 0);
+    EXPECT_FALSE(rank["top_calls"].empty());
+  }
+  auto table = perfcast_run({"trace", "show", run.trace.string()});
+  ASSERT_EQ(table.exit_code, 0) << table.stderr_text;
+  EXPECT_NE(table.stdout_text.find("in compute"), std::string::npos);
+}
+
+TEST(TraceC, ReplaysOnTheSimulator) {
+  TracedRun run = traced_run("replay", fs::path(TRACE_PROGRAMS) / "trace_calls");
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.stderr_text;
+  auto sim = perfcast_run({"simulate", run.trace.string(), "--machine", "generic-cluster", "--json"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.stdout_text << sim.stderr_text;
+  auto report = nlohmann::json::parse(sim.stdout_text);
+  double simulated = report["predicted_time_s"].get<double>();
+  double longest_wall = 0;
+  for (const auto& info : read_trace_header(run.trace).ranks) longest_wall = std::max(longest_wall, info.wall_s);
+  // Every rank computes 20 ms before its barrier; the rest is small messages
+  // that the machine prices at microseconds, where this oversubscribed run
+  // waited on the scheduler: the replay is at least the compute, at most the run.
+  EXPECT_GE(simulated, 0.02);
+  EXPECT_LE(simulated, longest_wall * 1.5);
+}
+
+#ifdef TRACE_FORTRAN
+TEST(TraceFortran, EveryCallRecordedAsTheProgramMadeIt) {
+  expect_same_calls(traced_run("fortran", fs::path(TRACE_PROGRAMS) / "trace_calls_fortran"));
+}
+#endif
+
+TEST(TraceErrors, ARunWithoutMpiLeavesNoTrace) {
+  fs::path dir = scratch() / "no-mpi-trace";
+  auto result = trace(dir, {"true"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.stderr_text.find("no rank of the run left a trace"), std::string::npos) << result.stderr_text;
+  EXPECT_FALSE(fs::exists(dir / events::kManifestName));
+}
+
+TEST(TraceErrors, RanksThatDieBeforeFinalizeAreNamed) {
+  // calls.c needs 4 ranks and aborts on 2, before MPI_Finalize.
+  fs::path expected = scratch() / "abort-expected";
+  fs::create_directories(expected);
+  auto result = trace(scratch() / "abort-trace", mpirun(2, {fs::path(TRACE_PROGRAMS) / "trace_calls", expected}));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.stderr_text.find("exited with status"), std::string::npos) << result.stderr_text;
+}
+
+TEST(TraceErrors, AnErrorInsideTheProgramStopsRecordingNotTheRun) {
+  fs::path dir = scratch() / "untraced-comm-trace";
+  auto result = trace(dir, mpirun(2, {fs::path(TRACE_PROGRAMS) / "trace_untraced_comm"}));
+  // The program's own check passed (it exits 1 otherwise, and perfcast would
+  // say so); perfcast reports that the tracer stopped, and why.
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.stderr_text.find("exited with status"), std::string::npos) << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("the tracer stopped on ranks 0, 1"), std::string::npos) << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("MPI_Allreduce: a communicator the tracer did not see created"), std::string::npos)
+      << result.stderr_text;
+  // Each rank also said so itself, once, at MPI_Finalize.
+  EXPECT_NE(result.stderr_text.find("perfcast trace: rank 1: MPI_Allreduce"), std::string::npos) << result.stderr_text;
+  EXPECT_FALSE(fs::exists(dir / events::kManifestName));
+}
+
+TEST(TraceErrors, RefusesADirectoryThatIsNotATrace) {
+  fs::path dir = scratch() / "not-a-trace";
+  fs::create_directories(dir);
+  std::ofstream(dir / "notes.txt") << "mine\n";
+  auto result = trace(dir, {"true"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.stderr_text.find("notes.txt"), std::string::npos) << result.stderr_text;
+  EXPECT_TRUE(fs::exists(dir / "notes.txt"));
+}
+
+TEST(TraceInert, APreloadWithoutTraceDirectoryChangesNothing) {
+  // The library preloaded by hand, without PERFCAST_TRACE_DIR: the run works and writes nothing.
+  fs::path expected = scratch() / "inert-expected";
+  fs::create_directories(expected);
+  std::vector<std::string> command = {"env",
+                                      std::string("LD_PRELOAD=") + PERFCAST_BINARY_DIR + "/lib/libperfcast_trace.so"};
+  for (auto& word : mpirun(kRanks, {fs::path(TRACE_PROGRAMS) / "trace_calls", expected})) command.push_back(word);
+  auto result = measure::run_process(command, std::chrono::seconds(120));
+  EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_EQ(expected_events(expected, 0).back().kind, Kind::Finalize);
+}
+
+TEST(TraceApp, Wave3dReplaysNearItsOwnTime) {
+  fs::path app = fs::path(PERFCAST_BINARY_DIR) / "apps" / "wave3d";
+  if (!fs::exists(app)) GTEST_SKIP() << "apps are not built";
+  fs::path dir = scratch() / "wave3d-trace";
+  auto result = trace(dir, mpirun(2, {app.string(), "--n", "48", "--steps", "20"}));
+  ASSERT_EQ(result.exit_code, 0) << result.stdout_text << result.stderr_text;
+  auto sim = perfcast_run({"simulate", dir.string(), "--machine", "generic-cluster", "--json"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.stderr_text;
+  double simulated = nlohmann::json::parse(sim.stdout_text)["predicted_time_s"].get<double>();
+  double longest_wall = 0, most_compute = 0;
+  for (const auto& info : read_trace_header(dir).ranks) {
+    longest_wall = std::max(longest_wall, info.wall_s);
+    most_compute = std::max(most_compute, info.compute_s);
+  }
+  // The replay runs the traced compute as it was and prices the halo
+  // exchanges on the machine: at least the compute, and of the run's order.
+  EXPECT_GE(simulated, most_compute * 0.99);
+  EXPECT_LE(simulated, longest_wall * 2);
+}
+
+}  // namespace
+}  // namespace perfcast::trace
