@@ -2,9 +2,12 @@
 #include <iostream>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "cli/count_checks.h"
 #include "cli/commands.h"
 #include "cli/machine_options.h"
+#include "cli/memory_budget.h"
 #include "cli/parameters.h"
 #include "cli/progress_line.h"
 #include "modelsim/model_simulation.h"
@@ -27,6 +30,7 @@ struct PredictArgs {
   bool all_ranks = false;
   bool simulate = false;
   std::uint64_t max_events = 50'000'000;
+  std::string max_memory;
 };
 
 }  // namespace
@@ -56,6 +60,7 @@ void add_predict_command(CLI::App& app) {
                   "With --simulate: refuse to make more events than this over all ranks (a guard against a runaway "
                   "loop bound; the events stream into the simulator, so memory stays flat)")
       ->capture_default_str();
+  add_memory_budget_option(*cmd, a->max_memory);
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->footer(
       "Example: perfcast predict apps/wave3d/wave3d.model.json --machine polus --np 4 --param n=128 "
@@ -65,6 +70,9 @@ void add_predict_command(CLI::App& app) {
     model::ProgramModel m = model::load_program_model(a->model_file);
     machine::Machine machine = load_machine(a->machine);
     model::SymbolicCosts costs = model::symbolic_costs(m);
+    refuse_beyond_budget(model::prediction_bytes(costs, a->np), a->max_memory,
+                         fmt::format("a prediction of {} ranks ({} sites and {} MPI sites each)", a->np,
+                                     costs.sites.size(), costs.mpi.size()));
     model::PredictOptions options{.memory_level = a->memory, .simd = !a->scalar};
     auto parameters = bind_parameters(m, a->params);
     model::Prediction p = model::predict(m, costs, machine, a->np, parameters, options);

@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/machine_options.h"
+#include "cli/memory_budget.h"
 #include "cli/progress_line.h"
 #include "cli/stdout_aside.h"
 #include "events/convert.h"
@@ -42,6 +43,7 @@ struct SimulateArgs {
   std::string stack_size = "64K";
   std::vector<std::string> skeleton_args;
   std::uint64_t max_events = 10'000'000'000ULL;
+  std::string max_memory;
   double max_time_s = 0;
 };
 
@@ -108,8 +110,18 @@ void run_simulation(const SimulateArgs& a) {
   options.max_simulated_s = a.max_time_s;
   std::optional<StdoutAside> skeleton_output;  // a live skeleton's prints go to stderr until it is done
   if (a.np > 0) skeleton_output.emplace();
+  // The engine's state is about 1 KB a rank, a live rank's fiber and records
+  // up to 8 KB more, and the result (with its JSON) a few hundred bytes. A
+  // live job is checked before its ranks are made, a recorded one once its
+  // manifest says how many it has.
+  auto check_memory = [&](double ranks, bool live) {
+    refuse_beyond_budget(ranks * (live ? 9600.0 : 1600.0), a.max_memory,
+                         fmt::format("a simulation of {} ranks", ranks));
+  };
+  if (a.np > 0) check_memory(a.np, true);
   JobChoice choice = open_job(a);
   options.mover = choice.mover;
+  if (!choice.live) check_memory(choice.job->size(), false);
 
   std::unique_ptr<report::ChromeTraceWriter> timeline;
   if (!a.timeline.empty()) {
@@ -168,6 +180,7 @@ void add_simulate_command(CLI::App& app) {
                 fmt::format("Write the timeline even beyond {} ranks", report::kTimelineRankLimit));
   cmd->add_option("--rows", a->table_rows, "Ranks listed one per row in the table; beyond, a summary")
       ->capture_default_str();
+  add_memory_budget_option(*cmd, a->max_memory);
   cmd->add_option("--max-events", a->max_events, "Stop a job that simulates more events than this (default 1e10)")
       ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
   cmd->add_option("--max-time", a->max_time_s, "Stop a job whose simulated clock passes this many seconds")

@@ -354,4 +354,17 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
   return p;
 }
 
+double prediction_bytes(const SymbolicCosts& costs, double np) {
+  const double sites = static_cast<double>(costs.sites.size());
+  const double calls = static_cast<double>(costs.mpi.size());
+  // Per rank: its records, each site's counts and prices, each MPI site; the
+  // JSON a report builds holds each of those again as a few dozen fields
+  // (about 60 bytes each in nlohmann's tree).
+  const double records = sizeof(RankPrediction) + sizeof(RankCounts) +
+                         sites * (sizeof(SitePrediction) + sizeof(SiteCounts) + 2 * sizeof(MemoryTraffic)) +
+                         calls * sizeof(MpiCalls);
+  const double json = 60.0 * (30 + 25 * sites + 8 * calls);
+  return np * (records + json);
+}
+
 }  // namespace perfcast::model

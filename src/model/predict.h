@@ -186,6 +186,12 @@ int priced_loop_count(const ProgramModel& model);
 std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine::NodeGroup& node, int ranks_on_node,
                                         const PredictOptions& options);
 
+// The memory a prediction of `np` ranks holds: its per-rank results (counts
+// and prices of every site and MPI call) and, for the report, their JSON. An
+// estimate from the structures' sizes, so a rank count that cannot fit is
+// refused before it is tried.
+double prediction_bytes(const SymbolicCosts& costs, double np);
+
 Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const machine::Machine& machine, int np,
                    const std::map<std::string, expr::Value>& parameters, const PredictOptions& options = {});
 

@@ -98,4 +98,20 @@ TEST(Domains, RankCountIsAWholeNumberOfAtLeastOne) {
   }
 }
 
+TEST(Domains, ARunThatCannotFitIsRefusedBeforeItIsTried) {
+  auto r = perfcast_run({"predict", kWave3d, "--machine", kPolus, "--np", "2000000000"}, std::chrono::seconds(20));
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
+  EXPECT_TRUE(contains(r.stderr_text, "a prediction of 2000000000 ranks")) << r.stderr_text;
+  EXPECT_TRUE(contains(r.stderr_text, "--max-memory")) << r.stderr_text;
+  // The same run fits a budget raised for it: the estimate is what is refused, not the rank count.
+  auto small = perfcast_run({"predict", kWave3d, "--machine", kPolus, "--np", "64", "--max-memory", "1 KiB"});
+  EXPECT_EQ(small.exit_code, 1);
+  EXPECT_TRUE(contains(small.stderr_text, "more than the 1 KiB allowed (--max-memory)")) << small.stderr_text;
+  auto events = write("two_ranks.txt", "rank 0\ncompute 1e-3\nrank 1\ncompute 2e-3\n");
+  auto sim = perfcast_run({"simulate", "--machine", kPolus, events, "--max-memory", "100 B"});
+  EXPECT_EQ(sim.exit_code, 1);
+  EXPECT_TRUE(contains(sim.stderr_text, "a simulation of 2 ranks")) << sim.stderr_text;
+}
+
 }  // namespace
