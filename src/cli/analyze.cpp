@@ -2,7 +2,9 @@
 // static analyser in src/analyze/.
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -73,6 +75,47 @@ analyze::HostInstructionCycles host_cycles_of(const std::string& file) {
   return h;
 }
 
+// What analyze reads is C or C++ that clang compiles; anything else is refused
+// here with what it is, instead of clang's first parse error.
+void check_source(const std::filesystem::path& source) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(source, ec)) throw UserError(fmt::format("source '{}' does not exist", source.string()));
+  if (fs::is_directory(source, ec))
+    throw UserError(fmt::format("'{}' is a directory, not a source file", source.string()), {},
+                    "give the C or C++ files, or a whole build's compile_commands.json's files");
+  static const std::set<std::string> c_family = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".i", ".ii"};
+  static const std::set<std::string> fortran = {".f", ".F", ".f77", ".F77", ".for", ".f90", ".F90", ".f95",
+                                                ".F95", ".f03", ".F03", ".f08", ".F08"};
+  std::string ext = source.extension().string();
+  if (fortran.count(ext))
+    throw UserError(fmt::format("'{}' is Fortran: perfcast analyze reads C and C++ sources", source.string()), {},
+                    "trace a Fortran program's real run instead: perfcast trace -o DIR -- mpirun.openmpi ...");
+  if (!c_family.count(ext))
+    throw UserError(fmt::format("'{}' is not a C or C++ source (expected .c, .cc, .cpp or .cxx)", source.string()));
+  if (fs::file_size(source, ec) == 0) throw UserError(fmt::format("source '{}' is empty", source.string()));
+}
+
+// A --branch-probability FILE:LINE must name a line of one of the sources: a
+// misspelt file or a line past the end would otherwise change nothing, silently.
+void check_branch_location(const std::string& location, const std::vector<std::filesystem::path>& sources) {
+  auto colon = location.rfind(':');
+  std::string file = location.substr(0, colon);
+  long line = std::stol(location.substr(colon + 1));
+  std::string names;
+  for (const auto& source : sources) {
+    names += (names.empty() ? "" : ", ") + source.filename().string();
+    if (source.filename() != std::filesystem::path(file).filename()) continue;
+    std::ifstream in(source);
+    long lines = 0;
+    for (std::string text; std::getline(in, text);) ++lines;
+    if (line < 1 || line > lines)
+      throw UserError(fmt::format("--branch-probability {}: {} has {} lines", location, source.string(), lines));
+    return;
+  }
+  throw UserError(fmt::format("--branch-probability {}: '{}' is none of the sources ({})", location, file, names));
+}
+
 void run(const AnalyzeArgs& a) {
   auto start = std::chrono::steady_clock::now();
   analyze::AnalyzeOptions o;
@@ -87,6 +130,7 @@ void run(const AnalyzeArgs& a) {
     else o.sources.emplace_back(w);
   }
   if (o.sources.empty()) throw UserError("no source files to analyse", {}, "perfcast analyze app.c -o app.model.json");
+  for (const auto& source : o.sources) check_source(source);
   const bool to_file = !a.output.empty() && a.output != "-";
   if (to_file) {
     std::vector<std::filesystem::path> inputs = o.sources;
@@ -100,13 +144,21 @@ void run(const AnalyzeArgs& a) {
   o.mca = !a.no_mca;
   o.debug = a.debug;
   if (!a.machine.empty()) o.host_cycles = host_cycles_of(a.machine);
-  for (const auto& b : a.branch_probabilities) o.branch_probabilities.insert(parse_branch_probability(b));
+  for (const auto& b : a.branch_probabilities) {
+    auto location = parse_branch_probability(b);
+    check_branch_location(location.first, o.sources);
+    o.branch_probabilities.insert(location);
+  }
   for (const auto& f : a.library_costs) o.library_cost_files.emplace_back(f);
   o.progress = [start](const std::string& line) {
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << fmt::format("perfcast analyze: [{:6.2f} s] {}\n", s, line);
   };
   nlohmann::ordered_json model = analyze::analyze(o);
+  if (!model.contains("functions") || !model["functions"].contains(model.value("entry", std::string("main"))))
+    throw UserError(fmt::format("the sources define no {}: a program model starts there",
+                                model.value("entry", std::string("main"))),
+                    {}, "give every source of the program, the one with main() included");
   std::string text = model.dump(2) + "\n";
   if (to_file)
     write_file_atomically(a.output, text);

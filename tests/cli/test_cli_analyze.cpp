@@ -93,3 +93,49 @@ bandwidth = "1 GB/s"
 }
 
 }  // namespace
+
+namespace {
+
+// What analyze cannot read is refused before clang sees it, saying what it is;
+// a --branch-probability that names no line of the sources is an error, not
+// an override that silently applies nowhere.
+TEST(CliAnalyze, InputsItCannotReadAreRefusedSayingWhy) {
+  auto dir = perfcast::testing::scratch() / "refused";
+  std::filesystem::create_directories(dir);
+  auto fortran = dir / "solver.f90";
+  std::ofstream(fortran) << "program solver\nend program solver\n";
+  auto f = perfcast_run({"analyze", fortran.string()});
+  EXPECT_EQ(f.exit_code, 1);
+  EXPECT_NE(f.stderr_text.find("is Fortran"), std::string::npos) << f.stderr_text;
+  EXPECT_NE(f.stderr_text.find("perfcast trace"), std::string::npos) << f.stderr_text;
+
+  auto d = perfcast_run({"analyze", dir.string()});
+  EXPECT_EQ(d.exit_code, 1);
+  EXPECT_NE(d.stderr_text.find("is a directory"), std::string::npos) << d.stderr_text;
+
+  auto empty = dir / "empty.c";
+  std::ofstream(empty).flush();
+  auto e = perfcast_run({"analyze", empty.string()});
+  EXPECT_EQ(e.exit_code, 1);
+  EXPECT_NE(e.stderr_text.find("is empty"), std::string::npos) << e.stderr_text;
+
+  auto no_main = dir / "helper.c";
+  std::ofstream(no_main) << "double twice(double x) { return 2 * x; }\n";
+  auto n = perfcast_run({"analyze", no_main.string(), "--no-mca"});
+  EXPECT_EQ(n.exit_code, 1);
+  EXPECT_NE(n.stderr_text.find("define no main"), std::string::npos) << n.stderr_text;
+
+  auto source = dir / "loop.c";
+  std::ofstream(source) << "#include <mpi.h>\nint main(int argc, char **argv) {\n  MPI_Init(&argc, &argv);\n"
+                           "  MPI_Finalize();\n  return 0;\n}\n";
+  auto wrong_file = perfcast_run({"analyze", source.string(), "--no-mca", "--branch-probability", "lop.c:3=0.5"});
+  EXPECT_EQ(wrong_file.exit_code, 1);
+  EXPECT_NE(wrong_file.stderr_text.find("'lop.c' is none of the sources (loop.c)"), std::string::npos)
+      << wrong_file.stderr_text;
+  auto past_end = perfcast_run({"analyze", source.string(), "--no-mca", "--branch-probability", "loop.c:60=0.5"});
+  EXPECT_EQ(past_end.exit_code, 1);
+  EXPECT_NE(past_end.stderr_text.find("has 6 lines"), std::string::npos) << past_end.stderr_text;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
