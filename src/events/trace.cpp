@@ -22,6 +22,7 @@
 #include <zstd.h>
 
 #include "support/error.h"
+#include "support/utc_time.h"
 
 namespace perfcast::events {
 
@@ -77,14 +78,6 @@ std::string system_error_text() { return std::strerror(errno); }
                   "check that the disk has room and the directory is writable");
 }
 
-std::string utc_now_iso8601() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 // Closes a file descriptor on every path out of a read.
 struct FileDescriptor {

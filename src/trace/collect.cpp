@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/utc_time.h"
 
 namespace perfcast::trace {
 
@@ -32,14 +33,6 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-std::string utc_now_iso8601() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 std::string rank_list(const std::vector<int>& ranks) {
   std::string text;

@@ -14,6 +14,7 @@
 #include "measure/launcher.h"
 #include "support/error.h"
 #include "support/units.h"
+#include "support/utc_time.h"
 
 namespace perfcast::calibrate {
 
@@ -21,14 +22,6 @@ namespace {
 
 constexpr double MiB = 1024.0 * 1024.0;
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Far enough past the last cache that the curve settles on DRAM: four times
 // the largest plausible reported cache, and at least 512 MiB, sixteen times
@@ -51,7 +44,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   cal.host = host_name();
   cal.cpu_model = cpu_model_name();
   cal.reported_clock_Hz = cpu_clock_Hz();
-  cal.when_utc = utc_now();
+  cal.when_utc = utc_now_iso8601();
   cal.quick = options.quick;
   cal.cores = measure::online_cores();
   cal.reported_caches = reported_caches();
