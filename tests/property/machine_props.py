@@ -1,0 +1,3 @@
+def prop_machines_valid(h, case, rng): pass
+def prop_machines_invalid(h, case, rng): pass
+def prop_machines_fuzz(h, case, rng): pass
