@@ -6,6 +6,7 @@ A property is a function of (case index, random.Random) that generates one input
 runs perfcast on it, and calls Harness.check for every invariant; a false check
 records a failure with its reproducer and the property goes on with the next input.
 """
+import collections
 import json
 import math
 import os
@@ -56,6 +57,8 @@ class Harness:
         self.runs = 0
         self.files = {}  # path -> text of the current input, for the reproducer
         self.case = None
+        self.printed_case = None
+        self.failure_kinds = collections.Counter()
         os.makedirs(work_dir, exist_ok=True)
 
     # ---- inputs ----
@@ -94,9 +97,13 @@ class Harness:
         if ok:
             return True
         self.failures += 1
+        # Tallied by the message with its figures and paths left out.
+        self.failure_kinds[re.sub(r"('[^']*'|-?\d[\d.e+-]*)", "_", what)[:120]] += 1
         if self.failures <= self.max_reports:
             print(f"\n=== {self.name}: FAILED (case {self.case}): {what}")
-            for path, text in self.files.items():
+            if self.printed_case == self.case:
+                print("--- input: as above")
+            for path, text in ({} if self.printed_case == self.case else self.files).items():
                 print(f"--- input {path}:")
                 print(text if len(text) < 6000 else text[:6000] + "\n... (truncated)")
             for r in runs:
@@ -105,6 +112,7 @@ class Harness:
                 print(f"    {status} after {r.wall_s:.2f} s")
                 print("    stdout: " + _clip(r.stdout))
                 print("    stderr: " + _clip(r.stderr))
+            self.printed_case = self.case
         elif self.failures == self.max_reports + 1:
             print(f"\n=== {self.name}: more failures, not printed")
         return False
@@ -143,8 +151,9 @@ class Harness:
         return doc
 
     def summary(self):
+        kinds = "".join(f"\n  {n} x {k}" for k, n in self.failure_kinds.most_common())
         return (f"{self.name}: {self.inputs} inputs generated, {self.runs} perfcast runs, "
-                f"{self.checks} invariants checked, {self.failures} failures")
+                f"{self.checks} invariants checked, {self.failures} failures{kinds}")
 
 
 def _clip(text, n=1500):

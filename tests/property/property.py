@@ -29,6 +29,7 @@ PROPERTIES = {
     "machines_fuzz": machine_props.prop_machines_fuzz,
     "models_valid": model_props.prop_models_valid,
     "models_invalid": model_props.prop_models_invalid,
+    "models_invalid_strict": model_props.prop_models_invalid_strict,
     "peak": model_props.prop_peak,
     "peak_oversubscribed": model_props.prop_peak_oversubscribed,
 }
