@@ -1,6 +1,6 @@
 """Properties of `perfcast simulate` on generated event streams (text form)."""
 import gen_events
-from harness import close, not_greater, quantity
+from harness import close, not_greater, numbers_at, quantity
 
 MACHINES = ["polus", "primequest", "generic-cluster", "hetero-example", "petascale"]
 
@@ -58,8 +58,15 @@ def faster_network(rng, net):
     return f"{key}={value}"
 
 
+SIM_TIMES = [("predicted_time_s",), ("ranks", "*", "calc_s"), ("ranks", "*", "wait_s"),
+             ("ranks", "*", "comm_s"), ("ranks", "*", "end_s")]
+
+
 def check_sim_doc(h, r, doc, nranks):
     """The invariants of one simulation's JSON."""
+    missing = numbers_at(doc, SIM_TIMES)
+    if not h.check(not missing, f"times that are not numbers: {missing[:4]}", [r]):
+        return
     ranks = doc.get("ranks", [])
     if not h.check(len(ranks) == nranks, f"{len(ranks)} ranks in the JSON, expected {nranks}", [r]):
         return

@@ -156,6 +156,30 @@ class Harness:
                 f"{self.checks} invariants checked, {self.failures} failures{kinds}")
 
 
+def numbers_at(doc, paths):
+    """The paths (tuples of keys and '*' for every element of a list) whose values are
+    not numbers: a time a report must give (null is what JSON writers make of infinity)."""
+    missing = []
+
+    def walk(node, path, trail):
+        if not path:
+            if isinstance(node, bool) or not isinstance(node, (int, float)):
+                missing.append((trail, node))
+            return
+        k = path[0]
+        if k == "*":
+            for i, x in enumerate(node if isinstance(node, list) else []):
+                walk(x, path[1:], f"{trail}[{i}]")
+        elif isinstance(node, dict) and k in node:
+            walk(node[k], path[1:], f"{trail}.{k}")
+        else:
+            missing.append((f"{trail}.{k}", "absent"))
+
+    for p in paths:
+        walk(doc, p, "")
+    return missing
+
+
 def _clip(text, n=1500):
     text = text.rstrip("\n")
     return text if len(text) <= n else text[:n] + " ... (truncated)"

@@ -3,7 +3,7 @@ import json
 
 import gen_models
 from events_props import faster_network, network_of, set_args
-from harness import close, not_greater
+from harness import close, not_greater, numbers_at
 
 MACHINES = ["polus", "primequest", "generic-cluster", "hetero-example"]
 
@@ -24,8 +24,18 @@ def predict(h, path, machine, np_, sets, simulate):
     return h.run(args + (["--simulate"] if simulate else []))
 
 
+PREDICT_TIMES = [("predicted_time_s",), ("refined_time_s",), ("ranks", "*", "time_s"), ("ranks", "*", "compute_s"),
+                 ("ranks", "*", "memory_s"), ("ranks", "*", "refined_time_s")]
+SIMULATED_TIMES = [("simulated", "predicted_time_s"), ("simulated", "ranks", "*", "calc_s"),
+                   ("simulated", "ranks", "*", "wait_s"), ("simulated", "ranks", "*", "comm_s"),
+                   ("simulated", "ranks", "*", "time_s")]
+
+
 def check_prediction(h, r, doc, np_):
     """What one prediction's JSON must satisfy, whatever the model."""
+    missing = numbers_at(doc, PREDICT_TIMES + (SIMULATED_TIMES if "simulated" in doc else []))
+    if not h.check(not missing, f"times that are not numbers: {missing[:4]}", [r]):
+        return
     ranks = doc.get("ranks", [])
     if not h.check(len(ranks) == np_, f"{len(ranks)} ranks in the JSON, expected {np_}", [r]):
         return

@@ -16,8 +16,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import events_props  # noqa: E402
+import extremes_props  # noqa: E402
 import machine_props  # noqa: E402
 import model_props  # noqa: E402
+import roundtrip_props  # noqa: E402
 from harness import Harness  # noqa: E402
 
 PROPERTIES = {
@@ -32,6 +34,8 @@ PROPERTIES = {
     "models_invalid_strict": model_props.prop_models_invalid_strict,
     "peak": model_props.prop_peak,
     "peak_oversubscribed": model_props.prop_peak_oversubscribed,
+    "roundtrip": roundtrip_props.prop_roundtrip,
+    "extremes": extremes_props.prop_extremes,
 }
 
 
