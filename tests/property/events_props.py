@@ -31,16 +31,17 @@ def set_args(sets):
     return out
 
 
-_network_cache = {}
+_machine_cache = {}
 
 
-def network_of(h, machine, sets):
+def machine_of(h, machine, sets):
+    """machine show's figures of a machine with overrides (cached)."""
     key = (machine, tuple(sets))
-    if key not in _network_cache:
+    if key not in _machine_cache:
         r = h.run(["machine", "show", machine, "--json"] + set_args(sets))
         doc = h.check_json_ok(r, "machine show")
-        _network_cache[key] = doc["machines"][0]["network"] if doc else None
-    return _network_cache[key]
+        _machine_cache[key] = doc["machines"][0] if doc else None
+    return _machine_cache[key]
 
 
 def faster_network(rng, net):
@@ -54,6 +55,24 @@ def faster_network(rng, net):
         ("network.hop_latency", quantity(net["hop_latency_s"] / f, "s")),
         ("network.overhead", quantity(net["overhead_s"] / f, "s")),
     ]
+    key, value = rng.choice(choices)
+    return f"{key}={value}"
+
+
+def faster_machine(rng, m):
+    """One override that makes the network or a node faster than machine `m` (machine
+    show's figures): a higher bandwidth or flop rate, a lower latency."""
+    if rng.random() < 0.5:
+        return faster_network(rng, m["network"])
+    f = rng.choice([1.25, 2.0, 10.0])
+    i = rng.randrange(len(m["node_groups"]))
+    g = m["node_groups"][i]
+    # Machines with one [node] table show one group without a name.
+    prefix = "" if g["name"] == "" and len(m["node_groups"]) == 1 else f"node_group.{i}."
+    node = "node." if not prefix else prefix
+    level = rng.choice(g["memory"])
+    choices = [(f"{node}flops_per_core", quantity(g["flops_per_core"] * f, "flop/s")),
+               (f"{prefix}memory.{level['name']}.bandwidth", quantity(level["bandwidth_one_core_Bps"] * f, "B/s"))]
     key, value = rng.choice(choices)
     return f"{key}={value}"
 
@@ -85,7 +104,7 @@ def simulate(h, path, machine, sets, collectives):
 
 def prop_events_valid(h, case, rng):
     """Valid streams: clean JSON, calc + wait + comm = end per rank; without wildcard
-    receives, a faster network never predicts a slower run and more work on one rank
+    receives, a faster machine (network, flop rate, memory bandwidth) never predicts a slower run and more work on one rank
     never a faster one."""
     nranks = rng.choice([1, 2, 2, 3, 4, 5, 8, 24])
     wild = rng.random() < 0.2
@@ -101,14 +120,14 @@ def prop_events_valid(h, case, rng):
     check_sim_doc(h, base, doc, nranks)
     if job.wildcard:
         return
-    net = network_of(h, machine, sets)
-    if net is not None:
-        fast = simulate(h, path, machine, sets + [faster_network(rng, net)], coll)
-        fdoc = h.check_json_ok(fast, "simulate, faster network")
+    m = machine_of(h, machine, sets)
+    if m is not None:
+        fast = simulate(h, path, machine, sets + [faster_machine(rng, m)], coll)
+        fdoc = h.check_json_ok(fast, "simulate, faster machine")
         if fdoc is not None:
             check_sim_doc(h, fast, fdoc, nranks)
             h.check(not_greater(fdoc["predicted_time_s"], doc["predicted_time_s"]),
-                    f"a faster network predicts a slower run: {fdoc['predicted_time_s']!r} s > "
+                    f"a faster machine predicts a slower run: {fdoc['predicted_time_s']!r} s > "
                     f"{doc['predicted_time_s']!r} s", [base, fast])
     text, rank = gen_events.add_work(job, rng)
     more_path = h.write("more-work.txt", text)

@@ -13,8 +13,9 @@ size and tag: whichever message such a receive takes, the counts still match.
 """
 
 SIZES = [0, 8, 1024, 65536, 65537, 300000, 1 << 20]
-ROOTED = ["bcast", "reduce", "gather", "scatter"]
-UNROOTED = ["barrier", "allreduce", "allgather", "alltoall", "alltoallv", "scan", "exscan"]
+ROOTED = ["bcast", "reduce", "gather", "scatter", "gatherv", "scatterv"]
+UNROOTED = ["barrier", "allreduce", "allgather", "alltoall", "alltoallv", "scan", "exscan", "allgatherv",
+            "reduce_scatter"]
 
 
 class Job:
@@ -86,6 +87,8 @@ def _p2p(job, rng, wild_ranks, wild_size):
         job.lines[dst].append(f"irecv peer={peer} tag={rtag} bytes={nbytes} req={req}")
         job.pending[dst].append(req)
     else:
+        if rng.random() < 0.3:
+            job.lines[dst].append(f"probe peer={peer} tag={rtag}")
         job.lines[dst].append(f"recv peer={peer} tag={rtag} bytes={nbytes}")
 
 
@@ -112,6 +115,18 @@ def _collective(job, rng, comm=0, members=None):
             line = f"allgather bytes={b} bytes2={b * size}"
         elif op == "alltoall":
             line = f"alltoall bytes={b * size} bytes2={b * size}"
+        elif op == "reduce_scatter":
+            line = f"reduce_scatter bytes={b * size} bytes2={b}"
+        elif op == "gatherv":  # member s sends counts[s][root]; the root lists them all
+            line = f"gatherv root={root} bytes={counts[local][root]}"
+            if local == root:
+                line += " counts2=" + ",".join(str(counts[s][root]) for s in range(size))
+        elif op == "scatterv":
+            line = f"scatterv root={root} bytes2={counts[root][local]}"
+            if local == root:
+                line += " counts=" + ",".join(str(counts[root][d]) for d in range(size))
+        elif op == "allgatherv":  # member s contributes counts[s][0] to everyone
+            line = f"allgatherv bytes={counts[local][0]} counts2=" + ",".join(str(counts[s][0]) for s in range(size))
         else:  # alltoallv: what local sends to d is what d receives from local
             sends = ",".join(str(counts[local][d]) for d in range(size))
             recvs = ",".join(str(counts[s][local]) for s in range(size))
@@ -160,6 +175,19 @@ def _split(job, rng):
             _collective(job, rng, comm=comm, members=members)
 
 
+def _dup(job, rng):
+    """A copy of the world (comm_dup or cart_create), a collective on it, maybe freed."""
+    kind = rng.choice(["comm_dup", "cart_create"])
+    h = job.next_comm[0]
+    for r in range(job.nranks):
+        job.next_comm[r] += 1
+        job.lines[r].append(f"{kind} new={h}")
+    _collective(job, rng, comm=h)
+    if rng.random() < 0.5:
+        for r in range(job.nranks):
+            job.lines[r].append(f"comm_free comm={h}")
+
+
 def generate(rng, nranks, phases, wildcards=False):
     """A job of nranks ranks and about `phases` phases. Returns the Job."""
     job = Job(nranks)
@@ -183,8 +211,10 @@ def generate(rng, nranks, phases, wildcards=False):
             _sendrecv_pair(job, rng)
         elif x < 0.76 and not wild_ranks:
             _ring(job, rng)
-        elif x < 0.80:
+        elif x < 0.78:
             _split(job, rng)
+        elif x < 0.80:
+            _dup(job, rng)
         elif x < 0.83:
             r = rng.randrange(nranks)
             job.lines[r].append(rng.choice(["send peer=null tag=1 bytes=8", "recv peer=null tag=1 bytes=8"]))

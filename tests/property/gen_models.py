@@ -82,7 +82,12 @@ class ModelGen:
                 item["bytes"] = size_expr
             if op in ("bcast", "reduce", "gather", "scatter"):
                 item["root"] = rng.choice(["0", "size - 1", "floordiv(size, 2)"])
+            if rng.random() < 0.2:
+                item["count"] = str(rng.randint(0, 3))
             return [item]
+        if rng.random() < 0.25:  # each rank sends right and receives from whoever sends to it
+            return [{"kind": "mpi", "line": self.next_line(), "op": "sendrecv", "peer": "mod(rank + 1, size)",
+                     "bytes": size_expr}]
         left, right = "mod(rank + size - 1, size)", "mod(rank + 1, size)"
         if rng.random() < 0.2:  # MPI_PROC_NULL at the ends of a line instead of a ring
             left, right = "select(rank > 0, rank - 1, -1)", "select(rank < size - 1, rank + 1, -1)"

@@ -2,7 +2,7 @@
 import json
 
 import gen_models
-from events_props import faster_network, network_of, set_args
+from events_props import faster_machine, machine_of, set_args
 from harness import close, not_greater, numbers_at
 
 MACHINES = ["polus", "primequest", "generic-cluster", "hetero-example"]
@@ -73,8 +73,8 @@ def check_prediction(h, r, doc, np_):
 
 
 def prop_models_valid(h, case, rng):
-    """Valid models: clean JSON and its invariants; a faster network never predicts a
-    slower run, more work on one rank never a faster one (plain, refined, simulated)."""
+    """Valid models: clean JSON and its invariants; a faster machine (network, flop rate,
+    memory bandwidth) never predicts a slower run, more work on one rank never a faster one (plain, refined, simulated)."""
     gen = gen_models.ModelGen(rng)
     model = gen.model()
     path = h.write("model.json", json.dumps(model, indent=1))
@@ -87,16 +87,16 @@ def prop_models_valid(h, case, rng):
     if doc is None:
         return
     check_prediction(h, base, doc, np_)
-    net = network_of(h, machine, sets)
-    if net is not None:
-        fast = predict(h, path, machine, np_, sets + [faster_network(rng, net)], simulate)
-        fdoc = h.check_json_ok(fast, "predict, faster network")
+    m = machine_of(h, machine, sets)
+    if m is not None:
+        fast = predict(h, path, machine, np_, sets + [faster_machine(rng, m)], simulate)
+        fdoc = h.check_json_ok(fast, "predict, faster machine")
         if fdoc is not None:
             check_prediction(h, fast, fdoc, np_)
             for t in TIMES:
                 a, b = get(fdoc, t), get(doc, t)
                 if a is not None and b is not None:
-                    h.check(not_greater(a, b), f"a faster network predicts a slower run: {'.'.join(t)} "
+                    h.check(not_greater(a, b), f"a faster machine predicts a slower run: {'.'.join(t)} "
                             f"{a!r} s > {b!r} s", [base, fast])
     more_model, rank = gen_models.add_work(model, rng)
     more_path = h.write("more-work.json", json.dumps(more_model, indent=1))

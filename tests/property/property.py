@@ -62,7 +62,10 @@ def main():
         if a.only_case is not None and case != a.only_case:
             continue
         h.begin_case(case)
-        prop(h, case, rng)
+        try:
+            prop(h, case, rng)
+        except Exception as e:  # a JSON of an unexpected shape: a failure with its input
+            h.check(False, f"the harness could not read perfcast's answer: {type(e).__name__}: {e}")
     print(h.summary() + f" ({time.monotonic() - start:.1f} s; seed {a.seed}; inputs kept in {work})"
           if h.failures else h.summary() + f" ({time.monotonic() - start:.1f} s; seed {a.seed})")
     if h.failures:
