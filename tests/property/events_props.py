@@ -1,4 +1,6 @@
 """Properties of `perfcast simulate` on generated event streams (text form)."""
+import json
+
 import gen_events
 from harness import close, not_greater, numbers_at, quantity
 
@@ -98,8 +100,38 @@ def check_sim_doc(h, r, doc, nranks):
             f"predicted_time_s {doc['predicted_time_s']!r} is not the latest end {slowest!r}", [r])
 
 
-def simulate(h, path, machine, sets, collectives):
-    return h.run(["simulate", "--machine", machine, path, "--json", "--collectives", collectives] + set_args(sets))
+def simulate(h, path, machine, sets, collectives, timeline=None):
+    extra = ["--timeline", timeline] if timeline else []
+    return h.run(["simulate", "--machine", machine, path, "--json", "--collectives", collectives] + set_args(sets) + extra)
+
+
+def check_timeline(h, r, path, doc):
+    """The timeline tells the same story as the figures: per rank, its spans do not
+    overlap, end by the rank's end, and add up to its calc, wait and comm."""
+    try:
+        with open(path) as f:
+            spans = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        h.check(False, f"the timeline is not a Chrome trace: {e}", [r])
+        return
+    us = 1e-6
+    for rk in doc["ranks"]:
+        mine = sorted((e for e in spans if e["tid"] == rk["rank"]), key=lambda e: e["ts"])
+        # Written in microseconds with 6 decimals: each span may be off by half a picosecond.
+        tol = (len(mine) + 1) * 1e-6 + 1e-9 * rk["end_s"] / us
+        for a, b in zip(mine, mine[1:]):
+            if not h.check(a["ts"] + a["dur"] <= b["ts"] + tol,
+                           f"rank {rk['rank']}: timeline spans overlap: {a} and {b}", [r]):
+                break
+        if mine:
+            last = mine[-1]["ts"] + mine[-1]["dur"]
+            h.check(last <= rk["end_s"] / us + tol,
+                    f"rank {rk['rank']}: its timeline ends at {last} us, after its end {rk['end_s']!r} s", [r])
+        for cat in ("compute", "wait", "comm"):
+            total = sum(e["dur"] for e in mine if e["cat"] == cat)
+            want = rk["calc_s" if cat == "compute" else cat + "_s"] / us
+            h.check(abs(total - want) <= tol,
+                    f"rank {rk['rank']}: its {cat} spans add up to {total} us, its figure is {want} us", [r])
 
 
 def prop_events_valid(h, case, rng):
@@ -113,11 +145,14 @@ def prop_events_valid(h, case, rng):
     machine = rng.choice(MACHINES)
     sets = machine_sets(rng)
     coll = rng.choice(["auto", "auto", "algorithms"])
-    base = simulate(h, path, machine, sets, coll)
+    timeline = path + ".timeline.json" if rng.random() < 0.5 else None
+    base = simulate(h, path, machine, sets, coll, timeline)
     doc = h.check_json_ok(base, "simulate")
     if doc is None:
         return
     check_sim_doc(h, base, doc, nranks)
+    if timeline:
+        check_timeline(h, base, timeline, doc)
     if job.wildcard:
         return
     m = machine_of(h, machine, sets)

@@ -154,7 +154,9 @@ def mutate_invalid(rng, text):
     kind = rng.choice(["unit", "bare", "negative", "zero", "unknown_key", "missing", "cores",
                        "topology", "syntax", "duplicate", "size_order", "string_count"])
     if kind in ("unit", "bare", "negative", "zero"):
-        cands = qs if kind != "zero" else [(i, m) for i, m in qs if m.group(2) not in TIME_UNITS]
+        # Times and the eager threshold may be zero; sizes, bandwidths and flop rates not.
+        cands = qs if kind != "zero" else [(i, m) for i, m in qs if m.group(2) not in TIME_UNITS
+                                           and key_of(lines[i], m.start()) != "eager_threshold"]
         i, m = rng.choice(cands)
         key = key_of(lines[i], m.start())
         new = {"unit": f'"{m.group(1)} parsecs"', "bare": m.group(1),
@@ -210,10 +212,26 @@ def mutate_invalid(rng, text):
     return "\n".join(lines), len(lines), ["bogus_table"]
 
 
+BAD_SETS = [("network.bandwidth", '"-1 GB/s"'), ("network.bandwidth", '"0 GB/s"'), ("network.bandwidth", "10"),
+            ("network.latency", '"1 parsecs"'), ("network.latency", '"-2 us"'), ("node.cores", "0"),
+            ("node.cores", "2.5"), ("node.flops_per_core", '"0 flop/s"'), ("network.topology", "ring"),
+            ("network.latncy", '"1 us"'), ("memory.L1.size", '"0 B"'), ("network.eager_threshold", '"-1 B"'),
+            ("network.rendezvous_handshakes", "-1"), ("mapping.policy", "diagonal"), ("node.count", "0")]
+
+
 def prop_machines_invalid(h, case, rng):
     """Broken variants of the bundled machines: exit 1, nothing on stdout, one error line
     naming the file, the line the mutation touched and the key."""
     src = rng.choice(bundled(h.source_dir))
+    if rng.random() < 0.3:
+        # A bad --set on a good file: the error names the key and says --set gave it.
+        key, value = rng.choice(BAD_SETS)
+        if "node_group" in open(src).read():
+            key = key.replace("node.", "node_group.0.").replace("memory.", "node_group.0.memory.")
+        path = h.write(os.path.basename(src), open(src).read())
+        r = h.run(["machine", "show", path, "--json", "--set", f"{key}={value}"])
+        h.check_rejected(r, must_name=[key.split(".")[-1], "--set"], what="bad --set")
+        return
     text, line_no, words = mutate_invalid(rng, open(src).read())
     path = h.write(os.path.basename(src), text)
     cmd = rng.choice(["show", "simulate", "predict"])

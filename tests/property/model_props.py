@@ -174,8 +174,19 @@ def prop_peak_oversubscribed(h, case, rng):
 
 # ---- broken models ----
 
+BAD_PARAMS = [("zq_nosuch=1", "zq_nosuch"), ("p0=3 +* 2", "p0"), ("p0=", "p0"), ("p0=zq_other + 1", "zq_other"),
+              ("p0=1 / 0", "p0")]
+
+
 def _models_invalid(h, rng, strict):
     model = gen_models.ModelGen(rng).model()
+    if rng.random() < 0.2:
+        # A valid model with a bad --param: the error names the parameter.
+        param, name = rng.choice(BAD_PARAMS)
+        path = h.write("model.json", json.dumps(model, indent=1))
+        r = h.run(["predict", path, "--machine", "polus", "--np", "2", "--json", "--param", param])
+        h.check_rejected(r, must_name=[name], what="bad --param")
+        return
     text, must, located = break_model(rng, model, strict)
     path = h.write("broken.json", text)
     r = h.run(["predict", path, "--machine", "polus", "--np", str(rng.choice([1, 2, 3])), "--json"]
