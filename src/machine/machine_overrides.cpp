@@ -97,6 +97,12 @@ void apply_overrides(toml::table& root, const std::vector<std::string>& override
         }
         current = n;
       } else if (toml::array* a = current->as_array()) {
+        // An array where the schema goes on by name (an earlier --set put one there):
+        // only a number can index it.
+        bool numeric = !part.empty();
+        for (char c : part) numeric = numeric && std::isdigit(static_cast<unsigned char>(c));
+        if (!numeric)
+          fail(fmt::format("'{}' is an array; '{}' is not an index into it (a number from 0)", joined(parts, i), part));
         size_t index = part.size() > 9 ? a->size() : std::stoul(part);
         if (index >= a->size())
           fail(fmt::format("'{}' has {} entries; index {} is out of range", joined(parts, i), a->size(), index));

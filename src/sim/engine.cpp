@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -223,6 +224,12 @@ SimResult Engine::run() {
   size_t slowest = 0;
   for (size_t r = 0; r < ranks_.size(); ++r) {
     const auto& R = ranks_[r];
+    // A time past the largest double (a message of 2^64 bytes at a bandwidth near zero)
+    // is no prediction: say so rather than hand back infinity.
+    if (!std::isfinite(R.clock) || !std::isfinite(R.wait) || !std::isfinite(R.comm))
+      throw UserError(fmt::format("rank {}: the simulated time overflows (calc {} s, wait {} s, comm {} s)", r,
+                                  R.calc, R.wait, R.comm),
+                      {}, "check the machine's bandwidths and latencies and the streams' message sizes");
     result_.ranks[r] = {R.calc, R.wait, R.comm, R.clock};
     if (R.clock > ranks_[slowest].clock) slowest = r;
   }
@@ -355,6 +362,8 @@ void Engine::process(RankState& R, int r) {
     case Kind::Compute: {
       double dt = compute_.seconds(e, r);
       if (dt < 0 || dt != dt) fail(r, fmt::format("compute burst of {} s", dt));
+      if (!std::isfinite(R.clock + dt))
+        fail(r, fmt::format("compute burst of {} s at t = {} s: the rank's time overflows", dt, R.clock));
       if (options_.timeline && dt > 0) options_.timeline->span(r, SpanKind::Compute, e.kind, R.clock, R.clock + dt);
       R.clock += dt;
       R.calc += dt;
