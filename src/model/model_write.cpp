@@ -86,7 +86,7 @@ void put_call(json& j, const CallItem& c) {
 }
 
 void put_mpi(json& j, const MpiItem& m) {
-  j["op"] = m.op;
+  j["op"] = std::string(mpi::name(m.op));
   if (!(m.bytes == Expr(0))) j["bytes"] = text(m.bytes);
   if (m.peer) j["peer"] = text(*m.peer);
   if (m.root) j["root"] = text(*m.root);

@@ -58,8 +58,8 @@ inline long long total(const Counts& counts) {
 }
 
 // `perfcast simulate --json --np ranks -- build/apps/<skeleton> args`. stdout
-// holds the skeleton's own lines, then simulate's indented JSON document, which
-// begins with a line "{".
+// holds simulate's JSON document alone; the skeleton's own lines (its JSON
+// line, its byte tallies) go to stderr, beside perfcast's messages.
 inline SkeletonRun simulate_skeleton(const std::string& skeleton, int ranks, const std::vector<std::string>& args,
                                      double timeout_s = 180) {
   const std::string perfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
@@ -69,19 +69,17 @@ inline SkeletonRun simulate_skeleton(const std::string& skeleton, int ranks, con
   argv.insert(argv.end(), args.begin(), args.end());
   SkeletonRun run;
   run.process = measure::run_process(argv, std::chrono::duration<double>(timeout_s));
-  std::istringstream lines(run.process.stdout_text);
-  std::string line, doc;
+  std::istringstream lines(run.process.stderr_text);
+  std::string line;
   const std::string json_prefix = "{\"app\":\"" + skeleton + "\"";
-  bool in_doc = false;
   while (std::getline(lines, line)) {
-    if (!in_doc && line.rfind(json_prefix, 0) == 0) run.skeleton = nlohmann::json::parse(line, nullptr, false);
-    if (!in_doc && line.rfind("skel_bytes ", 0) == 0) {
+    if (line.rfind(json_prefix, 0) == 0) run.skeleton = nlohmann::json::parse(line, nullptr, false);
+    if (line.rfind("skel_bytes ", 0) == 0) {
       ++run.ranks_tallied;
       add_fields(line, 11, run.bytes);
     }
-    if (line == "{") in_doc = true;
-    if (in_doc) doc += line + "\n";
   }
+  const std::string& doc = run.process.stdout_text;
   run.sim = nlohmann::json::parse(doc, nullptr, false);
   if (run.sim.is_object() && run.sim.contains("kinds"))
     for (const auto& [kind, count] : run.sim["kinds"].items())

@@ -31,24 +31,18 @@ struct SimRun {
   nlohmann::json sim;       // perfcast simulate --json
 };
 
-// stdout holds the skeleton's own lines, then simulate's indented JSON document,
-// which begins with a line "{".
+// stdout holds simulate's JSON document alone; the skeleton's own lines go to stderr.
 SimRun simulate(int ranks, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {kPerfcast, "simulate", "--machine", kMachine, "--json",
                                    "--np",    std::to_string(ranks), "--", kSkeleton};
   argv.insert(argv.end(), args.begin(), args.end());
   SimRun run;
   run.process = perfcast::measure::run_process(argv, std::chrono::duration<double>(120));
-  std::istringstream lines(run.process.stdout_text);
-  std::string line, doc;
-  bool in_doc = false;
-  while (std::getline(lines, line)) {
-    if (!in_doc && line.rfind("{\"app\":\"wave3d_skel\"", 0) == 0)
-      run.skeleton = nlohmann::json::parse(line, nullptr, false);
-    if (line == "{") in_doc = true;
-    if (in_doc) doc += line + "\n";
-  }
-  run.sim = nlohmann::json::parse(doc, nullptr, false);
+  std::istringstream lines(run.process.stderr_text);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.rfind("{\"app\":\"wave3d_skel\"", 0) == 0) run.skeleton = nlohmann::json::parse(line, nullptr, false);
+  run.sim = nlohmann::json::parse(run.process.stdout_text, nullptr, false);
   return run;
 }
 
