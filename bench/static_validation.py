@@ -637,6 +637,7 @@ def first_pass(a, ctx, history_machine):
                        "time_steps": T,
                        "pred": counts["ranks"][0], "meas": meas, "t_pred": t_pred, "t_meas": t_meas, "t_stats": t_stats,
                        "oversubscribed": over, "levels": levels, "counts_cmd": counts_cmd,
+                       "noise_stretch": tp["noise_stretch"],
                        "time_args": targs}
                 results.append(row)
                 print(f"[{datetime.datetime.utcnow():%H:%M:%S}] {app} {label} R={R}: "
@@ -798,7 +799,9 @@ def report(a, results, analysis, binding_notes, noise_before, noise_after, histo
                         + [("noisy_now", "refined x noise of the moment")]
                         + ([("network_now", "refined, network of the moment")] if a.network_now else [])
                         + [("naive", "naive T1/R")])
-    stretches = sorted({(r["R"], round(r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
+    # predict's noise_stretch of each row's run (rows recorded before it was kept: noisy / refined).
+    stretches = sorted({(r["R"], round(r["noise_stretch"] if "noise_stretch" in r
+                                       else r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
                         if r["t_pred"].get("noisy") and r["t_pred"]["refined"]})
     lines += ["", "`refined x noise` = the refined prediction x the expected slowest of the R ranks' stretches "
               "under the cores' noise (`perfcast predict`'s `noisy_time_s`; machine.h's Noise; a rank's stretch "
