@@ -65,7 +65,10 @@ def measured(binary, n, R, calls, rounds):
 
 
 def site_totals(j):
-    """Rank 0's sites summed by source line: (refined_s, in_core_s)."""
+    """Rank 0's sites summed by source line: (refined_s, in_core_s). A line's sites are copies of
+    one loop (inlined into several callers); the refined prediction is the sum of its sites'
+    times plus communication, so their sum is that loop's share of it, and the run's minus the
+    baseline's is the loop's part of the timed iterations."""
     totals = {}
     for s in j["ranks"][0]["sites"]:
         t = totals.setdefault(s["line"], [0.0, 0.0])
@@ -88,7 +91,7 @@ def modelled(ctx, model, n, R, calls):
         r, b = run_s.get(line, [0.0, 0.0]), base_s.get(line, [0.0, 0.0])
         out[kernel] = {"refined_s": (r[0] - b[0]) / (calls * per_iter), "in_core_s": (r[1] - b[1]) / (calls * per_iter)}
     comm = (run_j["ranks"][0]["refined_comm_s"] - base_j["ranks"][0]["refined_comm_s"]) / calls
-    part = sv.timed_part(run_j, base_j)
+    part = sv.timed_part(run_j, base_j)  # the refined estimate, run minus baseline
     solve = part["time_refined_s"] / calls
     out["comm"] = {"refined_s": comm, "in_core_s": None}
     out["solve"] = {"refined_s": solve, "in_core_s": None,

@@ -20,10 +20,18 @@ Per app and size:
      bandwidth, the working-set refinement (predict's default, memory level per loop),
      against measured time.
 
-Time of the timed region is priced from predict's own per-rank components:
-  T = max over ranks of [ max(d compute_s, d memory_s) + d (latency_s + transfer_s) ]
-where d is the difference between the run and the baseline (the paper's formula applied
-to the timed part only; predict's whole-program time would add set-up).
+Time of the timed region: run minus baseline (predict's whole-program time would add
+set-up). Where predict's estimate adds up over the program's parts, the timed part is the
+difference of two totals predict printed: the refined prediction (a sum over sites plus
+communication) per rank, then the max over ranks; the simulated time of the whole job.
+The others take a max over a rank's whole totals (the plain formula, per memory level,
+MCA, the footprint ablations) or over ranks' stretches (noise): a difference of totals
+would let the set-up's terms into the loop's max (at wave3d n=128 the set-up's memory
+time hides the loop's in-core time: MCA 164 ms as the formula on the loop, 102 ms as a
+difference of totals). Until predict prices a difference of counts itself, those are
+the formula applied here to the differences of predict's per-rank components:
+  T = max over ranks of [ max(d compute_s, d memory_s) + d (overhead_s + latency_s + transfer_s) ]
+and the noise column is the refined timed part x predict's noise_stretch of the run.
 
 Parameters the analysis leaves unbound (`perfcast model params`) are bound from the app's
 arguments by apps/<app>/bindings.py (each binding says how; a bound name the model lacks
@@ -218,13 +226,25 @@ def model_params(ctx, model):
     return ctx.params_cache[model]
 
 
-def counted_flops(j):
-    """Flops as callgrind counts them in the program's own code: the model's flops
-    of both precisions plus one per sqrt (an instruction, sqrtsd/sqrtss, in the
-    binary). predict's "flops" prices every math call by the machine file instead
-    (sqrt = tens of flops); other math functions run in libm, outside the count."""
-    calls = j.get("math_calls") or {}
-    return j["flops_double"] + j["flops_single"] + calls.get("sqrt", 0) + calls.get("sqrtf", 0)
+def estimate(j, name):
+    """predict's estimate `name` (docs/json.md, `estimates[]`)."""
+    for e in j["estimates"]:
+        if e["name"] == name:
+            return e
+    sys.exit(f"static_validation: predict's JSON has no estimate {name!r} (this script needs a perfcast with "
+             f"`estimates`; it has {', '.join(e['name'] for e in j['estimates'])})")
+
+
+def estimate_difference(run_j, base_j, name):
+    """Estimate `name` of the run minus the baseline's: per rank then the max over ranks where it
+    has per-rank times, else the job's; None where predict says it is not available. Sound for
+    an estimate that adds up over the program's parts (refined, simulated): see the docstring."""
+    run_e, base_e = estimate(run_j, name), estimate(base_j, name)
+    if run_e["time_s"] is None or base_e["time_s"] is None:
+        return None
+    if run_e["rank_time_s"] and base_e["rank_time_s"] and name != "simulated":
+        return max(r - b for r, b in zip(run_e["rank_time_s"], base_e["rank_time_s"]))
+    return run_e["time_s"] - base_e["time_s"]
 
 
 def timed_part(run_j, base_j):
@@ -233,12 +253,12 @@ def timed_part(run_j, base_j):
     out = {"ranks": []}
     levels = list(run_j["ranks"][0]["memory_s_if_all_in"].keys())
     t_ws, t_level, t_mca, t_fp, t_fp_serial, t_fp_plain = 0.0, {lv: 0.0 for lv in levels}, 0.0, None, None, None
-    t_refined = 0.0
     for r, b in zip(run_j["ranks"], base_j["ranks"]):
         d = {k: r[k] - b[k] for k in ("flops", "flops_double", "load_bytes", "store_bytes", "mpi_calls",
                                        "sent_bytes", "compute_s", "memory_s", "overhead_s", "latency_s",
                                        "transfer_s", "refined_time_s")}
-        d["counted_flops"] = counted_flops(r) - counted_flops(b)
+        # Flops as callgrind counts them in the program's own code (predict's instruction_flops).
+        d["counted_flops"] = r["instruction_flops"] - b["instruction_flops"]
         comm = d["overhead_s"] + d["latency_s"] + d["transfer_s"]
         d["time_ws_s"] = max(d["compute_s"], d["memory_s"]) + comm
         # The MCA refinement: in-core time (loop bodies in cycles / clock) instead of flops / peak.
@@ -260,21 +280,18 @@ def timed_part(run_j, base_j):
             m = r["memory_s_if_all_in"][lv] - b["memory_s_if_all_in"][lv]
             t_level[lv] = max(t_level[lv], max(d["compute_s"], m) + comm)
         t_ws = max(t_ws, d["time_ws_s"])
-        # The refined prediction: per site (loop nest), every refinement, the machine's serial fraction.
-        t_refined = max(t_refined, d["refined_time_s"])
         out["ranks"].append(d)
     out["time_ws_s"] = t_ws
     out["time_mca_s"] = t_mca if any("time_mca_s" in d for d in out["ranks"]) else None
     out["time_fp_s"], out["time_fp_serial_s"], out["time_fp_plain_s"] = t_fp, t_fp_serial, t_fp_plain
-    out["time_refined_s"] = t_refined
+    # The refined prediction: per site (loop nest), every refinement, the machine's serial fraction.
+    out["time_refined_s"] = estimate_difference(run_j, base_j, "refined")
     # Under the machine's measured noise: the refined time x the expected slowest rank's stretch.
     stretch = run_j.get("noise_stretch")
-    out["time_noisy_s"] = t_refined * stretch if stretch else None
+    out["time_noisy_s"] = out["time_refined_s"] * stretch if stretch else None
     out["noise_stretch"] = stretch
     # The overlap refinement: the model's calls on the simulator (whole-job time, run minus baseline).
-    sim_run, sim_base = run_j.get("simulated"), base_j.get("simulated")
-    out["time_sim_s"] = (sim_run["predicted_time_s"] - sim_base["predicted_time_s"]
-                         if sim_run and sim_base else None)
+    out["time_sim_s"] = estimate_difference(run_j, base_j, "simulated")
     out["time_level_s"] = t_level
     out["levels"] = levels
     return out
@@ -620,6 +637,7 @@ def first_pass(a, ctx, history_machine):
                        "time_steps": T,
                        "pred": counts["ranks"][0], "meas": meas, "t_pred": t_pred, "t_meas": t_meas, "t_stats": t_stats,
                        "oversubscribed": over, "levels": levels, "counts_cmd": counts_cmd,
+                       "noise_stretch": tp["noise_stretch"],
                        "time_args": targs}
                 results.append(row)
                 print(f"[{datetime.datetime.utcnow():%H:%M:%S}] {app} {label} R={R}: "
@@ -683,8 +701,10 @@ def report(a, results, analysis, binding_notes, noise_before, noise_after, histo
                  f"before the runs, {noise_words(noise_after)} after." if noise_before else ""),
               f"Host: {host_cpu()}. Machine file: `{shown_path(a.machine)}`"
               + (" (calibrated on this host at the start of this run)" if a.calibrate else "")
-              + ". Model time = the paper's formula on the timed part (run minus baseline): "
-              "max(flops/peak, bytes/bandwidth) + messages*latency + bytes/net_bw, max over ranks.", ""]
+              + ". Model time = the timed part (run minus baseline): the refined and simulated times as "
+              "predict's estimates of the run minus the baseline's; the plain formula (max(flops/peak, "
+              "bytes/bandwidth) + messages*latency + bytes/net_bw) and its ablations applied to the "
+              "differences of predict's per-rank terms, max over ranks.", ""]
     lines += ["## Analysis time", "", "| app | command | seconds |", "|---|---|---|"]
     for app, (secs, c) in analysis.items():
         lines.append(f"| {app} | `{c}` | {secs:.2f} |")
@@ -779,7 +799,9 @@ def report(a, results, analysis, binding_notes, noise_before, noise_after, histo
                         + [("noisy_now", "refined x noise of the moment")]
                         + ([("network_now", "refined, network of the moment")] if a.network_now else [])
                         + [("naive", "naive T1/R")])
-    stretches = sorted({(r["R"], round(r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
+    # predict's noise_stretch of each row's run (rows recorded before it was kept: noisy / refined).
+    stretches = sorted({(r["R"], round(r["noise_stretch"] if "noise_stretch" in r
+                                       else r["t_pred"]["noisy"] / r["t_pred"]["refined"], 3)) for r in results
                         if r["t_pred"].get("noisy") and r["t_pred"]["refined"]})
     lines += ["", "`refined x noise` = the refined prediction x the expected slowest of the R ranks' stretches "
               "under the cores' noise (`perfcast predict`'s `noisy_time_s`; machine.h's Noise; a rank's stretch "

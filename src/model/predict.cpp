@@ -243,6 +243,9 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
       rp.refined_time_s += s.refined_s;
     }
     rp.math_flops = rp.flops - c.flops_double - c.flops_single;
+    rp.instruction_flops = c.flops_double + c.flops_single;
+    for (const char* native : {"sqrt", "sqrtf"})
+      if (auto it = c.math_calls.find(native); it != c.math_calls.end()) rp.instruction_flops += it->second;
     for (const auto& level : g.memory)
       rp.memory_s_if_all_in[level.name] = machine::Pricing::traffic_s(level, c.load_bytes + c.store_bytes, rp.ranks_on_node);
 

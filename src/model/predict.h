@@ -97,6 +97,10 @@ struct RankPrediction {
   int ranks_on_node = 1;
   double math_flops = 0;  // math calls priced in flops
   double flops = 0;       // double + single + math
+  // Flops as the program's own machine code executes them: double + single +
+  // one per sqrt / sqrtf call (one instruction); other math calls run in libm.
+  // What callgrind counts in the program's functions (perfcast counts).
+  double instruction_flops = 0;
   double compute_s = 0;
   double memory_s = 0;
   std::map<std::string, double> memory_s_if_all_in;  // level name -> time if every byte came from it

@@ -50,6 +50,7 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
                       {"flops_double", c.flops_double},
                       {"flops_single", c.flops_single},
                       {"math_flops", r.math_flops},
+                      {"instruction_flops", r.instruction_flops},
                       {"math_calls", c.math_calls},
                       {"loads", c.loads},
                       {"stores", c.stores},
