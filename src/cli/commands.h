@@ -19,4 +19,5 @@ void add_counts_command(CLI::App& app);     // counts.cpp: exact counts from cal
 void add_cc_command(CLI::App& app);         // cc.cpp: the skeleton compiler wrapper
 void add_simulate_command(CLI::App& app);   // simulate.cpp: the discrete-event simulator
 void add_fit_command(CLI::App& app);         // fit.cpp: compute-time models for skeletons
+void add_learn_command(CLI::App& app);       // learn.cpp: run time learned from runtime features
 }  // namespace perfcast::cli
