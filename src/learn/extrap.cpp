@@ -88,6 +88,10 @@ struct Search {
   }
 };
 
+// More terms or another size parameter must lower the error by 1 % and by more
+// than rounding: noise alone, or a fit already exact, should not buy a term.
+bool clearly_better(double error, double than) { return error < 0.99 * than - 1e-9; }
+
 struct Hypothesis {
   std::vector<ExtrapTerm> terms;
   double error = std::numeric_limits<double>::infinity();
@@ -128,10 +132,9 @@ Hypothesis search(const Search& s, bool with_n, size_t beam) {
       double e = s.cv_error(pair);
       if (e < best_two.error) best_two = {pair, e};
     }
-  // Fewer terms unless more are clearly better: noise alone should not buy a term.
   Hypothesis chosen = constant;
-  if (best_one.error < 0.99 * chosen.error) chosen = best_one;
-  if (best_two.error < 0.99 * chosen.error) chosen = best_two;
+  if (clearly_better(best_one.error, chosen.error)) chosen = best_one;
+  if (clearly_better(best_two.error, chosen.error)) chosen = best_two;
   return chosen;
 }
 
@@ -232,7 +235,7 @@ ExtrapModel fit_extrap(const Matrix& x, const std::vector<std::string>& feature_
     if (n_col)
       for (size_t r = 0; r < x.rows; ++r) s.n[r] = x.at(r, *n_col);
     Hypothesis h = search(s, n_col.has_value(), options.beam);
-    if (h.error < 0.99 * best_h.error || best_h.error == std::numeric_limits<double>::infinity()) {
+    if (clearly_better(h.error, best_h.error) || best_h.error == std::numeric_limits<double>::infinity()) {
       best_h = h;
       best_n = n_col;
     }

@@ -1,5 +1,6 @@
 #include "learn/forest.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace perfcast::learn {
@@ -52,8 +53,9 @@ Interval Forest::predict_interval(const double* features, double coverage) const
   Interval out;
   if (each.empty()) return out;
   out.point = sum / static_cast<double>(each.size());
-  out.low = quantile(each, (1 - coverage) / 2);
-  out.high = quantile(each, (1 + coverage) / 2);
+  // Widened to hold the mean, which a skewed spread of trees can push past a quantile.
+  out.low = std::min(out.point, quantile(each, (1 - coverage) / 2));
+  out.high = std::max(out.point, quantile(each, (1 + coverage) / 2));
   return out;
 }
 

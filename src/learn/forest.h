@@ -38,7 +38,8 @@ class Forest {
 
   void fit(const Matrix& x, const std::vector<double>& y, const ForestOptions& options);
   double predict(const double* features) const;
-  // The mean and the (1-coverage)/2 and (1+coverage)/2 quantiles of the trees.
+  // The mean and the (1-coverage)/2 and (1+coverage)/2 quantiles of the trees,
+  // widened where needed so that low <= point <= high.
   Interval predict_interval(const double* features, double coverage) const;
   // Mean decrease in impurity per feature: each tree's decreases normalised to
   // sum 1, averaged over the trees, normalised again (scikit-learn's
