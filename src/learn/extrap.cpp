@@ -48,8 +48,8 @@ struct Search {
   std::vector<size_t> fold;
   size_t folds = 1;
 
-  // Least squares on relative residuals over the rows `use` says; returns
-  // [c0, c_1, ...].
+  // Least squares on relative residuals over the rows `use` says, by QR for
+  // the final fit; returns [c0, c_1, ...].
   Eigen::VectorXd solve(const std::vector<ExtrapTerm>& terms, const std::vector<char>& use) const {
     size_t rows = static_cast<size_t>(std::count(use.begin(), use.end(), 1));
     Eigen::MatrixXd a(static_cast<long>(rows), static_cast<long>(terms.size() + 1));
@@ -62,29 +62,6 @@ struct Search {
       ++r;
     }
     return a.colPivHouseholderQr().solve(b);
-  }
-
-  static double evaluate(const std::vector<ExtrapTerm>& terms, const Eigen::VectorXd& c, double p, double n) {
-    double t = c(0);
-    for (size_t k = 0; k < terms.size(); ++k) t += c(static_cast<long>(k + 1)) * terms[k].value(p, n);
-    return t;
-  }
-
-  double cv_error(const std::vector<ExtrapTerm>& terms) const {
-    double sum = 0;
-    size_t count = 0;
-    std::vector<char> use(y.size());
-    for (size_t f = 0; f < folds; ++f) {
-      for (size_t i = 0; i < y.size(); ++i) use[i] = folds == 1 || fold[i] != f;
-      Eigen::VectorXd c = solve(terms, use);
-      for (size_t i = 0; i < y.size(); ++i) {
-        if (folds > 1 && fold[i] != f) continue;
-        double e = std::abs(evaluate(terms, c, p[i], n[i]) - y[i]) / y[i];
-        sum += std::isfinite(e) ? e : 1e300;
-        ++count;
-      }
-    }
-    return count ? sum / static_cast<double>(count) : std::numeric_limits<double>::infinity();
   }
 };
 
@@ -114,23 +91,92 @@ std::vector<ExtrapTerm> candidate_terms(bool with_n) {
   return out;
 }
 
+// Judges hypotheses fast: every candidate column is evaluated once, divided by
+// the time (so a fit of the constant 1 is a fit of relative residuals) and
+// scaled to unit norm (so the small normal equations stay well conditioned),
+// and each fold's normal equations come from sums over its rows.
+class Judge {
+ public:
+  Judge(const Search& s, const std::vector<ExtrapTerm>& terms) : s_(s), rows_(s.y.size()) {
+    columns_.resize(terms.size() + 1, std::vector<double>(rows_));
+    for (size_t i = 0; i < rows_; ++i) columns_[0][i] = 1.0 / s.y[i];
+    for (size_t k = 0; k < terms.size(); ++k)
+      for (size_t i = 0; i < rows_; ++i) columns_[k + 1][i] = terms[k].value(s.p[i], s.n[i]) / s.y[i];
+    for (auto& c : columns_) {
+      double norm = 0;
+      for (double v : c) norm += v * v;
+      norm = std::sqrt(norm);
+      if (norm > 0 && std::isfinite(norm))
+        for (double& v : c) v /= norm;
+    }
+  }
+
+  // Mean relative error over the folds of the hypothesis made of the constant
+  // and the terms at these indices (into the term list).
+  double cv_error(const std::vector<size_t>& term_indices) const {
+    const size_t k = term_indices.size() + 1;
+    const double* cols[3];
+    cols[0] = columns_[0].data();
+    for (size_t j = 1; j < k; ++j) cols[j] = columns_[term_indices[j - 1] + 1].data();
+    using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 3, 3>;
+    using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1>;
+    std::vector<Small> gram(s_.folds, Small::Zero(static_cast<long>(k), static_cast<long>(k)));
+    std::vector<SmallVector> rhs(s_.folds, SmallVector::Zero(static_cast<long>(k)));
+    Small total_gram = Small::Zero(static_cast<long>(k), static_cast<long>(k));
+    SmallVector total_rhs = SmallVector::Zero(static_cast<long>(k));
+    for (size_t i = 0; i < rows_; ++i) {
+      size_t f = s_.fold[i];
+      for (size_t a = 0; a < k; ++a) {
+        rhs[f](static_cast<long>(a)) += cols[a][i];
+        for (size_t b = 0; b <= a; ++b) gram[f](static_cast<long>(a), static_cast<long>(b)) += cols[a][i] * cols[b][i];
+      }
+    }
+    for (size_t f = 0; f < s_.folds; ++f) {
+      total_gram += gram[f];
+      total_rhs += rhs[f];
+    }
+    std::vector<SmallVector> coefficients(s_.folds);
+    for (size_t f = 0; f < s_.folds; ++f) {
+      Small g = s_.folds == 1 ? total_gram : Small(total_gram - gram[f]);
+      SmallVector r = s_.folds == 1 ? total_rhs : SmallVector(total_rhs - rhs[f]);
+      g = g.selfadjointView<Eigen::Lower>();
+      Eigen::LDLT<Small> ldlt(g);
+      if (ldlt.info() != Eigen::Success) return std::numeric_limits<double>::infinity();
+      coefficients[f] = ldlt.solve(r);
+      if (!coefficients[f].allFinite()) return std::numeric_limits<double>::infinity();
+    }
+    double sum = 0;
+    for (size_t i = 0; i < rows_; ++i) {
+      const SmallVector& c = coefficients[s_.fold[i]];
+      double fit = 0;
+      for (size_t a = 0; a < k; ++a) fit += c(static_cast<long>(a)) * cols[a][i];
+      sum += std::abs(fit - 1.0);  // fit is the prediction over the time
+    }
+    return sum / static_cast<double>(rows_);
+  }
+
+ private:
+  const Search& s_;
+  size_t rows_;
+  std::vector<std::vector<double>> columns_;  // [0]: the constant
+};
+
 Hypothesis search(const Search& s, bool with_n, size_t beam) {
   std::vector<ExtrapTerm> terms = candidate_terms(with_n);
-  Hypothesis constant{{}, s.cv_error({})};
-  std::vector<Hypothesis> singles;
-  for (const auto& t : terms) singles.push_back({{t}, s.cv_error({t})});
-  std::sort(singles.begin(), singles.end(), [](const auto& a, const auto& b) { return a.error < b.error; });
-  Hypothesis best_one = singles.empty() ? constant : singles.front();
+  Judge judge(s, terms);
+  Hypothesis constant{{}, judge.cv_error({})};
+  std::vector<std::pair<double, size_t>> singles;  // (error, term)
+  for (size_t t = 0; t < terms.size(); ++t) singles.emplace_back(judge.cv_error({t}), t);
+  std::sort(singles.begin(), singles.end());
+  Hypothesis best_one = constant;
+  if (!singles.empty()) best_one = {{terms[singles.front().second]}, singles.front().first};
   Hypothesis best_two;
   for (size_t b = 0; b < std::min(beam, singles.size()); ++b)
-    for (const auto& t : terms) {
-      const ExtrapTerm& first = singles[b].terms[0];
-      if (t.p_exponent == first.p_exponent && t.p_log == first.p_log && t.n_exponent == first.n_exponent &&
-          t.n_log == first.n_log)
-        continue;
-      std::vector<ExtrapTerm> pair{first, t};
-      double e = s.cv_error(pair);
-      if (e < best_two.error) best_two = {pair, e};
+    for (size_t t = 0; t < terms.size(); ++t) {
+      size_t first = singles[b].second;
+      if (t == first) continue;
+      double e = judge.cv_error({first, t});
+      if (e < best_two.error) best_two = {{terms[first], terms[t]}, e};
     }
   Hypothesis chosen = constant;
   if (clearly_better(best_one.error, chosen.error)) chosen = best_one;
