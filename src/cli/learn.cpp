@@ -41,6 +41,7 @@ learn::Dataset load_dataset(const std::string& path, const std::string& epochs) 
 void run_learn(const LearnArgs& a) {
   if (a.dataset.empty()) throw UserError("no dataset", {"", {}, "DATASET"}, "perfcast learn DATASET.csv -o model.json");
   if (a.output.empty()) throw UserError("no model file to write", {"", {}, "-o"}, "name the model file with -o");
+  if (a.folds == 1) throw UserError("one fold leaves nothing to test on", {"", {}, "--folds"}, "use 0 (none) or 2 and more");
   learn::Dataset data = load_dataset(a.dataset, a.epochs);
   learn::LearnOptions o{.method = learn::parse_method(a.method),
                         .expand = a.expand,

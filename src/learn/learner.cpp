@@ -26,7 +26,19 @@ std::vector<double> normalised(std::vector<double> v) {
 // The pipeline on every row of `data`. `want_importances`: compute importances
 // for a method that has none of its own (for `learn show`), at the cost of a
 // forest; cross-validation does without.
+void check_options(const LearnOptions& o) {
+  if (o.time_filter && !(*o.time_filter >= 0 && *o.time_filter <= 1))
+    throw UserError(fmt::format("{} is not a fraction of the run (0..1)", *o.time_filter), {"", {}, "--time-filter"});
+  if (o.importance_filter && !(*o.importance_filter > 0 && *o.importance_filter <= 1))
+    throw UserError(fmt::format("{} is not a share of the importance (above 0, at most 1)", *o.importance_filter),
+                    {"", {}, "--importance-filter"});
+  if (!(o.interval > 0 && o.interval < 1))
+    throw UserError(fmt::format("{} is not a share of the trees (between 0 and 1)", o.interval), {"", {}, "--interval"});
+  if (o.trees < 1) throw UserError("a forest needs at least one tree", {"", {}, "--trees"});
+}
+
 LearnedModel fit_pipeline(const Dataset& data, const LearnOptions& options, bool want_importances) {
+  check_options(options);
   if (data.rows() < 2) throw UserError(fmt::format("{} rows are too few to learn from", data.rows()), {data.source, {}, ""});
   LearnedModel m;
   m.options = options;

@@ -174,6 +174,22 @@ TEST(Pipeline, TimeFilterNeedsEpochsAndKeepsEarlyFeatures) {
   EXPECT_THROW(fit_learned_model(d, {.time_filter = 0.05, .trees = 5}), UserError);
 }
 
+TEST(Pipeline, OptionsOutOfRangeNameTheirFlag) {
+  Dataset d = scaling_runs(30, 0.02, 17);
+  auto flag_of = [&](const LearnOptions& o) {
+    try {
+      fit_learned_model(d, o);
+    } catch (const UserError& e) {
+      return e.where().field;
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(flag_of({.importance_filter = 1.5, .trees = 3}), "--importance-filter");
+  EXPECT_EQ(flag_of({.time_filter = -0.1, .trees = 3}), "--time-filter");
+  EXPECT_EQ(flag_of({.trees = 0}), "--trees");
+  EXPECT_EQ(flag_of({.trees = 3, .interval = 1.0}), "--interval");
+}
+
 TEST(Compare, EveryMethodAtEveryFraction) {
   Dataset d = scaling_runs(80, 0.02, 16);
   CompareOptions o{.train_fractions = {0.25, 0.75}, .repeats = 1, .trees = 10};
