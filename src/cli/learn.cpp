@@ -1,10 +1,10 @@
 // `perfcast learn`: a model of run time learned from runtime features (trees,
 // forests and baselines), its importances, its predictions, and the comparison
 // of methods by training fraction (docs/learn.md).
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -41,7 +41,8 @@ learn::Dataset load_dataset(const std::string& path, const std::string& epochs) 
 void run_learn(const LearnArgs& a) {
   if (a.dataset.empty()) throw UserError("no dataset", {"", {}, "DATASET"}, "perfcast learn DATASET.csv -o model.json");
   if (a.output.empty()) throw UserError("no model file to write", {"", {}, "-o"}, "name the model file with -o");
-  if (a.folds == 1) throw UserError("one fold leaves nothing to test on", {"", {}, "--folds"}, "use 0 (none) or 2 and more");
+  if (a.folds == 1)
+    throw UserError("one fold leaves nothing to test on", {"", {}, "--folds"}, "use 0 (none) or 2 and more");
   learn::Dataset data = load_dataset(a.dataset, a.epochs);
   learn::LearnOptions o{.method = learn::parse_method(a.method),
                         .expand = a.expand,
@@ -79,8 +80,9 @@ void run_learn(const LearnArgs& a) {
     std::cout << fmt::format(", expanded to degree {} ({} columns)", a.expand, m.expansion.monomials.size());
   std::cout << fmt::format("; {} column{} kept\n", m.kept.size(), m.kept.size() == 1 ? "" : "s");
   if (!m.time_filtered_out.empty())
-    std::cout << fmt::format("time filter dropped {} feature{} not known by {} of the run\n", m.time_filtered_out.size(),
-                             m.time_filtered_out.size() == 1 ? "" : "s", percent(*a.time_filter));
+    std::cout << fmt::format("time filter dropped {} feature{} not known by {} of the run\n",
+                             m.time_filtered_out.size(), m.time_filtered_out.size() == 1 ? "" : "s",
+                             percent(*a.time_filter));
   if (const auto* e = std::get_if<learn::ExtrapModel>(&m.estimator)) std::cout << "model: t = " << e->formula() << "\n";
   if (file.cross_validation)
     std::cout << fmt::format("cross-validated mean relative error ({} folds): {}\n", file.cross_validation->folds,
@@ -155,8 +157,9 @@ void run_predict(const std::string& path, const std::string& features, bool as_j
       table.add_row({std::to_string(r + 1), fmt::format("{:.4g} s", p.point), measured, error});
   }
   if (as_json) {
-    std::cout << json{{"model", path}, {"features", features}, {"interval", m.options.interval}, {"predictions", out}}.dump(2)
-              << "\n";
+    std::cout
+        << json{{"model", path}, {"features", features}, {"interval", m.options.interval}, {"predictions", out}}.dump(2)
+        << "\n";
     return;
   }
   std::cout << table.render();
@@ -176,10 +179,10 @@ void run_compare(const std::string& dataset, const std::string& epochs, const le
                    {"train_fraction", c.train_fraction},
                    {"mean_relative_error", c.mean_relative_error ? json(*c.mean_relative_error) : json()},
                    {"note", c.note}});
-    std::cout << json{{"dataset", dataset}, {"rows", data.rows()}, {"expand", o.expand}, {"repeats", o.repeats},
-                      {"cells", j}}
-                     .dump(2)
-              << "\n";
+    std::cout
+        << json{{"dataset", dataset}, {"rows", data.rows()}, {"expand", o.expand}, {"repeats", o.repeats}, {"cells", j}}
+               .dump(2)
+        << "\n";
     return;
   }
   std::vector<std::string> headers{"method"};
@@ -188,20 +191,22 @@ void run_compare(const std::string& dataset, const std::string& epochs, const le
   std::vector<std::string> notes;
   for (learn::Method method : o.methods)
     for (bool expanded : {false, true}) {
-      std::vector<std::string> row{fmt::format("{}{}", learn::method_name(method),
-                                               expanded ? fmt::format(" (degree {})", o.expand) : "")};
+      std::vector<std::string> row{
+          fmt::format("{}{}", learn::method_name(method), expanded ? fmt::format(" (degree {})", o.expand) : "")};
       bool any = false;
       for (const auto& c : cells) {
         if (c.method != method || c.expanded != expanded) continue;
         row.push_back(c.mean_relative_error ? percent(*c.mean_relative_error) : "—");
         any = any || c.mean_relative_error.has_value();
-        if (!c.note.empty() && c.mean_relative_error == std::nullopt && (notes.empty() || notes.back() != row[0] + ": " + c.note))
+        if (!c.note.empty() && c.mean_relative_error == std::nullopt &&
+            (notes.empty() || notes.back() != row[0] + ": " + c.note))
           notes.push_back(row[0] + ": " + c.note);
       }
       if (any || !(method == learn::Method::Extrap && expanded)) table.add_row(row);
     }
-  std::cout << fmt::format("{}: {} rows; mean relative error on the rows not trained on, {} random split{} per fraction\n\n",
-                           dataset, data.rows(), o.repeats, o.repeats == 1 ? "" : "s");
+  std::cout << fmt::format(
+      "{}: {} rows; mean relative error on the rows not trained on, {} random split{} per fraction\n\n", dataset,
+      data.rows(), o.repeats, o.repeats == 1 ? "" : "s");
   std::cout << table.render();
   for (const auto& n : notes) std::cout << "note: " << n << "\n";
 }
@@ -252,8 +257,8 @@ void add_learn_command(CLI::App& app) {
   auto compare = std::make_shared<learn::CompareOptions>();
   auto compare_args = std::make_shared<std::pair<std::string, std::string>>();
   auto compare_json = std::make_shared<bool>(false);
-  CLI::App* compare_cmd =
-      cmd->add_subcommand("compare", "Mean relative error by training fraction for every method, with and without expansion.");
+  CLI::App* compare_cmd = cmd->add_subcommand(
+      "compare", "Mean relative error by training fraction for every method, with and without expansion.");
   compare_cmd->add_option("dataset", compare_args->first, "CSV of runs")->required();
   compare_cmd->add_option("--train-fractions", compare->train_fractions, "shares of the rows to train on")
       ->delimiter(',')
@@ -264,8 +269,9 @@ void add_learn_command(CLI::App& app) {
   compare_cmd->add_option("--seed", compare->seed, "random seed")->capture_default_str();
   compare_cmd->add_option("--epochs", compare_args->second, "side file of feature,epoch rows");
   compare_cmd->add_flag("--json", *compare_json, "print JSON");
-  compare_cmd->callback(
-      [compare, compare_args, compare_json] { run_compare(compare_args->first, compare_args->second, *compare, *compare_json); });
+  compare_cmd->callback([compare, compare_args, compare_json] {
+    run_compare(compare_args->first, compare_args->second, *compare, *compare_json);
+  });
 }
 
 }  // namespace perfcast::cli

@@ -1,9 +1,9 @@
 #include "learn/charts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace perfcast::learn {
 
@@ -17,11 +17,20 @@ std::string xml_escaped(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -40,7 +49,8 @@ std::string text_bar_chart(std::vector<Bar> bars, size_t width) {
   std::string out;
   for (const auto& b : bars) {
     // Eighths of a character cell, so small differences still show.
-    size_t eighths = largest > 0 ? static_cast<size_t>(std::lround(b.value / largest * static_cast<double>(width * 8))) : 0;
+    size_t eighths =
+        largest > 0 ? static_cast<size_t>(std::lround(b.value / largest * static_cast<double>(width * 8))) : 0;
     std::string bar;
     for (size_t i = 0; i < eighths / 8; ++i) bar += "█";
     static const char* partial[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
@@ -67,10 +77,10 @@ std::string svg_bar_chart(std::vector<Bar> bars, const std::string& title) {
     double w = largest > 0 ? bars[i].value / largest * bar_width : 0;
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", label_width - 8, y + 15,
                        xml_escaped(bars[i].label));
-    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"#4477aa\"/>\n", label_width, y + 3,
-                       w, row_height - 6);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{:.2f} %</text>\n", label_width + w + 6, y + 15,
-                       100 * bars[i].value);
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"#4477aa\"/>\n", label_width,
+                       y + 3, w, row_height - 6);
+    out +=
+        fmt::format("<text x=\"{:.1f}\" y=\"{}\">{:.2f} %</text>\n", label_width + w + 6, y + 15, 100 * bars[i].value);
   }
   out += "</svg>\n";
   return out;

@@ -1,12 +1,12 @@
 #include "learn/dataset.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "support/error.h"
 
@@ -114,10 +114,14 @@ Header read_header(const Line& line, const std::string& source) {
     if (n.empty()) throw UserError("a column without a name", {source, line.number, column_label(i, "")});
     for (size_t j = 0; j < i; ++j)
       if (h.names[j] == n) throw UserError("a column named twice", {source, line.number, column_label(i, n)});
-    if (n == "time_s") h.time_col = i;
-    else if (n == "ranks") h.ranks_col = i;
-    else if (n == "command") h.command_col = i;
-    else h.feature_cols.push_back(i);
+    if (n == "time_s")
+      h.time_col = i;
+    else if (n == "ranks")
+      h.ranks_col = i;
+    else if (n == "command")
+      h.command_col = i;
+    else
+      h.feature_cols.push_back(i);
   }
   if (h.ranks_col) h.feature_cols.push_back(*h.ranks_col);
   return h;
@@ -179,7 +183,8 @@ Dataset parse_dataset(const std::string& text, const std::string& source) {
       d.features.at(r, j) = number_at(line, h.feature_cols[j], h.names[h.feature_cols[j]], source);
     double t = number_at(line, *h.time_col, "time_s", source);
     if (t <= 0)
-      throw UserError(fmt::format("time {} is not positive", t), {source, line.number, column_label(*h.time_col, "time_s")},
+      throw UserError(fmt::format("time {} is not positive", t),
+                      {source, line.number, column_label(*h.time_col, "time_s")},
                       "errors are relative to the time, so every time must be above zero");
     d.time_s.push_back(t);
     if (h.command_col) d.commands.push_back(line.cells[*h.command_col]);
@@ -210,7 +215,8 @@ Dataset parse_features(const std::string& text, const std::string& source, const
   d.features = Matrix(lines.size() - first, wanted.size());
   for (size_t i = first; i < lines.size(); ++i) {
     check_width(lines[i], h.names.size(), source);
-    for (size_t j = 0; j < cols.size(); ++j) d.features.at(i - first, j) = number_at(lines[i], cols[j], wanted[j], source);
+    for (size_t j = 0; j < cols.size(); ++j)
+      d.features.at(i - first, j) = number_at(lines[i], cols[j], wanted[j], source);
     if (h.time_col) d.time_s.push_back(number_at(lines[i], *h.time_col, "time_s", source));
     if (h.command_col) d.commands.push_back(lines[i].cells[*h.command_col]);
   }
@@ -233,7 +239,8 @@ std::vector<double> parse_epochs(const std::string& text, const std::string& sou
     const std::string& name = lines[i].cells[0];
     auto it = std::find(feature_names.begin(), feature_names.end(), name);
     if (it == feature_names.end())
-      throw UserError(fmt::format("'{}' is not a feature of the dataset", name), {source, lines[i].number, "column 1 (feature)"});
+      throw UserError(fmt::format("'{}' is not a feature of the dataset", name),
+                      {source, lines[i].number, "column 1 (feature)"});
     double e = number_at(lines[i], 1, "epoch", source);
     if (e < 0 || e > 1)
       throw UserError(fmt::format("epoch {} is outside 0..1 (the fraction of the run)", e),

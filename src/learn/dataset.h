@@ -21,11 +21,11 @@
 namespace perfcast::learn {
 
 struct Dataset {
-  std::string source;                       // the file, for messages
-  std::vector<std::string> feature_names;   // columns of `features`
-  Matrix features;                          // one row per run
-  std::vector<double> time_s;               // per row; empty for a features-only file
-  std::vector<std::string> commands;        // per row when the file has `command`
+  std::string source;                         // the file, for messages
+  std::vector<std::string> feature_names;     // columns of `features`
+  Matrix features;                            // one row per run
+  std::vector<double> time_s;                 // per row; empty for a features-only file
+  std::vector<std::string> commands;          // per row when the file has `command`
   std::optional<std::vector<double>> epochs;  // per feature, from the epoch row or a side file
 
   size_t rows() const { return features.rows; }

@@ -1,12 +1,12 @@
 #include "learn/extrap.h"
 
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
-
-#include <Eigen/Dense>
-#include <fmt/format.h>
 
 #include "support/error.h"
 
@@ -15,9 +15,9 @@ namespace perfcast::learn {
 namespace {
 
 std::string exponent_text(double e) {
-  static const std::pair<double, const char*> fractions[] = {{0.25, "1/4"}, {1.0 / 3, "1/3"}, {0.5, "1/2"},
-                                                              {2.0 / 3, "2/3"}, {0.75, "3/4"}, {1.25, "5/4"},
-                                                              {4.0 / 3, "4/3"}, {1.5, "3/2"}};
+  static const std::pair<double, const char*> fractions[] = {{0.25, "1/4"},    {1.0 / 3, "1/3"}, {0.5, "1/2"},
+                                                             {2.0 / 3, "2/3"}, {0.75, "3/4"},    {1.25, "5/4"},
+                                                             {4.0 / 3, "4/3"}, {1.5, "3/2"}};
   for (auto [v, s] : fractions)
     if (std::abs(v - e) < 1e-9) return fmt::format("^({})", s);
   if (e == 1) return "";

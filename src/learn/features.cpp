@@ -1,9 +1,9 @@
 #include "learn/features.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
-
-#include <fmt/format.h>
 
 #include "support/error.h"
 
@@ -31,7 +31,8 @@ uint64_t expanded_column_count(size_t features, unsigned degree) {
 }
 
 Expansion polynomial_expansion(size_t features, unsigned degree, size_t max_columns) {
-  if (degree < 1) throw UserError("the expansion degree is at least 1", {}, "--expand 1 keeps the features as they are");
+  if (degree < 1)
+    throw UserError("the expansion degree is at least 1", {}, "--expand 1 keeps the features as they are");
   uint64_t count = expanded_column_count(features, degree);
   if (count > max_columns)
     throw UserError(fmt::format("an expansion of {} features to degree {} has {} columns, over the limit of {}",

@@ -1,10 +1,10 @@
 #include "learn/learner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include <fmt/format.h>
 
 #include "support/error.h"
 
@@ -33,13 +33,15 @@ void check_options(const LearnOptions& o) {
     throw UserError(fmt::format("{} is not a share of the importance (above 0, at most 1)", *o.importance_filter),
                     {"", {}, "--importance-filter"});
   if (!(o.interval > 0 && o.interval < 1))
-    throw UserError(fmt::format("{} is not a share of the trees (between 0 and 1)", o.interval), {"", {}, "--interval"});
+    throw UserError(fmt::format("{} is not a share of the trees (between 0 and 1)", o.interval),
+                    {"", {}, "--interval"});
   if (o.trees < 1) throw UserError("a forest needs at least one tree", {"", {}, "--trees"});
 }
 
 LearnedModel fit_pipeline(const Dataset& data, const LearnOptions& options, bool want_importances) {
   check_options(options);
-  if (data.rows() < 2) throw UserError(fmt::format("{} rows are too few to learn from", data.rows()), {data.source, {}, ""});
+  if (data.rows() < 2)
+    throw UserError(fmt::format("{} rows are too few to learn from", data.rows()), {data.source, {}, ""});
   LearnedModel m;
   m.options = options;
 
@@ -51,7 +53,8 @@ LearnedModel fit_pipeline(const Dataset& data, const LearnOptions& options, bool
                       "add an epoch row after the header, or give a side file with --epochs");
     inputs = time_filter(*data.epochs, *options.time_filter);
     for (size_t f = 0; f < data.feature_names.size(); ++f)
-      if (std::find(inputs.begin(), inputs.end(), f) == inputs.end()) m.time_filtered_out.push_back(data.feature_names[f]);
+      if (std::find(inputs.begin(), inputs.end(), f) == inputs.end())
+        m.time_filtered_out.push_back(data.feature_names[f]);
     if (inputs.empty())
       throw UserError(fmt::format("no feature is known by {} of the run", *options.time_filter), {data.source, {}, ""},
                       "raise --time-filter");
@@ -100,15 +103,23 @@ LearnedModel fit_pipeline(const Dataset& data, const LearnOptions& options, bool
     case Method::RandomForest: {
       Forest f;
       f.fit(x, data.time_s,
-            forest_options(options, options.method == Method::ExtraTrees ? ForestKind::ExtraTrees : ForestKind::RandomForest));
+            forest_options(options,
+                           options.method == Method::ExtraTrees ? ForestKind::ExtraTrees : ForestKind::RandomForest));
       m.importances = f.importances();
       m.estimator = std::move(f);
       break;
     }
-    case Method::Ridge: m.estimator = fit_ridge(x, data.time_s); break;
-    case Method::Lasso: m.estimator = fit_lasso(x, data.time_s); break;
-    case Method::Svr: m.estimator = fit_svr(x, data.time_s, {.seed = options.seed}); break;
-    case Method::Extrap: break;  // handled above
+    case Method::Ridge:
+      m.estimator = fit_ridge(x, data.time_s);
+      break;
+    case Method::Lasso:
+      m.estimator = fit_lasso(x, data.time_s);
+      break;
+    case Method::Svr:
+      m.estimator = fit_svr(x, data.time_s, {.seed = options.seed});
+      break;
+    case Method::Extrap:
+      break;  // handled above
   }
   if (!is_forest && !filter_importances.empty()) m.importances = normalised(select(filter_importances, m.kept));
   return m;
@@ -124,12 +135,18 @@ std::vector<size_t> input_columns(const Dataset& data, const LearnedModel& m) {
 
 const char* method_name(Method m) {
   switch (m) {
-    case Method::ExtraTrees: return "et";
-    case Method::RandomForest: return "rf";
-    case Method::Ridge: return "ridge";
-    case Method::Lasso: return "lasso";
-    case Method::Svr: return "svr";
-    case Method::Extrap: return "extrap";
+    case Method::ExtraTrees:
+      return "et";
+    case Method::RandomForest:
+      return "rf";
+    case Method::Ridge:
+      return "ridge";
+    case Method::Lasso:
+      return "lasso";
+    case Method::Svr:
+      return "svr";
+    case Method::Extrap:
+      return "extrap";
   }
   return "?";
 }
@@ -179,7 +196,8 @@ std::vector<size_t> shuffled_folds(size_t rows, size_t folds, uint64_t seed) {
   return fold;
 }
 
-CrossValidation cross_validate(const Dataset& data, const LearnOptions& options, const std::vector<size_t>& fold_of_row) {
+CrossValidation cross_validate(const Dataset& data, const LearnOptions& options,
+                               const std::vector<size_t>& fold_of_row) {
   CrossValidation cv;
   cv.folds = fold_of_row.empty() ? 0 : *std::max_element(fold_of_row.begin(), fold_of_row.end()) + 1;
   if (cv.folds < 2) throw UserError("cross-validation needs at least 2 folds", {"", {}, "--folds"});
@@ -215,9 +233,10 @@ std::vector<CompareCell> compare_methods(const Dataset& data, const CompareOptio
   std::vector<CompareCell> cells;
   for (double fraction : options.train_fractions) {
     if (!(fraction > 0 && fraction < 1))
-      throw UserError(fmt::format("training fraction {} is not between 0 and 1", fraction), {"", {}, "--train-fractions"});
-    size_t n_train = std::clamp<size_t>(static_cast<size_t>(std::lround(fraction * static_cast<double>(data.rows()))), 2,
-                                        data.rows() - 1);
+      throw UserError(fmt::format("training fraction {} is not between 0 and 1", fraction),
+                      {"", {}, "--train-fractions"});
+    size_t n_train = std::clamp<size_t>(static_cast<size_t>(std::lround(fraction * static_cast<double>(data.rows()))),
+                                        2, data.rows() - 1);
     for (Method method : options.methods)
       for (bool expanded : {false, true}) {
         CompareCell cell{method, expanded, fraction, std::nullopt, ""};
@@ -226,7 +245,9 @@ std::vector<CompareCell> compare_methods(const Dataset& data, const CompareOptio
           cells.push_back(cell);
           continue;
         }
-        LearnOptions lo{.method = method, .expand = expanded ? options.expand : 1u, .trees = options.trees,
+        LearnOptions lo{.method = method,
+                        .expand = expanded ? options.expand : 1u,
+                        .trees = options.trees,
                         .max_columns = options.max_columns};
         double sum = 0;
         try {

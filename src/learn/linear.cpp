@@ -1,11 +1,11 @@
 #include "learn/linear.h"
 
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include <Eigen/Dense>
-#include <fmt/format.h>
 
 #include "support/error.h"
 

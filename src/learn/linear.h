@@ -57,8 +57,8 @@ struct SvrModel {
   Standardizer x_scaling;
   double y_mean = 0, y_scale = 1;
   double gamma = 1;
-  Matrix support;                 // standardised rows with a non-zero dual coefficient
-  std::vector<double> dual;       // their coefficients
+  Matrix support;            // standardised rows with a non-zero dual coefficient
+  std::vector<double> dual;  // their coefficients
   double predict(const double* features) const;
 };
 SvrModel fit_svr(const Matrix& x, const std::vector<double>& y, const SvrOptions& options = {});

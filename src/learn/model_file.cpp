@@ -1,8 +1,8 @@
 #include "learn/model_file.h"
 
-#include <fstream>
-
 #include <fmt/format.h>
+
+#include <fstream>
 
 #include "support/error.h"
 
@@ -40,14 +40,19 @@ json estimator_json(const Estimator& e) {
     return {{"kind", f->kind() == ForestKind::ExtraTrees ? "extra_trees" : "random_forest"}, {"trees", trees}};
   }
   if (const auto* l = std::get_if<LinearModel>(&e))
-    return {{"kind", "linear"},        {"x_scaling", scaling_json(l->x_scaling)}, {"y_mean", l->y_mean},
-            {"y_scale", l->y_scale}, {"coefficients", l->coefficients}};
+    return {{"kind", "linear"},
+            {"x_scaling", scaling_json(l->x_scaling)},
+            {"y_mean", l->y_mean},
+            {"y_scale", l->y_scale},
+            {"coefficients", l->coefficients}};
   if (const auto* s = std::get_if<SvrModel>(&e)) {
     json support = json::array();
     for (size_t r = 0; r < s->support.rows; ++r)
       support.push_back(std::vector<double>(s->support.row(r), s->support.row(r) + s->support.cols));
-    return {{"kind", "svr"},   {"x_scaling", scaling_json(s->x_scaling)}, {"y_mean", s->y_mean}, {"y_scale", s->y_scale},
-            {"gamma", s->gamma}, {"support", support},                    {"dual", s->dual}};
+    return {{"kind", "svr"},       {"x_scaling", scaling_json(s->x_scaling)},
+            {"y_mean", s->y_mean}, {"y_scale", s->y_scale},
+            {"gamma", s->gamma},   {"support", support},
+            {"dual", s->dual}};
   }
   const auto& x = std::get<ExtrapModel>(e);
   json terms = json::array();
@@ -57,8 +62,12 @@ json estimator_json(const Estimator& e) {
                      {"n_exponent", x.terms[k].n_exponent},
                      {"n_log", x.terms[k].n_log},
                      {"coefficient", x.coefficients[k]}});
-  return {{"kind", "extrap"},       {"process_feature", x.process_feature}, {"size_feature", x.size_feature},
-          {"constant", x.constant}, {"terms", terms},                        {"formula", x.formula()},
+  return {{"kind", "extrap"},
+          {"process_feature", x.process_feature},
+          {"size_feature", x.size_feature},
+          {"constant", x.constant},
+          {"terms", terms},
+          {"formula", x.formula()},
           {"cv_error", x.cv_error}};
 }
 
@@ -236,7 +245,8 @@ ModelFile model_from_json(const json& j, const std::string& source) {
     if (column >= m.expansion.monomials.size()) r.fail(kp + "column", "is beyond the expansion's columns");
     m.kept.push_back(column);
     m.kept_names.push_back(r.get<std::string>(kept[i], "name", kp));
-    if (!kept[i].value("importance", json()).is_null()) m.importances.push_back(r.get<double>(kept[i], "importance", kp));
+    if (!kept[i].value("importance", json()).is_null())
+      m.importances.push_back(r.get<double>(kept[i], "importance", kp));
   }
   if (!m.importances.empty() && m.importances.size() != m.kept.size())
     r.fail("kept", "either every kept column has an importance or none has");

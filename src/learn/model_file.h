@@ -4,10 +4,9 @@
 // Reading it back gives the same predictions, bit for bit.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "learn/learner.h"
 
@@ -15,7 +14,7 @@ namespace perfcast::learn {
 
 struct ModelFile {
   LearnedModel model;
-  std::string source;   // the dataset it was learned from
+  std::string source;  // the dataset it was learned from
   size_t rows = 0;
   std::optional<CrossValidation> cross_validation;
 };

@@ -25,15 +25,15 @@ struct TreeOptions {
   size_t max_features = 0;       // candidate features per split; 0: all
   size_t min_samples_split = 2;  // a node with fewer rows is a leaf
   size_t min_samples_leaf = 1;
-  size_t max_depth = 0;          // 0: unlimited
+  size_t max_depth = 0;  // 0: unlimited
 };
 
 struct TreeNode {
-  int feature = -1;     // -1: a leaf
-  double threshold = 0; // rows with x[feature] <= threshold go left
+  int feature = -1;      // -1: a leaf
+  double threshold = 0;  // rows with x[feature] <= threshold go left
   int left = -1;
   int right = -1;
-  double value = 0;     // mean time of the node's training rows
+  double value = 0;  // mean time of the node's training rows
   int samples = 0;
 };
 

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "learn/synthetic.h"
@@ -37,8 +36,8 @@ void expect_in(const std::string& text, const std::string& piece) {
 TEST(CliLearn, LearnShowPredict) {
   std::string data = dataset_with_epochs();
   std::string model = (perfcast::testing::scratch() / "model.json").string();
-  auto r = perfcast_run({"learn", data, "-o", model, "--time-filter", "0.05", "--importance-filter", "0.95",
-                         "--expand", "2", "--trees", "30", "--json"});
+  auto r = perfcast_run({"learn", data, "-o", model, "--time-filter", "0.05", "--importance-filter", "0.95", "--expand",
+                         "2", "--trees", "30", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   json j = json::parse(r.stdout_text);
   double cv = j["cross_validation"]["mean_relative_error"].get<double>();
@@ -87,8 +86,8 @@ TEST(CliLearn, SameSeedSameError) {
 
 TEST(CliLearn, ExtrapPrintsItsFormula) {
   Dataset d = testing::grid_runs([](double p, double n) { return 1 + 2e-3 * n * std::log2(p); });
-  auto r = perfcast_run({"learn", write("grid.csv", to_csv(d)), "-o", (perfcast::testing::scratch() / "e.json").string(),
-                         "--method", "extrap"});
+  auto r = perfcast_run({"learn", write("grid.csv", to_csv(d)), "-o",
+                         (perfcast::testing::scratch() / "e.json").string(), "--method", "extrap"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   expect_in(r.stdout_text, "log2(ranks)·n");
 }

@@ -53,7 +53,8 @@ TEST(Dataset, MalformedFilesNameFileLineAndColumn) {
   EXPECT_EQ(error_of("n,t\n1,2\n"), "runs.csv:1: the header has no time_s column");
   EXPECT_EQ(error_of("n,time_s\n1,0\n"), "runs.csv:2: 'column 2 (time_s)': time 0 is not positive");
   EXPECT_EQ(error_of("n,n,time_s\n1,1,1\n"), "runs.csv:1: 'column 2 (n)': a column named twice");
-  EXPECT_EQ(error_of("n,time_s\n1.5,epoch\n1,2\n"), "runs.csv:2: 'column 1 (n)': epoch 1.5 is outside 0..1 (the fraction of the run)");
+  EXPECT_EQ(error_of("n,time_s\n1.5,epoch\n1,2\n"),
+            "runs.csv:2: 'column 1 (n)': epoch 1.5 is outside 0..1 (the fraction of the run)");
 }
 
 TEST(Dataset, MissingFileIsNamed) {

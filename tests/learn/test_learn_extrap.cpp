@@ -21,7 +21,8 @@ bool has_term(const ExtrapModel& m, double pe, int pl, double ne, int nl) {
 }
 
 TEST(Extrap, RecoversTwoSeparateTerms) {
-  Dataset d = grid_runs([](double p, double n) { return 1 + 0.5 * std::sqrt(p) * std::log2(p) + 2e-3 * std::pow(n, 1.5); });
+  Dataset d =
+      grid_runs([](double p, double n) { return 1 + 0.5 * std::sqrt(p) * std::log2(p) + 2e-3 * std::pow(n, 1.5); });
   ExtrapModel m = fit_extrap(d.features, d.feature_names, d.time_s);
   EXPECT_EQ(m.process_feature, "ranks");
   EXPECT_EQ(m.size_feature, "n");

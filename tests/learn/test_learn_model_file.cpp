@@ -12,7 +12,8 @@ namespace {
 TEST(ModelFile, EveryMethodRoundTripsBitForBit) {
   Dataset d = testing::scaling_runs(80, 0.02, 41);
   for (Method method : all_methods()) {
-    LearnOptions o{.method = method, .expand = method == Method::Extrap ? 1u : 2u, .importance_filter = 0.99, .trees = 8};
+    LearnOptions o{
+        .method = method, .expand = method == Method::Extrap ? 1u : 2u, .importance_filter = 0.99, .trees = 8};
     ModelFile file{fit_learned_model(d, o), d.source, d.rows(), cross_validate(d, o, 3)};
     nlohmann::json j = nlohmann::json::parse(to_json(file).dump());
     ModelFile back = model_from_json(j, "m.json");

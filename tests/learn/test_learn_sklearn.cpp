@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "learn/learner.h"
@@ -43,8 +42,8 @@ nlohmann::json sklearn_errors(const Dataset& d, size_t trees, size_t folds, cons
   auto r = measure::run_process({"/usr/bin/python3", (dir / "sklearn_cv.py").string(), (dir / (name + ".csv")).string(),
                                  std::to_string(trees), std::to_string(folds)},
                                 std::chrono::seconds(240));
-  if (r.exit_code != 0) ADD_FAILURE() << "python3 with scikit-learn failed (scripts/setup installs python3-sklearn):\n"
-                                      << r.stderr_text;
+  if (r.exit_code != 0)
+    ADD_FAILURE() << "python3 with scikit-learn failed (scripts/setup installs python3-sklearn):\n" << r.stderr_text;
   return r.exit_code == 0 ? nlohmann::json::parse(r.stdout_text) : nlohmann::json();
 }
 
