@@ -20,4 +20,5 @@ void add_cc_command(CLI::App& app);         // cc.cpp: the skeleton compiler wra
 void add_simulate_command(CLI::App& app);   // simulate.cpp: the discrete-event simulator
 void add_fit_command(CLI::App& app);         // fit.cpp: compute-time models for skeletons
 void add_trace_command(CLI::App& app);       // trace.cpp: the PMPI tracer on real runs
+void add_learn_command(CLI::App& app);       // learn.cpp: run time learned from runtime features
 }  // namespace perfcast::cli
