@@ -64,8 +64,8 @@ struct AnalyzeOptions {
   bool debug = false;
 };
 
-// The program model (model/program_model.h). Throws UserError when a source does not compile (with
-// clang's message) or an input file is unreadable.
+// The program model (model/program_model.h). Throws UserError when a source
+// does not compile (with clang's message) or an input file is unreadable.
 model::ProgramModel analyze_model(const AnalyzeOptions& options);
 
 // The same model as JSON, written by the model's one writer

@@ -213,16 +213,16 @@ ProgramModel every_kind() {
   constant_cycles.cycles_per_iteration = expr::real(2.75);
 
   MpiItem send;
-  send.op = mpi::Op::Isend;
+  send.op = perfcast::mpi::Op::Isend;
   send.bytes = e("8 * n");
   send.peer = e("mod(rank + 1, size)");
   MpiItem reduce;
-  reduce.op = mpi::Op::Reduce;
+  reduce.op = perfcast::mpi::Op::Reduce;
   reduce.bytes = e("8");
   reduce.root = e("0");
   reduce.count = e("2");
   MpiItem barrier;
-  barrier.op = mpi::Op::Barrier;
+  barrier.op = perfcast::mpi::Op::Barrier;
   BranchItem on_root;
   on_root.condition = e("rank == 0");
   on_root.then_items.push_back(item(40, "", reduce));
