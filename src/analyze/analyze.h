@@ -15,6 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
+// Declared only: mca.cpp, which includes this header, is C++17 (see
+// CMakeLists.txt) and cannot read the model's C++20 headers.
+namespace perfcast::model {
+struct ProgramModel;
+}  // namespace perfcast::model
+
 namespace perfcast::analyze {
 
 // A machine's measured cycles of scalar double FP instructions (a machine
@@ -58,9 +64,12 @@ struct AnalyzeOptions {
   bool debug = false;
 };
 
-// The program model as JSON (loadable by model::load_program_model). Throws
-// UserError when a source does not compile (with clang's message) or an input
-// file is unreadable.
+// The program model (model/program_model.h). Throws UserError when a source
+// does not compile (with clang's message) or an input file is unreadable.
+model::ProgramModel analyze_model(const AnalyzeOptions& options);
+
+// The same model as JSON, written by the model's one writer
+// (model::program_model_json; model::load_program_model reads it back).
 nlohmann::ordered_json analyze(const AnalyzeOptions& options);
 
 // The bundled library-cost table (library_costs.json, compiled in).

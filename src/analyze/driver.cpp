@@ -9,6 +9,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/ir_analysis.h"
+#include "model/model_write.h"
 #include "support/error.h"
 #include "support/process.h"
 #include "support/scratch_directory.h"
@@ -80,7 +81,7 @@ nlohmann::json library_costs(const AnalyzeOptions& o) {
 
 }  // namespace
 
-nlohmann::ordered_json analyze(const AnalyzeOptions& o) {
+model::ProgramModel analyze_model(const AnalyzeOptions& o) {
   if (o.sources.empty()) throw UserError("no source files to analyse");
   static const std::set<std::string> levels = {"0", "1", "2", "3", "s", "z"};
   if (!levels.count(o.opt_level))
@@ -129,5 +130,7 @@ nlohmann::ordered_json analyze(const AnalyzeOptions& o) {
   in.origin = fmt::format("perfcast analyze (clang-14 -O{})", o.opt_level);
   return detail::analyze_bitcode(in);
 }
+
+nlohmann::ordered_json analyze(const AnalyzeOptions& options) { return model::program_model_json(analyze_model(options)); }
 
 }  // namespace perfcast::analyze

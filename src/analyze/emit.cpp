@@ -168,7 +168,7 @@ std::optional<Expr> BlockEmitter::datatype_bytes(const llvm::Value* dt, const ll
 
 void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope) {
   auto spec = mpi_specs().find(name);
-  if (spec == mpi_specs().end() || !spec->second.op) return;  // local calls: rank, size, topology, time
+  if (spec == mpi_specs().end()) return;  // local calls: rank, size, topology, time
   const MpiSpec& s = spec->second;
   auto n = std::make_unique<Node>();
   n->kind = Node::Mpi;
@@ -195,7 +195,7 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
       bytes = ex::var(p);
     }
     n->bytes = ex::simplify(*count * *bytes);
-  } else if (n->op == "alltoallv" || n->op == "reduce_scatter") {
+  } else if (n->op == mpi::Op::Alltoallv || n->op == mpi::Op::ReduceScatter) {
     std::string p = unique(tag + "_bytes");
     s_.describe(
         p, fmt::format("bytes per call of {} at {}:{} (counts per peer are data)", name, file_tag(w.file), w.line));

@@ -3,7 +3,7 @@
 // LoopInfo with trip counts from ScalarEvolution, branches as conditions or
 // probabilities, counted work per block, MPI calls and calls between functions
 // (function_analyser.h and the parts it composes); prices loops with MCA
-// (mca_pricing.h) and writes the model (model_json.h).
+// (mca_pricing.h) and gives the program model's own items (to_model.h).
 //
 // Compiled with -fno-rtti like LLVM 14. Exceptions are thrown only from our own
 // frames (LLVM calls none of our code back), never through LLVM's.
@@ -31,16 +31,14 @@
 #include "analyze/ir_analysis.h"
 #include "analyze/mca.h"
 #include "analyze/mca_pricing.h"
-#include "analyze/model_json.h"
 #include "analyze/module_context.h"
 #include "analyze/program_tree.h"
+#include "analyze/to_model.h"
 #include "support/error.h"
 
 namespace perfcast::analyze::detail {
 
 namespace {
-
-using json = nlohmann::ordered_json;
 
 // ---------------------------------------------------------------- optimisation
 
@@ -115,7 +113,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level
 
 }  // namespace
 
-nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
+model::ProgramModel analyze_bitcode(const IrInput& input) {
   auto say = [&](const std::string& s) {
     if (input.progress) input.progress(s);
   };
@@ -182,36 +180,31 @@ nlohmann::ordered_json analyze_bitcode(const IrInput& input) {
                                                                  : std::function<void(const std::string&)>());
   }
 
-  json model;
-  model["format"] = "perfcast-program-model";
-  model["version"] = 1;
-  model["program"] = input.program;
-  model["source"] = input.source;
-  model["origin"] = input.origin;
+  model::ProgramModel model;
+  model.program = input.program;
+  model.source = input.source;
+  model.origin = input.origin;
   if (mca) {
-    json m;
-    m["cpu"] = mca->cpu;
-    if (!mca->cpu_why.empty()) m["cpu_chosen"] = mca->cpu_why;
-    m["code_for"] = fmt::format("{} {}", tm->getTargetTriple().str(), tm->getTargetCPU().str());
-    m["loops_priced"] = priced[0];
-    m["loops_unpriced"] = priced[1];
-    m["outer_loops_priced"] = priced[2];
-    m["outer_loops_unpriced"] = priced[3];
-    m["window_uops"] = mca->window_micro_ops;
+    model.mca_cpu = mca->cpu;
+    model::McaRecord& m = model.mca;
+    if (!mca->cpu_why.empty()) m.cpu_chosen = mca->cpu_why;
+    m.code_for = fmt::format("{} {}", tm->getTargetTriple().str(), tm->getTargetCPU().str());
+    m.loops_priced = priced[0];
+    m.loops_unpriced = priced[1];
+    m.outer_loops_priced = priced[2];
+    m.outer_loops_unpriced = priced[3];
+    m.window_uops = mca->window_micro_ops;
     if (!mca->host_cycles_applied.empty())
-      m["host_cycles"] = {{"source", input.host_cycles.source}, {"applied", mca->host_cycles_applied}};
-    m["note"] = "LLVM 14 MCA on the cpu's scheduling model (data in L1): cycles_per_iteration of innermost loops "
-                "(the steady state of the body's machine code, or, when its chain restarts each run, "
-                "max(rthroughput, cpi * T / (T + window_uops / uops)) for T iterations per run), "
-                "overhead_cycles_per_iteration of the others (their own blocks, outside their subloops)";
-    model["mca"] = m;
+      m.host_cycles = model::McaRecord::HostCycles{input.host_cycles.source, mca->host_cycles_applied};
+    m.note = "LLVM 14 MCA on the cpu's scheduling model (data in L1): cycles_per_iteration of innermost loops "
+             "(the steady state of the body's machine code, or, when its chain restarts each run, "
+             "max(rthroughput, cpi * T / (T + window_uops / uops)) for T iterations per run), "
+             "overhead_cycles_per_iteration of the others (their own blocks, outside their subloops)";
   }
-  std::string entry = ctx.functions.count("main") ? "main" : (ctx.functions.empty() ? "main" : ctx.functions.begin()->first);
-
   for (auto& [name, fm] : ctx.functions) prune(fm.body);
-  model["parameters"] = parameters_json(ctx.functions, ctx.descriptions);
-  model["entry"] = entry;
-  model["functions"] = functions_json(ctx.functions);
+  model.parameters = model_parameters(ctx.functions, ctx.descriptions);
+  model.entry = ctx.functions.count("main") ? "main" : (ctx.functions.empty() ? "main" : ctx.functions.begin()->first);
+  model.functions = model_functions(ctx.functions);
   return model;
 }
 

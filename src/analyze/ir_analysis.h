@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyze/analyze.h"
+#include "model/program_model.h"
 
 namespace perfcast::analyze::detail {
 
@@ -27,6 +28,6 @@ struct IrInput {
   bool debug = false;  // say on `progress` why values are no parameters and what MCA priced
 };
 
-nlohmann::ordered_json analyze_bitcode(const IrInput& input);
+model::ProgramModel analyze_bitcode(const IrInput& input);
 
 }  // namespace perfcast::analyze::detail

@@ -6,30 +6,9 @@ namespace perfcast::analyze::detail {
 
 const std::map<std::string, MpiSpec>& mpi_specs() {
   static const std::map<std::string, MpiSpec> specs = {
-      {"MPI_Send", {"send", 1, 2, 3}},       {"MPI_Ssend", {"ssend", 1, 2, 3}},
-      {"MPI_Rsend", {"rsend", 1, 2, 3}},     {"MPI_Bsend", {"bsend", 1, 2, 3}},
-      {"MPI_Isend", {"isend", 1, 2, 3}},     {"MPI_Issend", {"issend", 1, 2, 3}},
-      {"MPI_Recv", {"recv", 1, 2, 3}},       {"MPI_Irecv", {"irecv", 1, 2, 3}},
-      {"MPI_Sendrecv", {"sendrecv", 1, 2, 3}},
-      {"MPI_Sendrecv_replace", {"sendrecv", 1, 2, 3}},
-      {"MPI_Bcast", {"bcast", 1, 2, -1, 3}}, {"MPI_Reduce", {"reduce", 2, 3, -1, 5}},
-      {"MPI_Allreduce", {"allreduce", 2, 3}}, {"MPI_Scan", {"scan", 2, 3}},
-      {"MPI_Exscan", {"exscan", 2, 3}},      {"MPI_Gather", {"gather", 1, 2, -1, 6}},
-      {"MPI_Scatter", {"scatter", 4, 5, -1, 6}},
-      {"MPI_Allgather", {"allgather", 1, 2}}, {"MPI_Alltoall", {"alltoall", 1, 2}},
-      {"MPI_Gatherv", {"gatherv", 1, 2, -1, 7}},
-      {"MPI_Scatterv", {"scatterv", 5, 6, -1, 7}},
-      {"MPI_Allgatherv", {"allgatherv", 1, 2}},
-      // counts per peer live in arrays: the bytes become a parameter
-      {"MPI_Alltoallv", {"alltoallv"}},      {"MPI_Reduce_scatter", {"reduce_scatter"}},
-      {"MPI_Barrier", {"barrier"}},          {"MPI_Wait", {"wait"}},
-      {"MPI_Waitall", {"waitall"}},          {"MPI_Waitany", {"waitany"}},
-      {"MPI_Test", {"test"}},                {"MPI_Testall", {"testall"}},
-      {"MPI_Probe", {"probe"}},              {"MPI_Iprobe", {"iprobe"}},
-      {"MPI_Comm_split", {"comm_split"}},    {"MPI_Comm_dup", {"comm_dup"}},
-      {"MPI_Comm_free", {"comm_free"}},      {"MPI_Cart_create", {"cart_create"}},
-      {"MPI_Init", {"init"}},                {"MPI_Init_thread", {"init"}},
-      {"MPI_Finalize", {"finalize"}},
+#define PERFCAST_MPI_BINDING(function, Id, count, datatype, peer, root) \
+  {#function, {mpi::Op::Id, count, datatype, peer, root}},
+#include "support/mpi_ops.def"
   };
   return specs;
 }

@@ -1,6 +1,8 @@
 // Internal: the analyser's tree of one function's model (items nested as the
 // code is: compute, loops, branches, calls, MPI operations), built by the
-// function analysis and written out as the program model's JSON.
+// function analysis and turned into the program model's items at the end
+// (to_model.h). It keeps what the analysis needs on the way: the IR that made
+// a branch, loops' MCA figures before they are rounded.
 #pragma once
 
 #include <array>
@@ -15,6 +17,7 @@
 
 #include "analyze/mca.h"
 #include "support/expr.h"
+#include "support/mpi_op.h"
 
 namespace llvm {
 class Instruction;
@@ -45,7 +48,7 @@ struct Node {
   std::string callee;
   std::vector<std::pair<std::string, expr::Expr>> args;
   // mpi
-  std::string op;
+  mpi::Op op = mpi::Op::Barrier;
   expr::Expr bytes;
   std::optional<expr::Expr> peer, root;
   Items body, then_items, else_items;

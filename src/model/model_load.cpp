@@ -68,6 +68,73 @@ class Reader {
     }
   }
 
+  double number_at(const json& value, const std::string& path) const {
+    if (!value.is_number()) fail(path, fmt::format("expected a number, found {}", value.type_name()));
+    return value.get<double>();
+  }
+
+  int count_at(const json& value, const std::string& path) const {
+    if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 1000000000)
+      fail(path, "expected a whole number >= 0");
+    return static_cast<int>(value.get<long long>());
+  }
+
+  // A loop's "mca": MCA's own figures, for the reader; absent ones are 0.
+  LoopItem::McaFigures mca_figures(const json& m, const std::string& path) const {
+    if (!m.is_object()) fail(path, "expected an object: {\"cpi\": ..., \"rthroughput\": ..., ...}");
+    only_keys(m, path, {"cpi", "rthroughput", "uops", "chain_restarts", "busiest_resource", "busiest_resource_cycles",
+                        "divides", "rthroughput_without_divides"});
+    LoopItem::McaFigures f;
+    if (m.contains("cpi")) f.cpi = number_at(m["cpi"], path + "/cpi");
+    if (m.contains("rthroughput")) f.rthroughput = number_at(m["rthroughput"], path + "/rthroughput");
+    if (m.contains("uops")) f.uops = count_at(m["uops"], path + "/uops");
+    if (m.contains("chain_restarts")) {
+      if (!m["chain_restarts"].is_boolean()) fail(path + "/chain_restarts", "expected true or false");
+      f.chain_restarts = m["chain_restarts"].get<bool>();
+    }
+    if (m.contains("busiest_resource")) f.busiest_resource = string_at(m["busiest_resource"], path + "/busiest_resource");
+    if (m.contains("busiest_resource_cycles"))
+      f.busiest_resource_cycles = number_at(m["busiest_resource_cycles"], path + "/busiest_resource_cycles");
+    if (m.contains("divides")) f.divides = count_at(m["divides"], path + "/divides");
+    if (m.contains("rthroughput_without_divides"))
+      f.rthroughput_without_divides = number_at(m["rthroughput_without_divides"], path + "/rthroughput_without_divides");
+    return f;
+  }
+
+  // The model's "mca" record: the CPU, and the rest for the reader.
+  void mca_record(const json& m, ProgramModel& model) const {
+    const std::string path = "/mca";
+    if (!m.is_object()) fail(path, "expected an object: {\"cpu\": ..., ...}");
+    only_keys(m, path, {"cpu", "cpu_chosen", "code_for", "loops_priced", "loops_unpriced", "outer_loops_priced",
+                        "outer_loops_unpriced", "window_uops", "host_cycles", "note"});
+    McaRecord& r = model.mca;
+    if (m.contains("cpu")) model.mca_cpu = string_at(m["cpu"], path + "/cpu");
+    if (m.contains("cpu_chosen")) r.cpu_chosen = string_at(m["cpu_chosen"], path + "/cpu_chosen");
+    if (m.contains("code_for")) r.code_for = string_at(m["code_for"], path + "/code_for");
+    auto count = [&](const char* key, std::optional<int>& out) {
+      if (m.contains(key)) out = count_at(m[key], path + "/" + key);
+    };
+    count("loops_priced", r.loops_priced);
+    count("loops_unpriced", r.loops_unpriced);
+    count("outer_loops_priced", r.outer_loops_priced);
+    count("outer_loops_unpriced", r.outer_loops_unpriced);
+    count("window_uops", r.window_uops);
+    if (m.contains("host_cycles")) {
+      const json& h = m["host_cycles"];
+      std::string hp = path + "/host_cycles";
+      if (!h.is_object()) fail(hp, "expected an object with source and applied");
+      only_keys(h, hp, {"source", "applied"});
+      McaRecord::HostCycles hc;
+      hc.source = string_at(member(h, hp, "source"), hp + "/source");
+      const json& applied = member(h, hp, "applied");
+      if (!applied.is_array()) fail(hp + "/applied", "expected an array of strings");
+      for (size_t i = 0; i < applied.size(); ++i)
+        hc.applied.push_back(string_at(applied[i], fmt::format("{}/applied/{}", hp, i)));
+      r.host_cycles = std::move(hc);
+    }
+    if (m.contains("note")) r.note = string_at(m["note"], path + "/note");
+  }
+
   Items items(const json& array, const std::string& path) const {
     if (!array.is_array()) fail(path, fmt::format("expected an array of items, found {}", array.type_name()));
     Items out;
@@ -147,8 +214,7 @@ class Reader {
         }
         if (!l.streams) fail(sp, "given without streams (the count they belong to)");
       }
-      // "mca": MCA's plain figures (cpi, rthroughput, uops), for the reader only.
-      if (j.contains("mca") && !j["mca"].is_object()) fail(path + "/mca", "expected an object: {\"cpi\": ..., ...}");
+      if (j.contains("mca")) l.mca = mca_figures(j["mca"], path + "/mca");
       if (j.contains("footprint")) {
         const json& f = j["footprint"];
         std::string fp = path + "/footprint";
@@ -237,10 +303,7 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
   if (doc.contains("source")) m.source = r.string_at(doc["source"], "/source");
   if (doc.contains("origin")) m.origin = r.string_at(doc["origin"], "/origin");
   if (doc.contains("entry")) m.entry = r.string_at(doc["entry"], "/entry");
-  if (doc.contains("mca")) {
-    if (!doc["mca"].is_object()) r.fail("/mca", "expected an object: {\"cpu\": ..., ...}");
-    if (doc["mca"].contains("cpu")) m.mca_cpu = r.string_at(doc["mca"]["cpu"], "/mca/cpu");
-  }
+  if (doc.contains("mca")) r.mca_record(doc["mca"], m);
 
   if (doc.contains("parameters")) {
     const json& ps = doc["parameters"];

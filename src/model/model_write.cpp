@@ -51,6 +51,18 @@ void put_loop(json& j, const LoopItem& l) {
   if (l.working_set_bytes) j["working_set_bytes"] = text(*l.working_set_bytes);
   if (l.cycles_per_iteration) j["cycles_per_iteration"] = cycles(*l.cycles_per_iteration);
   if (l.overhead_cycles_per_iteration) j["overhead_cycles_per_iteration"] = cycles(*l.overhead_cycles_per_iteration);
+  if (l.mca) {
+    const LoopItem::McaFigures& f = *l.mca;
+    json m = {{"cpi", f.cpi}, {"rthroughput", f.rthroughput}, {"uops", f.uops}};
+    if (f.chain_restarts) m["chain_restarts"] = *f.chain_restarts;
+    m["busiest_resource"] = f.busiest_resource;
+    m["busiest_resource_cycles"] = f.busiest_resource_cycles;
+    if (f.divides) {
+      m["divides"] = f.divides;
+      m["rthroughput_without_divides"] = f.rthroughput_without_divides;
+    }
+    j["mca"] = std::move(m);
+  }
   if (l.ports_cycles_per_iteration) j["ports_cycles_per_iteration"] = *l.ports_cycles_per_iteration;
   if (l.streams) j["streams"] = *l.streams;
   if (!l.stream_offsets.empty()) {
@@ -93,6 +105,21 @@ void put_mpi(json& j, const MpiItem& m) {
   if (!(m.count == Expr(1))) j["count"] = text(m.count);
 }
 
+json mca_json(const std::string& cpu, const McaRecord& r) {
+  json m = json::object();
+  if (!cpu.empty()) m["cpu"] = cpu;
+  if (r.cpu_chosen) m["cpu_chosen"] = *r.cpu_chosen;
+  if (r.code_for) m["code_for"] = *r.code_for;
+  if (r.loops_priced) m["loops_priced"] = *r.loops_priced;
+  if (r.loops_unpriced) m["loops_unpriced"] = *r.loops_unpriced;
+  if (r.outer_loops_priced) m["outer_loops_priced"] = *r.outer_loops_priced;
+  if (r.outer_loops_unpriced) m["outer_loops_unpriced"] = *r.outer_loops_unpriced;
+  if (r.window_uops) m["window_uops"] = *r.window_uops;
+  if (r.host_cycles) m["host_cycles"] = {{"source", r.host_cycles->source}, {"applied", r.host_cycles->applied}};
+  if (r.note) m["note"] = *r.note;
+  return m;
+}
+
 }  // namespace
 
 json item_json(const Item& item) {
@@ -121,7 +148,7 @@ json program_model_json(const ProgramModel& model) {
   doc["program"] = model.program;
   doc["source"] = model.source;
   doc["origin"] = model.origin;
-  if (!model.mca_cpu.empty()) doc["mca"] = {{"cpu", model.mca_cpu}};
+  if (!model.mca_cpu.empty() || !model.mca.empty()) doc["mca"] = mca_json(model.mca_cpu, model.mca);
   json params = json::object();
   for (const Parameter& p : model.parameters) {
     json one;

@@ -60,6 +60,20 @@ struct LoopItem {
   // body without its divisions and square roots). What the priced cycles take
   // beyond them is the divider's, or waiting along a dependency chain.
   std::optional<double> ports_cycles_per_iteration;
+  // MCA's own figures for one iteration (`perfcast analyze`): of the body for
+  // an innermost loop, of the loop's own blocks for the others. For the
+  // reader; the predictor prices the cycles above, not these.
+  struct McaFigures {
+    double cpi = 0;          // steady-state cycles per iteration
+    double rthroughput = 0;  // the resource bound
+    int uops = 0;            // micro-ops per iteration
+    std::optional<bool> chain_restarts;  // innermost loops: no value flows from one run to the next
+    std::string busiest_resource;        // the port group (or "dispatch width") bounding it
+    double busiest_resource_cycles = 0;
+    int divides = 0;  // divisions and square roots; 0: none, and the next is left out
+    double rthroughput_without_divides = 0;
+  };
+  std::optional<McaFigures> mca;
   Items body;
 };
 
@@ -104,9 +118,33 @@ struct Function {
   Items body;
 };
 
+// The rest of the model's "mca" record (`perfcast analyze`): how the loops
+// were priced, for the reader. Every field is optional; those absent are left
+// out when written.
+struct McaRecord {
+  std::optional<std::string> cpu_chosen;  // why that CPU stands in for the host
+  std::optional<std::string> code_for;    // the target triple and CPU the code was compiled for
+  std::optional<int> loops_priced, loops_unpriced, outer_loops_priced, outer_loops_unpriced;
+  std::optional<int> window_uops;  // the scheduler's window, in micro-ops
+  // The machine file whose measured instruction cycles went into the
+  // scheduling model, and what they changed.
+  struct HostCycles {
+    std::string source;
+    std::vector<std::string> applied;
+  };
+  std::optional<HostCycles> host_cycles;
+  std::optional<std::string> note;
+
+  bool empty() const {
+    return !cpu_chosen && !code_for && !loops_priced && !loops_unpriced && !outer_loops_priced &&
+           !outer_loops_unpriced && !window_uops && !host_cycles && !note;
+  }
+};
+
 struct ProgramModel {
   std::string program, source, origin;
   std::string mca_cpu;  // the CPU whose scheduling model gave cycles_per_iteration ("" if none)
+  McaRecord mca;        // the rest of the "mca" record
   std::vector<Parameter> parameters;
   std::vector<std::pair<std::string, Expr>> lets;  // evaluated in order per rank
   std::string entry = "main";

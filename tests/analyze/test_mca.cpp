@@ -17,6 +17,7 @@
 #include "analyze/mca.h"
 #include "machine/machine_io.h"
 #include "model/costs.h"
+#include "model/model_write.h"
 #include "model/predict.h"
 #include "model/program_model.h"
 #include "support/error.h"
@@ -525,4 +526,46 @@ TEST(Mca, TheModelRecordsTheHostCyclesItWasPricedWith) {
   EXPECT_NE(applied.find("-> 2 cycles"), std::string::npos) << applied;
   EXPECT_NE(applied.find("FP divide issue interval"), std::string::npos) << applied;
   EXPECT_FALSE(analyse_mca("znver3")["mca"].contains("host_cycles"));
+}
+
+// The analyser's model is written by the model's one writer: read back and
+// written again, it is the same document, MCA's figures and record included;
+// and no count is written as "0" (the reader's default).
+TEST(Mca, TheAnalysersModelReadsBackToTheSameDocument) {
+  analyze::AnalyzeOptions o;
+  o.sources = {kCase};
+  o.mcpu = "znver3";
+  o.host_cycles.fp_divide_interval = 4;
+  o.host_cycles.source = "host.toml";
+  auto written = analyze::analyze(o);
+  fs::path file = perfcast::testing::scratch() / "mca_loops_roundtrip.json";
+  std::ofstream(file) << written.dump(2);
+  model::ProgramModel back = model::load_program_model(file);
+  EXPECT_EQ(model::program_model_json(back).dump(2), written.dump(2));
+  EXPECT_EQ(back.mca_cpu, "znver3");
+  ASSERT_TRUE(back.mca.host_cycles);
+  EXPECT_EQ(back.mca.host_cycles->source, "host.toml");
+  EXPECT_TRUE(back.mca.loops_priced && *back.mca.loops_priced > 0);
+  int with_figures = 0, with_divides = 0;
+  std::function<void(const model::Items&)> walk = [&](const model::Items& items) {
+    for (const auto& it : items)
+      if (const auto* l = std::get_if<model::LoopItem>(&it.body)) {
+        if (l->mca) ++with_figures, with_divides += l->mca->divides > 0;
+        walk(l->body);
+      } else if (const auto* b = std::get_if<model::BranchItem>(&it.body)) {
+        walk(b->then_items), walk(b->else_items);
+      }
+  };
+  for (const auto& [name, f] : back.functions) walk(f.body);
+  EXPECT_GT(with_figures, 0);
+  EXPECT_GT(with_divides, 0);
+  std::function<void(const nlohmann::ordered_json&)> no_zero_counts = [&](const nlohmann::ordered_json& j) {
+    if (j.is_object() && j.value("kind", "") == "compute")
+      for (const char* count : {"flops_double", "flops_single", "loads", "stores", "load_bytes", "store_bytes"})
+        EXPECT_FALSE(j.contains(count) && j[count] == "0") << j.dump();
+    if (j.is_structured())
+      for (const auto& child : j) no_zero_counts(child);
+  };
+  no_zero_counts(written);
+  fs::remove(file);
 }

@@ -9,6 +9,7 @@
 #include "model/model_write.h"
 #include "model/program_model.h"
 #include "scratch.h"
+#include "support/error.h"
 #include "support/expr.h"
 
 using namespace perfcast;
@@ -75,6 +76,17 @@ void expect_same(const Item& a, const Item& b, const std::string& where) {
     expect_same(x->overhead_cycles_per_iteration, y.overhead_cycles_per_iteration,
                 where + "/overhead_cycles_per_iteration");
     EXPECT_EQ(x->ports_cycles_per_iteration, y.ports_cycles_per_iteration) << where;
+    ASSERT_EQ(x->mca.has_value(), y.mca.has_value()) << where;
+    if (x->mca) {
+      EXPECT_EQ(x->mca->cpi, y.mca->cpi) << where;
+      EXPECT_EQ(x->mca->rthroughput, y.mca->rthroughput) << where;
+      EXPECT_EQ(x->mca->uops, y.mca->uops) << where;
+      EXPECT_EQ(x->mca->chain_restarts, y.mca->chain_restarts) << where;
+      EXPECT_EQ(x->mca->busiest_resource, y.mca->busiest_resource) << where;
+      EXPECT_EQ(x->mca->busiest_resource_cycles, y.mca->busiest_resource_cycles) << where;
+      EXPECT_EQ(x->mca->divides, y.mca->divides) << where;
+      EXPECT_EQ(x->mca->rthroughput_without_divides, y.mca->rthroughput_without_divides) << where;
+    }
     expect_same(x->body, y.body, where + "/body");
   } else if (const auto* x = std::get_if<BranchItem>(&a.body)) {
     const auto& y = std::get<BranchItem>(b.body);
@@ -106,6 +118,19 @@ void expect_same(const ProgramModel& a, const ProgramModel& b) {
   EXPECT_EQ(a.source, b.source);
   EXPECT_EQ(a.origin, b.origin);
   EXPECT_EQ(a.mca_cpu, b.mca_cpu);
+  EXPECT_EQ(a.mca.cpu_chosen, b.mca.cpu_chosen);
+  EXPECT_EQ(a.mca.code_for, b.mca.code_for);
+  EXPECT_EQ(a.mca.loops_priced, b.mca.loops_priced);
+  EXPECT_EQ(a.mca.loops_unpriced, b.mca.loops_unpriced);
+  EXPECT_EQ(a.mca.outer_loops_priced, b.mca.outer_loops_priced);
+  EXPECT_EQ(a.mca.outer_loops_unpriced, b.mca.outer_loops_unpriced);
+  EXPECT_EQ(a.mca.window_uops, b.mca.window_uops);
+  ASSERT_EQ(a.mca.host_cycles.has_value(), b.mca.host_cycles.has_value());
+  if (a.mca.host_cycles) {
+    EXPECT_EQ(a.mca.host_cycles->source, b.mca.host_cycles->source);
+    EXPECT_EQ(a.mca.host_cycles->applied, b.mca.host_cycles->applied);
+  }
+  EXPECT_EQ(a.mca.note, b.mca.note);
   EXPECT_EQ(a.entry, b.entry);
   ASSERT_EQ(a.parameters.size(), b.parameters.size());
   for (size_t i = 0; i < a.parameters.size(); ++i) {
@@ -141,6 +166,15 @@ ProgramModel every_kind() {
   m.source = "every_kind.c";
   m.origin = "written by hand";
   m.mca_cpu = "znver3";
+  m.mca.cpu_chosen = "the host is newer than LLVM 14 knows: znver3 stands in";
+  m.mca.code_for = "x86_64-pc-linux-gnu x86-64";
+  m.mca.loops_priced = 2;
+  m.mca.loops_unpriced = 0;
+  m.mca.outer_loops_priced = 1;
+  m.mca.outer_loops_unpriced = 1;
+  m.mca.window_uops = 256;
+  m.mca.host_cycles = McaRecord::HostCycles{"machines/host.toml", {"FP add latency 3 -> 2.05 cycles"}};
+  m.mca.note = "LLVM 14 MCA";
   // The reader keeps parameters in name order (a JSON object's).
   m.parameters = {{"n", "points per rank", std::nullopt, true}, {"steps", "time steps", e("10")}};
   m.lets = {{"half", e("floordiv(n, 2)")}, {"twice", e("2 * half")}};
@@ -163,11 +197,15 @@ ProgramModel every_kind() {
   inner.stream_offsets = {{e("0"), e("8 * n")}};
   inner.cycles_per_iteration = e("max(1.5, 2.25 * (n - 2) / (n - 2 + 12.5))");
   inner.ports_cycles_per_iteration = 1.25;
+  // An innermost loop's figures, divides included.
+  inner.mca = LoopItem::McaFigures{2.25, 1.5, 23, true, "Zn3FPP1", 1.5, 2, 1.25};
   inner.body.push_back(item(12, "", work));
   LoopItem outer;
   outer.var = "";
   outer.trip_count = e("steps");
   outer.overhead_cycles_per_iteration = expr::real(3.5);
+  // An outer loop's: no chain_restarts, no divides.
+  outer.mca = LoopItem::McaFigures{3.5, 3.0, 12, std::nullopt, "dispatch width", 3.0, 0, 0};
   outer.body.push_back(item(11, "inlined from step (called at line 30)", inner));
   LoopItem constant_cycles;
   constant_cycles.var = "k";
@@ -247,4 +285,67 @@ TEST(ModelRoundtrip, ConstantCyclesAreNumbersAndDefaultsAreLeftOut) {
   EXPECT_EQ(body[3]["then"][0]["count"], "2");
   EXPECT_FALSE(j["functions"]["main"].contains("parameters"));
   EXPECT_EQ(j["functions"]["step"]["parameters"][0], "len");
+}
+
+// MPI operations are written by their names; MCA's figures as the analyser
+// writes them, in its key order, the ones that do not apply left out.
+TEST(ModelRoundtrip, OperationsByNameAndMcaFiguresInTheirOrder) {
+  auto j = program_model_json(every_kind());
+  const auto& body = j["functions"]["main"]["body"];
+  EXPECT_EQ(body[2]["op"], "isend");
+  EXPECT_EQ(body[3]["then"][0]["op"], "reduce");
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : body[0]["body"][0]["mca"].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"cpi", "rthroughput", "uops", "chain_restarts", "busiest_resource",
+                                            "busiest_resource_cycles", "divides", "rthroughput_without_divides"}));
+  const auto& outer = body[0]["mca"];
+  EXPECT_FALSE(outer.contains("chain_restarts"));
+  EXPECT_FALSE(outer.contains("divides"));
+  EXPECT_FALSE(outer.contains("rthroughput_without_divides"));
+  // The loop's keys: mca between the priced cycles and the ports' cycles.
+  keys.clear();
+  for (const auto& [key, value] : body[0]["body"][0].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"kind", "line", "note", "var", "trip_count", "working_set_bytes",
+                                            "cycles_per_iteration", "mca", "ports_cycles_per_iteration", "streams",
+                                            "stream_offsets", "footprint", "body"}));
+  keys.clear();
+  for (const auto& [key, value] : j["mca"].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"cpu", "cpu_chosen", "code_for", "loops_priced", "loops_unpriced",
+                                            "outer_loops_priced", "outer_loops_unpriced", "window_uops",
+                                            "host_cycles", "note"}));
+}
+
+// The "mca" record of a hand-written model may hold the CPU alone.
+TEST(ModelRoundtrip, McaRecordOfTheCpuAlone) {
+  ProgramModel m = every_kind();
+  m.mca = McaRecord{};
+  auto j = program_model_json(m);
+  EXPECT_EQ(j["mca"], nlohmann::ordered_json({{"cpu", "znver3"}}));
+  auto file = perfcast::testing::scratch() / "cpu_alone.model.json";
+  write_program_model(m, file);
+  ProgramModel back = load_program_model(file);
+  EXPECT_EQ(back.mca_cpu, "znver3");
+  EXPECT_TRUE(back.mca.empty());
+  std::filesystem::remove(file);
+}
+
+// The reader checks MCA's figures as it checks the rest: a misspelt figure or
+// one of the wrong type is an error that points at it.
+TEST(ModelRoundtrip, McaFiguresAreChecked) {
+  auto file = perfcast::testing::scratch() / "bad_mca.model.json";
+  auto message_for = [&](const std::string& mca) {
+    std::ofstream(file) << R"({"format": "perfcast-program-model", "version": 1, "functions": {"main": {"body": [
+      {"kind": "loop", "var": "i", "trip_count": "n", "body": [], "mca": )"
+                        << mca << "}]}}}";
+    try {
+      load_program_model(file);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message_for(R"({"cpi": 1.5, "uopz": 3})").find("/functions/main/body/0/mca/uopz"), std::string::npos);
+  EXPECT_NE(message_for(R"({"cpi": "fast"})").find("/functions/main/body/0/mca/cpi"), std::string::npos);
+  EXPECT_EQ(message_for(R"({"cpi": 1.5, "rthroughput": 1.0, "uops": 4})"), "no error");
+  std::filesystem::remove(file);
 }
