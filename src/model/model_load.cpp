@@ -339,9 +339,15 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
     r.only_keys(f.value(), path, {"line", "parameters", "body", "note"});
     Function fn;
     fn.name = f.key();
-    if (f.value().contains("line")) fn.line = f.value()["line"].get<int>();
-    if (f.value().contains("parameters"))
-      for (const auto& p : f.value()["parameters"]) fn.parameters.push_back(r.string_at(p, path + "/parameters"));
+    if (f.value().contains("line")) {
+      if (!f.value()["line"].is_number_integer()) r.fail(path + "/line", "expected a source line number");
+      fn.line = f.value()["line"].get<int>();
+    }
+    if (f.value().contains("parameters")) {
+      const json& ps = f.value()["parameters"];
+      if (!ps.is_array()) r.fail(path + "/parameters", "expected an array of parameter names");
+      for (const auto& p : ps) fn.parameters.push_back(r.string_at(p, path + "/parameters"));
+    }
     fn.body = r.items(r.member(f.value(), path, "body"), path + "/body");
     m.functions.emplace(fn.name, std::move(fn));
   }

@@ -1,6 +1,7 @@
 #include "model/predict.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -268,6 +269,7 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
       const bool collective = mpi::facts(call.op).cls == mpi::OpClass::Collective || creates;
       if (!send && !collective) continue;
       if (call.peer && *call.peer < 0) continue;  // MPI_PROC_NULL moves nothing
+      if (collective && np == 1) continue;        // a communicator of one moves nothing
       const double bytes = creates ? mpi::kContextIdBytes : call.bytes_per_call;
       double latency = m.network.latency_s, bandwidth = m.network.bandwidth_Bps;
       // The refined prediction's price of one call: what the machine file
@@ -289,7 +291,6 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
           }
       } else if (collective) {
         measured = pricing.collective_s(call.op, np, bytes);
-        if (!measured && np == 1) measured = 0;  // a communicator of one moves nothing
       }
       rp.latency_s += call.calls * latency;
       rp.transfer_s += call.calls * bytes / bandwidth;
@@ -336,6 +337,13 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
       worst = std::max(worst, t);
     }
   }
+  // A time past a double's range (a latency of 1e308 s, counts that overflow)
+  // is no prediction: refused, where a report would print it as null.
+  for (auto [name, t] : {std::pair{"plain", p.predicted_time_s}, std::pair{"refined", p.refined_time_s}})
+    if (!std::isfinite(t))
+      throw UserError(fmt::format("the {} prediction of rank {} overflows ({}): a time past the range of a double",
+                                  name, name == std::string("plain") ? p.slowest_rank : p.refined_slowest_rank, t),
+                      {}, "check the machine's figures (--set) and the parameters' sizes");
   for (const auto& l : m.group_of_node(p.ranks[static_cast<size_t>(p.slowest_rank)].node).memory)
     p.level_names.push_back(l.name);
 

@@ -48,19 +48,18 @@ TEST(PropertyRegressions, SetANameUnderAnArrayIsAUserError) {
   EXPECT_EQ(r.stdout_text, "");
 }
 
-// A function's "line" that is not a number: src/model/model_load.cpp reads it with
-// get<int>() unchecked (items' lines are checked), so nlohmann's type_error escapes
-// as an internal error (exit 3) instead of an error naming '/functions/main/line'.
-TEST(PropertyRegressions, DISABLED_AFunctionLineThatIsNotANumberIsAUserError) {
+// A function's "line" that is not a number: read unchecked, nlohmann's type_error
+// escaped as an internal error (exit 3) instead of an error naming '/functions/main/line'.
+TEST(PropertyRegressions, AFunctionLineThatIsNotANumberIsAUserError) {
   auto r = perfcast_run({"predict", model("line.json", R"({"kind": "compute", "flops_double": "1"})", R"("line": "12", )"),
                          "--machine", kPolus, "--np", "1"});
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("/functions/main/line"), std::string::npos) << r.stderr_text;
 }
 
-// A function's "parameters" that is not an array of names: src/model/model_load.cpp
-// iterates whatever JSON value it is, so "a" and {"x": "y"} are accepted as lists.
-TEST(PropertyRegressions, DISABLED_FunctionParametersMustBeAnArrayOfNames) {
+// A function's "parameters" that is not an array of names: the loader iterated
+// whatever JSON value it was, so "a" and {"x": "y"} were accepted as lists.
+TEST(PropertyRegressions, FunctionParametersMustBeAnArrayOfNames) {
   auto r = perfcast_run({"predict", model("params.json", R"({"kind": "compute", "flops_double": "1"})", R"("parameters": "a", )"),
                          "--machine", kPolus, "--np", "1"});
   EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
@@ -139,10 +138,9 @@ TEST(PropertyRegressions, SimulatedTimeThatOverflowsIsAnError) {
   EXPECT_NE(message.stderr_text.find("overflows"), std::string::npos) << message.stderr_text;
 }
 
-// The same for predict: two messages at a latency of 1e308 s add up to infinity and
-// predicted_time_s is printed as null with exit 0. The fix belongs where the
-// prediction's times are summed (src/model/predict.cpp) or checked before the report.
-TEST(PropertyRegressions, DISABLED_PredictedTimeThatOverflowsIsAnError) {
+// The same for predict: two messages at a latency of 1e308 s add up to infinity,
+// which was printed as a null predicted_time_s with exit 0.
+TEST(PropertyRegressions, PredictedTimeThatOverflowsIsAnError) {
   auto r = perfcast_run({"predict",
                          model("latency.json", R"({"kind": "mpi", "op": "allreduce", "bytes": "8"},
                                                  {"kind": "mpi", "op": "allreduce", "bytes": "8"})"),
@@ -157,9 +155,9 @@ TEST(PropertyRegressions, DISABLED_PredictedTimeThatOverflowsIsAnError) {
 }
 
 // docs/machine-format.md: "a communicator of one rank moves nothing". The refined
-// prediction and the simulation price a 1-rank allreduce of 1 GB at 0 s; the plain
-// formula (predicted_time_s, src/model/predict.cpp) at latency + 1 GB / bandwidth.
-TEST(PropertyRegressions, DISABLED_ACollectiveOfOneRankMovesNothingInThePlainFormula) {
+// prediction and the simulation price a 1-rank allreduce of 1 GB at 0 s, and so
+// does the plain formula (it charged latency + 1 GB / bandwidth).
+TEST(PropertyRegressions, ACollectiveOfOneRankMovesNothingInThePlainFormula) {
   auto r = perfcast_run({"predict", model("alone.json", R"({"kind": "mpi", "op": "allreduce", "bytes": "1e9"})"),
                          "--machine", kPolus, "--np", "1", "--json", "--simulate"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
