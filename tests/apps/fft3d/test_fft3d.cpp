@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/app_run.h"
+#include "common/app_checks.h"
 
 using perfcast::testing::AppRun;
 using perfcast::testing::run_app;
@@ -18,17 +18,8 @@ using perfcast::testing::run_app;
 namespace {
 
 nlohmann::json run_ok(int ranks, const std::vector<std::string>& args) {
-  AppRun run = run_app("fft3d", ranks, args);
-  EXPECT_EQ(run.process.exit_code, 0) << run.process.stderr_text << run.process.stdout_text;
-  EXPECT_FALSE(run.process.timed_out);
-  if (!run.result.is_object()) {
-    ADD_FAILURE() << "no JSON result line; stdout:\n" << run.process.stdout_text << run.process.stderr_text;
-    return nlohmann::json::object();
-  }
-  const nlohmann::json& j = run.result;
-  EXPECT_EQ(j.value("app", ""), "fft3d");
-  EXPECT_EQ(j.value("ranks", -1), ranks) << "launched by the wrong MPI?";
-  EXPECT_EQ(j.value("check", ""), "passed") << run.process.stdout_text;
+  nlohmann::json j = perfcast::testing::run_app_passing("fft3d", ranks, args);
+  if (j.empty()) return j;
   EXPECT_LT(j.value("plane_wave_error", 1.0), 1e-10);
   EXPECT_LT(j.value("roundtrip_error", 1.0), 1e-10);
   EXPECT_GE(j.value("roundtrip_error", -1.0), 0.0);

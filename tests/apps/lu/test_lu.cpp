@@ -8,27 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "common/app_run.h"
+#include "common/app_checks.h"
 
 using perfcast::testing::AppRun;
 using perfcast::testing::run_app;
 
 namespace {
 
-// Runs lu and checks what every run must satisfy: exit 0, a JSON result for the
-// communicator size asked, and a passed check.
+// A sound run of lu (run_app_passing) and the figures of its own check.
 nlohmann::json run_ok(int ranks, const std::vector<std::string>& args) {
-  AppRun run = run_app("lu", ranks, args);
-  EXPECT_EQ(run.process.exit_code, 0) << run.process.stderr_text << run.process.stdout_text;
-  EXPECT_FALSE(run.process.timed_out);
-  if (!run.result.is_object()) {
-    ADD_FAILURE() << "no JSON result line; stdout:\n" << run.process.stdout_text << run.process.stderr_text;
-    return nlohmann::json::object();
-  }
-  const nlohmann::json& j = run.result;
-  EXPECT_EQ(j.value("app", ""), "lu");
-  EXPECT_EQ(j.value("ranks", -1), ranks) << "launched by the wrong MPI?";
-  EXPECT_EQ(j.value("check", ""), "passed") << run.process.stdout_text;
+  nlohmann::json j = perfcast::testing::run_app_passing("lu", ranks, args);
+  if (j.empty()) return j;
   EXPECT_LT(j.value("residual", 1e300), 16.0);
   EXPECT_GE(j.value("residual", -1.0), 0.0);
   EXPECT_EQ(j.value("zero_pivots", -1), 0);

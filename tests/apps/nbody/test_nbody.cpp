@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/app_run.h"
+#include "common/app_checks.h"
 
 using perfcast::testing::AppRun;
 using perfcast::testing::run_app;
@@ -22,17 +22,8 @@ namespace {
 // Runs nbody and checks what every run must satisfy: exit 0, a JSON result for
 // the communicator size asked, and a passed check.
 nlohmann::json run_ok(int ranks, const std::vector<std::string>& args) {
-  AppRun run = run_app("nbody", ranks, args);
-  EXPECT_EQ(run.process.exit_code, 0) << run.process.stderr_text << run.process.stdout_text;
-  EXPECT_FALSE(run.process.timed_out);
-  if (!run.result.is_object()) {
-    ADD_FAILURE() << "no JSON result line; stdout:\n" << run.process.stdout_text;
-    return nlohmann::json::object();
-  }
-  const nlohmann::json& j = run.result;
-  EXPECT_EQ(j.value("app", ""), "nbody");
-  EXPECT_EQ(j.value("ranks", -1), ranks) << "launched by the wrong MPI?";
-  EXPECT_EQ(j.value("check", ""), "passed") << run.process.stdout_text;
+  nlohmann::json j = perfcast::testing::run_app_passing("nbody", ranks, args);
+  if (j.empty()) return j;
   EXPECT_TRUE(j.contains("time_s") && j["time_s"].is_number());
   EXPECT_TRUE(j.contains("energy_drift") && j["energy_drift"].is_number());
   EXPECT_TRUE(j.contains("positions_hash") && j["positions_hash"].is_string());

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/app_run.h"
+#include "common/app_checks.h"
 
 using perfcast::testing::AppRun;
 using perfcast::testing::run_app;
@@ -19,17 +19,8 @@ namespace {
 // Runs wave3d and checks what every run must satisfy: exit 0, a JSON result
 // for the communicator size asked, and a passed check.
 nlohmann::json run_ok(int ranks, const std::vector<std::string>& args) {
-  AppRun run = run_app("wave3d", ranks, args);
-  EXPECT_EQ(run.process.exit_code, 0) << run.process.stderr_text << run.process.stdout_text;
-  EXPECT_FALSE(run.process.timed_out);
-  if (!run.result.is_object()) {
-    ADD_FAILURE() << "no JSON result line; stdout:\n" << run.process.stdout_text;
-    return nlohmann::json::object();
-  }
-  const nlohmann::json& j = run.result;
-  EXPECT_EQ(j.value("app", ""), "wave3d");
-  EXPECT_EQ(j.value("ranks", -1), ranks) << "launched by the wrong MPI?";
-  EXPECT_EQ(j.value("check", ""), "passed") << run.process.stdout_text;
+  nlohmann::json j = perfcast::testing::run_app_passing("wave3d", ranks, args);
+  if (j.empty()) return j;
   EXPECT_TRUE(j.contains("checksum") && j["checksum"].is_string());
   EXPECT_TRUE(j.contains("time_s") && j["time_s"].is_number());
   if (j.contains("px") && j.contains("py") && j.contains("pz")) {
