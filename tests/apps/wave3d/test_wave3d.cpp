@@ -16,8 +16,7 @@ using perfcast::testing::run_app;
 
 namespace {
 
-// Runs wave3d and checks what every run must satisfy: exit 0, a JSON result
-// for the communicator size asked, and a passed check.
+// A sound run of wave3d (run_app_passing) and the figures of its own check.
 nlohmann::json run_ok(int ranks, const std::vector<std::string>& args) {
   nlohmann::json j = perfcast::testing::run_app_passing("wave3d", ranks, args);
   if (j.empty()) return j;
