@@ -19,8 +19,7 @@ using perfcast::testing::run_app;
 
 namespace {
 
-// Runs nbody and checks what every run must satisfy: exit 0, a JSON result for
-// the communicator size asked, and a passed check.
+// A sound run of nbody (run_app_passing) and the figures of its own check.
 nlohmann::json run_ok(int ranks, const std::vector<std::string>& args) {
   nlohmann::json j = perfcast::testing::run_app_passing("nbody", ranks, args);
   if (j.empty()) return j;
