@@ -13,8 +13,7 @@ std::optional<std::string> explicit_quantity_error(double value) {
   return std::nullopt;
 }
 
-std::optional<std::string> domain_error(const Event& e) {
-  if (e.kind != Kind::Compute) return std::nullopt;
+std::optional<std::string> compute_domain_error(const Event& e) {
   if (e.seconds != -1)
     if (auto why = explicit_quantity_error(e.seconds)) return fmt::format("a compute burst's seconds {}", *why);
   if (auto why = explicit_quantity_error(e.flops)) return fmt::format("a compute burst's flops {}", *why);

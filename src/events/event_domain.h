@@ -9,10 +9,17 @@
 
 namespace perfcast::events {
 
-// What is wrong with `e`'s quantities, or nothing. A compute burst's seconds
-// are either the "not given" mark (exactly -1, then flops and bytes_moved are
+// What is wrong with a compute burst's quantities, or nothing. Its seconds are
+// either the "not given" mark (exactly -1, then flops and bytes_moved are
 // priced) or a finite time >= 0; flops and bytes_moved are finite and >= 0.
-std::optional<std::string> domain_error(const Event& e);
+std::optional<std::string> compute_domain_error(const Event& e);
+
+// The same for any event; inline, as engines call it once per event and most
+// events are not compute bursts.
+inline std::optional<std::string> domain_error(const Event& e) {
+  if (e.kind != Kind::Compute) return std::nullopt;
+  return compute_domain_error(e);
+}
 
 // For readers of user-written values: a compute field given explicitly must be
 // finite and >= 0 (the -1 mark is the absence of a value, never a value).
