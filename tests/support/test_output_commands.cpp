@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "perfcast_cli.h"
+#include "directory_fixture.h"
 
 namespace perfcast {
 namespace {
@@ -21,33 +22,13 @@ namespace {
 namespace fs = std::filesystem;
 using testing::perfcast_run;
 
-class OutputCommands : public ::testing::Test {
+class OutputCommands : public testing::DirectoryTest {
  protected:
+  OutputCommands() : DirectoryTest("perfcast_output_commands") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("perfcast_output_commands_{}_{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    DirectoryTest::SetUp();
     fs::copy_file(fs::path(PERFCAST_SOURCE_DIR) / "machines/polus.toml", dir_ / "machine.toml");
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  static std::string read(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-  static void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir_)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
-  fs::path dir_;
 };
 
 // Two ranks that exchange a message after some compute; and two that each

@@ -16,39 +16,16 @@
 
 #include "support/error.h"
 #include "support/output_file.h"
+#include "directory_fixture.h"
 
 namespace perfcast {
 namespace {
 
 namespace fs = std::filesystem;
 
-class OutputFile : public ::testing::Test {
+class OutputFile : public testing::DirectoryTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("perfcast_output_file_{}_{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  static std::string read(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-  static void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
-  // Every name in the directory: a temporary left behind shows here.
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir_)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
-  fs::path dir_;
+  OutputFile() : DirectoryTest("perfcast_output_file") {}
 };
 
 TEST_F(OutputFile, WritesANewFileAndLeavesNothingElse) {
