@@ -840,7 +840,9 @@ TEST(Analyze, PeersStoredInALocalArrayAreTheirValues) {
 // to the break's exit (a block of no loop, or of another loop) is no guard of
 // a loop inside. The analysis finishes, and the loop after the search counts
 // its points in full: 2 flops each and the final `s + found` once
-// (search_then_scale), or 1 flop a point each step (search_in_steps).
+// (search_then_scale), or 1 flop a point each step (search_in_steps); the
+// loop on the break's path of a search inside a data-dependent branch runs
+// at most once (search_marked, which crashed the analysis).
 TEST(Analyze, ASearchThatBreaksAfterAnInnerLoopIsAnalysed) {
   auto m = load(analyse_case("search_break.c"), "search_break");
   for (auto [steps, n] : {std::pair{1, 1}, {3, 8}, {5, 100}}) {
@@ -848,6 +850,9 @@ TEST(Analyze, ASearchThatBreaksAfterAnInnerLoopIsAnalysed) {
     bind_the_rest(m, b);
     EXPECT_EQ(counts(m, "search_then_scale", b).flops_double, 2.0 * n + 1) << "n = " << n;
     EXPECT_EQ(counts(m, "search_in_steps", b).flops_double, 1.0 * steps * n) << "steps = " << steps << ", n = " << n;
+    double marked = counts(m, "search_marked", b).flops_double;
+    EXPECT_GE(marked, 0) << "n = " << n;
+    EXPECT_LE(marked, 4) << "n = " << n << ": the loop on the break's path runs once, m = 4";
   }
 }
 

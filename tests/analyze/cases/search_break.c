@@ -31,4 +31,23 @@ __attribute__((noinline)) int search_in_steps(int steps, int n, const int *keys,
   return where;
 }
 
+/* The search inside a data-dependent branch, the break after a loop that
+ * runs once, on the path that breaks: the branch's side holds that loop,
+ * which is in no loop around the branch (it cannot reach the search's header
+ * again). At most m flops a call. */
+__attribute__((noinline)) int search_marked(int n, int m, const int *mark, const int *keys, int target, double *v) {
+  int where = -1;
+  for (int i = 0; i < n; i++) {
+    if (mark[i] > 0) {
+      for (int j = 0; j < m; j++)
+        if (keys[i * m + j] == target) where = i;
+      if (where >= 0) {
+        for (int k = 0; k < m; k++) v[k] = v[k] * 0.5;
+        break;
+      }
+    }
+  }
+  return where;
+}
+
 int main(void) { return 0; }
