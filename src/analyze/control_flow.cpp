@@ -100,8 +100,10 @@ bool does_work(const llvm::Function* f, int depth, std::map<const llvm::Function
       if (auto* call = dyn_cast<CallBase>(&i); call && !work)
         if (const Function* callee = call->getCalledFunction()) {
           auto spec = mpi_specs().find(callee->getName().str());
-          if (spec != mpi_specs().end()) work = spec->second.op != mpi::Op::Init && spec->second.op != mpi::Op::Finalize;
-          else work = does_work(callee, depth + 1, memo);
+          if (spec != mpi_specs().end())
+            work = spec->second.op != mpi::Op::Init && spec->second.op != mpi::Op::Finalize;
+          else
+            work = does_work(callee, depth + 1, memo);
         }
   return memo[f] = work;
 }
@@ -122,7 +124,8 @@ bool ControlFlow::reaches_loop(const llvm::BasicBlock* b) {
         if (reaches_loop_.count(&x)) continue;
         bool reach = s_.li.getLoopFor(&x) != nullptr;
         for (const Instruction& i : x)
-          if (auto* call = dyn_cast<CallBase>(&i); call && !reach) reach = does_work(call->getCalledFunction(), 0, works);
+          if (auto* call = dyn_cast<CallBase>(&i); call && !reach)
+            reach = does_work(call->getCalledFunction(), 0, works);
         for (BasicBlock* s : successors(&x)) reach = reach || reaches_loop_.count(s);
         if (reach) reaches_loop_.insert(&x), changed = true;
       }

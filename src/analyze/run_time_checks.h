@@ -14,14 +14,14 @@ class BranchInst;
 namespace perfcast::analyze::detail {
 
 // For a branch whose condition the model cannot state (pointers compared,
-// overflow flags; the trip-count test before a vector loop has the same
-// shape but a condition the model states, and must keep it): when `br` is
-// such a check, the successor (0 or 1) that falls back to the
-// scalar loop. The other side runs the vector loop, after which a block (the
-// vectoriser's middle block) either goes on into that same scalar fallback
-// for the remainder or jumps to where the scalar loop ends. Code that
-// vectorises profitably passes the check: the fallback side is taken with
-// probability 0. std::nullopt for every other branch.
+// overflow flags): when `br` is such a check, the successor (0 or 1) that
+// falls back to the scalar loop. The other side runs the vector loop, after
+// which a block (the vectoriser's middle block) either goes on into that same
+// scalar fallback for the remainder or jumps to where the scalar loop ends.
+// Code that vectorises profitably passes the check: the fallback side is
+// taken with probability 0. std::nullopt for every other branch. The
+// trip-count test before a vector loop has the same shape but a condition
+// the model states: callers keep that condition and never ask.
 std::optional<unsigned> run_time_check_fallback(const llvm::BranchInst* br, const FunctionScope& s);
 
 }  // namespace perfcast::analyze::detail
