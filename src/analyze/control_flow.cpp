@@ -3,11 +3,14 @@
 #include <climits>
 
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/CFG.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
+
+#include "analyze/mpi_tables.h"
 
 namespace perfcast::analyze::detail {
 
@@ -30,6 +33,10 @@ bool ends_program(const llvm::BasicBlock& b, bool finalize_counts) {
 bool ControlFlow::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side) {
   using namespace llvm;
   if (s_.pdt.dominates(side, from)) return false;  // a join: both ways reach it
+  // A call's unwind side: taken only when the callee throws, which a run
+  // that finishes its work does (almost) never.
+  if (auto* invoke = dyn_cast<InvokeInst>(from->getTerminator()))
+    if (invoke->getUnwindDest() == side && invoke->getNormalDest() != side) return true;
   auto memo = error_sides_.find(side);
   if (memo != error_sides_.end()) return memo->second || leaves_early(from, side);
   // Nothing reachable from here may loop: the program is on its way out.
@@ -74,17 +81,51 @@ bool ControlFlow::leaves_early(llvm::BasicBlock* from, llvm::BasicBlock* exit) {
   return on_way_out(exit) && !on_way_out(from) && ends_normally_avoiding(from, exit);
 }
 
-// Whether `b` is in a loop or can reach one: a backward fixed point over the
+namespace {
+
+// Whether a call of `f` does the program's work: its body loops, makes an MPI
+// operation other than starting or ending MPI, or calls a function that does
+// (a few calls deep). A solver called after a size check is work; a usage
+// message is not.
+bool does_work(const llvm::Function* f, int depth, std::map<const llvm::Function*, bool>& memo) {
+  using namespace llvm;
+  if (!f || f->isDeclaration() || depth > 8) return false;
+  if (auto it = memo.find(f); it != memo.end()) return it->second;
+  memo[f] = false;  // a recursion is judged by the rest of its body
+  SmallVector<std::pair<const BasicBlock*, const BasicBlock*>, 8> back_edges;
+  FindFunctionBackedges(*f, back_edges);
+  bool work = !back_edges.empty();
+  for (const BasicBlock& b : *f)
+    for (const Instruction& i : b)
+      if (auto* call = dyn_cast<CallBase>(&i); call && !work)
+        if (const Function* callee = call->getCalledFunction()) {
+          auto spec = mpi_specs().find(callee->getName().str());
+          if (spec != mpi_specs().end())
+            work = spec->second.op != mpi::Op::Init && spec->second.op != mpi::Op::Finalize;
+          else
+            work = does_work(callee, depth + 1, memo);
+        }
+  return memo[f] = work;
+}
+
+}  // namespace
+
+// Whether `b` does the program's work or can reach it: it is in a loop or
+// calls a function that works (does_work). A backward fixed point over the
 // function, computed once.
 bool ControlFlow::reaches_loop(const llvm::BasicBlock* b) {
   using namespace llvm;
   if (!reaches_loop_done_) {
     reaches_loop_done_ = true;
+    std::map<const Function*, bool> works;
     for (bool changed = true; changed;) {
       changed = false;
       for (BasicBlock& x : s_.f) {
         if (reaches_loop_.count(&x)) continue;
         bool reach = s_.li.getLoopFor(&x) != nullptr;
+        for (const Instruction& i : x)
+          if (auto* call = dyn_cast<CallBase>(&i); call && !reach)
+            reach = does_work(call->getCalledFunction(), 0, works);
         for (BasicBlock* s : successors(&x)) reach = reach || reaches_loop_.count(s);
         if (reach) reaches_loop_.insert(&x), changed = true;
       }
@@ -196,6 +237,17 @@ bool ControlFlow::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::v
   }
   out.assign(rev.rbegin(), rev.rend());
   return true;
+}
+
+std::optional<unsigned> ControlFlow::skips_the_work(const llvm::Instruction* branch) {
+  using namespace llvm;
+  auto* br = dyn_cast<BranchInst>(branch);
+  if (!br || !br->isConditional() || br->getSuccessor(0) == br->getSuccessor(1)) return std::nullopt;
+  for (unsigned skip = 0; skip < 2; ++skip)
+    if (on_way_out(br->getSuccessor(skip)) && reaches_loop(br->getSuccessor(1 - skip)) &&
+        !on_way_out(br->getSuccessor(1 - skip)))
+      return skip;
+  return std::nullopt;
 }
 
 }  // namespace perfcast::analyze::detail

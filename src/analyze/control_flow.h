@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -38,6 +39,13 @@ class ControlFlow {
   // `b` runs, outermost first; false when `b` runs only on a run that leaves
   // early (it is then left out of the model).
   bool guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out);
+
+  // For a two-way branch whose condition the model cannot state (a checking
+  // function's result): the side (0 or 1) that skips the rest of the work
+  // straight to the program's end (`if (setup(...)) { MPI_Finalize(); return
+  // 1; }` once the optimiser shares that block with the normal end), while
+  // the other side goes on to work. A run that gets there does the work.
+  std::optional<unsigned> skips_the_work(const llvm::Instruction* branch);
 
  private:
   bool is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side);

@@ -8,10 +8,13 @@
 
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
+
+#include "analyze/run_time_checks.h"
 
 namespace perfcast::analyze::detail {
 
@@ -95,6 +98,12 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
     n->mca_header = l->getHeader()->getName().str();
     n->innermost = l->getSubLoops().empty();
     if (n->innermost) n->chain_restarts = counts_.chain_restarts(l);
+    if (n->innermost)
+      for (const llvm::BasicBlock* b : l->blocks())
+        for (const llvm::Instruction& i : *b)
+          if (const llvm::Value* at = llvm::getLoadStorePointerOperand(&i);
+              at && llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(at)))
+            ++(llvm::isa<llvm::LoadInst>(&i) ? n->stack_loads : n->stack_stores);
   }
   if (l->getSubLoops().empty()) footprints_.add_streams(*n, l);
   c->push_back(std::move(n));
@@ -137,14 +146,15 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
     } else {
       // The vectoriser's run-time checks (aliasing, wrapping) pass in any code
       // that vectorises profitably: the vector path is taken.
-      std::string block = br->getParent()->getName().str();
-      if (block.rfind("vector.memcheck", 0) == 0 || block.rfind("vector.scevcheck", 0) == 0) {
-        bool then_scalar = br->getSuccessor(0)->getName().startswith("scalar.ph");
-        n->probability = then_scalar ? 0.0 : 1.0;
+      if (auto fallback = run_time_check_fallback(br, s_)) {
+        n->probability = *fallback == 0 ? 0.0 : 1.0;
         n->note = (n->note.empty() ? "" : n->note + "; ") + "vectoriser run-time check assumed to pass";
       } else if (auto guard = counts_.loop_guard_condition(br)) {
         n->condition = ex::simplify(*guard);
         n->note = (n->note.empty() ? "" : n->note + "; ") + "guard of the loop after it: its trip count > 0";
+      } else if (auto skip = flow_.skips_the_work(br)) {
+        n->probability = *skip == 0 ? 0.0 : 1.0;
+        n->note = (n->note.empty() ? "" : n->note + "; ") + "a check that would skip the work to the end: passes";
       } else {
         n->note = (n->note.empty() ? "" : n->note + "; ") + "data-dependent condition";
       }
@@ -198,13 +208,12 @@ std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm:
     Expr edge = 1;
     if (br->isConditional() && br->getSuccessor(0) != br->getSuccessor(1)) {
       bool taken_if_true = br->getSuccessor(0) == to;
-      StringRef name = p->getName();
-      if (name.startswith("vector.memcheck") || name.startswith("vector.scevcheck")) {
-        if (to->getName().startswith("scalar.ph")) continue;  // the check passes: never taken
-      } else {
-        auto c = exprs_.conv_bool(br->getCondition(), region);
-        if (!c) return std::nullopt;
+      if (auto c = exprs_.conv_bool(br->getCondition(), region)) {
         edge = taken_if_true ? *c : Expr(1) - *c;
+      } else if (auto fallback = run_time_check_fallback(br, s_)) {
+        if (br->getSuccessor(*fallback) == to) continue;  // the check passes: never taken
+      } else {
+        return std::nullopt;
       }
     }
     terms.push_back(*r * edge);

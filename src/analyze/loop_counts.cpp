@@ -218,6 +218,12 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
     for (BasicBlock* b : region) {
       for (BasicBlock* succ : successors(b))
         if (!inside.count(succ) && succ != skip) ok = false;
+      // A block outside the loop around the branch: this side leaves that
+      // loop (a `break`), it does not guard a loop inside it.
+      if (region_loop && !region_loop->contains(b)) {
+        ok = false;
+        break;
+      }
       Loop* l = s_.li.getLoopFor(b);
       if (l && l != region_loop) {
         while (l->getParentLoop() != region_loop) l = l->getParentLoop();

@@ -1,5 +1,6 @@
 #include "analyze/mca_pricing.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -23,7 +24,10 @@ namespace {
 void add_machine_accesses(Node& loop, const LoopCycles& machine) {
   for (const auto& c : loop.body)
     if (c->kind != Node::Compute) return;
-  std::int64_t more_loads = machine.loads, more_stores = machine.stores;
+  // The IR's own accesses to stack variables are among the machine code's
+  // stack accesses: counted once, by the IR.
+  std::int64_t more_loads = std::max(0, machine.loads - loop.stack_loads);
+  std::int64_t more_stores = std::max(0, machine.stores - loop.stack_stores);
   if (more_loads <= 0 && more_stores <= 0) return;
   auto n = std::make_unique<Node>();
   n->kind = Node::Compute;

@@ -59,6 +59,11 @@ struct Node {
   std::string mca_header;
   bool innermost = false;
   bool chain_restarts = false;  // innermost: no loop-carried value flows from one run of the loop to the next
+  // innermost: the IR's loads and stores per iteration of the function's own
+  // stack variables (a scalar kept in memory because its address is passed
+  // on): counted by the IR already, so not among the machine code's extra
+  // stack accesses.
+  int stack_loads = 0, stack_stores = 0;
   std::optional<LoopCycles> machine;
   std::optional<expr::Expr> cycles_per_iteration;
   std::optional<double> overhead_cycles_per_iteration;

@@ -12,6 +12,8 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
 
+#include "analyze/run_time_checks.h"
+
 namespace perfcast::analyze::detail {
 
 namespace ex = perfcast::expr;
@@ -318,7 +320,10 @@ std::optional<Expr> ScevToExpr::conv_phi(const llvm::PHINode* phi, const llvm::L
   std::vector<std::pair<const Value*, BasicBlock*>> in;
   for (unsigned k = 0; k < phi->getNumIncomingValues(); ++k) {
     BasicBlock* pred = phi->getIncomingBlock(k);
-    if (pred->getName().startswith("vector.memcheck") || pred->getName().startswith("vector.scevcheck")) continue;
+    if (auto* check = dyn_cast<BranchInst>(pred->getTerminator());
+        check && check->isConditional() && !conv_bool(check->getCondition(), s_.li.getLoopFor(pred), depth + 1))
+      if (auto fallback = run_time_check_fallback(check, s_); fallback && check->getSuccessor(*fallback) == block)
+        continue;
     in.emplace_back(phi->getIncomingValue(k), pred);
   }
   if (in.empty()) return std::nullopt;

@@ -255,7 +255,8 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     // measured one (1.4-1.5x the one-way time for small messages here).
     std::set<long long> receives_from;
     for (const auto& call : c.mpi)
-      if (mpi::facts(call.op).receives && call.peer && *call.peer >= 0) receives_from.insert(*call.peer);
+      if (mpi::facts(call.op).receives && call.calls > 0 && call.peer && *call.peer >= 0)
+        receives_from.insert(*call.peer);
 
     // Network: every call costs the library's overhead (LogP o: a call to
     // MPI_PROC_NULL or a wait costs it too); each message also its latency and
@@ -263,6 +264,10 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     // (communicator creation among them: an allreduce of the context id, as
     // the simulator prices it) and unknown peers at the inter-node figures.
     for (const auto& call : c.mpi) {
+      // A call on a path this rank does not take (`if (rank < size - 1)
+      // MPI_Send(..., rank + 1, ...)` on the last rank): its peer is never
+      // addressed, so it is not checked.
+      if (call.calls <= 0) continue;
       rp.overhead_s += call.calls * pricing.overhead_s();
       const bool send = mpi::facts(call.op).sends;
       const bool creates = mpi::creates_communicator(call.op);
