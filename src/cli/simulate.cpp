@@ -20,6 +20,7 @@
 #include "events/convert.h"
 #include "machine/machine_io.h"
 #include "report/simulation.h"
+#include "report/otf2_timeline.h"
 #include "report/timeline.h"
 #include "sim/engine.h"
 #include "sim/skeleton/live_job.h"
@@ -35,6 +36,7 @@ struct SimulateArgs {
   std::string collectives = "auto";
   bool json = false;
   std::string timeline;
+  std::string otf2;
   bool force_timeline = false;
   int table_rows = 16;
   std::string events;  // a trace directory or a text events file; with --np, the skeleton
@@ -45,6 +47,19 @@ struct SimulateArgs {
   std::uint64_t max_events = 10'000'000'000ULL;
   std::string max_memory;
   double max_time_s = 0;
+};
+
+// Hands each span to every timeline asked for (Chrome trace, OTF2).
+class TimelineSinks : public sim::TimelineSink {
+ public:
+  void add(sim::TimelineSink* sink) { sinks_.push_back(sink); }
+  bool empty() const { return sinks_.empty(); }
+  void span(int rank, sim::SpanKind kind, events::Kind op, double start_s, double end_s) override {
+    for (sim::TimelineSink* sink : sinks_) sink->span(rank, kind, op, start_s, end_s);
+  }
+
+ private:
+  std::vector<sim::TimelineSink*> sinks_;
 };
 
 // What the engine replays: a job, and for live skeletons the runtime that moves
@@ -124,17 +139,28 @@ void run_simulation(const SimulateArgs& a) {
   if (!choice.live) check_memory(choice.job->size(), false);
 
   std::unique_ptr<report::ChromeTraceWriter> timeline;
-  if (!a.timeline.empty()) {
+  std::unique_ptr<report::Otf2TimelineWriter> otf2;
+  TimelineSinks sinks;
+  if (!a.timeline.empty() || !a.otf2.empty()) {
     int n = choice.job->size();
     if (n > report::kTimelineRankLimit && !a.force_timeline)
       throw UserError(fmt::format("a timeline of {} ranks would hold one track per rank: more than {} is refused, as "
                                   "the file grows with ranks x events and viewers stop coping",
                                   n, report::kTimelineRankLimit),
-                      {"", std::nullopt, "--timeline"}, "add --force-timeline to write it anyway");
-    refuse_output_over_inputs(a.timeline, {machine::find_machine_file(a.machine.file), a.events}, "--timeline");
-    timeline = std::make_unique<report::ChromeTraceWriter>(a.timeline, n);
-    options.timeline = timeline.get();
+                      {"", std::nullopt, a.timeline.empty() ? "--otf2" : "--timeline"},
+                      "add --force-timeline to write it anyway");
   }
+  if (!a.timeline.empty()) {
+    refuse_output_over_inputs(a.timeline, {machine::find_machine_file(a.machine.file), a.events}, "--timeline");
+    timeline = std::make_unique<report::ChromeTraceWriter>(a.timeline, choice.job->size());
+    sinks.add(timeline.get());
+  }
+  if (!a.otf2.empty()) {
+    otf2 = std::make_unique<report::Otf2TimelineWriter>(
+        a.otf2, choice.job->size(), fmt::format("{} simulated on {}", choice.label, machine.name));
+    sinks.add(otf2.get());
+  }
+  if (!sinks.empty()) options.timeline = &sinks;
 
   ProgressLine progress(!a.json);
   options.progress = [&](const sim::SimProgress& p) { progress.show(report::simulation_progress_text(p)); };
@@ -142,6 +168,7 @@ void run_simulation(const SimulateArgs& a) {
   skeleton_output.reset();
   progress.end();
   if (timeline) timeline->close();
+  if (otf2) otf2->close();
   if (choice.live) {
     int shown = 0;
     for (int r = 0; r < choice.job->size() && shown < 8; ++r) {
@@ -158,6 +185,7 @@ void run_simulation(const SimulateArgs& a) {
   if (a.json) std::cout << report::simulation_json(result, context).dump(2) << "\n";
   else std::cout << report::simulation_table(result, context, a.table_rows);
   if (!a.json && timeline) std::cout << fmt::format("timeline: {} (open in ui.perfetto.dev)\n", a.timeline);
+  if (!a.json && otf2) std::cout << fmt::format("OTF2 archive: {}/traces.otf2 (Vampir, otf2-print)\n", a.otf2);
 }
 
 }  // namespace
@@ -176,6 +204,8 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->add_option("--timeline", a->timeline, "Write a Chrome-trace/Perfetto JSON timeline (one track per rank)")
       ->type_name("FILE");
+  cmd->add_option("--otf2", a->otf2, "Write the timeline as an OTF2 archive into this new directory (Vampir, otf2-print)")
+      ->type_name("DIR");
   cmd->add_flag("--force-timeline", a->force_timeline,
                 fmt::format("Write the timeline even beyond {} ranks", report::kTimelineRankLimit));
   cmd->add_option("--rows", a->table_rows, "Ranks listed one per row in the table; beyond, a summary")

@@ -2,15 +2,20 @@
 // timeline, on results the simulator computes for hand-made jobs.
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "report/otf2_timeline.h"
 #include "report/simulation.h"
 #include "report/timeline.h"
 #include "sim/sim_test_util.h"
+#include "support/error.h"
 
 namespace perfcast::report {
 namespace {
@@ -109,6 +114,80 @@ TEST(SimulationReport, TimelineIsChromeTraceJson) {
   EXPECT_EQ(waits, 1);
   EXPECT_EQ(spans, 4) << "2 compute, 1 wait, 1 comm";
   std::filesystem::remove(path);
+}
+
+
+// The OTF2 archive read back by OTF2's own reader (otf2-print, Debian's
+// otf2-tools): every span an Enter and a Leave at its time in nanoseconds, each
+// location's events in time order, regions named after the MPI functions.
+TEST(SimulationReport, Otf2ArchiveReadsBackWithOtf2Print) {
+  auto dir = std::filesystem::temp_directory_path() / ("perfcast_report_otf2_test_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  {
+    Otf2TimelineWriter writer(dir, 2, "test job");
+    sim::SimOptions options;
+    options.timeline = &writer;
+    run({{compute(10 * us), sendrecv(1, 100, 1, 100)}, {compute(2 * us), sendrecv(0, 100, 0, 100)}}, flat_machine(),
+        options);
+    writer.close();
+    EXPECT_EQ(writer.clamped_spans(), 0u);
+  }
+  ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2"));
+  std::string command = "otf2-print " + (dir / "traces.otf2").string() + " 2>&1";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string text;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  int status = ::pclose(pipe);
+  ASSERT_EQ(status, 0) << "otf2-print (Debian's otf2-tools, installed by scripts/setup) failed:\n" << text;
+  EXPECT_EQ(text.find("warning"), std::string::npos) << text;
+  EXPECT_EQ(text.find("error"), std::string::npos) << text;
+
+  std::istringstream lines(text);
+  std::string line;
+  int enters = 0, leaves = 0;
+  std::map<int, unsigned long long> last_time;
+  std::map<std::string, unsigned long long> entered_at;  // "rank region" -> time
+  unsigned long long rank1_wait_ns = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string event;
+    int location = -1;
+    unsigned long long time = 0;
+    if (!(fields >> event >> location >> time) || (event != "ENTER" && event != "LEAVE")) continue;
+    EXPECT_GE(time, last_time[location]) << "location " << location << " out of order:\n" << text;
+    last_time[location] = time;
+    auto quote = line.find('"');
+    std::string region = line.substr(quote + 1, line.find('"', quote + 1) - quote - 1);
+    std::string key = std::to_string(location) + " " + region;
+    if (event == "ENTER") {
+      ++enters;
+      entered_at[key] = time;
+    } else {
+      ++leaves;
+      if (key == "1 MPI_Sendrecv wait") rank1_wait_ns = time - entered_at[key];
+    }
+  }
+  EXPECT_EQ(enters, 4) << "2 compute, 1 wait, 1 comm:\n" << text;
+  EXPECT_EQ(leaves, 4) << text;
+  EXPECT_EQ(rank1_wait_ns, 8000u) << "8 us of wait on rank 1, in ns:\n" << text;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SimulationReport, Otf2ArchiveNeverOverwritesAndLeavesNothingHalfWritten) {
+  auto dir = std::filesystem::temp_directory_path() / ("perfcast_report_otf2_exists_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  EXPECT_THROW(Otf2TimelineWriter(dir, 1, "x"), UserError) << "an existing directory is never written into";
+  std::filesystem::remove_all(dir);
+  {
+    Otf2TimelineWriter writer(dir, 1, "abandoned");
+    writer.span(0, sim::SpanKind::Compute, events::Kind::Compute, 0, 1e-6);
+  }  // no close(): the run failed
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  for (const auto& entry : std::filesystem::directory_iterator(dir.parent_path()))
+    EXPECT_EQ(entry.path().filename().string().find("." + dir.filename().string() + ".partial"), std::string::npos)
+        << "scratch left behind: " << entry.path();
 }
 
 }  // namespace
