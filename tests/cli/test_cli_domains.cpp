@@ -114,4 +114,49 @@ TEST(Domains, ARunThatCannotFitIsRefusedBeforeItIsTried) {
   EXPECT_TRUE(contains(sim.stderr_text, "a simulation of 2 ranks")) << sim.stderr_text;
 }
 
+// A count beyond 2^53 is no run's (a 64-bit count that wrapped is near
+// 2^64): refused naming the rank, the site and the count, not priced.
+TEST(Domains, CountBeyondTwoToThe53IsRefusedNamingTheRank) {
+  auto model = write("wrapped_count.json", R"j({
+  "format": "perfcast-program-model", "version": 1, "program": "wrapped",
+  "parameters": {"n": {"default": "4"}},
+  "entry": "main",
+  "functions": {"main": {"body": [
+    {"kind": "loop", "line": 9, "trip_count": "zext(n - 5 * rank, 64)", "body": [
+      {"kind": "compute", "flops_double": "2"}]}]}}})j");
+  auto r = perfcast_run({"predict", model, "--machine", kPolus, "--np", "2"});
+  EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
+  EXPECT_TRUE(r.stdout_text.empty()) << r.stdout_text;
+  EXPECT_TRUE(contains(r.stderr_text, "on rank 1")) << r.stderr_text;
+  EXPECT_TRUE(contains(r.stderr_text, "2^53")) << r.stderr_text;
+  EXPECT_TRUE(contains(r.stderr_text, "double-precision flops of main")) << r.stderr_text;
+  EXPECT_TRUE(contains(r.stderr_text, "e+19")) << r.stderr_text;
+  // Rank 0 alone counts 8 flops: predicted. (Rank 1 wraps: zext(-1, 64) is 2^64 - 1.)
+  auto one = perfcast_run({"predict", model, "--machine", kPolus, "--np", "1"});
+  EXPECT_EQ(one.exit_code, 0) << one.stderr_text;
+}
+
+// In-core cycles that do a loop's flops faster than the machine's peak rate
+// make a time below flops / peak: refused naming the rank and the flops.
+TEST(Domains, FlopsBeyondPeakTimesTimeAreRefused) {
+  auto model_with = [&](const std::string& cycles) {
+    return write("beyond_peak_" + cycles + ".json", R"({
+  "format": "perfcast-program-model", "version": 1, "program": "beyond_peak",
+  "mca": {"cpu": "znver3"},
+  "parameters": {"n": {"default": "1000000000"}},
+  "entry": "main",
+  "functions": {"main": {"body": [
+    {"kind": "loop", "line": 5, "trip_count": "n", "cycles_per_iteration": )" + cycles + R"(, "body": [
+      {"kind": "compute", "flops_double": "100"}]}]}}})");
+  };
+  const std::string generic = kSource + "/machines/generic-cluster.toml";  // 40 Gflop/s a core at 2.8 GHz
+  auto r = perfcast_run({"predict", model_with("1"), "--machine", generic, "--np", "2"});
+  EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
+  EXPECT_TRUE(contains(r.stderr_text, "rank 0: the model counts 1e+11 flops")) << r.stderr_text;
+  EXPECT_TRUE(contains(r.stderr_text, "more flops than peak x time")) << r.stderr_text;
+  // 50 cycles for 100 flops (2 a cycle, 5.6 Gflop/s) is within the peak: predicted.
+  auto ok = perfcast_run({"predict", model_with("50"), "--machine", generic, "--np", "2"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.stderr_text;
+}
+
 }  // namespace
