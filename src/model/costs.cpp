@@ -379,11 +379,19 @@ double value_of(const Expr& e, const expr::Bindings& b) { return expr::evaluate(
 // A count (flops, accesses, bytes, calls, cycles) evaluated for one rank: finite,
 // >= 0 and at most 2^53, or an error naming what was counted, where, the
 // expression and the values of the names it uses. A negative size or trip
-// count shows up here, and so does a 64-bit count that wrapped (a negative
-// one read as unsigned is near 2^64): no rank of a run counts 2^53 (9e15) of
-// anything in one site, and beyond it a double no longer holds every count.
+// count shows up here, and so does a count that wrapped (a negative 32- or
+// 64-bit value read as unsigned is near 2^32 or 2^64, times the work per
+// iteration): no rank of a run counts 2^53 (9e15) of anything in one site,
+// and beyond it a double no longer holds every count. An integer past 64 bits
+// is named the same way.
 double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, std::string_view where) {
-  double v = value_of(e, b);
+  double v = 0;
+  try {
+    v = value_of(e, b);
+  } catch (const UserError& error) {  // an integer past 64 bits: say which count, where, on which rank
+    throw UserError(fmt::format("{} of {}: {}", what, where, error.what()), {},
+                    "check the parameters bound with --param (a size or trip count is negative, or overflows)");
+  }
   if (std::isfinite(v) && v >= 0 && v <= kMaxCount) return v;
   std::string text = expr::to_string(e);
   if (text.size() > 200) text = text.substr(0, 200) + " ...";
@@ -393,10 +401,10 @@ double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, s
     if (it == b.end()) continue;
     values += fmt::format("{}{}={}", values.empty() ? "" : ", ", name, it->second.real());
   }
-  throw UserError(fmt::format("{} of {} evaluates to {} ({} = {}{}): a count must be finite, >= 0 and at most "
-                              "2^53{}",
+  throw UserError(fmt::format("{} of {} evaluates to {} ({} = {}{}): a count must be finite and >= 0, and at "
+                              "most 2^53{}",
                               what, where, v, text, v, values.empty() ? "" : fmt::format(" with {}", values),
-                              v > kMaxCount && std::isfinite(v) ? " (a 64-bit count that wrapped?)" : ""),
+                              v > kMaxCount && std::isfinite(v) ? " (a count that wrapped: a negative number read as unsigned?)" : ""),
                   {}, "check the parameters bound with --param (a size or trip count is negative, or overflows)");
 }
 

@@ -122,16 +122,16 @@ TEST(Domains, CountBeyondTwoToThe53IsRefusedNamingTheRank) {
   "parameters": {"n": {"default": "4"}},
   "entry": "main",
   "functions": {"main": {"body": [
-    {"kind": "loop", "line": 9, "trip_count": "zext(n - 5 * rank, 64)", "body": [
-      {"kind": "compute", "flops_double": "2"}]}]}}})j");
+    {"kind": "loop", "line": 9, "trip_count": "zext(n - 5 * rank, 32)", "body": [
+      {"kind": "compute", "flops_double": "3000000"}]}]}}})j");
   auto r = perfcast_run({"predict", model, "--machine", kPolus, "--np", "2"});
   EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
   EXPECT_TRUE(r.stdout_text.empty()) << r.stdout_text;
   EXPECT_TRUE(contains(r.stderr_text, "on rank 1")) << r.stderr_text;
   EXPECT_TRUE(contains(r.stderr_text, "2^53")) << r.stderr_text;
   EXPECT_TRUE(contains(r.stderr_text, "double-precision flops of main")) << r.stderr_text;
-  EXPECT_TRUE(contains(r.stderr_text, "e+19")) << r.stderr_text;
-  // Rank 0 alone counts 8 flops: predicted. (Rank 1 wraps: zext(-1, 64) is 2^64 - 1.)
+  EXPECT_TRUE(contains(r.stderr_text, "1.2884901885e+16")) << r.stderr_text;
+  // Rank 0 alone counts 4 x 3e6 flops: predicted. (Rank 1's count wraps: zext(-1, 32) is 2^32 - 1.)
   auto one = perfcast_run({"predict", model, "--machine", kPolus, "--np", "1"});
   EXPECT_EQ(one.exit_code, 0) << one.stderr_text;
 }
