@@ -136,26 +136,26 @@ TEST(Domains, CountBeyondTwoToThe53IsRefusedNamingTheRank) {
   EXPECT_EQ(one.exit_code, 0) << one.stderr_text;
 }
 
-// In-core cycles that do a loop's flops faster than the machine's peak rate
-// make a time below flops / peak: refused naming the rank and the flops.
+// A rank's flops at the machine's peak (flops_per_core, SIMD) take at most
+// its predicted time; a scalar rate set above the peak prices them faster
+// than that, and the prediction is refused naming the rank and the flops.
 TEST(Domains, FlopsBeyondPeakTimesTimeAreRefused) {
-  auto model_with = [&](const std::string& cycles) {
-    return write("beyond_peak_" + cycles + ".json", R"({
+  auto model = write("beyond_peak.json", R"({
   "format": "perfcast-program-model", "version": 1, "program": "beyond_peak",
-  "mca": {"cpu": "znver3"},
-  "parameters": {"n": {"default": "1000000000"}},
+  "parameters": {"n": {"default": "1000000"}},
   "entry": "main",
   "functions": {"main": {"body": [
-    {"kind": "loop", "line": 5, "trip_count": "n", "cycles_per_iteration": )" + cycles + R"(, "body": [
+    {"kind": "loop", "line": 5, "trip_count": "n", "body": [
       {"kind": "compute", "flops_double": "100"}]}]}}})");
-  };
-  const std::string generic = kSource + "/machines/generic-cluster.toml";  // 40 Gflop/s a core at 2.8 GHz
-  auto r = perfcast_run({"predict", model_with("1"), "--machine", generic, "--np", "2"});
+  auto r = perfcast_run({"predict", model, "--machine", kPolus, "--np", "2", "--scalar", "--set",
+                         "node.flops_per_core_scalar=50 Gflop/s"});
   EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
-  EXPECT_TRUE(contains(r.stderr_text, "rank 0: the model counts 1e+11 flops")) << r.stderr_text;
+  EXPECT_TRUE(r.stdout_text.empty()) << r.stdout_text;
+  EXPECT_TRUE(contains(r.stderr_text, "rank 0: the model counts 1e+08 flops")) << r.stderr_text;
   EXPECT_TRUE(contains(r.stderr_text, "more flops than peak x time")) << r.stderr_text;
-  // 50 cycles for 100 flops (2 a cycle, 5.6 Gflop/s) is within the peak: predicted.
-  auto ok = perfcast_run({"predict", model_with("50"), "--machine", generic, "--np", "2"});
+  // At a scalar rate below the peak the same model is predicted.
+  auto ok = perfcast_run({"predict", model, "--machine", kPolus, "--np", "2", "--scalar", "--set",
+                          "node.flops_per_core_scalar=2 Gflop/s"});
   EXPECT_EQ(ok.exit_code, 0) << ok.stderr_text;
 }
 
