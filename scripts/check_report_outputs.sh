@@ -37,6 +37,8 @@ trap 'rm -rf "$work"' EXIT
 # their new name first (RENAMED), so only their old name shows as a change.
 export ON_PURPOSE='
 predict:estimates
+predict:warnings
+predict:coverage
 predict:ranks[*].instruction_flops
 predict:simulated.ranks[*].time_s
 predict:simulated.slowest_component

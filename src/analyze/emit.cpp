@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 
@@ -236,7 +237,13 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
   using namespace llvm;
   auto* callee = dyn_cast<Function>(call.getCalledOperand()->stripPointerCasts());
   Where w = s_.where(call.getDebugLoc());
-  if (!callee) return;  // indirect: the model cannot follow it (qsort comparators and the like)
+  if (!callee) {
+    // Indirect: the model cannot follow it (a struct's callback, a handler
+    // table, qsort's comparator); the coverage lists it. Inline assembly is
+    // no call.
+    if (!isa<InlineAsm>(call.getCalledOperand())) s_.out.unresolved_calls.push_back({"indirect", "", site_of(w)});
+    return;
+  }
   std::string name = callee->getName().str();
   if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) {
     emit_mpi(call, name.rfind("PMPI_", 0) == 0 ? name.substr(1) : name, items, scope);
@@ -255,6 +262,7 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
       auto n = std::make_unique<Node>();
       n->line = w.line;
       n->note = fmt::format("recursive call of {}: not counted (the model has no recursion)", name);
+      s_.out.unresolved_calls.push_back({"recursive", name, site_of(w)});
       items.push_back(std::move(n));
       return;
     }
@@ -320,6 +328,7 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
     items.push_back(std::move(n));
     return;
   }
+  s_.out.unresolved_calls.push_back({"external", name, site_of(w)});
   std::string p = sanitize(fmt::format("lib_{}_flops", name));
   s_.describe(p, fmt::format("double-precision flops of one call of {}, which the analysis cannot see; bind it, "
                              "or price {} with --library-costs",

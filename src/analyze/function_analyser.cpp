@@ -13,6 +13,7 @@
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 
 #include "analyze/run_time_checks.h"
 
@@ -62,6 +63,14 @@ void FunctionAnalyser::run() {
   exprs_.name_scevs();
   if (DISubprogram* sp = s_.f.getSubprogram()) s_.out.line = static_cast<int>(sp->getLine());
 
+  // The coverage's share: instructions in the blocks placed in the model
+  // (those on error paths and in dead loops are not priced).
+  auto instructions = [](const BasicBlock& b) {
+    long long n = 0;
+    for (const Instruction& i : b) n += !isa<DbgInfoIntrinsic>(&i);
+    return n;
+  };
+  for (const BasicBlock& b : s_.f) s_.out.instructions += instructions(b);
   ReversePostOrderTraversal<Function*> rpo(&s_.f);
   for (BasicBlock* b : rpo) {
     Loop* l = s_.li.getLoopFor(b);
@@ -70,6 +79,7 @@ void FunctionAnalyser::run() {
     std::vector<GuardStep> guard;
     if (!flow_.guard_of(b, l, guard)) continue;
     emitter_.emit_block(b, *navigate(c, guard));
+    s_.out.instructions_priced += instructions(*b);
   }
   footprints_.add_footprints(loop_nodes_);
 }
@@ -93,6 +103,11 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
   n->note = w.note;
   n->var = names_.loop_var(l);
   n->trip_count = counts_.trip_count(l);
+  if (const LoopCounts::UnknownTrips* u = counts_.unknown_trips(l)) {
+    n->unknown_trips = u->parameter;
+    n->guess = u->why;
+    n->site = u->site;
+  }
   if (s_.ctx.input->mca) {
     l->getHeader()->setName(fmt::format("{}{}", kMcaLoopPrefix, s_.ctx.mca_loops++));
     n->mca_header = l->getHeader()->getName().str();
@@ -157,6 +172,7 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
         n->note = (n->note.empty() ? "" : n->note + "; ") + "a check that would skip the work to the end: passes";
       } else {
         n->note = (n->note.empty() ? "" : n->note + "; ") + "data-dependent condition";
+        n->guess = "data-dependent condition";
       }
     }
   } else if (auto reach = step.target ? reach_condition(step.target, const_cast<BasicBlock*>(step.term->getParent()),
@@ -167,10 +183,12 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
   } else {
     unsigned ways = step.term->getNumSuccessors();
     n->probability = step.succ == UINT_MAX ? 0.5 : 1.0 / ways;
+    std::string why = step.succ == UINT_MAX ? "reached on some paths" : fmt::format("one of {} switch cases", ways);
     if (auto p = s_.probability_override(w)) n->probability = *p;
-    n->note = (n->note.empty() ? "" : n->note + "; ") +
-              (step.succ == UINT_MAX ? "reached on some paths" : fmt::format("one of {} switch cases", ways));
+    else n->guess = why;
+    n->note = (n->note.empty() ? "" : n->note + "; ") + why;
   }
+  if (!n->guess.empty()) n->site = site_of(w);
   c.push_back(std::move(n));
   return c.back().get();
 }

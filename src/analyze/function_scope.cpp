@@ -27,6 +27,11 @@ FunctionScope::FunctionScope(ModuleContext& context, llvm::Function& function, F
       pdt(context.fam->getResult<llvm::PostDominatorTreeAnalysis>(function)),
       entry(function.getName() == "main") {}
 
+std::string site_of(const Where& w) {
+  std::string file = w.file.substr(w.file.rfind('/') == std::string::npos ? 0 : w.file.rfind('/') + 1);
+  return fmt::format("{}:{}", file.empty() ? "?" : file, w.line);
+}
+
 Where FunctionScope::where(const llvm::DebugLoc& dl) const {
   Where w;
   const llvm::DILocation* loc = dl.get();

@@ -26,6 +26,10 @@ struct Where {
   std::string file, origin, note;  // origin: the function the code was written in
 };
 
+// "file.c:12" (the file's name without its directories), as the model's
+// coverage lists sites and --branch-probability takes them.
+std::string site_of(const Where& w);
+
 struct FunctionScope {
   FunctionScope(ModuleContext& ctx, llvm::Function& f, FunctionModel& out);
 

@@ -111,6 +111,38 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level
   mpm.run(m, mam);
 }
 
+// The defined functions a run may enter from `entry`: those it calls, and
+// those whose address reachable code takes (a callback stored in a struct, a
+// handler table in a global initialiser), since a call through a pointer may
+// land on any of them.
+std::set<std::string> reachable_functions(llvm::Module& m, const std::string& entry) {
+  std::set<std::string> reached;
+  std::vector<const llvm::Function*> todo;
+  std::set<const llvm::Value*> seen;
+  // Functions inside a constant (an initialiser, a cast, an aggregate).
+  std::function<void(const llvm::Value*)> visit = [&](const llvm::Value* v) {
+    if (!seen.insert(v).second) return;
+    if (auto* f = llvm::dyn_cast<llvm::Function>(v)) {
+      if (!f->isDeclaration()) todo.push_back(f);
+    } else if (auto* g = llvm::dyn_cast<llvm::GlobalVariable>(v)) {
+      if (g->hasInitializer()) visit(g->getInitializer());
+    } else if (auto* c = llvm::dyn_cast<llvm::Constant>(v)) {
+      for (const llvm::Use& op : c->operands()) visit(op.get());
+    }
+  };
+  if (const llvm::Function* f = m.getFunction(entry); f && !f->isDeclaration()) todo.push_back(f);
+  while (!todo.empty()) {
+    const llvm::Function* f = todo.back();
+    todo.pop_back();
+    if (!reached.insert(f->getName().str()).second) continue;
+    for (const llvm::BasicBlock& b : *f)
+      for (const llvm::Instruction& i : b)
+        for (const llvm::Use& op : i.operands())
+          if (llvm::isa<llvm::Constant>(op.get())) visit(op.get());
+  }
+  return reached;
+}
+
 }  // namespace
 
 model::ProgramModel analyze_bitcode(const IrInput& input) {
@@ -205,6 +237,8 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   model.parameters = model_parameters(ctx.functions, ctx.descriptions);
   model.entry = ctx.functions.count("main") ? "main" : (ctx.functions.empty() ? "main" : ctx.functions.begin()->first);
   model.functions = model_functions(ctx.functions);
+  model.coverage = model_coverage(ctx.functions, model.entry, defined, reachable_functions(*program, model.entry));
+  say(model::coverage_summary(*model.coverage));
   return model;
 }
 

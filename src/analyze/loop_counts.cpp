@@ -69,6 +69,10 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
                                 w.origin.empty() || w.origin == s_.f.getName() ? "" : " (in " + w.origin + ")",
                                 computable ? "its count depends on values read from memory"
                                            : "its exit depends on data (e.g. a convergence test)"));
+  unknown_[l] = {name,
+                 computable ? "its count depends on values read from memory"
+                            : "its exit depends on data (e.g. a convergence test)",
+                 site_of(w)};
   Expr source = ex::var(name);
   // The parameter counts iterations of the source loop. A loop unrolled by U
   // with a run-time trip count becomes two IR loops of that line: the

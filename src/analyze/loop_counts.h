@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 
 #include "analyze/function_scope.h"
 #include "analyze/scev_to_expr.h"
@@ -27,6 +28,15 @@ class LoopCounts {
   bool chain_restarts(const llvm::Loop* l);
   llvm::DebugLoc source_loc(const llvm::Loop* l) const;
   std::optional<expr::Expr> loop_guard_condition(const llvm::BranchInst* br);
+  // For a loop whose trip count is a parameter (its exit depends on data):
+  // the parameter's name, why, and the source loop's site (for the coverage).
+  struct UnknownTrips {
+    std::string parameter, why, site;
+  };
+  const UnknownTrips* unknown_trips(const llvm::Loop* l) const {
+    auto it = unknown_.find(l);
+    return it == unknown_.end() ? nullptr : &it->second;
+  }
 
  private:
   unsigned remainder_bits(const llvm::Loop* l);
@@ -35,6 +45,7 @@ class LoopCounts {
   FunctionScope& s_;
   ScevToExpr& exprs_;
   std::map<const llvm::Loop*, expr::Expr> trip_counts_;
+  std::map<const llvm::Loop*, UnknownTrips> unknown_;
 };
 
 }  // namespace perfcast::analyze::detail

@@ -44,6 +44,10 @@ struct Node {
   const llvm::Instruction* key = nullptr;
   unsigned key_succ = 0;
   const void* key_target = nullptr;
+  // branch: why its probability is a guess (none given with --branch-probability,
+  // none derived), "" when it is not; loop: the parameter its unknown trip count
+  // stands for, and why. `site` is "file.c:line" for the model's coverage.
+  std::string guess, unknown_trips, site;
   // call
   std::string callee;
   std::vector<std::pair<std::string, expr::Expr>> args;
@@ -76,6 +80,12 @@ struct Node {
   bool empty_compute() const;
 };
 
+// A call the analysis could not follow (the model's coverage): through a
+// pointer, of an external function without a known cost, or recursive.
+struct UnresolvedCall {
+  std::string kind, callee, site;
+};
+
 struct FunctionModel {
   std::string name;
   int line = 0;
@@ -84,6 +94,9 @@ struct FunctionModel {
   std::set<std::string> loop_vars;
   Items body;
   bool done = false;
+  std::vector<UnresolvedCall> unresolved_calls;
+  long long instructions = 0;         // IR instructions (debug intrinsics aside)
+  long long instructions_priced = 0;  // those in the blocks placed in the model
 };
 
 // Calls `use` on every expression of the items and of the items nested in

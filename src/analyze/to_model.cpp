@@ -1,6 +1,8 @@
 #include "analyze/to_model.h"
 
+#include <functional>
 #include <set>
+#include <tuple>
 
 #include "analyze/mca_pricing.h"
 
@@ -154,6 +156,51 @@ std::vector<model::Parameter> model_parameters(const std::map<std::string, Funct
     params.push_back(std::move(p));
   }
   return params;
+}
+
+model::Coverage model_coverage(const std::map<std::string, FunctionModel>& functions, const std::string& entry,
+                               int defined, const std::set<std::string>& reachable) {
+  model::Coverage c;
+  c.functions_defined = defined;
+  c.functions_reachable = static_cast<int>(reachable.size());
+  for (const std::string& name : reachable)
+    if (auto f = functions.find(name); f != functions.end()) c.instructions += f->second.instructions;
+  // The functions the model prices: the entry and what its call items reach.
+  std::set<std::string> modelled;
+  std::vector<std::string> todo = {entry};
+  std::function<void(const Items&)> calls = [&](const Items& items) {
+    for (const auto& n : items) {
+      if (n->kind == Node::Call && !modelled.count(n->callee)) todo.push_back(n->callee);
+      calls(n->body), calls(n->then_items), calls(n->else_items);
+    }
+  };
+  while (!todo.empty()) {
+    std::string name = todo.back();
+    todo.pop_back();
+    auto f = functions.find(name);
+    if (f == functions.end() || !modelled.insert(name).second) continue;
+    calls(f->second.body);
+  }
+  std::set<std::tuple<std::string, std::string, std::string, std::string>> seen;  // one entry per source site
+  for (const std::string& name : modelled) {
+    const FunctionModel& fm = functions.at(name);
+    if (reachable.count(name)) c.instructions_priced += fm.instructions_priced;
+    for (const UnresolvedCall& u : fm.unresolved_calls)
+      if (seen.insert({"call " + u.kind, name, u.site, u.callee}).second)
+        c.unresolved_calls.push_back({u.kind, u.callee, name, u.site});
+    std::function<void(const Items&)> guesses = [&](const Items& items) {
+      for (const auto& n : items) {
+        if (n->kind == Node::Branch && !n->guess.empty() && seen.insert({"branch", name, n->site, n->guess}).second)
+          c.guessed_branches.push_back({name, n->site, n->probability, n->guess});
+        if (n->kind == Node::Loop && !n->unknown_trips.empty() &&
+            seen.insert({"loop", name, n->site, n->unknown_trips}).second)
+          c.unknown_loops.push_back({name, n->site, n->unknown_trips, n->guess});
+        guesses(n->body), guesses(n->then_items), guesses(n->else_items);
+      }
+    };
+    guesses(fm.body);
+  }
+  return c;
 }
 
 std::map<std::string, model::Function> model_functions(const std::map<std::string, FunctionModel>& functions) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ model::Item to_model_item(const Node& n);
 // the grid's dims), with its description and default where the analysis gave one.
 std::vector<model::Parameter> model_parameters(const std::map<std::string, FunctionModel>& functions,
                                                const std::map<std::string, ParamInfo>& descriptions);
+
+// The model's coverage: what the functions the model reaches from `entry`
+// (by its calls) left unresolved or guessed, as the analysis recorded it
+// where it decided; `reachable` are the functions the program may run (by
+// calls or through pointers), `defined` those the IR defines.
+model::Coverage model_coverage(const std::map<std::string, FunctionModel>& functions, const std::string& entry,
+                               int defined, const std::set<std::string>& reachable);
 
 // The model's functions by name: line, parameters, body.
 std::map<std::string, model::Function> model_functions(const std::map<std::string, FunctionModel>& functions);

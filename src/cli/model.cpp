@@ -1,4 +1,5 @@
-// `perfcast model`: looks into a program model. `model params` lists the
+// `perfcast model`: looks into a program model. `model show` says what it
+// holds and what the analyser could not follow to write it; `model params` lists the
 // parameters a prediction binds, with their descriptions and defaults;
 // `model events` evaluates the model per rank into event streams (a trace
 // directory) that `perfcast simulate` runs: an automatic skeleton.
@@ -19,6 +20,7 @@
 #include "model/model_events.h"
 #include "model/program_model.h"
 #include "report/model_events.h"
+#include "report/model_summary.h"
 #include "support/output_file.h"
 
 namespace perfcast::cli {
@@ -113,6 +115,18 @@ void write_events(const EventsArgs& a) {
 void add_model_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("model", "Look into a program model");
   cmd->require_subcommand(1);
+  auto show = std::make_shared<ParamsArgs>();
+  CLI::App* sh = cmd->add_subcommand(
+      "show", "Summarise a program model and what the analyser could not follow: unresolved calls, guessed branches, "
+              "loops of unknown trip count, each with its source line");
+  sh->add_option("model", show->model_file, "Program model (JSON)")->required()->check(CLI::ExistingFile);
+  sh->add_flag("--json", show->json, "Print the summary as JSON");
+  sh->callback([show] {
+    model::ProgramModel m = model::load_program_model(show->model_file);
+    if (show->json) std::cout << report::model_summary_json(m, show->model_file).dump(2) << "\n";
+    else std::cout << report::model_summary_text(m, show->model_file);
+  });
+
   auto a = std::make_shared<ParamsArgs>();
   CLI::App* params = cmd->add_subcommand("params", "List a program model's parameters: name, default, meaning");
   params->add_option("model", a->model_file, "Program model (JSON)")->required()->check(CLI::ExistingFile);

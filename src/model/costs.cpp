@@ -372,14 +372,27 @@ Costs simplified(Costs c) {
   return c;
 }
 
+constexpr double kMaxCount = 9007199254740992.0;  // 2^53
+
 double value_of(const Expr& e, const expr::Bindings& b) { return expr::evaluate(e, b).real(); }
 
-// A count (flops, accesses, bytes, calls, cycles) evaluated for one rank: finite
-// and >= 0, or an error naming what was counted, where, the expression and the
-// values of the names it uses (a negative size or trip count shows up here).
+// A count (flops, accesses, bytes, calls, cycles) evaluated for one rank: finite,
+// >= 0 and at most 2^53, or an error naming what was counted, where, the
+// expression and the values of the names it uses. A negative size or trip
+// count shows up here, and so does a count that wrapped (a negative 32- or
+// 64-bit value read as unsigned is near 2^32 or 2^64, times the work per
+// iteration): no rank of a run counts 2^53 (9e15) of anything in one site,
+// and beyond it a double no longer holds every count. An integer past 64 bits
+// is named the same way.
 double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, std::string_view where) {
-  double v = value_of(e, b);
-  if (std::isfinite(v) && v >= 0) return v;
+  double v = 0;
+  try {
+    v = value_of(e, b);
+  } catch (const UserError& error) {  // an integer past 64 bits: say which count, where, on which rank
+    throw UserError(fmt::format("{} of {}: {}", what, where, error.what()), {},
+                    "check the parameters bound with --param (a size or trip count is negative, or overflows)");
+  }
+  if (std::isfinite(v) && v >= 0 && v <= kMaxCount) return v;
   std::string text = expr::to_string(e);
   if (text.size() > 200) text = text.substr(0, 200) + " ...";
   std::string values;
@@ -388,8 +401,10 @@ double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, s
     if (it == b.end()) continue;
     values += fmt::format("{}{}={}", values.empty() ? "" : ", ", name, it->second.real());
   }
-  throw UserError(fmt::format("{} of {} evaluates to {} ({} = {}{}): a count must be finite and >= 0", what, where,
-                              v, text, v, values.empty() ? "" : fmt::format(" with {}", values)),
+  throw UserError(fmt::format("{} of {} evaluates to {} ({} = {}{}): a count must be finite and >= 0, and at "
+                              "most 2^53{}",
+                              what, where, v, text, v, values.empty() ? "" : fmt::format(" with {}", values),
+                              v > kMaxCount && std::isfinite(v) ? " (a count that wrapped: a negative number read as unsigned?)" : ""),
                   {}, "check the parameters bound with --param (a size or trip count is negative, or overflows)");
 }
 
@@ -524,7 +539,8 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     s.function = site.function;
     s.line = site.line;
     s.note = site.note;
-    const std::string where = site.line ? fmt::format("{} (line {})", site.function, site.line) : site.function;
+    const std::string where =
+        (site.line ? fmt::format("{} (line {})", site.function, site.line) : site.function) + fmt::format(" on rank {}", rank);
     s.flops_double = count_of(site.flops_double, b, "double-precision flops", where);
     s.flops_single = count_of(site.flops_single, b, "single-precision flops", where);
     s.loads = count_of(site.loads, b, "loads", where);
@@ -594,8 +610,9 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     m.line = g.line;
     m.function = g.function;
     const std::string call_site =
-        g.line ? fmt::format("{} in {} (line {})", mpi::name(g.op), g.function, g.line)
-               : fmt::format("{} in {}", mpi::name(g.op), g.function);
+        (g.line ? fmt::format("{} in {} (line {})", mpi::name(g.op), g.function, g.line)
+                : fmt::format("{} in {}", mpi::name(g.op), g.function)) +
+        fmt::format(" on rank {}", r.rank);
     m.calls = count_of(g.calls, b, "calls", call_site);
     double bytes = count_of(g.bytes, b, "bytes", call_site);
     m.bytes_per_call = m.calls > 0 ? bytes / m.calls : 0;

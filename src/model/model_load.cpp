@@ -135,6 +135,62 @@ class Reader {
     if (m.contains("note")) r.note = string_at(m["note"], path + "/note");
   }
 
+  // The analyser's "coverage" section: what it could not follow.
+  Coverage coverage(const json& c) const {
+    const std::string path = "/coverage";
+    if (!c.is_object()) fail(path, "expected an object: {\"functions_defined\": ..., \"unresolved_calls\": [...], ...}");
+    only_keys(c, path, {"functions_defined", "functions_reachable", "instructions", "instructions_priced",
+                        "priced_share", "unresolved_calls", "guessed_branches", "unknown_loops"});
+    Coverage out;
+    auto whole = [&](const char* key) -> std::int64_t {
+      const json& v = member(c, path, key);
+      if (!v.is_number_integer() || v.get<long long>() < 0) fail(path + "/" + key, "expected a whole number >= 0");
+      return v.get<std::int64_t>();
+    };
+    out.functions_defined = count_at(member(c, path, "functions_defined"), path + "/functions_defined");
+    out.functions_reachable = count_at(member(c, path, "functions_reachable"), path + "/functions_reachable");
+    out.instructions = whole("instructions");
+    out.instructions_priced = whole("instructions_priced");
+    if (out.instructions_priced > out.instructions)
+      fail(path + "/instructions_priced", "more than the reachable functions' instructions");
+    auto list = [&](const char* key, auto&& one) {
+      if (!c.contains(key)) return;
+      const json& a = c[key];
+      std::string lp = path + "/" + key;
+      if (!a.is_array()) fail(lp, "expected an array of objects");
+      for (size_t i = 0; i < a.size(); ++i) {
+        std::string ip = fmt::format("{}/{}", lp, i);
+        if (!a[i].is_object()) fail(ip, "expected an object");
+        one(a[i], ip);
+      }
+    };
+    auto text = [&](const json& o, const std::string& p, const char* key) {
+      return string_at(member(o, p, key), p + "/" + key);
+    };
+    list("unresolved_calls", [&](const json& o, const std::string& p) {
+      only_keys(o, p, {"kind", "callee", "caller", "site"});
+      Coverage::Call k{text(o, p, "kind"), o.contains("callee") ? text(o, p, "callee") : "", text(o, p, "caller"),
+                       text(o, p, "site")};
+      if (k.kind != "indirect" && k.kind != "external" && k.kind != "recursive")
+        fail(p + "/kind", fmt::format("unknown kind '{}'; expected indirect, external or recursive", k.kind));
+      out.unresolved_calls.push_back(std::move(k));
+    });
+    list("guessed_branches", [&](const json& o, const std::string& p) {
+      only_keys(o, p, {"function", "site", "probability", "why"});
+      const json& pr = member(o, p, "probability");
+      if (!pr.is_number() || pr.get<double>() < 0 || pr.get<double>() > 1)
+        fail(p + "/probability", "expected a number between 0 and 1");
+      out.guessed_branches.push_back({text(o, p, "function"), text(o, p, "site"), pr.get<double>(),
+                                      o.contains("why") ? text(o, p, "why") : ""});
+    });
+    list("unknown_loops", [&](const json& o, const std::string& p) {
+      only_keys(o, p, {"function", "site", "trip_count", "why"});
+      out.unknown_loops.push_back({text(o, p, "function"), text(o, p, "site"), text(o, p, "trip_count"),
+                                   o.contains("why") ? text(o, p, "why") : ""});
+    });
+    return out;
+  }
+
   Items items(const json& array, const std::string& path) const {
     if (!array.is_array()) fail(path, fmt::format("expected an array of items, found {}", array.type_name()));
     Items out;
@@ -293,7 +349,7 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
   Reader r(file.string());
   if (!doc.is_object()) r.fail("", "expected a JSON object");
   r.only_keys(doc, "", {"format", "version", "program", "source", "origin", "description", "parameters", "let",
-                        "entry", "functions", "mca"});
+                        "entry", "functions", "mca", "coverage"});
   if (!doc.contains("format") || doc["format"] != "perfcast-program-model")
     r.fail("/format", "expected \"perfcast-program-model\" (is this a program model?)");
   if (!doc.contains("version") || doc["version"] != 1) r.fail("/version", "expected version 1");
@@ -304,6 +360,7 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
   if (doc.contains("origin")) m.origin = r.string_at(doc["origin"], "/origin");
   if (doc.contains("entry")) m.entry = r.string_at(doc["entry"], "/entry");
   if (doc.contains("mca")) r.mca_record(doc["mca"], m);
+  if (doc.contains("coverage")) m.coverage = r.coverage(doc["coverage"]);
 
   if (doc.contains("parameters")) {
     const json& ps = doc["parameters"];

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "support/error.h"
@@ -141,6 +142,41 @@ json item_json(const Item& item) {
   return j;
 }
 
+json coverage_json(const Coverage& c) {
+  json j;
+  j["functions_defined"] = c.functions_defined;
+  j["functions_reachable"] = c.functions_reachable;
+  j["instructions"] = c.instructions;
+  j["instructions_priced"] = c.instructions_priced;
+  j["priced_share"] = std::round(c.priced_share() * 1e4) / 1e4;  // for the reader; the loader recomputes it
+  json calls = json::array();
+  for (const auto& k : c.unresolved_calls) {
+    json one = {{"kind", k.kind}};
+    if (!k.callee.empty()) one["callee"] = k.callee;
+    one["caller"] = k.caller;
+    one["site"] = k.site;
+    calls.push_back(std::move(one));
+  }
+  j["unresolved_calls"] = std::move(calls);
+  json branches = json::array();
+  for (const auto& b : c.guessed_branches)
+    branches.push_back({{"function", b.function}, {"site", b.site}, {"probability", b.probability}, {"why", b.why}});
+  j["guessed_branches"] = std::move(branches);
+  json loops = json::array();
+  for (const auto& l : c.unknown_loops)
+    loops.push_back({{"function", l.function}, {"site", l.site}, {"trip_count", l.trip_count}, {"why", l.why}});
+  j["unknown_loops"] = std::move(loops);
+  return j;
+}
+
+std::string coverage_summary(const Coverage& c) {
+  return fmt::format(
+      "coverage: {} of {} functions reachable, {:.1f} % of their IR instructions priced; {} unresolved calls, "
+      "{} guessed branches, {} loops of unknown trip count{}",
+      c.functions_reachable, c.functions_defined, 100.0 * c.priced_share(), c.unresolved_calls.size(),
+      c.guessed_branches.size(), c.unknown_loops.size(), c.guesses() ? " (perfcast model show lists them)" : "");
+}
+
 json program_model_json(const ProgramModel& model) {
   json doc;
   doc["format"] = "perfcast-program-model";
@@ -173,6 +209,7 @@ json program_model_json(const ProgramModel& model) {
     functions[name] = one;
   }
   doc["functions"] = functions;
+  if (model.coverage) doc["coverage"] = coverage_json(*model.coverage);
   return doc;
 }
 

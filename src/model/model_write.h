@@ -13,6 +13,9 @@ namespace perfcast::model {
 
 nlohmann::ordered_json program_model_json(const ProgramModel& model);
 
+// The model's "coverage" section (what the analyser could not follow).
+nlohmann::ordered_json coverage_json(const Coverage& coverage);
+
 // One item, and the items nested in it.
 nlohmann::ordered_json item_json(const Item& item);
 

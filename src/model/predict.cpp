@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -58,6 +60,35 @@ int count_priced(const Items& items, bool in_priced) {
     }
   }
   return n;
+}
+
+// A rank cannot do its flops faster than its cores' peak rate: its predicted
+// time (the plain formula's) must hold its flops at the node's SIMD rate per
+// precision (`flops_per_core`, math calls as the flops the machine prices
+// them at). One below that rests on figures that cannot be right (a scalar
+// rate above the SIMD peak; counts a double no longer holds) and is refused
+// rather than printed. The estimates priced in MCA's cycles are not held to
+// it: `flops_per_core` is a sustained, measured rate that a loop's cycles on
+// the scheduling model may beat (a test machine's 1 flop a cycle against a
+// vectorised loop's 2.2).
+void refuse_flops_beyond_peak(const RankPrediction& rp, const machine::NodeGroup& g) {
+  const RankCounts& c = rp.counts;
+  double math_double = 0, math_single = 0;
+  for (const auto& [name, calls] : c.math_calls) {
+    bool single = is_single_precision_math(name);
+    (single ? math_single : math_double) +=
+        calls * g.math.flops(math_base(name), single ? machine::Precision::Single : machine::Precision::Double);
+  }
+  const double flops = c.flops_double + c.flops_single + math_double + math_single;
+  const double at_peak_s = machine::Pricing::flops_s(g, c.flops_double + math_double, c.flops_single + math_single);
+  if (at_peak_s > rp.time_s * (1 + 1e-9))
+    throw UserError(
+        fmt::format("rank {}: the model counts {:.6g} flops, which take at least {:.6g} s at the peak flop rate of "
+                    "{} ({:.6g} flop/s per core), but its predicted time is {:.6g} s: more flops than peak x time",
+                    c.rank, flops, at_peak_s, g.name.empty() ? "the machine's nodes" : "node group '" + g.name + "'",
+                    g.flops_per_core_for(machine::Precision::Double, true), rp.time_s),
+        {}, "check the machine's flop rates (flops_per_core is the peak; a scalar rate cannot exceed it) and the "
+            "model's counts (perfcast model show)");
 }
 
 }  // namespace
@@ -315,6 +346,7 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     }
     rp.footprint_time_s = std::max({rp.in_core_s, rp.l1_access_s, rp.traffic_s}) + comm_s;
     rp.refined_time_s += rp.refined_comm_s;
+    refuse_flops_beyond_peak(rp, g);
     p.ranks.push_back(std::move(rp));
   }
 

@@ -3,6 +3,7 @@
 // static analyser, or by hand for codes it cannot see.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -141,6 +142,46 @@ struct McaRecord {
   }
 };
 
+// What the static analyser could not follow (`perfcast analyze`; absent from
+// hand-written models): calls it could not resolve, branches priced at a
+// guessed probability, loops whose trip count is data, and how much of the
+// reachable code the model prices. A prediction resting on these guesses
+// says so (docs/program-model.md, "Coverage").
+struct Coverage {
+  struct Call {
+    std::string kind;    // "indirect" (through a pointer), "external" (no cost known), "recursive"
+    std::string callee;  // "" for an indirect call
+    std::string caller;  // the function analysed (the code may be inlined into it)
+    std::string site;    // "file.c:12"
+  };
+  struct Branch {
+    std::string function, site;
+    double probability = 0.5;  // the guess the model prices
+    std::string why;
+  };
+  struct Loop {
+    std::string function, site;
+    std::string trip_count;  // the parameter that stands for it
+    std::string why;
+  };
+  int functions_defined = 0;
+  int functions_reachable = 0;  // from the entry by calls or through pointers taken there
+  std::int64_t instructions = 0;         // IR instructions of the reachable functions
+  std::int64_t instructions_priced = 0;  // those inside what the model prices
+  std::vector<Call> unresolved_calls;
+  std::vector<Branch> guessed_branches;
+  std::vector<Loop> unknown_loops;
+
+  size_t guesses() const { return unresolved_calls.size() + guessed_branches.size() + unknown_loops.size(); }
+  double priced_share() const {
+    return instructions > 0 ? static_cast<double>(instructions_priced) / static_cast<double>(instructions) : 1.0;
+  }
+};
+
+// One line: how much of the program the model covers and what it guessed
+// (what `perfcast analyze` prints when it ends).
+std::string coverage_summary(const Coverage& c);
+
 struct ProgramModel {
   std::string program, source, origin;
   std::string mca_cpu;  // the CPU whose scheduling model gave cycles_per_iteration ("" if none)
@@ -149,6 +190,7 @@ struct ProgramModel {
   std::vector<std::pair<std::string, Expr>> lets;  // evaluated in order per rank
   std::string entry = "main";
   std::map<std::string, Function> functions;
+  std::optional<Coverage> coverage;  // the analyser's; none for hand-written models
 };
 
 // Reads and checks a model; errors name the file and the JSON path

@@ -301,6 +301,19 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
 
 }  // namespace
 
+std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context) {
+  std::vector<std::string> out;
+  if (!view.model.coverage || view.model.coverage->guesses() == 0) return out;
+  const model::Coverage& c = *view.model.coverage;
+  out.push_back(fmt::format(
+      "the prediction rests on what the analyser could not follow: {} unresolved calls (their work is not counted), "
+      "{} branches at a guessed probability, {} loops of unknown trip count (priced at their parameters' values); "
+      "{:.1f} % of the reachable IR instructions are priced. 'perfcast model show {}' lists them",
+      c.unresolved_calls.size(), c.guessed_branches.size(), c.unknown_loops.size(), 100.0 * c.priced_share(),
+      context.model_file));
+  return out;
+}
+
 nlohmann::json prediction_json(const PredictionView& view, const PredictionContext& context) {
   const auto& p = view.prediction;
   nlohmann::json ranks = nlohmann::json::array();
@@ -333,6 +346,14 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
   j["noisy_time_s"] = p.noise_available ? nlohmann::json(p.noisy_time_s) : nlohmann::json(nullptr);
   j["noise_off_ports_priced"] = p.noise_off_ports_priced;
   if (view.simulated) j["simulated"] = sim_result_json(*view.simulated, context.include_wall);
+  j["warnings"] = prediction_warnings(view, context);
+  if (const auto& c = view.model.coverage)
+    j["coverage"] = {{"unresolved_calls", c->unresolved_calls.size()},
+                     {"guessed_branches", c->guessed_branches.size()},
+                     {"unknown_loops", c->unknown_loops.size()},
+                     {"priced_share", c->priced_share()}};
+  else
+    j["coverage"] = nullptr;
   return j;
 }
 

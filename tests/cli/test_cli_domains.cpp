@@ -114,4 +114,49 @@ TEST(Domains, ARunThatCannotFitIsRefusedBeforeItIsTried) {
   EXPECT_TRUE(contains(sim.stderr_text, "a simulation of 2 ranks")) << sim.stderr_text;
 }
 
+// A count beyond 2^53 is no run's (a 64-bit count that wrapped is near
+// 2^64): refused naming the rank, the site and the count, not priced.
+TEST(Domains, CountBeyondTwoToThe53IsRefusedNamingTheRank) {
+  auto model = write("wrapped_count.json", R"j({
+  "format": "perfcast-program-model", "version": 1, "program": "wrapped",
+  "parameters": {"n": {"default": "4"}},
+  "entry": "main",
+  "functions": {"main": {"body": [
+    {"kind": "loop", "line": 9, "trip_count": "zext(n - 5 * rank, 32)", "body": [
+      {"kind": "compute", "flops_double": "3000000"}]}]}}})j");
+  auto r = perfcast_run({"predict", model, "--machine", kPolus, "--np", "2"});
+  EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
+  EXPECT_TRUE(r.stdout_text.empty()) << r.stdout_text;
+  EXPECT_TRUE(contains(r.stderr_text, "on rank 1")) << r.stderr_text;
+  EXPECT_TRUE(contains(r.stderr_text, "2^53")) << r.stderr_text;
+  EXPECT_TRUE(contains(r.stderr_text, "double-precision flops of main")) << r.stderr_text;
+  EXPECT_TRUE(contains(r.stderr_text, "1.2884901885e+16")) << r.stderr_text;
+  // Rank 0 alone counts 4 x 3e6 flops: predicted. (Rank 1's count wraps: zext(-1, 32) is 2^32 - 1.)
+  auto one = perfcast_run({"predict", model, "--machine", kPolus, "--np", "1"});
+  EXPECT_EQ(one.exit_code, 0) << one.stderr_text;
+}
+
+// A rank's flops at the machine's peak (flops_per_core, SIMD) take at most
+// its predicted time; a scalar rate set above the peak prices them faster
+// than that, and the prediction is refused naming the rank and the flops.
+TEST(Domains, FlopsBeyondPeakTimesTimeAreRefused) {
+  auto model = write("beyond_peak.json", R"({
+  "format": "perfcast-program-model", "version": 1, "program": "beyond_peak",
+  "parameters": {"n": {"default": "1000000"}},
+  "entry": "main",
+  "functions": {"main": {"body": [
+    {"kind": "loop", "line": 5, "trip_count": "n", "body": [
+      {"kind": "compute", "flops_double": "100"}]}]}}})");
+  auto r = perfcast_run({"predict", model, "--machine", kPolus, "--np", "2", "--scalar", "--set",
+                         "node.flops_per_core_scalar=50 Gflop/s"});
+  EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
+  EXPECT_TRUE(r.stdout_text.empty()) << r.stdout_text;
+  EXPECT_TRUE(contains(r.stderr_text, "rank 0: the model counts 1e+08 flops")) << r.stderr_text;
+  EXPECT_TRUE(contains(r.stderr_text, "more flops than peak x time")) << r.stderr_text;
+  // At a scalar rate below the peak the same model is predicted.
+  auto ok = perfcast_run({"predict", model, "--machine", kPolus, "--np", "2", "--scalar", "--set",
+                          "node.flops_per_core_scalar=2 Gflop/s"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.stderr_text;
+}
+
 }  // namespace

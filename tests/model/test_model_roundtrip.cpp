@@ -131,6 +131,35 @@ void expect_same(const ProgramModel& a, const ProgramModel& b) {
     EXPECT_EQ(a.mca.host_cycles->applied, b.mca.host_cycles->applied);
   }
   EXPECT_EQ(a.mca.note, b.mca.note);
+  ASSERT_EQ(a.coverage.has_value(), b.coverage.has_value());
+  if (a.coverage) {
+    const Coverage &x = *a.coverage, &y = *b.coverage;
+    EXPECT_EQ(x.functions_defined, y.functions_defined);
+    EXPECT_EQ(x.functions_reachable, y.functions_reachable);
+    EXPECT_EQ(x.instructions, y.instructions);
+    EXPECT_EQ(x.instructions_priced, y.instructions_priced);
+    ASSERT_EQ(x.unresolved_calls.size(), y.unresolved_calls.size());
+    for (size_t i = 0; i < x.unresolved_calls.size(); ++i) {
+      EXPECT_EQ(x.unresolved_calls[i].kind, y.unresolved_calls[i].kind) << i;
+      EXPECT_EQ(x.unresolved_calls[i].callee, y.unresolved_calls[i].callee) << i;
+      EXPECT_EQ(x.unresolved_calls[i].caller, y.unresolved_calls[i].caller) << i;
+      EXPECT_EQ(x.unresolved_calls[i].site, y.unresolved_calls[i].site) << i;
+    }
+    ASSERT_EQ(x.guessed_branches.size(), y.guessed_branches.size());
+    for (size_t i = 0; i < x.guessed_branches.size(); ++i) {
+      EXPECT_EQ(x.guessed_branches[i].function, y.guessed_branches[i].function) << i;
+      EXPECT_EQ(x.guessed_branches[i].site, y.guessed_branches[i].site) << i;
+      EXPECT_EQ(x.guessed_branches[i].probability, y.guessed_branches[i].probability) << i;
+      EXPECT_EQ(x.guessed_branches[i].why, y.guessed_branches[i].why) << i;
+    }
+    ASSERT_EQ(x.unknown_loops.size(), y.unknown_loops.size());
+    for (size_t i = 0; i < x.unknown_loops.size(); ++i) {
+      EXPECT_EQ(x.unknown_loops[i].function, y.unknown_loops[i].function) << i;
+      EXPECT_EQ(x.unknown_loops[i].site, y.unknown_loops[i].site) << i;
+      EXPECT_EQ(x.unknown_loops[i].trip_count, y.unknown_loops[i].trip_count) << i;
+      EXPECT_EQ(x.unknown_loops[i].why, y.unknown_loops[i].why) << i;
+    }
+  }
   EXPECT_EQ(a.entry, b.entry);
   ASSERT_EQ(a.parameters.size(), b.parameters.size());
   for (size_t i = 0; i < a.parameters.size(); ++i) {
@@ -251,6 +280,15 @@ ProgramModel every_kind() {
   step.body.push_back(item(6, "", little));
   m.functions.emplace("main", std::move(main_fn));
   m.functions.emplace("step", std::move(step));
+  Coverage c;
+  c.functions_defined = 4;
+  c.functions_reachable = 3;
+  c.instructions = 120;
+  c.instructions_priced = 90;
+  c.unresolved_calls = {{"indirect", "", "main", "every_kind.c:31"}, {"external", "solve", "step", "every_kind.c:7"}};
+  c.guessed_branches = {{"main", "every_kind.c:42", 0.25, "one of 4 switch cases"}};
+  c.unknown_loops = {{"main", "every_kind.c:26", "loop_every_kind_c_26_trips", "its exit depends on data"}};
+  m.coverage = c;
   return m;
 }
 
@@ -347,5 +385,29 @@ TEST(ModelRoundtrip, McaFiguresAreChecked) {
   EXPECT_NE(message_for(R"({"cpi": 1.5, "uopz": 3})").find("/functions/main/body/0/mca/uopz"), std::string::npos);
   EXPECT_NE(message_for(R"({"cpi": "fast"})").find("/functions/main/body/0/mca/cpi"), std::string::npos);
   EXPECT_EQ(message_for(R"({"cpi": 1.5, "rthroughput": 1.0, "uops": 4})"), "no error");
+  std::filesystem::remove(file);
+}
+
+// The coverage section: the share is written for the reader and recomputed
+// on reading; a model without the section (written by hand) has none; a
+// malformed entry is refused naming its path.
+TEST(ModelRoundtrip, CoverageSection) {
+  auto j = program_model_json(every_kind());
+  ASSERT_TRUE(j.contains("coverage"));
+  EXPECT_EQ(j["coverage"]["priced_share"].get<double>(), 0.75);
+  EXPECT_FALSE(j["coverage"]["unresolved_calls"][0].contains("callee"));  // indirect: none
+  EXPECT_EQ(j["coverage"]["unresolved_calls"][1]["callee"], "solve");
+  ProgramModel m = every_kind();
+  m.coverage.reset();
+  EXPECT_FALSE(program_model_json(m).contains("coverage"));
+  j["coverage"]["guessed_branches"][0]["probability"] = 1.5;
+  auto file = perfcast::testing::scratch() / "bad_coverage.model.json";
+  std::ofstream(file) << j.dump(2);
+  try {
+    load_program_model(file);
+    ADD_FAILURE() << "a probability of 1.5 was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("/coverage/guessed_branches/0/probability"), std::string::npos) << e.what();
+  }
   std::filesystem::remove(file);
 }

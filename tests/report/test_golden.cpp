@@ -15,6 +15,7 @@
 #include "modelsim/model_simulation.h"
 #include "report/golden_file.h"
 #include "report/model_events.h"
+#include "report/model_summary.h"
 #include "report/prediction.h"
 #include "report/simulation.h"
 #include "report/timeline.h"
@@ -163,6 +164,15 @@ TEST(ReportGolden, ModelEventsSummary) {
   expect_json_golden(model_events_json(events_summary(3)), "model_events_np3.json");
   expect_text_golden(model_events_text(events_summary(3)), "model_events_np3.txt");
   expect_text_golden(model_events_text(events_summary(20)), "model_events_np20.txt");
+}
+
+// `perfcast model show` of the sweep model, whose coverage section records an
+// indirect call and a guessed branch (the same guesses its predictions warn of).
+TEST(ReportGolden, ModelShow) {
+  auto m = model::load_program_model(golden_path("sweep.model.json"));
+  expect_json_golden(nlohmann::json::parse(model_summary_json(m, "tests/report/golden/sweep.model.json").dump()),
+                     "model_show_sweep.json");
+  expect_text_golden(model_summary_text(m, "tests/report/golden/sweep.model.json"), "model_show_sweep.txt");
 }
 
 }  // namespace

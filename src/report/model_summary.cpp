@@ -1,0 +1,48 @@
+#include "report/model_summary.h"
+
+#include <fmt/format.h>
+
+#include "model/model_write.h"
+
+namespace perfcast::report {
+
+nlohmann::ordered_json model_summary_json(const model::ProgramModel& m, const std::string& model_file) {
+  nlohmann::ordered_json j = {{"model", model_file},          {"program", m.program},
+                      {"source", m.source},           {"origin", m.origin},
+                      {"entry", m.entry},             {"functions", m.functions.size()},
+                      {"parameters", m.parameters.size()}};
+  j["coverage"] = m.coverage ? model::coverage_json(*m.coverage) : nlohmann::ordered_json(nullptr);
+  return j;
+}
+
+std::string model_summary_text(const model::ProgramModel& m, const std::string& model_file) {
+  std::string out = fmt::format("{}: program {} ({}), {} functions from '{}', {} parameters\n", model_file,
+                                m.program.empty() ? "?" : m.program, m.origin.empty() ? "unknown origin" : m.origin,
+                                m.functions.size(), m.entry, m.parameters.size());
+  if (!m.coverage) return out + "no coverage section (a model written by hand): nothing recorded as guessed\n";
+  const model::Coverage& c = *m.coverage;
+  out += model::coverage_summary(c) + "\n";
+  out += fmt::format("  IR instructions of the reachable functions: {}, priced: {}\n", c.instructions,
+                     c.instructions_priced);
+  if (!c.unresolved_calls.empty()) {
+    out += fmt::format("unresolved calls ({}): their work is not in the model\n", c.unresolved_calls.size());
+    for (const auto& k : c.unresolved_calls)
+      out += fmt::format("  {:<20} {:<9} in {}{}\n", k.site, k.kind, k.caller,
+                         k.callee.empty() ? " (through a pointer)" : ", calls " + k.callee);
+  }
+  if (!c.guessed_branches.empty()) {
+    out += fmt::format("branches at a guessed probability ({}): set one with perfcast analyze --branch-probability "
+                       "FILE:LINE=P\n",
+                       c.guessed_branches.size());
+    for (const auto& b : c.guessed_branches)
+      out += fmt::format("  {:<20} p={:<6.3g} in {}: {}\n", b.site, b.probability, b.function, b.why);
+  }
+  if (!c.unknown_loops.empty()) {
+    out += fmt::format("loops of unknown trip count ({}): bind their parameters with --param\n", c.unknown_loops.size());
+    for (const auto& l : c.unknown_loops)
+      out += fmt::format("  {:<20} {} in {}: {}\n", l.site, l.trip_count, l.function, l.why);
+  }
+  return out;
+}
+
+}  // namespace perfcast::report
