@@ -25,6 +25,7 @@ BlockEvent block_event(int rank, const LogicalEvent& le) {
   if (events::is_point_to_point(e.kind) || events::is_collective(e.kind)) b.comm = e.comm;
   if (events::is_point_to_point(e.kind)) {
     if (e.peer >= 0) b.peer_offset = e.peer - le.comm_rank;
+    b.proc_null = e.peer == events::kProcNull;
     if (e.kind == Kind::Sendrecv && e.root >= 0) b.source_offset = e.root - le.comm_rank;
     b.bytes = e.bytes;
     if (e.kind == Kind::Sendrecv) b.bytes2 = e.bytes2;
@@ -41,7 +42,7 @@ BlockEvent block_event(int rank, const LogicalEvent& le) {
 std::string key_of(const Block& block) {
   std::string key;
   for (const auto& b : block)
-    key += fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}:{};", b.rank, static_cast<int>(b.kind), b.comm,
+    key += fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{};", b.rank, b.proc_null, static_cast<int>(b.kind), b.comm,
                        b.peer_offset ? std::to_string(*b.peer_offset) : "-",
                        b.source_offset ? std::to_string(*b.source_offset) : "-",
                        b.root ? std::to_string(*b.root) : "-", b.bytes, b.bytes2, b.requests, b.site);
@@ -76,6 +77,7 @@ std::string describe(const Block& block) {
   for (const auto& [b, ranks] : groups) {
     std::string s(events::kind_name(b.kind));
     if (b.peer_offset) s += " peer " + offset_text(*b.peer_offset);
+    if (b.proc_null) s += " peer null";
     if (b.source_offset) s += " source " + offset_text(*b.source_offset);
     if (b.root) s += fmt::format(" root {}", *b.root);
     if (b.bytes || b.bytes2) s += " " + units::format(static_cast<double>(b.bytes), units::Dimension::Bytes, 3);

@@ -29,6 +29,7 @@ struct BlockEvent {
   std::optional<std::int32_t> peer_offset;    // point to point: peer - this rank, in comm
   std::optional<std::int32_t> source_offset;  // sendrecv: its source - this rank
   std::optional<std::int32_t> root;           // rooted collectives
+  bool proc_null = false;                     // point to point with MPI_PROC_NULL (moves nothing)
   std::uint64_t bytes = 0, bytes2 = 0;
   std::uint32_t requests = 0;                 // completions: the requests listed
   std::uint32_t site = 0;

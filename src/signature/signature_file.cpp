@@ -21,6 +21,7 @@ json event_json(const BlockEvent& b) {
   json j = {{"rank", b.rank}, {"kind", std::string(events::kind_name(b.kind))}};
   if (b.comm != events::kCommWorld) j["comm"] = b.comm;
   if (b.peer_offset) j["peer_offset"] = *b.peer_offset;
+  if (b.proc_null) j["proc_null"] = true;
   if (b.source_offset) j["source_offset"] = *b.source_offset;
   if (b.root) j["root"] = *b.root;
   if (b.bytes) j["bytes"] = b.bytes;
@@ -114,6 +115,10 @@ BlockEvent event_from(const Reader& in, const json& j, const std::string& path, 
   if (auto v = opt_int("bytes2", 0)) b.bytes2 = static_cast<std::uint64_t>(*v);
   if (auto v = opt_int("requests", 0)) b.requests = static_cast<std::uint32_t>(*v);
   if (auto v = opt_int("site", 0)) b.site = static_cast<std::uint32_t>(*v);
+  if (const json* v = in.optional_member(j, "proc_null")) {
+    if (!v->is_boolean()) in.fail(path + ".proc_null", "expected true or false");
+    b.proc_null = v->get<bool>();
+  }
   return b;
 }
 
