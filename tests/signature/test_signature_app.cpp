@@ -85,6 +85,37 @@ TEST(SignatureApp, Wave3dStepLoopHasTheStepCountAsWeight) {
   }
 }
 
+// cg's iteration: a halo exchange, then two dot products (allreduces).
+// loops folds the two equal allreduces into an inner loop and finds the
+// iteration's own blocks with weight = the iterations; repeats also counts
+// the same five blocks where the set-up and the final check make them, so at
+// least the iterations.
+TEST(SignatureApp, CgIterationLoop) {
+  fs::path app = fs::path(PERFCAST_BINARY_DIR) / "apps" / "cg";
+  if (!fs::exists(app)) GTEST_SKIP() << "apps are not built";
+  constexpr int kIters = 9;
+  fs::path dir = scratch() / "cg";
+  auto r = perfcast_run(traced(dir, 2, {app.string(), "--n", "16", "--iters", std::to_string(kIters), "--repeats", "1"}),
+                        std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  auto halo_weight = [](const json& sig) {
+    std::vector<std::int64_t> weights;
+    for (const auto& p : sig["phases"])
+      for (const auto& block : p["blocks"])
+        for (const auto& e : block)
+          if (e["kind"] == "waitall" && e["rank"] == 0) weights.push_back(p["weight"].get<std::int64_t>());
+    return weights;
+  };
+  json loops = build(dir, "loops");
+  EXPECT_EQ(halo_weight(loops), (std::vector<std::int64_t>{kIters})) << loops.dump(1);
+  json repeats = build(dir, "repeats");
+  auto w = halo_weight(repeats);
+  ASSERT_EQ(w.size(), 1u) << repeats.dump(1);
+  EXPECT_GE(w[0], kIters);
+  for (const json* sig : {&loops, &repeats})
+    EXPECT_NEAR((*sig)["predicted_total_s"].get<double>(), (*sig)["traced_total_s"].get<double>(), 1e-9);
+}
+
 TEST(SignatureApp, BadCoverageAndAlgorithmAreRefused) {
   auto r = perfcast_run({"signature", "build", "nowhere", "-o", (scratch() / "x.sig").string(), "--algorithm", "x"});
   EXPECT_EQ(r.exit_code, 1);
