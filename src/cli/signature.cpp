@@ -1,5 +1,7 @@
 // `perfcast signature`: an application signature (its phases and their
 // weights) built from a trace, and shown.
+#include "signature/signature.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 
 #include "cli/commands.h"
 #include "events/convert.h"
-#include "signature/signature.h"
 #include "support/error.h"
 #include "support/output_file.h"
 #include "support/units.h"
@@ -48,8 +49,8 @@ void print_signature(const Signature& s) {
       signature::algorithm_name(s.algorithm), s.ticks, s.phases.size(), s.phases.size() == 1 ? "" : "s", relevant,
       percent(s.coverage), percent(s.covered_share));
   for (const auto& p : s.phases) {
-    std::cout << fmt::format("phase {}{}: weight {}, {} tick{} from tick {}, {} per occurrence, {} in all ({})\n",
-                             p.id, p.relevant ? "" : " (not relevant)", p.weight, p.blocks.size(),
+    std::cout << fmt::format("phase {}{}: weight {}, {} tick{} from tick {}, {} per occurrence, {} in all ({})\n", p.id,
+                             p.relevant ? "" : " (not relevant)", p.weight, p.blocks.size(),
                              p.blocks.size() == 1 ? "" : "s", p.first_tick, seconds_text(p.time_per_occurrence_s),
                              seconds_text(p.time_s), percent(p.share));
     if (!p.inner.empty()) std::cout << fmt::format("    its body also runs phase {}\n", fmt::join(p.inner, ", "));
@@ -61,7 +62,8 @@ void print_signature(const Signature& s) {
       "{}\n",
       seconds_text(s.initialization_s), seconds_text(phases_s), seconds_text(s.remainder_s),
       seconds_text(s.predicted_total_s));
-  std::cout << fmt::format("traced total (compute critical path, calls at zero cost): {}", seconds_text(s.traced_total_s));
+  std::cout << fmt::format("traced total (compute critical path, calls at zero cost): {}",
+                           seconds_text(s.traced_total_s));
   if (s.traced_wall_s) std::cout << fmt::format("; slowest rank's wall time: {}", seconds_text(*s.traced_wall_s));
   std::cout << "\n";
 }

@@ -59,13 +59,13 @@ struct RankState {
   std::size_t next = 0;
   std::int64_t tick = 0;  // of the last MPI event
   double now_s = 0;
-  double compute_s = 0;   // since the last MPI event
-  bool started = false;   // the current event's sends, posts and arrival are done
+  double compute_s = 0;  // since the last MPI event
+  bool started = false;  // the current event's sends, posts and arrival are done
   std::int64_t start = 0;
-  std::vector<std::size_t> waiting;  // receive records the current event completes
+  std::vector<std::size_t> waiting;                        // receive records the current event completes
   std::optional<std::pair<int, std::int64_t>> collective;  // (communicator, call number)
-  std::unordered_map<int, int> handles;                   // handle -> communicator
-  std::map<int, std::int64_t> collectives_called;         // communicator -> calls so far
+  std::unordered_map<int, int> handles;                    // handle -> communicator
+  std::map<int, std::int64_t> collectives_called;          // communicator -> calls so far
   std::unordered_map<std::uint64_t, std::size_t> receive_of_request;
 };
 
@@ -134,8 +134,8 @@ class Clock {
   int world_of(int comm, int r, std::size_t index, const Event& e, int comm_rank) const {
     const auto& m = comms_[static_cast<std::size_t>(comm)];
     if (comm_rank < 0 || comm_rank >= static_cast<int>(m.size()))
-      throw UserError(fmt::format("{} names rank {} of a communicator of {} ranks", where(r, index, e), comm_rank,
-                                  m.size()));
+      throw UserError(
+          fmt::format("{} names rank {} of a communicator of {} ranks", where(r, index, e), comm_rank, m.size()));
     return m[static_cast<std::size_t>(comm_rank)];
   }
 
@@ -182,8 +182,7 @@ class Clock {
     auto peer_ok = [](std::int32_t peer) { return peer != events::kProcNull; };
     if (is_send(k) || k == Kind::Sendrecv) {
       int comm = comm_of(r, index, e);
-      if (peer_ok(e.peer))
-        send(comm, r, world_of(comm, r, index, e, e.peer), e.tag, s.start, s.now_s);
+      if (peer_ok(e.peer)) send(comm, r, world_of(comm, r, index, e, e.peer), e.tag, s.start, s.now_s);
     }
     if (k == Kind::Recv || k == Kind::Irecv || k == Kind::Sendrecv) {
       int comm = comm_of(r, index, e);
@@ -318,17 +317,18 @@ class Clock {
       if (state(r).next >= stream.size()) continue;
       waits += fmt::format("{}{}", waits.empty() ? "" : "; ", where(r, state(r).next, stream[state(r).next]));
     }
-    throw UserError(fmt::format("the event streams cannot have run: every rank still running waits for a message "
-                                "or a collective no other rank provides ({})",
-                                waits));
+    throw UserError(
+        fmt::format("the event streams cannot have run: every rank still running waits for a message "
+                    "or a collective no other rank provides ({})",
+                    waits));
   }
 
   const std::vector<std::vector<Event>>& streams_;
   std::vector<std::vector<int>> comms_;  // communicator -> world ranks, in communicator rank order
   std::vector<RankState> states_;
-  std::vector<std::vector<ReceiveRecord>> records_;  // per rank
-  std::map<std::pair<int, int>, std::deque<Sent>> unexpected_;   // (communicator, dest) -> sends
-  std::map<std::pair<int, int>, std::deque<Posted>> posted_;     // (communicator, dest) -> receives
+  std::vector<std::vector<ReceiveRecord>> records_;             // per rank
+  std::map<std::pair<int, int>, std::deque<Sent>> unexpected_;  // (communicator, dest) -> sends
+  std::map<std::pair<int, int>, std::deque<Posted>> posted_;    // (communicator, dest) -> receives
   std::map<std::pair<int, std::int64_t>, Collective> collectives_;
   LogicalTrace trace_;
 };
@@ -345,8 +345,6 @@ std::vector<std::vector<events::Event>> read_streams(events::JobSource& job) {
   return streams;
 }
 
-LogicalTrace logical_clock(const std::vector<std::vector<events::Event>>& streams) {
-  return Clock(streams).run();
-}
+LogicalTrace logical_clock(const std::vector<std::vector<events::Event>>& streams) { return Clock(streams).run(); }
 
 }  // namespace perfcast::signature

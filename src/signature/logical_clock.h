@@ -29,19 +29,19 @@
 namespace perfcast::signature {
 
 struct LogicalEvent {
-  events::Event event;         // the MPI call (never a compute burst)
-  std::int64_t tick = 0;       // >= 1
-  int comm_rank = 0;           // this rank's rank in the event's communicator
-  double compute_before_s = 0; // compute bursts between the previous MPI event and this one
-  double end_s = 0;            // reconstructed physical time when the call returns
+  events::Event event;          // the MPI call (never a compute burst)
+  std::int64_t tick = 0;        // >= 1
+  int comm_rank = 0;            // this rank's rank in the event's communicator
+  double compute_before_s = 0;  // compute bursts between the previous MPI event and this one
+  double end_s = 0;             // reconstructed physical time when the call returns
 };
 
 struct LogicalTrace {
   int ranks = 0;
-  std::int64_t ticks = 0;                           // the last tick
-  std::vector<std::vector<LogicalEvent>> by_rank;   // by_rank[r]: rank r's MPI events, in order
-  double total_s = 0;                               // the latest end, trailing compute included
-  std::uint64_t unpriced_bursts = 0;                // compute bursts without seconds (counted as 0)
+  std::int64_t ticks = 0;                          // the last tick
+  std::vector<std::vector<LogicalEvent>> by_rank;  // by_rank[r]: rank r's MPI events, in order
+  double total_s = 0;                              // the latest end, trailing compute included
+  std::uint64_t unpriced_bursts = 0;               // compute bursts without seconds (counted as 0)
 };
 
 // Every rank's whole stream, in memory.

@@ -10,9 +10,12 @@ namespace perfcast::signature {
 const char* algorithm_name(Algorithm a) { return a == Algorithm::Repeats ? "repeats" : "loops"; }
 
 bool parse_algorithm(const std::string& name, Algorithm& out) {
-  if (name == "repeats") out = Algorithm::Repeats;
-  else if (name == "loops") out = Algorithm::Loops;
-  else return false;
+  if (name == "repeats")
+    out = Algorithm::Repeats;
+  else if (name == "loops")
+    out = Algorithm::Loops;
+  else
+    return false;
   return true;
 }
 

@@ -27,14 +27,14 @@
 namespace perfcast::signature {
 
 enum class Algorithm { Repeats, Loops };
-const char* algorithm_name(Algorithm a);          // "repeats", "loops"
+const char* algorithm_name(Algorithm a);  // "repeats", "loops"
 bool parse_algorithm(const std::string& name, Algorithm& out);
 
 struct DetectedPhase {
-  std::vector<int> blocks;       // the symbols of one occurrence, in order
-  std::int64_t weight = 0;       // occurrences in the run (>= 2)
-  std::int64_t first_tick = 0;   // where the first occurrence starts (1-based)
-  std::vector<int> inner;        // loops: the phases nested in this one's body, in order
+  std::vector<int> blocks;      // the symbols of one occurrence, in order
+  std::int64_t weight = 0;      // occurrences in the run (>= 2)
+  std::int64_t first_tick = 0;  // where the first occurrence starts (1-based)
+  std::vector<int> inner;       // loops: the phases nested in this one's body, in order
 };
 
 struct PhaseDetection {

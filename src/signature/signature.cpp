@@ -44,8 +44,8 @@ std::string key_of(const Block& block) {
   for (const auto& b : block)
     key += fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{};", b.rank, b.proc_null, static_cast<int>(b.kind), b.comm,
                        b.peer_offset ? std::to_string(*b.peer_offset) : "-",
-                       b.source_offset ? std::to_string(*b.source_offset) : "-",
-                       b.root ? std::to_string(*b.root) : "-", b.bytes, b.bytes2, b.requests, b.site);
+                       b.source_offset ? std::to_string(*b.source_offset) : "-", b.root ? std::to_string(*b.root) : "-",
+                       b.bytes, b.bytes2, b.requests, b.site);
   return key;
 }
 

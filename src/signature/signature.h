@@ -31,7 +31,7 @@ struct BlockEvent {
   std::optional<std::int32_t> root;           // rooted collectives
   bool proc_null = false;                     // point to point with MPI_PROC_NULL (moves nothing)
   std::uint64_t bytes = 0, bytes2 = 0;
-  std::uint32_t requests = 0;                 // completions: the requests listed
+  std::uint32_t requests = 0;  // completions: the requests listed
   std::uint32_t site = 0;
   bool operator==(const BlockEvent&) const = default;
 };
@@ -40,30 +40,30 @@ struct BlockEvent {
 using Block = std::vector<BlockEvent>;
 
 struct Phase {
-  int id = 0;                                 // 1-based, in order of first occurrence
-  std::int64_t weight = 0;                    // occurrences
+  int id = 0;               // 1-based, in order of first occurrence
+  std::int64_t weight = 0;  // occurrences
   std::int64_t first_tick = 0;
-  std::vector<Block> blocks;                  // one occurrence, tick by tick
-  std::vector<int> inner;                     // loops: ids of the phases nested in its body
-  double time_s = 0;                          // all occurrences together
-  double time_per_occurrence_s = 0;           // time_s / weight
-  double share = 0;                           // time_s / the traced total
+  std::vector<Block> blocks;         // one occurrence, tick by tick
+  std::vector<int> inner;            // loops: ids of the phases nested in its body
+  double time_s = 0;                 // all occurrences together
+  double time_per_occurrence_s = 0;  // time_s / weight
+  double share = 0;                  // time_s / the traced total
   bool relevant = false;
 };
 
 struct Signature {
-  std::string trace;             // the trace it was built from
+  std::string trace;  // the trace it was built from
   std::string program;
   int ranks = 0;
   Algorithm algorithm = Algorithm::Repeats;
-  double coverage = 0.95;        // the share of time the relevant phases were to cover
+  double coverage = 0.95;  // the share of time the relevant phases were to cover
   std::int64_t ticks = 0;
-  std::vector<Phase> phases;     // by time, largest first
-  double covered_share = 0;      // what the relevant phases cover
-  double initialization_s = 0;   // before the first occurrence of any relevant phase
-  double remainder_s = 0;        // the rest outside relevant phases (and compute after the last call)
-  double predicted_total_s = 0;  // initialization + sum(relevant time x weight) + remainder
-  double traced_total_s = 0;     // the logical trace's rebuilt total (logical_clock.h)
+  std::vector<Phase> phases;            // by time, largest first
+  double covered_share = 0;             // what the relevant phases cover
+  double initialization_s = 0;          // before the first occurrence of any relevant phase
+  double remainder_s = 0;               // the rest outside relevant phases (and compute after the last call)
+  double predicted_total_s = 0;         // initialization + sum(relevant time x weight) + remainder
+  double traced_total_s = 0;            // the logical trace's rebuilt total (logical_clock.h)
   std::optional<double> traced_wall_s;  // the slowest rank's wall time, when the tracer recorded it
 };
 

@@ -169,8 +169,8 @@ Signature from_json(const json& j, const std::string& file) {
   if (in.text(j, "", "format") != kSignatureFormatName)
     in.fail("format", fmt::format("expected \"{}\"", kSignatureFormatName));
   if (auto v = in.integer(j, "", "version", 1); v != kSignatureFormatVersion)
-    in.fail("version", fmt::format("version {} is not known; this perfcast reads version {}", v,
-                                   kSignatureFormatVersion));
+    in.fail("version",
+            fmt::format("version {} is not known; this perfcast reads version {}", v, kSignatureFormatVersion));
   s.trace = in.text(j, "", "trace");
   s.program = in.text(j, "", "program");
   s.ranks = static_cast<int>(in.integer(j, "", "ranks", 1));

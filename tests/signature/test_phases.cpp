@@ -161,7 +161,8 @@ TEST(Signature, DescribesABlockByKindOffsetAndRanks) {
   LogicalTrace trace = logical_clock(two_rank_loop(3));
   Signature s = build_signature(trace, {Algorithm::Loops, 0.95});
   ASSERT_FALSE(s.phases.empty());
-  EXPECT_EQ(describe(s.phases[0].blocks[0]), "sendrecv peer +1 source +1 4 KiB (rank 0); sendrecv peer -1 source -1 4 KiB (rank 1)");
+  EXPECT_EQ(describe(s.phases[0].blocks[0]),
+            "sendrecv peer +1 source +1 4 KiB (rank 0); sendrecv peer -1 source -1 4 KiB (rank 1)");
 }
 
 }  // namespace

@@ -73,8 +73,9 @@ TEST(SignatureApp, Wave3dStepLoopHasTheStepCountAsWeight) {
   if (!fs::exists(app)) GTEST_SKIP() << "apps are not built";
   constexpr int kSteps = 7;
   fs::path dir = scratch() / "wave3d";
-  auto r = perfcast_run(traced(dir, 2, {app.string(), "--n", "16", "--steps", std::to_string(kSteps), "--repeats", "1"}),
-                        std::chrono::seconds(120));
+  auto r =
+      perfcast_run(traced(dir, 2, {app.string(), "--n", "16", "--steps", std::to_string(kSteps), "--repeats", "1"}),
+                   std::chrono::seconds(120));
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   for (std::string algorithm : {"repeats", "loops"}) {
     SCOPED_TRACE(algorithm);
@@ -95,8 +96,9 @@ TEST(SignatureApp, CgIterationLoop) {
   if (!fs::exists(app)) GTEST_SKIP() << "apps are not built";
   constexpr int kIters = 9;
   fs::path dir = scratch() / "cg";
-  auto r = perfcast_run(traced(dir, 2, {app.string(), "--n", "16", "--iters", std::to_string(kIters), "--repeats", "1"}),
-                        std::chrono::seconds(120));
+  auto r =
+      perfcast_run(traced(dir, 2, {app.string(), "--n", "16", "--iters", std::to_string(kIters), "--repeats", "1"}),
+                   std::chrono::seconds(120));
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   auto halo_weight = [](const json& sig) {
     std::vector<std::int64_t> weights;

@@ -22,9 +22,13 @@ Signature sample() {
     for (int i = 0; i < 4; ++i) {
       s[static_cast<std::size_t>(r)].push_back(compute(0.001 * (r + 1)));
       s[static_cast<std::size_t>(r)].push_back(irecv(1 - r, 2 * i + 1, 1024));
+      s[static_cast<std::size_t>(r)].push_back([&] {
+        Event e = p2p(Kind::Isend, 1 - r, 1024);
+        e.request = 2 * i + 2;
+        return e;
+      }());
       s[static_cast<std::size_t>(r)].push_back(
-          [&] { Event e = p2p(Kind::Isend, 1 - r, 1024); e.request = 2 * i + 2; return e; }());
-      s[static_cast<std::size_t>(r)].push_back(waitall({2 * static_cast<std::uint64_t>(i) + 1, 2 * static_cast<std::uint64_t>(i) + 2}));
+          waitall({2 * static_cast<std::uint64_t>(i) + 1, 2 * static_cast<std::uint64_t>(i) + 2}));
     }
   Signature sig = build_signature(logical_clock(s), {Algorithm::Repeats, 0.9});
   sig.trace = "run.trace";
@@ -78,8 +82,8 @@ TEST(SignatureFile, ErrorsNameTheFileAndField) {
   expect_error(with([](json& j) { j["phases"][0]["weight"] = 0; }), "phases[0].weight", ">= 1");
   expect_error(with([](json& j) { j["phases"][0]["time_s"] = -1; }), "phases[0].time_s", ">= 0");
   expect_error(with([](json& j) { j["phases"][0]["ticks"] = 7; }), "phases[0].ticks", "blocks holds");
-  expect_error(with([](json& j) { j["phases"][0]["blocks"][0][0]["kind"] = "compute"; }),
-               "phases[0].blocks[0][0].kind", "not an MPI event kind");
+  expect_error(with([](json& j) { j["phases"][0]["blocks"][0][0]["kind"] = "compute"; }), "phases[0].blocks[0][0].kind",
+               "not an MPI event kind");
   expect_error(with([](json& j) { j["phases"][0]["blocks"][0][1]["rank"] = 5; }), "phases[0].blocks[0][1].rank",
                "2 ranks");
   expect_error(with([](json& j) { j["predicted_total_s"] = j["predicted_total_s"].get<double>() * 2; }),
