@@ -1,6 +1,8 @@
 #include "analyze/source_names.h"
 
 #include <cctype>
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -64,11 +66,27 @@ void SourceNames::collect() {
   // The inlined copies of each callee variable: with several, each copy is
   // named after its call (`main.block2.c`).
   std::map<const llvm::DILocalVariable*, std::set<const llvm::DILocation*>> copies;
+  // In main, the first integer constant the code gives each variable (field)
+  // in the order of the code: `int steps = 10;` before an option may set it,
+  // the default of the variable's parameter.
+  using Slot = std::tuple<const llvm::DILocalVariable*, const llvm::DILocation*, std::int64_t>;
+  auto slot = [](const llvm::DbgValueInst* dv) -> std::optional<Slot> {
+    const llvm::DIExpression* e = dv->getExpression();
+    const llvm::DILocation* copy = dv->getDebugLoc() ? dv->getDebugLoc()->getInlinedAt() : nullptr;
+    if (e->getNumElements() == 0) return Slot{dv->getVariable(), copy, -1};
+    if (auto frag = e->getFragmentInfo(); frag && e->getNumElements() == 3)
+      return Slot{dv->getVariable(), copy, static_cast<std::int64_t>(frag->OffsetInBits)};
+    return std::nullopt;
+  };
+  std::map<Slot, std::int64_t> first_constant;
   for (llvm::Instruction& i : llvm::instructions(s_.f))
-    if (auto* dv = llvm::dyn_cast<llvm::DbgValueInst>(&i))
+    if (auto* dv = llvm::dyn_cast<llvm::DbgValueInst>(&i)) {
       if (dv->getDebugLoc() && dv->getDebugLoc()->getInlinedAt() && dv->getValue() &&
           !llvm::isa<llvm::Constant>(dv->getValue()))
         copies[dv->getVariable()].insert(dv->getDebugLoc()->getInlinedAt());
+      if (auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(dv->getValue()); c && s_.entry && c->getBitWidth() <= 64)
+        if (auto at = slot(dv)) first_constant.emplace(*at, c->getSExtValue());
+    }
   // Variables of this function first, then those of inlined callees.
   for (int pass = 0; pass < 2; ++pass)
     for (llvm::Instruction& i : llvm::instructions(s_.f)) {
@@ -132,6 +150,13 @@ void SourceNames::collect() {
       // main's argc: in the programs we model it only sizes the option parsing,
       // whose options are parameters of their own; the default is a run
       // without arguments (bind it when the work depends on it).
+      if (auto* dv = llvm::dyn_cast<llvm::DbgValueInst>(dvi); dv && !(s_.entry && var->getArg() == 1 && !copy))
+        if (auto at = slot(dv))
+          if (auto c = first_constant.find(*at); c != first_constant.end())
+            s_.describe(name,
+                        fmt::format("{}; default {}, the value the source gives it first", debug_names_[v].description,
+                                    c->second),
+                        std::to_string(c->second));
       if (s_.entry && var->getArg() == 1 && !copy)
         s_.describe(name, debug_names_[v].description + "; default 1, no arguments: bind it when the work depends on it",
                     "1");

@@ -808,8 +808,10 @@ TEST(Analyze, Wave3dHaloPeersAreTheCartesianNeighbours) {
   sub["functions"]["main"]["body"] = nlohmann::ordered_json::array({*step});
   auto m = load(sub, "wave3d_halo");
   std::map<std::string, expr::Value> params;
+  auto trips = [](const std::string& name) { return name.size() > 6 && name.compare(name.size() - 6, 6, ".trips") == 0; };
   for (const auto& p : m.parameters)
-    if (!p.default_value) params[p.name] = p.name == "opt.steps" ? 1 : p.name.rfind("loop_", 0) == 0 ? 0 : 4;
+    if (!p.default_value) params[p.name] = trips(p.name) ? 0 : 4;
+  params["opt.steps"] = 1;  // one step (the source's default is 20)
   expect_cart_peers(m, params, 1, {false, false, false});
 }
 
@@ -877,17 +879,23 @@ TEST(Analyze, ParameterNamesStayWhenLinesMove) {
   EXPECT_EQ(parameter_names(analyse(edited.string())), first);
 }
 
-// main's argc only sizes the option parsing here: it has a default (no
-// arguments), so a prediction binds the options and the parse loop alone.
-TEST(Analyze, ArgcHasADefault) {
+// The defaults the source writes are the parameters' defaults: parse() sets
+// o->steps = 10 and o->n = 100 before its options may change them; main's argc
+// (it only sizes the parsing) defaults to 1, no arguments. A prediction then
+// binds only what the source leaves open, the loops' trips.
+TEST(Analyze, DefaultsWrittenInTheSourceAreTheParametersDefaults) {
   auto j = analyse_case("stable_names.c");
-  ASSERT_TRUE(j["parameters"].contains("argc"));
-  EXPECT_EQ(j["parameters"]["argc"].value("default", ""), "1") << j["parameters"]["argc"].dump();
+  for (auto [name, value] : {std::pair{"argc", "1"}, {"o.steps", "10"}, {"o.n", "100"}}) {
+    ASSERT_TRUE(j["parameters"].contains(name)) << name;
+    EXPECT_EQ(j["parameters"][name].value("default", ""), value) << j["parameters"][name].dump();
+  }
+  EXPECT_FALSE(j["parameters"]["until_zero.loop1.trips"].contains("default"));
   auto m = load(j, "stable_names");
-  // As predict binds them: every parameter without a default given, argc left out.
-  auto b = model::bind_rank(m, {{"o.n", 10}, {"o.steps", 3}, {"parse.loop1.trips", 4}, {"until_zero.loop1.trips", 2}},
-                            0, 1);
+  // As predict binds them: the trips given, the rest defaulted.
+  auto b = model::bind_rank(m, {{"parse.loop1.trips", 4}, {"until_zero.loop1.trips", 2}}, 0, 1);
   EXPECT_EQ(b.at("argc").integer(), 1);
   auto c = model::evaluate_rank(model::symbolic_costs(m, "main"), b, 0);
-  EXPECT_EQ(c.mpi_calls, 3 + 2);  // init, finalize, one allreduce per step
+  EXPECT_EQ(c.mpi_calls, 10 + 2);  // one allreduce per step (o.steps = 10), init, finalize
+  b = model::bind_rank(m, {{"parse.loop1.trips", 4}, {"until_zero.loop1.trips", 2}, {"o.steps", 3}}, 0, 1);
+  EXPECT_EQ(model::evaluate_rank(model::symbolic_costs(m, "main"), b, 0).mpi_calls, 3 + 2);
 }
