@@ -314,16 +314,16 @@ def bindings(ctx, app, model, size, R, steps, unknown_report):
 
 
 def check_bound_names(app, model, table, model_parameters):
-    """Stops the run when apps/<app>/bindings.py binds a name the model does not have: the
-    analyser names parameters after source lines (loop_<file>_<line>_trips, argc_<line>, ...),
-    so an edit to the app renames them, and a binding that no longer applies would leave its
+    """Stops the run when apps/<app>/bindings.py binds a name the model does not have: a
+    renamed variable, or a loop added before another in its function (<function>.loop<k>
+    counts the function's loops), and a binding that no longer applies would leave its
     parameter at the placeholder without a word."""
     names = {p["name"] for p in model_parameters}
     absent = sorted(set(table) - names)
     if absent:
         sys.exit(f"static_validation: apps/{app}/bindings.py binds {', '.join(absent)}, which the model "
-                 f"{shown_path(model)} does not have (the analyser names parameters after source lines: an edit "
-                 f"to the app moves them). The model's parameters (perfcast model params {shown_path(model)}): "
+                 f"{shown_path(model)} does not have (a variable renamed, or loops or calls added "
+                 f"before it in its function: docs/program-model.md, 'Parameter names'). The model's parameters (perfcast model params {shown_path(model)}): "
                  f"{', '.join(sorted(names))}")
 
 

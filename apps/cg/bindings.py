@@ -1,11 +1,10 @@
 """Parameter bindings of cg's analysed program model, for bench/static_validation.py.
 
 bind(n, R, iters) -> {parameter: (value, how)}: the values `perfcast model params` asks for,
-for `cg --n n --iters iters --repeats 1 --dot ordered` on R ranks. Names ending in a number
-(argc_265, loop_cg_c_141_trips, arg_cg_c_181_mode, range_cg_c_141_xs, ...) are the analyser's:
-they carry the source line of the variable, call or loop, so an edit to cg.c or cg_options.h
-that moves lines renames them, and the bench stops with the names the model has instead.
-ANALYZE_FLAGS and KERNEL_SITES name lines of cg.c too.
+for `cg --n n --iters iters --repeats 1 --dot ordered` on R ranks. The names are the source's
+(o.iters, p.nloc) or a loop's function and its ordinal there (spmv.loop2.trips: spmv's second
+loop); they stay when lines move (docs/program-model.md, "Parameter names").
+ANALYZE_FLAGS and KERNEL_SITES name lines of cg.c.
 """
 
 # `perfcast analyze` flags the model needs. No early return before the iterations (322:
@@ -29,19 +28,20 @@ def bind(n, R, iters):
     entries = (7 * nloc - missing) / nloc
     argc = 9  # cg --n N --iters K --repeats 1 --dot ordered
     return {
-        "argc_265": (argc, "argc of `cg --n N --iters K --repeats 1 --dot ordered`"),
-        "loop_cg_options_h_96_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
-        "maxk": (iters, "cg_solve: maxk = --iters (a fixed count)"),
-        "loop_cg_c_328_trips": (1, "main: the repeats loop, --repeats 1"),
+        "argc": (argc, "argc of `cg --n N --iters K --repeats 1 --dot ordered`"),
+        "cg_parse_args.loop1.trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
+        "o.iters": (iters, "--iters (a fixed count)"),
+        "o.max_iters": (10000, "--max-iters not given (its default)"),
+        "o.repeats": (1, "--repeats 1"),
+        "o.dot": (0, "--dot ordered (DOT_ORDERED = 0)"),
+        "main.loop1.trips": (nzl, "main: the set-up loop over owned planes, p.nzl"),
+        "main.loop5.trips": (entries, "main: the Jacobi set-up's entries per row (as spmv's)"),
         "o.nx": (n, "--n"),
         "o.ny": (n, "--n"),
         "o.nz": (n, "--n"),
         "o.precond": (0, "--precond not given (PRECOND_NONE = 0)"),
-        "arg_cg_c_181_mode": (0, "dots(): --dot ordered (DOT_ORDERED = 0)"),
-        "arg_cg_c_208_mode": (0, "dots(): --dot ordered"),
-        "arg_cg_c_234_mode": (0, "dots(): --dot ordered"),
-        "loop_cg_c_221_trips": (iters, "cg_solve: the iteration loop runs --iters times (fixed count)"),
-        "loop_cg_c_141_trips": (entries, "spmv: entries per row, the mean over rank 0's rows (7 inside, fewer on the "
+        "cg_solve.loop2.trips": (iters, "cg_solve: the iteration loop runs --iters times (fixed count)"),
+        "spmv.loop2.trips": (entries, "spmv: entries per row, the mean over rank 0's rows (7 inside, fewer on the "
                                          "boundary; the model is linear in it, so the mean is exact)"),
         "p.nloc": (nloc, "Problem: rows nloc = n*n*nzl"),
         "p.nx": (n, "Problem: --n"),
@@ -51,7 +51,7 @@ def bind(n, R, iters):
         "p.plane": (plane, "Problem: points per plane n*n"),
         # SpMV's gather xe[col[e]] reaches the owned rows and the ghost planes of its neighbours:
         # at R = 1 none, at R = 2 one on either rank (the analyser's default counts every access).
-        **{f"range_cg_c_141_{v}": (8 * (nloc + plane * (1 if R > 1 else 0)),
+        **{f"spmv.loop1.{v}.range": (8 * (nloc + plane * (1 if R > 1 else 0)),
                                    f"spmv's gather from {v}: distinct bytes = owned rows + ghost planes read, x 8")
            for v in ("pe", "xs", "ee")},
         # Per rank (an expression of rank and size), so the simulated calls pair up.

@@ -1,10 +1,10 @@
 """Parameter bindings of wave3d's analysed program model, for bench/static_validation.py.
 
 bind(n, R, steps) -> {parameter: (value, how)}: the values `perfcast model params` asks for,
-for `wave3d --n n --steps steps --repeats 1` on R ranks. Names ending in a number
-(argc_187, loop_wave3d_c_101_trips, sy_173, ...) are the analyser's: they carry the source
-line of the variable or loop, so an edit to wave3d.c or wave3d_options.h that moves lines
-renames them, and the bench stops with the names the model has instead.
+for `wave3d --n n --steps steps --repeats 1` on R ranks. The names are the source's (opt.steps,
+leapfrog_step.sx), a loop's function and ordinal there (wave3d_parse_args.loop1.trips), or an
+inlined call's (main.wave3d_block2.c: c of main's second call of wave3d_block); they stay
+when lines move (docs/program-model.md, "Parameter names").
 """
 
 # `perfcast analyze` flags the model needs (none: no branch needs a probability).
@@ -21,23 +21,24 @@ def bind(n, R, steps):
     lx, ly, lz = n // px, n // py, n // pz
     argc = 7  # wave3d --n N --steps S --repeats 1
     b = {
-        "argc_187": (argc, "argc of `wave3d --n N --steps S --repeats 1`"),
-        "loop_wave3d_options_h_54_trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
+        "argc": (argc, "argc of `wave3d --n N --steps S --repeats 1`"),
+        "wave3d_parse_args.loop1.trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
         "opt.steps": (steps, "--steps"),
         "opt.repeats": (1, "--repeats 1"),
         "opt.ny": (n, "--n"),
+        "opt.nz": (n, "--n"),
         "lx": (lx, "n/px, px from MPI_Dims_create(R,3)"),
         "ly": (ly, "n/py"),
         "lz": (lz, "n/pz"),
         "count_1": (ly * lz, "count[XHI] = ly*lz (x faces)"),
         "count_3": (lx * lz, "count[YHI] = lx*lz (y faces)"),
         "count_5": (lx * ly, "count[ZHI] = lx*ly (z faces)"),
-        "c_123": (0, "block(): coordinate along y (0: py = 1)"),
-        "p_123": (py, "block(): ranks along y"),
-        "loop_wave3d_c_101_trips": (lz, "pack_faces inner loop over k: lz"),
-        "loop_wave3d_c_94_trips": (lz, "pack_faces inner loop over k: lz"),
-        "sy_173": (lz + 2, "sy = lz + 2 (leapfrog_step)"),
-        "sx_172": ((ly + 2) * (lz + 2), "sx = (ly + 2) * (lz + 2) (leapfrog_step; the footprint uses it)"),
+        "main.wave3d_block2.c": (0, "block(): coordinate along y (0: py = 1)"),
+        "main.wave3d_block2.p": (py, "block(): ranks along y"),
+        "main.wave3d_block3.c": (0, "block(): coordinate along z (0: pz = 1)"),
+        "main.wave3d_block3.p": (pz, "block(): ranks along z"),
+        "leapfrog_step.sy": (lz + 2, "sy = lz + 2 (leapfrog_step)"),
+        "leapfrog_step.sx": ((ly + 2) * (lz + 2), "sx = (ly + 2) * (lz + 2) (leapfrog_step; the footprint uses it)"),
     }
     # The halo peers nbr_0 .. nbr_5 are left to their defaults: MPI_Cart_shift's neighbours
     # per rank with every dim chosen by MPI_Dims_create (no --px/--py/--pz), -1 off the grid.

@@ -12,6 +12,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 
 #include "analyze/mpi_tables.h"
+#include "analyze/site_names.h"
 #include "analyze/source_names.h"
 
 namespace perfcast::analyze::detail {
@@ -110,7 +111,7 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
           auto len = exprs_.conv_value(ii->getArgOperand(2), scope);
           if (!len) {
             Where w = s_.where(i.getDebugLoc());
-            std::string name = sanitize(fmt::format("copy_{}_{}_bytes", file_tag(w.file), w.line));
+            std::string name = call_site(s_.ctx, s_.f, *ii) + ".bytes";
             s_.describe(
                 name, fmt::format("bytes of the mem{} at {}:{}",
                                   ii->getIntrinsicID() == Intrinsic::memset ? "set" : "cpy", file_tag(w.file), w.line));
@@ -177,27 +178,27 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
   n->line = w.line;
   n->note = w.note;
   n->op = s.op;
-  std::string tag = fmt::format("mpi_{}_{}", file_tag(w.file), w.line);
+  std::string tag = call_site(s_.ctx, s_.f, call);
   // Several calls on one line (an unrolled loop) share a parameter: one call site.
   auto unique = [](const std::string& base) { return sanitize(base); };
   if (s.count >= 0) {
     auto count = exprs_.conv_value(call.getArgOperand(s.count), scope);
     if (!count) {
-      std::string p = unique(tag + "_count");
+      std::string p = unique(tag + ".count");
       s_.describe(p,
                   fmt::format("elements per call of {} at {}:{} (read from memory)", name, file_tag(w.file), w.line));
       count = ex::var(p);
     }
     auto bytes = datatype_bytes(call.getArgOperand(s.datatype), scope);
     if (!bytes) {
-      std::string p = unique(tag + "_datatype_bytes");
+      std::string p = unique(tag + ".datatype_bytes");
       s_.describe(p,
                   fmt::format("bytes of one element of the datatype of {} at {}:{}", name, file_tag(w.file), w.line));
       bytes = ex::var(p);
     }
     n->bytes = ex::simplify(*count * *bytes);
   } else if (n->op == mpi::Op::Alltoallv || n->op == mpi::Op::ReduceScatter) {
-    std::string p = unique(tag + "_bytes");
+    std::string p = unique(tag + ".bytes");
     s_.describe(
         p, fmt::format("bytes per call of {} at {}:{} (counts per peer are data)", name, file_tag(w.file), w.line));
     n->bytes = ex::var(p);
@@ -208,7 +209,7 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
     auto peer = exprs_.conv_value(arg, scope);
     if (!peer) peer = ranks_.element_rank(arg, "peer", reader, "mod(rank + 1, size)");
     if (!peer || (peer->is_constant() && peer->kind() == ex::Kind::Integer && peer->int_value() == -1)) {
-      std::string p = unique(tag + "_peer");
+      std::string p = unique(tag + ".peer");
       s_.describe(p,
                   fmt::format("peer rank of {} at {}:{}, not computable from the code (read from memory or "
                               "MPI_ANY_SOURCE); the default assumes a real neighbour",
@@ -224,7 +225,7 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
     auto root = exprs_.conv_value(arg, scope);
     if (!root) root = ranks_.element_rank(arg, "root", reader, "0");
     if (!root) {
-      std::string p = unique(tag + "_root");
+      std::string p = unique(tag + ".root");
       s_.describe(p, fmt::format("root rank of {} at {}:{}", name, file_tag(w.file), w.line), "0");
       root = ex::var(p);
     }
@@ -278,7 +279,7 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
         continue;
       auto e = exprs_.conv_value(call.getArgOperand(a), scope);
       if (!e) {
-        std::string p = sanitize(fmt::format("arg_{}_{}_{}", file_tag(w.file), w.line, param));
+        std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
         s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param, fm.name,
                                    file_tag(w.file), w.line));
         e = ex::var(p);
@@ -299,7 +300,7 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
         std::string formal = cost["args"][a].get<std::string>();
         auto e = exprs_.conv_value(call.getArgOperand(static_cast<unsigned>(a)), scope);
         if (!e) {
-          std::string p = sanitize(fmt::format("arg_{}_{}_{}", file_tag(w.file), w.line, formal));
+          std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), formal));
           s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", formal, name,
                                      file_tag(w.file), w.line));
           e = ex::var(p);

@@ -10,6 +10,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 
+#include "analyze/site_names.h"
 #include "analyze/source_names.h"
 
 namespace perfcast::analyze::detail {
@@ -62,7 +63,7 @@ std::optional<double> FunctionScope::probability_override(const Where& w) const 
 }
 
 std::string FunctionScope::local_name(const std::string& source_name) const {
-  return entry ? sanitize(source_name) : sanitize(f.getName().str() + "." + source_name);
+  return entry ? sanitize(source_name) : sanitize(function_source_name(f) + "." + source_name);
 }
 
 void FunctionScope::describe(const std::string& name, const std::string& description,

@@ -49,7 +49,7 @@ struct FunctionScope {
   // A --branch-probability given for the branch at `w`.
   std::optional<double> probability_override(const Where& w) const;
   // A name of this function's source variable: prefixed with the function's
-  // name except in the entry function.
+  // source name (function_source_name) except in the entry function.
   std::string local_name(const std::string& source_name) const;
   // Describes parameter `name` unless an earlier use did.
   void describe(const std::string& name, const std::string& description,

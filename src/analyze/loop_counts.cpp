@@ -15,6 +15,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "analyze/site_names.h"
 #include "analyze/source_names.h"
 
 namespace perfcast::analyze::detail {
@@ -25,16 +26,7 @@ using ex::Expr;
 // The source loop's location: the loop's own when LLVM kept it, else its back
 // edge's (the `for` statement's), not the first line of the body (a remainder
 // loop made by unrolling has no location of its own).
-llvm::DebugLoc LoopCounts::source_loc(const llvm::Loop* l) const {
-  llvm::DebugLoc at = l->getStartLoc();
-  bool own = false;
-  if (llvm::MDNode* id = l->getLoopID())
-    for (unsigned k = 1; k < id->getNumOperands(); ++k) own = own || llvm::isa<llvm::DILocation>(id->getOperand(k));
-  if (!own)
-    if (llvm::BasicBlock* latch = l->getLoopLatch())
-      if (llvm::DebugLoc dl = latch->getTerminator()->getDebugLoc(); dl && dl.getLine()) at = dl;
-  return at;
-}
+llvm::DebugLoc LoopCounts::source_loc(const llvm::Loop* l) const { return loop_source_loc(l); }
 
 // The bits of a run-time unroll's remainder loop (trip count zext(trunc(T) to
 // i{bits}), T mod 2^bits), 0 for other loops.
@@ -62,7 +54,7 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
     os << "no trip count for the loop at line " << w.line << ": " << *btc;
     s_.ctx.input->progress(os.str());
   }
-  std::string name = sanitize(fmt::format("loop_{}_{}_trips", file_tag(w.file), w.line));
+  std::string name = loop_site(s_.ctx, s_.f, l) + ".trips";
   bool computable = !llvm::isa<llvm::SCEVCouldNotCompute>(btc);
   s_.describe(name, fmt::format("iterations of the loop at {}:{}{} each time it runs (0 when it is skipped): {}",
                                 file_tag(w.file), w.line,

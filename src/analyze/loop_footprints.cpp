@@ -13,6 +13,7 @@
 #include <llvm/IR/Instructions.h>
 
 #include "analyze/mpi_tables.h"
+#include "analyze/site_names.h"
 
 namespace perfcast::analyze::detail {
 
@@ -132,10 +133,16 @@ void LoopFootprints::add_footprints(const std::map<const llvm::Loop*, Node*>& lo
       if (r && r->loop->contains(p.loop)) {
         const auto& [file, line, base] = key;
         Where at = s_.where(counts_.source_loc(r->loop));
-        std::string name = sanitize(fmt::format("range_{}_{}_{}", file_tag(file), line, names_.gathered_name(base)));
         std::string per = fmt::format("{}:{}", file_tag(at.file), at.line);
-        if (auto [it, fresh] = s_.ctx.range_loops.emplace(name, per); !fresh && it->second != per)
-          name = sanitize(fmt::format("{}_{}", name, at.line));
+        // One parameter per loop and array; gathers of one array at several
+        // lines of the loop count their lines: .range, .range2, ...
+        std::string stem = sanitize(fmt::format("{}.{}", loop_site(s_.ctx, s_.f, r->loop), names_.gathered_name(base)));
+        std::vector<std::string>& at_lines = s_.ctx.range_loops[stem];
+        std::string gather_at = fmt::format("{}:{}", file_tag(file), line);
+        auto seen = std::find(at_lines.begin(), at_lines.end(), gather_at);
+        if (seen == at_lines.end()) seen = at_lines.insert(at_lines.end(), gather_at);
+        std::string name = seen == at_lines.begin() ? stem + ".range"
+                                                    : fmt::format("{}.range{}", stem, seen - at_lines.begin() + 1);
         const Gathers& whole = r->gathers.at(key);
         s_.describe(name,
                     fmt::format("distinct bytes of {} that the indirect accesses at {}:{} reach in one run of the loop "

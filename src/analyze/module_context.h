@@ -38,8 +38,8 @@ struct ModuleContext {
   std::set<std::string> in_progress;
   std::map<std::string, ParamInfo> descriptions;  // every name an expression may use
   std::set<std::string> ignore;
-  // range_<file>_<line>_<array> parameters: the loop each one is per run of.
-  std::map<std::string, std::string> range_loops;
+  // <loop site>.<array>.range parameters: the gathers (file:line) each one bounds.
+  std::map<std::string, std::vector<std::string>> range_loops;
   // Parameters for ranks read from local arrays (nbr_1, element_rank()): what
   // the element holds and the MPI calls that read it, for the description.
   struct ElementParam {
@@ -47,6 +47,10 @@ struct ModuleContext {
     std::vector<std::string> readers;
   };
   std::map<std::string, ElementParam> element_params;
+  // Lines of the module's loops and calls by origin function and kind, in
+  // order: the ordinals of stable site names (site_names.cpp), filled on first use.
+  std::map<std::string, std::vector<unsigned>> site_lines;
+  bool sites_collected = false;
   int mca_loops = 0;  // loops named for the MCA pricing
   // The model of `f`, analysed on first use (function_analyser.cpp).
   FunctionModel& analyse(llvm::Function& f);

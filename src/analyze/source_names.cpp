@@ -1,7 +1,10 @@
 #include "analyze/source_names.h"
 
 #include <cctype>
+#include <cstdint>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -13,6 +16,8 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+
+#include "analyze/site_names.h"
 
 namespace perfcast::analyze::detail {
 
@@ -55,6 +60,33 @@ std::string file_tag(const std::string& file) {
 
 void SourceNames::collect() {
   std::set<std::string> taken;
+  // A variable is one per inlined copy of its function (the inlined call's location).
+  using Variable = std::tuple<const llvm::DILocalVariable*, const llvm::DILocation*, std::string>;
+  std::map<Variable, const llvm::Value*> by_variable;
+  // The inlined copies of each callee variable: with several, each copy is
+  // named after its call (`main.block2.c`).
+  std::map<const llvm::DILocalVariable*, std::set<const llvm::DILocation*>> copies;
+  // In main, the first integer constant the code gives each variable (field)
+  // in the order of the code: `int steps = 10;` before an option may set it,
+  // the default of the variable's parameter.
+  using Slot = std::tuple<const llvm::DILocalVariable*, const llvm::DILocation*, std::int64_t>;
+  auto slot = [](const llvm::DbgValueInst* dv) -> std::optional<Slot> {
+    const llvm::DIExpression* e = dv->getExpression();
+    const llvm::DILocation* copy = dv->getDebugLoc() ? dv->getDebugLoc()->getInlinedAt() : nullptr;
+    if (e->getNumElements() == 0) return Slot{dv->getVariable(), copy, -1};
+    if (auto frag = e->getFragmentInfo(); frag && e->getNumElements() == 3)
+      return Slot{dv->getVariable(), copy, static_cast<std::int64_t>(frag->OffsetInBits)};
+    return std::nullopt;
+  };
+  std::map<Slot, std::int64_t> first_constant;
+  for (llvm::Instruction& i : llvm::instructions(s_.f))
+    if (auto* dv = llvm::dyn_cast<llvm::DbgValueInst>(&i)) {
+      if (dv->getDebugLoc() && dv->getDebugLoc()->getInlinedAt() && dv->getValue() &&
+          !llvm::isa<llvm::Constant>(dv->getValue()))
+        copies[dv->getVariable()].insert(dv->getDebugLoc()->getInlinedAt());
+      if (auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(dv->getValue()); c && s_.entry && c->getBitWidth() <= 64)
+        if (auto at = slot(dv)) first_constant.emplace(*at, c->getSExtValue());
+    }
   // Variables of this function first, then those of inlined callees.
   for (int pass = 0; pass < 2; ++pass)
     for (llvm::Instruction& i : llvm::instructions(s_.f)) {
@@ -86,15 +118,48 @@ void SourceNames::collect() {
         continue;
       }
       if (source.empty()) continue;
+      // Every value one variable (or field) takes outside constants has its
+      // name: the value a user binds is what the variable holds.
+      const llvm::DILocation* copy = dvi->getDebugLoc() ? dvi->getDebugLoc()->getInlinedAt() : nullptr;
+      if (auto same = by_variable.find({var, copy, source}); same != by_variable.end()) {
+        debug_names_[v] = debug_names_.at(same->second);
+        continue;
+      }
       std::string name = var->getArg() && llvm::isa<llvm::Argument>(v) ? sanitize(source) : s_.local_name(source);
-      if (taken.count(name)) name = sanitize(fmt::format("{}_{}", name, var->getLine()));
-      if (taken.count(name)) continue;
+      const llvm::DISubprogram* var_sp = var->getScope() ? var->getScope()->getSubprogram() : nullptr;
+      if (copy && var_sp && copies[var].size() > 1)
+        name = sanitize(inlined_site(s_.ctx, s_.f, var_sp, copy) + "." + source);
+      // Two variables of one name: the later one of an inlined callee is named
+      // by its function; then variables of one name count: name.v2, name.v3
+      // (in the order of the code). Never by line: names stay when lines move.
+      if (const llvm::DISubprogram* sp = var->getScope() ? var->getScope()->getSubprogram() : nullptr;
+          taken.count(name) && sp && sp != s_.f.getSubprogram())
+        if (std::string scoped = s_.local_name(sp->getName().str() + "." + source); !taken.count(scoped))
+          name = scoped;
+      if (taken.count(name)) {
+        const std::string base = name;
+        for (int k = 2; taken.count(name); ++k) name = fmt::format("{}.v{}", base, k);
+      }
       taken.insert(name);
+      by_variable[{var, copy, source}] = v;
       std::string fn = var->getScope() && var->getScope()->getSubprogram()
                            ? var->getScope()->getSubprogram()->getName().str()
                            : s_.f.getName().str();
       debug_names_[v] = {name, fmt::format("source variable {} of {} ({}:{})", source, fn,
                                            file_tag(var->getFilename().str()), var->getLine())};
+      // main's argc: in the programs we model it only sizes the option parsing,
+      // whose options are parameters of their own; the default is a run
+      // without arguments (bind it when the work depends on it).
+      if (auto* dv = llvm::dyn_cast<llvm::DbgValueInst>(dvi); dv && !(s_.entry && var->getArg() == 1 && !copy))
+        if (auto at = slot(dv))
+          if (auto c = first_constant.find(*at); c != first_constant.end())
+            s_.describe(name,
+                        fmt::format("{}; default {}, the value the source gives it first", debug_names_[v].description,
+                                    c->second),
+                        std::to_string(c->second));
+      if (s_.entry && var->getArg() == 1 && !copy)
+        s_.describe(name, debug_names_[v].description + "; default 1, no arguments: bind it when the work depends on it",
+                    "1");
     }
 }
 

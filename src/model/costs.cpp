@@ -487,12 +487,39 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
                         {}, fmt::format("pass a whole number, e.g. --param {}={}", p.name, std::llround(v.real())));
       b[p.name] = v;
     } else if (p.default_value) {
-      b[p.name] = expr::evaluate(*p.default_value, b);
+      continue;  // below, once the parameters it names have values
     } else {
       throw UserError(fmt::format("parameter '{}' ({}) has no value and no default", p.name,
                                   p.description.empty() ? "no description" : p.description),
                       {}, fmt::format("pass --param {}=VALUE", p.name));
     }
+  }
+  // Defaults in the order they can be evaluated: a default may name any
+  // other parameter, given or defaulted, whatever their order in the model.
+  std::vector<const Parameter*> waiting;
+  for (const auto& p : model.parameters)
+    if (!b.count(p.name)) waiting.push_back(&p);
+  while (!waiting.empty()) {
+    std::vector<const Parameter*> later;
+    for (const Parameter* p : waiting) {
+      bool ready = true;
+      for (const auto& name : expr::free_names(*p->default_value))
+        if (!b.count(name) && std::any_of(waiting.begin(), waiting.end(), [&](const Parameter* q) {
+              return q != p && q->name == name;
+            }))
+          ready = false;
+      if (ready)
+        b[p->name] = expr::evaluate(*p->default_value, b);
+      else
+        later.push_back(p);
+    }
+    if (later.size() == waiting.size()) {
+      std::string cycle;
+      for (const Parameter* p : later) cycle += (cycle.empty() ? "" : ", ") + p->name;
+      throw UserError(fmt::format("the defaults of parameters {} name each other", cycle), {},
+                      fmt::format("pass --param {}=VALUE", later.front()->name));
+    }
+    waiting = std::move(later);
   }
   for (const auto& [name, value] : model.lets) b[name] = expr::evaluate(value, b);
   return b;

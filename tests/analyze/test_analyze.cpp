@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "analyze/analyze.h"
 #include "machine/machine_io.h"
@@ -163,7 +164,7 @@ TEST(Analyze, MpiBytesAreElementsTimesDatatypeSize) {
 
 TEST(Analyze, TimeLoopBoundedByAGlobalKeepsItsTripCount) {
   auto j = analyse_case("time_loop.c");
-  EXPECT_FALSE(j["parameters"].contains("loop_time_loop_c_20_trips")) << j["parameters"].dump();
+  EXPECT_FALSE(j["parameters"].contains("main.loop1.trips")) << j["parameters"].dump();
   auto m = load(j, "time");
   for (auto [steps, n] : {std::pair{1, 1}, {5, 7}, {20, 100}}) {
     auto c = counts(m, "main", {{"steps", steps}, {"n", n}});
@@ -417,7 +418,7 @@ TEST(Analyze, InnermostLoopsCountTheirAddressStreams) {
 // A CSR product (csr_rows.c): the rows loop's footprint counts the streams
 // val[e] and col[e] (their starts read from rowptr, each entry distinct:
 // 12 bytes an entry, exact for CSR), rowptr and y (intervals of the rows),
-// and, for the gather x[col[e]], a parameter range_csr_rows_c_<line>_x (the
+// and, for the gather x[col[e]], a parameter spmv.loop1.x.range (the
 // distinct bytes of x one run of the rows loop reaches) whose default is
 // every gather distinct. The entries loops inside count the smaller of their
 // gathers and the range.
@@ -425,8 +426,10 @@ TEST(Analyze, CsrRowsCountTheirStreamsAndBoundTheGatherByARange) {
   const std::string source = kSource + "/tests/analyze/cases/csr_rows.c";
   auto j = analyse(source);
   int entries_line = line_of(source, "for (int e = a->rowptr[row]");
-  std::string trips = fmt::format("loop_csr_rows_c_{}_trips", entries_line);
-  std::string range = fmt::format("range_csr_rows_c_{}_x", entries_line);
+  ASSERT_GT(entries_line, 0);
+  // The rows loop is spmv's first, the entries loop its second.
+  std::string trips = "spmv.loop2.trips";
+  std::string range = "spmv.loop1.x.range";
   ASSERT_TRUE(j["parameters"].contains(range)) << j["parameters"].dump(1);
   const auto* rows = find_loop(j["functions"]["spmv"]["body"], line_of(source, "for (int row = 0;"));
   ASSERT_NE(rows, nullptr);
@@ -505,7 +508,7 @@ TEST(Analyze, StructFieldsAreParametersOfTheirLoops) {
 TEST(Analyze, UnrolledLoopsWithDataBoundsShareTheSourceLoopsCount) {
   const std::string source = kSource + "/tests/analyze/cases/csr_rows.c";
   auto j = analyse(source);
-  std::string trips = "loop_csr_rows_c_" + std::to_string(line_of(source, "for (int e = a->rowptr[row]")) + "_trips";
+  std::string trips = "spmv.loop2.trips";
   ASSERT_TRUE(j["parameters"].contains(trips)) << j["parameters"].dump();
   EXPECT_TRUE(j["parameters"].contains("a.nrows")) << j["parameters"].dump();
   std::vector<nlohmann::ordered_json> bs;
@@ -805,8 +808,10 @@ TEST(Analyze, Wave3dHaloPeersAreTheCartesianNeighbours) {
   sub["functions"]["main"]["body"] = nlohmann::ordered_json::array({*step});
   auto m = load(sub, "wave3d_halo");
   std::map<std::string, expr::Value> params;
+  auto trips = [](const std::string& name) { return name.size() > 6 && name.compare(name.size() - 6, 6, ".trips") == 0; };
   for (const auto& p : m.parameters)
-    if (!p.default_value) params[p.name] = p.name == "opt.steps" ? 1 : p.name.rfind("loop_", 0) == 0 ? 0 : 4;
+    if (!p.default_value) params[p.name] = trips(p.name) ? 0 : 4;
+  params["opt.steps"] = 1;  // one step (the source's default is 20)
   expect_cart_peers(m, params, 1, {false, false, false});
 }
 
@@ -961,4 +966,63 @@ TEST(Analyze, AStackVariableTheIrStoresIsNotCountedAgainAsASpill) {
     EXPECT_EQ(large.store_bytes - small.store_bytes, 8.0 * 1000 * steps) << "steps = " << steps;
     EXPECT_EQ(large.load_bytes - small.load_bytes, 16.0 * 1000 * steps) << "steps = " << steps;
   }
+}
+
+namespace {
+
+std::set<std::string> parameter_names(const nlohmann::ordered_json& j) {
+  std::set<std::string> names;
+  for (const auto& [name, _] : j["parameters"].items()) names.insert(name);
+  return names;
+}
+
+}  // namespace
+
+// Parameter names come from the source's names and the order of the loops in
+// their function, never from lines: two analyses of one source agree, and an
+// edit above the loops (blank lines, a comment, an unrelated function) renames
+// nothing. Loops with data-dependent exits are <function>.loop<k>.trips.
+TEST(Analyze, ParameterNamesStayWhenLinesMove) {
+  const std::string source = kSource + "/tests/analyze/cases/stable_names.c";
+  auto first = parameter_names(analyse(source));
+  EXPECT_EQ(parameter_names(analyse(source)), first);
+  for (const char* expected : {"parse.loop1.trips", "until_zero.loop1.trips", "o.n", "o.steps", "argc"})
+    EXPECT_TRUE(first.count(expected)) << expected << " not among " << ::testing::PrintToString(first);
+  for (const auto& name : first)
+    EXPECT_EQ(name.find_first_of("0123456789", name.find("loop") == std::string::npos ? 0 : name.find("loop") + 5),
+              std::string::npos)
+        << name << ": a number in a name (a line?)";
+
+  std::ifstream in(source);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string mark = "/* ABOVE_THE_LOOP */";
+  ASSERT_NE(text.find(mark), std::string::npos);
+  text.replace(text.find(mark), mark.size(),
+               "\n\n/* an unrelated helper, kept */\n__attribute__((used)) static int unrelated(int a) {\n"
+               "  int s = 0;\n  for (int i = 0; i < a; i++) s += i * i;\n  return s;\n}\n\n\n");
+  text.insert(0, "/* a new first comment\n * of two lines */\n\n");
+  fs::path edited = perfcast::testing::scratch() / "stable_names.c";
+  std::ofstream(edited) << text;
+  EXPECT_EQ(parameter_names(analyse(edited.string())), first);
+}
+
+// The defaults the source writes are the parameters' defaults: parse() sets
+// o->steps = 10 and o->n = 100 before its options may change them; main's argc
+// (it only sizes the parsing) defaults to 1, no arguments. A prediction then
+// binds only what the source leaves open, the loops' trips.
+TEST(Analyze, DefaultsWrittenInTheSourceAreTheParametersDefaults) {
+  auto j = analyse_case("stable_names.c");
+  for (auto [name, value] : {std::pair{"argc", "1"}, {"o.steps", "10"}, {"o.n", "100"}}) {
+    ASSERT_TRUE(j["parameters"].contains(name)) << name;
+    EXPECT_EQ(j["parameters"][name].value("default", ""), value) << j["parameters"][name].dump();
+  }
+  EXPECT_FALSE(j["parameters"]["until_zero.loop1.trips"].contains("default"));
+  auto m = load(j, "stable_names");
+  // As predict binds them: the trips given, the rest defaulted.
+  auto b = model::bind_rank(m, {{"parse.loop1.trips", 4}, {"until_zero.loop1.trips", 2}}, 0, 1);
+  EXPECT_EQ(b.at("argc").integer(), 1);
+  auto c = model::evaluate_rank(model::symbolic_costs(m, "main"), b, 0);
+  EXPECT_EQ(c.mpi_calls, 10 + 2);  // one allreduce per step (o.steps = 10), init, finalize
+  b = model::bind_rank(m, {{"parse.loop1.trips", 4}, {"until_zero.loop1.trips", 2}, {"o.steps", 3}}, 0, 1);
+  EXPECT_EQ(model::evaluate_rank(model::symbolic_costs(m, "main"), b, 0).mpi_calls, 3 + 2);
 }

@@ -140,3 +140,33 @@ TEST(CliAnalyze, InputsItCannotReadAreRefusedSayingWhy) {
 }
 
 }  // namespace
+
+namespace {
+
+// A default may name a parameter listed after it: csr_rows.c's range of the
+// gather x[col[e]] (spmv.loop1.x.range) defaults to a product with the
+// entries loop's trips (spmv.loop2.trips). predict with only the trips bound
+// evaluates the default once the trips have their value: the same prediction
+// as binding the range to that value by hand.
+TEST(CliAnalyze, ADefaultNamingALaterParameterIsEvaluatedAfterIt) {
+  auto dir = perfcast::testing::scratch() / "default_order";
+  std::filesystem::create_directories(dir);
+  auto model = dir / "csr.json";
+  auto r = perfcast_run({"analyze", std::string(PERFCAST_SOURCE_DIR) + "/tests/analyze/cases/csr_rows.c", "-o",
+                         model.string(), "--no-mca"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::vector<std::string> bound = {"predict", model.string(), "--machine", "polus", "--np", "1", "--json",
+                                    "--param", "a.nrows=100", "--param", "build.n=100",
+                                    "--param", "spmv.loop2.trips=5"};
+  auto p = perfcast_run(bound);
+  ASSERT_EQ(p.exit_code, 0) << p.stderr_text;
+  // 32 * floordiv(5, 4) * 100 + 8 * mod(5, 4) * 100 bytes.
+  bound.insert(bound.end(), {"--param", "spmv.loop1.x.range=4000"});
+  auto by_hand = perfcast_run(bound);
+  ASSERT_EQ(by_hand.exit_code, 0) << by_hand.stderr_text;
+  auto a = nlohmann::json::parse(p.stdout_text)["ranks"][0], b = nlohmann::json::parse(by_hand.stdout_text)["ranks"][0];
+  EXPECT_EQ(a, b);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

@@ -1,0 +1,132 @@
+#include "analyze/site_names.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+
+#include "analyze/module_context.h"
+#include "analyze/source_names.h"
+
+namespace perfcast::analyze::detail {
+
+namespace {
+
+// `sp`'s name as function_source_name gives it.
+std::string subprogram_name(const llvm::DISubprogram* sp, const llvm::Function& f) {
+  for (const llvm::Function& g : *f.getParent())
+    if (g.getSubprogram() == sp) return function_source_name(g);
+  return sanitize(sp->getName().str());
+}
+
+// The function the source wrote `loc` in (the innermost inlined one), by name.
+std::string origin_of(const llvm::DILocation* loc, const llvm::Function& f) {
+  if (loc && loc->getScope())
+    if (const llvm::DISubprogram* sp = loc->getScope()->getSubprogram()) return subprogram_name(sp, f);
+  return function_source_name(f);
+}
+
+std::string callee_kind(const llvm::CallBase& call) {
+  const auto* callee = llvm::dyn_cast<llvm::Function>(call.getCalledOperand()->stripPointerCasts());
+  if (!callee) return "";
+  if (const auto* ii = llvm::dyn_cast<llvm::IntrinsicInst>(&call)) {
+    switch (ii->getIntrinsicID()) {
+      case llvm::Intrinsic::memcpy: return "memcpy";
+      case llvm::Intrinsic::memmove: return "memmove";
+      case llvm::Intrinsic::memset: return "memset";
+      default: return "";
+    }
+  }
+  return callee->isDeclaration() ? sanitize(callee->getName().str()) : function_source_name(*callee);
+}
+
+std::string key(const std::string& origin, const std::string& kind) { return origin + '\x1f' + kind; }
+
+// Every loop and call of the module by origin function and kind: their lines.
+void collect_sites(ModuleContext& ctx, const llvm::Module& m) {
+  if (ctx.sites_collected) return;
+  ctx.sites_collected = true;
+  auto add = [&](const std::string& k, unsigned line) {
+    auto& lines = ctx.site_lines[k];
+    if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+  };
+  for (const llvm::Function& cf : m) {
+    if (cf.isDeclaration()) continue;
+    auto& f = const_cast<llvm::Function&>(cf);
+    auto& li = ctx.fam->getResult<llvm::LoopAnalysis>(f);
+    for (const llvm::Loop* l : li.getLoopsInPreorder()) {
+      llvm::DebugLoc at = loop_source_loc(l);
+      add(key(origin_of(at.get(), f), "loop"), at ? at.getLine() : 0);
+    }
+    for (const llvm::Instruction& i : llvm::instructions(f)) {
+      // Calls the inliner replaced by their callee's code.
+      for (const llvm::DILocation* at = i.getDebugLoc().get(); at && at->getInlinedAt(); at = at->getInlinedAt())
+        if (at->getScope() && at->getScope()->getSubprogram())
+          add(key(origin_of(at->getInlinedAt(), f), subprogram_name(at->getScope()->getSubprogram(), f)),
+              at->getInlinedAt()->getLine());
+      if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&i); call && !llvm::isa<llvm::DbgInfoIntrinsic>(&i))
+        if (std::string kind = callee_kind(*call); !kind.empty()) {
+          const llvm::DebugLoc& at = call->getDebugLoc();
+          add(key(origin_of(at.get(), f), kind), at ? at.getLine() : 0);
+        }
+    }
+  }
+  for (auto& [_, lines] : ctx.site_lines) std::sort(lines.begin(), lines.end());
+}
+
+std::string site(ModuleContext& ctx, const llvm::Function& f, const llvm::DILocation* at, const std::string& kind) {
+  collect_sites(ctx, *f.getParent());
+  std::string origin = origin_of(at, f);
+  const auto& lines = ctx.site_lines[key(origin, kind)];
+  auto it = std::find(lines.begin(), lines.end(), at ? at->getLine() : 0);
+  std::size_t ordinal = it == lines.end() ? lines.size() + 1 : static_cast<std::size_t>(it - lines.begin()) + 1;
+  return fmt::format("{}.{}{}", origin, kind, ordinal);
+}
+
+}  // namespace
+
+llvm::DebugLoc loop_source_loc(const llvm::Loop* l) {
+  llvm::DebugLoc at = l->getStartLoc();
+  bool own = false;
+  if (llvm::MDNode* id = l->getLoopID())
+    for (unsigned k = 1; k < id->getNumOperands(); ++k) own = own || llvm::isa<llvm::DILocation>(id->getOperand(k));
+  if (!own)
+    if (llvm::BasicBlock* latch = l->getLoopLatch())
+      if (llvm::DebugLoc dl = latch->getTerminator()->getDebugLoc(); dl && dl.getLine()) at = dl;
+  return at;
+}
+
+std::string function_source_name(const llvm::Function& f) {
+  const llvm::DISubprogram* sp = f.getSubprogram();
+  if (!sp || sp->getName().empty()) return sanitize(f.getName().str());
+  std::string name = sanitize(sp->getName().str());
+  int k = 0, same = 0;
+  for (const llvm::Function& g : *f.getParent()) {
+    if (g.isDeclaration() || !g.getSubprogram() || g.getSubprogram()->getName() != sp->getName()) continue;
+    ++same;
+    if (&g == &f) k = same;
+  }
+  return same > 1 ? fmt::format("{}_{}", name, k) : name;
+}
+
+std::string loop_site(ModuleContext& ctx, const llvm::Function& f, const llvm::Loop* l) {
+  return site(ctx, f, loop_source_loc(l).get(), "loop");
+}
+
+std::string call_site(ModuleContext& ctx, const llvm::Function& f, const llvm::CallBase& call) {
+  return site(ctx, f, call.getDebugLoc().get(), callee_kind(call));
+}
+
+std::string inlined_site(ModuleContext& ctx, const llvm::Function& f, const llvm::DISubprogram* callee,
+                         const llvm::DILocation* call) {
+  return site(ctx, f, call, subprogram_name(callee, f));
+}
+
+}  // namespace perfcast::analyze::detail
