@@ -287,7 +287,7 @@ ProgramModel every_kind() {
   c.instructions_priced = 90;
   c.unresolved_calls = {{"indirect", "", "main", "every_kind.c:31"}, {"external", "solve", "step", "every_kind.c:7"}};
   c.guessed_branches = {{"main", "every_kind.c:42", 0.25, "one of 4 switch cases"}};
-  c.unknown_loops = {{"main", "every_kind.c:26", "loop_every_kind_c_26_trips", "its exit depends on data"}};
+  c.unknown_loops = {{"main", "every_kind.c:26", "main.loop2.trips", "its exit depends on data"}};
   m.coverage = c;
   return m;
 }
