@@ -100,9 +100,9 @@ void add_mpicc_command(CLI::App& app) {
   for (bool cxx : {false, true}) {
     CLI::App* cmd = app.add_subcommand(
         cxx ? "mpicxx" : "mpicc",
-        fmt::format("MPI {} compiler for a build (CC/CXX=\"perfcast {}\"): compiles as {}.openmpi with the analyser's "
+        fmt::format("MPI {} compiler for a build ({}=\"perfcast {}\" make): compiles as {}.openmpi with the analyser's "
                     "clang and writes each object's bitcode beside it (foo.o.perfcast.bc) for `perfcast analyze --ir`",
-                    cxx ? "C++" : "C", cxx ? "mpicxx" : "mpicc", cxx ? "mpicxx" : "mpicc"));
+                    cxx ? "C++" : "C", cxx ? "CXX" : "CC", cxx ? "mpicxx" : "mpicc", cxx ? "mpicxx" : "mpicc"));
     cmd->prefix_command();
     cmd->allow_extras();
     cmd->set_help_flag();  // every argument, -h included, is the compiler's

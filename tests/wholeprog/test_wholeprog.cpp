@@ -128,7 +128,7 @@ TEST(CompileCommands, ArgumentsAndCommandFormsGiveTheSameUnitsAndDuplicatesCount
   write(dir / "src/a.c", "int a(void) { return 1; }\n");
   write(dir / "src/b.cpp", "int b() { return 2; }\n");
   nlohmann::json with_command = nlohmann::json::array(), with_arguments = nlohmann::json::array();
-  for (const std::string& file : {"src/a.c", "src/b.cpp", "src/a.c"}) {
+  for (std::string file : {"src/a.c", "src/b.cpp", "src/a.c"}) {
     std::string compiler = file.ends_with(".cpp") ? "c++" : "cc";
     with_command.push_back({{"directory", dir.string()},
                             {"file", file},
@@ -336,4 +336,28 @@ int main(int argc, char** argv) {
     EXPECT_EQ(library_parameters(model), std::vector<std::string>{}) << "-O" << level;
     EXPECT_TRUE(model["functions"].contains("main"));
   }
+}
+
+// Bitcode from a compiler that did not record its command line says nothing
+// of its -O level: --ir asks for -O instead of guessing one; a directory
+// without bitcode is named.
+TEST(WholeProgram, IrWithoutARecordedLevelAsksForIt) {
+  fs::path dir = perfcast::testing::scratch() / "plain-ir";
+  fs::create_directories(dir / "empty");
+  fs::path source = write(dir / "tiny.c", "int main(void) { return 0; }\n");
+  fs::path bitcode = dir / "tiny.o.perfcast.bc";
+  ProcessResult c = run_process({"clang-14", "-c", "-emit-llvm", "-g", source.string(), "-o", bitcode.string()});
+  ASSERT_EQ(c.exit_code, 0) << c.stderr_text;
+  auto refused = perfcast_run({"analyze", "--ir", bitcode.string(), "--no-mca"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.stderr_text.find("tiny.o.perfcast.bc: the optimisation level it was compiled for is not recorded"),
+            std::string::npos)
+      << refused.stderr_text;
+  EXPECT_NE(refused.stderr_text.find("-O"), std::string::npos) << refused.stderr_text;
+  auto given = perfcast_run({"analyze", "--ir", bitcode.string(), "-O", "0", "--no-mca"});
+  EXPECT_EQ(given.exit_code, 0) << given.stderr_text;
+  EXPECT_NE(given.stdout_text.find("\"program\": \"tiny\""), std::string::npos) << given.stdout_text;
+  auto empty = perfcast_run({"analyze", "--ir", (dir / "empty").string()});
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_NE(empty.stderr_text.find("no *.perfcast.bc files"), std::string::npos) << empty.stderr_text;
 }
