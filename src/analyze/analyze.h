@@ -42,17 +42,35 @@ struct HostInstructionCycles {
   }
 };
 
+// One translation unit as the program's build compiles it (compile_commands.h
+// reads them from a build; `sources` with `compile_flags` make them alike).
+struct CompileUnit {
+  std::filesystem::path source;            // absolute, or relative to this process's directory
+  std::vector<std::string> flags;          // front-end flags only (build_command.h), paths absolute
+  bool cxx = false;                        // compiled by the C++ driver of `clang`
+  std::string origin;                      // where it was read, for messages ("compile_commands.json entry 3")
+};
+
 struct AnalyzeOptions {
+  // What to analyse, one of three: sources compiled alike, a build's units
+  // each with its own flags, or bitcode a build already wrote (`perfcast mpicc`).
   std::vector<std::filesystem::path> sources;
-  std::vector<std::string> compile_flags;  // after `--`: -D, -I, -std=...
+  std::vector<std::string> compile_flags;  // after `--`: -D, -I, -std=... (for `sources`, and added to `units`)
+  std::vector<CompileUnit> units;
+  std::vector<std::filesystem::path> bitcode;
   std::string opt_level = "2";             // 0 1 2 3 s z, as the user builds
+  // Of several units that define main, the one that is the program (a path or
+  // a path suffix); the others are left out. Empty: several mains are an error.
+  std::string main_unit;
   // Probability that the condition of the branch at FILE:LINE is true, keyed
   // "wave3d.c:176" (a file name or a path suffix).
   std::map<std::string, double> branch_probabilities;
   std::vector<std::filesystem::path> library_cost_files;  // added to the bundled table
   std::string program;                                   // model name; default: first source's stem
+  // The analyser's compiler; C++ units use its C++ driver (cxx_driver_of).
   std::string clang = "clang-14";
-  std::string mpicc = "mpicc.openmpi";
+  std::string mpicc = "mpicc.openmpi";    // asked for C units' MPI flags (--showme:compile)
+  std::string mpicxx = "mpicxx.openmpi";  // and C++ units'
   std::function<void(const std::string&)> progress;  // one line per step; may be empty
   // Price each innermost loop body with LLVM's machine-code analyser (MCA):
   // cycles per iteration on the scheduling model of `mcpu` (empty: the host's).
@@ -71,6 +89,11 @@ model::ProgramModel analyze_model(const AnalyzeOptions& options);
 // The same model as JSON, written by the model's one writer
 // (model::program_model_json; model::load_program_model reads it back).
 nlohmann::ordered_json analyze(const AnalyzeOptions& options);
+
+// The one optimisation level bitcode files were compiled for, as recorded in
+// them (`perfcast mpicc` records it). Throws UserError when one has no record
+// or they disagree, asking for -O.
+std::string bitcode_opt_level(const std::vector<std::filesystem::path>& bitcode);
 
 // The bundled library-cost table (library_costs.json, compiled in).
 const char* bundled_library_costs();

@@ -7,6 +7,8 @@
 //
 // Compiled with -fno-rtti like LLVM 14. Exceptions are thrown only from our own
 // frames (LLVM calls none of our code back), never through LLVM's.
+#include <fnmatch.h>
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -15,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -143,6 +146,25 @@ std::set<std::string> reachable_functions(llvm::Module& m, const std::string& en
   return reached;
 }
 
+// The module's functions whose demangled names match the table's
+// "ignore_demangled" globs (the C++ runtime: allocation, streams, static
+// initialisation, exceptions), added to `ignore` by their IR names. Those
+// defined in the module (inline library code) are not analysed either.
+void ignore_runtime_functions(const llvm::Module& m, const nlohmann::json& table, std::set<std::string>& ignore) {
+  std::vector<std::string> globs;
+  for (const auto& g : table.value("ignore_demangled", nlohmann::json::array())) globs.push_back(g.get<std::string>());
+  if (globs.empty()) return;
+  for (const llvm::Function& f : m) {
+    std::string name = f.getName().str();
+    std::string readable = llvm::demangle(name);
+    for (const auto& glob : globs)
+      if (fnmatch(glob.c_str(), readable.c_str(), 0) == 0) {
+        ignore.insert(name);
+        break;
+      }
+  }
+}
+
 }  // namespace
 
 model::ProgramModel analyze_bitcode(const IrInput& input) {
@@ -189,12 +211,13 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   ctx.input = &input;
   ctx.fam = &fam;
   for (const auto& n : input.library_costs.value("ignore", nlohmann::json::array())) ctx.ignore.insert(n.get<std::string>());
+  ignore_runtime_functions(*program, input.library_costs, ctx.ignore);
   int defined = 0;
   for (llvm::Function& f : *program)
-    if (!f.isDeclaration()) ++defined;
+    if (!f.isDeclaration() && !ctx.ignore.count(f.getName().str())) ++defined;
   say(fmt::format("analysing {} functions", defined));
   for (llvm::Function& f : *program)
-    if (!f.isDeclaration()) ctx.analyse(f);
+    if (!f.isDeclaration() && !ctx.ignore.count(f.getName().str())) ctx.analyse(f);
 
   // In-core cycles of the loops (mca.h), on the optimised code: the bodies of
   // innermost loops, the own blocks of the others.

@@ -1,5 +1,8 @@
 // `perfcast analyze`: C/C++ sources -> program model (JSON), by the LLVM-IR
 // static analyser in src/analyze/.
+#include <fnmatch.h>
+
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -7,8 +10,10 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analyze/analyze.h"
+#include "analyze/compile_commands.h"
 #include "cli/commands.h"
 #include "machine/machine_io.h"
 #include "support/error.h"
@@ -22,7 +27,11 @@ struct AnalyzeArgs {
   std::vector<std::string> positionals;  // sources, then (after `--`) compile flags
   std::vector<std::string> more;         // see add_analyze_command
   std::string output;
-  std::string opt_level = "2";
+  std::string opt_level;  // empty: 2, or what the build's units were compiled with
+  std::string compile_commands;
+  std::vector<std::string> ir;
+  std::vector<std::string> exclude;
+  std::string main_unit;
   std::string program;
   std::vector<std::string> branch_probabilities;
   std::vector<std::string> library_costs;
@@ -116,6 +125,42 @@ void check_branch_location(const std::string& location, const std::vector<std::f
   throw UserError(fmt::format("--branch-probability {}: '{}' is none of the sources ({})", location, file, names));
 }
 
+bool excluded(const std::vector<std::string>& globs, const std::filesystem::path& file) {
+  for (const auto& glob : globs)
+    if (fnmatch(glob.c_str(), file.c_str(), 0) == 0 || fnmatch(glob.c_str(), file.filename().c_str(), 0) == 0)
+      return true;
+  return false;
+}
+
+// The bitcode `perfcast mpicc` wrote: files as given, directories searched for *.perfcast.bc.
+std::vector<std::filesystem::path> bitcode_files(const std::vector<std::string>& given,
+                                                 const std::vector<std::string>& exclude) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& g : given) {
+    std::error_code ec;
+    if (!fs::exists(g, ec)) throw UserError(fmt::format("--ir {}: no such file or directory", g));
+    if (!fs::is_directory(g, ec)) {
+      if (!excluded(exclude, g)) files.emplace_back(g);
+      continue;
+    }
+    std::vector<fs::path> found;
+    for (const auto& e : fs::recursive_directory_iterator(g, fs::directory_options::skip_permission_denied)) {
+      std::string name = e.path().filename().string();
+      const std::string suffix = ".perfcast.bc";
+      if (e.is_regular_file() && name.size() > suffix.size() &&
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 && !excluded(exclude, e.path()))
+        found.push_back(e.path());
+    }
+    if (found.empty())
+      throw UserError(fmt::format("--ir {}: no *.perfcast.bc files in it", g), {},
+                      "build with CC=\"perfcast mpicc\" (CXX=\"perfcast mpicxx\"), which writes them beside the objects");
+    std::sort(found.begin(), found.end());  // the directory's order is no order
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
 void run(const AnalyzeArgs& a) {
   auto start = std::chrono::steady_clock::now();
   analyze::AnalyzeOptions o;
@@ -129,16 +174,46 @@ void run(const AnalyzeArgs& a) {
     if (flags) o.compile_flags.push_back(w);
     else o.sources.emplace_back(w);
   }
-  if (o.sources.empty()) throw UserError("no source files to analyse", {}, "perfcast analyze app.c -o app.model.json");
+  const int inputs_given = !o.sources.empty() + !a.compile_commands.empty() + !a.ir.empty();
+  if (inputs_given == 0)
+    throw UserError("no source files to analyse", {},
+                    "perfcast analyze app.c -o app.model.json, or --compile-commands BUILD_DIR, or --ir BUILD_DIR");
+  if (inputs_given > 1)
+    throw UserError("give one of: source files, --compile-commands, --ir", {},
+                    "a build's units come with their own flags; flags for all of them still go after `--`");
+  if (!a.exclude.empty() && !o.sources.empty())
+    throw UserError("--exclude applies to --compile-commands and --ir", {}, "leave the file off the command line");
   for (const auto& source : o.sources) check_source(source);
+  o.opt_level = a.opt_level.empty() ? "2" : a.opt_level;
+  std::vector<std::filesystem::path> sources = o.sources;  // to check --branch-probability and -o against
+  if (!a.compile_commands.empty()) {
+    analyze::BuildUnits build = analyze::read_compile_commands(a.compile_commands, a.exclude);
+    for (const auto& note : build.notes) std::cerr << "perfcast analyze: " << note << "\n";
+    if (a.opt_level.empty()) {
+      if (build.opt_levels.size() > 1)
+        throw UserError(fmt::format("{}: the units are compiled at different optimisation levels (-O{})",
+                                    build.file.string(), fmt::join(build.opt_levels, ", -O")),
+                        {}, "say which level to analyse at with -O");
+      o.opt_level = *build.opt_levels.begin();
+    }
+    for (const auto& u : build.units) sources.push_back(u.source);
+    o.units = std::move(build.units);
+  }
+  if (!a.ir.empty()) {
+    o.bitcode = bitcode_files(a.ir, a.exclude);
+    if (o.bitcode.empty()) throw UserError("--ir: every bitcode file is excluded");
+    if (a.opt_level.empty()) o.opt_level = analyze::bitcode_opt_level(o.bitcode);
+  }
+  o.main_unit = a.main_unit;
   const bool to_file = !a.output.empty() && a.output != "-";
   if (to_file) {
-    std::vector<std::filesystem::path> inputs = o.sources;
+    std::vector<std::filesystem::path> inputs = sources;
+    inputs.insert(inputs.end(), o.bitcode.begin(), o.bitcode.end());
+    if (!a.compile_commands.empty()) inputs.emplace_back(a.compile_commands);
     inputs.insert(inputs.end(), a.library_costs.begin(), a.library_costs.end());
     if (!a.machine.empty()) inputs.push_back(machine::find_machine_file(a.machine));
     refuse_output_over_inputs(a.output, inputs, "-o");
   }
-  o.opt_level = a.opt_level;
   o.program = a.program;
   o.mcpu = a.mcpu;
   o.mca = !a.no_mca;
@@ -146,7 +221,7 @@ void run(const AnalyzeArgs& a) {
   if (!a.machine.empty()) o.host_cycles = host_cycles_of(a.machine);
   for (const auto& b : a.branch_probabilities) {
     auto location = parse_branch_probability(b);
-    check_branch_location(location.first, o.sources);
+    if (o.bitcode.empty()) check_branch_location(location.first, sources);
     o.branch_probabilities.insert(location);
   }
   for (const auto& f : a.library_costs) o.library_cost_files.emplace_back(f);
@@ -178,15 +253,30 @@ void add_analyze_command(CLI::App& app) {
       "analyze",
       "Analyse C/C++ MPI sources (clang-14 -> LLVM IR) into a program model: per function and loop, "
       "symbolic flops, memory traffic, MPI calls and trip counts named after the source variables.");
-  cmd->add_option("sources", a->positionals,
-                  "Source files, then `--` and compile flags, e.g. app.c -- -DN=64 -Iinclude")
-      ->required();
+  // Not required (--compile-commands and --ir give the units instead), so its
+  // count is bounded: CLI11 allows one unbounded positional that is optional.
+  cmd->add_option("sources", a->positionals, "Source files, then `--` and compile flags, e.g. app.c -- -DN=64 -Iinclude")
+      ->expected(0, 1 << 20);
+  cmd->add_option("--compile-commands", a->compile_commands,
+                  "A build's compile_commands.json (or its build directory): each unit with its own flags")
+      ->type_name("PATH");
+  cmd->add_option("--ir", a->ir,
+                  "Bitcode written by a build with CC=\"perfcast mpicc\": *.perfcast.bc files or directories holding "
+                  "them (repeatable)")
+      ->type_name("DIR_OR_FILE");
+  cmd->add_option("--exclude", a->exclude,
+                  "Leave out the build's units (or bitcode files) whose path or name matches GLOB, e.g. 'test_*' "
+                  "(repeatable)")
+      ->type_name("GLOB");
+  cmd->add_option("--main-unit", a->main_unit,
+                  "Of several units defining main, the program's (a path or its last components)")
+      ->type_name("FILE");
   // CLI11 2.1 refuses what follows `--` when the one positional before it is
   // filled; a second positional takes it (CLI11 fills `sources` first anyway).
   cmd->add_option("compile-flags", a->more, "Compile flags (after `--`)");
   cmd->add_option("-o,--output", a->output, "Program model to write (JSON; '-' or none: stdout)");
-  cmd->add_option("-O", a->opt_level, "Optimisation level the program is built with (0 1 2 3 s z)")
-      ->default_str("2");
+  cmd->add_option("-O", a->opt_level,
+                  "Optimisation level the program is built with (0 1 2 3 s z; default 2, or the build's own level)");
   cmd->add_option("--program", a->program, "Program name in the model (default: the first source's stem)");
   cmd->add_option("--branch-probability", a->branch_probabilities,
                   "Probability that the branch at FILE:LINE is taken, e.g. wave3d.c:176=0.9 (repeatable)")

@@ -17,6 +17,7 @@ void add_events_command(CLI::App& app);     // events.cpp: `events convert/show/
 void add_counts_command(CLI::App& app);     // counts.cpp: exact counts from callgrind
 
 void add_cc_command(CLI::App& app);         // cc.cpp: the skeleton compiler wrapper
+void add_mpicc_command(CLI::App& app);      // mpicc.cpp: a build's MPI compilers that also write bitcode (with analyze)
 void add_simulate_command(CLI::App& app);   // simulate.cpp: the discrete-event simulator
 void add_fit_command(CLI::App& app);         // fit.cpp: compute-time models for skeletons
 void add_trace_command(CLI::App& app);       // trace.cpp: the PMPI tracer on real runs

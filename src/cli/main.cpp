@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   perfcast::cli::add_predict_command(app);
 #ifdef PERFCAST_WITH_ANALYZE
   perfcast::cli::add_analyze_command(app);
+  perfcast::cli::add_mpicc_command(app);
 #endif
   perfcast::cli::add_model_command(app);
   perfcast::cli::add_events_command(app);

@@ -1,0 +1,2 @@
+/* Reached only through the halo exchange's -I: the message tag. */
+#define HALO_TAG 17
