@@ -13,6 +13,7 @@
 #include "support/error.h"
 #include "support/process.h"
 #include "support/scratch_directory.h"
+#include "support/toolchain.h"
 
 namespace perfcast::analyze {
 
@@ -110,7 +111,7 @@ model::ProgramModel analyze_model(const AnalyzeOptions& o) {
     fs::path bc = dir / fmt::format("{}-{}.bc", i, src.stem().string());
     bool cxx = src.extension() == ".cpp" || src.extension() == ".cc" || src.extension() == ".cxx";
     std::string compiler = o.clang;
-    if (cxx && compiler == "clang-14") compiler = "clang++-14";
+    if (cxx && compiler == toolchain::kClang) compiler = toolchain::kClangxx;
     // At -O1 and above: the level's front-end decisions (no optnone, TBAA,
     // lifetime markers) but none of its IR passes; those run in-process after
     // the MPI declarations have been told what they may touch.
@@ -127,7 +128,7 @@ model::ProgramModel analyze_model(const AnalyzeOptions& o) {
                       "compile flags go after `--`, e.g. `-- -DN=64 -Iinclude`");
     in.bitcode_files.push_back(bc);
   }
-  in.origin = fmt::format("perfcast analyze (clang-14 -O{})", o.opt_level);
+  in.origin = fmt::format("perfcast analyze ({} -O{})", o.clang, o.opt_level);
   return detail::analyze_bitcode(in);
 }
 
