@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 

@@ -139,7 +139,7 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
       // that vectorises profitably: the vector path is taken.
       std::string block = br->getParent()->getName().str();
       if (block.rfind("vector.memcheck", 0) == 0 || block.rfind("vector.scevcheck", 0) == 0) {
-        bool then_scalar = br->getSuccessor(0)->getName().startswith("scalar.ph");
+        bool then_scalar = br->getSuccessor(0)->getName().starts_with("scalar.ph");
         n->probability = then_scalar ? 0.0 : 1.0;
         n->note = (n->note.empty() ? "" : n->note + "; ") + "vectoriser run-time check assumed to pass";
       } else if (auto guard = counts_.loop_guard_condition(br)) {
@@ -199,8 +199,8 @@ std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm:
     if (br->isConditional() && br->getSuccessor(0) != br->getSuccessor(1)) {
       bool taken_if_true = br->getSuccessor(0) == to;
       StringRef name = p->getName();
-      if (name.startswith("vector.memcheck") || name.startswith("vector.scevcheck")) {
-        if (to->getName().startswith("scalar.ph")) continue;  // the check passes: never taken
+      if (name.starts_with("vector.memcheck") || name.starts_with("vector.scevcheck")) {
+        if (to->getName().starts_with("scalar.ph")) continue;  // the check passes: never taken
       } else {
         auto c = exprs_.conv_bool(br->getCondition(), region);
         if (!c) return std::nullopt;

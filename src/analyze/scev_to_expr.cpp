@@ -10,6 +10,7 @@
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 
 namespace perfcast::analyze::detail {
@@ -318,7 +319,7 @@ std::optional<Expr> ScevToExpr::conv_phi(const llvm::PHINode* phi, const llvm::L
   std::vector<std::pair<const Value*, BasicBlock*>> in;
   for (unsigned k = 0; k < phi->getNumIncomingValues(); ++k) {
     BasicBlock* pred = phi->getIncomingBlock(k);
-    if (pred->getName().startswith("vector.memcheck") || pred->getName().startswith("vector.scevcheck")) continue;
+    if (pred->getName().starts_with("vector.memcheck") || pred->getName().starts_with("vector.scevcheck")) continue;
     in.emplace_back(phi->getIncomingValue(k), pred);
   }
   if (in.empty()) return std::nullopt;
