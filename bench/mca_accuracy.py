@@ -10,7 +10,8 @@ so neither memory nor MPI blurs it:
   1. `perfcast analyze bench/mca_kernels/kernels.c --mcpu CPU`: per kernel, MCA
      cycles per call = sum over its priced loops of trips x cycles per iteration
      (x the trips of the loops around them); the same model gives flops and bytes;
-  2. the kernels built with clang-14 -O2 -g (the compiler and level analyze uses),
+  2. the kernels built with the build's clang (PERFCAST_CLANG in its CMakeCache.txt,
+     the compiler analyze uses) at -O2 -g (analyze's level),
      each timed by `perfcast measure -n 1 --repeats R` (its own time_s over a
      timed loop of calls; median, IQR, fastest), turned into cycles with the
      machine file's clock (`perfcast calibrate` measures it);
@@ -50,6 +51,19 @@ def quantity(text, unit):
     if not m:
         sys.exit(f"mca_accuracy: '{text}' is not a quantity in {unit}")
     return float(m.group(1)) * UNITS[m.group(2)]
+
+
+def build_clang(build):
+    """The clang the build compiles apps with (cmake/PerfcastMpi.cmake), as its cache records it."""
+    cache = os.path.join(build, "CMakeCache.txt")
+    try:
+        with open(cache) as f:
+            for line in f:
+                if line.startswith("PERFCAST_CLANG:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError as e:
+        sys.exit(f"mca_accuracy: cannot read {cache} ({e.strerror}): --build names a configured build directory")
+    sys.exit(f"mca_accuracy: {cache} has no PERFCAST_CLANG: configure the build with perfcast's CMakeLists.txt")
 
 
 def run(cmd, **kw):
@@ -105,7 +119,7 @@ def main():
     ap.add_argument("--build", default="build", help="build directory with bin/perfcast")
     ap.add_argument("--machine", default=result_paths.relative(result_paths.WAVE3D_MACHINE),
                     help="machine file with node.clock, flops_per_core and the L1 bandwidth (perfcast calibrate)")
-    ap.add_argument("--mcpu", default="", help="LLVM CPU for MCA (default: the host's as LLVM 14 names it)")
+    ap.add_argument("--mcpu", default="", help="LLVM CPU for MCA (default: the host's as LLVM names it)")
     ap.add_argument("--host-cycles", action="store_true",
                     help="analyze with --machine MACHINE: the machine file's measured instruction cycles (FP add, "
                          "multiply, divide, sqrt) put into the MCA model, for a host newer than the model")
@@ -134,7 +148,8 @@ def main():
     with open(model) as f:
         m = json.load(f)
     binary = os.path.join(a.work, "kernels")
-    run(["clang-14", "-O2", "-g", SOURCE, "-o", binary, "-lm"])
+    clang = build_clang(os.path.join(ROOT, a.build))
+    run([clang, "-O2", "-g", SOURCE, "-o", binary, "-lm"])
 
     started = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0]
@@ -174,7 +189,7 @@ def main():
              f"`python3 bench/mca_accuracy.py --build {a.build} --machine {a.machine}"
              + (f" --mcpu {a.mcpu}" if a.mcpu else "") + (" --host-cycles" if a.host_cycles else "")
              + f" --repeats {a.repeats}`", "",
-             "Reference loops with their data in L1 (bench/mca_kernels/kernels.c), built with clang-14 -O2 -g "
+             f"Reference loops with their data in L1 (bench/mca_kernels/kernels.c), built with {os.path.basename(clang)} -O2 -g "
              "as `perfcast analyze` compiles them. Cycles per element (one iteration of the source loop): "
              "`MCA` = the model's trips x cycles per iteration; `plain all-L1` = the paper's formula, "
              "max(flops / peak, bytes / L1 bandwidth); measured = `perfcast measure` median over "

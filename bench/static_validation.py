@@ -511,9 +511,9 @@ def parse_args():
     ap.add_argument("--host-cycles", action="store_true",
                     help="analyze with --machine MACHINE: the machine file's measured instruction cycles (FP add, "
                          "multiply, divide, sqrt latencies and the divider's interval) put into MCA's model, for a "
-                         "host newer than LLVM 14 priced on an older model (a Zen 5 on znver3)")
+                         "host newer than the LLVM release priced on an older model (a Zen 5 on znver3 under LLVM 14)")
     ap.add_argument("--mcpu", default="", help="LLVM CPU for the MCA pricing (default: perfcast analyze's, the host's "
-                    "as LLVM 14 names it or, on an AMD newer than LLVM 14 such as Zen 5, znver3)")
+                    "as LLVM names it (LLVM 19: znver5 on a Zen 5) or, on an AMD newer than LLVM knows, its newest AMD model)")
     a = ap.parse_args()
     if a.repeats < 1 or a.passes < 1:
         ap.error(f"--repeats and --passes must be at least 1 (got --repeats {a.repeats}, --passes {a.passes})")

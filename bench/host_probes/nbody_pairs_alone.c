@@ -1,4 +1,4 @@
-// Build and run: clang-14 -O2 bench/host_probes/nbody_pairs_alone.c -o /tmp/pairs -lm && taskset -c 0 /tmp/pairs
+// Build and run: clang-19 -O2 bench/host_probes/nbody_pairs_alone.c -o /tmp/pairs -lm && taskset -c 0 /tmp/pairs
 // nbody's accel_direct (apps/nbody/nbody.c) alone: N=1024, 39 evaluations, timed; one process = one sample.
 // (issue 5, stop 19: 200-210 ms in most runs, 241-275 ms in some, as the app itself: 200-216 or 264-267 ms,
 // alternating from one run to the next; ASLR off changes nothing)

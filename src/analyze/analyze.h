@@ -1,10 +1,11 @@
-// The static analyser: C/C++ sources -> LLVM IR (clang-14, the user's
-// optimisation level) -> a program model (docs/program-model.md) whose costs are
+// The static analyser: C/C++ sources -> LLVM IR (clang-19, support/toolchain.h;
+// the user's optimisation level) -> a program model (docs/program-model.md) whose costs are
 // symbolic in the program's parameters, named after its source variables.
 //
-// This header is free of LLVM on purpose: LLVM 14 is built without RTTI, so the
-// files that include its headers are compiled with -fno-rtti inside
-// perfcast_analyze, and nothing else in perfcast has to be.
+// This header is free of LLVM on purpose: the files that include LLVM's headers
+// are compiled with LLVM's own flags inside perfcast_analyze (-fno-rtti where
+// LLVM was built without RTTI; Debian's LLVM 19 has it), and nothing else in
+// perfcast has to be.
 #pragma once
 
 #include <filesystem>
@@ -15,8 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-// Declared only: mca.cpp, which includes this header, is C++17 (see
-// CMakeLists.txt) and cannot read the model's C++20 headers.
+#include "support/toolchain.h"
+
+// Declared only: the callers that need no model do not pay for its headers.
 namespace perfcast::model {
 struct ProgramModel;
 }  // namespace perfcast::model
@@ -25,9 +27,9 @@ namespace perfcast::analyze {
 
 // A machine's measured cycles of scalar double FP instructions (a machine
 // file's node.instruction_cycles, docs/machine-format.md), put into the
-// scheduling model MCA prices loops on: for a host newer than LLVM 14, whose
-// stand-in model is a generation old. 0: not given. (The machine library's
-// struct is C++20; the LLVM-facing files here are not.)
+// scheduling model MCA prices loops on: for a host newer than the LLVM release,
+// whose stand-in model is a generation old. 0: not given. (The machine library's figures,
+// copied so that the analyser's options do not depend on the machine's types.)
 struct HostInstructionCycles {
   double fp_add_latency = 0;
   double fp_multiply_latency = 0;
@@ -68,7 +70,7 @@ struct AnalyzeOptions {
   std::vector<std::filesystem::path> library_cost_files;  // added to the bundled table
   std::string program;                                   // model name; default: first source's stem
   // The analyser's compiler; C++ units use its C++ driver (cxx_driver_of).
-  std::string clang = "clang-14";
+  std::string clang = toolchain::kClang;
   std::string mpicc = "mpicc.openmpi";    // asked for C units' MPI flags (--showme:compile)
   std::string mpicxx = "mpicxx.openmpi";  // and C++ units'
   std::function<void(const std::string&)> progress;  // one line per step; may be empty

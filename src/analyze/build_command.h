@@ -50,7 +50,7 @@ bool is_cxx_source(const std::filesystem::path& source);
 // Whether a file is C or C++ source by its extension (.c .i and the C++ ones).
 bool is_c_family_source(const std::filesystem::path& source);
 
-// The C++ driver of a C compiler name: clang-14 -> clang++-14, clang -> clang++
+// The C++ driver of a C compiler name: clang-19 -> clang++-19, clang -> clang++
 // (a name that is already a C++ driver, or no clang, is returned as it is).
 std::string cxx_driver_of(const std::string& clang);
 

@@ -20,6 +20,7 @@
 #include "support/error.h"
 #include "support/process.h"
 #include "support/scratch_directory.h"
+#include "support/toolchain.h"
 
 namespace perfcast::analyze {
 

@@ -8,6 +8,7 @@
 
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 

@@ -37,7 +37,7 @@ constexpr std::uint64_t kLineBytes = 64;
 class FootprintBuilder {
  public:
   FootprintBuilder(const llvm::Loop& loop, llvm::ScalarEvolution& se, const llvm::DataLayout& layout)
-      : loop_(loop), se_(se), layout_(layout), offset_type_(layout.getIndexType(llvm::Type::getInt8PtrTy(
+      : loop_(loop), se_(se), layout_(layout), offset_type_(layout.getIndexType(llvm::PointerType::getUnqual(
                                                                loop.getHeader()->getContext()))) {}
 
   // `length` bytes at `pointer`, by `access`. False when neither its

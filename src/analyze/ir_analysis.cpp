@@ -5,7 +5,7 @@
 // (function_analyser.h and the parts it composes); prices loops with MCA
 // (mca_pricing.h) and gives the program model's own items (to_model.h).
 //
-// Compiled with -fno-rtti like LLVM 14. Exceptions are thrown only from our own
+// Compiled with LLVM's own flags (-fno-rtti where LLVM was built without RTTI). Exceptions are thrown only from our own
 // frames (LLVM calls none of our code back), never through LLVM's.
 #include <fnmatch.h>
 
@@ -38,6 +38,7 @@
 #include "analyze/program_tree.h"
 #include "analyze/to_model.h"
 #include "support/error.h"
+#include "support/toolchain.h"
 
 namespace perfcast::analyze::detail {
 
@@ -53,11 +54,11 @@ void annotate_mpi_declarations(llvm::Module& m) {
   for (llvm::Function& f : m) {
     if (!f.isDeclaration()) continue;
     llvm::StringRef n = f.getName();
-    if (!n.startswith("MPI_") && !n.startswith("PMPI_")) continue;
-    if (n.endswith("Wtime") || n.endswith("Wtick")) continue;
-    f.addFnAttr(llvm::Attribute::InaccessibleMemOrArgMemOnly);
+    if (!n.starts_with("MPI_") && !n.starts_with("PMPI_")) continue;
+    if (n.ends_with("Wtime") || n.ends_with("Wtick")) continue;
+    f.setMemoryEffects(llvm::MemoryEffects::inaccessibleOrArgMemOnly());
     f.addFnAttr(llvm::Attribute::NoUnwind);
-    if (!n.endswith("Abort")) f.addFnAttr(llvm::Attribute::WillReturn);
+    if (!n.ends_with("Abort")) f.addFnAttr(llvm::Attribute::WillReturn);
   }
 }
 
@@ -80,8 +81,8 @@ std::unique_ptr<llvm::TargetMachine> target_machine(llvm::Module& m) {
       break;
     }
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      m.getTargetTriple(), cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_, llvm::None,
-      llvm::CodeGenOpt::Default));
+      m.getTargetTriple(), cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Default));
 }
 
 void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level) {
@@ -194,6 +195,11 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
       throw UserError("the sources define the same symbol twice (LLVM could not link them)");
     }
   }
+  // The analysis reads source names and values from the debug intrinsics
+  // (llvm.dbg.value, llvm.dbg.declare), which LLVM 19 keeps by default as
+  // records beside the instructions instead; the passes are done, so the
+  // module goes back to intrinsics for the rest of its life.
+  program->setIsNewDbgInfoFormat(false);
 
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -251,7 +257,7 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
     m.window_uops = mca->window_micro_ops;
     if (!mca->host_cycles_applied.empty())
       m.host_cycles = model::McaRecord::HostCycles{input.host_cycles.source, mca->host_cycles_applied};
-    m.note = "LLVM 14 MCA on the cpu's scheduling model (data in L1): cycles_per_iteration of innermost loops "
+    m.note = std::string(toolchain::kLlvmName) + " MCA on the cpu's scheduling model (data in L1): cycles_per_iteration of innermost loops "
              "(the steady state of the body's machine code, or, when its chain restarts each run, "
              "max(rthroughput, cpi * T / (T + window_uops / uops)) for T iterations per run), "
              "overhead_cycles_per_iteration of the others (their own blocks, outside their subloops)";

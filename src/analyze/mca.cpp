@@ -23,7 +23,6 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <set>
@@ -62,22 +61,26 @@
 #include <llvm/MCA/SourceMgr.h>
 #include <llvm/MCA/Support.h>
 #include <llvm/Support/Error.h>
-#include <llvm/Support/Host.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "support/error.h"
+#include "support/toolchain.h"
 
 namespace perfcast::analyze::detail {
 
 namespace {
 
 constexpr unsigned kIterations = 100;
+// The latency MCA gives a call (llvm-mca's -call-latency default); calls are
+// taken out of the priced code, so it only matters to a target's own model.
+constexpr unsigned kCallLatency = 100;
 
 void initialise_target() {
   static bool done = [] {
@@ -220,8 +223,8 @@ class InstructionCollector final : public llvm::MCStreamer {
   explicit InstructionCollector(llvm::MCContext& context) : llvm::MCStreamer(context) {}
   void emitInstruction(const llvm::MCInst& inst, const llvm::MCSubtargetInfo&) override { insts.push_back(inst); }
   bool emitSymbolAttribute(llvm::MCSymbol*, llvm::MCSymbolAttr) override { return true; }
-  void emitCommonSymbol(llvm::MCSymbol*, uint64_t, unsigned) override {}
-  void emitZerofill(llvm::MCSection*, llvm::MCSymbol*, uint64_t, unsigned, llvm::SMLoc) override {}
+  void emitCommonSymbol(llvm::MCSymbol*, uint64_t, llvm::Align) override {}
+  void emitZerofill(llvm::MCSection*, llvm::MCSymbol*, uint64_t, llvm::Align, llvm::SMLoc) override {}
   std::vector<llvm::MCInst> insts;
 };
 
@@ -248,11 +251,14 @@ class McaEngine {
     // Scheduling: the CPU the user asked for.
     sched_sti_.reset(target_->createMCSubtargetInfo(triple_.str(), mcpu, ""));
     if (!sched_sti_ || !sched_sti_->isCPUStringValid(mcpu))
-      throw UserError(fmt::format("LLVM 14 knows no CPU '{}' for {}", mcpu, triple_.str()), {},
-                      "--mcpu takes an LLVM CPU name, e.g. znver3, skylake, x86-64 (`llc-14 -mcpu=help` lists them)");
+      throw UserError(fmt::format("{} knows no CPU '{}' for {}", toolchain::kLlvmName, mcpu, triple_.str()), {},
+                      fmt::format("--mcpu takes an LLVM CPU name, e.g. znver4, skylake, x86-64 (`{} -mcpu=help` lists "
+                                  "them)",
+                                  toolchain::kLlc));
     if (!sched_sti_->getSchedModel().hasInstrSchedModel())
-      throw UserError(fmt::format("LLVM 14 has no instruction scheduling model for CPU '{}'", mcpu), {},
-                      "choose another --mcpu, e.g. znver3 or skylake");
+      throw UserError(
+          fmt::format("{} has no instruction scheduling model for CPU '{}'", toolchain::kLlvmName, mcpu), {},
+          "choose another --mcpu, e.g. znver4 or skylake");
     read_host_classes(host);
   }
 
@@ -305,10 +311,6 @@ class McaEngine {
     if (parser->Run(/*NoInitialTextSection=*/false, /*NoFinalize=*/true))
       return "the loop's assembly does not parse: " + diagnostics;
     if (collector.insts.empty()) return std::string("the loop has no instructions");
-    // The builder caches the descriptors of variant instructions by MCInst
-    // address; a loop's instructions freed and another's allocated at the
-    // same address would be priced with a stale descriptor (measured: the
-    // same loop 4.03 or 16 cycles from run to run). Kept for the builder's life.
     // A call is priced by its callee (the callee's model, or the library
     // table) where the call composes; MCA would model it as one uop of 100
     // cycles' latency ("call instructions are not correctly modeled"),
@@ -319,21 +321,29 @@ class McaEngine {
     std::copy_if(insts.begin(), insts.end(), std::back_inserter(without_calls),
                  [&](const llvm::MCInst& inst) { return !mcii_->get(inst.getOpcode()).isCall(); });
     if (without_calls.empty()) return std::string("the loop has no instructions but calls");
-    const std::vector<llvm::MCInst>& priced = kept_insts_.emplace_back(std::move(without_calls));
+    // The builder caches the descriptors of variant instructions by the
+    // instruction's contents (LLVM 14's did by its address, which a freed
+    // loop's instructions could hand to another's), so these need not outlive
+    // this call.
+    const std::vector<llvm::MCInst>& priced = without_calls;
 
     auto cycles = [&](unsigned iterations) -> std::variant<unsigned, std::string> {
       llvm::mca::Context mca(*mri_, *sched_sti_);
       llvm::mca::PipelineOptions options(/*UOPQSize=*/0, /*DecThr=*/0, /*DW=*/0, /*RFS=*/0, /*LQS=*/0, /*SQS=*/0,
                                          /*NoAlias=*/true);
-      if (!builder_) builder_ = std::make_unique<llvm::mca::InstrBuilder>(*sched_sti_, *mcii_, *mri_, mcia_.get());
+      if (!builder_) {
+        instruments_ = std::make_unique<llvm::mca::InstrumentManager>(*sched_sti_, *mcii_);
+        builder_ = std::make_unique<llvm::mca::InstrBuilder>(*sched_sti_, *mcii_, *mri_, mcia_.get(), *instruments_,
+                                                             kCallLatency);
+      }
       llvm::SmallVector<std::unique_ptr<llvm::mca::Instruction>, 32> sequence;
       for (const llvm::MCInst& inst : priced) {
-        llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
+        llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst, kNoInstruments);
         if (!lowered) return "MCA cannot model an instruction: " + llvm::toString(lowered.takeError());
         put_host_cycles(inst.getOpcode(), (*lowered)->getDesc());
         sequence.push_back(std::move(*lowered));
       }
-      llvm::mca::SourceMgr source(sequence, iterations);
+      llvm::mca::CircularSourceMgr source(sequence, iterations);
       llvm::mca::CustomBehaviour behaviour(*sched_sti_, source, *mcii_);
       std::unique_ptr<llvm::mca::Pipeline> pipeline =
           sched_sti_->getSchedModel().isOutOfOrder() ? mca.createDefaultPipeline(options, source, behaviour)
@@ -388,7 +398,7 @@ class McaEngine {
     std::vector<unsigned> usage(sm.getNumProcResourceKinds(), 0), usage_without_divides = usage;
     unsigned micro_ops = 0, micro_ops_without_divides = 0;
     for (const llvm::MCInst& inst : insts) {
-      llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst);
+      llvm::Expected<std::unique_ptr<llvm::mca::Instruction>> lowered = builder_->createInstruction(inst, kNoInstruments);
       if (!lowered) {
         llvm::consumeError(lowered.takeError());
         return;
@@ -471,12 +481,12 @@ class McaEngine {
   // The class of opcode `name`, if any: a stem, then SD/SS/PD/PS (FP, not the
   // integer ADD32rr or the VPMUL family), after at most a leading V.
   const HostClass* class_of(llvm::StringRef name) const {
-    llvm::StringRef rest = name.startswith("V") ? name.drop_front() : name;
+    llvm::StringRef rest = name.starts_with("V") ? name.drop_front() : name;
     for (const HostClass& c : classes_)
       for (const char* stem : c.stems)
-        if (rest.startswith(stem)) {
+        if (rest.starts_with(stem)) {
           llvm::StringRef type = rest.drop_front(std::strlen(stem));
-          if (type.startswith("SD") || type.startswith("SS") || type.startswith("PD") || type.startswith("PS"))
+          if (type.starts_with("SD") || type.starts_with("SS") || type.starts_with("PD") || type.starts_with("PS"))
             return &c;
         }
     return nullptr;
@@ -522,8 +532,10 @@ class McaEngine {
   std::unique_ptr<llvm::MCSubtargetInfo> parse_sti_, sched_sti_;
   std::vector<HostClass> classes_;  // empty: no host cycles given
   std::set<const llvm::mca::InstrDesc*> adjusted_;
-  // Every priced loop's instructions, alive as long as the builder's cache.
-  std::deque<std::vector<llvm::MCInst>> kept_insts_;
+  // No instruments: they select among a target's scheduling variants by code
+  // region comments (RISC-V's vector length), which loops here do not carry.
+  std::unique_ptr<llvm::mca::InstrumentManager> instruments_;
+  const llvm::SmallVector<llvm::mca::Instrument*> kNoInstruments;
   // Declared last, destroyed first: it refers to the objects above.
   std::unique_ptr<llvm::mca::InstrBuilder> builder_;
 };
@@ -535,12 +547,12 @@ std::string assembly_of(const llvm::Module& module, const llvm::TargetMachine& t
   options.MCOptions.AsmVerbose = true;  // the block and loop comments
   std::unique_ptr<llvm::TargetMachine> verbose(tm.getTarget().createTargetMachine(
       tm.getTargetTriple().str(), tm.getTargetCPU(), tm.getTargetFeatureString(), options, llvm::Reloc::PIC_,
-      llvm::None, llvm::CodeGenOpt::Default));
+      std::nullopt, llvm::CodeGenOptLevel::Default));
   copy->setDataLayout(verbose->createDataLayout());
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager pm;
-  if (verbose->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile))
+  if (verbose->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
     throw UserError("LLVM cannot emit assembly for this target");
   pm.run(*copy);
   return std::string(text.str());
@@ -554,7 +566,7 @@ double LoopCycles::off_ports_share() const {
 }
 
 std::string nearest_mca_cpu(const std::string& vendor, int family, const std::string& llvm_name) {
-  if (llvm_name == "generic" && vendor == "AuthenticAMD" && family > 0x19) return "znver3";
+  if (llvm_name == "generic" && vendor == "AuthenticAMD" && family > 0x1a) return "znver5";
   return llvm_name;
 }
 
@@ -572,9 +584,9 @@ DefaultMcaCpu default_mca_cpu() {
   if (family == 0xf) family += static_cast<int>((eax >> 20) & 0xff);
   std::string nearest = nearest_mca_cpu(vendor, family, out.cpu);
   if (nearest != out.cpu) {
-    out.why = fmt::format("LLVM 14 does not know this host ({} family {:#x}) and calls it '{}'; priced on '{}', "
+    out.why = fmt::format("{} does not know this host ({} family {:#x}) and calls it '{}'; priced on '{}', "
                           "the nearest model it has (name another with --mcpu)",
-                          vendor, family, out.cpu, nearest);
+                          toolchain::kLlvmName, vendor, family, out.cpu, nearest);
     out.cpu = nearest;
   }
 #endif

@@ -60,7 +60,7 @@ struct LoopCycles {
 
 struct LoopCyclesResult {
   std::string cpu;      // the scheduling model used
-  std::string cpu_why;  // why, when it stands in for a host LLVM 14 does not know
+  std::string cpu_why;  // why, when it stands in for a host the LLVM release does not know
   // What the host's measured instruction cycles changed in the scheduling
   // model, one line per class ("FP add latency 3 -> 2 cycles"); empty: none given.
   std::vector<std::string> host_cycles_applied;
@@ -87,22 +87,23 @@ struct AsmFunction {
   std::vector<AsmBlock> blocks;
 };
 
-// The CPU MCA schedules for when the user names none: the host's, as LLVM 14
+// The CPU MCA schedules for when the user names none: the host's, as LLVM
 // knows it, or where it does not (it says "generic") the nearest model it has
 // (nearest_mca_cpu); `why` then says so, for the model and the user.
 struct DefaultMcaCpu {
   std::string cpu;
-  std::string why;  // empty when LLVM 14 knows the host
+  std::string why;  // empty when LLVM knows the host
 };
 DefaultMcaCpu default_mca_cpu();
 
 // The scheduling model for an x86 host of `vendor` (CPUID's, e.g.
-// "AuthenticAMD") and `family` (CPUID's, extended family added) that LLVM 14
-// names `llvm_name`. LLVM 14's "generic" model prices a divide at 11 cycles
-// and a 3-D stencil 80 % over on a Zen 5; its newest AMD model, znver3, is
-// within 16 % (throughput-bound) and 24 % (chains) there (bench/mca_accuracy.py).
-// So AMD families after Zen 3/4 (0x19) take znver3; any
-// other host keeps LLVM's name.
+// "AuthenticAMD") and `family` (CPUID's, extended family added) that LLVM
+// names `llvm_name`. LLVM calls an AMD CPU newer than itself "generic", whose
+// model priced a divide at 11 cycles and a 3-D stencil 80 % over on a Zen 5
+// (LLVM 14), while its newest AMD model then, znver3, was within 16 %
+// (throughput-bound) and 24 % (chains) (bench/mca_accuracy.py). So AMD families
+// after the newest LLVM 19 knows (Zen 5, 0x1a, named znver5: Zen 4's
+// scheduling model) take znver5; any other host keeps LLVM's name.
 std::string nearest_mca_cpu(const std::string& vendor, int family, const std::string& llvm_name);
 
 // Prices every loop whose header block is named `<prefix><anything>` in
@@ -114,8 +115,8 @@ std::string nearest_mca_cpu(const std::string& vendor, int family, const std::st
 // each FP add/sub, multiply, divide and square root instruction's latency
 // moves by the host's scalar latency minus the model's (its register form's),
 // and the divider's cycles of a divide or square root scale by the host's
-// issue interval over the model's. For a CPU newer than LLVM 14 priced on an
-// older model (a Zen 5 on znver3: FP add 3 -> 2 cycles, divide every 5 -> 4).
+// issue interval over the model's. For a CPU priced on an older model (a
+// Zen 5 on znver3: FP add 3 -> 2 cycles, divide every 5 -> 4).
 LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachine& tm, const std::string& mcpu,
                              const std::string& prefix, const analyze::HostInstructionCycles& host = {});
 

@@ -75,7 +75,7 @@ std::optional<bool> MemoryWrites::mpi_writes(const llvm::CallBase& call, const l
   const Function* callee = call.getCalledFunction();
   if (!callee) return std::nullopt;
   StringRef name = callee->getName();
-  if (name.startswith("PMPI_")) name = name.drop_front();
+  if (name.starts_with("PMPI_")) name = name.drop_front();
   std::vector<std::pair<unsigned, int64_t>> written;  // argument, bytes (0: any)
   if (name == "MPI_Cart_shift" && call.arg_size() == 5)
     written = {{3, 4}, {4, 4}};

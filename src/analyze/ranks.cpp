@@ -6,6 +6,7 @@
 
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -124,7 +125,7 @@ const llvm::CallBase* RankReasoning::mpi_call(const llvm::Instruction* i, const 
   const llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
   if (!callee) return nullptr;
   llvm::StringRef n = callee->getName();
-  return n == name || (n.startswith("P") && n.drop_front() == name) ? call : nullptr;
+  return n == name || (n.starts_with("P") && n.drop_front() == name) ? call : nullptr;
 }
 
 // The rank MPI_Cart_shift writes through its argument `arg` (3: the source,

@@ -18,6 +18,7 @@
 #include "machine/machine_io.h"
 #include "support/error.h"
 #include "support/output_file.h"
+#include "support/toolchain.h"
 
 namespace perfcast::cli {
 
@@ -251,8 +252,9 @@ void add_analyze_command(CLI::App& app) {
   auto a = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "analyze",
-      "Analyse C/C++ MPI sources (clang-14 -> LLVM IR) into a program model: per function and loop, "
-      "symbolic flops, memory traffic, MPI calls and trip counts named after the source variables.");
+      fmt::format("Analyse C/C++ MPI sources ({} -> LLVM IR) into a program model: per function and loop, "
+                  "symbolic flops, memory traffic, MPI calls and trip counts named after the source variables.",
+                  toolchain::kClang));
   // Not required (--compile-commands and --ir give the units instead), so its
   // count is bounded: CLI11 allows one unbounded positional that is optional.
   cmd->add_option("sources", a->positionals, "Source files, then `--` and compile flags, e.g. app.c -- -DN=64 -Iinclude")

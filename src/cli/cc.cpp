@@ -1,5 +1,5 @@
 // `perfcast cc [--show|--cflags|--ldflags] [--cxx] ARGS...`: the compiler wrapper
-// for skeletons. It runs clang-14 (clang++-14 for C++ sources) with perfcast's
+// for skeletons. It runs clang-19 (clang++-19 for C++ sources; support/toolchain.h) with perfcast's
 // own mpi.h and bsim.h first on the include path, and links a shared object
 // (glibc will not dlopen a position-independent executable) that `perfcast
 // simulate` loads and whose `main` runs once per rank. main stays `main`: a
@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "support/error.h"
+#include "support/toolchain.h"
 
 #ifndef PERFCAST_INCLUDE_DIR
 #define PERFCAST_INCLUDE_DIR ""
@@ -98,7 +99,7 @@ void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
     if (is_cxx_source(a)) cxx = true;
     if (a == "-c" || a == "-E" || a == "-S" || a == "-M" || a == "-MM") link = false;
   }
-  std::vector<std::string> command{cxx ? "clang++-14" : "clang-14"};
+  std::vector<std::string> command{cxx ? toolchain::kClangxx : toolchain::kClang};
   for (auto& f : compile_flags()) command.push_back(f);
   if (link) {
     for (auto& f : link_flags()) command.push_back(f);
@@ -114,7 +115,7 @@ void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
   std::cout.flush();
   execvp(argv[0], argv.data());
   throw UserError(fmt::format("cannot run {}: {}", command[0], std::strerror(errno)), {},
-                  "install clang-14 (Debian package clang-14)");
+                  fmt::format("install {} (Debian package {})", command[0], toolchain::kClangPackage));
 }
 
 }  // namespace
@@ -124,11 +125,13 @@ void add_cc_command(CLI::App& app) {
   CLI::App* cc =
       app.add_subcommand("cc",
                          "Compile and link a skeleton (BSIM API: bsim.h, perfcast's mpi.h) as the shared object that "
-                         "`perfcast simulate --np N -- ./skel` runs; other arguments go to clang-14 as they are");
+                         "`perfcast simulate --np N -- ./skel` runs; other arguments go to " +
+                             std::string(toolchain::kClang) + " as they are");
   cc->add_flag("--show", options->show, "Print the compiler command instead of running it");
   cc->add_flag("--cflags", options->cflags, "Print the compile flags (for CFLAGS/CXXFLAGS)");
   cc->add_flag("--ldflags", options->ldflags, "Print the link flags (for LDFLAGS)");
-  cc->add_flag("--cxx", options->cxx, "Use clang++-14 even without C++ sources (linking C++ objects)");
+  cc->add_flag("--cxx", options->cxx,
+               fmt::format("Use {} even without C++ sources (linking C++ objects)", toolchain::kClangxx));
   // Everything from the first argument that is not ours on belongs to the compiler.
   cc->prefix_command();
   cc->footer("perfcast's own flags come first: `perfcast cc --show skel.c -o skel`. See docs/skeletons.md.");

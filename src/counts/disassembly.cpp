@@ -6,6 +6,7 @@
 
 #include "measure/launcher.h"
 #include "support/error.h"
+#include "support/toolchain.h"
 
 namespace perfcast::counts {
 
@@ -99,12 +100,12 @@ std::map<uint64_t, std::vector<std::string>> inline_frames(const std::string& pa
   constexpr size_t chunk = 4000;  // addresses go on the command line: keep it well under ARG_MAX
   for (size_t from = 0; from < addresses.size(); from += chunk) {
     std::vector<uint64_t> part(addresses.begin() + from, addresses.begin() + std::min(addresses.size(), from + chunk));
-    std::vector<std::string> argv = {"llvm-symbolizer-14", "--inlining", "--functions=linkage", "--obj=" + path};
+    std::vector<std::string> argv = {toolchain::kLlvmSymbolizer, "--inlining", "--functions=linkage", "--obj=" + path};
     for (auto a : part) argv.push_back(fmt::format("0x{:x}", a));
     auto run = measure::run_process(argv);
     if (run.exit_code != 0)
-      throw UserError(fmt::format("llvm-symbolizer-14 failed on '{}': {}", path, tail(run.stderr_text)), {},
-                      "install llvm-14, or name functions that are not inlined");
+      throw UserError(fmt::format("{} failed on '{}': {}", toolchain::kLlvmSymbolizer, path, tail(run.stderr_text)),
+                      {}, fmt::format("install {}, or name functions that are not inlined", toolchain::kLlvmPackage));
     frames.merge(parse_symbolizer(run.stdout_text, part));
   }
   return frames;

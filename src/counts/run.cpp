@@ -76,7 +76,7 @@ std::vector<RankProfile> run_callgrind(const CallgrindRunOptions& options, const
     bool dwarf = run.stderr_text.find("debuginfo reader") != std::string::npos;
     throw UserError(
         fmt::format("the program failed under callgrind (exit code {}): {}", run.exit_code, tail(run.stderr_text)), {},
-        dwarf ? "valgrind 3.19 cannot read some DWARF 5 debug info (clang-14's default): rebuild with "
+        dwarf ? "valgrind 3.19 cannot read some DWARF 5 debug info (clang's default since 14): rebuild with "
                 "-gdwarf-4"
               : "check that it runs without valgrind with the same arguments");
   }

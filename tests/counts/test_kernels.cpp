@@ -1,4 +1,4 @@
-// Exact counts of small C kernels (kernels_*.c, clang-14 -O2) under callgrind,
+// Exact counts of small C kernels (kernels_*.c, clang-19 -O2) under callgrind,
 // against counts worked out by hand: 0 % error. Run twice: the kernels linked
 // into a PIE, and the same kernels in a shared library.
 //

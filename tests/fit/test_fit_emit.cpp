@@ -1,4 +1,4 @@
-// `--emit c`: the function is compiled with clang-14 (warnings as errors, as a
+// `--emit c`: the function is compiled with clang-19 (warnings as errors, as a
 // skeleton's build might be) and run; at the measured sizes, on both sides of
 // every breakpoint and beyond the measured range it returns what the library
 // predicts.
@@ -14,6 +14,7 @@
 #include "fit/synthetic.h"
 #include "fit/text.h"
 #include "measure/launcher.h"
+#include "support/toolchain.h"
 
 namespace perfcast::fit {
 namespace {
@@ -34,7 +35,7 @@ Compiled compile_and_run(const std::string& function, const std::string& name, c
                         "  for (int i = 1; i < argc; ++i) printf(\"%.17g\\n\", " + name + "(strtod(argv[i], 0)));\n"
                         "  return 0;\n}\n";
   std::ofstream(dir / "emitted.c") << program;
-  auto cc = measure::run_process({"clang-14", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", (dir / "emitted.c").string(),
+  auto cc = measure::run_process({toolchain::kClang, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", (dir / "emitted.c").string(),
                                   "-o", (dir / "emitted").string(), "-lm"},
                                  std::chrono::seconds(60));
   Compiled out{program, {}};

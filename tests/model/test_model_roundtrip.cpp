@@ -195,7 +195,7 @@ ProgramModel every_kind() {
   m.source = "every_kind.c";
   m.origin = "written by hand";
   m.mca_cpu = "znver3";
-  m.mca.cpu_chosen = "the host is newer than LLVM 14 knows: znver3 stands in";
+  m.mca.cpu_chosen = "the host is newer than LLVM 19 knows: znver5 stands in";
   m.mca.code_for = "x86_64-pc-linux-gnu x86-64";
   m.mca.loops_priced = 2;
   m.mca.loops_unpriced = 0;
@@ -203,7 +203,7 @@ ProgramModel every_kind() {
   m.mca.outer_loops_unpriced = 1;
   m.mca.window_uops = 256;
   m.mca.host_cycles = McaRecord::HostCycles{"machines/host.toml", {"FP add latency 3 -> 2.05 cycles"}};
-  m.mca.note = "LLVM 14 MCA";
+  m.mca.note = "LLVM 19 MCA";
   // The reader keeps parameters in name order (a JSON object's).
   m.parameters = {{"n", "points per rank", std::nullopt, true}, {"steps", "time steps", e("10")}};
   m.lets = {{"half", e("floordiv(n, 2)")}, {"twice", e("2 * half")}};

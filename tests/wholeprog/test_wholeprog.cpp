@@ -19,6 +19,7 @@
 #include "scratch.h"
 #include "support/error.h"
 #include "support/process.h"
+#include "support/toolchain.h"
 
 using namespace perfcast;
 namespace fs = std::filesystem;
@@ -37,7 +38,7 @@ fs::path configure_app() {
   ProcessResult r = run_process(
       {"cmake", "-S", kApp.string(), "-B", build.string(), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
        "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DCMAKE_C_COMPILER=mpicc.openmpi", "-DCMAKE_CXX_COMPILER=mpicxx.openmpi"},
-      std::chrono::seconds(120), {{"OMPI_CC", "clang-14"}, {"OMPI_CXX", "clang++-14"}});
+      std::chrono::seconds(120), {{"OMPI_CC", toolchain::kClang}, {"OMPI_CXX", toolchain::kClangxx}});
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   return build;
 }
@@ -346,7 +347,7 @@ TEST(WholeProgram, IrWithoutARecordedLevelAsksForIt) {
   fs::create_directories(dir / "empty");
   fs::path source = write(dir / "tiny.c", "int main(void) { return 0; }\n");
   fs::path bitcode = dir / "tiny.o.perfcast.bc";
-  ProcessResult c = run_process({"clang-14", "-c", "-emit-llvm", "-g", source.string(), "-o", bitcode.string()});
+  ProcessResult c = run_process({toolchain::kClang, "-c", "-emit-llvm", "-g", source.string(), "-o", bitcode.string()});
   ASSERT_EQ(c.exit_code, 0) << c.stderr_text;
   auto refused = perfcast_run({"analyze", "--ir", bitcode.string(), "--no-mca"});
   EXPECT_EQ(refused.exit_code, 1);

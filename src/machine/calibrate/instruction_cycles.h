@@ -1,9 +1,9 @@
 // The latencies and issue intervals of the floating-point instructions whose
 // cost differs most between CPU generations, measured on this core in cycles.
 //
-// `perfcast analyze` prices loop bodies on one of LLVM 14's scheduling models;
-// a CPU newer than LLVM 14 runs on the nearest model it has, whose figures
-// can be a generation old: on a Zen 5 priced as znver3, an FP add takes 3
+// `perfcast analyze` prices loop bodies on one of LLVM's scheduling models;
+// a CPU newer than the LLVM release runs on the nearest model it has, whose
+// figures can be a generation old: on a Zen 5 priced as znver3, an FP add takes 3
 // cycles in the model and 2 on the CPU, a divide issues every 5 cycles there and
 // every 4 there. These figures let analyze put the host's
 // cycles into the model it borrows (analyze --machine).
