@@ -29,7 +29,7 @@ import static_validation as sv  # noqa: E402  (bindings and timed-part arithmeti
 def level_bandwidth(machine, level):
     """A level's one-core bandwidth as the machine file spells it (perfcast machine show --json)."""
     p, _ = sv.run([CTX.perfcast, "machine", "show", machine, "--json"])
-    for lv in json.loads(p.stdout)["node_groups"][0]["memory"]:
+    for lv in json.loads(p.stdout)["machines"][0]["node_groups"][0]["memory"]:
         if lv["name"] == level:
             return lv["bandwidth_one_core_Bps"]
     return None
@@ -37,7 +37,7 @@ def level_bandwidth(machine, level):
 
 def scenarios(machine, fraction, slowdown):
     """Named lists of --set overrides: each an assumption, stated."""
-    cores = json.loads(sv.run([CTX.perfcast, "machine", "show", machine, "--json"])[0].stdout)["node_groups"][0]["cores"]
+    cores = json.loads(sv.run([CTX.perfcast, "machine", "show", machine, "--json"])[0].stdout)["machines"][0]["node_groups"][0]["cores"]
     out = [("as calibrated (no sharing table)", [])]
     sets = []
     for level in ("DRAM", "L3"):
@@ -67,6 +67,9 @@ def main():
     ap.add_argument("--fraction", type=float, default=0.5, help="assumed per-core bandwidth at all cores / one core")
     ap.add_argument("--slowdown", type=float, default=1.045, help="assumed busy_slowdown")
     ap.add_argument("--cg-iters", type=int, default=0)
+    ap.add_argument("--host-cycles", action="store_true",
+                    help="analyse with the lease's machine file (its FP instruction cycles), as static_validation.py "
+                         "--host-cycles")
     ap.add_argument("--work", default="/tmp/perfcast-sharing-whatif")
     a = ap.parse_args()
     a.predict_machine = os.path.join(a.runs, "machine.toml")
@@ -86,10 +89,11 @@ def main():
     models = {}
     for app in sorted({r[0] for r in rows}):
         models[app] = os.path.join(CTX.work, f"{app}.model.json")
-        sv.run([CTX.perfcast, "analyze", sv.APPS[app]["source"], "-o", models[app]] + sv.APPS[app]["analyze_flags"])
+        sv.run([CTX.perfcast, "analyze", sv.APPS[app]["source"], "-o", models[app]] + sv.APPS[app]["analyze_flags"] +
+               (["--machine", machine] if a.host_cycles else []))
 
     cases = scenarios(machine, a.fraction, a.slowdown)
-    print(f"runs: {a.runs}; machine file: {machine}")
+    print(f"runs: {a.runs}; machine file: {machine}; analysed {'with' if a.host_cycles else 'without'} its cycles")
     for name, sets in cases:
         print(f"  {name}: " + ("; ".join(sets) if sets else "-"))
     header = "| app | run | ranks | measured | " + " | ".join(f"scenario {i}" for i in range(len(cases))) + " |"
