@@ -12,8 +12,9 @@ ANALYZE_FLAGS = []
 
 
 def dims3(R):
-    """MPI_Dims_create(R, 3) with all dims free, for R = 1, 2 (what the bench runs)."""
-    return {1: (1, 1, 1), 2: (2, 1, 1)}[R]
+    """MPI_Dims_create(R, 3) with all dims free, for the rank counts the benches run (1, 2; 4-16
+    on one node in bench/sharing_whatif.py): as balanced as it gets, in non-increasing order."""
+    return {1: (1, 1, 1), 2: (2, 1, 1), 4: (2, 2, 1), 8: (2, 2, 2), 16: (4, 2, 2)}[R]
 
 
 def bind(n, R, steps):

@@ -34,6 +34,8 @@ struct LevelFigures {
   double serial_fraction = 0;                               // of in-core work and transfers (0: none given)
   // overlap_by_streams at core = memory, by stream count (empty: no table).
   std::vector<std::pair<int, double>> serial_fraction_by_streams;
+  // bandwidth_by_cores: cores streaming at once -> bandwidth each (empty: not measured).
+  std::vector<std::pair<int, double>> bandwidth_by_cores;
 };
 
 struct GroupFigures {
@@ -42,6 +44,7 @@ struct GroupFigures {
   int cores = 0;
   double flops_per_core = 0, flops_per_core_single = 0, flops_per_core_scalar = 0, flops_per_core_single_scalar = 0;
   std::optional<double> clock_Hz;
+  std::optional<double> busy_slowdown;  // in-core time with all cores busy over one alone
   // node.instruction_cycles in a few words ("FP add 2.05, ..."), or empty.
   std::string instruction_cycles;
   // Noise: one core's mean stretch and the expected slowest of all cores busy.
@@ -94,6 +97,7 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
     gf.flops_per_core_scalar = g.flops_per_core_scalar;
     gf.flops_per_core_single_scalar = g.flops_per_core_single_scalar;
     gf.clock_Hz = g.clock_Hz;
+    gf.busy_slowdown = g.busy_slowdown;
     if (const auto& c = g.instruction_cycles; !c.empty()) {
       std::vector<std::string> parts;
       for (const auto& field : machine::instruction_cycle_fields())
@@ -111,9 +115,11 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
     for (const auto& level : g.memory) {
       LevelFigures lf{level.name, level.size_bytes, level.shared, level.capacity_per_core_bytes(g.cores),
                       level.bandwidth_Bps, level.bandwidth_per_core_Bps(g.cores), level.node_total_Bps(g.cores),
-                      level.serial_fraction, {}};
+                      level.serial_fraction, {}, {}};
       for (double s : level.overlap_streams)
         lf.serial_fraction_by_streams.emplace_back(static_cast<int>(s), level.serial_fraction_for(s, 1.0));
+      for (size_t i = 0; i < level.sharing_cores.size(); ++i)
+        lf.bandwidth_by_cores.emplace_back(level.sharing_cores[i], level.sharing_per_core_Bps[i]);
       gf.memory.push_back(std::move(lf));
     }
     gf.math_default_flops_double = g.math.default_double_flops;
@@ -225,24 +231,31 @@ std::string render_text(const MachineFigures& f) {
                     noise(g)});
   out += groups.render() + "\n";
   for (const auto& g : f.groups)
+    out += fmt::format("in-core slowdown, all cores busy{}: {}\n", g.name.empty() ? "" : " (" + g.name + ")",
+                       g.busy_slowdown ? fmt::format("x{:.3f}", *g.busy_slowdown) : "not measured");
+  out += "\n";
+  for (const auto& g : f.groups)
     if (!g.instruction_cycles.empty())
       out += fmt::format("instruction cycles{}: {}\n\n", g.name.empty() ? "" : " (" + g.name + ")", g.instruction_cycles);
 
   for (const auto& g : f.groups) {
     Table memory({"memory" + (g.name.empty() ? std::string() : " (" + g.name + ")"), "size", "shared",
                   "size/core, all busy", "bandwidth, 1 core", "bandwidth/core, all busy", "node, all busy",
-                  "serial fraction", "by streams, core = mem"});
+                  "serial fraction", "by streams, core = mem", "bandwidth/core by cores streaming"});
     for (const auto& l : g.memory) {
       std::string by_streams;
       for (const auto& [streams, f] : l.serial_fraction_by_streams)
         by_streams += fmt::format("{}{}: {:.2f}", by_streams.empty() ? "" : ", ", streams, f);
+      std::string by_cores;
+      for (const auto& [cores, bandwidth] : l.bandwidth_by_cores)
+        by_cores += fmt::format("{}{}: {}", by_cores.empty() ? "" : ", ", cores, q(bandwidth, Dimension::BytesPerSecond));
       memory.add_row({l.name, q(l.size_bytes, Dimension::Bytes), l.shared ? "yes" : "no",
                       q(l.capacity_per_core_all_cores_bytes, Dimension::Bytes),
                       q(l.bandwidth_one_core_Bps, Dimension::BytesPerSecond),
                       q(l.bandwidth_per_core_all_cores_Bps, Dimension::BytesPerSecond),
                       q(l.node_bandwidth_Bps, Dimension::BytesPerSecond),
                       l.serial_fraction > 0 ? fmt::format("{:.2f}", l.serial_fraction) : "-",
-                      by_streams.empty() ? "-" : by_streams});
+                      by_streams.empty() ? "-" : by_streams, by_cores.empty() ? "not measured" : by_cores});
     }
     out += memory.render() + "\n";
   }
@@ -283,6 +296,8 @@ json render_json(const MachineFigures& f) {
     for (const auto& l : g.memory) {
       json by_streams = json::object();
       for (const auto& [streams, f] : l.serial_fraction_by_streams) by_streams[std::to_string(streams)] = f;
+      json by_cores = nullptr;  // not measured
+      for (const auto& [cores, bandwidth] : l.bandwidth_by_cores) by_cores[std::to_string(cores)] = bandwidth;
       memory.push_back({{"name", l.name},
                         {"size_bytes", optional_number(l.size_bytes)},
                         {"shared", l.shared},
@@ -291,7 +306,8 @@ json render_json(const MachineFigures& f) {
                         {"bandwidth_per_core_all_cores_Bps", l.bandwidth_per_core_all_cores_Bps},
                         {"node_bandwidth_Bps", l.node_bandwidth_Bps},
                         {"serial_fraction", l.serial_fraction},
-                        {"serial_fraction_by_streams_at_balance", by_streams}});
+                        {"serial_fraction_by_streams_at_balance", by_streams},
+                        {"bandwidth_per_core_by_cores", by_cores}});
     }
     groups.push_back({{"name", g.name},
                       {"nodes", g.nodes},
@@ -301,6 +317,7 @@ json render_json(const MachineFigures& f) {
                       {"flops_per_core_scalar", g.flops_per_core_scalar},
                       {"flops_per_core_single_scalar", g.flops_per_core_single_scalar},
                       {"clock_Hz", optional_number(g.clock_Hz)},
+                      {"busy_slowdown", optional_number(g.busy_slowdown)},
                       {"instruction_cycles", g.instruction_cycles.empty() ? json(nullptr) : json(g.instruction_cycles)},
                       {"noise_mean_stretch", optional_number(g.noise_mean_stretch)},
                       {"noise_all_cores_stretch", optional_number(g.noise_all_cores_stretch)},

@@ -10,12 +10,6 @@
 
 namespace perfcast::machine {
 
-double MemoryLevel::bandwidth_per_core_Bps(int active_cores) const {
-  active_cores = std::max(active_cores, 1);
-  if (!node_bandwidth_Bps) return bandwidth_Bps;
-  return std::min(bandwidth_Bps, *node_bandwidth_Bps / active_cores);
-}
-
 namespace {
 
 // Where x falls on an increasing axis: the index i of the point at or after it
@@ -29,6 +23,23 @@ std::pair<size_t, double> locate(const std::vector<double>& axis, double x) {
 }
 
 }  // namespace
+
+double MemoryLevel::bandwidth_per_core_Bps(int active_cores) const {
+  active_cores = std::max(active_cores, 1);
+  if (!sharing_cores.empty()) {
+    // The measured table wins over node_bandwidth: it is the same question
+    // answered at each core count, not only with all of them.
+    // (No allocation: the simulator asks once per compute burst.)
+    if (active_cores <= sharing_cores.front()) return sharing_per_core_Bps.front();
+    if (active_cores >= sharing_cores.back()) return sharing_per_core_Bps.back();
+    size_t i = 1;
+    while (sharing_cores[i] < active_cores) ++i;
+    double w = static_cast<double>(active_cores - sharing_cores[i - 1]) / (sharing_cores[i] - sharing_cores[i - 1]);
+    return sharing_per_core_Bps[i - 1] + (sharing_per_core_Bps[i] - sharing_per_core_Bps[i - 1]) * w;
+  }
+  if (!node_bandwidth_Bps) return bandwidth_Bps;
+  return std::min(bandwidth_Bps, *node_bandwidth_Bps / active_cores);
+}
 
 double MemoryLevel::serial_fraction_for(double streams, double core_over_memory) const {
   if (streams <= 0 || overlap_streams.empty() || !(core_over_memory > 0)) return serial_fraction;
@@ -82,6 +93,19 @@ const std::vector<InstructionCycleField>& instruction_cycle_fields() {
 double NodeGroup::flops_per_core_for(Precision precision, bool simd) const {
   if (precision == Precision::Double) return simd ? flops_per_core : flops_per_core_scalar;
   return simd ? flops_per_core_single : flops_per_core_single_scalar;
+}
+
+double NodeGroup::core_slowdown(int busy_cores) const {
+  if (!busy_slowdown || cores <= 1 || busy_cores <= 1) return 1.0;
+  busy_cores = std::min(busy_cores, cores);
+  return 1.0 + (*busy_slowdown - 1.0) * (busy_cores - 1) / (cores - 1);
+}
+
+bool NodeGroup::sharing_measured() const {
+  if (busy_slowdown) return true;
+  for (const auto& level : memory)
+    if (level.sharing_measured()) return true;
+  return false;
 }
 
 double NodeGroup::peak_flops_per_node() const { return cores * flops_per_core; }

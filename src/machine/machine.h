@@ -47,8 +47,18 @@ struct MemoryLevel {
   // serial_fraction when the streams are unknown (0) or the level has no table.
   double serial_fraction_for(double streams, double core_over_memory) const;
 
-  // Sharing model: each of `active_cores` streaming at once gets
-  // min(bandwidth, node_bandwidth / active_cores).
+  // Measured sharing (optional): what each core gets when `cores[i]` cores of
+  // the node stream from this level at once, each on its own data
+  // (bandwidth_by_cores; perfcast calibrate measures it). `sharing_cores`
+  // increasing from >= 1, `sharing_per_core_Bps` one positive figure per entry.
+  // Empty: not measured.
+  std::vector<int> sharing_cores;
+  std::vector<double> sharing_per_core_Bps;
+  bool sharing_measured() const { return !sharing_cores.empty(); }
+
+  // What each of `active_cores` streaming at once gets: the measured table,
+  // linear in cores between its points and its nearest end outside them;
+  // without one, min(bandwidth, node_bandwidth / active_cores).
   double bandwidth_per_core_Bps(int active_cores) const;
   // What the whole node gets when `active_cores` stream at once.
   double node_total_Bps(int active_cores) const;
@@ -166,12 +176,24 @@ struct NodeGroup {
   double flops_per_core_scalar = 0;         // double precision without SIMD
   double flops_per_core_single_scalar = 0;
   std::optional<double> clock_Hz;
+  // How many times longer in-core work takes with all cores of the node busy
+  // than on one core alone (the clock drops as more cores work: 3.0 GHz alone,
+  // 2.75-2.9 GHz with 16 busy on a 16-core Xeon). >= 1; none: not measured.
+  std::optional<double> busy_slowdown;
   InstructionCycles instruction_cycles;
   Noise noise;
   std::vector<MemoryLevel> memory;          // from the core outwards; sizes grow
   MathCosts math;
 
   double flops_per_core_for(Precision precision, bool simd = true) const;
+  // In-core work's slowdown with `busy_cores` of the node computing at once:
+  // 1 on one core, busy_slowdown with all cores, linear in between (clamped
+  // to 1..cores); 1 when busy_slowdown is not measured.
+  double core_slowdown(int busy_cores) const;
+  // Whether the pricing depends on how many of the node's cores work at once
+  // beyond the plain node_bandwidth share: a level with bandwidth_by_cores,
+  // or busy_slowdown.
+  bool sharing_measured() const;
   double peak_flops_per_node() const;       // cores x flops_per_core
   const MemoryLevel& outermost_level() const { return memory.back(); }
   // Bytes/s the node streams from DRAM (the outermost level) with all cores busy.

@@ -234,6 +234,12 @@ class Loader {
                                               false)
                                          .value_or(g.flops_per_core_scalar);
     g.clock_Hz = quantity(t, "clock", prefix, Dimension::Hertz, false);
+    if (const toml::node* b = t.get("busy_slowdown")) {
+      std::string field = join(prefix, "busy_slowdown");
+      const char* expected = "a number >= 1 (in-core time with all cores busy over one core alone)";
+      g.busy_slowdown = number_value(b, field, expected);
+      if (*g.busy_slowdown < 1) fail(b, field, fmt::format("is {}; expected {}", *g.busy_slowdown, expected));
+    }
     if (const toml::node* cycles = t.get("instruction_cycles"))
       g.instruction_cycles =
           load_instruction_cycles(table(cycles, join(prefix, "instruction_cycles")), join(prefix, "instruction_cycles"));
@@ -241,12 +247,12 @@ class Loader {
 
     if (!memory)
       fail(&t, memory_prefix, "is missing; expected a memory table with at least DRAM, e.g. memory.DRAM = { bandwidth = \"10 GB/s\" }");
-    g.memory = load_memory(table(memory, memory_prefix), memory_prefix);
+    g.memory = load_memory(table(memory, memory_prefix), memory_prefix, g.cores);
     if (math) g.math = load_math(table(math, math_prefix), math_prefix);
     return g;
   }
 
-  std::vector<MemoryLevel> load_memory(const toml::table& t, const std::string& prefix) const {
+  std::vector<MemoryLevel> load_memory(const toml::table& t, const std::string& prefix, int cores) const {
     check_keys(t, Context::Memory, prefix);
     std::vector<MemoryLevel> levels;
     const toml::node* previous_size = nullptr;
@@ -272,6 +278,9 @@ class Loader {
       if (const toml::node* o = lt.get("overlap_by_streams"))
         load_stream_overlap(table(o, join(level_prefix, "overlap_by_streams")), join(level_prefix, "overlap_by_streams"),
                             level);
+      if (const toml::node* b = lt.get("bandwidth_by_cores"))
+        load_core_sharing(table(b, join(level_prefix, "bandwidth_by_cores")), join(level_prefix, "bandwidth_by_cores"),
+                          cores, level);
       if (level.size_bytes) {
         if (!levels.empty() && !levels.back().size_bytes)
           fail(lt.get("size"), level_prefix + ".size", "follows a level without a size; only the outermost level may be unbounded");
@@ -425,6 +434,45 @@ class Loader {
     if (!n->is_array() || n->as_array()->empty())
       fail(n, join(prefix, key), fmt::format("is {}; expected {}", describe(*n), expected));
     return *n->as_array();
+  }
+
+  // { cores = [increasing counts, 1..the node's cores], per_core = [one
+  // bandwidth per count, each > 0] }.
+  void load_core_sharing(const toml::table& t, const std::string& prefix, int node_cores, MemoryLevel& level) const {
+    check_keys(t, Context::CoreSharing, prefix);
+    std::string cores_expected =
+        fmt::format("an array of increasing core counts from 1 to the node's cores ({}), such as [1, 2, 4]", node_cores);
+    const toml::array& cores = array(t, "cores", prefix, cores_expected.c_str());
+    for (size_t i = 0; i < cores.size(); ++i) {
+      std::string field = fmt::format("{}.cores.{}", prefix, i);
+      int k = integer_value(cores.get(i), field, 1);
+      if (k > node_cores)
+        fail(cores.get(i), field, fmt::format("is {}, more than the node's {} cores; expected {}", k, node_cores,
+                                              cores_expected));
+      if (!level.sharing_cores.empty() && k <= level.sharing_cores.back())
+        fail(cores.get(i), field,
+             fmt::format("is {} after {}; core counts must increase", k, level.sharing_cores.back()));
+      level.sharing_cores.push_back(k);
+    }
+    std::string expected = fmt::format("an array of {} bandwidths per core (one per cores entry) such as {}",
+                                       level.sharing_cores.size(), units::dimension_example(Dimension::BytesPerSecond));
+    const toml::array& per_core = array(t, "per_core", prefix, expected.c_str());
+    if (per_core.size() != level.sharing_cores.size())
+      fail(t.get("per_core"), join(prefix, "per_core"),
+           fmt::format("has {} bandwidths; expected {}", per_core.size(), expected));
+    for (size_t i = 0; i < per_core.size(); ++i) {
+      std::string field = fmt::format("{}.per_core.{}", prefix, i);
+      const toml::node* n = per_core.get(i);
+      if (!n->is_string()) fail(n, field, fmt::format("is {}; expected {}", describe(*n), expected));
+      double v = 0;
+      try {
+        v = units::parse(n->as_string()->get(), Dimension::BytesPerSecond);
+      } catch (const UserError& e) {
+        fail(n, field, e.what());
+      }
+      if (v <= 0) fail(n, field, fmt::format("is {}; expected more than zero", describe(*n)));
+      level.sharing_per_core_Bps.push_back(v);
+    }
   }
 
   // { bytes = [increasing sizes], time_s = [one time per size] }: at least two

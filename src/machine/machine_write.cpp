@@ -110,6 +110,13 @@ std::string memory_level(const MemoryLevel& level) {
     out += ", overlap_by_streams = { streams = " + list(level.overlap_streams) +
            ", core_over_memory = " + list(level.overlap_core_over_memory) + ", serial_fraction = " + rows + "] }";
   }
+  if (level.sharing_measured()) {
+    std::vector<std::string> cores, per_core;
+    for (int k : level.sharing_cores) cores.push_back(fmt::format("{}", k));
+    for (double b : level.sharing_per_core_Bps) per_core.push_back(q(b, Dimension::BytesPerSecond));
+    out += fmt::format(", bandwidth_by_cores = {{ cores = [{}], per_core = [{}] }}", fmt::join(cores, ", "),
+                       fmt::join(per_core, ", "));
+  }
   return out + " }";
 }
 
@@ -129,6 +136,7 @@ void write_group(std::string& out, const NodeGroup& g, bool in_array) {
   out += "flops_per_core_scalar = " + q(g.flops_per_core_scalar, Dimension::FlopsPerSecond) + "\n";
   out += "flops_per_core_single_scalar = " + q(g.flops_per_core_single_scalar, Dimension::FlopsPerSecond) + "\n";
   if (g.clock_Hz) out += "clock = " + q(*g.clock_Hz, Dimension::Hertz) + "\n";
+  if (g.busy_slowdown) out += "busy_slowdown = " + number(*g.busy_slowdown) + "\n";
   if (const auto& c = g.instruction_cycles; !c.empty()) {
     std::vector<std::string> fields;
     for (const auto& f : instruction_cycle_fields())

@@ -55,11 +55,10 @@ double Pricing::traffic_s(const MemoryLevel& level, double bytes, int ranks_on_n
   return bytes / level.bandwidth_per_core_Bps(ranks_on_node);
 }
 
-double Pricing::burst_s(int rank, double flops, double bytes) const {
-  int n = node(rank);
-  const NodeGroup& group = machine_.group_of_node(n);
-  double compute_s = flops > 0 ? flops_s(group, flops, 0) : 0.0;
-  double memory_s = bytes > 0 ? traffic_s(group.outermost_level(), bytes, ranks_on_node(n)) : 0.0;
+double Pricing::burst_s(int rank, double flops, double bytes, int computing) const {
+  const NodeGroup& group = machine_.group_of_node(node(rank));
+  double compute_s = flops > 0 ? in_core_s(group, flops_s(group, flops, 0), computing) : 0.0;
+  double memory_s = bytes > 0 ? traffic_s(group.outermost_level(), bytes, computing) : 0.0;
   return roofline_s(compute_s, memory_s);
 }
 

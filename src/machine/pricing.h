@@ -66,16 +66,32 @@ class Pricing {
   std::optional<double> collective_s(mpi::Op op, int procs, double bytes) const;
 
   // ---- Compute bursts (the roofline).
+  //
+  // What the ranks of a node share while they compute at once: a shared
+  // level's bandwidth (MemoryLevel::bandwidth_per_core_Bps at k computing) and
+  // the clock (NodeGroup::core_slowdown at k). Who decides k: predict assumes
+  // every rank the mapping places on the node computes together (k =
+  // ranks_on_node); the simulator counts the node's ranks in a compute burst
+  // when a burst starts. With the same k both price a burst the same.
 
-  // Flops at the node's rate per core for their precision.
+  // Flops at the node's rate per core for their precision, one core alone.
   static double flops_s(const NodeGroup& group, double flops_double, double flops_single, bool simd = true);
+  // In-core time measured or priced for one core alone, with `computing`
+  // cores of the node busy at once (the clock they leave it).
+  static double in_core_s(const NodeGroup& group, double alone_s, int computing) {
+    return alone_s * group.core_slowdown(computing);
+  }
   // Bytes from a memory level while `ranks_on_node` stream from it at once.
   static double traffic_s(const MemoryLevel& level, double bytes, int ranks_on_node);
   // A burst is as long as the longer of its flops and its traffic.
   static double roofline_s(double compute_s, double memory_s) { return std::max(compute_s, memory_s); }
   // A burst of double-precision flops and bytes from the outermost level on
-  // `rank`'s node, shared with the job's other ranks there.
-  double burst_s(int rank, double flops, double bytes) const;
+  // `rank`'s node, with `computing` of the node's cores working at once
+  // (this rank included); without it, every rank the job places there.
+  double burst_s(int rank, double flops, double bytes, int computing) const;
+  double burst_s(int rank, double flops, double bytes) const {
+    return burst_s(rank, flops, bytes, ranks_on_node(node(rank)));
+  }
 
  private:
   const Machine& machine_;

@@ -23,6 +23,7 @@ const std::vector<Entry>& node_keys() {
       {"flops_per_core_scalar", Context::Value},
       {"flops_per_core_single_scalar", Context::Value},
       {"clock", Context::Value},
+      {"busy_slowdown", Context::Value},
       {"instruction_cycles", Context::InstructionCycles},
       {"noise", Context::Noise},
   };
@@ -51,7 +52,7 @@ std::vector<Entry> entries(Context parent) {
     case Context::MemoryLevel:
       return {{"size", Context::Value}, {"bandwidth", Context::Value}, {"shared", Context::Value},
               {"node_bandwidth", Context::Value}, {"serial_fraction", Context::Value},
-              {"overlap_by_streams", Context::StreamOverlap}};
+              {"overlap_by_streams", Context::StreamOverlap}, {"bandwidth_by_cores", Context::CoreSharing}};
     case Context::Math:
     case Context::MathPrecision: {
       std::vector<Entry> keys;
@@ -82,6 +83,8 @@ std::vector<Entry> entries(Context parent) {
     case Context::StreamOverlap:
       return {{"streams", Context::ValueArray}, {"core_over_memory", Context::ValueArray},
               {"serial_fraction", Context::ValueArray}};
+    case Context::CoreSharing:
+      return {{"cores", Context::ValueArray}, {"per_core", Context::ValueArray}};
     case Context::Noise:
       return {{"quantum", Context::Value}, {"stretch", Context::ValueArray}, {"divider_stretch", Context::ValueArray},
               {"probes", Context::Value}};

@@ -11,7 +11,7 @@ namespace perfcast::machine::schema {
 
 enum class Context {
   Root, Node, NodeGroupArray, NodeGroup, Memory, MemoryLevel, Math, MathPrecision,
-  Network, MessageTimes, StreamOverlap, Noise, InstructionCycles, Mapping, CollectiveArray, Collective, Value, ValueArray
+  Network, MessageTimes, StreamOverlap, CoreSharing, Noise, InstructionCycles, Mapping, CollectiveArray, Collective, Value, ValueArray
 };
 
 // What `key` under a table (or array) of kind `parent` is; none if unknown.

@@ -150,13 +150,16 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
     }
     s.flops = c.flops_double + c.flops_single + math_double + math_single;
     s.bytes = c.load_bytes + c.store_bytes;
-    s.compute_s = Pricing::flops_s(g, c.flops_double + math_double, c.flops_single + math_single, options.simd);
+    // In-core work at the clock the node's busy cores leave (every rank on
+    // the node computes at once: Pricing's contract for predict).
+    auto busy = [&](double alone_s) { return Pricing::in_core_s(g, alone_s, ranks_on_node); };
+    s.compute_s = busy(Pricing::flops_s(g, c.flops_double + math_double, c.flops_single + math_single, options.simd));
     s.cycles = c.cycles;
     s.in_core_s = s.compute_s;
-    if (g.clock_Hz) s.off_ports_s = c.off_ports_cycles / *g.clock_Hz;
+    if (g.clock_Hz) s.off_ports_s = busy(c.off_ports_cycles / *g.clock_Hz);
     if (g.clock_Hz && c.cycles > 0)
-      s.in_core_s = c.cycles / *g.clock_Hz + (c.flops_double - c.cycle_flops_double + math_double) / peak_double +
-                    (c.flops_single - c.cycle_flops_single + math_single) / peak_single;
+      s.in_core_s = busy(c.cycles / *g.clock_Hz + (c.flops_double - c.cycle_flops_double + math_double) / peak_double +
+                         (c.flops_single - c.cycle_flops_single + math_single) / peak_single);
 
     // Memory: every rank on the node streams at once, so each gets its share.
     // Two limits on a site's traffic: the core's own (what one core streams

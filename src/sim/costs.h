@@ -3,22 +3,92 @@
 // `perfcast predict` prices with too.
 #pragma once
 
+#include <iterator>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 #include "events/event.h"
 #include "machine/pricing.h"
 
 namespace perfcast::sim {
 
 // A compute burst: its `seconds` when given, else the roofline of its counts
-// on the rank's node (Pricing::burst_s).
+// on the rank's node (Pricing::burst_s) with k of the node's ranks computing.
+//
+// k, on a node whose group measured what its cores share (bandwidth_by_cores,
+// busy_slowdown): the node's ranks inside a compute burst when this one
+// starts, itself included, and every burst that starts at that same moment
+// (the engine meets those one after another, so the ones it met first are
+// priced again as each joins: bulk-synchronous ranks leaving a collective
+// together all see the same k). The approximation: a burst keeps the k of
+// its start, though ranks start or stop computing while it runs (one that
+// starts later sees this one; this one does not see it). Every burst holds
+// its core, a priced one or one whose seconds a trace or skeleton gives; only
+// priced ones change with k. On other nodes k is every rank the job places
+// there, as predict assumes (and as before the sharing keys existed).
 class ComputeModel {
  public:
   explicit ComputeModel(const machine::Pricing& pricing) : pricing_(pricing) {}
-  double seconds(const events::Event& burst, int world_rank) const {
-    return burst.seconds >= 0 ? burst.seconds : pricing_.burst_s(world_rank, burst.flops, burst.bytes_moved);
+
+  // A burst that ran longer or shorter than first priced: its rank's clock
+  // and calc move by `delta_s`.
+  struct Repriced {
+    int rank;
+    double delta_s;
+  };
+
+  // The burst's duration when rank `world_rank` starts it at `start_s`;
+  // records it as running until then. repriced() then lists the bursts that
+  // started at the same moment on the node, priced again with this one.
+  double start(const events::Event& burst, int world_rank, double start_s) {
+    repriced_.clear();
+    const int node = pricing_.node(world_rank);
+    if (!pricing_.machine().group_of_node(node).sharing_measured())
+      return burst.seconds >= 0 ? burst.seconds : pricing_.burst_s(world_rank, burst.flops, burst.bytes_moved);
+    Node& n = nodes_[node];
+    while (!n.running_ends.empty() && *n.running_ends.begin() <= start_s) n.running_ends.erase(n.running_ends.begin());
+    if (start_s != n.cohort_start_s) {
+      n.cohort.clear();
+      n.cohort_start_s = start_s;
+    }
+    const int computing = static_cast<int>(n.running_ends.size()) + 1;
+    auto price = [&](const Started& s) {
+      return s.seconds >= 0 ? s.seconds : pricing_.burst_s(s.rank, s.flops, s.bytes, computing);
+    };
+    for (Started& s : n.cohort) {
+      const double seconds = price(s);
+      if (seconds == s.priced_s) continue;
+      if (auto it = n.running_ends.find(start_s + s.priced_s); it != n.running_ends.end()) n.running_ends.erase(it);
+      n.running_ends.insert(start_s + seconds);
+      repriced_.push_back({s.rank, seconds - s.priced_s});
+      s.priced_s = seconds;
+    }
+    Started self{world_rank, burst.seconds, burst.flops, burst.bytes_moved, 0};
+    self.priced_s = price(self);
+    if (self.priced_s > 0) {
+      n.running_ends.insert(start_s + self.priced_s);
+      n.cohort.push_back(self);
+    }
+    return self.priced_s;
   }
+  const std::vector<Repriced>& repriced() const { return repriced_; }
 
  private:
+  struct Started {
+    int rank;
+    double seconds, flops, bytes;  // the event's
+    double priced_s;
+  };
+  struct Node {
+    std::multiset<double> running_ends;  // the bursts running there: when each ends
+    double cohort_start_s = -1;
+    std::vector<Started> cohort;  // those that started at cohort_start_s
+  };
   const machine::Pricing& pricing_;
+  std::unordered_map<int, Node> nodes_;  // nodes in use
+  std::vector<Repriced> repriced_;
 };
 
 }  // namespace perfcast::sim

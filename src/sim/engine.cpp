@@ -360,13 +360,22 @@ void Engine::process(RankState& R, int r) {
   const Event& e = ev_;
   switch (e.kind) {
     case Kind::Compute: {
-      double dt = compute_.seconds(e, r);
+      double dt = compute_.start(e, r, R.clock);
       if (dt < 0 || dt != dt) fail(r, fmt::format("compute burst of {} s", dt));
       if (!std::isfinite(R.clock + dt))
         fail(r, fmt::format("compute burst of {} s at t = {} s: the rank's time overflows", dt, R.clock));
       if (options_.timeline && dt > 0) options_.timeline->span(r, SpanKind::Compute, e.kind, R.clock, R.clock + dt);
       R.clock += dt;
       R.calc += dt;
+      // Bursts that started at this moment on the node, priced again with
+      // this one among them (sim/costs.h); each waits in the heap at its end.
+      for (const auto& [m, delta] : compute_.repriced()) {
+        auto& M = ranks_[static_cast<size_t>(m)];
+        if (options_.timeline && delta > 0) options_.timeline->span(m, SpanKind::Compute, e.kind, M.clock, M.clock + delta);
+        M.clock += delta;
+        M.calc += delta;
+        push(m, M.clock);
+      }
       return;
     }
     case Kind::Send:

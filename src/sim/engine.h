@@ -25,6 +25,8 @@
 //     transfer that ended it started, and wait = the rest (time blocked until
 //     the partner reached the matching point).
 //   Collectives: see collectives.h (table rule or point-to-point algorithms).
+//   Compute bursts: their given seconds, else priced by the machine with the
+//     node's ranks computing at once (costs.h: those in a burst when it starts).
 //
 // Scheduling: ranks ready to act sit in a priority queue (a 4-ary heap) keyed
 // by (time, rank, sequence); a rank keeps acting while it stays first in that

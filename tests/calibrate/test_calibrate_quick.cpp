@@ -103,7 +103,7 @@ void check_documented_keys(const toml::table& t) {
     if (!memory->contains(level)) continue;
     for (auto&& [k, v] : *(*memory)[level].as_table())
       EXPECT_TRUE(k == "size" || k == "bandwidth" || k == "shared" || k == "node_bandwidth" ||
-                  k == "serial_fraction" || k == "overlap_by_streams")
+                  k == "serial_fraction" || k == "overlap_by_streams" || k == "bandwidth_by_cores")
           << k.str();
     double size = quantity((*memory)[level]["size"], Dimension::Bytes, std::string(level) + ".size");
     EXPECT_GT(size, previous_size) << "sizes must grow outwards";
@@ -290,6 +290,32 @@ Calibration calibrate_quick(const std::filesystem::path& file) {
   return c;
 }
 
+// What the node's cores share, as calibrate measured it here: each core's
+// DRAM bandwidth with 1, 2, 4 ... and all of this host's cores streaming at
+// once, and the in-core slowdown with all of them busy; the file loads.
+void check_sharing(const toml::table& t, const std::filesystem::path& file) {
+  const int cores = measure::online_cores();
+  auto* sharing = t["memory"]["DRAM"]["bandwidth_by_cores"].as_table();
+  ASSERT_TRUE(sharing) << "memory.DRAM.bandwidth_by_cores not written";
+  auto* counts = (*sharing)["cores"].as_array();
+  auto* per_core = (*sharing)["per_core"].as_array();
+  ASSERT_TRUE(counts && per_core);
+  ASSERT_EQ(counts->size(), per_core->size());
+  EXPECT_EQ(counts->front().value<int64_t>(), 1);
+  EXPECT_EQ(counts->back().value<int64_t>(), cores) << "up to every core here";
+  for (size_t i = 0; i < per_core->size(); ++i) {
+    double bandwidth = quantity(*per_core->get(i), Dimension::BytesPerSecond, "per_core");
+    EXPECT_GT(bandwidth, 1e8) << i;
+    EXPECT_LT(bandwidth, 1e12) << i;
+  }
+  if (cores >= 2) {
+    EXPECT_GE(t["node"]["busy_slowdown"].value<double>().value_or(0), 1.0);
+  }
+  const machine::Machine m = machine::load_machine_file(file);
+  EXPECT_TRUE(m.groups[0].sharing_measured());
+  EXPECT_EQ(m.groups[0].memory.back().sharing_cores.back(), cores);
+}
+
 // `calibrate --noise-only` refreshes the noise of a machine file into another
 // file and leaves the original as it was; without -o it refuses.
 void check_noise_only(const std::filesystem::path& file, const std::filesystem::path& dir) {
@@ -429,6 +455,8 @@ TEST(CalibrateQuick, AgreesWithIndependentMeasurementsHere) {
       EXPECT_NE(c.run.stderr_text.find("calibrate [1/"), std::string::npos) << "no progress display on stderr";
       SCOPED_TRACE("documented keys");
       check_documented_keys(c.table);
+      SCOPED_TRACE("sharing");
+      check_sharing(c.table, file);
     }
     if (attempt == 1) {
       SCOPED_TRACE("--noise-only");

@@ -86,3 +86,38 @@ TEST(CalibratedMachineFile, WrittenWholeWithItsComments) {
 
 }  // namespace
 }  // namespace perfcast::calibrate
+
+namespace perfcast::calibrate {
+namespace {
+
+// What calibrate measured of the node's sharing becomes the file's
+// bandwidth_by_cores (3 significant digits, as every bandwidth) and
+// busy_slowdown (the clock alone over busy; a busy node measured faster than
+// one core is noise: 1), and its raw figures the file's comments.
+TEST(CalibratedMachineFile, SharingBecomesTheTablesAndTheSlowdown) {
+  Calibration cal = sample_calibration();
+  cal.sharing.levels = {{"L3", 1.5e6, {1, 2}, {31.23456e9, 27.65432e9}}, {"DRAM", 67108864, {1, 2}, {14.8765e9, 9.87654e9}}};
+  cal.sharing.notes = {"L4: an example note"};
+  cal.sharing.busy_cores = 2;
+  cal.sharing.clock_alone_Hz = 3.0e9;
+  cal.sharing.clock_busy_Hz = 2.8e9;
+  const machine::Machine m = machine_model(cal);
+  const auto& g = m.groups[0];
+  EXPECT_EQ(g.memory[2].sharing_cores, (std::vector<int>{1, 2}));
+  EXPECT_DOUBLE_EQ(g.memory[2].sharing_per_core_Bps[1], 27.7e9);
+  EXPECT_DOUBLE_EQ(g.memory.back().sharing_per_core_Bps[1], 9.88e9);
+  EXPECT_FALSE(g.memory[1].sharing_measured()) << "L2 is private";
+  ASSERT_TRUE(g.busy_slowdown);
+  EXPECT_DOUBLE_EQ(*g.busy_slowdown, 1.07);
+  const std::string text = machine::to_toml(m, {}, machine_file_comments(cal));
+  EXPECT_EQ(machine::load_machine_string(text, "written now"), m) << text;
+  EXPECT_NE(text.find("# Sharing, DRAM at 64 MiB per core"), std::string::npos) << text;
+  EXPECT_NE(text.find("# Sharing, L4: an example note"), std::string::npos) << text;
+  EXPECT_NE(text.find("-> busy_slowdown 1.071"), std::string::npos) << text;
+
+  cal.sharing.clock_busy_Hz = 3.1e9;
+  EXPECT_EQ(machine_model(cal).groups[0].busy_slowdown, 1.0);
+}
+
+}  // namespace
+}  // namespace perfcast::calibrate

@@ -134,5 +134,31 @@ TEST(OnePricing, AComputeBurstCostsTheSameInPredictAndInTheSimulator) {
   }
 }
 
+TEST(OnePricing, WithSharingMeasuredTheSameRanksComputingCostTheSame) {
+  // polus with what its cores share: each core's DRAM bandwidth by how many
+  // stream at once, and the busy clock. Predict takes k = the ranks on the
+  // node; the simulator the ranks computing when a burst starts, which here
+  // (every rank starts its one burst at time 0) is the same k.
+  const auto machine = bundled("polus", {"node.busy_slowdown=1.1", "memory.DRAM.bandwidth_by_cores={ cores = [1, 4, 20], "
+                                         "per_core = [\"9 GB/s\", \"5 GB/s\", \"2 GB/s\"] }"});
+  for (const char* item : {R"({"kind": "compute", "flops_double": 1e9, "load_bytes": 1e6})",
+                           R"({"kind": "compute", "flops_double": 1e6, "load_bytes": 4e9, "store_bytes": 1e9})"}) {
+    auto m = testing::model_from(std::string(R"({"main": {"body": [)") + item + "]}}");
+    double previous = 0;
+    for (int np : {1, 4, 10, 20, 80}) {
+      auto both = price_both_ways(m, machine, np);
+      for (int r = 0; r < np; ++r) {
+        const auto& p = both.predicted.ranks[static_cast<size_t>(r)];
+        EXPECT_DOUBLE_EQ(p.time_s, both.simulated.ranks[static_cast<size_t>(r)].end_s)
+            << item << ", " << np << " ranks, rank " << r;
+      }
+      if (np <= 20) {  // 80 ranks: 20 on each of 4 nodes, as 20 on one
+        EXPECT_GT(both.predicted.ranks[0].time_s, previous) << np << " ranks on a node cost more than fewer";
+        previous = both.predicted.ranks[0].time_s;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace perfcast::model

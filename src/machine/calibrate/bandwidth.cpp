@@ -171,4 +171,51 @@ double node_bandwidth(int threads, double bytes_per_thread, double sample_s, int
   return median(rates);
 }
 
+std::vector<double> bandwidth_per_core_sharing(const std::vector<int>& core_counts, double bytes_per_thread,
+                                               double sample_s, int samples) {
+  if (core_counts.empty()) return {};
+  auto triad = choose_triad().fn;
+  const int most = core_counts.back();
+  std::size_t n = elements_for(bytes_per_thread);
+  // Every thread's arrays made once, on its own core (thread t runs on the
+  // same allowed CPU at every k), so each k times the streaming alone.
+  std::vector<std::unique_ptr<Arrays>> arrays(static_cast<size_t>(most));
+  std::vector<long> passes(static_cast<size_t>(most), 1);
+  detail::run_on_cores(
+      most, [&](int t) { arrays[static_cast<size_t>(t)] = std::make_unique<Arrays>(n); },
+      [&](int t) {
+        auto& ar = *arrays[static_cast<size_t>(t)];
+        triad(ar.a.get(), ar.b.get(), ar.c.get(), n, 3.0);
+        double t0 = thread_cpu_s();
+        triad(ar.a.get(), ar.b.get(), ar.c.get(), n, 3.0);
+        passes[static_cast<size_t>(t)] =
+            std::max(1L, static_cast<long>(std::ceil(sample_s / std::max(thread_cpu_s() - t0, 1e-8))));
+      });
+  // Sized alone, so at k cores a sample lasts longer as each core slows: the
+  // cores stay busy together for most of it.
+  const long p = *std::max_element(passes.begin(), passes.end());
+  std::vector<double> per_core;
+  for (int k : core_counts) {
+    std::vector<double> by_sample;
+    for (int s = 0; s < std::max(1, samples); ++s) {
+      // Untimed, before the barrier: a pass that brings each core's arrays
+      // back into the level under test.
+      auto warm = [&](int t) {
+        auto& ar = *arrays[static_cast<size_t>(t)];
+        triad(ar.a.get(), ar.b.get(), ar.c.get(), n, 3.0);
+      };
+      auto spans = detail::run_on_cores(k, warm, [&](int t) {
+        auto& ar = *arrays[static_cast<size_t>(t)];
+        for (long i = 0; i < p; ++i) triad(ar.a.get(), ar.b.get(), ar.c.get(), n, 3.0);
+        detail::keep(ar.a[n / 2]);
+      });
+      std::vector<double> rates;
+      for (const auto& sp : spans) rates.push_back(triad_bytes(n) * p / sp.cpu_s);
+      by_sample.push_back(median(rates));
+    }
+    per_core.push_back(median(by_sample));
+  }
+  return per_core;
+}
+
 }  // namespace perfcast::calibrate

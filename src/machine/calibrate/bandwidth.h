@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "machine/calibrate/plateau.h"
 
@@ -30,6 +31,14 @@ std::vector<SweepPoint> sweep_bandwidth(const SweepOptions& options, const Sweep
 // Triad bandwidth of every core at once, each on its own arrays of
 // `bytes_per_thread` (first touched by its own thread), as the node's total.
 double node_bandwidth(int threads, double bytes_per_thread, double sample_s, int samples);
+
+// Triad bandwidth of each core while k cores stream at once, for each k of
+// `core_counts` (increasing, each >= 1), each core on its own arrays of
+// `bytes_per_thread` (first touched by the thread that streams them), all
+// started together behind a barrier: per k, the median over samples of the
+// median over the cores of each one's own rate (its bytes over its CPU time).
+std::vector<double> bandwidth_per_core_sharing(const std::vector<int>& core_counts, double bytes_per_thread,
+                                               double sample_s, int samples);
 
 // The SIMD the triad kernel runs with here ("avx512", "avx2", "sse2").
 const char* triad_isa();

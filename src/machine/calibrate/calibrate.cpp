@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "machine/calibrate/threads.h"
 #include "machine/calibrate/timing.h"
 #include "machine/calibrate/machine_model.h"
 #include "measure/launcher.h"
@@ -29,6 +31,11 @@ constexpr double MiB = 1024.0 * 1024.0;
 // missing L3 figure still leaves room for the DRAM plateau. (Past the L3 the
 // curve keeps sinking slowly as the TLB covers less of the arrays; a STREAM
 // run uses arrays of this order, so the figures are comparable.)
+double available_memory_bytes() {
+  long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * page : 1e18;
+}
+
 double sweep_limit(const std::vector<ReportedCache>& caches) {
   double limit = std::clamp(4 * last_plausible_cache_bytes(caches), 512 * MiB, 2048 * MiB);
   long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
@@ -37,6 +44,59 @@ double sweep_limit(const std::vector<ReportedCache>& caches) {
 }
 
 }  // namespace
+
+std::vector<int> sharing_core_counts(int cores) {
+  std::vector<int> counts;
+  for (int k = 1; k < cores; k *= 2) counts.push_back(k);
+  counts.push_back(std::max(cores, 1));
+  return counts;
+}
+
+SharingResult measure_sharing(const std::vector<MemoryLevel>& levels, int cores, bool quick) {
+  SharingResult out;
+  // Each thread on its own allowed CPU: never more threads than those.
+  cores = std::min(cores, static_cast<int>(detail::allowed_cpus().size()));
+  const std::vector<int> counts = sharing_core_counts(cores);
+  const double sample_s = quick ? 0.01 : 0.05;
+  const int samples = quick ? 3 : 5;
+  const double memory_limit = 0.25 * available_memory_bytes();
+  for (size_t i = 1; i < levels.size(); ++i) {
+    const MemoryLevel& level = levels[i];
+    const bool dram = level.name == "DRAM";
+    if (level.name != "L3" && level.name != "L4" && !dram) continue;  // private to a core
+    const double inner = levels[i - 1].size_bytes;
+    // A working set past the inner level that the level still holds at every
+    // core count measured: between the two sizes (geometrically) for a cache
+    // split `cores` ways; for DRAM, twice the last cache and at least 64 MiB.
+    double per_core = 0;
+    std::vector<int> ks;
+    if (dram) {
+      per_core = std::max(64 * MiB, 2 * inner);
+      ks = counts;
+    } else {
+      const double share = level.size_bytes / cores;
+      per_core = share > 1.5 * inner ? std::sqrt(inner * share) : 1.5 * inner;
+      for (int k : counts)
+        if (per_core * k <= level.size_bytes) ks.push_back(k);
+    }
+    while (!ks.empty() && per_core * ks.back() > memory_limit) ks.pop_back();
+    if (ks.size() < 2) {
+      out.notes.push_back(fmt::format("{}: not measured; {} per core at 2 cores {}", level.name,
+                                      units::format(per_core, units::Dimension::Bytes, 3),
+                                      dram ? "is more memory than this host has free" : "does not fit the level"));
+      continue;
+    }
+    LevelSharing ls{level.name, per_core, ks, bandwidth_per_core_sharing(ks, per_core, sample_s, samples)};
+    out.levels.push_back(std::move(ls));
+  }
+  if (cores >= 2) {
+    const int repeats = quick ? 5 : 11;
+    out.busy_cores = cores;
+    out.clock_alone_Hz = core_clock_Hz_on_cores(1, repeats);
+    out.clock_busy_Hz = core_clock_Hz_on_cores(cores, repeats);
+  }
+  return out;
+}
 
 Calibration calibrate(const Options& options, const ProgressCallback& progress) {
   double started = detail::now_s();
@@ -60,7 +120,7 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
                     {}, fmt::format("set --max-procs {} or less", cal.cores));
 
   auto procs = process_counts(max_procs, options.quick);
-  const int steps = 7 + static_cast<int>(procs.size());
+  const int steps = 8 + static_cast<int>(procs.size());
   int step = 0;
   auto report = [&](std::string what, std::string detail = {}) {
     if (progress) progress({step, steps, std::move(what), std::move(detail)});
@@ -116,6 +176,11 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   cal.memory.node_bytes_per_thread = std::max(64 * MiB, so.max_bytes / cal.cores);
   cal.memory.node_dram_bandwidth = node_bandwidth(cal.cores, cal.memory.node_bytes_per_thread,
                                                   options.quick ? 0.02 : 0.1, options.quick ? 3 : 5);
+
+  ++step;
+  report(fmt::format("sharing: each core's bandwidth from the shared levels and its clock, 1 to {} cores at once",
+                     cal.cores));
+  cal.sharing = measure_sharing(cal.memory.levels, cal.cores, options.quick);
 
   ++step;
   report("math functions: sin cos tan exp log sqrt pow");

@@ -47,6 +47,28 @@ struct MemoryResult {
   std::vector<LevelStreamOverlap> stream_overlap;  // the same by address streams
 };
 
+// What the cores of the node share, measured with 1, 2, 4 ... of them at once.
+struct LevelSharing {
+  std::string level;               // "L3", "DRAM": a level the node's cores share
+  double bytes_per_core = 0;       // each core's working set
+  std::vector<int> cores;          // core counts measured, increasing from 1
+  std::vector<double> per_core_Bps;  // each core's triad bandwidth, one per count
+};
+struct SharingResult {
+  std::vector<LevelSharing> levels;
+  std::vector<std::string> notes;  // shared levels not measured, and why
+  int busy_cores = 0;              // cores the clock was measured on at once (0: not measured)
+  double clock_alone_Hz = 0;       // the dependent chain on one core
+  double clock_busy_Hz = 0;        // the same on busy_cores at once (median over them)
+};
+
+// The core counts calibrate measures sharing at: 1, 2, 4 ... and `cores`.
+std::vector<int> sharing_core_counts(int cores);
+
+// The sharing measurement alone (calibrate runs it as one of its steps):
+// `levels` as the sweep found them, on up to `cores` cores.
+SharingResult measure_sharing(const std::vector<MemoryLevel>& levels, int cores, bool quick);
+
 struct Calibration {
   std::string host;
   std::string cpu_model;
@@ -61,6 +83,7 @@ struct Calibration {
   std::vector<ReportedCache> reported_caches;
   ComputeResult compute;
   MemoryResult memory;
+  SharingResult sharing;
   std::vector<MathCost> math;
   NoiseResult noise;
   MpiResult mpi;

@@ -14,4 +14,10 @@ namespace perfcast::calibrate {
 // be slowed (by an interrupt, a lower power state), never sped up.
 double measured_core_clock_Hz(int repeats = 15);
 
+// The same chain on `threads` cores at once (each pinned to its own core,
+// released together): the median over the cores of each one's best sample.
+// With threads = 1 the clock one core runs at alone, by the same method, so
+// the two compare as "in-core work with the node busy over alone".
+double core_clock_Hz_on_cores(int threads, int repeats);
+
 }  // namespace perfcast::calibrate

@@ -1,5 +1,6 @@
 #include "machine/calibrate/machine_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -45,6 +46,11 @@ std::string description(const Calibration& cal) {
                                                : "none");
   else if (cal.clock_Hz > 0)
     d += ". Clock: as /proc/cpuinfo reports it (not measured on this target)";
+  if (!cal.sharing.levels.empty() || cal.sharing.busy_cores > 0)
+    d += fmt::format(". Sharing: the same triad on 1 to {} cores at once, each core's own bandwidth (median); the "
+                     "clock chain on {} cores at once over one",
+                     cal.sharing.levels.empty() ? cal.sharing.busy_cores : cal.sharing.levels.front().cores.back(),
+                     cal.sharing.busy_cores);
   d += ". Network: MPI ping-pong within this node (Open MPI, shared memory; pinned ranks busy-poll).";
   return d;
 }
@@ -88,6 +94,10 @@ machine::NodeGroup node_group(const Calibration& cal) {
   g.flops_per_core_single_scalar = quantity(pc.single_scalar, Dimension::FlopsPerSecond);
   // What turns MCA's cycles into seconds (perfcast predict): measured where it can be.
   if (cal.clock_Hz > 0) g.clock_Hz = quantity(cal.clock_Hz, Dimension::Hertz);
+  // The clock the node's busy cores leave each other; a busy node measured
+  // faster than one core is noise, not a faster clock: 1.
+  if (cal.sharing.clock_busy_Hz > 0 && cal.sharing.clock_alone_Hz > 0)
+    g.busy_slowdown = std::max(1.0, round_sig(cal.sharing.clock_alone_Hz / cal.sharing.clock_busy_Hz, 3));
   // What perfcast analyze --machine puts into a borrowed scheduling model.
   if (cal.instruction_cycles.measured())
     for (const auto& [key, value] : figures(cal.instruction_cycles))
@@ -111,6 +121,13 @@ machine::NodeGroup node_group(const Calibration& cal) {
     if (dram && cal.memory.node_dram_bandwidth > 0)
       level.node_bandwidth_Bps = quantity(cal.memory.node_dram_bandwidth, Dimension::BytesPerSecond);
     add_overlap(level, cal.memory);
+    // Each core's bandwidth with 1, 2, 4 ... cores streaming at once, where measured.
+    for (const auto& shared : cal.sharing.levels)
+      if (shared.level == level.name)
+        for (size_t i = 0; i < shared.cores.size(); ++i) {
+          level.sharing_cores.push_back(shared.cores[i]);
+          level.sharing_per_core_Bps.push_back(quantity(shared.per_core_Bps[i], Dimension::BytesPerSecond));
+        }
     g.memory.push_back(std::move(level));
   }
   for (const auto& m : cal.math) {

@@ -72,6 +72,19 @@ void raw_measurements(std::ostringstream& out, const Calibration& cal) {
   out << fmt::format("DRAM, all {} cores streaming ({} each): {}\n", cal.cores,
                      q(cal.memory.node_bytes_per_thread, Dimension::Bytes),
                      q(cal.memory.node_dram_bandwidth, Dimension::BytesPerSecond));
+  for (const auto& l : cal.sharing.levels) {
+    out << fmt::format("Sharing, {} at {} per core: cores streaming at once -> each core's bandwidth (median):", l.level,
+                       q(l.bytes_per_core, Dimension::Bytes));
+    for (size_t i = 0; i < l.cores.size(); ++i)
+      out << fmt::format(" {}: {};", l.cores[i], q(l.per_core_Bps[i], Dimension::BytesPerSecond));
+    out << "\n";
+  }
+  for (const auto& note : cal.sharing.notes) out << "Sharing, " << note << "\n";
+  if (cal.sharing.busy_cores > 0)
+    out << fmt::format("Clock chain on 1 core: {}; on {} cores at once: {} (median) -> busy_slowdown {:.3f}\n",
+                       q(cal.sharing.clock_alone_Hz, Dimension::Hertz), cal.sharing.busy_cores,
+                       q(cal.sharing.clock_busy_Hz, Dimension::Hertz),
+                       cal.sharing.clock_busy_Hz > 0 ? cal.sharing.clock_alone_Hz / cal.sharing.clock_busy_Hz : 0.0);
   if (!cal.mpi.pingpong.empty()) {
     out << "MPI ping-pong, ranks 0 and 1 on two cores: size -> one-way time, bandwidth\n";
     for (const auto& p : cal.mpi.pingpong)
@@ -206,6 +219,18 @@ nlohmann::json calibration_json(const Calibration& cal) {
                                          {"fraction", o.fraction},
                                          {"measured", o.measured}});
   j["memory"] = mem;
+
+  json sharing = {{"levels", json::array()},
+                  {"notes", cal.sharing.notes},
+                  {"busy_cores", cal.sharing.busy_cores},
+                  {"clock_alone_Hz", cal.sharing.clock_alone_Hz},
+                  {"clock_busy_Hz", cal.sharing.clock_busy_Hz}};
+  for (const auto& l : cal.sharing.levels)
+    sharing["levels"].push_back({{"level", l.level},
+                                 {"bytes_per_core", l.bytes_per_core},
+                                 {"cores", l.cores},
+                                 {"per_core_Bps", l.per_core_Bps}});
+  j["sharing"] = sharing;
 
   for (const auto& m : cal.math)
     j["math"].push_back({{"function", m.function},
