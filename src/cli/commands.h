@@ -21,4 +21,5 @@ void add_simulate_command(CLI::App& app);   // simulate.cpp: the discrete-event 
 void add_fit_command(CLI::App& app);         // fit.cpp: compute-time models for skeletons
 void add_trace_command(CLI::App& app);       // trace.cpp: the PMPI tracer on real runs
 void add_learn_command(CLI::App& app);       // learn.cpp: run time learned from runtime features
+void add_validate_command(CLI::App& app);    // validate.cpp: every method against real runs
 }  // namespace perfcast::cli

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   perfcast::cli::add_fit_command(app);
   perfcast::cli::add_trace_command(app);
   perfcast::cli::add_learn_command(app);
+  perfcast::cli::add_validate_command(app);
 
   try {
     app.parse(argc, argv);
