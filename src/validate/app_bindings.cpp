@@ -100,8 +100,21 @@ std::vector<std::pair<std::string, std::string>> bind_parameters(const AppBindin
   expr::Substitution known;
   for (const auto& [name, value] : values)
     known[name] = value.is_integer() ? expr::integer(value.integer()) : expr::real(value.real());
+  // A let name may use earlier ones in any order: substitute until none is left
+  // (as many passes as there are names; more means a cycle).
   expr::Substitution lets;
-  for (const auto& [name, e] : b.let) lets[name] = expr::simplify(expr::substitute(e, known));
+  for (const auto& [name, e] : b.let) lets[name] = e;
+  for (std::size_t pass = 0; pass <= b.let.size(); ++pass) {
+    bool again = false;
+    for (auto& [name, e] : lets) {
+      for (const std::string& free : expr::free_names(e))
+        if (lets.count(free)) again = true;
+      e = expr::simplify(expr::substitute(expr::substitute(e, lets), known));
+    }
+    if (!again) break;
+    if (pass == b.let.size())
+      throw UserError("the [static.let] names refer to each other in a cycle", {b.file.string(), std::nullopt, "static.let"});
+  }
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, bound] : b.bind) {
     const auto& [e, line] = bound;

@@ -373,7 +373,8 @@ class Validation {
     double analysis_s = 0;
     const fs::path& model_file = model(*b, run.app, analysis_s);
     auto start = std::chrono::steady_clock::now();
-    std::vector<std::string> names = model_parameters(model_file);
+    std::vector<std::string> names, required;
+    model_parameters(model_file, names, required);
     auto params = bind_parameters(*b, run.values);
     std::vector<std::string> missing;
     std::set<std::string> bound;
@@ -388,10 +389,11 @@ class Validation {
       throw UserError(fmt::format("{} binds {} the model lacks; the model's parameters: {}",
                                   b->file.filename().string(), list, have));
     }
-    // A parameter left unbound is given 1 and named in the note, as the static bench
-    // does: it should not matter to the timed region, and the note lets a reader check.
+    // A required parameter left unbound is given 1 and named in the note, as the static
+    // bench does: it should not matter to the timed region, and the note lets a reader
+    // check. Parameters with a default (neighbours from MPI_Cart_shift) keep it.
     std::string unbound;
-    for (const auto& n : names)
+    for (const auto& n : required)
       if (!bound.count(n)) {
         params.emplace_back(n, "1");
         unbound += (unbound.empty() ? "" : ", ") + n;
@@ -400,7 +402,7 @@ class Validation {
     std::optional<expr::Bindings> base = baseline_values(run, b);
     if (base) {
       auto base_params = bind_parameters(*b, *base);
-      for (const auto& n : names)
+      for (const auto& n : required)
         if (!bound.count(n)) base_params.emplace_back(n, "1");
       row.predicted_s = full - refined(model_file, run.ranks, base_params);
       row.note = "refined, run minus baseline (the timed region)";
@@ -414,12 +416,14 @@ class Validation {
     if (!unbound.empty()) row.note += "; unbound, set to 1: " + unbound;
   }
 
-  std::vector<std::string> model_parameters(const fs::path& model_file) {
+  // Every parameter of the model, and those without a default.
+  void model_parameters(const fs::path& model_file, std::vector<std::string>& names, std::vector<std::string>& required) {
     ProcessResult r = perfcast({"model", "params", model_file.string(), "--json"});
     check(r, "perfcast model params");
-    std::vector<std::string> names;
-    for (const json& p : parse_json(r, "perfcast model params")) names.push_back(p.at("name").get<std::string>());
-    return names;
+    for (const json& p : parse_json(r, "perfcast model params")) {
+      names.push_back(p.at("name").get<std::string>());
+      if (!p.contains("default")) required.push_back(names.back());
+    }
   }
 
   const CasesFile& file_;

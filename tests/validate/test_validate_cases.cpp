@@ -50,7 +50,7 @@ TEST(ValidateCases, ParsesSettingsAndCases) {
 }
 
 TEST(ValidateCases, ExpandsEverySizeAndRankCountRanksAscendingWithinASize) {
-  std::vector<Run> runs = expand(parse_cases(kGood, "cases.toml"));
+  std::vector<validate::Run> runs = expand(parse_cases(kGood, "cases.toml"));
   ASSERT_EQ(runs.size(), 6u);
   EXPECT_EQ(runs[0].args, "--n 48 --steps 10 --ranks-seen 1");
   EXPECT_EQ(runs[0].size, "n=48 steps=10");
@@ -102,18 +102,19 @@ std::filesystem::path write(const std::string& name, const std::string& text) {
 }
 
 TEST(ValidateAppBindings, SubstitutesPlaceholdersRanksAndLetNamesLeavingRankAndSize) {
-  auto path = write("good.toml", R"(
+  auto path = write("good.toml", R"toml(
 [static]
 source = "app.c"
 [static.let]
+lx = "floordiv(n, px)"
 px = "select(ranks >= 2, 2, 1)"
 [static.bind]
-lx = "floordiv(n, px)"
+lx = "lx"
 steps = "steps"
 up = "select(rank < size - 1, rank + 1, -1)"
 [timed_region]
 baseline = { steps = 0 }
-)");
+)toml");
   AppBindings b = *load_app_bindings(path);
   EXPECT_EQ(b.source, path.parent_path() / "app.c");
   EXPECT_EQ(b.timed_region_baseline.at("steps"), expr::Value(0));
