@@ -1,15 +1,16 @@
 // `perfcast validate CASES.toml`: every method against real runs, one table (docs/validate.md).
+#include "validate/validate.h"
+
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "cli/commands.h"
 #include "support/error.h"
-#include "validate/validate.h"
 
 namespace perfcast::cli {
 namespace fs = std::filesystem;
@@ -50,8 +51,9 @@ void add_validate_command(CLI::App& app) {
                   "Methods, comma-separated (measured always runs): naive,skeleton,trace-replay,static");
   cmd->add_option("--resume", o->resume,
                   "Results file (JSON lines): rows in it are not run again, new rows are appended");
-  cmd->add_option("--build", o->build, "Build directory holding apps/<app> and apps/<app>_skel (default: this "
-                                       "perfcast's)");
+  cmd->add_option("--build", o->build,
+                  "Build directory holding apps/<app> and apps/<app>_skel (default: this "
+                  "perfcast's)");
   cmd->add_option("--apps", o->apps, "The apps/ folder with each app's validate.toml (default: the source tree's)");
   cmd->add_flag("--json", o->json, "Print {\"rows\": [...], \"summary\": [...]} as JSON");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
@@ -64,17 +66,19 @@ void add_validate_command(CLI::App& app) {
     tools.perfcast = self;
     tools.build_dir = o->build.empty() ? self.parent_path().parent_path() : fs::absolute(o->build);
     tools.apps_dir = o->apps.empty() ? fs::path(PERFCAST_SOURCE_DIR) / "apps" : fs::absolute(o->apps);
-    tools.machine = o->machine.empty() ? machine_argument(file.settings.machine, fs::absolute(o->cases).parent_path())
-                                       : o->machine;
+    tools.machine =
+        o->machine.empty() ? machine_argument(file.settings.machine, fs::absolute(o->cases).parent_path()) : o->machine;
     validate::Options options;
-    options.methods = o->methods.empty()
-                          ? std::set<std::string>(validate::kMethods.begin(), validate::kMethods.end())
-                          : validate::parse_methods(o->methods);
+    options.methods = o->methods.empty() ? std::set<std::string>(validate::kMethods.begin(), validate::kMethods.end())
+                                         : validate::parse_methods(o->methods);
     if (!o->resume.empty()) options.resume = fs::path(o->resume);
-    if (!o->quiet) options.progress = [](const std::string& line) { std::cerr << "perfcast validate: " << line << "\n"; };
+    if (!o->quiet)
+      options.progress = [](const std::string& line) { std::cerr << "perfcast validate: " << line << "\n"; };
     validate::Outcome outcome = validate::run_validation(file, tools, options);
-    if (o->json) std::cout << validate::outcome_json(outcome).dump(2) << "\n";
-    else std::cout << validate::outcome_table(outcome);
+    if (o->json)
+      std::cout << validate::outcome_json(outcome).dump(2) << "\n";
+    else
+      std::cout << validate::outcome_table(outcome);
   });
 }
 

@@ -1,10 +1,10 @@
 #include "validate/app_bindings.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 #include <toml++/toml.h>
+
+#include <fstream>
+#include <sstream>
 
 #include "support/error.h"
 
@@ -91,7 +91,8 @@ std::optional<AppBindings> load_app_bindings(const fs::path& file) {
       throw UserError("unknown key", at(file, v, std::string(k.str())), "the file has [static] and [timed_region]");
     }
   }
-  if (b.source.empty()) throw UserError("missing: the source to analyse", {file.string(), std::nullopt, "static.source"});
+  if (b.source.empty())
+    throw UserError("missing: the source to analyse", {file.string(), std::nullopt, "static.source"});
   if (b.bind.empty()) throw UserError("missing: the parameter bindings", {file.string(), std::nullopt, "static.bind"});
   return b;
 }
@@ -113,7 +114,8 @@ std::vector<std::pair<std::string, std::string>> bind_parameters(const AppBindin
     }
     if (!again) break;
     if (pass == b.let.size())
-      throw UserError("the [static.let] names refer to each other in a cycle", {b.file.string(), std::nullopt, "static.let"});
+      throw UserError("the [static.let] names refer to each other in a cycle",
+                      {b.file.string(), std::nullopt, "static.let"});
   }
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, bound] : b.bind) {
@@ -123,7 +125,8 @@ std::vector<std::pair<std::string, std::string>> bind_parameters(const AppBindin
       if (free != "rank" && free != "size")
         throw UserError(fmt::format("'{}' has no value: neither a placeholder of the case, `ranks`, nor a [static.let] "
                                     "name (the case has: {})",
-                                    free, [&] {
+                                    free,
+                                    [&] {
                                       std::string s;
                                       for (const auto& [k, v] : values) s += (s.empty() ? "" : ", ") + k;
                                       return s;

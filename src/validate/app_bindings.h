@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+
 #include "support/expr.h"
 
 namespace perfcast::validate {

@@ -9,14 +9,15 @@
 #include <string>
 #include <utility>
 #include <vector>
+
 #include "support/expr.h"
 
 namespace perfcast::validate {
 
 struct Settings {
-  std::string machine;  // a machine file (relative to the cases file) or a bundled name
-  int repeats = 3;      // timed runs of the measured method
-  int warmup = 1;       // untimed runs before them
+  std::string machine;     // a machine file (relative to the cases file) or a bundled name
+  int repeats = 3;         // timed runs of the measured method
+  int warmup = 1;          // untimed runs before them
   double timeout_s = 600;  // per launch, every method
 };
 
@@ -27,12 +28,12 @@ struct Placeholder {
 };
 
 struct Case {
-  std::string app;                         // a folder of apps/
-  std::string args;                        // the app's arguments, with {placeholders}
-  std::string skeleton_args;               // the skeleton's (default: args)
-  std::vector<Placeholder> placeholders;   // every other key of the case
-  std::vector<int> ranks;                  // ascending, no repeats
-  int line = 0;                            // of its [[case]] header
+  std::string app;                        // a folder of apps/
+  std::string args;                       // the app's arguments, with {placeholders}
+  std::string skeleton_args;              // the skeleton's (default: args)
+  std::vector<Placeholder> placeholders;  // every other key of the case
+  std::vector<int> ranks;                 // ascending, no repeats
+  int line = 0;                           // of its [[case]] header
 };
 
 struct CasesFile {

@@ -1,8 +1,8 @@
 // One data collection (Outcome), two renderings: the table for people, JSON for scripts.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "validate/validate.h"
 
@@ -81,7 +81,7 @@ std::string outcome_table(const Outcome& o) {
   struct Line {
     std::vector<std::string> cells;
   };
-  std::vector<std::string> header = {"app", "size", "ranks", "measured [q1-q3]", "method", "predicted", "error",
+  std::vector<std::string> header = {"app",         "size", "ranks", "measured [q1-q3]", "method", "predicted", "error",
                                      "naive error", "cost", "note"};
   std::vector<Line> lines;
   for (const Row& r : o.rows) {
@@ -111,8 +111,9 @@ std::string outcome_table(const Outcome& o) {
   std::string out = fmt::format("perfcast validate on machine {} (error = predicted / measured - 1)\n\n", o.machine);
   out += print(header);
   for (const Line& l : lines) out += print(l.cells);
-  out += "\nper method: rows with an error, mean |error|, rows within 20 %; the naive baseline (T1/R) over the same "
-         "rows\n";
+  out +=
+      "\nper method: rows with an error, mean |error|, rows within 20 %; the naive baseline (T1/R) over the same "
+      "rows\n";
   for (const MethodSummary& s : summarize(o.rows)) {
     if (s.method == "naive") continue;
     out += fmt::format("  {:<13} {:>3} rows  {:>6}  {:>3}/{:<3} within 20 %", s.method, s.rows,

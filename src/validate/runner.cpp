@@ -1,11 +1,11 @@
 // The methods of `perfcast validate`, run for each (case, sizes, ranks) in turn.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "measure/launcher.h"
 #include "measure/timing.h"
@@ -93,18 +93,25 @@ class Validation {
         progress(fmt::format("[{}/{}] {} {} ranks={}: {}", step, runs.size(), run.app, run.size, run.ranks, method));
         Row row = base_row(run, method);
         try {
-          if (method == "measured") measured(run, row, out);
-          else if (method == "naive") naive(run, row);
-          else if (method == "skeleton") skeleton(run, row);
-          else if (method == "trace-replay") trace_replay(run, row, out);
-          else if (method == "static") static_model(run, row);
+          if (method == "measured")
+            measured(run, row, out);
+          else if (method == "naive")
+            naive(run, row);
+          else if (method == "skeleton")
+            skeleton(run, row);
+          else if (method == "trace-replay")
+            trace_replay(run, row, out);
+          else if (method == "static")
+            static_model(run, row);
         } catch (const std::exception& e) {
           row.predicted_s.reset();
           row.note = "failed: " + first_line(e.what());
         }
         if (method != "measured" && row.predicted_s) {
-          if (row.measured_s && *row.measured_s > 0) row.error = *row.predicted_s / *row.measured_s - 1;
-          else row.note += (row.note.empty() ? "" : "; ") + std::string("no measured time to compare with");
+          if (row.measured_s && *row.measured_s > 0)
+            row.error = *row.predicted_s / *row.measured_s - 1;
+          else
+            row.note += (row.note.empty() ? "" : "; ") + std::string("no measured time to compare with");
         }
         if (method == "measured") measured_[key_of(run.app, run.args, run.ranks, "")] = row;
         done_[key] = row;
@@ -200,8 +207,9 @@ class Validation {
     row.measured_s = s.median;
     row.measured_q1_s = s.q1;
     row.measured_q3_s = s.q3;
-    row.note = fmt::format("median of {} runs of {}{}{}", s.count, r.app_time ? "the app's time_s" : "the launch's wall time",
-                           r.pinned ? ", pinned" : ", not pinned", r.oversubscribed ? ", oversubscribed" : "");
+    row.note =
+        fmt::format("median of {} runs of {}{}{}", s.count, r.app_time ? "the app's time_s" : "the launch's wall time",
+                    r.pinned ? ", pinned" : ", not pinned", r.oversubscribed ? ", oversubscribed" : "");
   }
 
   void naive(const Run& run, Row& row) {
@@ -245,7 +253,7 @@ class Validation {
       return;
     }
     std::vector<std::string> args = {"simulate", "--machine", tools_.machine, "--np", std::to_string(run.ranks),
-                                     "--json", "--", skel.string()};
+                                     "--json",   "--",        skel.string()};
     for (const std::string& a : split_args(run.skeleton_args)) args.push_back(a);
     auto start = std::chrono::steady_clock::now();
     ProcessResult r = perfcast(args);
@@ -343,17 +351,20 @@ class Validation {
       ProcessResult r = perfcast(args);
       analysis_s = seconds_since(start);
       std::string error;
-      if (r.timed_out) error = "perfcast analyze timed out";
-      else if (r.exit_code != 0) error = "perfcast analyze: " + last_line(r.stderr_text);
+      if (r.timed_out)
+        error = "perfcast analyze timed out";
+      else if (r.exit_code != 0)
+        error = "perfcast analyze: " + last_line(r.stderr_text);
       it = models_.emplace(app, std::make_pair(out, error)).first;
     }
     if (!it->second.second.empty()) throw UserError(it->second.second);
     return it->second.first;
   }
 
-  double refined(const fs::path& model_file, int ranks, const std::vector<std::pair<std::string, std::string>>& params) {
-    std::vector<std::string> args = {"predict", model_file.string(), "--machine", tools_.machine,
-                                     "--np", std::to_string(ranks), "--json"};
+  double refined(const fs::path& model_file, int ranks,
+                 const std::vector<std::pair<std::string, std::string>>& params) {
+    std::vector<std::string> args = {"predict", model_file.string(),   "--machine", tools_.machine,
+                                     "--np",    std::to_string(ranks), "--json"};
     for (const auto& [k, v] : params) {
       args.push_back("--param");
       args.push_back(k + "=" + v);
@@ -417,7 +428,8 @@ class Validation {
   }
 
   // Every parameter of the model, and those without a default.
-  void model_parameters(const fs::path& model_file, std::vector<std::string>& names, std::vector<std::string>& required) {
+  void model_parameters(const fs::path& model_file, std::vector<std::string>& names,
+                        std::vector<std::string>& required) {
     ProcessResult r = perfcast({"model", "params", model_file.string(), "--json"});
     check(r, "perfcast model params");
     for (const json& p : parse_json(r, "perfcast model params")) {
@@ -434,7 +446,7 @@ class Validation {
   std::map<std::string, Row> done_;      // key_of(app, args, ranks, method)
   std::map<std::string, Row> measured_;  // key_of(app, args, ranks, "")
   std::map<std::string, std::pair<std::optional<AppBindings>, std::string>> bindings_;  // app -> file, error
-  std::map<std::string, std::pair<fs::path, std::string>> models_;                     // app -> model, error
+  std::map<std::string, std::pair<fs::path, std::string>> models_;                      // app -> model, error
 };
 
 }  // namespace

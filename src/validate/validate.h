@@ -9,12 +9,11 @@
 #pragma once
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "validate/cases.h"
 
@@ -45,23 +44,23 @@ struct Row {
   double cost_s = 0;            // seconds the method took for this row
   std::string cost_runs;        // what it had to run ("1 traced run", "none")
   bool oversubscribed = false;
-  std::string note;             // why a cell is empty, or how the figure was made
-  bool resumed = false;         // read back from the results file, not run now
+  std::string note;      // why a cell is empty, or how the figure was made
+  bool resumed = false;  // read back from the results file, not run now
 };
 
 nlohmann::json to_json(const Row& row);
 Row row_from_json(const nlohmann::json& j);  // throws UserError on a malformed row
 
 struct Options {
-  std::set<std::string> methods;                 // among kMethods
-  std::optional<std::filesystem::path> resume;   // JSON lines, one row each
+  std::set<std::string> methods;                // among kMethods
+  std::optional<std::filesystem::path> resume;  // JSON lines, one row each
   std::function<void(const std::string&)> progress;
 };
 
 struct Outcome {
   std::vector<Row> rows;
-  int timed_runs = 0;     // real launches the measured method made in this invocation
-  int traced_runs = 0;    // real launches the trace-replay method made
+  int timed_runs = 0;   // real launches the measured method made in this invocation
+  int traced_runs = 0;  // real launches the trace-replay method made
   int rows_resumed = 0;
   std::string machine;
 };

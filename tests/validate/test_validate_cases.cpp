@@ -1,8 +1,8 @@
 // The cases file of `perfcast validate` and apps/<app>/validate.toml: what they
 // accept, what they expand into, and errors that name the file, line and key.
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "scratch.h"
 #include "support/error.h"
@@ -43,7 +43,7 @@ TEST(ValidateCases, ParsesSettingsAndCases) {
   EXPECT_EQ(f.settings.warmup, 0);
   ASSERT_EQ(f.cases.size(), 1u);
   EXPECT_EQ(f.cases[0].app, "wave3d");
-  EXPECT_EQ(f.cases[0].skeleton_args, f.cases[0].args);  // defaults to args
+  EXPECT_EQ(f.cases[0].skeleton_args, f.cases[0].args);      // defaults to args
   EXPECT_EQ(f.cases[0].ranks, (std::vector<int>{1, 2, 4}));  // sorted
   ASSERT_EQ(f.cases[0].placeholders.size(), 2u);
   EXPECT_EQ(f.cases[0].placeholders[0].name, "n");  // the file's order, not toml++'s sorted one
@@ -143,8 +143,11 @@ TEST(ValidateAppBindings, TheShippedFilesLoadAndBindAQuickCase) {
     auto b = load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / app / "validate.toml");
     ASSERT_TRUE(b.has_value()) << app;
     EXPECT_TRUE(std::filesystem::exists(b->source)) << app;
-    expr::Bindings v{{"n", expr::Value(16)}, {"steps", expr::Value(4)}, {"iters", expr::Value(4)},
-                     {"bodies", expr::Value(64)}, {"ranks", expr::Value(2)}};
+    expr::Bindings v{{"n", expr::Value(16)},
+                     {"steps", expr::Value(4)},
+                     {"iters", expr::Value(4)},
+                     {"bodies", expr::Value(64)},
+                     {"ranks", expr::Value(2)}};
     EXPECT_FALSE(bind_parameters(*b, v).empty()) << app;
   }
 }

@@ -2,10 +2,10 @@
 // wave3d at 1 and 2 ranks, its skeleton, a traced run, the static model. Checks the
 // rows' shape and arithmetic (not the errors' size: the quick cases price on a
 // bundled machine), and that a rerun with the same results file runs nothing.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <map>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "perfcast_cli.h"
@@ -16,9 +16,9 @@ namespace {
 using nlohmann::json;
 
 json validate(const std::filesystem::path& results) {
-  auto r = perfcast_run({"validate", std::string(PERFCAST_SOURCE_DIR) + "/validate/quick.toml", "--json", "--resume",
-                         results.string()},
-                        std::chrono::seconds(240));
+  auto r = perfcast_run(
+      {"validate", std::string(PERFCAST_SOURCE_DIR) + "/validate/quick.toml", "--json", "--resume", results.string()},
+      std::chrono::seconds(240));
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   return json::parse(r.stdout_text);
 }
@@ -37,8 +37,8 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
   ASSERT_EQ(measured.size(), 2u);
 
   for (const json& row : rows) {
-    for (const char* field : {"app", "args", "ranks", "method", "measured_s", "predicted_s", "error", "cost_s",
-                              "oversubscribed", "note"})
+    for (const char* field :
+         {"app", "args", "ranks", "method", "measured_s", "predicted_s", "error", "cost_s", "oversubscribed", "note"})
       EXPECT_TRUE(row.contains(field)) << field << " in " << row.dump();
     EXPECT_EQ(row.at("app"), "wave3d");
     int ranks = row.at("ranks").get<int>();
@@ -73,8 +73,10 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
     EXPECT_EQ(again.at("measured_s"), rows[i].at("measured_s"));
     EXPECT_EQ(again.at("predicted_s"), rows[i].at("predicted_s"));
     // rows that failed run again; the others are read back
-    if (again.at("resumed").get<bool>()) ++resumed;
-    else EXPECT_EQ(again.at("note").get<std::string>().rfind("failed:", 0), 0u) << again.dump();
+    if (again.at("resumed").get<bool>())
+      ++resumed;
+    else
+      EXPECT_EQ(again.at("note").get<std::string>().rfind("failed:", 0), 0u) << again.dump();
   }
   EXPECT_EQ(second.at("rows_resumed").get<int>(), resumed);
   EXPECT_GE(resumed, 8);
