@@ -53,12 +53,12 @@ std::string first_line(const std::string& text) {
   return line;
 }
 
-// The last non-empty line of a child's stderr: where perfcast prints its error.
+// The last line of a child's stderr that says something: where perfcast prints its error.
 std::string last_line(const std::string& text) {
   std::istringstream in(text);
   std::string line, last;
   while (std::getline(in, line))
-    if (!line.empty()) last = line;
+    if (!line.empty() && line.rfind("Run with --help", 0) != 0) last = line;  // CLI11's trailer
   return first_line(last);
 }
 
@@ -341,11 +341,10 @@ class Validation {
     auto it = models_.find(app);
     if (it == models_.end()) {
       fs::path out = scratch_.path() / (app + ".model.json");
-      std::vector<std::string> args = {"analyze"};
+      // The flags go last: a list option such as --branch-probability would swallow a
+      // source that followed it.
+      std::vector<std::string> args = {"analyze", b.source.string(), "-o", out.string()};
       for (const std::string& f : b.analyze_flags) args.push_back(f);
-      args.push_back(b.source.string());
-      args.push_back("-o");
-      args.push_back(out.string());
       progress(fmt::format("  analysing {} (once per validation)", b.source.string()));
       auto start = std::chrono::steady_clock::now();
       ProcessResult r = perfcast(args);
