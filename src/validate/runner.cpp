@@ -66,6 +66,14 @@ std::string key_of(const std::string& app, const std::string& args, int ranks, c
   return fmt::format("{}\x1f{}\x1f{}\x1f{}", app, args, ranks, method);
 }
 
+// A row done before is reused only for the same machine file, except measured and
+// naive rows, which no machine file prices.
+std::string done_key(const std::string& app, const std::string& args, int ranks, const std::string& method,
+                     const std::string& machine) {
+  bool priced = method != "measured" && method != "naive";
+  return key_of(app, args, ranks, method) + "\x1f" + (priced ? machine : "");
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -85,7 +93,7 @@ class Validation {
       ++step;
       for (const std::string& method : kMethods) {
         if (!options_.methods.count(method)) continue;
-        std::string key = key_of(run.app, run.args, run.ranks, method);
+        std::string key = done_key(run.app, run.args, run.ranks, method, tools_.machine);
         if (auto it = done_.find(key); it != done_.end()) {
           out.rows.push_back(it->second);
           continue;
@@ -146,7 +154,7 @@ class Validation {
       if (row.note.rfind("failed:", 0) == 0) continue;
       row.resumed = true;
       ++out.rows_resumed;
-      done_[key_of(row.app, row.args, row.ranks, row.method)] = row;
+      done_[done_key(row.app, row.args, row.ranks, row.method, row.machine)] = row;
       if (row.method == "measured") measured_[key_of(row.app, row.args, row.ranks, "")] = row;
     }
   }
@@ -166,6 +174,7 @@ class Validation {
     row.args = run.args;
     row.ranks = run.ranks;
     row.method = method;
+    if (method != "measured" && method != "naive") row.machine = tools_.machine;
     row.oversubscribed = measure::is_oversubscribed(run.ranks);
     if (auto it = measured_.find(key_of(run.app, run.args, run.ranks, "")); it != measured_.end()) {
       row.measured_s = it->second.measured_s;
@@ -456,6 +465,7 @@ json to_json(const Row& r) {
           {"args", r.args},
           {"ranks", r.ranks},
           {"method", r.method},
+          {"machine", r.machine},
           {"measured_s", optional_number(r.measured_s)},
           {"measured_q1_s", optional_number(r.measured_q1_s)},
           {"measured_q3_s", optional_number(r.measured_q3_s)},
@@ -477,6 +487,7 @@ Row row_from_json(const json& j) {
     r.args = j.at("args").get<std::string>();
     r.ranks = j.at("ranks").get<int>();
     r.method = j.at("method").get<std::string>();
+    r.machine = j.value("machine", "");
     r.cost_s = j.value("cost_s", 0.0);
     r.cost_runs = j.value("cost_runs", "");
     r.oversubscribed = j.value("oversubscribed", false);

@@ -38,6 +38,7 @@ struct Row {
   std::string app, size, args;
   int ranks = 1;
   std::string method;
+  std::string machine;  // the machine file that priced the prediction; empty for measured and naive
   std::optional<double> measured_s, measured_q1_s, measured_q3_s;
   std::optional<double> predicted_s;
   std::optional<double> error;  // predicted / measured - 1

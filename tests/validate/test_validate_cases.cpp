@@ -95,6 +95,28 @@ TEST(ValidateCases, MethodsListChecksNamesAndAlwaysMeasures) {
   }
 }
 
+TEST(ValidateRows, ARowReadsBackAsWrittenAndAMalformedOneIsAnError) {
+  Row r;
+  r.app = "wave3d";
+  r.args = "--n 8";
+  r.ranks = 2;
+  r.method = "skeleton";
+  r.machine = "m.toml";
+  r.measured_s = 0.5;
+  r.predicted_s = 0.25;
+  r.error = -0.5;
+  r.note = "why";
+  Row back = row_from_json(to_json(r));
+  EXPECT_EQ(back.machine, "m.toml");
+  EXPECT_EQ(back.predicted_s, 0.25);
+  EXPECT_EQ(back.error, -0.5);
+  EXPECT_FALSE(back.measured_q1_s.has_value());
+  EXPECT_THROW((void)row_from_json(nlohmann::json{{"app", "x"}}), UserError);
+  EXPECT_THROW((void)row_from_json(nlohmann::json{{"app", "x"}, {"args", ""}, {"ranks", 1}, {"method", "naive"},
+                                                  {"predicted_s", "fast"}}),
+               UserError);
+}
+
 std::filesystem::path write(const std::string& name, const std::string& text) {
   auto path = perfcast::testing::scratch() / name;
   std::ofstream(path) << text;
