@@ -1,0 +1,85 @@
+// `perfcast validate CASES.toml`: every method against real runs, one table (docs/validate.md).
+#include "validate/validate.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/commands.h"
+#include "support/error.h"
+
+namespace perfcast::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ValidateOptions {
+  std::string cases;
+  std::string machine;
+  std::string methods;
+  std::string resume;
+  std::string build;
+  std::string apps;
+  bool json = false;
+  bool quiet = false;
+};
+
+// A machine named by a path in the cases file is relative to that file; a bare name
+// (no slash, no .toml) is a bundled machine that `--machine` finds itself.
+std::string machine_argument(const std::string& machine, const fs::path& base) {
+  bool is_path = machine.find('/') != std::string::npos || machine.ends_with(".toml");
+  if (!is_path) return machine;
+  fs::path p(machine);
+  return p.is_absolute() ? machine : (base / p).lexically_normal().string();
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "Run every method against real runs of the apps in a cases file; one table of errors per method");
+  cmd->add_option("cases", o->cases, "The cases file (TOML, docs/validate.md), e.g. validate/quick.toml")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--machine", o->machine, "Machine file or bundled name (replaces [settings] machine)");
+  cmd->add_option("--methods", o->methods,
+                  "Methods, comma-separated (measured always runs): naive,skeleton,trace-replay,static");
+  cmd->add_option("--resume", o->resume,
+                  "Results file (JSON lines): rows in it are not run again, new rows are appended");
+  cmd->add_option("--build", o->build,
+                  "Build directory holding apps/<app> and apps/<app>_skel (default: this "
+                  "perfcast's)");
+  cmd->add_option("--apps", o->apps, "The apps/ folder with each app's validate.toml (default: the source tree's)");
+  cmd->add_flag("--json", o->json, "Print {\"rows\": [...], \"summary\": [...]} as JSON");
+  cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
+  cmd->footer("Example: perfcast validate validate/quick.toml --resume /tmp/quick.jsonl");
+
+  cmd->callback([o] {
+    validate::CasesFile file = validate::load_cases(o->cases);
+    fs::path self = fs::canonical("/proc/self/exe");
+    validate::Tools tools;
+    tools.perfcast = self;
+    tools.build_dir = o->build.empty() ? self.parent_path().parent_path() : fs::absolute(o->build);
+    tools.apps_dir = o->apps.empty() ? fs::path(PERFCAST_SOURCE_DIR) / "apps" : fs::absolute(o->apps);
+    tools.machine =
+        o->machine.empty() ? machine_argument(file.settings.machine, fs::absolute(o->cases).parent_path()) : o->machine;
+    validate::Options options;
+    options.methods = o->methods.empty() ? std::set<std::string>(validate::kMethods.begin(), validate::kMethods.end())
+                                         : validate::parse_methods(o->methods);
+    if (!o->resume.empty()) options.resume = fs::path(o->resume);
+    if (!o->quiet)
+      options.progress = [](const std::string& line) { std::cerr << "perfcast validate: " << line << "\n"; };
+    validate::Outcome outcome = validate::run_validation(file, tools, options);
+    if (o->json)
+      std::cout << validate::outcome_json(outcome).dump(2) << "\n";
+    else
+      std::cout << validate::outcome_table(outcome);
+  });
+}
+
+}  // namespace perfcast::cli

@@ -1,0 +1,521 @@
+// The methods of `perfcast validate`, run for each (case, sizes, ranks) in turn.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "measure/launcher.h"
+#include "measure/timing.h"
+#include "support/error.h"
+#include "support/process.h"
+#include "support/scratch_directory.h"
+#include "validate/app_bindings.h"
+#include "validate/validate.h"
+
+namespace perfcast::validate {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::set<std::string> parse_methods(const std::string& list) {
+  std::set<std::string> out;
+  std::stringstream in(list);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    if (name.empty()) continue;
+    if (std::find(kMethodsNotBuilt.begin(), kMethodsNotBuilt.end(), name) != kMethodsNotBuilt.end())
+      throw UserError(fmt::format("--methods: '{}' is not built yet", name));
+    if (std::find(kMethods.begin(), kMethods.end(), name) == kMethods.end())
+      throw UserError(fmt::format("--methods: unknown method '{}'", name), {},
+                      "the methods: measured, naive, skeleton, trace-replay, static");
+    out.insert(name);
+  }
+  out.insert("measured");
+  return out;
+}
+
+namespace {
+
+json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<double> number_field(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  if (!j[key].is_number()) throw UserError(fmt::format("row field '{}' is not a number", key));
+  return j[key].get<double>();
+}
+
+// The first line of a message, shortened: a cell's note, not a log.
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() > 240) line = line.substr(0, 237) + "...";
+  return line;
+}
+
+// The last line of a child's stderr that says something: where perfcast prints its error.
+std::string last_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty() && line.rfind("Run with --help", 0) != 0) last = line;  // CLI11's trailer
+  return first_line(last);
+}
+
+std::string key_of(const std::string& app, const std::string& args, int ranks, const std::string& method) {
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}", app, args, ranks, method);
+}
+
+// A row done before is reused only for the same machine file, except measured and
+// naive rows, which no machine file prices.
+std::string done_key(const std::string& app, const std::string& args, int ranks, const std::string& method,
+                     const std::string& machine) {
+  bool priced = method != "measured" && method != "naive";
+  return key_of(app, args, ranks, method) + "\x1f" + (priced ? machine : "");
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+class Validation {
+ public:
+  Validation(const CasesFile& file, const Tools& tools, const Options& options)
+      : file_(file), tools_(tools), options_(options), scratch_("perfcast-validate") {}
+
+  Outcome run() {
+    Outcome out;
+    out.machine = tools_.machine;
+    read_resume(out);
+    std::vector<Run> runs = expand(file_);
+    int step = 0;
+    for (const Run& run : runs) {
+      ++step;
+      for (const std::string& method : kMethods) {
+        if (!options_.methods.count(method)) continue;
+        std::string key = done_key(run.app, run.args, run.ranks, method, tools_.machine);
+        if (auto it = done_.find(key); it != done_.end()) {
+          out.rows.push_back(it->second);
+          continue;
+        }
+        progress(fmt::format("[{}/{}] {} {} ranks={}: {}", step, runs.size(), run.app, run.size, run.ranks, method));
+        Row row = base_row(run, method);
+        try {
+          if (method == "measured")
+            measured(run, row, out);
+          else if (method == "naive")
+            naive(run, row);
+          else if (method == "skeleton")
+            skeleton(run, row);
+          else if (method == "trace-replay")
+            trace_replay(run, row, out);
+          else if (method == "static")
+            static_model(run, row);
+        } catch (const std::exception& e) {
+          row.predicted_s.reset();
+          row.note = "failed: " + first_line(e.what());
+        }
+        if (method != "measured" && row.predicted_s) {
+          if (row.measured_s && *row.measured_s > 0)
+            row.error = *row.predicted_s / *row.measured_s - 1;
+          else
+            row.note += (row.note.empty() ? "" : "; ") + std::string("no measured time to compare with");
+        }
+        if (method == "measured") measured_[key_of(run.app, run.args, run.ranks, "")] = row;
+        done_[key] = row;
+        append(row);
+        out.rows.push_back(row);
+      }
+    }
+    return out;
+  }
+
+ private:
+  void progress(const std::string& line) {
+    if (options_.progress) options_.progress(line);
+  }
+
+  void read_resume(Outcome& out) {
+    if (!options_.resume || !fs::exists(*options_.resume)) return;
+    std::ifstream in(*options_.resume);
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      if (line.empty()) continue;
+      Row row;
+      try {
+        row = row_from_json(json::parse(line));
+      } catch (const std::exception& e) {
+        throw UserError(fmt::format("not a row of perfcast validate: {}", first_line(e.what())),
+                        {options_.resume->string(), number, ""}, "remove the line, or the file to start over");
+      }
+      // A row that failed is run again: its failure may have been passing.
+      if (row.note.rfind("failed:", 0) == 0) continue;
+      row.resumed = true;
+      ++out.rows_resumed;
+      done_[done_key(row.app, row.args, row.ranks, row.method, row.machine)] = row;
+      if (row.method == "measured") measured_[key_of(row.app, row.args, row.ranks, "")] = row;
+    }
+  }
+
+  void append(const Row& row) {
+    if (!options_.resume) return;
+    // One line per row, flushed as it is made: an interrupted validation keeps its rows.
+    std::ofstream out(*options_.resume, std::ios::app);
+    out << to_json(row).dump() << "\n";
+    if (!out) throw UserError("cannot append to the results file", {options_.resume->string(), std::nullopt, ""});
+  }
+
+  Row base_row(const Run& run, const std::string& method) {
+    Row row;
+    row.app = run.app;
+    row.size = run.size;
+    row.args = run.args;
+    row.ranks = run.ranks;
+    row.method = method;
+    if (method != "measured" && method != "naive") row.machine = tools_.machine;
+    row.oversubscribed = measure::is_oversubscribed(run.ranks);
+    if (auto it = measured_.find(key_of(run.app, run.args, run.ranks, "")); it != measured_.end()) {
+      row.measured_s = it->second.measured_s;
+      row.measured_q1_s = it->second.measured_q1_s;
+      row.measured_q3_s = it->second.measured_q3_s;
+    }
+    return row;
+  }
+
+  fs::path app_binary(const Run& run) const { return tools_.build_dir / "apps" / run.app; }
+
+  measure::MpiLaunch launch(const Run& run, const std::string& args) const {
+    fs::path binary = app_binary(run);
+    if (!fs::exists(binary))
+      throw UserError(fmt::format("no app binary {} (build the project, or pass --build)", binary.string()));
+    measure::MpiLaunch l;
+    l.ranks = run.ranks;
+    l.program = {binary.string()};
+    for (const std::string& a : split_args(args)) l.program.push_back(a);
+    l.pin = true;
+    l.busy_poll = true;  // as `perfcast measure` times: pinned runs poll where they fit
+    return l;
+  }
+
+  void measured(const Run& run, Row& row, Outcome& out) {
+    measure::TimingOptions timing;
+    timing.repeats = file_.settings.repeats;
+    timing.warmups = file_.settings.warmup;
+    timing.timeout_s = file_.settings.timeout_s;
+    auto start = std::chrono::steady_clock::now();
+    measure::TimingResult r = measure::time_mpi_runs(launch(run, run.args), timing, [&](int i, int total, bool warm) {
+      progress(fmt::format("  run {}/{}{}", i, total, warm ? " (warm-up)" : ""));
+      ++out.timed_runs;
+    });
+    row.cost_s = seconds_since(start);
+    row.cost_runs = fmt::format("{} timed runs + {} warm-up", timing.repeats, timing.warmups);
+    row.oversubscribed = r.oversubscribed;
+    const measure::Summary& s = r.app_time ? *r.app_time : r.wall;
+    row.measured_s = s.median;
+    row.measured_q1_s = s.q1;
+    row.measured_q3_s = s.q3;
+    row.note =
+        fmt::format("median of {} runs of {}{}{}", s.count, r.app_time ? "the app's time_s" : "the launch's wall time",
+                    r.pinned ? ", pinned" : ", not pinned", r.oversubscribed ? ", oversubscribed" : "");
+  }
+
+  void naive(const Run& run, Row& row) {
+    row.cost_runs = "none";
+    if (run.ranks == 1) {
+      row.note = "not applicable at 1 rank (T1/1 is the measurement)";
+      return;
+    }
+    auto it = measured_.find(key_of(run.app, run.args_one_rank, 1, ""));
+    if (it == measured_.end() || !it->second.measured_s) {
+      row.note = "no measured 1-rank row of this size (add 1 to the case's ranks)";
+      return;
+    }
+    row.predicted_s = *it->second.measured_s / run.ranks;
+    row.note = fmt::format("T1/{} with T1 = {:.6g} s", run.ranks, *it->second.measured_s);
+  }
+
+  ProcessResult perfcast(std::vector<std::string> args) const {
+    args.insert(args.begin(), tools_.perfcast.string());
+    return run_process(args, std::chrono::duration<double>(file_.settings.timeout_s));
+  }
+
+  static void check(const ProcessResult& r, const std::string& what) {
+    if (r.timed_out) throw UserError(fmt::format("{} timed out", what));
+    if (r.exit_code != 0) throw UserError(fmt::format("{}: {}", what, last_line(r.stderr_text)));
+  }
+
+  static json parse_json(const ProcessResult& r, const std::string& what) {
+    try {
+      return json::parse(r.stdout_text);
+    } catch (const std::exception&) {
+      throw UserError(fmt::format("{} printed no JSON document", what));
+    }
+  }
+
+  void skeleton(const Run& run, Row& row) {
+    fs::path skel = tools_.build_dir / "apps" / (run.app + "_skel");
+    if (!fs::exists(skel)) {
+      row.cost_runs = "none";
+      row.note = fmt::format("no skeleton ({} not built)", skel.string());
+      return;
+    }
+    std::vector<std::string> args = {"simulate", "--machine", tools_.machine, "--np", std::to_string(run.ranks),
+                                     "--json",   "--",        skel.string()};
+    for (const std::string& a : split_args(run.skeleton_args)) args.push_back(a);
+    auto start = std::chrono::steady_clock::now();
+    ProcessResult r = perfcast(args);
+    row.cost_s = seconds_since(start);
+    row.cost_runs = "none (the skeleton runs simulated)";
+    check(r, "perfcast simulate");
+    // The skeleton prints the app's JSON line, timed on the simulated clock, on stderr.
+    json own = measure::last_json_line(r.stderr_text);
+    if (own.is_object() && own.contains("time_s") && own["time_s"].is_number()) {
+      row.predicted_s = own["time_s"].get<double>();
+      row.note = "the skeleton's own time_s (the app's timed region, simulated)";
+    } else {
+      row.predicted_s = parse_json(r, "perfcast simulate").at("predicted_time_s").get<double>();
+      row.note = "the whole simulated job (the skeleton prints no time_s)";
+    }
+  }
+
+  // The baseline of the app's timed region, when its validate.toml names one and the
+  // case has the placeholders it overrides.
+  std::optional<expr::Bindings> baseline_values(const Run& run, const AppBindings* b) const {
+    if (!b || b->timed_region_baseline.empty()) return std::nullopt;
+    expr::Bindings values = run.values;
+    for (const auto& [name, value] : b->timed_region_baseline) {
+      if (!values.count(name)) return std::nullopt;
+      values[name] = value;
+    }
+    return values;
+  }
+
+  const AppBindings* app_bindings(const std::string& app) {
+    auto it = bindings_.find(app);
+    if (it == bindings_.end()) {
+      std::optional<AppBindings> b;
+      std::string error;
+      try {
+        b = load_app_bindings(tools_.apps_dir / app / "validate.toml");
+      } catch (const UserError& e) {
+        error = e.what();
+      }
+      it = bindings_.emplace(app, std::make_pair(std::move(b), error)).first;
+    }
+    if (!it->second.second.empty()) throw UserError(it->second.second);
+    return it->second.first ? &*it->second.first : nullptr;
+  }
+
+  double traced_time(const Run& run, const std::string& args, const std::string& name, Outcome& out) {
+    fs::path dir = scratch_.path() / fmt::format("trace-{}-{}", name, ++traces_);
+    std::vector<std::string> cmd = {"trace", "-o", dir.string(), "--"};
+    for (const std::string& a : measure::mpirun_command(launch(run, args))) cmd.push_back(a);
+    ++out.traced_runs;
+    check(perfcast(cmd), "perfcast trace");
+    ProcessResult sim = perfcast({"simulate", "--machine", tools_.machine, "--json", dir.string()});
+    check(sim, "perfcast simulate (replay)");
+    fs::remove_all(dir);
+    return parse_json(sim, "perfcast simulate").at("predicted_time_s").get<double>();
+  }
+
+  void trace_replay(const Run& run, Row& row, Outcome& out) {
+    auto start = std::chrono::steady_clock::now();
+    const AppBindings* b = nullptr;
+    try {
+      b = app_bindings(run.app);
+    } catch (const UserError&) {
+      // a broken validate.toml is the static cell's to report; here it only means no baseline
+    }
+    std::optional<expr::Bindings> base = baseline_values(run, b);
+    double full = traced_time(run, run.args, "run", out);
+    if (base) {
+      std::string base_args = render(file_.cases[run.case_index].args, *base, "args");
+      double zero = traced_time(run, base_args, "baseline", out);
+      row.predicted_s = full - zero;
+      row.cost_runs = "2 traced runs";
+      row.note = fmt::format("replayed run minus replayed baseline ({}): the timed region", base_args);
+    } else {
+      row.predicted_s = full;
+      row.cost_runs = "1 traced run";
+      row.note = "the whole replayed program (no timed-region baseline: apps/" + run.app + "/validate.toml)";
+    }
+    row.cost_s = seconds_since(start);
+  }
+
+  // The app's program model, analysed once per validation; the error repeats on
+  // every row of the app when the analysis failed.
+  const fs::path& model(const AppBindings& b, const std::string& app, double& analysis_s) {
+    auto it = models_.find(app);
+    if (it == models_.end()) {
+      fs::path out = scratch_.path() / (app + ".model.json");
+      // The flags go last: a list option such as --branch-probability would swallow a
+      // source that followed it.
+      std::vector<std::string> args = {"analyze", b.source.string(), "-o", out.string()};
+      for (const std::string& f : b.analyze_flags) args.push_back(f);
+      progress(fmt::format("  analysing {} (once per validation)", b.source.string()));
+      auto start = std::chrono::steady_clock::now();
+      ProcessResult r = perfcast(args);
+      analysis_s = seconds_since(start);
+      std::string error;
+      if (r.timed_out)
+        error = "perfcast analyze timed out";
+      else if (r.exit_code != 0)
+        error = "perfcast analyze: " + last_line(r.stderr_text);
+      it = models_.emplace(app, std::make_pair(out, error)).first;
+    }
+    if (!it->second.second.empty()) throw UserError(it->second.second);
+    return it->second.first;
+  }
+
+  double refined(const fs::path& model_file, int ranks,
+                 const std::vector<std::pair<std::string, std::string>>& params) {
+    std::vector<std::string> args = {"predict", model_file.string(),   "--machine", tools_.machine,
+                                     "--np",    std::to_string(ranks), "--json"};
+    for (const auto& [k, v] : params) {
+      args.push_back("--param");
+      args.push_back(k + "=" + v);
+    }
+    ProcessResult r = perfcast(args);
+    check(r, "perfcast predict");
+    return parse_json(r, "perfcast predict").at("refined_time_s").get<double>();
+  }
+
+  void static_model(const Run& run, Row& row) {
+    const AppBindings* b = app_bindings(run.app);
+    row.cost_runs = "none";
+    if (!b) {
+      row.note = fmt::format("no bindings (apps/{}/validate.toml)", run.app);
+      return;
+    }
+    double analysis_s = 0;
+    const fs::path& model_file = model(*b, run.app, analysis_s);
+    auto start = std::chrono::steady_clock::now();
+    std::vector<std::string> names, required;
+    model_parameters(model_file, names, required);
+    auto params = bind_parameters(*b, run.values);
+    std::vector<std::string> missing;
+    std::set<std::string> bound;
+    for (const auto& [k, v] : params) {
+      bound.insert(k);
+      if (std::find(names.begin(), names.end(), k) == names.end()) missing.push_back(k);
+    }
+    if (!missing.empty()) {
+      std::string list, have;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      for (const auto& n : names) have += (have.empty() ? "" : ", ") + n;
+      throw UserError(fmt::format("{} binds {} the model lacks; the model's parameters: {}",
+                                  b->file.filename().string(), list, have));
+    }
+    // A required parameter left unbound is given 1 and named in the note, as the static
+    // bench does: it should not matter to the timed region, and the note lets a reader
+    // check. Parameters with a default (neighbours from MPI_Cart_shift) keep it.
+    std::string unbound;
+    for (const auto& n : required)
+      if (!bound.count(n)) {
+        params.emplace_back(n, "1");
+        unbound += (unbound.empty() ? "" : ", ") + n;
+      }
+    double full = refined(model_file, run.ranks, params);
+    std::optional<expr::Bindings> base = baseline_values(run, b);
+    if (base) {
+      auto base_params = bind_parameters(*b, *base);
+      for (const auto& n : required)
+        if (!bound.count(n)) base_params.emplace_back(n, "1");
+      row.predicted_s = full - refined(model_file, run.ranks, base_params);
+      row.note = "refined, run minus baseline (the timed region)";
+    } else {
+      row.predicted_s = full;
+      row.note = "refined, the whole program";
+    }
+    int predicts = base ? 2 : 1;
+    if (!unbound.empty()) {
+      // Whether the placeholders matter: the run priced again with them at 2. A
+      // prediction that moves is one the bindings do not determine.
+      auto twos = params;
+      for (auto& [k, v] : twos)
+        if (!bound.count(k)) v = "2";
+      double moved = full > 0 ? refined(model_file, run.ranks, twos) / full - 1 : 0;
+      ++predicts;
+      row.note +=
+          fmt::format("; unbound, set to 1 (at 2 the run's prediction moves {:+.1f} %): {}", moved * 100, unbound);
+    }
+    row.cost_s = seconds_since(start);
+    row.cost_runs = fmt::format("{} predict{}{}", predicts, predicts > 1 ? "s" : "",
+                                analysis_s > 0 ? fmt::format(" + the app's one analysis ({:.1f} s)", analysis_s) : "");
+  }
+
+  // Every parameter of the model, and those without a default.
+  void model_parameters(const fs::path& model_file, std::vector<std::string>& names,
+                        std::vector<std::string>& required) {
+    ProcessResult r = perfcast({"model", "params", model_file.string(), "--json"});
+    check(r, "perfcast model params");
+    for (const json& p : parse_json(r, "perfcast model params")) {
+      names.push_back(p.at("name").get<std::string>());
+      if (!p.contains("default")) required.push_back(names.back());
+    }
+  }
+
+  const CasesFile& file_;
+  const Tools& tools_;
+  const Options& options_;
+  ScratchDirectory scratch_;
+  int traces_ = 0;
+  std::map<std::string, Row> done_;      // key_of(app, args, ranks, method)
+  std::map<std::string, Row> measured_;  // key_of(app, args, ranks, "")
+  std::map<std::string, std::pair<std::optional<AppBindings>, std::string>> bindings_;  // app -> file, error
+  std::map<std::string, std::pair<fs::path, std::string>> models_;                      // app -> model, error
+};
+
+}  // namespace
+
+json to_json(const Row& r) {
+  return {{"app", r.app},
+          {"size", r.size},
+          {"args", r.args},
+          {"ranks", r.ranks},
+          {"method", r.method},
+          {"machine", r.machine},
+          {"measured_s", optional_number(r.measured_s)},
+          {"measured_q1_s", optional_number(r.measured_q1_s)},
+          {"measured_q3_s", optional_number(r.measured_q3_s)},
+          {"predicted_s", optional_number(r.predicted_s)},
+          {"error", optional_number(r.error)},
+          {"cost_s", r.cost_s},
+          {"cost_runs", r.cost_runs},
+          {"oversubscribed", r.oversubscribed},
+          {"note", r.note},
+          {"resumed", r.resumed}};
+}
+
+Row row_from_json(const json& j) {
+  if (!j.is_object()) throw UserError("expected a JSON object");
+  Row r;
+  try {
+    r.app = j.at("app").get<std::string>();
+    r.size = j.value("size", "");
+    r.args = j.at("args").get<std::string>();
+    r.ranks = j.at("ranks").get<int>();
+    r.method = j.at("method").get<std::string>();
+    r.machine = j.value("machine", "");
+    r.cost_s = j.value("cost_s", 0.0);
+    r.cost_runs = j.value("cost_runs", "");
+    r.oversubscribed = j.value("oversubscribed", false);
+    r.note = j.value("note", "");
+  } catch (const json::exception& e) {
+    throw UserError(e.what());
+  }
+  r.measured_s = number_field(j, "measured_s");
+  r.measured_q1_s = number_field(j, "measured_q1_s");
+  r.measured_q3_s = number_field(j, "measured_q3_s");
+  r.predicted_s = number_field(j, "predicted_s");
+  r.error = number_field(j, "error");
+  return r;
+}
+
+Outcome run_validation(const CasesFile& file, const Tools& tools, const Options& options) {
+  return Validation(file, tools, options).run();
+}
+
+}  // namespace perfcast::validate

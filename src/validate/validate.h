@@ -1,0 +1,87 @@
+// `perfcast validate`: every method against real runs of the apps, one row per
+// (run, method), one data collection rendered as a table or JSON (docs/validate.md).
+//
+// The measured method times real runs in this process (measure/timing.h). The
+// predicting methods run as `perfcast` subcommands in child processes, as a user
+// would run them: a method that fails or crashes (a skeleton, an analysis) then
+// becomes its row's note instead of ending the validation, and each row's cost is
+// what the user's command costs.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "validate/cases.h"
+
+namespace perfcast::validate {
+
+// The methods, in row order. `measured` always runs: the others are judged by it.
+inline const std::vector<std::string> kMethods = {"measured", "naive", "skeleton", "trace-replay", "static"};
+// Named in the table's notes so readers see what is not compared yet.
+inline const std::vector<std::string> kMethodsNotBuilt = {"signatures", "learned"};
+
+// Throws UserError for an unknown name (listing the methods) or one not built yet.
+std::set<std::string> parse_methods(const std::string& list);
+
+struct Tools {
+  std::filesystem::path perfcast;   // this executable: the child processes' `perfcast`
+  std::filesystem::path build_dir;  // holds apps/<app> and apps/<app>_skel
+  std::filesystem::path apps_dir;   // the source tree's apps/ (apps/<app>/validate.toml)
+  std::string machine;              // passed to --machine: a file or a bundled name
+};
+
+struct Row {
+  std::string app, size, args;
+  int ranks = 1;
+  std::string method;
+  std::string machine;  // the machine file that priced the prediction; empty for measured and naive
+  std::optional<double> measured_s, measured_q1_s, measured_q3_s;
+  std::optional<double> predicted_s;
+  std::optional<double> error;  // predicted / measured - 1
+  double cost_s = 0;            // seconds the method took for this row
+  std::string cost_runs;        // what it had to run ("1 traced run", "none")
+  bool oversubscribed = false;
+  std::string note;      // why a cell is empty, or how the figure was made
+  bool resumed = false;  // read back from the results file, not run now
+};
+
+nlohmann::json to_json(const Row& row);
+Row row_from_json(const nlohmann::json& j);  // throws UserError on a malformed row
+
+struct Options {
+  std::set<std::string> methods;                // among kMethods
+  std::optional<std::filesystem::path> resume;  // JSON lines, one row each
+  std::function<void(const std::string&)> progress;
+};
+
+struct Outcome {
+  std::vector<Row> rows;
+  int timed_runs = 0;   // real launches the measured method made in this invocation
+  int traced_runs = 0;  // real launches the trace-replay method made
+  int rows_resumed = 0;
+  std::string machine;
+};
+
+Outcome run_validation(const CasesFile& file, const Tools& tools, const Options& options);
+
+// Per method: rows with an error, mean |error|, rows within 20 %, and the naive
+// baseline's figures over the same runs (those with more than one rank).
+struct MethodSummary {
+  std::string method;
+  int rows = 0;
+  double mean_abs_error = 0;
+  int within_20 = 0;
+  int naive_rows = 0;
+  double naive_mean_abs_error = 0;
+  int naive_within_20 = 0;
+};
+std::vector<MethodSummary> summarize(const std::vector<Row>& rows);
+
+nlohmann::json outcome_json(const Outcome& outcome);
+std::string outcome_table(const Outcome& outcome);
+
+}  // namespace perfcast::validate

@@ -1,0 +1,86 @@
+// A real run of `perfcast validate validate/quick.toml --json`: real Open MPI runs of
+// wave3d at 1 and 2 ranks, its skeleton, a traced run, the static model. Checks the
+// rows' shape and arithmetic (not the errors' size: the quick cases price on a
+// bundled machine), and that a rerun with the same results file runs nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "perfcast_cli.h"
+#include "scratch.h"
+
+namespace perfcast::testing {
+namespace {
+using nlohmann::json;
+
+json validate(const std::filesystem::path& results) {
+  auto r = perfcast_run(
+      {"validate", std::string(PERFCAST_SOURCE_DIR) + "/validate/quick.toml", "--json", "--resume", results.string()},
+      std::chrono::seconds(240));
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  return json::parse(r.stdout_text);
+}
+
+TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
+  auto results = scratch() / "quick.jsonl";
+  json first = validate(results);
+  const json& rows = first.at("rows");
+  // wave3d n=16 at 1 and 2 ranks, five methods each
+  ASSERT_EQ(rows.size(), 10u) << first.dump(1);
+  EXPECT_GT(first.at("measured_launches").get<int>(), 0);
+
+  std::map<int, double> measured;  // ranks -> measured median
+  for (const json& row : rows)
+    if (row.at("method") == "measured") measured[row.at("ranks").get<int>()] = row.at("measured_s").get<double>();
+  ASSERT_EQ(measured.size(), 2u);
+
+  for (const json& row : rows) {
+    for (const char* field :
+         {"app", "args", "ranks", "method", "measured_s", "predicted_s", "error", "cost_s", "oversubscribed", "note"})
+      EXPECT_TRUE(row.contains(field)) << field << " in " << row.dump();
+    EXPECT_EQ(row.at("app"), "wave3d");
+    int ranks = row.at("ranks").get<int>();
+    EXPECT_EQ(row.at("measured_s").get<double>(), measured.at(ranks)) << row.dump();
+    if (row.at("method") == "measured") continue;
+    if (row.at("predicted_s").is_null()) {
+      // an empty cell says why
+      EXPECT_FALSE(row.at("note").get<std::string>().empty()) << row.dump();
+      EXPECT_TRUE(row.at("error").is_null());
+      continue;
+    }
+    double predicted = row.at("predicted_s").get<double>();
+    // signed and relative: predicted / measured - 1
+    EXPECT_NEAR(row.at("error").get<double>(), predicted / measured.at(ranks) - 1, 1e-9) << row.dump();
+    if (row.at("method") == "naive") EXPECT_NEAR(predicted, measured.at(1) / ranks, 1e-12) << row.dump();
+  }
+  // naive has no figure at 1 rank; the skeleton and the traced run have one at both counts
+  for (const json& row : rows) {
+    if (row.at("method") == "naive" && row.at("ranks") == 1) EXPECT_TRUE(row.at("predicted_s").is_null());
+    if (row.at("method") == "naive" && row.at("ranks") == 2) EXPECT_FALSE(row.at("predicted_s").is_null());
+    if (row.at("method") == "skeleton" || row.at("method") == "trace-replay")
+      EXPECT_FALSE(row.at("predicted_s").is_null()) << row.dump();
+  }
+
+  json second = validate(results);
+  EXPECT_EQ(second.at("measured_launches").get<int>(), 0);
+  EXPECT_EQ(second.at("traced_launches").get<int>(), 0);
+  ASSERT_EQ(second.at("rows").size(), rows.size());
+  int resumed = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const json& again = second.at("rows")[i];
+    EXPECT_EQ(again.at("measured_s"), rows[i].at("measured_s"));
+    EXPECT_EQ(again.at("predicted_s"), rows[i].at("predicted_s"));
+    // rows that failed run again; the others are read back
+    if (again.at("resumed").get<bool>())
+      ++resumed;
+    else
+      EXPECT_EQ(again.at("note").get<std::string>().rfind("failed:", 0), 0u) << again.dump();
+  }
+  EXPECT_EQ(second.at("rows_resumed").get<int>(), resumed);
+  EXPECT_GE(resumed, 8);
+}
+
+}  // namespace
+}  // namespace perfcast::testing
