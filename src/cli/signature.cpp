@@ -62,9 +62,17 @@ void print_signature(const Signature& s) {
       "{}\n",
       seconds_text(s.initialization_s), seconds_text(phases_s), seconds_text(s.remainder_s),
       seconds_text(s.predicted_total_s));
-  std::cout << fmt::format("traced total (compute critical path, calls at zero cost): {}",
-                           seconds_text(s.traced_total_s));
-  if (s.traced_wall_s) std::cout << fmt::format("; slowest rank's wall time: {}", seconds_text(*s.traced_wall_s));
+  if (s.calls_timed) {
+    std::cout << fmt::format("traced total (compute and MPI calls; MPI_Init and MPI_Finalize apart): {}",
+                             seconds_text(s.traced_total_s));
+    if (s.traced_wall_before_finalize_s)
+      std::cout << fmt::format("; slowest rank's wall time less MPI_Finalize: {}",
+                               seconds_text(*s.traced_wall_before_finalize_s));
+  } else {
+    std::cout << fmt::format("traced total (compute critical path, calls at zero cost: no call durations): {}",
+                             seconds_text(s.traced_total_s));
+    if (s.traced_wall_s) std::cout << fmt::format("; slowest rank's wall time: {}", seconds_text(*s.traced_wall_s));
+  }
   std::cout << "\n";
 }
 
@@ -88,7 +96,11 @@ void build(const BuildOptions& o) {
   if (events::is_trace_dir(o.trace)) {
     s.program = events::read_manifest(o.trace).metadata.program;
     auto header = trace::read_trace_header(o.trace);
-    for (const auto& rank : header.ranks) s.traced_wall_s = std::max(s.traced_wall_s.value_or(0), rank.wall_s);
+    for (const auto& rank : header.ranks) {
+      s.traced_wall_s = std::max(s.traced_wall_s.value_or(0), rank.wall_s);
+      s.traced_wall_before_finalize_s =
+          std::max(s.traced_wall_before_finalize_s.value_or(0), rank.wall_s - rank.finalize_s);
+    }
   }
   signature::write_signature(s, o.output);
   if (o.json)

@@ -77,18 +77,47 @@ void show_trace(const std::string& path, bool json) {
                              seconds_text(summary.header.clock_resolution_s));
   std::cout << "\n";
   using Align = report::Table::Align;
-  report::Table table(
-      {"rank", "calls", "bytes", "in MPI", "of it finalize", "in compute", "wall", "top calls"},
-      {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Left});
+  const bool timed = summary.calls_timed;
+  std::vector<std::string> heads = {"rank", "calls", "bytes", "in MPI", "of it finalize", "in compute", "wall"};
+  if (timed) heads.push_back("MPI_Init");
+  heads.push_back(timed ? "top calls by time (count)" : "top calls");
+  std::vector<Align> aligns(heads.size(), Align::Right);
+  aligns.back() = Align::Left;
+  report::Table table(heads, aligns);
   for (const auto& r : summary.ranks) {
     std::string top;
-    for (const auto& [kind, n] : r.top_calls)
-      top += fmt::format("{}{} {}", top.empty() ? "" : ", ", events::kind_name(kind), n);
-    table.add_row({std::to_string(r.rank), std::to_string(r.calls), bytes_text(static_cast<double>(r.bytes)),
-                   r.mpi_s ? seconds_text(*r.mpi_s) : "-", r.finalize_s ? seconds_text(*r.finalize_s) : "-",
-                   seconds_text(r.compute_s), r.wall_s ? seconds_text(*r.wall_s) : "-", top});
+    for (const auto& c : timed ? r.top_calls_by_time : r.top_calls)
+      top += c.seconds ? fmt::format("{}{} {} ({})", top.empty() ? "" : ", ", events::kind_name(c.kind),
+                                     seconds_text(*c.seconds), c.calls)
+                       : fmt::format("{}{} {}", top.empty() ? "" : ", ", events::kind_name(c.kind), c.calls);
+    std::vector<std::string> row = {std::to_string(r.rank),
+                                    std::to_string(r.calls),
+                                    bytes_text(static_cast<double>(r.bytes)),
+                                    r.mpi_s ? seconds_text(*r.mpi_s) : "-",
+                                    r.finalize_s ? seconds_text(*r.finalize_s) : "-",
+                                    seconds_text(r.compute_s),
+                                    r.wall_s ? seconds_text(*r.wall_s) : "-"};
+    if (timed) row.push_back(r.init_s ? seconds_text(*r.init_s) : "-");
+    row.push_back(top);
+    table.add_row(row);
   }
   std::cout << table.render();
+  if (!timed) {
+    std::cout << "this trace records no call durations (written before format 2): time per call kind is unknown\n";
+    return;
+  }
+  double total = 0;
+  for (const auto& c : summary.call_kinds) total += c.seconds.value_or(0);
+  std::cout << "\ncalls by time, all ranks (MPI_Init apart, above):\n";
+  report::Table kinds({"call", "calls", "time", "per call", "share"},
+                      {Align::Left, Align::Right, Align::Right, Align::Right, Align::Right});
+  for (const auto& c : summary.call_kinds) {
+    double seconds = c.seconds.value_or(0);
+    kinds.add_row({std::string(events::kind_name(c.kind)), std::to_string(c.calls), seconds_text(seconds),
+                   seconds_text(seconds / static_cast<double>(c.calls)),
+                   total > 0 ? fmt::format("{:.1f} %", 100 * seconds / total) : "-"});
+  }
+  std::cout << kinds.render();
 }
 
 }  // namespace
@@ -108,8 +137,8 @@ void add_trace_command(CLI::App& app) {
     bool json = false;
   };
   auto show = std::make_shared<ShowOptions>();
-  CLI::App* show_cmd =
-      cmd->add_subcommand("show", "Per rank: MPI calls, bytes, time in MPI and in compute, the most frequent calls.");
+  CLI::App* show_cmd = cmd->add_subcommand(
+      "show", "Per rank: MPI calls, bytes, time in MPI and in compute, MPI_Init apart; calls by count and by time.");
   show_cmd->add_option("TRACE", show->path, "A trace directory")->required();
   show_cmd->add_flag("--json", show->json, "Print the figures as JSON");
   show_cmd->callback([show] { show_trace(show->path, show->json); });

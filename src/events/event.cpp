@@ -67,10 +67,10 @@ bool is_rooted(Kind k) { return has_fact(k, &mpi::OpFacts::rooted); }
 bool is_nonblocking(Kind k) { return is_point_to_point(k) && !has_fact(k, &mpi::OpFacts::blocking); }
 
 bool Event::operator==(const Event& o) const {
-  return kind == o.kind && seconds == o.seconds && flops == o.flops && bytes_moved == o.bytes_moved &&
-         comm == o.comm && peer == o.peer && root == o.root && tag == o.tag && tag2 == o.tag2 && bytes == o.bytes &&
-         bytes2 == o.bytes2 && request == o.request && requests == o.requests && counts == o.counts &&
-         counts2 == o.counts2 && color == o.color && key == o.key && new_comm == o.new_comm && site == o.site;
+  return kind == o.kind && seconds == o.seconds && flops == o.flops && bytes_moved == o.bytes_moved && comm == o.comm &&
+         peer == o.peer && root == o.root && tag == o.tag && tag2 == o.tag2 && bytes == o.bytes && bytes2 == o.bytes2 &&
+         request == o.request && requests == o.requests && counts == o.counts && counts2 == o.counts2 &&
+         color == o.color && key == o.key && new_comm == o.new_comm && duration_s == o.duration_s && site == o.site;
 }
 
 }  // namespace perfcast::events

@@ -57,6 +57,9 @@ inline constexpr std::int32_t kUndefinedColor = -32766;  // MPI_UNDEFINED for co
 //   with the same rank order (cart_create with reorder = false).
 // Init and Finalize: start and end of the MPI section. Marker names a point in
 //   the program (phase boundaries for signatures; `tag` holds a marker id).
+// Any MPI event: duration_s = the wall-clock seconds the call took, from its
+//   entry to its return (a traced run records it; waits included), or the
+//   "not recorded" mark -1. Engines price calls themselves and never read it.
 enum class Kind : std::uint8_t {
   Compute = 0,
 #define PERFCAST_MPI_OP(Id, ...) Id,
@@ -83,6 +86,11 @@ bool is_collective(Kind k);      // Barrier .. Exscan, and the communicator call
 bool is_rooted(Kind k);          // Bcast Reduce Gather(v) Scatter(v)
 bool is_nonblocking(Kind k);     // Isend Issend Irecv
 
+// A duration counted in whole nanoseconds, as the tracer's clock gives it, in
+// seconds. Traces store such a duration as its nanoseconds (a few bytes, not a
+// double's eight); computed in this one place, the value reads back bit for bit.
+inline double seconds_of_ns(std::uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
+
 struct Event {
   Kind kind = Kind::Compute;
 
@@ -104,6 +112,9 @@ struct Event {
   std::vector<std::uint64_t> counts, counts2;  // v-collectives, bytes per rank
   std::int32_t color = 0, key = 0;  // CommSplit
   std::int32_t new_comm = -1;       // communicator calls
+
+  // How long the call took when it ran (seconds); < 0: not recorded.
+  double duration_s = -1;
 
   // Where it came from (0 when unknown): a source line, or a call-site id.
   std::uint32_t site = 0;

@@ -21,4 +21,12 @@ std::optional<std::string> compute_domain_error(const Event& e) {
   return std::nullopt;
 }
 
+std::optional<std::string> duration_domain_error(const Event& e) {
+  if (e.duration_s == -1) return std::nullopt;
+  if (e.kind == Kind::Compute)
+    return "a compute burst carries a call duration (only MPI calls have one; a burst's time is its seconds)";
+  if (auto why = explicit_quantity_error(e.duration_s)) return fmt::format("an MPI call's duration {}", *why);
+  return std::nullopt;
+}
+
 }  // namespace perfcast::events

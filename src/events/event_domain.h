@@ -14,9 +14,15 @@ namespace perfcast::events {
 // priced) or a finite time >= 0; flops and bytes_moved are finite and >= 0.
 std::optional<std::string> compute_domain_error(const Event& e);
 
+// What is wrong with a recorded call duration (Event::duration_s): it is only
+// an MPI event's, and either the "not recorded" mark -1 or finite and >= 0.
+std::optional<std::string> duration_domain_error(const Event& e);
+
 // The same for any event; inline, as engines call it once per event and most
-// events are not compute bursts.
+// events are neither compute bursts nor carry a duration.
 inline std::optional<std::string> domain_error(const Event& e) {
+  if (e.duration_s != -1)
+    if (auto why = duration_domain_error(e)) return why;
   if (e.kind != Kind::Compute) return std::nullopt;
   return compute_domain_error(e);
 }

@@ -10,6 +10,10 @@ using json = nlohmann::json;
 void RankStats::add(const Event& e) {
   ++events;
   ++by_kind[static_cast<std::size_t>(e.kind)];
+  if (e.kind != Kind::Compute && e.duration_s >= 0) {
+    ++timed_calls;
+    call_seconds[static_cast<std::size_t>(e.kind)] += e.duration_s;
+  }
   switch (e.kind) {
     case Kind::Compute:
       if (e.seconds >= 0)
@@ -38,6 +42,8 @@ void RankStats::add(const Event& e) {
 void RankStats::add(const RankStats& o) {
   events += o.events;
   for (std::size_t k = 0; k < by_kind.size(); ++k) by_kind[k] += o.by_kind[k];
+  timed_calls += o.timed_calls;
+  for (std::size_t k = 0; k < call_seconds.size(); ++k) call_seconds[k] += o.call_seconds[k];
   messages_sent += o.messages_sent;
   bytes_sent += o.bytes_sent;
   collective_bytes += o.collective_bytes;

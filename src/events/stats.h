@@ -24,6 +24,10 @@ struct RankStats {
   std::uint64_t bytes_sent = 0;
   std::uint64_t collective_bytes = 0;  // send-buffer bytes of collectives
   double compute_seconds = 0;          // bursts with a duration
+  // MPI calls whose duration was recorded (Event::duration_s), and those
+  // durations summed per kind.
+  std::uint64_t timed_calls = 0;
+  std::array<double, kKindCount> call_seconds{};
   std::uint64_t unpriced_bursts = 0;   // bursts given as flops/bytes only, to be priced by a machine model
   double flops = 0;
   double bytes_moved = 0;

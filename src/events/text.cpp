@@ -186,6 +186,9 @@ Event parse_words(const std::vector<std::string_view>& w) {
       once(15, key), e.key = parse_int32(key, value);
     } else if (key == "new") {
       once(16, key), e.new_comm = parse_int32(key, value, "a communicator handle");
+    } else if (key == "dur") {
+      if (compute) throw LineError{std::string(key), "a compute burst's time is its seconds; dur= is an MPI call's"};
+      once(18, key), e.duration_s = parse_real(key, value);
     } else if (key == "site") {
       std::uint64_t site = parse_uint64(key, value, "a site id");
       if (site > UINT32_MAX) expected(key, "a site id below 2^32", value);
@@ -193,7 +196,7 @@ Event parse_words(const std::vector<std::string_view>& w) {
     } else {
       throw LineError{std::string(key),
                       "unknown field (expected peer, root, source, tag, tag2, bytes, bytes2, req, request, requests, "
-                      "counts, counts2, color, key, new, comm, seconds, flops, bytes_moved, msg_bytes or site)"};
+                      "counts, counts2, color, key, new, comm, seconds, flops, bytes_moved, msg_bytes, dur or site)"};
     }
   }
   return e;
@@ -236,6 +239,7 @@ std::string format_event(const Event& e) {
     if (!same_bits(e.flops, kDefault.flops)) field("flops", real_text(e.flops));
     if (!same_bits(e.bytes_moved, kDefault.bytes_moved)) field("bytes_moved", real_text(e.bytes_moved));
   }
+  if (!same_bits(e.duration_s, kDefault.duration_s)) field("dur", real_text(e.duration_s));
   if (e.site != kDefault.site) field("site", std::to_string(e.site));
   return s;
 }

@@ -4,7 +4,7 @@
 //   rank 0
 //   compute 1.5e-3                          a burst of known duration (seconds)
 //   compute flops=2e6 bytes=1.6e7           a burst to be priced (bytes = memory traffic)
-//   isend peer=1 tag=7 bytes=65536 req=1
+//   isend peer=1 tag=7 bytes=65536 req=1 dur=2.1e-6   dur: how long the call took
 //   irecv peer=any tag=any bytes=65536 req=2
 //   waitall req=1,2
 //   allreduce bytes=8 bytes2=8
@@ -23,6 +23,8 @@
 //   seconds=X (also the bare number after "compute")  flops=X
 //   bytes=X on compute is the burst's memory traffic; elsewhere bytes_moved=X
 //   (and msg_bytes=N sets a compute event's message bytes, which no source fills).
+//   dur=X on an MPI event: the seconds the call took when it ran (traced runs
+//   record it); absent: not recorded. Engines never read it.
 // Doubles are written in the shortest form that reads back to the same value,
 // so write then read gives equal events. '#' starts a comment; blank lines are
 // ignored. Every rank from 0 to the largest one named must appear, once.

@@ -435,6 +435,7 @@ TraceRankSource::TraceRankSource(fs::path path, int rank, std::uint64_t expected
   if (version < 1 || version > kTraceFormatVersion)
     fail(
         fmt::format("stream format version {} is not one this perfcast reads (1 to {})", version, kTraceFormatVersion));
+  version_ = version;
   std::uint32_t header_rank = get_u32(header + 12);
   if (header_rank != static_cast<std::uint32_t>(rank))
     fail(fmt::format("the file header says rank {} (file misplaced or corrupted)", header_rank));
@@ -498,7 +499,7 @@ bool TraceRankSource::load_block() {
       ZSTD_decompressDCtx(decompression_context(), block_.data(), raw_size, compressed_.data(), compressed_size);
   if (ZSTD_isError(size)) corrupted(std::string("payload does not decompress: ") + ZSTD_getErrorName(size));
   if (size != raw_size) corrupted("payload decompresses to the wrong size");
-  decoder_.reset(reinterpret_cast<const std::uint8_t*>(block_.data()), raw_size, events);
+  decoder_.reset(reinterpret_cast<const std::uint8_t*>(block_.data()), raw_size, events, version_);
   offset_ += kBlockHeaderBytes + compressed_size;
   return true;
 }

@@ -2,7 +2,7 @@
 // back one block at a time.
 //
 // A trace is a directory:
-//   trace.json          manifest: {"format": "perfcast-trace", "version": 1,
+//   trace.json          manifest: {"format": "perfcast-trace", "version": 2,
 //                       "ranks": N, "program", "command", "created",
 //                       "streams": [{"rank", "file", "events"}, ...]}
 //   rank-000000.pcev    one stream file per rank
@@ -13,6 +13,10 @@
 // bytes) followed by the zstd-compressed payload (trace_codec.h); the end marker
 // has the same 32-byte shape (u32 "PCEN", u32 0, u64 total events, u64 0,
 // u64 XXH64 of the preceding 24 bytes). All integers are little-endian.
+//
+// Versions: 2 records each MPI call's duration (trace_codec.h); 1, written
+// before, has none, and reads as events whose durations are not recorded. A
+// reader takes every version up to its own and refuses a newer one by name.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +31,8 @@
 
 namespace perfcast::events {
 
-inline constexpr std::uint32_t kTraceFormatVersion = 1;
+inline constexpr std::uint32_t kTraceFormatVersion = 2;
+static_assert(kTraceFormatVersion == codec::kCodecVersion, "a stream's version is its blocks' layout");
 inline constexpr const char* kTraceFormatName = "perfcast-trace";
 inline constexpr const char* kManifestName = "trace.json";
 
@@ -142,6 +147,7 @@ class TraceRankSource : public RankSource {
   bool next(Event& out, double now_s = 0) override;
 
   int rank() const { return rank_; }
+  std::uint32_t version() const { return version_; }
   std::uint64_t events_read() const { return events_read_; }
   // Memory held for decoding (at most about one block).
   std::size_t buffered_bytes() const { return compressed_.capacity() + block_.capacity(); }
@@ -153,6 +159,7 @@ class TraceRankSource : public RankSource {
   std::filesystem::path path_;
   int rank_;
   std::uint64_t expected_events_;
+  std::uint32_t version_ = kTraceFormatVersion;  // from the file header
   std::uint64_t offset_;  // of the next block header
   std::uint64_t block_offset_ = 0;
   std::uint64_t events_read_ = 0;

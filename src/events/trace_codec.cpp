@@ -1,6 +1,7 @@
 #include "events/trace_codec.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -35,6 +36,12 @@ enum Field : std::uint32_t {
 
 const Event kDefault{};
 
+// Version 2: the kind byte's top bit marks a duration after the other fields.
+constexpr std::uint8_t kHasDuration = 0x80;
+static_assert(kKindCount <= kHasDuration, "event kinds must leave the kind byte's top bit free");
+// Nanoseconds below this fit a signed 64-bit count with room for the tag bit.
+constexpr double kMaxDurationNs = 0x1p62;
+
 // Bitwise, so that -0.0 and NaN payloads survive a round trip.
 bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
@@ -58,6 +65,20 @@ void put_double(std::string& out, double d) {
   char bytes[8];
   std::memcpy(bytes, &d, 8);
   out.append(bytes, 8);
+}
+// A duration as 2 x nanoseconds when that reads back to the same bits, else
+// 1 and the raw double.
+void put_duration(std::string& out, double seconds) {
+  double ns = seconds * 1e9;
+  if (ns >= 0 && ns < kMaxDurationNs) {
+    auto whole = static_cast<std::uint64_t>(std::llround(ns));
+    if (same_bits(seconds_of_ns(whole), seconds)) {
+      put_varint(out, whole << 1);
+      return;
+    }
+  }
+  put_varint(out, 1);
+  put_double(out, seconds);
 }
 // Modular difference: exact for any pair of 64-bit ids.
 void put_delta(std::string& out, std::uint64_t value, std::uint64_t previous) {
@@ -96,6 +117,12 @@ struct Reader {
     std::memcpy(&d, p, 8);
     p += 8;
     return d;
+  }
+  double duration() {
+    std::uint64_t v = varint();
+    if (v == 1) return real();
+    if (v & 1) fail("bad duration tag");
+    return seconds_of_ns(v >> 1);
   }
   std::uint64_t delta(std::uint64_t previous) { return previous + static_cast<std::uint64_t>(unzigzag(varint())); }
   std::size_t length() {
@@ -145,7 +172,8 @@ void BlockEncoder::append(const Event& e) {
   if (e.new_comm != kDefault.new_comm) mask |= kNewComm;
   if (e.site != kDefault.site) mask |= kSite;
 
-  buffer_.push_back(static_cast<char>(e.kind));
+  const bool timed = !same_bits(e.duration_s, kDefault.duration_s);
+  buffer_.push_back(static_cast<char>(static_cast<std::uint8_t>(e.kind) | (timed ? kHasDuration : 0)));
   put_varint(buffer_, mask);
   if (mask & kPeer) put_signed(buffer_, e.peer);
   if (mask & kTag) put_signed(buffer_, e.tag);
@@ -175,10 +203,12 @@ void BlockEncoder::append(const Event& e) {
   if (mask & kKey) put_signed(buffer_, e.key);
   if (mask & kNewComm) put_signed(buffer_, e.new_comm);
   if (mask & kSite) put_varint(buffer_, e.site);
+  if (timed) put_duration(buffer_, e.duration_s);
   ++events_;
 }
 
-void BlockDecoder::reset(const std::uint8_t* data, std::size_t size, std::uint32_t events) {
+void BlockDecoder::reset(const std::uint8_t* data, std::size_t size, std::uint32_t events, std::uint32_t version) {
+  version_ = version;
   position_ = data;
   end_ = data + size;
   events_ = events;
@@ -190,6 +220,8 @@ void BlockDecoder::next(Event& e) {
   Reader in{position_, end_};
   if (position_ == end_) Reader::fail("payload ends before its last event");
   std::uint8_t kind = *position_++;
+  const bool timed = version_ >= 2 && (kind & kHasDuration);
+  if (timed) kind &= static_cast<std::uint8_t>(~kHasDuration);
   if (kind >= kKindCount) Reader::fail("unknown event kind");
   std::uint64_t mask = in.varint();
   if (mask & ~static_cast<std::uint64_t>(kAllFields)) Reader::fail("unknown field");
@@ -232,6 +264,7 @@ void BlockDecoder::next(Event& e) {
   } else {
     e.site = kDefault.site;
   }
+  e.duration_s = timed ? in.duration() : kDefault.duration_s;
   e.live = nullptr;
 
   ++decoded_;

@@ -12,6 +12,13 @@
 // one and zstd removes it. Doubles are stored raw (8 bytes, little-endian):
 // traced durations have no structure worth modelling, and raw keeps them exact.
 // Delta state starts afresh with every block, so blocks decode independently.
+//
+// Format version 2 adds an MPI call's duration (Event::duration_s): the kind
+// byte's top bit says one follows the other fields, as a varint v: even v is
+// v/2 nanoseconds (seconds_of_ns, exact for the tracer's whole-nanosecond
+// durations: 2 bytes up to 8 us, 3 up to 1 ms, 4 up to 134 ms), v = 1 is
+// followed by the raw double (any other value). Version 1 has no such bit:
+// a reader of version 1 data refuses a kind byte with it.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +34,9 @@ namespace perfcast::events::codec {
 struct DecodeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The newest block layout, the one the encoder writes.
+inline constexpr std::uint32_t kCodecVersion = 2;
 
 class BlockEncoder {
  public:
@@ -44,8 +54,9 @@ class BlockEncoder {
 
 class BlockDecoder {
  public:
-  // `data` must outlive the decoding; the delta state restarts.
-  void reset(const std::uint8_t* data, std::size_t size, std::uint32_t events);
+  // `data` must outlive the decoding; the delta state restarts. `version` is
+  // the stream's format version (1 to kCodecVersion).
+  void reset(const std::uint8_t* data, std::size_t size, std::uint32_t events, std::uint32_t version = kCodecVersion);
   bool done() const { return decoded_ == events_; }
   // Decodes the next event (precondition: !done()). After the last event,
   // checks that the payload was used up exactly. Throws DecodeError.
@@ -57,6 +68,7 @@ class BlockDecoder {
   const std::uint8_t* end_ = nullptr;
   std::uint32_t events_ = 0;
   std::uint32_t decoded_ = 0;
+  std::uint32_t version_ = kCodecVersion;
   std::uint64_t previous_request_ = 0;
 };
 

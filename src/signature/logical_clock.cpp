@@ -22,6 +22,11 @@ std::string where(int rank, std::size_t index, const Event& e) {
 
 bool is_send(Kind k) { return k == Kind::Send || k == Kind::Ssend || k == Kind::Isend || k == Kind::Issend; }
 
+// MPI_Init runs before the traced region starts (the tracer's wall time starts
+// at its return) and MPI_Finalize is teardown no phase repeats: their
+// durations stay out of the rebuilt time.
+bool counts_duration(Kind k) { return k != Kind::Compute && k != Kind::Init && k != Kind::Finalize; }
+
 // A message on its way: sent by world rank `source` with `tag` at `tick`.
 struct Sent {
   int source = 0;
@@ -84,6 +89,16 @@ class Clock {
     }
     trace_.ranks = n;
     trace_.by_rank.resize(static_cast<std::size_t>(n));
+    // Durations count all or not at all: a partial set would make some phases
+    // look slower than others only because their calls were timed.
+    std::uint64_t timed = 0;
+    for (const auto& stream : streams)
+      for (const auto& e : stream)
+        if (counts_duration(e.kind) && e.duration_s >= 0)
+          ++timed;
+        else if (counts_duration(e.kind) && e.kind != Kind::Marker)  // a marker need not be a call
+          ++trace_.untimed_calls;
+    trace_.calls_timed = timed > 0 && trace_.untimed_calls == 0;
   }
 
   LogicalTrace run() {
@@ -272,20 +287,27 @@ class Clock {
       s.started = true;
     }
     std::int64_t tick = s.start;
-    double end_s = s.now_s;
+    // Timed calls end when they were recorded to: their waits are in their
+    // durations already, and each rank's times count from its own MPI_Init
+    // return, so pushing them after another rank's times would add the skew
+    // between those returns. Untimed calls end no earlier than their messages
+    // and collectives allow.
+    const bool timed = trace_.calls_timed;
+    const double call_s = timed && counts_duration(e.kind) ? std::max(0.0, e.duration_s) : 0;
+    double end_s = s.now_s + call_s;
     auto& recs = records_[static_cast<std::size_t>(r)];
     for (std::size_t record : s.waiting) {
       const ReceiveRecord& rec = recs[record];
       if (!rec.matched) return false;
       tick = std::max(tick, rec.sent_tick + 1);
-      end_s = std::max(end_s, rec.sent_s);
+      if (!timed) end_s = std::max(end_s, rec.sent_s);
     }
     if (s.collective) {
       auto [comm, call] = *s.collective;
       Collective& c = collectives_.at({comm, call});
       if (c.count < static_cast<int>(c.arrived.size())) return false;
       tick = c.tick;
-      end_s = c.end_s;
+      if (!timed) end_s = c.end_s;
       int created = c.created[static_cast<std::size_t>(position(comm, r))];
       if (e.new_comm >= 0 && created >= 0) s.handles[e.new_comm] = created;
       if (e.kind == Kind::CommFree) s.handles.erase(e.comm);
@@ -294,6 +316,7 @@ class Clock {
     le.event = e;
     le.tick = tick;
     le.compute_before_s = s.compute_s;
+    le.call_s = call_s;
     le.end_s = end_s;
     if (events::is_point_to_point(e.kind) || events::is_collective(e.kind)) {
       auto it = s.handles.find(e.comm);

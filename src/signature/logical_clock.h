@@ -13,11 +13,14 @@
 // Ticks no event lands on (both sides of a symmetric Sendrecv land on their
 // start + 1) are dropped afterwards, keeping the order of all others.
 //
-// Beside the ticks, each event gets a reconstructed physical end time: the
-// rank's compute seconds so far, where a receive cannot end before its
-// message was sent and a collective not before its last member arrived. The
-// tracer records the compute between calls, not the duration of each call,
-// so this is the run's compute critical path, with MPI calls of zero cost.
+// Beside the ticks, each event gets a reconstructed physical end time. When
+// every MPI call but MPI_Init and MPI_Finalize has a recorded duration (a
+// trace of format 2), it is the rank's own time: its compute and its calls'
+// durations (waits included) since MPI_Init returned, MPI_Finalize left out,
+// so the total is the traced region's wall time. Otherwise (format 1 traces,
+// text without dur=) calls cost zero and a receive cannot end before its
+// message was sent nor a collective before its last member arrived: the
+// run's compute critical path.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +36,7 @@ struct LogicalEvent {
   std::int64_t tick = 0;        // >= 1
   int comm_rank = 0;            // this rank's rank in the event's communicator
   double compute_before_s = 0;  // compute bursts between the previous MPI event and this one
+  double call_s = 0;            // the call's own duration as counted (0 when durations are not used)
   double end_s = 0;             // reconstructed physical time when the call returns
 };
 
@@ -42,6 +46,8 @@ struct LogicalTrace {
   std::vector<std::vector<LogicalEvent>> by_rank;  // by_rank[r]: rank r's MPI events, in order
   double total_s = 0;                              // the latest end, trailing compute included
   std::uint64_t unpriced_bursts = 0;               // compute bursts without seconds (counted as 0)
+  bool calls_timed = false;                        // call durations are part of the times
+  std::uint64_t untimed_calls = 0;                 // MPI calls (not Init, Finalize) with no duration
 };
 
 // Every rank's whole stream, in memory.

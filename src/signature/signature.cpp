@@ -132,6 +132,7 @@ Signature build_signature(const LogicalTrace& trace, const BuildOptions& options
   s.coverage = options.coverage;
   s.ticks = trace.ticks;
   s.traced_total_s = trace.total_s;
+  s.calls_timed = trace.calls_timed;
 
   // Ids in order of first occurrence.
   std::vector<std::size_t> order(detection.phases.size());

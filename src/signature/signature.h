@@ -19,7 +19,9 @@
 namespace perfcast::signature {
 
 inline constexpr const char* kSignatureFormatName = "perfcast-signature";
-inline constexpr int kSignatureFormatVersion = 1;
+// Version 2 says whether the times include the calls' durations
+// (calls_timed); version 1 files, written before, never did and read so.
+inline constexpr int kSignatureFormatVersion = 2;
 
 // One MPI event of a block, as blocks are compared.
 struct BlockEvent {
@@ -64,7 +66,13 @@ struct Signature {
   double remainder_s = 0;               // the rest outside relevant phases (and compute after the last call)
   double predicted_total_s = 0;         // initialization + sum(relevant time x weight) + remainder
   double traced_total_s = 0;            // the logical trace's rebuilt total (logical_clock.h)
+  // The times include the MPI calls' recorded durations (MPI_Init and
+  // MPI_Finalize apart); false: the compute critical path, calls at zero cost.
+  bool calls_timed = false;
   std::optional<double> traced_wall_s;  // the slowest rank's wall time, when the tracer recorded it
+  // The slowest rank's wall time less its MPI_Finalize: the traced region
+  // traced_total_s rebuilds when calls_timed (when the tracer recorded it).
+  std::optional<double> traced_wall_before_finalize_s;
 };
 
 struct BuildOptions {

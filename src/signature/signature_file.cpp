@@ -157,8 +157,10 @@ json to_json(const Signature& s) {
             {"remainder_s", s.remainder_s},
             {"predicted_total_s", s.predicted_total_s},
             {"traced_total_s", s.traced_total_s},
+            {"calls_timed", s.calls_timed},
             {"phases", phases}};
   if (s.traced_wall_s) j["traced_wall_s"] = *s.traced_wall_s;
+  if (s.traced_wall_before_finalize_s) j["traced_wall_before_finalize_s"] = *s.traced_wall_before_finalize_s;
   return j;
 }
 
@@ -168,9 +170,10 @@ Signature from_json(const json& j, const std::string& file) {
   if (!j.is_object()) in.fail("", "expected a JSON object (a perfcast signature)");
   if (in.text(j, "", "format") != kSignatureFormatName)
     in.fail("format", fmt::format("expected \"{}\"", kSignatureFormatName));
-  if (auto v = in.integer(j, "", "version", 1); v != kSignatureFormatVersion)
-    in.fail("version",
-            fmt::format("version {} is not known; this perfcast reads version {}", v, kSignatureFormatVersion));
+  auto version = in.integer(j, "", "version", 1);
+  if (version > kSignatureFormatVersion)
+    in.fail("version", fmt::format("version {} is not known; this perfcast reads versions 1 to {}", version,
+                                   kSignatureFormatVersion));
   s.trace = in.text(j, "", "trace");
   s.program = in.text(j, "", "program");
   s.ranks = static_cast<int>(in.integer(j, "", "ranks", 1));
@@ -185,6 +188,14 @@ Signature from_json(const json& j, const std::string& file) {
   s.predicted_total_s = in.seconds(j, "", "predicted_total_s");
   s.traced_total_s = in.seconds(j, "", "traced_total_s");
   if (in.optional_member(j, "traced_wall_s")) s.traced_wall_s = in.seconds(j, "", "traced_wall_s");
+  if (in.optional_member(j, "traced_wall_before_finalize_s"))
+    s.traced_wall_before_finalize_s = in.seconds(j, "", "traced_wall_before_finalize_s");
+  // Version 1 predates call durations: its times never include them.
+  if (version >= 2) {
+    const json& timed = in.member(j, "", "calls_timed");
+    if (!timed.is_boolean()) in.fail("calls_timed", "expected true or false");
+    s.calls_timed = timed.get<bool>();
+  }
   const json& phases = in.array(j, "", "phases");
   double relevant_s = 0;
   for (std::size_t i = 0; i < phases.size(); ++i) {

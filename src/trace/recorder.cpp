@@ -33,11 +33,20 @@ namespace {
 // program never completes a request.
 constexpr std::size_t kMaxHeldEvents = 1u << 20;
 
-double now_s() {
+// One reading of the clock, in seconds (gaps between calls) and whole
+// nanoseconds (a call's duration: a difference of two readings, exact).
+struct Instant {
+  double s;
+  std::uint64_t ns;
+};
+
+Instant now() {
   timespec t{};
   clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  return {static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec),
+          static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec)};
 }
+double now_s() { return now().s; }
 
 // Everything a rank records. One per process; guarded by `mutex` (a program
 // may call MPI from several threads under MPI_THREAD_MULTIPLE: its stream is
@@ -185,7 +194,7 @@ const MPI_Status* status_at(const Call& call, std::size_t i) {
   return i < call.statuses.size() ? &call.statuses[i] : nullptr;
 }
 
-void start(State& s, const Call& call) {
+void start(State& s, const Call& call, double duration_s) {
   const char* dir = std::getenv(kTraceDirVariable);
   if (!dir || !*dir || s.started) return;
   s.started = true;
@@ -207,6 +216,7 @@ void start(State& s, const Call& call) {
     s.writer = std::make_unique<events::RankWriter>(s.dir / events::rank_file_name(s.info.rank), s.info.rank);
     Event init;
     init.kind = Kind::Init;
+    init.duration_s = duration_s;
     append(s, std::move(init));
     active = true;
   } catch (const std::exception& e) {
@@ -278,10 +288,11 @@ void split_of(MPI_Comm parent, MPI_Comm made, Event& e) {
   e.color = first_in_parent;
 }
 
-// The event a completed call records.
-void record(State& s, const Call& call) {
+// The event a completed call records, with the call's duration.
+void record(State& s, const Call& call, double duration_s) {
   Event e;
   e.kind = call.kind;
+  e.duration_s = duration_s;
   switch (call.kind) {
     case Kind::Send:
     case Kind::Ssend:
@@ -496,7 +507,9 @@ void record(State& s, const Call& call) {
 bool recorder_active() { return active.load(std::memory_order_relaxed); }
 
 void Call::begin() {
-  start_s = now_s();
+  Instant start = now();
+  start_s = start.s;
+  start_ns = start.ns;
   if (!recorder_active()) return;
   State& s = state();
   std::lock_guard lock(s.mutex);
@@ -517,11 +530,15 @@ void Call::begin() {
 }
 
 void Call::end(int result) {
-  double end_s = now_s();
+  Instant end = now();
+  double end_s = end.s;
+  // Entry to return, waits included; the tracer's own work before and after
+  // is in neither this nor the compute gaps (RankInfo::tracer_s).
+  double duration_s = events::seconds_of_ns(end.ns >= start_ns ? end.ns - start_ns : 0);
   State& s = state();
   std::lock_guard lock(s.mutex);
   if (kind == Kind::Init) {
-    if (result == MPI_SUCCESS) start(s, *this);
+    if (result == MPI_SUCCESS) start(s, *this, duration_s);
     return;
   }
   double done_s = end_s;
@@ -532,9 +549,10 @@ void Call::end(int result) {
       if (kind == Kind::Finalize) {
         Event finalize;
         finalize.kind = Kind::Finalize;
+        finalize.duration_s = duration_s;
         append(s, std::move(finalize));
       } else if (result == MPI_SUCCESS) {
-        record(s, *this);
+        record(s, *this, duration_s);
       }
     } catch (const std::exception& e) {
       stop_with(s, name, e.what());

@@ -1,5 +1,6 @@
 // The recorder inside a traced MPI process: turns the calls the generated
-// wrappers (mpi_calls.def) see into one event stream per rank.
+// wrappers (mpi_calls.def) see into one event stream per rank, each call with
+// its duration (entry to return) and the compute gap before it.
 //
 // Lives in someone else's program, so nothing here throws out or aborts: a
 // failure puts the recorder into an error state (it stops recording, MPI goes
@@ -22,6 +23,7 @@
 #pragma weak ompi_request_null
 #pragma weak ompi_mpi_op_null
 
+#include <cstdint>
 #include <vector>
 
 #include "events/event.h"
@@ -64,7 +66,10 @@ struct Call {
   bool flag = false;
   std::vector<MPI_Status> statuses;  // one for a single completion or receive
 
-  double start_s = 0;  // set by begin()
+  // Set by begin(): the clock in seconds (for compute gaps) and in whole
+  // nanoseconds (for the call's duration, stored exactly; events::seconds_of_ns).
+  double start_s = 0;
+  std::uint64_t start_ns = 0;
 };
 
 }  // namespace perfcast::trace

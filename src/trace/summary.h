@@ -15,6 +15,14 @@
 
 namespace perfcast::trace {
 
+// One kind of MPI call: how many, and the time they took (summed recorded
+// durations; absent when the trace records none, as traces of format 1).
+struct CallKindTime {
+  events::Kind kind = events::Kind::Barrier;
+  std::uint64_t calls = 0;
+  std::optional<double> seconds;
+};
+
 struct RankSummary {
   int rank = 0;
   std::string host;                  // empty when the trace has no tracer header
@@ -25,8 +33,14 @@ struct RankSummary {
   std::optional<double> mpi_s;       // time inside MPI calls, from the tracer header
   std::optional<double> finalize_s;  // of which MPI_Finalize
   std::optional<double> wall_s;      // MPI_Init's return to MPI_Finalize's, from the tracer header
+  // From the stream's recorded durations (absent when it records none):
+  std::optional<double> init_s;   // MPI_Init's own time (before wall_s starts)
+  std::optional<double> calls_s;  // every other call's, MPI_Finalize included
   // The call kinds this rank made most often, most frequent first (at most 3).
-  std::vector<std::pair<events::Kind, std::uint64_t>> top_calls;
+  std::vector<CallKindTime> top_calls;
+  // The call kinds that took most time, longest first (at most 3; MPI_Init
+  // left out, it is init_s; empty when no duration is recorded).
+  std::vector<CallKindTime> top_calls_by_time;
 };
 
 struct TraceSummary {
@@ -35,6 +49,10 @@ struct TraceSummary {
   std::vector<std::string> command;
   TraceHeader header;
   std::vector<RankSummary> ranks;
+  bool calls_timed = false;  // the streams record each call's duration
+  // Every kind of call over all ranks but MPI_Init: by time, longest first,
+  // when calls_timed; else by count.
+  std::vector<CallKindTime> call_kinds;
 };
 
 // Reads every stream once.

@@ -36,6 +36,7 @@ inline Event every_field(Kind kind) {
   e.key = -3;
   e.new_comm = 4;
   e.site = 4000000000u;
+  if (kind != Kind::Compute) e.duration_s = 3.5e-5;  // a burst's time is its seconds
   return e;
 }
 
@@ -66,6 +67,9 @@ class RandomEvents {
     if (coin()) e.key = int32();
     if (coin()) e.new_comm = int32();
     if (coin()) e.site = static_cast<std::uint32_t>(uint64());
+    // A call's duration: whole nanoseconds as the tracer records them (any
+    // size), or any double.
+    if (e.kind != Kind::Compute && coin()) e.duration_s = coin() ? seconds_of_ns(uint64() >> pick(64)) : real();
     return e;
   }
 
@@ -120,11 +124,13 @@ class RandomEvents {
 // One rank of a 3-D halo exchange: per iteration a compute burst, 6 irecv,
 // 6 isend, one waitall of the 12; an allreduce every 10 iterations. With
 // `traced_durations` the bursts jitter as measured gaps do; else they repeat
-// as a skeleton's BSIM_Add_time does.
+// as a skeleton's BSIM_Add_time does. With `timed_calls` every MPI call also
+// has a duration in whole nanoseconds, jittered as the tracer records them
+// (posts about a microsecond, the waitall tens to hundreds).
 class HaloExchange {
  public:
-  HaloExchange(int rank, bool traced_durations, std::uint64_t seed = 1)
-      : rank_(rank), traced_(traced_durations), rng_(seed) {}
+  HaloExchange(int rank, bool traced_durations, std::uint64_t seed = 1, bool timed_calls = false)
+      : rank_(rank), traced_(traced_durations), timed_(timed_calls), rng_(seed) {}
 
   template <typename Sink>
   void iteration(Sink&& sink) {
@@ -144,25 +150,28 @@ class HaloExchange {
         m.bytes = d < 2 ? 32768 : d < 4 ? 65536 : 131072;
         m.request = next_request_++;
         m.site = recv ? 20 : 21;
+        if (timed_) m.duration_s = seconds_of_ns(static_cast<std::uint64_t>(1000 * (1.5 + jitter_(rng_))));
         sink(m);
       }
     Event w;
     w.kind = Kind::Waitall;
     for (std::uint64_t r = first; r < next_request_; ++r) w.requests.push_back(r);
     w.site = 22;
+    if (timed_) w.duration_s = seconds_of_ns(static_cast<std::uint64_t>(1e5 * (2 + jitter_(rng_))));
     sink(w);
     if (++iterations_ % 10 == 0) {
       Event a;
       a.kind = Kind::Allreduce;
       a.bytes = a.bytes2 = 8;
       a.site = 30;
+      if (timed_) a.duration_s = seconds_of_ns(static_cast<std::uint64_t>(2e4 * (2 + jitter_(rng_))));
       sink(a);
     }
   }
 
  private:
   int rank_;
-  bool traced_;
+  bool traced_, timed_;
   std::mt19937_64 rng_;
   std::uniform_real_distribution<double> jitter_{-1, 1};
   std::uint64_t next_request_ = 1;

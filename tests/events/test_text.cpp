@@ -180,6 +180,7 @@ Event in_text_domain(Event e) {
     v = std::abs(v);
   };
   if (e.seconds != -1) fix(e.seconds);
+  if (e.duration_s != -1) fix(e.duration_s);
   fix(e.flops);
   fix(e.bytes_moved);
   return e;
@@ -219,6 +220,21 @@ TEST(Text, ParseErrorsNameTheLine) {
   EXPECT_EQ(parse_error("\n"), "job.txt: no 'rank N' line: not a perfcast event text");
   EXPECT_EQ(parse_error("rank 0\nisend tag=99999999999\n"),
             "job.txt:2: 'tag': expected a tag or 'any', got '99999999999'");
+}
+
+// dur= is an MPI call's recorded duration: read, written back the same, never
+// on a compute burst and never negative.
+TEST(Text, CallDurations) {
+  Event e = parse_event("recv peer=1 tag=3 bytes=8 dur=0.0425");
+  EXPECT_EQ(e.duration_s, 0.0425);
+  EXPECT_EQ(format_event(e), "recv peer=1 tag=3 bytes=8 dur=0.0425");
+  EXPECT_EQ(parse_event("recv peer=1 tag=3 bytes=8").duration_s, -1);  // absent: not recorded
+  EXPECT_EQ(format_event(parse_event("init dur=0.5")), "init dur=0.5");
+  EXPECT_EQ(parse_error("rank 0\ncompute 1e-3 dur=1e-3\n"),
+            "job.txt:2: 'dur': a compute burst's time is its seconds; dur= is an MPI call's");
+  EXPECT_EQ(parse_error("rank 0\nbarrier dur=-2e-6\n"),
+            "job.txt:2: 'dur': '-2e-6' is negative (-2e-06): expected a finite number >= 0");
+  EXPECT_EQ(parse_error("rank 0\nbarrier dur=1 dur=2\n"), "job.txt:2: 'dur': given twice");
 }
 
 TEST_F(TextTest, ReadTextFileErrorsNameTheFile) {

@@ -4,15 +4,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "event_samples.h"
 #include "events/memory_source.h"
+#include "events/text.h"
 #include "events/trace.h"
+#include "events/trace_codec.h"
 #include "support/error.h"
 
 namespace {
@@ -118,12 +122,102 @@ TEST_F(TraceTest, ManifestIsReadableJson) {
   writer.close();
   nlohmann::json manifest = nlohmann::json::parse(std::ifstream(root_ / "t" / "trace.json"));
   EXPECT_EQ(manifest["format"], "perfcast-trace");
-  EXPECT_EQ(manifest["version"], 1);
+  EXPECT_EQ(manifest["version"], 2);
   EXPECT_EQ(manifest["ranks"], 2);
   EXPECT_EQ(manifest["program"], "wave3d");
   EXPECT_EQ(manifest["streams"][1]["file"], "rank-000001.pcev");
   EXPECT_EQ(manifest["streams"][1]["events"], 1);
   EXPECT_EQ(manifest["streams"][0]["events"], 0);
+}
+
+// A call's duration in whole nanoseconds (what the tracer records) costs a
+// few bytes before compression; any other double is kept exactly, raw.
+TEST_F(TraceTest, CallDurationsRoundTripCompactly) {
+  std::vector<Event> events;
+  for (std::uint64_t ns : {0ull, 1ull, 999ull, 1234567ull, 250000000ull, 86400000000000ull}) {
+    Event e;
+    e.kind = Kind::Waitall;
+    e.duration_s = seconds_of_ns(ns);
+    events.push_back(e);
+  }
+  for (double odd : {-0.0, 1e-300, 0.1, 3.0e12, std::numeric_limits<double>::infinity()}) {
+    Event e;
+    e.kind = Kind::Barrier;
+    e.duration_s = odd;
+    events.push_back(e);
+  }
+  VectorJobSource job({events});
+  write_trace(job, root_ / "t");
+  auto back = read_all(*open_trace(root_ / "t"))[0];
+  ASSERT_EQ(back.size(), events.size());
+  for (std::size_t i = 0; i < events.size(); ++i)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(back[i].duration_s), std::bit_cast<std::uint64_t>(events[i].duration_s))
+        << "event " << i << ": " << events[i].duration_s;
+
+  // Encoded sizes: an untimed call is kind + mask; a 1 ms call adds 3 bytes.
+  codec::BlockEncoder encoder;
+  Event call;
+  call.kind = Kind::Waitall;
+  encoder.append(call);
+  std::size_t untimed = encoder.bytes().size();
+  encoder.clear();
+  call.duration_s = seconds_of_ns(1000000);
+  encoder.append(call);
+  EXPECT_EQ(untimed, 2u);
+  EXPECT_EQ(encoder.bytes().size(), untimed + 3);
+}
+
+// A trace written by the tracer at format version 1 (before call durations,
+// tests/events/fixtures) reads as the events that perfcast printed for it:
+// same calls, same compute, no durations.
+TEST_F(TraceTest, OldFormatTraceReadsAsItWasWritten) {
+  fs::path fixtures = fs::path(PERFCAST_SOURCE_DIR) / "tests" / "events" / "fixtures";
+  fs::path old = fixtures / "trace-v1-wave3d";
+  EXPECT_EQ(read_manifest(old).version, 1u);
+  std::ifstream text_file(fixtures / "trace-v1-wave3d.txt");
+  std::vector<std::vector<Event>> expected;
+  for (std::string line; std::getline(text_file, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.starts_with("rank ")) {
+      expected.emplace_back();
+      continue;
+    }
+    expected.back().push_back(parse_event(line));
+  }
+  TraceJobSource job(old);
+  ASSERT_EQ(job.size(), 2);
+  auto events = read_all(job);
+  ASSERT_EQ(events.size(), expected.size());
+  for (std::size_t r = 0; r < events.size(); ++r) {
+    ASSERT_EQ(events[r].size(), expected[r].size()) << "rank " << r;
+    EXPECT_GT(events[r].size(), 50u);
+    for (std::size_t i = 0; i < events[r].size(); ++i) {
+      EXPECT_EQ(events[r][i], expected[r][i]) << "rank " << r << " event " << i;
+      EXPECT_EQ(events[r][i].duration_s, -1) << "rank " << r << " event " << i;
+    }
+  }
+  EXPECT_EQ(static_cast<TraceRankSource&>(*job.open_rank(0)).version(), 1u);
+}
+
+// Version 1 has no duration bit: a version-1 stream whose kind byte has it is
+// refused as damaged, never read as some other kind.
+TEST_F(TraceTest, OldFormatRefusesADurationItCannotHold) {
+  Event timed;
+  timed.kind = Kind::Barrier;
+  timed.duration_s = 1e-3;
+  VectorJobSource job({{timed}});
+  write_trace(job, root_ / "t");
+  fs::path file = root_ / "t" / rank_file_name(0);
+  std::vector<char> bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_EQ(bytes[8], 2);  // the stream's format version
+  bytes[8] = 1;
+  std::ofstream(file, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::string error = error_of([&] { read_all(*open_trace(root_ / "t")); });
+  expect_contains(error, "event 0 of the block is malformed: unknown event kind (file corrupted)");
 }
 
 // 2 million events through one rank: the reader never holds more than about
@@ -180,11 +274,20 @@ TEST_F(TraceTest, LargeStreamIsReadWithBoundedMemory) {
 }
 
 TEST_F(TraceTest, HaloExchangeCostsAFewBytesPerEvent) {
-  for (bool traced : {false, true}) {
+  struct Variant {
+    const char* name;
+    bool traced, timed_calls;
+    double most_bytes_per_event;
+  };
+  // A traced run's call durations are as random as its gaps: whole
+  // nanoseconds keep them to a few bytes each before compression.
+  for (Variant v :
+       {Variant{"skeleton (repeating)", false, false, 1.0}, Variant{"traced gaps (jittered)", true, false, 8.0},
+        Variant{"traced gaps and call durations", true, true, 4.0}}) {
     const int kRanks = 8;
     TraceWriter writer(root_ / "halo", kRanks);
     for (int r = 0; r < kRanks; ++r) {
-      HaloExchange halo(1000 + r, traced, static_cast<std::uint64_t>(r));
+      HaloExchange halo(1000 + r, v.traced, static_cast<std::uint64_t>(r), v.timed_calls);
       for (int i = 0; i < 2000; ++i) halo.iteration([&](const Event& e) { writer.append(r, e); });
     }
     TraceManifest manifest = writer.close();
@@ -194,9 +297,9 @@ TEST_F(TraceTest, HaloExchangeCostsAFewBytesPerEvent) {
       bytes += fs::file_size(root_ / "halo" / s.file);
     }
     double per_event = double(bytes) / double(events);
-    std::cout << fmt::format("halo exchange, {} durations: {} events, {} bytes, {:.3f} bytes/event\n",
-                             traced ? "traced (jittered)" : "skeleton (repeating)", events, bytes, per_event);
-    EXPECT_LT(per_event, traced ? 8.0 : 1.0);
+    std::cout << fmt::format("halo exchange, {}: {} events, {} bytes, {:.3f} bytes/event\n", v.name, events, bytes,
+                             per_event);
+    EXPECT_LT(per_event, v.most_bytes_per_event);
   }
 }
 
@@ -336,9 +439,10 @@ TEST_F(DamagedTraceTest, ManifestMismatches) {
   expect_contains(read_rank3(), "rank 3: the stream holds 500 events, trace.json says 499");
 
   edited = manifest;
-  edited["version"] = 2;
+  edited["version"] = 3;
   rewrite(edited);
-  expect_contains(error_of([&] { open_trace(root_ / "t"); }), "trace format version 2 is not one this perfcast reads");
+  expect_contains(error_of([&] { open_trace(root_ / "t"); }),
+                  "trace format version 3 is not one this perfcast reads (1 to 2)");
 
   rewrite(manifest);
   fs::remove(file_);

@@ -145,5 +145,54 @@ TEST(LogicalClock, StreamsThatCannotRunNameTheRankAndEvent) {
   EXPECT_THROW(logical_clock(bad_comm), UserError);
 }
 
+Event timed(Event e, double duration_s) {
+  e.duration_s = duration_s;
+  return e;
+}
+Event marked(Kind kind, double duration_s) {
+  Event e;
+  e.kind = kind;
+  e.duration_s = duration_s;
+  return e;
+}
+
+// With every call's duration recorded, a call ends at its start + its
+// duration (the wait is in it); MPI_Init and MPI_Finalize stay out.
+TEST(LogicalClock, RecordedCallDurationsAreCounted) {
+  std::vector<std::vector<Event>> streams = {
+      {marked(Kind::Init, 0.5), compute(0.010), timed(p2p(Kind::Send, 1), 0.001), compute(0.002),
+       timed(collective(Kind::Barrier), 0.004), marked(Kind::Finalize, 0.3)},
+      {marked(Kind::Init, 0.4), compute(0.001), timed(p2p(Kind::Recv, 0), 0.012),
+       timed(collective(Kind::Barrier), 0.001), marked(Kind::Finalize, 0.2)},
+  };
+  LogicalTrace t = logical_clock(streams);
+  EXPECT_TRUE(t.calls_timed);
+  EXPECT_EQ(t.untimed_calls, 0u);
+  // Rank 0: send 10-11 ms, compute to 13, barrier to 17. Rank 1: receive
+  // 1-13 ms (it waited for the send), barrier 13-14.
+  EXPECT_DOUBLE_EQ(t.by_rank[0][0].end_s, 0);  // MPI_Init: before the traced region
+  EXPECT_DOUBLE_EQ(t.by_rank[0][1].end_s, 0.011);
+  EXPECT_DOUBLE_EQ(t.by_rank[0][1].call_s, 0.001);
+  EXPECT_DOUBLE_EQ(t.by_rank[0][2].end_s, 0.017);
+  EXPECT_DOUBLE_EQ(t.by_rank[1][1].end_s, 0.013);
+  EXPECT_DOUBLE_EQ(t.by_rank[1][2].end_s, 0.014);
+  EXPECT_DOUBLE_EQ(t.by_rank[0][3].end_s, 0.017);  // MPI_Finalize adds nothing
+  EXPECT_DOUBLE_EQ(t.total_s, 0.017);
+
+  // A recorded duration is trusted over the other rank's clock: a receive
+  // recorded as 2 ms ends at 3 ms, though its send started at 10 ms on rank
+  // 0's (each rank's time counts from its own MPI_Init return).
+  streams[1][2].duration_s = 0.002;
+  EXPECT_DOUBLE_EQ(logical_clock(streams).by_rank[1][1].end_s, 0.003);
+
+  // One call without a duration: none count (the compute critical path).
+  streams[1][2].duration_s = -1;
+  LogicalTrace partial = logical_clock(streams);
+  EXPECT_FALSE(partial.calls_timed);
+  EXPECT_EQ(partial.untimed_calls, 1u);
+  EXPECT_DOUBLE_EQ(partial.by_rank[1][1].end_s, 0.010);
+  EXPECT_DOUBLE_EQ(partial.total_s, 0.012);
+}
+
 }  // namespace
 }  // namespace perfcast::signature

@@ -3,7 +3,10 @@
 // prediction rebuilds the traced total.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -46,7 +49,29 @@ std::vector<json> with_weight(const json& sig, int steps) {
   return out;
 }
 
-void expect_halo_step_phase(const json& sig, int steps) {
+// The tracer timed every call, so the rebuilt total is the traced region's
+// time: the slowest rank's compute and calls from MPI_Init's return to
+// MPI_Finalize. That is its wall time less MPI_Finalize less the tracer's
+// own work between calls, which the tracer header states per rank: the two
+// agree to rounding, and the total is within the tracer's work of the wall
+// time less MPI_Finalize.
+void expect_traced_region_time(const json& sig, const fs::path& trace) {
+  EXPECT_EQ(sig["calls_timed"], true);
+  json manifest = json::parse(std::ifstream(trace / "trace.json"));
+  double region = 0;
+  for (const auto& rank : manifest["tracer"]["ranks"])
+    region = std::max(region,
+                      rank["wall_s"].get<double>() - rank["finalize_s"].get<double>() - rank["tracer_s"].get<double>());
+  double total = sig["traced_total_s"].get<double>();
+  double wall = sig["traced_wall_before_finalize_s"].get<double>();
+  std::cout << "traced total " << total << " s, slowest rank's wall time less MPI_Finalize " << wall
+            << " s, less the tracer's work " << region << " s\n";
+  EXPECT_NEAR(total, region, 1e-6);
+  EXPECT_LE(total, wall + 1e-6);
+  EXPECT_GT(total, 0.5 * wall);  // the tracer's work is microseconds per call
+}
+
+void expect_halo_step_phase(const json& sig, int steps, const fs::path& trace) {
   auto phases = with_weight(sig, steps);
   ASSERT_FALSE(phases.empty()) << sig.dump(1);
   // wave3d's step: six irecv and six isend per rank, then their waitall.
@@ -66,6 +91,7 @@ void expect_halo_step_phase(const json& sig, int steps) {
   EXPECT_NEAR(sig["predicted_total_s"].get<double>(), sig["traced_total_s"].get<double>(),
               1e-9 + 1e-9 * sig["traced_total_s"].get<double>());
   EXPECT_GT(sig["traced_wall_s"].get<double>(), 0);
+  expect_traced_region_time(sig, trace);
 }
 
 TEST(SignatureApp, Wave3dStepLoopHasTheStepCountAsWeight) {
@@ -82,7 +108,7 @@ TEST(SignatureApp, Wave3dStepLoopHasTheStepCountAsWeight) {
     json sig = build(dir, algorithm);
     EXPECT_EQ(sig["algorithm"], algorithm);
     EXPECT_EQ(sig["ranks"], 2);
-    expect_halo_step_phase(sig, kSteps);
+    expect_halo_step_phase(sig, kSteps, dir);
   }
 }
 
@@ -114,8 +140,10 @@ TEST(SignatureApp, CgIterationLoop) {
   auto w = halo_weight(repeats);
   ASSERT_EQ(w.size(), 1u) << repeats.dump(1);
   EXPECT_GE(w[0], kIters);
-  for (const json* sig : {&loops, &repeats})
+  for (const json* sig : {&loops, &repeats}) {
     EXPECT_NEAR((*sig)["predicted_total_s"].get<double>(), (*sig)["traced_total_s"].get<double>(), 1e-9);
+    expect_traced_region_time(*sig, dir);
+  }
 }
 
 TEST(SignatureApp, BadCoverageAndAlgorithmAreRefused) {

@@ -77,6 +77,8 @@ TEST(SignatureFile, ErrorsNameTheFileAndField) {
   expect_error(with([](json& j) { j["format"] = "perfcast-trace"; }), "format", "perfcast-signature");
   expect_error(with([](json& j) { j["version"] = 9; }), "version", "version 9");
   expect_error(with([](json& j) { j.erase("ranks"); }), "ranks", "missing");
+  expect_error(with([](json& j) { j.erase("calls_timed"); }), "calls_timed", "missing");
+  expect_error(with([](json& j) { j["calls_timed"] = 1; }), "calls_timed", "true or false");
   expect_error(with([](json& j) { j["algorithm"] = "fold"; }), "algorithm", "'fold'");
   expect_error(with([](json& j) { j["coverage"] = 0; }), "coverage", "(0, 1]");
   expect_error(with([](json& j) { j["phases"][0]["weight"] = 0; }), "phases[0].weight", ">= 1");
@@ -88,6 +90,32 @@ TEST(SignatureFile, ErrorsNameTheFileAndField) {
                "2 ranks");
   expect_error(with([](json& j) { j["predicted_total_s"] = j["predicted_total_s"].get<double>() * 2; }),
                "predicted_total_s", "is not initialization_s");
+}
+
+// Version 1 was written before call durations: its times are the compute
+// critical path, and it reads so (calls_timed false), never as timed.
+TEST(SignatureFile, VersionOneReadsAsUntimed) {
+  Signature s = sample();
+  s.calls_timed = true;
+  s.traced_wall_before_finalize_s = 0.008;
+  json j = to_json(s);
+  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["calls_timed"], true);
+  auto path = scratch() / "timed.sig";
+  write_signature(s, path);
+  Signature back = read_signature(path);
+  EXPECT_TRUE(back.calls_timed);
+  EXPECT_EQ(back.traced_wall_before_finalize_s, 0.008);
+
+  j["version"] = 1;
+  j.erase("calls_timed");
+  j.erase("traced_wall_before_finalize_s");
+  auto old_path = scratch() / "v1.sig";
+  std::ofstream(old_path) << j.dump(1);
+  Signature old = read_signature(old_path);
+  EXPECT_FALSE(old.calls_timed);
+  EXPECT_EQ(old.traced_total_s, s.traced_total_s);
+  EXPECT_EQ(old.phases.size(), s.phases.size());
 }
 
 TEST(SignatureFile, NotJsonOrMissing) {

@@ -3,9 +3,10 @@
 // compared with that event for event, then replayed on the simulator.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <cctype>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -92,8 +93,12 @@ void expect_same_calls(const TracedRun& run) {
     std::vector<Event> traced = mpi_calls(read_stream(run.trace, r));
     ASSERT_GT(expected.size(), 10u);
     ASSERT_EQ(traced.size(), expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i)
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      // Every call is timed; the program cannot know how long, so the rest is compared.
+      EXPECT_GE(traced[i].duration_s, 0) << "call " << i;
+      traced[i].duration_s = -1;
       EXPECT_EQ(events::format_event(traced[i]), events::format_event(expected[i])) << "call " << i;
+    }
   }
 }
 
@@ -199,6 +204,121 @@ TEST(TraceC, ReplaysOnTheSimulator) {
   // waited on the scheduler: the replay is at least the compute, at most the run.
   EXPECT_GE(simulated, 0.02);
   EXPECT_LE(simulated, longest_wall * 1.5);
+}
+
+// durations.c: three calls that wait ~50 ms for the other rank's sleep.
+struct TimedCall {
+  const Event* call = nullptr;
+  double gap_before_s = 0;  // the compute burst right before it (0 if none)
+};
+
+std::vector<TimedCall> timed_calls(const std::vector<Event>& stream, Kind kind) {
+  std::vector<TimedCall> out;
+  for (std::size_t i = 0; i < stream.size(); ++i)
+    if (stream[i].kind == kind)
+      out.push_back({&stream[i], i > 0 && stream[i - 1].kind == Kind::Compute ? stream[i - 1].seconds : 0});
+  return out;
+}
+
+TEST(TraceDurations, ACallThatWaitsForAnotherRankIsTimedAsLongAsItWaited) {
+  fs::path dir = scratch() / "durations-trace";
+  auto result = trace(dir, mpirun(2, {(fs::path(TRACE_PROGRAMS) / "trace_durations").string()}));
+  ASSERT_EQ(result.exit_code, 0) << result.stdout_text << result.stderr_text;
+  std::vector<Event> rank0 = read_stream(dir, 0), rank1 = read_stream(dir, 1);
+  // The sleeps are 50 ms; the waits end after them, give or take the moment
+  // each rank left the first barrier.
+  constexpr double kWaited = 0.04, kShortGap = 0.04;
+  auto recv = timed_calls(rank1, Kind::Recv);
+  ASSERT_EQ(recv.size(), 2u);
+  EXPECT_GE(recv[0].call->duration_s, kWaited);  // 1. waits for rank 0's sleep
+  EXPECT_LT(recv[0].gap_before_s, kShortGap);    // ... which is not rank 1's compute
+  auto send0 = timed_calls(rank0, Kind::Send);
+  ASSERT_EQ(send0.size(), 1u);
+  EXPECT_GE(send0[0].gap_before_s, 0.045);  // rank 0's sleep is its compute
+  auto wait = timed_calls(rank0, Kind::Wait);
+  ASSERT_EQ(wait.size(), 1u);
+  EXPECT_GE(wait[0].call->duration_s, kWaited);  // 2.
+  EXPECT_LT(wait[0].gap_before_s, kShortGap);
+  auto ssend = timed_calls(rank0, Kind::Ssend);
+  ASSERT_EQ(ssend.size(), 1u);
+  EXPECT_GE(ssend[0].call->duration_s, kWaited);  // 3.
+  EXPECT_LT(ssend[0].gap_before_s, kShortGap);
+
+  // Every call has a duration >= 0; MPI_Init's is before the wall clock
+  // starts, and the rest with the compute gaps and the tracer's own work make
+  // up each rank's wall time (MPI_Init's return to MPI_Finalize's).
+  TraceHeader header = read_trace_header(dir);
+  ASSERT_EQ(header.ranks.size(), 2u);
+  for (int r = 0; r < 2; ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    double compute = 0, calls = 0, finalize = -1;
+    for (const Event& e : r == 0 ? rank0 : rank1) {
+      if (e.kind == Kind::Compute) {
+        EXPECT_EQ(e.duration_s, -1);
+        compute += e.seconds;
+        continue;
+      }
+      EXPECT_GE(e.duration_s, 0) << events::format_event(e);
+      if (e.kind == Kind::Finalize) finalize = e.duration_s;
+      if (e.kind != Kind::Init) calls += e.duration_s;
+    }
+    const RankInfo& info = header.ranks[static_cast<std::size_t>(r)];
+    EXPECT_NEAR(calls, info.mpi_s, 1e-6);
+    EXPECT_NEAR(finalize, info.finalize_s, 1e-6);
+    EXPECT_NEAR(compute + calls + info.tracer_s, info.wall_s, 1e-6);
+    EXPECT_GT(info.wall_s, 0.1);  // two sleeps at least
+  }
+
+  // trace show: time per call kind (MPI_Init apart), by rank and over all.
+  auto shown = perfcast_run({"trace", "show", dir.string(), "--json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.stderr_text;
+  auto figures = nlohmann::json::parse(shown.stdout_text);
+  EXPECT_EQ(figures["calls_timed"], true);
+  std::map<std::string, double> by_kind;
+  double kinds_total = 0;
+  for (const auto& k : figures["call_kinds"]) {
+    by_kind[k["kind"].get<std::string>()] = k["seconds"].get<double>();
+    kinds_total += k["seconds"].get<double>();
+    EXPECT_NE(k["kind"], "init");
+  }
+  EXPECT_GE(by_kind["recv"], kWaited);
+  EXPECT_GE(by_kind["wait"], kWaited);
+  EXPECT_GE(by_kind["ssend"], kWaited);
+  double ranks_total = 0;
+  for (const auto& rank : figures["ranks"]) {
+    EXPECT_GT(rank["init_s"].get<double>(), 0);
+    EXPECT_NEAR(rank["calls_s"].get<double>(), rank["mpi_s"].get<double>(), 1e-6);
+    ranks_total += rank["calls_s"].get<double>();
+    ASSERT_FALSE(rank["top_calls_by_time"].empty());
+    for (std::size_t i = 1; i < rank["top_calls_by_time"].size(); ++i)
+      EXPECT_GE(rank["top_calls_by_time"][i - 1]["seconds"].get<double>(),
+                rank["top_calls_by_time"][i]["seconds"].get<double>());
+  }
+  EXPECT_NEAR(kinds_total, ranks_total, 1e-6);
+  bool recv_among_top = false;
+  for (const auto& c : figures["ranks"][1]["top_calls_by_time"]) recv_among_top |= c["kind"] == "recv";
+  EXPECT_TRUE(recv_among_top) << figures["ranks"][1].dump();
+  auto table = perfcast_run({"trace", "show", dir.string()});
+  ASSERT_EQ(table.exit_code, 0) << table.stderr_text;
+  EXPECT_NE(table.stdout_text.find("calls by time, all ranks"), std::string::npos) << table.stdout_text;
+  EXPECT_NE(table.stdout_text.find("MPI_Init"), std::string::npos) << table.stdout_text;
+}
+
+// A trace of format 1 (no durations) is still shown, and says what it lacks.
+TEST(TraceDurations, ShowOnAnOldTraceSaysItHasNoDurations) {
+  fs::path old = fs::path(PERFCAST_SOURCE_DIR) / "tests" / "events" / "fixtures" / "trace-v1-wave3d";
+  auto shown = perfcast_run({"trace", "show", old.string(), "--json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.stderr_text;
+  auto figures = nlohmann::json::parse(shown.stdout_text);
+  EXPECT_EQ(figures["calls_timed"], false);
+  ASSERT_EQ(figures["ranks"].size(), 2u);
+  EXPECT_TRUE(figures["ranks"][0]["init_s"].is_null());
+  EXPECT_TRUE(figures["ranks"][0]["top_calls_by_time"].empty());
+  EXPECT_EQ(figures["ranks"][0]["calls"], 51);
+  EXPECT_TRUE(figures["call_kinds"][0]["seconds"].is_null());
+  auto table = perfcast_run({"trace", "show", old.string()});
+  ASSERT_EQ(table.exit_code, 0) << table.stderr_text;
+  EXPECT_NE(table.stdout_text.find("records no call durations"), std::string::npos) << table.stdout_text;
 }
 
 #ifdef TRACE_FORTRAN
