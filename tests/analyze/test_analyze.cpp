@@ -887,6 +887,20 @@ TEST(Analyze, WorkAfterAnExitGuardIsCounted) {
   }
 }
 
+// A call to a function not yet declared (C89's implicit declaration), which
+// GCC builds with a warning and clang 16+ rejects by default, is analysed like
+// any call: the callee's loop counts.
+TEST(Analyze, ACallBeforeItsDeclarationIsAnalysedAsItsCompilerWouldBuildIt) {
+  auto m = load(analyse_case("implicit_declaration.c"), "implicit_declaration");
+  for (int argc : {1, 2}) {
+    expr::Bindings b = {{"argc", argc}};
+    bind_the_rest(m, b);
+    auto c = counts(m, "main", b, 0, 2);
+    EXPECT_EQ(c.flops_double, 2.0 * (argc > 1 ? 1000 : 10)) << "argc = " << argc;
+    EXPECT_EQ(calls_by_op(c)["allreduce"], 1);
+  }
+}
+
 // waxpby with pointers that may alias: the vectoriser's overlap check leads
 // either to the vector loop or straight to the scalar loop (a block LLVM
 // names as it likes once it optimises). The check is read on its passing
