@@ -1,4 +1,4 @@
-// The static analyser: C/C++ sources -> LLVM IR (clang-19, support/toolchain.h;
+// The static analyser: C/C++ and Fortran sources -> LLVM IR (clang-19 and flang-19, support/toolchain.h;
 // the user's optimisation level) -> a program model (docs/program-model.md) whose costs are
 // symbolic in the program's parameters, named after its source variables.
 //
@@ -54,6 +54,7 @@ struct AnalyzeOptions {
   std::vector<std::filesystem::path> library_cost_files;  // added to the bundled table
   std::string program;                                   // model name; default: first source's stem
   std::string clang = toolchain::kClang;
+  std::string flang = toolchain::kFlang;  // Fortran sources (.f, .f90, .F90, ...)
   std::string mpicc = "mpicc.openmpi";
   std::function<void(const std::string&)> progress;  // one line per step; may be empty
   // Price each innermost loop body with LLVM's machine-code analyser (MCA):

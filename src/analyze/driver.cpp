@@ -1,4 +1,4 @@
-// The analyser's driver: compiles each source with clang to unoptimised LLVM IR
+// The analyser's driver: compiles each source with clang (Fortran: flang) to unoptimised LLVM IR
 // (the optimisation itself runs in-process, after MPI declarations have been
 // annotated), gathers the library-cost table, and hands over to the IR analysis.
 #include <fstream>
@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analyze/analyze.h"
+#include "analyze/fortran_bindings.h"
 #include "analyze/ir_analysis.h"
 #include "model/model_write.h"
 #include "support/error.h"
@@ -104,12 +105,24 @@ model::ProgramModel analyze_model(const AnalyzeOptions& o) {
   in.host_cycles = o.host_cycles;
   in.debug = o.debug;
   in.program = o.program.empty() ? o.sources.front().stem().string() : o.program;
+  bool fortran = false;
   for (size_t i = 0; i < o.sources.size(); ++i) {
     const fs::path& src = o.sources[i];
     if (!fs::exists(src)) throw UserError(fmt::format("source file '{}' does not exist", src.string()));
     in.source += (i ? " " : "") + src.string();
     fs::path bc = dir / fmt::format("{}-{}.bc", i, src.stem().string());
     bool cxx = src.extension() == ".cpp" || src.extension() == ".cc" || src.extension() == ".cxx";
+    if (detail::is_fortran_source(src)) {
+      std::vector<std::string> argv = detail::flang_command(o.flang, src, bc, dir, o.opt_level, mpi, o.compile_flags);
+      say(fmt::format("compiling {} ({} -O{})", src.string(), o.flang, o.opt_level));
+      CompilerRun r = run(argv);
+      if (r.exit_code != 0)
+        throw UserError(fmt::format("{} does not compile:\n{}", src.string(), detail::flang_messages(r.output)), {},
+                        "compile flags go after `--`, e.g. `-- -DN=64 -Iinclude`");
+      in.bitcode_files.push_back(bc);
+      fortran = true;
+      continue;
+    }
     std::string compiler = o.clang;
     if (cxx && compiler == toolchain::kClang) compiler = toolchain::kClangxx;
     // At -O1 and above: the level's front-end decisions (no optnone, TBAA,
@@ -128,7 +141,7 @@ model::ProgramModel analyze_model(const AnalyzeOptions& o) {
                       "compile flags go after `--`, e.g. `-- -DN=64 -Iinclude`");
     in.bitcode_files.push_back(bc);
   }
-  in.origin = fmt::format("perfcast analyze ({} -O{})", o.clang, o.opt_level);
+  in.origin = fmt::format("perfcast analyze ({}{} -O{})", o.clang, fortran ? ", " + o.flang : "", o.opt_level);
   return detail::analyze_bitcode(in);
 }
 

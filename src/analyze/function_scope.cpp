@@ -25,7 +25,7 @@ FunctionScope::FunctionScope(ModuleContext& context, llvm::Function& function, F
       se(context.fam->getResult<llvm::ScalarEvolutionAnalysis>(function)),
       dt(context.fam->getResult<llvm::DominatorTreeAnalysis>(function)),
       pdt(context.fam->getResult<llvm::PostDominatorTreeAnalysis>(function)),
-      entry(function.getName() == "main") {}
+      entry(function.getName() == "main" || function.getName() == "_QQmain") {}
 
 Where FunctionScope::where(const llvm::DebugLoc& dl) const {
   Where w;

@@ -15,6 +15,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "analyze/range_exits.h"
 #include "analyze/source_names.h"
 
 namespace perfcast::analyze::detail {
@@ -55,6 +56,8 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
   const llvm::SCEV* btc = s_.se.getBackedgeTakenCount(l);
   if (!llvm::isa<llvm::SCEVCouldNotCompute>(btc))
     if (auto e = exprs_.conv(btc, l)) return trip_counts_[l] = ex::simplify(*e + Expr(1));
+  if (llvm::isa<llvm::SCEVCouldNotCompute>(btc))
+    if (auto e = range_exit_trip_count(l, s_.se, exprs_)) return trip_counts_[l] = *e;
   Where w = s_.where(source_loc(l));
   if (s_.ctx.debugging()) {
     std::string text;

@@ -1,5 +1,7 @@
 #include "analyze/scev_to_expr.h"
 
+#include "analyze/fortran_arguments.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -190,8 +192,9 @@ std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::L
       if (auto* call = dyn_cast<CallBase>(u))
         if (auto* callee = call->getCalledFunction(); callee && call->arg_size() >= 2 &&
                                                       call->getArgOperand(1)->stripPointerCasts() == p) {
-          if (callee->getName() == "MPI_Comm_rank") return ex::var("rank");
-          if (callee->getName() == "MPI_Comm_size") return ex::var("size");
+          // (mpi_comm_rank_: Fortran's binding, the same argument by reference)
+          if (callee->getName() == "MPI_Comm_rank" || callee->getName() == "mpi_comm_rank_") return ex::var("rank");
+          if (callee->getName() == "MPI_Comm_size" || callee->getName() == "mpi_comm_size_") return ex::var("size");
         }
     if (auto* g = dyn_cast<GlobalVariable>(p)) {
       std::string name = sanitize(g->getName().str());
@@ -202,6 +205,8 @@ std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::L
     // the loop kept it from being hoisted): it changes with the loop only if
     // the loop writes it, which field_name rules out.
     if (auto name = names_.field_name(load)) return ex::var(*name);
+    // A scalar variable kept in memory (Fortran's locals and dummy arguments).
+    if (auto value = scalar_in_memory(s_, *this, *load, scope)) return value;
   }
   // Integer arithmetic SCEV leaves opaque: expand it when its operands convert.
   if (auto* bo = dyn_cast<BinaryOperator>(inst)) {

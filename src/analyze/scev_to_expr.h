@@ -33,6 +33,8 @@ class ScevToExpr {
   std::optional<expr::Expr> conv_value(const llvm::Value* v, const llvm::Loop* scope, int depth = 0);
   // A boolean (i1) value: a condition, 1 when true.
   std::optional<expr::Expr> conv_bool(const llvm::Value* v, const llvm::Loop* scope, int depth = 0);
+  // The function's source names these conversions use.
+  SourceNames& names() { return names_; }
 
  private:
   std::optional<expr::Expr> conv_unknown(const llvm::Value* v, const llvm::Loop* scope, int depth);
