@@ -5,7 +5,9 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 
@@ -16,15 +18,25 @@ namespace perfcast::analyze::detail {
 
 namespace {
 
-// The integer scalar variable declared (dbg.declare) at `address`.
+bool is_integer(const llvm::DILocalVariable* var) {
+  auto* basic = llvm::dyn_cast_or_null<llvm::DIBasicType>(strip_qualifiers(var->getType()));
+  return basic &&
+         (basic->getEncoding() == llvm::dwarf::DW_ATE_signed || basic->getEncoding() == llvm::dwarf::DW_ATE_unsigned);
+}
+
+// The integer scalar variable that lives at `address`: declared there
+// (dbg.declare), or, once the optimiser has lowered the declaration, said to
+// be what `address` points to (dbg.value(address, DW_OP_deref)).
 const llvm::DILocalVariable* integer_variable(const SourceNames& names, const llvm::Value* address) {
-  auto it = names.struct_vars().find(address);
-  if (it == names.struct_vars().end()) return nullptr;
-  auto* basic = llvm::dyn_cast_or_null<llvm::DIBasicType>(strip_qualifiers(it->second->getType()));
-  if (!basic || (basic->getEncoding() != llvm::dwarf::DW_ATE_signed &&
-                 basic->getEncoding() != llvm::dwarf::DW_ATE_unsigned))
-    return nullptr;
-  return it->second;
+  if (auto it = names.struct_vars().find(address); it != names.struct_vars().end())
+    return is_integer(it->second) ? it->second : nullptr;
+  llvm::SmallVector<llvm::DbgVariableIntrinsic*, 4> users;
+  llvm::findDbgUsers(users, const_cast<llvm::Value*>(address));
+  for (const llvm::DbgVariableIntrinsic* u : users)
+    if (u->getExpression()->getNumElements() == 1 && u->getExpression()->getElement(0) == llvm::dwarf::DW_OP_deref &&
+        is_integer(u->getVariable()))
+      return u->getVariable();
+  return nullptr;
 }
 
 // The integer of type `type` that `at` reads through `pointer`: see

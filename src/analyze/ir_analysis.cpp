@@ -34,6 +34,7 @@
 #include "analyze/mca_pricing.h"
 #include "analyze/module_context.h"
 #include "analyze/program_tree.h"
+#include "analyze/range_exits.h"
 #include "analyze/to_model.h"
 #include "support/error.h"
 #include "support/toolchain.h"
@@ -159,6 +160,8 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   // records beside the instructions instead; the passes are done, so the
   // module goes back to intrinsics for the rest of its life.
   program->setIsNewDbgInfoFormat(false);
+  for (llvm::Function& f : *program)
+    if (!f.isDeclaration()) merge_equal_increments(f);
 
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;

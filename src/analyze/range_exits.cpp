@@ -1,13 +1,49 @@
 #include "analyze/range_exits.h"
 
+#include <vector>
+
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
 
 namespace perfcast::analyze::detail {
 
 namespace ex = perfcast::expr;
+
+int merge_equal_increments(llvm::Function& f) {
+  using namespace llvm;
+  DominatorTree dt(f);
+  std::vector<PHINode*> merged;
+  for (BasicBlock& b : f)
+    for (PHINode& phi : b.phis()) {
+      if (phi.getNumIncomingValues() < 2 || !phi.getType()->isIntegerTy()) continue;
+      auto* first = dyn_cast<BinaryOperator>(phi.getIncomingValue(0));
+      if (!first || first->getOpcode() != Instruction::Add || !isa<ConstantInt>(first->getOperand(1))) continue;
+      Value* x = first->getOperand(0);
+      bool same = true, nuw = true, nsw = true;
+      for (Value* v : phi.incoming_values()) {
+        auto* add = dyn_cast<BinaryOperator>(v);
+        same = same && add && add->getOpcode() == Instruction::Add && add->getOperand(0) == x &&
+               add->getOperand(1) == first->getOperand(1);
+        if (!same) break;
+        nuw = nuw && add->hasNoUnsignedWrap();
+        nsw = nsw && add->hasNoSignedWrap();
+      }
+      auto* xi = dyn_cast<Instruction>(x);
+      if (!same || (xi && !dt.dominates(xi, &b))) continue;
+      auto* add = BinaryOperator::Create(Instruction::Add, x, first->getOperand(1), phi.getName() + ".merged",
+                                         b.getFirstInsertionPt());
+      add->setHasNoUnsignedWrap(nuw);
+      add->setHasNoSignedWrap(nsw);
+      add->setDebugLoc(first->getDebugLoc());
+      phi.replaceAllUsesWith(add);
+      merged.push_back(&phi);
+    }
+  for (PHINode* phi : merged) phi->eraseFromParent();
+  return static_cast<int>(merged.size());
+}
 
 std::optional<expr::Expr> range_exit_trip_count(llvm::Loop* l, llvm::ScalarEvolution& se, ScevToExpr& exprs) {
   using namespace llvm;

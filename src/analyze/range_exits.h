@@ -12,11 +12,19 @@
 #include "support/expr.h"
 
 namespace llvm {
+class Function;
 class Loop;
 class ScalarEvolution;
 }  // namespace llvm
 
 namespace perfcast::analyze::detail {
+
+// Replaces each phi whose incoming values are all the same addition
+// (`x + c` computed on each path, as GVN's partial redundancy elimination
+// leaves a DO loop's `j + 1` when the inner loop may be skipped) by that one
+// addition, so that ScalarEvolution sees the induction variable it is. What
+// the code computes is unchanged. Returns the phis replaced.
+int merge_equal_increments(llvm::Function& f);
 
 // The iterations of `l` per run, as an expression of the values it starts
 // from; nothing for other loops.

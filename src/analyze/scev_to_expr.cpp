@@ -41,10 +41,17 @@ std::optional<Expr> ScevToExpr::unsigned_operand(const llvm::SCEV* s, const llvm
 std::optional<Expr> ScevToExpr::conv(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
   using namespace llvm;
   if (depth > 64) return std::nullopt;
-  // A sum or product the source named (lx = n / p + ...) reads as its name.
-  if (auto it = named_scevs_.find(s); it != named_scevs_.end()) {
+  // A sum or product the source named (lx = n / p + ...) reads as its name,
+  // whose default is what the code computes (right = rank + 1 differs per
+  // rank: without it every rank would need the one value bound).
+  if (auto it = named_scevs_.find(s); it != named_scevs_.end() && !expanding_.count(s)) {
     const SourceNames::DebugName& dn = names_.debug_names().at(it->second);
-    s_.describe(dn.name, dn.description);
+    expanding_.insert(s);
+    auto value = conv(s, nullptr, depth + 1);
+    expanding_.erase(s);
+    std::optional<std::string> default_value;
+    if (value && s_.model_wide(*value)) default_value = ex::to_string(ex::simplify(*value));
+    s_.describe(dn.name, dn.description, default_value);
     return ex::var(dn.name);
   }
   switch (s->getSCEVType()) {
@@ -81,16 +88,14 @@ std::optional<Expr> ScevToExpr::conv(const llvm::SCEV* s, const llvm::Loop* scop
       return x;  // the expression already reads the value as signed
     }
     case scAddExpr:
-      // lz + 2 is one flattened sum in SCEV: find the named part.
+      // lz + 2 is one flattened sum in SCEV: find the named part (not while
+      // the value of a named sum is being spelt out for its default).
       for (const auto& [named, value] : named_scevs_) {
-        if (named->getType() != s->getType()) continue;
+        if (!expanding_.empty() || named->getType() != s->getType()) continue;
         const SCEV* rest = s_.se.getMinusSCEV(s, named);
         if (rest->getExpressionSize() >= s->getExpressionSize()) continue;
-        if (auto r = conv(rest, scope, depth + 1)) {
-          const SourceNames::DebugName& dn = names_.debug_names().at(value);
-          s_.describe(dn.name, dn.description);
-          return ex::var(dn.name) + *r;
-        }
+        if (auto r = conv(rest, scope, depth + 1))
+          if (auto n = conv(named, scope, depth + 1)) return *n + *r;
       }
       [[fallthrough]];
     case scMulExpr: {

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 #include "analyze/function_scope.h"
 #include "analyze/source_names.h"
@@ -44,6 +45,7 @@ class ScevToExpr {
   FunctionScope& s_;
   SourceNames& names_;
   std::map<const llvm::SCEV*, const llvm::Value*> named_scevs_;
+  std::set<const llvm::SCEV*> expanding_;  // named sums whose value conv() is computing
 };
 
 }  // namespace perfcast::analyze::detail
