@@ -223,7 +223,13 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
         if (!inside.count(succ) && succ != skip) ok = false;
       Loop* l = s_.li.getLoopFor(b);
       if (l && l != region_loop) {
-        while (l->getParentLoop() != region_loop) l = l->getParentLoop();
+        while (l && l->getParentLoop() != region_loop) l = l->getParentLoop();
+        // A block of a loop that region_loop does not hold (the branch leaves
+        // region_loop): the region is no guard of loops inside it.
+        if (!l) {
+          ok = false;
+          break;
+        }
         if (!region_loop || region_loop->contains(l))
           if (l->getHeader() == b) loops.push_back(l);
         continue;

@@ -68,9 +68,12 @@ std::vector<json> mpi_items(const json& model) {
 
 std::vector<std::string> parameter_names(const json& model) {
   std::vector<std::string> names;
-  for (const auto& p : model["parameters"]) names.push_back(p["name"]);
+  for (const auto& [name, p] : model["parameters"].items()) names.push_back(name);
   return names;
 }
+
+// A count as the model writes it: a number, or an expression's text.
+std::string text(const json& count) { return count.is_string() ? count.get<std::string>() : count.dump(); }
 
 bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
@@ -86,7 +89,7 @@ TEST(Fortran, IncludeMpifLoopAndAllreduceOfOneDouble) {
   for (const auto& i : mpi)
     if (i["op"] == "allreduce") {
       ++allreduces;
-      EXPECT_EQ(i["bytes"], "8") << i.dump();
+      EXPECT_EQ(text(i["bytes"]), "8") << i.dump();
     }
   EXPECT_EQ(allreduces, 1);
   for (long n : {10L, 1000L}) {
@@ -111,7 +114,7 @@ TEST(Fortran, UseMpiHaloExchangeAndStencilOverAllocatableArrays) {
   for (const auto& i : mpi_items(model))
     if (i["op"] == "sendrecv") {
       ++sendrecvs;
-      EXPECT_EQ(i["bytes"], "8 * m") << i.dump();
+      EXPECT_EQ(text(i["bytes"]), "8 * m") << i.dump();
     }
   EXPECT_EQ(sendrecvs, 2);
   for (auto [m, ncols, sweeps] : {std::tuple{16L, 8L, 3L}, {100L, 40L, 7L}}) {
