@@ -41,16 +41,22 @@ std::optional<Expr> ScevToExpr::unsigned_operand(const llvm::SCEV* s, const llvm
 std::optional<Expr> ScevToExpr::conv(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
   using namespace llvm;
   if (depth > 64) return std::nullopt;
-  // A sum or product the source named (lx = n / p + ...) reads as its name,
-  // whose default is what the code computes (right = rank + 1 differs per
-  // rank: without it every rank would need the one value bound).
+  // A sum or product the source named (lx = n / p + ...) reads as its name.
+  // One of rank and size alone that differs per rank (right = rank + 1) has
+  // what the code computes as its default: no one bound value would hold for
+  // every rank. (Others stay parameters to bind, as the names of sizes.)
   if (auto it = named_scevs_.find(s); it != named_scevs_.end() && !expanding_.count(s)) {
     const SourceNames::DebugName& dn = names_.debug_names().at(it->second);
     expanding_.insert(s);
     auto value = conv(s, nullptr, depth + 1);
     expanding_.erase(s);
     std::optional<std::string> default_value;
-    if (value && s_.model_wide(*value)) default_value = ex::to_string(ex::simplify(*value));
+    if (value) {
+      std::set<std::string> uses = ex::free_names(*value);
+      bool of_rank_and_size = uses.count("rank") > 0;
+      for (const std::string& u : uses) of_rank_and_size = of_rank_and_size && (u == "rank" || u == "size");
+      if (of_rank_and_size) default_value = ex::to_string(ex::simplify(*value));
+    }
     s_.describe(dn.name, dn.description, default_value);
     return ex::var(dn.name);
   }
