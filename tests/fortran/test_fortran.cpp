@@ -143,6 +143,44 @@ TEST(Fortran, MixedCAndFortranLinkIntoOneModel) {
   }
 }
 
+// Flops of one rank of `program` (built in the build tree by flang-new-19
+// -O2) by `perfcast counts` (callgrind): the functions named, each counted
+// once (a function inlined into another is in that one's count).
+double counted_flops(const std::string& program, const std::vector<std::string>& args,
+                     const std::vector<std::string>& functions) {
+  std::vector<std::string> cmd = {"counts", "-q", "-n", "1", "--json"};
+  for (const auto& f : functions) cmd.insert(cmd.end(), {"--function", f});
+  cmd.push_back("--");
+  cmd.push_back(std::string(PERFCAST_BINARY_DIR) + "/tests/fortran/" + program);
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  auto r = perfcast::testing::perfcast_run(cmd, std::chrono::seconds(300));
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  if (r.exit_code != 0) return -1;
+  double flops = 0;
+  int counted = 0;
+  const json counts = json::parse(r.stdout_text);  // named: the loop must not outlive it
+  for (const auto& f : counts["per_rank"][0]["functions"])
+    if (!f.value("inlined_only", false)) flops += f["flops_double"].get<double>(), ++counted;
+  EXPECT_GT(counted, 0) << r.stdout_text.substr(0, 2000) << r.stderr_text;
+  return flops;
+}
+
+// The model's flops against callgrind's on the program flang builds: the
+// static count is of the IR the analyser optimised, the ground truth of the
+// machine code flang's own -O2 made.
+TEST(Fortran, ModelFlopsAreCallgrindsOnTheFlangBuild) {
+  analyse({"loop_allreduce.f90"}, "loop_allreduce");
+  json p = predict("loop_allreduce", 1, {{"n", 1000}});
+  ASSERT_TRUE(p.contains("ranks"));
+  EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(), counted_flops("loop_allreduce", {"1000"}, {"_QQmain"}));
+
+  analyse({"halo_stencil.f90"}, "halo_stencil");
+  p = predict("halo_stencil", 1, {{"m", 100}, {"ncols", 40}, {"nsweeps", 7}});
+  ASSERT_TRUE(p.contains("ranks"));
+  EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(),
+            counted_flops("halo_stencil", {"100", "40", "7"}, {"_QQmain", "_QMstencilPsweep"}));
+}
+
 // A Fortran unit flang cannot compile: the error names the file and flang's
 // message names the line.
 TEST(Fortran, ASourceFlangRefusesNamesTheFileAndLine) {
