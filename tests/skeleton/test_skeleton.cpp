@@ -251,14 +251,14 @@ std::string run(const std::string& command) {
 TEST(PerfcastCc, ShowsTheCompilerCommand) {
   std::string perfcast = std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast";
   std::string c = run(perfcast + " cc --show skel.c -o skel -O2");
-  EXPECT_EQ(c.rfind(std::string(toolchain::kClang) + " ", 0), 0u) << c;
+  EXPECT_EQ(c.rfind(std::string(perfcast::toolchain::kClang) + " ", 0), 0u) << c;
   EXPECT_NE(c.find("-I" PERFCAST_SOURCE_DIR "/include/perfcast "), std::string::npos) << c;
   EXPECT_NE(c.find(" -shared "), std::string::npos) << c;
   EXPECT_NE(c.find(" -fPIC "), std::string::npos) << c;
   EXPECT_NE(c.find("-Wl,--wrap=exit"), std::string::npos) << c;
   EXPECT_NE(c.find("skel.c -o skel -O2"), std::string::npos) << c;
   std::string cxx = run(perfcast + " cc --show -c skel.cpp");
-  EXPECT_EQ(cxx.rfind(std::string(toolchain::kClangxx) + " ", 0), 0u) << cxx;
+  EXPECT_EQ(cxx.rfind(std::string(perfcast::toolchain::kClangxx) + " ", 0), 0u) << cxx;
   EXPECT_EQ(cxx.find("-shared"), std::string::npos) << "compile only: " << cxx;
   std::string cflags = run(perfcast + " cc --cflags");
   EXPECT_NE(cflags.find("-fPIC"), std::string::npos);

@@ -31,6 +31,11 @@ TEST(SkeletonMisbehaving, AFaultNamesTheRankTheSignalAndTheFunction) {
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
   EXPECT_TRUE(contains(r.stderr_text, "rank 1 of the skeleton was stopped by SIGSEGV")) << r.stderr_text;
   EXPECT_TRUE(contains(r.stderr_text, "fault_here")) << r.stderr_text;
+  // Where no dynamic symbol covers the fault, the object and the offset.
+  auto s = simulate("segv-static");
+  EXPECT_EQ(s.exit_code, 1) << s.stderr_text;
+  EXPECT_TRUE(contains(s.stderr_text, "rank 1 of the skeleton was stopped by SIGSEGV")) << s.stderr_text;
+  EXPECT_TRUE(contains(s.stderr_text, " at " + kSkeleton + "+0x")) << s.stderr_text;
 }
 
 TEST(SkeletonMisbehaving, AbortAndArithmeticErrorsNameTheRank) {

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -106,6 +108,14 @@ void write_number(char*& p, std::size_t n) {
   while (k) *p++ = digits[--k];
 }
 
+void write_hex(char*& p, std::uintptr_t n) {
+  char digits[2 * sizeof n];
+  int k = 0;
+  do digits[k++] = "0123456789abcdef"[n % 16], n /= 16;
+  while (n);
+  while (k) *p++ = digits[--k];
+}
+
 const char* signal_text(int sig) {
   switch (sig) {
     case SIGSEGV: return "SIGSEGV (invalid memory access)";
@@ -150,6 +160,16 @@ void on_fatal_signal(int sig, siginfo_t* info, void* uctx) {
         put(p, end, where.dli_fname);
         put(p, end, ")");
       }
+    } else if (where.dli_fname && where.dli_fbase) {
+      // No dynamic symbol there: a static function, or a copy the compiler
+      // made (clang 19 specialises a call with a constant argument into a
+      // local "f.specialized.1"). The object and offset are what
+      // `addr2line -f -e OBJECT OFFSET` names.
+      put(p, end, " at ");
+      put(p, end, where.dli_fname);
+      put(p, end, "+0x");
+      if (end - p > static_cast<std::ptrdiff_t>(2 * sizeof(std::uintptr_t)))
+        write_hex(p, reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(where.dli_fbase));
     }
 #else
     (void)uctx;

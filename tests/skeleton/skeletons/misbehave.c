@@ -1,5 +1,6 @@
 /* A skeleton that misbehaves in the way its first argument names, on rank 1:
  *   segv   dereferences a null pointer in fault_here()
+ *   segv-static  the same in a function with no dynamic symbol
  *   abort  calls abort()
  *   fpe    divides an integer by zero
  *   exit   calls exit(3) before the barrier every rank makes
@@ -12,6 +13,12 @@
 #include <string.h>
 
 __attribute__((noinline)) void fault_here(volatile int* p) { *p = 42; }
+__attribute__((noinline)) static void fault_in_static(volatile int* p) { *p = 43; }
+
+// Read at run time (volatile; const: read-only, not a global the ranks share),
+// so no call below has a constant argument for the compiler to specialise the
+// callee on (a specialised copy is a local symbol).
+static volatile int* volatile const nowhere = NULL;
 
 __attribute__((noinline)) int divide(volatile int a, volatile int b) { return a / b; }
 
@@ -22,7 +29,8 @@ int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "";
   BSIM_Add_time(1e-3);
   if (rank == 1) {
-    if (strcmp(what, "segv") == 0) fault_here(NULL);
+    if (strcmp(what, "segv") == 0) fault_here(nowhere);
+    if (strcmp(what, "segv-static") == 0) fault_in_static(nowhere);
     if (strcmp(what, "abort") == 0) abort();
     if (strcmp(what, "fpe") == 0) printf("%d\n", divide(rank, 0));
     if (strcmp(what, "exit") == 0) exit(3);
