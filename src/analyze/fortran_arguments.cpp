@@ -24,12 +24,25 @@ bool is_integer(const llvm::DILocalVariable* var) {
          (basic->getEncoding() == llvm::dwarf::DW_ATE_signed || basic->getEncoding() == llvm::dwarf::DW_ATE_unsigned);
 }
 
+// A C argument `int *n` of a function Fortran calls (`kernel_c_(&x_min, ...)`,
+// every argument by reference): the integer it points to.
+bool is_pointer_to_integer(const llvm::DILocalVariable* var) {
+  auto* p = llvm::dyn_cast_or_null<llvm::DIDerivedType>(strip_qualifiers(var->getType()));
+  if (!p || p->getTag() != llvm::dwarf::DW_TAG_pointer_type) return false;
+  auto* basic = llvm::dyn_cast_or_null<llvm::DIBasicType>(strip_qualifiers(p->getBaseType()));
+  return basic &&
+         (basic->getEncoding() == llvm::dwarf::DW_ATE_signed || basic->getEncoding() == llvm::dwarf::DW_ATE_unsigned);
+}
+
 // The integer scalar variable that lives at `address`: declared there
 // (dbg.declare), or, once the optimiser has lowered the declaration, said to
-// be what `address` points to (dbg.value(address, DW_OP_deref)).
+// be what `address` points to (dbg.value(address, DW_OP_deref)); for a
+// pointer argument, the integer it points to (`int *n`).
 const llvm::DILocalVariable* integer_variable(const SourceNames& names, const llvm::Value* address) {
   if (auto it = names.struct_vars().find(address); it != names.struct_vars().end())
-    return is_integer(it->second) ? it->second : nullptr;
+    return is_integer(it->second) || (llvm::isa<llvm::Argument>(address) && is_pointer_to_integer(it->second))
+               ? it->second
+               : nullptr;
   llvm::SmallVector<llvm::DbgVariableIntrinsic*, 4> users;
   llvm::findDbgUsers(users, const_cast<llvm::Value*>(address));
   for (const llvm::DbgVariableIntrinsic* u : users)

@@ -1,5 +1,6 @@
-! Mixed C and Fortran: the Fortran main program calls a C kernel (axpy, 2 flops
-! per element, mixed_kernel.c) through bind(c), and reduces its result.
+! Mixed C and Fortran: the Fortran main program calls C kernels
+! (mixed_kernel.c): axpy (2 flops per element) through bind(c), and scale_c
+! (1 flop per element) with no interface, by reference; then reduces.
 ! Usage: mixed N
 program mixed
   use mpi
@@ -26,6 +27,7 @@ program mixed
   x = 1.0d0
   y = 2.0d0
   call axpy(n, 3.0d0, x, y)
+  call scale_c(n, y)
   local = y(n)
   call MPI_Allreduce(local, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print *, total
