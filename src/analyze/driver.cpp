@@ -118,7 +118,9 @@ model::ProgramModel analyze_model(const AnalyzeOptions& o) {
       CompilerRun r = run(argv);
       if (r.exit_code != 0)
         throw UserError(fmt::format("{} does not compile:\n{}", src.string(), detail::flang_messages(r.output)), {},
-                        "compile flags go after `--`, e.g. `-- -DN=64 -Iinclude`");
+                        r.exit_code == 127
+                            ? fmt::format("install {} (Debian package {})", o.flang, toolchain::kFlangPackage)
+                            : std::string("compile flags go after `--`, e.g. `-- -DN=64 -Iinclude`"));
       in.bitcode_files.push_back(bc);
       fortran = true;
       continue;

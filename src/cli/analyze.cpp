@@ -85,7 +85,7 @@ void check_source(const std::filesystem::path& source) {
   if (!fs::exists(source, ec)) throw UserError(fmt::format("source '{}' does not exist", source.string()));
   if (fs::is_directory(source, ec))
     throw UserError(fmt::format("'{}' is a directory, not a source file", source.string()), {},
-                    "give the C or C++ files, or a whole build's compile_commands.json's files");
+                    "give the C, C++ or Fortran files, or a whole build's compile_commands.json's files");
   static const std::set<std::string> c_family = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".i", ".ii"};
   static const std::set<std::string> fortran = {".f", ".F", ".f77", ".F77", ".for", ".f90", ".F90", ".f95",
                                                 ".F95", ".f03", ".F03", ".f08", ".F08"};
