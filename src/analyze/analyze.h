@@ -1,4 +1,4 @@
-// The static analyser: C/C++ sources -> LLVM IR (clang-19, support/toolchain.h;
+// The static analyser: C/C++ and Fortran sources -> LLVM IR (clang-19 and flang-19, support/toolchain.h;
 // the user's optimisation level) -> a program model (docs/program-model.md) whose costs are
 // symbolic in the program's parameters, named after its source variables.
 //
@@ -71,6 +71,7 @@ struct AnalyzeOptions {
   std::string program;                                   // model name; default: first source's stem
   // The analyser's compiler; C++ units use its C++ driver (cxx_driver_of).
   std::string clang = toolchain::kClang;
+  std::string flang = toolchain::kFlang;  // Fortran sources (.f, .f90, .F90, ...)
   std::string mpicc = "mpicc.openmpi";    // asked for C units' MPI flags (--showme:compile)
   std::string mpicxx = "mpicxx.openmpi";  // and C++ units'
   std::function<void(const std::string&)> progress;  // one line per step; may be empty

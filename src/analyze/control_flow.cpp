@@ -21,8 +21,8 @@ bool ends_program(const llvm::BasicBlock& b, bool finalize_counts) {
     if (auto* call = dyn_cast<CallBase>(&i))
       if (const Function* callee = call->getCalledFunction()) {
         StringRef n = callee->getName();
-        if (n == "MPI_Abort" || n == "abort" || n == "exit" || n == "_exit") return true;
-        if (finalize_counts && n == "MPI_Finalize") return true;
+        if (n == "MPI_Abort" || n == "mpi_abort_" || n == "abort" || n == "exit" || n == "_exit") return true;
+        if (finalize_counts && (n == "MPI_Finalize" || n == "mpi_finalize_")) return true;
       }
   return false;
 }

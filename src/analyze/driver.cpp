@@ -1,4 +1,5 @@
-// The analyser's driver: compiles each unit with clang to unoptimised LLVM IR,
+// The analyser's driver: compiles each unit with clang (Fortran: flang) to
+// unoptimised LLVM IR,
 // each with its own flags (the optimisation itself runs in-process, after MPI
 // declarations have been annotated), or takes the bitcode a build wrote,
 // checks that the units make one program, gathers the library-cost table, and
@@ -15,6 +16,7 @@
 #include "analyze/analyze.h"
 #include "analyze/bitcode_facts.h"
 #include "analyze/build_command.h"
+#include "analyze/fortran_bindings.h"
 #include "analyze/ir_analysis.h"
 #include "model/model_write.h"
 #include "support/error.h"
@@ -185,10 +187,29 @@ model::ProgramModel analyze_model(const AnalyzeOptions& o) {
 
   std::vector<std::string> sources;  // per bitcode file, for messages
   std::optional<std::vector<std::string>> mpi_c, mpi_cxx;  // asked once per language
+  bool fortran = false;
   for (size_t i = 0; i < units.size(); ++i) {
     const CompileUnit& u = units[i];
     in.source += (i ? " " : "") + u.source.string();
     fs::path bc = dir / fmt::format("{}-{}.bc", i, u.source.stem().string());
+    if (detail::is_fortran_source(u.source)) {
+      // mpif.h sits in the C wrapper's include directory.
+      if (!mpi_c) mpi_c = mpi_compile_flags(o.mpicc, o.clang);
+      std::vector<std::string> argv = detail::flang_command(o.flang, u.source, bc, dir, o.opt_level, *mpi_c, u.flags);
+      say(fmt::format("compiling {}/{} {} ({} -O{})", i + 1, units.size(), u.source.string(), o.flang, o.opt_level));
+      CompilerRun r = run(argv);
+      if (r.exit_code != 0)
+        throw UserError(fmt::format("{} does not compile ({}):\n{}", u.source.string(), u.origin,
+                                    detail::flang_messages(r.output)),
+                        {},
+                        r.exit_code == 127 ? fmt::format("install {} (Debian package {})", o.flang, toolchain::kFlangPackage)
+                        : o.units.empty()  ? std::string("compile flags go after `--`, e.g. `-- -DN=64 -Iinclude`")
+                                           : std::string("check the build's flags for it, or --exclude it"));
+      in.bitcode_files.push_back(bc);
+      sources.push_back(u.source.string());
+      fortran = true;
+      continue;
+    }
     const std::string compiler = u.cxx ? cxx_driver_of(o.clang) : o.clang;
     std::optional<std::vector<std::string>>& mpi = u.cxx ? mpi_cxx : mpi_c;
     if (!mpi) mpi = mpi_compile_flags(u.cxx ? o.mpicxx : o.mpicc, compiler);
@@ -214,7 +235,7 @@ model::ProgramModel analyze_model(const AnalyzeOptions& o) {
     in.source += (in.source.empty() ? "" : " ") + bc.string();
   }
   in.bitcode_files = one_program(in.bitcode_files, sources, o, say);
-  in.origin = fmt::format("perfcast analyze ({} -O{})", o.clang, o.opt_level);
+  in.origin = fmt::format("perfcast analyze ({}{} -O{})", o.clang, fortran ? ", " + o.flang : "", o.opt_level);
   const auto analysis_started = std::chrono::steady_clock::now();
   model::ProgramModel model = detail::analyze_bitcode(in);
   say(fmt::format("{} units: compiled in {:.2f} s, analysed in {:.2f} s", in.bitcode_files.size(), compile_s,

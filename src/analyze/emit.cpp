@@ -12,6 +12,8 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 
+#include "analyze/fortran_arguments.h"
+#include "analyze/fortran_bindings.h"
 #include "analyze/mpi_tables.h"
 #include "analyze/site_names.h"
 #include "analyze/source_names.h"
@@ -130,7 +132,7 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
         add_math(i, *math_name(callee->getName().str()), call->getType());
         continue;
       }
-      if (callee && (callee->isIntrinsic() || s_.ctx.ignore.count(callee->getName().str()))) continue;
+      if (callee && (callee->isIntrinsic() || s_.ctx.ignores(callee->getName().str()))) continue;
       flush();
       emit_call(*call, items, scope);
     }
@@ -169,10 +171,18 @@ std::optional<Expr> BlockEmitter::datatype_bytes(const llvm::Value* dt, const ll
   return std::nullopt;
 }
 
-void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope) {
+void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope,
+                            bool by_reference) {
   auto spec = mpi_specs().find(name);
   if (spec == mpi_specs().end()) return;  // local calls: rank, size, topology, time
   const MpiSpec& s = spec->second;
+  // An integer argument: the value itself (C), or what the pointer passed
+  // refers to (Fortran).
+  auto argument = [&](int position) -> std::optional<Expr> {
+    const llvm::Value* arg = call.getArgOperand(static_cast<unsigned>(position));
+    if (by_reference) return value_by_reference(s_, exprs_, arg, call, scope);
+    return exprs_.conv_value(arg, scope);
+  };
   auto n = std::make_unique<Node>();
   n->kind = Node::Mpi;
   Where w = s_.where(call.getDebugLoc());
@@ -183,14 +193,20 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
   // Several calls on one line (an unrolled loop) share a parameter: one call site.
   auto unique = [](const std::string& base) { return sanitize(base); };
   if (s.count >= 0) {
-    auto count = exprs_.conv_value(call.getArgOperand(s.count), scope);
+    auto count = argument(s.count);
     if (!count) {
       std::string p = unique(tag + ".count");
       s_.describe(p,
                   fmt::format("elements per call of {} at {}:{} (read from memory)", name, file_tag(w.file), w.line));
       count = ex::var(p);
     }
-    auto bytes = datatype_bytes(call.getArgOperand(s.datatype), scope);
+    std::optional<Expr> bytes;
+    if (!by_reference) {
+      bytes = datatype_bytes(call.getArgOperand(s.datatype), scope);
+    } else if (auto handle = argument(s.datatype); handle && handle->is_constant() &&
+                                                    handle->kind() == ex::Kind::Integer) {
+      if (auto b = fortran_datatype_bytes(handle->int_value())) bytes = Expr(*b);
+    }
     if (!bytes) {
       std::string p = unique(tag + ".datatype_bytes");
       s_.describe(p,
@@ -207,8 +223,8 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
   std::string reader = fmt::format("{} at {}:{}", name, file_tag(w.file), w.line);
   if (s.peer >= 0) {
     const llvm::Value* arg = call.getArgOperand(s.peer);
-    auto peer = exprs_.conv_value(arg, scope);
-    if (!peer) peer = ranks_.element_rank(arg, "peer", reader, "mod(rank + 1, size)");
+    auto peer = argument(s.peer);
+    if (!peer && !by_reference) peer = ranks_.element_rank(arg, "peer", reader, "mod(rank + 1, size)");
     if (!peer || (peer->is_constant() && peer->kind() == ex::Kind::Integer && peer->int_value() == -1)) {
       std::string p = unique(tag + ".peer");
       s_.describe(p,
@@ -223,8 +239,8 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
   }
   if (s.root >= 0) {
     const llvm::Value* arg = call.getArgOperand(s.root);
-    auto root = exprs_.conv_value(arg, scope);
-    if (!root) root = ranks_.element_rank(arg, "root", reader, "0");
+    auto root = argument(s.root);
+    if (!root && !by_reference) root = ranks_.element_rank(arg, "root", reader, "0");
     if (!root) {
       std::string p = unique(tag + ".root");
       s_.describe(p, fmt::format("root rank of {} at {}:{}", name, file_tag(w.file), w.line), "0");
@@ -248,7 +264,12 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
   }
   std::string name = callee->getName().str();
   if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) {
-    emit_mpi(call, name.rfind("PMPI_", 0) == 0 ? name.substr(1) : name, items, scope);
+    emit_mpi(call, name.rfind("PMPI_", 0) == 0 ? name.substr(1) : name, items, scope, false);
+    return;
+  }
+  // Fortran's bindings (mpi_send_): the C binding's operation and positions.
+  if (callee->isDeclaration() && is_fortran_mpi_symbol(name)) {
+    if (const FortranMpiSpec* f = fortran_mpi_spec(name)) emit_mpi(call, f->c_name, items, scope, true);
     return;
   }
   if (auto m = math_name(name)) {
@@ -278,7 +299,9 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
       const std::string& param = fm.all_arguments[a];
       if (param.empty() || std::find(fm.parameters.begin(), fm.parameters.end(), param) == fm.parameters.end())
         continue;
-      auto e = exprs_.conv_value(call.getArgOperand(a), scope);
+      const llvm::Value* passed = call.getArgOperand(a);
+      auto e = passed->getType()->isPointerTy() ? value_by_reference(s_, exprs_, passed, call, scope)
+                                                : exprs_.conv_value(passed, scope);
       if (!e) {
         std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
         s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param, fm.name,
@@ -290,7 +313,7 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
     items.push_back(std::move(n));
     return;
   }
-  if (callee->isIntrinsic() || s_.ctx.ignore.count(name)) return;
+  if (callee->isIntrinsic() || s_.ctx.ignores(name)) return;
   const auto& table = s_.ctx.input->library_costs["functions"];
   if (table.contains(name)) {
     const auto& cost = table[name];

@@ -31,7 +31,9 @@ class BlockEmitter {
 
  private:
   void emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope);
-  void emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope);
+  // `by_reference`: a Fortran binding, whose arguments are pointers to the values.
+  void emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope,
+                bool by_reference);
   std::optional<expr::Expr> datatype_bytes(const llvm::Value* dt, const llvm::Loop* scope);
 
   FunctionScope& s_;

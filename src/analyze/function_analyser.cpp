@@ -1,5 +1,7 @@
 #include "analyze/function_analyser.h"
 
+#include "analyze/fortran_arguments.h"
+
 #include <climits>
 #include <memory>
 #include <string>
@@ -60,6 +62,12 @@ void FunctionAnalyser::run() {
     if (a.getType()->isIntegerTy())
       if (auto dn = names_.debug_names().find(&a); dn != names_.debug_names().end() && !s_.entry)
         s_.out.all_arguments[a.getArgNo()] = dn->second.name, s_.arguments.insert(dn->second.name);
+  // Fortran's integer dummies are pointers to the caller's values: parameters
+  // too, bound at each call to the value passed (fortran_arguments.h).
+  if (!s_.entry)
+    for (Argument& a : s_.f.args())
+      if (std::string name = reference_argument_name(names_, a); !name.empty() && !s_.arguments.count(name))
+        s_.out.all_arguments[a.getArgNo()] = name, s_.arguments.insert(name);
   exprs_.name_scevs();
   if (DISubprogram* sp = s_.f.getSubprogram()) s_.out.line = static_cast<int>(sp->getLine());
 

@@ -26,7 +26,7 @@ FunctionScope::FunctionScope(ModuleContext& context, llvm::Function& function, F
       se(context.fam->getResult<llvm::ScalarEvolutionAnalysis>(function)),
       dt(context.fam->getResult<llvm::DominatorTreeAnalysis>(function)),
       pdt(context.fam->getResult<llvm::PostDominatorTreeAnalysis>(function)),
-      entry(function.getName() == "main") {}
+      entry(function.getName() == "main" || function.getName() == "_QQmain") {}
 
 std::string site_of(const Where& w) {
   std::string file = w.file.substr(w.file.rfind('/') == std::string::npos ? 0 : w.file.rfind('/') + 1);

@@ -32,10 +32,12 @@
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
 #include "analyze/ir_analysis.h"
+#include "analyze/fortran_bindings.h"
 #include "analyze/mca.h"
 #include "analyze/mca_pricing.h"
 #include "analyze/module_context.h"
 #include "analyze/program_tree.h"
+#include "analyze/range_exits.h"
 #include "analyze/to_model.h"
 #include "support/error.h"
 #include "support/toolchain.h"
@@ -50,15 +52,27 @@ namespace {
 // optimisation, this keeps globals and locals read across MPI calls in registers,
 // so loop bounds stay computable. MPI_Wtime/Wtick read a clock: left alone, so
 // two calls are never merged.
+//
+// Fortran's bindings (mpi_send_) take every argument by reference: those the
+// C binding takes by value or as a pointer to const (counts, datatypes, peers,
+// tags, communicators, send buffers) it only reads, said with readonly so
+// that the analysis finds the store before the call as the value it reads,
+// not the call itself as a writer.
 void annotate_mpi_declarations(llvm::Module& m) {
   for (llvm::Function& f : m) {
     if (!f.isDeclaration()) continue;
     llvm::StringRef n = f.getName();
-    if (!n.starts_with("MPI_") && !n.starts_with("PMPI_")) continue;
-    if (n.ends_with("Wtime") || n.ends_with("Wtick")) continue;
+    const bool fortran = is_fortran_mpi_symbol(n.str());
+    if (!n.starts_with("MPI_") && !n.starts_with("PMPI_") && !fortran) continue;
+    if (n.ends_with("Wtime") || n.ends_with("Wtick") || n.ends_with("wtime_") || n.ends_with("wtick_")) continue;
     f.setMemoryEffects(llvm::MemoryEffects::inaccessibleOrArgMemOnly());
     f.addFnAttr(llvm::Attribute::NoUnwind);
-    if (!n.ends_with("Abort")) f.addFnAttr(llvm::Attribute::WillReturn);
+    if (!n.ends_with("Abort") && !n.ends_with("abort_")) f.addFnAttr(llvm::Attribute::WillReturn);
+    if (fortran) {
+      std::vector<bool> inputs = fortran_mpi_inputs(n.str());
+      for (unsigned a = 0; a < inputs.size() && a < f.arg_size(); ++a)
+        if (inputs[a] && f.getArg(a)->getType()->isPointerTy()) f.addParamAttr(a, llvm::Attribute::ReadOnly);
+    }
   }
 }
 
@@ -200,6 +214,8 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   // records beside the instructions instead; the passes are done, so the
   // module goes back to intrinsics for the rest of its life.
   program->setIsNewDbgInfoFormat(false);
+  for (llvm::Function& f : *program)
+    if (!f.isDeclaration()) merge_equal_increments(f);
 
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -216,7 +232,11 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   ctx.dl = &program->getDataLayout();
   ctx.input = &input;
   ctx.fam = &fam;
-  for (const auto& n : input.library_costs.value("ignore", nlohmann::json::array())) ctx.ignore.insert(n.get<std::string>());
+  for (const auto& n : input.library_costs.value("ignore", nlohmann::json::array())) {
+    std::string name = n.get<std::string>();
+    if (!name.empty() && name.back() == '*') ctx.ignore_prefixes.push_back(name.substr(0, name.size() - 1));
+    else ctx.ignore.insert(name);
+  }
   ignore_runtime_functions(*program, input.library_costs, ctx.ignore);
   int defined = 0;
   for (llvm::Function& f : *program)

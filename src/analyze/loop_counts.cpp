@@ -16,6 +16,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "analyze/site_names.h"
+#include "analyze/range_exits.h"
 #include "analyze/source_names.h"
 
 namespace perfcast::analyze::detail {
@@ -47,6 +48,8 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
   const llvm::SCEV* btc = s_.se.getBackedgeTakenCount(l);
   if (!llvm::isa<llvm::SCEVCouldNotCompute>(btc))
     if (auto e = exprs_.conv(btc, l)) return trip_counts_[l] = ex::simplify(*e + Expr(1));
+  if (llvm::isa<llvm::SCEVCouldNotCompute>(btc))
+    if (auto e = range_exit_trip_count(l, s_.se, exprs_)) return trip_counts_[l] = *e;
   Where w = s_.where(source_loc(l));
   if (s_.ctx.debugging()) {
     std::string text;
@@ -222,7 +225,13 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
       }
       Loop* l = s_.li.getLoopFor(b);
       if (l && l != region_loop) {
-        while (l->getParentLoop() != region_loop) l = l->getParentLoop();
+        while (l && l->getParentLoop() != region_loop) l = l->getParentLoop();
+        // A block of a loop that region_loop does not hold (the branch leaves
+        // region_loop): the region is no guard of loops inside it.
+        if (!l) {
+          ok = false;
+          break;
+        }
         if (!region_loop || region_loop->contains(l))
           if (l->getHeader() == b) loops.push_back(l);
         continue;

@@ -63,7 +63,7 @@ void LoopFootprints::add_footprints(const std::map<const llvm::Loop*, Node*>& lo
     const auto* callee = llvm::dyn_cast<llvm::Function>(call.getCalledOperand()->stripPointerCasts());
     if (!callee) return false;
     std::string name = callee->getName().str();
-    return math_name(name).has_value() || s_.ctx.ignore.count(name) > 0;
+    return math_name(name).has_value() || s_.ctx.ignores(name);
   };
   // Gathers of one array from one source line.
   using GatherKey = std::tuple<std::string, int, const llvm::Value*>;

@@ -37,7 +37,17 @@ struct ModuleContext {
   std::map<std::string, FunctionModel> functions;
   std::set<std::string> in_progress;
   std::map<std::string, ParamInfo> descriptions;  // every name an expression may use
+  // Library functions the model leaves out (the library-cost table's
+  // "ignore"): by name, or by prefix where an entry ends in '*'
+  // (_FortranAio*: every statement of Fortran's I/O runtime).
   std::set<std::string> ignore;
+  std::vector<std::string> ignore_prefixes;
+  bool ignores(const std::string& name) const {
+    if (ignore.count(name)) return true;
+    for (const auto& p : ignore_prefixes)
+      if (name.compare(0, p.size(), p) == 0) return true;
+    return false;
+  }
   // <loop site>.<array>.range parameters: the gathers (file:line) each one bounds.
   std::map<std::string, std::vector<std::string>> range_loops;
   // Parameters for ranks read from local arrays (nbr_1, element_rank()): what

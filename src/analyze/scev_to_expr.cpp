@@ -1,5 +1,7 @@
 #include "analyze/scev_to_expr.h"
 
+#include "analyze/fortran_arguments.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -42,9 +44,22 @@ std::optional<Expr> ScevToExpr::conv(const llvm::SCEV* s, const llvm::Loop* scop
   using namespace llvm;
   if (depth > 64) return std::nullopt;
   // A sum or product the source named (lx = n / p + ...) reads as its name.
-  if (auto it = named_scevs_.find(s); it != named_scevs_.end()) {
+  // One of rank and size alone that differs per rank (right = rank + 1) has
+  // what the code computes as its default: no one bound value would hold for
+  // every rank. (Others stay parameters to bind, as the names of sizes.)
+  if (auto it = named_scevs_.find(s); it != named_scevs_.end() && !expanding_.count(s)) {
     const SourceNames::DebugName& dn = names_.debug_names().at(it->second);
-    s_.describe(dn.name, dn.description);
+    expanding_.insert(s);
+    auto value = conv(s, nullptr, depth + 1);
+    expanding_.erase(s);
+    std::optional<std::string> default_value;
+    if (value) {
+      std::set<std::string> uses = ex::free_names(*value);
+      bool of_rank_and_size = uses.count("rank") > 0;
+      for (const std::string& u : uses) of_rank_and_size = of_rank_and_size && (u == "rank" || u == "size");
+      if (of_rank_and_size) default_value = ex::to_string(ex::simplify(*value));
+    }
+    s_.describe(dn.name, dn.description, default_value);
     return ex::var(dn.name);
   }
   switch (s->getSCEVType()) {
@@ -81,16 +96,14 @@ std::optional<Expr> ScevToExpr::conv(const llvm::SCEV* s, const llvm::Loop* scop
       return x;  // the expression already reads the value as signed
     }
     case scAddExpr:
-      // lz + 2 is one flattened sum in SCEV: find the named part.
+      // lz + 2 is one flattened sum in SCEV: find the named part (not while
+      // the value of a named sum is being spelt out for its default).
       for (const auto& [named, value] : named_scevs_) {
-        if (named->getType() != s->getType()) continue;
+        if (!expanding_.empty() || named->getType() != s->getType()) continue;
         const SCEV* rest = s_.se.getMinusSCEV(s, named);
         if (rest->getExpressionSize() >= s->getExpressionSize()) continue;
-        if (auto r = conv(rest, scope, depth + 1)) {
-          const SourceNames::DebugName& dn = names_.debug_names().at(value);
-          s_.describe(dn.name, dn.description);
-          return ex::var(dn.name) + *r;
-        }
+        if (auto r = conv(rest, scope, depth + 1))
+          if (auto n = conv(named, scope, depth + 1)) return *n + *r;
       }
       [[fallthrough]];
     case scMulExpr: {
@@ -192,8 +205,9 @@ std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::L
       if (auto* call = dyn_cast<CallBase>(u))
         if (auto* callee = call->getCalledFunction(); callee && call->arg_size() >= 2 &&
                                                       call->getArgOperand(1)->stripPointerCasts() == p) {
-          if (callee->getName() == "MPI_Comm_rank") return ex::var("rank");
-          if (callee->getName() == "MPI_Comm_size") return ex::var("size");
+          // (mpi_comm_rank_: Fortran's binding, the same argument by reference)
+          if (callee->getName() == "MPI_Comm_rank" || callee->getName() == "mpi_comm_rank_") return ex::var("rank");
+          if (callee->getName() == "MPI_Comm_size" || callee->getName() == "mpi_comm_size_") return ex::var("size");
         }
     if (auto* g = dyn_cast<GlobalVariable>(p)) {
       std::string name = sanitize(g->getName().str());
@@ -204,6 +218,8 @@ std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::L
     // the loop kept it from being hoisted): it changes with the loop only if
     // the loop writes it, which field_name rules out.
     if (auto name = names_.field_name(load)) return ex::var(*name);
+    // A scalar variable kept in memory (Fortran's locals and dummy arguments).
+    if (auto value = scalar_in_memory(s_, *this, *load, scope)) return value;
   }
   // Integer arithmetic SCEV leaves opaque: expand it when its operands convert.
   if (auto* bo = dyn_cast<BinaryOperator>(inst)) {

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 #include "analyze/function_scope.h"
 #include "analyze/source_names.h"
@@ -33,6 +34,8 @@ class ScevToExpr {
   std::optional<expr::Expr> conv_value(const llvm::Value* v, const llvm::Loop* scope, int depth = 0);
   // A boolean (i1) value: a condition, 1 when true.
   std::optional<expr::Expr> conv_bool(const llvm::Value* v, const llvm::Loop* scope, int depth = 0);
+  // The function's source names these conversions use.
+  SourceNames& names() { return names_; }
 
  private:
   std::optional<expr::Expr> conv_unknown(const llvm::Value* v, const llvm::Loop* scope, int depth);
@@ -42,6 +45,7 @@ class ScevToExpr {
   FunctionScope& s_;
   SourceNames& names_;
   std::map<const llvm::SCEV*, const llvm::Value*> named_scevs_;
+  std::set<const llvm::SCEV*> expanding_;  // named sums whose value conv() is computing
 };
 
 }  // namespace perfcast::analyze::detail

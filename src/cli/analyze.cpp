@@ -85,24 +85,23 @@ analyze::HostInstructionCycles host_cycles_of(const std::string& file) {
   return h;
 }
 
-// What analyze reads is C or C++ that clang compiles; anything else is refused
-// here with what it is, instead of clang's first parse error.
+// What analyze reads is C or C++ that clang compiles, or Fortran that flang
+// compiles; anything else is refused here with what it is, instead of the
+// compiler's first parse error.
 void check_source(const std::filesystem::path& source) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(source, ec)) throw UserError(fmt::format("source '{}' does not exist", source.string()));
   if (fs::is_directory(source, ec))
     throw UserError(fmt::format("'{}' is a directory, not a source file", source.string()), {},
-                    "give the C or C++ files, or a whole build's compile_commands.json's files");
+                    "give the C, C++ or Fortran files, or a whole build's compile_commands.json's files");
   static const std::set<std::string> c_family = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".i", ".ii"};
   static const std::set<std::string> fortran = {".f", ".F", ".f77", ".F77", ".for", ".f90", ".F90", ".f95",
                                                 ".F95", ".f03", ".F03", ".f08", ".F08"};
   std::string ext = source.extension().string();
-  if (fortran.count(ext))
-    throw UserError(fmt::format("'{}' is Fortran: perfcast analyze reads C and C++ sources", source.string()), {},
-                    "trace a Fortran program's real run instead: perfcast trace -o DIR -- mpirun.openmpi ...");
-  if (!c_family.count(ext))
-    throw UserError(fmt::format("'{}' is not a C or C++ source (expected .c, .cc, .cpp or .cxx)", source.string()));
+  if (!c_family.count(ext) && !fortran.count(ext))
+    throw UserError(fmt::format("'{}' is not a C, C++ or Fortran source (expected .c, .cc, .cpp, .cxx, .f, .f90, .F90 "
+                                "...)", source.string()));
   if (fs::file_size(source, ec) == 0) throw UserError(fmt::format("source '{}' is empty", source.string()));
 }
 
@@ -252,9 +251,9 @@ void add_analyze_command(CLI::App& app) {
   auto a = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "analyze",
-      fmt::format("Analyse C/C++ MPI sources ({} -> LLVM IR) into a program model: per function and loop, "
-                  "symbolic flops, memory traffic, MPI calls and trip counts named after the source variables.",
-                  toolchain::kClang));
+      fmt::format("Analyse C/C++ and Fortran MPI sources ({}, {} -> LLVM IR) into a program model: per function "
+                  "and loop, symbolic flops, memory traffic, MPI calls and trip counts named after the source variables.",
+                  toolchain::kClang, toolchain::kFlang));
   // Not required (--compile-commands and --ir give the units instead), so its
   // count is bounded: CLI11 allows one unbounded positional that is optional.
   cmd->add_option("sources", a->positionals, "Source files, then `--` and compile flags, e.g. app.c -- -DN=64 -Iinclude")

@@ -19,10 +19,13 @@ inline constexpr int kLlvmVersion = PERFCAST_LLVM_VERSION;
 inline constexpr const char* kLlvmName = "LLVM " PERFCAST_TOOLCHAIN_TEXT(PERFCAST_LLVM_VERSION);
 inline constexpr const char* kClang = "clang-" PERFCAST_TOOLCHAIN_TEXT(PERFCAST_LLVM_VERSION);
 inline constexpr const char* kClangxx = "clang++-" PERFCAST_TOOLCHAIN_TEXT(PERFCAST_LLVM_VERSION);
+// Fortran sources: the same release's flang, whose IR the analyser reads too.
+inline constexpr const char* kFlang = "flang-new-" PERFCAST_TOOLCHAIN_TEXT(PERFCAST_LLVM_VERSION);
 inline constexpr const char* kLlc = "llc-" PERFCAST_TOOLCHAIN_TEXT(PERFCAST_LLVM_VERSION);
 inline constexpr const char* kLlvmSymbolizer = "llvm-symbolizer-" PERFCAST_TOOLCHAIN_TEXT(PERFCAST_LLVM_VERSION);
 // Debian's package that holds clang, and the one that holds the other tools.
 inline constexpr const char* kClangPackage = "clang-" PERFCAST_TOOLCHAIN_TEXT(PERFCAST_LLVM_VERSION);
+inline constexpr const char* kFlangPackage = "flang-" PERFCAST_TOOLCHAIN_TEXT(PERFCAST_LLVM_VERSION);
 inline constexpr const char* kLlvmPackage = "llvm-" PERFCAST_TOOLCHAIN_TEXT(PERFCAST_LLVM_VERSION);
 
 }  // namespace perfcast::toolchain

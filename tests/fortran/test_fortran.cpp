@@ -1,0 +1,201 @@
+// perfcast analyze on Fortran MPI programs compiled by flang: each case is a
+// small program of one shape; its model is priced by `perfcast predict` at
+// two sizes or more and compared with hand counts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "perfcast_cli.h"
+#include "scratch.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const std::string kCases = std::string(PERFCAST_SOURCE_DIR) + "/tests/fortran/cases/";
+
+perfcast::measure::ProcessResult perfcast_run(std::vector<std::string> args) {
+  return perfcast::testing::perfcast_run(std::move(args), std::chrono::seconds(180));
+}
+
+// The program model of `sources` (in cases/), written by `perfcast analyze`.
+json analyse(const std::vector<std::string>& sources, const std::string& name) {
+  fs::path model = perfcast::testing::scratch() / (name + ".model.json");
+  std::vector<std::string> args = {"analyze"};
+  for (const auto& s : sources) args.push_back(kCases + s);
+  args.insert(args.end(), {"-o", model.string(), "--no-mca"});
+  auto r = perfcast_run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::ifstream in(model);
+  return in ? json::parse(in) : json();
+}
+
+fs::path model_path(const std::string& name) { return perfcast::testing::scratch() / (name + ".model.json"); }
+
+// `perfcast predict --json` of a model on `np` ranks with `params` bound.
+json predict(const std::string& name, int np, const std::map<std::string, long>& params) {
+  std::vector<std::string> args = {"predict", model_path(name).string(), "--machine", "polus", "--np",
+                                   std::to_string(np), "--json"};
+  for (const auto& [k, v] : params) args.insert(args.end(), {"--param", k + "=" + std::to_string(v)});
+  auto r = perfcast_run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  return r.exit_code == 0 ? json::parse(r.stdout_text) : json();
+}
+
+// Every item of kind "mpi" in the model's functions, in order.
+std::vector<json> mpi_items(const json& model) {
+  std::vector<json> out;
+  std::function<void(const json&)> walk = [&](const json& items) {
+    for (const auto& i : items) {
+      if (i.value("kind", "") == "mpi") out.push_back(i);
+      for (const char* key : {"body", "then", "else"})
+        if (i.contains(key)) walk(i[key]);
+    }
+  };
+  for (const auto& [name, f] : model["functions"].items()) walk(f["body"]);
+  return out;
+}
+
+std::vector<std::string> parameter_names(const json& model) {
+  std::vector<std::string> names;
+  for (const auto& [name, p] : model["parameters"].items()) names.push_back(name);
+  return names;
+}
+
+// A count as the model writes it: a number, or an expression's text.
+std::string text(const json& count) { return count.is_string() ? count.get<std::string>() : count.dump(); }
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+// include 'mpif.h': n iterations of a multiply and an add, then an
+// MPI_Allreduce of one double (MPI_DOUBLE_PRECISION, 8 bytes). By hand: 2n
+// flops in the loop, 2 outside it (x = 0.5 + 1 / (rank + 2)).
+TEST(Fortran, IncludeMpifLoopAndAllreduceOfOneDouble) {
+  json model = analyse({"loop_allreduce.f90"}, "loop_allreduce");
+  ASSERT_TRUE(model.contains("functions"));
+  EXPECT_TRUE(has(parameter_names(model), "n")) << model["parameters"].dump();
+  auto mpi = mpi_items(model);
+  int allreduces = 0;
+  for (const auto& i : mpi)
+    if (i["op"] == "allreduce") {
+      ++allreduces;
+      EXPECT_EQ(text(i["bytes"]), "8") << i.dump();
+    }
+  EXPECT_EQ(allreduces, 1);
+  for (long n : {10L, 1000L}) {
+    json p = predict("loop_allreduce", 2, {{"n", n}});
+    ASSERT_TRUE(p.contains("ranks"));
+    for (const auto& rank : p["ranks"]) {
+      EXPECT_EQ(rank["flops_double"].get<double>(), 2.0 * n + 2) << "n = " << n;
+      EXPECT_EQ(rank["sent_bytes"].get<double>(), 8.0) << "n = " << n;
+    }
+  }
+}
+
+// use mpi: per sweep a column of m doubles to each neighbour (MPI_Sendrecv,
+// MPI_PROC_NULL past the ends) and a 5-point average over the m x ncols
+// interior of allocatable arrays passed assumed-shape (4 flops per point).
+TEST(Fortran, UseMpiHaloExchangeAndStencilOverAllocatableArrays) {
+  json model = analyse({"halo_stencil.f90"}, "halo_stencil");
+  ASSERT_TRUE(model.contains("functions"));
+  auto names = parameter_names(model);
+  for (const char* p : {"m", "ncols", "nsweeps"}) EXPECT_TRUE(has(names, p)) << p << ": " << model["parameters"].dump();
+  int sendrecvs = 0;
+  for (const auto& i : mpi_items(model))
+    if (i["op"] == "sendrecv") {
+      ++sendrecvs;
+      EXPECT_EQ(text(i["bytes"]), "8 * m") << i.dump();
+    }
+  EXPECT_EQ(sendrecvs, 2);
+  for (auto [m, ncols, sweeps] : {std::tuple{16L, 8L, 3L}, {100L, 40L, 7L}}) {
+    json p = predict("halo_stencil", 3, {{"m", m}, {"ncols", ncols}, {"nsweeps", sweeps}});
+    ASSERT_TRUE(p.contains("ranks"));
+    for (const auto& rank : p["ranks"]) {
+      int r = rank["rank"];
+      EXPECT_EQ(rank["flops_double"].get<double>(), 4.0 * m * ncols * sweeps) << "rank " << r << ", m = " << m;
+      // The end ranks have one real neighbour, the middle one two.
+      double peers = r == 1 ? 2 : 1;
+      EXPECT_EQ(rank["sent_bytes"].get<double>(), peers * 8.0 * m * sweeps) << "rank " << r << ", m = " << m;
+    }
+  }
+}
+
+// Mixed C and Fortran: the Fortran main program calls a C kernel of 2 flops
+// per element through bind(c), and one of 1 flop per element that takes its
+// count by reference (`const int *n`, as C kernels called from Fortran do);
+// both units link into one model.
+TEST(Fortran, MixedCAndFortranLinkIntoOneModel) {
+  json model = analyse({"mixed_main.f90", "mixed_kernel.c"}, "mixed");
+  ASSERT_TRUE(model.contains("functions"));
+  EXPECT_TRUE(model["functions"].contains("axpy")) << model["functions"].dump();
+  EXPECT_EQ(model["functions"]["scale_c_"]["parameters"], json::array({"n"})) << model["functions"].dump();
+  for (long n : {10L, 5000L}) {
+    json p = predict("mixed", 1, {{"n", n}});
+    ASSERT_TRUE(p.contains("ranks"));
+    EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(), 3.0 * n) << "n = " << n;
+  }
+}
+
+// Flops of one rank of `program` (built in the build tree by flang-new-19
+// -O2) by `perfcast counts` (callgrind): the functions named, each counted
+// once (a function inlined into another is in that one's count).
+double counted_flops(const std::string& program, const std::vector<std::string>& args,
+                     const std::vector<std::string>& functions) {
+  std::vector<std::string> cmd = {"counts", "-q", "-n", "1", "--json"};
+  for (const auto& f : functions) cmd.insert(cmd.end(), {"--function", f});
+  cmd.push_back("--");
+  cmd.push_back(std::string(PERFCAST_BINARY_DIR) + "/tests/fortran/" + program);
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  auto r = perfcast::testing::perfcast_run(cmd, std::chrono::seconds(300));
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  if (r.exit_code != 0) return -1;
+  double flops = 0;
+  int counted = 0;
+  const json counts = json::parse(r.stdout_text);  // named: the loop must not outlive it
+  for (const auto& f : counts["per_rank"][0]["functions"])
+    if (!f.value("inlined_only", false)) flops += f["flops_double"].get<double>(), ++counted;
+  EXPECT_GT(counted, 0) << r.stdout_text.substr(0, 2000) << r.stderr_text;
+  return flops;
+}
+
+// The model's flops against callgrind's on the program flang builds: the
+// static count is of the IR the analyser optimised, the ground truth of the
+// machine code flang's own -O2 made.
+TEST(Fortran, ModelFlopsAreCallgrindsOnTheFlangBuild) {
+  analyse({"loop_allreduce.f90"}, "loop_allreduce");
+  json p = predict("loop_allreduce", 1, {{"n", 1000}});
+  ASSERT_TRUE(p.contains("ranks"));
+  EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(), counted_flops("loop_allreduce", {"1000"}, {"_QQmain"}));
+
+  analyse({"halo_stencil.f90"}, "halo_stencil");
+  p = predict("halo_stencil", 1, {{"m", 100}, {"ncols", 40}, {"nsweeps", 7}});
+  ASSERT_TRUE(p.contains("ranks"));
+  EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(),
+            counted_flops("halo_stencil", {"100", "40", "7"}, {"_QQmain", "_QMstencilPsweep"}));
+}
+
+// A Fortran unit flang cannot compile: the error names the file and flang's
+// message names the line.
+TEST(Fortran, ASourceFlangRefusesNamesTheFileAndLine) {
+  fs::path dir = perfcast::testing::scratch() / "bad";
+  fs::create_directories(dir);
+  fs::path source = dir / "broken.f90";
+  std::ofstream(source) << "program broken\n  implicit none\n  x = 1\nend program broken\n";
+  auto r = perfcast_run({"analyze", source.string(), "-o", (dir / "m.json").string(), "--no-mca"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.stderr_text.find("broken.f90"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find(":3:"), std::string::npos) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text.find("BISECT"), std::string::npos) << r.stderr_text;
+}
+
+}  // namespace
