@@ -178,7 +178,7 @@ TEST(ValidateAppBindings, ANameWithoutAValueIsAnErrorNamingTheBindingAndItsLine)
 }
 
 TEST(ValidateAppBindings, TheShippedFilesLoadAndBindAQuickCase) {
-  for (const char* app : {"wave3d", "cg", "nbody"}) {
+  for (const char* app : {"wave3d", "cg", "nbody", "lu"}) {
     auto b = load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / app / "validate.toml");
     ASSERT_TRUE(b.has_value()) << app;
     EXPECT_TRUE(std::filesystem::exists(b->source)) << app;

@@ -88,7 +88,7 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
 // renamed variable, or a loop added before a bound one in its function, fails here
 // rather than as a failed static cell of a long validation.
 TEST(ValidateAppBindings, EveryShippedBindingIsAParameterOfTheAnalysedModel) {
-  for (const char* app : {"wave3d", "cg", "nbody"}) {
+  for (const char* app : {"wave3d", "cg", "nbody", "lu"}) {
     auto b = validate::load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / app / "validate.toml");
     ASSERT_TRUE(b.has_value()) << app;
     auto model = scratch() / (std::string(app) + ".model.json");
