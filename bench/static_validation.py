@@ -91,8 +91,9 @@ def shown_path(path):
 
 def load_bindings(app):
     """apps/<app>/bindings.py: bind(size, R, steps) -> {param: (value, how)} and ANALYZE_FLAGS.
-    The bound names are the analyser's (many carry a source line), so they live beside the
-    source they follow; bindings() checks each against the model."""
+    The bound names are the analyser's (the source's names, docs/program-model.md "Parameter
+    names"), so they live beside the source they follow; bindings() checks each against the
+    model. A value may be an expression predict evaluates per rank (`rank`, `size`, `dims3_*`)."""
     path = os.path.join(ROOT, "apps", app, "bindings.py")
     spec = importlib.util.spec_from_file_location(f"perfcast_bench_{app}_bindings", path)
     module = importlib.util.module_from_spec(spec)

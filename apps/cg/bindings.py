@@ -4,10 +4,11 @@ bind(n, R, iters) -> {parameter: (value, how)}: the values `perfcast model param
 for `cg --n n --iters iters --repeats 1 --dot ordered` on R ranks. The names are the source's
 (o.iters, p.nloc) or a loop's function and its ordinal there (spmv.loop2.trips: spmv's second
 loop); they stay when lines move (docs/program-model.md, "Parameter names").
-ANALYZE_FLAGS and KERNEL_SITES name lines of cg.c.
+ANALYZE_FLAGS and KERNEL_SITES name lines of cg.c. apps/cg/validate.toml binds the same names
+the same way for `perfcast validate`.
 """
 
-# `perfcast analyze` flags the model needs. No early return before the iterations (322:
+# `perfcast analyze` flags the model needs. No early return before the iterations (cg.c:220:
 # `rr <= tol2` is data; its other side holds the solve). Options and sizes are struct fields
 # (o.iters, p.nloc, ...): parameters bound below, so loop guards are conditions.
 ANALYZE_FLAGS = ["--branch-probability", "cg.c:220=1"]
@@ -17,44 +18,48 @@ ANALYZE_FLAGS = ["--branch-probability", "cg.c:220=1"]
 KERNEL_SITES = {"spmv": (139, 1), "dot": (162, 2), "axpy": (227, 1)}
 
 
+# Per rank, as `perfcast predict` evaluates an expression of `rank` and `size`: cg_slab gives the
+# first mod(n, size) ranks one plane more; neighbours are -1 past the global boundary.
+NZL = "(floordiv({n}, size) + select(rank < mod({n}, size), 1, 0))"
+DOWN = "select(rank > 0, rank - 1, -1)"
+UP = "select(rank < size - 1, rank + 1, -1)"
+
+
 def bind(n, R, iters):
-    nzl = -(-n // R)  # z-planes of rank 0 (the first nz mod R ranks own one more)
+    nzl = NZL.format(n=n)
     plane = n * n
-    nloc = plane * nzl
-    # Entries of rank 0's rows (planes 0..nzl-1): 7 per row but for the missing
-    # neighbours on the global boundary: the z = 0 plane (and z = nz-1 if rank 0
-    # owns it), and the x and y faces of every owned plane.
-    missing = plane + (plane if nzl == n else 0) + 2 * n * nzl + 2 * n * nzl
-    entries = (7 * nloc - missing) / nloc
-    argc = 9  # cg --n N --iters K --repeats 1 --dot ordered
+    nloc = f"{plane} * {nzl}"
+    # Entries of the rank's rows: 7 per row, less those past the global boundary: the x and
+    # y faces of every owned plane (4 n per plane) and the z = 0 and z = n - 1 planes.
+    entries = f"(7 * {nloc} - {4 * n} * {nzl} - {plane} * (select(rank < 1, 1, 0) + select(rank > size - 2, 1, 0)))"
+    per_row = f"{entries} / ({nloc})"
+    # SpMV's gathers xe[col[e]] reach the owned rows and the neighbours' ghost planes.
+    reach = f"8 * {plane} * ({nzl} + select(rank > 0, 1, 0) + select(rank < size - 1, 1, 0))"
+    argc = 9  # cg --n N --iters K --repeats 1 --dot ordered: the program name and four pairs
+    # Left to the source's defaults, which are these runs' values: o.dot (ordered = 0),
+    # o.precond (none = 0), o.max_iters (10000; --iters overrides it).
     return {
         "argc": (argc, "argc of `cg --n N --iters K --repeats 1 --dot ordered`"),
         "cg_parse_args.loop1.trips": ((argc - 1) // 2, "parse_args loop: one iteration per option/value pair"),
         "o.iters": (iters, "--iters (a fixed count)"),
-        "o.max_iters": (10000, "--max-iters not given (its default)"),
-        "o.repeats": (1, "--repeats 1"),
-        "o.dot": (0, "--dot ordered (DOT_ORDERED = 0)"),
-        "main.loop1.trips": (nzl, "main: the set-up loop over owned planes, p.nzl"),
-        "main.loop5.trips": (entries, "main: the Jacobi set-up's entries per row (as spmv's)"),
+        "o.repeats": (1, "--repeats 1 (the source's default is 3)"),
         "o.nx": (n, "--n"),
         "o.ny": (n, "--n"),
         "o.nz": (n, "--n"),
-        "o.precond": (0, "--precond not given (PRECOND_NONE = 0)"),
-        "cg_solve.loop2.trips": (iters, "cg_solve: the iteration loop runs --iters times (fixed count)"),
-        "spmv.loop2.trips": (entries, "spmv: entries per row, the mean over rank 0's rows (7 inside, fewer on the "
-                                         "boundary; the model is linear in it, so the mean is exact)"),
-        "p.nloc": (nloc, "Problem: rows nloc = n*n*nzl"),
-        "p.nx": (n, "Problem: --n"),
-        "p.ny": (n, "Problem: --n"),
         "p.nz": (n, "Problem: --n"),
-        "p.nzl": (nzl, "Problem: owned planes of rank 0"),
+        "p.nzl": (nzl, "Problem: owned planes of the rank"),
         "p.plane": (plane, "Problem: points per plane n*n"),
-        # SpMV's gather xe[col[e]] reaches the owned rows and the ghost planes of its neighbours:
-        # at R = 1 none, at R = 2 one on either rank (the analyser's default counts every access).
-        **{f"spmv.loop1.{v}.range": (8 * (nloc + plane * (1 if R > 1 else 0)),
-                                   f"spmv's gather from {v}: distinct bytes = owned rows + ghost planes read, x 8")
+        "p.nloc": (nloc, "Problem: rows nloc = n*n*nzl"),
+        "p.down": (DOWN, "Problem: lower neighbour (none on rank 0)"),
+        "p.up": (UP, "Problem: upper neighbour (none on the last rank)"),
+        "main.loop1.trips": (nzl, "main: the known solution's loop over owned planes, p.nzl"),
+        "main.loop5.trips": (per_row, "main: the Jacobi set-up's entries per row (as spmv's)"),
+        "spmv.loop2.trips": (per_row, "spmv: entries per row, the mean over the rank's rows (7 inside, fewer on "
+                                      "the boundary; the counts are linear in it, so the mean is exact)"),
+        # cg_solve's ordinal counts its loops up to the iteration loop, among them the --precond
+        # jacobi branch's and the vector loops': how the analyser reads those moves it.
+        "cg_solve.loop2.trips": (iters, "cg_solve: the iteration loop runs --iters times (fixed count)"),
+        **{f"spmv.loop1.{v}.range": (reach, f"spmv's gather from {v}: distinct bytes = owned rows + the "
+                                            "neighbours' ghost planes, x 8")
            for v in ("pe", "xs", "ee")},
-        # Per rank (an expression of rank and size), so the simulated calls pair up.
-        "p.down": ("select(rank > 0, rank - 1, -1)", "Problem: lower neighbour (none on rank 0)"),
-        "p.up": ("select(rank < size - 1, rank + 1, -1)", "Problem: upper neighbour (none on the last rank)"),
     }

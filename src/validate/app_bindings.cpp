@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "support/error.h"
@@ -97,6 +98,18 @@ std::optional<AppBindings> load_app_bindings(const fs::path& file) {
   return b;
 }
 
+namespace {
+
+// Names `perfcast predict` gives a value per rank of the job (docs/program-model.md, "Names an
+// expression may use"): a binding may leave them to it, so that one expression holds at every
+// rank and rank count (wave3d's block lengths follow MPI_Dims_create's grid, dims3_*).
+bool evaluated_by_predict(const std::string& name) {
+  static const std::set<std::string> names = {"rank", "size", "dims2_0", "dims2_1", "dims3_0", "dims3_1", "dims3_2"};
+  return names.count(name) > 0;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> bind_parameters(const AppBindings& b, const expr::Bindings& values) {
   expr::Substitution known;
   for (const auto& [name, value] : values)
@@ -122,7 +135,7 @@ std::vector<std::pair<std::string, std::string>> bind_parameters(const AppBindin
     const auto& [e, line] = bound;
     expr::Expr done = expr::simplify(expr::substitute(expr::substitute(e, lets), known));
     for (const std::string& free : expr::free_names(done)) {
-      if (free != "rank" && free != "size")
+      if (!evaluated_by_predict(free))
         throw UserError(fmt::format("'{}' has no value: neither a placeholder of the case, `ranks`, nor a [static.let] "
                                     "name (the case has: {})",
                                     free,

@@ -147,6 +147,23 @@ baseline = { steps = 0 }
   EXPECT_NE(m.at("up").find("rank"), std::string::npos);  // predict evaluates it per rank
 }
 
+TEST(ValidateAppBindings, LeavesTheProcessGridOfMpiDimsCreateToPredict) {
+  // dims3_* are predict's names for MPI_Dims_create(size, 3): a block length bound through them
+  // holds at every rank count, where a table of grids would hold only at the counts it lists.
+  auto path = write("dims.toml", R"toml(
+[static]
+source = "app.c"
+[static.bind]
+lx = "floordiv(n, dims3_0) + select(floordiv(rank, dims3_1 * dims3_2) < mod(n, dims3_0), 1, 0)"
+ly = "floordiv(n, dims2_1)"
+)toml");
+  AppBindings b = *load_app_bindings(path);
+  auto params = bind_parameters(b, {{"n", expr::Value(10)}, {"ranks", expr::Value(4)}});
+  std::map<std::string, std::string> m(params.begin(), params.end());
+  EXPECT_NE(m.at("lx").find("dims3_0"), std::string::npos) << m.at("lx");
+  EXPECT_NE(m.at("ly").find("dims2_1"), std::string::npos) << m.at("ly");
+}
+
 TEST(ValidateAppBindings, ANameWithoutAValueIsAnErrorNamingTheBindingAndItsLine) {
   auto path = write("unbound.toml", "[static]\nsource = \"app.c\"\n[static.bind]\nlx = \"n * m\"\n");
   AppBindings b = *load_app_bindings(path);
@@ -161,7 +178,7 @@ TEST(ValidateAppBindings, ANameWithoutAValueIsAnErrorNamingTheBindingAndItsLine)
 }
 
 TEST(ValidateAppBindings, TheShippedFilesLoadAndBindAQuickCase) {
-  for (const char* app : {"wave3d", "cg", "nbody"}) {
+  for (const char* app : {"wave3d", "cg", "nbody", "lu"}) {
     auto b = load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / app / "validate.toml");
     ASSERT_TRUE(b.has_value()) << app;
     EXPECT_TRUE(std::filesystem::exists(b->source)) << app;

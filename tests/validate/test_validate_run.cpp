@@ -6,10 +6,12 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "perfcast_cli.h"
 #include "scratch.h"
+#include "validate/app_bindings.h"
 
 namespace perfcast::testing {
 namespace {
@@ -80,6 +82,27 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
   }
   EXPECT_EQ(second.at("rows_resumed").get<int>(), resumed);
   EXPECT_GE(resumed, 8);
+}
+
+// The shipped bindings name parameters the analyser gives the app's model today: a
+// renamed variable, or a loop added before a bound one in its function, fails here
+// rather than as a failed static cell of a long validation.
+TEST(ValidateAppBindings, EveryShippedBindingIsAParameterOfTheAnalysedModel) {
+  for (const char* app : {"wave3d", "cg", "nbody", "lu"}) {
+    auto b = validate::load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / app / "validate.toml");
+    ASSERT_TRUE(b.has_value()) << app;
+    auto model = scratch() / (std::string(app) + ".model.json");
+    std::vector<std::string> analyze = {"analyze", b->source.string(), "-o", model.string()};
+    analyze.insert(analyze.end(), b->analyze_flags.begin(), b->analyze_flags.end());
+    auto a = perfcast_run(analyze, std::chrono::seconds(120));
+    ASSERT_EQ(a.exit_code, 0) << app << ": " << a.stderr_text;
+    auto p = perfcast_run({"model", "params", model.string(), "--json"}, std::chrono::seconds(60));
+    ASSERT_EQ(p.exit_code, 0) << app << ": " << p.stderr_text;
+    std::set<std::string> names;
+    for (const json& param : json::parse(p.stdout_text)) names.insert(param.at("name").get<std::string>());
+    for (const auto& [name, bound] : b->bind)
+      EXPECT_TRUE(names.count(name)) << app << ": validate.toml binds " << name << ", which the model lacks";
+  }
 }
 
 }  // namespace
