@@ -913,6 +913,38 @@ TEST(Analyze, TheVectorisersOverlapCheckPassesWhateverItsBlocksAreNamed) {
     }
 }
 
+// An option field selects a kernel inside the iteration loop, right after a
+// loop over the rows (option_kernel.c, cg's preconditioner choice). clang-19
+// copies that test into each way past the loop (run or skipped), so the side
+// the copies share (the plain dot product) has no single branch deciding it:
+// its condition is that of the paths reaching it, o.precond != 1, never a
+// guessed probability. Per iteration: 2 flops for alpha, 2 n for the update;
+// with o.precond == 1 n for the scaled copy, two dot products (2 n and one
+// allreduce each) and their sum; else one dot product.
+TEST(Analyze, AnOptionTestTheOptimiserCopiedKeepsItsCondition) {
+  const std::string source = kSource + "/tests/analyze/cases/option_kernel.c";
+  auto j = analyse(source);
+  // The option parser's tests are data; every branch of the solve is a condition.
+  std::vector<nlohmann::ordered_json> bs;
+  for (const auto& [name, f] : j["functions"].items()) branches(f["body"], bs);
+  for (const auto& b : bs)
+    if (b["line"].get<int>() >= line_of(source, "for (int k = 0; k < o->iters; k++)"))
+      EXPECT_FALSE(b.contains("guess")) << b.dump();
+  auto m = load(j, "option_kernel");
+  for (int precond : {0, 1, 2})
+    for (auto [iters, n] : {std::pair{1, 0}, {1, 1}, {3, 7}, {20, 1000}, {0, 10}}) {
+      // argc: a run given its three options (`--iters I --precond P --n N`);
+      // p.n: the rows as dot reads them through its pointer.
+      expr::Bindings b = {{"argc", 7}, {"o.iters", iters}, {"o.precond", precond}, {"o.n", n}, {"p.n", n}};
+      bind_the_rest(m, b);
+      auto c = counts(m, "main", b);
+      double per_iteration = precond == 1 ? 7.0 * n + 3 : 4.0 * n + 2;
+      EXPECT_EQ(c.flops_double, per_iteration * iters) << "precond " << precond << ", " << iters << " x " << n;
+      EXPECT_EQ(calls_by_op(c)["allreduce"], (precond == 1 ? 2 : 1) * iters)
+          << "precond " << precond << ", " << iters << " x " << n;
+    }
+}
+
 // `if (rank < size - 1) MPI_Send(..., rank + 1, ...)` and `if (rank > 0)
 // MPI_Recv(..., rank - 1, ...)`: the last rank's send and the first rank's
 // receive are on paths those ranks do not take, so their peers (size, -1)
