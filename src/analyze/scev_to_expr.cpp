@@ -3,6 +3,8 @@
 #include "analyze/fortran_arguments.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,8 +26,17 @@ using ex::Expr;
 
 void ScevToExpr::name_scevs() {
   using namespace llvm;
+  // A variable a loop carries (an index, a running sum: one of its values is a
+  // loop header's phi) holds a different value at each point of the code; one
+  // of them outside the loop (the index after an unrolled prologue's single
+  // iteration) is a moment of that loop, not a quantity a user binds. Such
+  // values are read from their own definitions instead.
+  std::set<std::string> carried;
+  for (const auto& [v, dn] : names_.debug_names())
+    if (auto* phi = dyn_cast<PHINode>(v); phi && s_.li.isLoopHeader(phi->getParent())) carried.insert(dn.name);
   for (const auto& [v, dn] : names_.debug_names()) {
     if (!v->getType()->isIntegerTy() || !s_.se.isSCEVable(v->getType()) || llvm::isa<Argument>(v)) continue;
+    if (carried.count(dn.name)) continue;
     if (auto* i = dyn_cast<Instruction>(v); i && s_.li.getLoopFor(i->getParent())) continue;
     const SCEV* sc = s_.se.getSCEV(const_cast<Value*>(v));
     if (isa<SCEVConstant>(sc) || isa<SCEVUnknown>(sc) || s_.se.containsAddRecurrence(sc)) continue;

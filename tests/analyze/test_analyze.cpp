@@ -905,14 +905,17 @@ TEST(Analyze, ACallBeforeItsDeclarationIsAnalysedAsItsCompilerWouldBuildIt) {
 // either to the vector loop or straight to the scalar loop (a block LLVM
 // names as it likes once it optimises). The check is read on its passing
 // side: the vector loop and its scalar remainder do the n points, 3 flops
-// each, for sizes that fill the vectors exactly and those that do not. (The
-// scalar remainder is itself unrolled by 2 after a one-iteration prologue;
-// where the prologue's end index is still a parameter, `waxpby.i`, the sizes
-// whose count needs it, n = 3 mod 4, are left out: the counts here must not
-// depend on it.)
+// each, for sizes that fill the vectors exactly and those that do not. The
+// scalar remainder is itself unrolled by 2 after a one-iteration prologue
+// taken when n is odd: its start is the index after that prologue, an
+// expression of n (never the source variable `i`, whose value there is a
+// moment of the loop), so every n counts exactly, whatever else is bound.
 TEST(Analyze, TheVectorisersOverlapCheckPassesWhateverItsBlocksAreNamed) {
   auto m = load(analyse_case("waxpby.c"), "waxpby");
-  for (int n : {0, 1, 2, 4, 5, 8, 9, 100, 8000, 8001, 8002, 8005})
+  for (const auto& p : m.parameters) EXPECT_NE(p.name, "waxpby.i");
+  std::vector<int> sizes = {8000, 8001, 8002, 8003, 8005};
+  for (int n = 0; n <= 20; ++n) sizes.push_back(n);
+  for (int n : sizes)
     for (int unbound : {0, 1000}) {
       expr::Bindings b = {{"n", n}};
       for (const auto& p : m.parameters)
@@ -921,6 +924,38 @@ TEST(Analyze, TheVectorisersOverlapCheckPassesWhateverItsBlocksAreNamed) {
       EXPECT_EQ(c.flops_double, 3.0 * n) << "n = " << n;
       EXPECT_EQ(c.load_bytes, 16.0 * n) << "n = " << n;
       EXPECT_EQ(c.store_bytes, 8.0 * n) << "n = " << n;
+    }
+}
+
+// An option field selects a kernel inside the iteration loop, right after a
+// loop over the rows (option_kernel.c, cg's preconditioner choice). clang-19
+// copies that test into each way past the loop (run or skipped), so the side
+// the copies share (the plain dot product) has no single branch deciding it:
+// its condition is that of the paths reaching it, o.precond != 1, never a
+// guessed probability. Per iteration: 2 flops for alpha, 2 n for the update;
+// with o.precond == 1 n for the scaled copy, two dot products (2 n and one
+// allreduce each) and their sum; else one dot product.
+TEST(Analyze, AnOptionTestTheOptimiserCopiedKeepsItsCondition) {
+  const std::string source = kSource + "/tests/analyze/cases/option_kernel.c";
+  auto j = analyse(source);
+  // The option parser's tests are data; every branch of the solve is a condition.
+  std::vector<nlohmann::ordered_json> bs;
+  for (const auto& [name, f] : j["functions"].items()) branches(f["body"], bs);
+  for (const auto& b : bs)
+    if (b["line"].get<int>() >= line_of(source, "for (int k = 0; k < o->iters; k++)"))
+      EXPECT_FALSE(b.contains("guess")) << b.dump();
+  auto m = load(j, "option_kernel");
+  for (int precond : {0, 1, 2})
+    for (auto [iters, n] : {std::pair{1, 0}, {1, 1}, {3, 7}, {20, 1000}, {0, 10}}) {
+      // argc: a run given its three options (`--iters I --precond P --n N`);
+      // p.n: the rows as dot reads them through its pointer.
+      expr::Bindings b = {{"argc", 7}, {"o.iters", iters}, {"o.precond", precond}, {"o.n", n}, {"p.n", n}};
+      bind_the_rest(m, b);
+      auto c = counts(m, "main", b);
+      double per_iteration = precond == 1 ? 7.0 * n + 3 : 4.0 * n + 2;
+      EXPECT_EQ(c.flops_double, per_iteration * iters) << "precond " << precond << ", " << iters << " x " << n;
+      EXPECT_EQ(calls_by_op(c)["allreduce"], (precond == 1 ? 2 : 1) * iters)
+          << "precond " << precond << ", " << iters << " x " << n;
     }
 }
 
