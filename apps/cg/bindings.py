@@ -52,7 +52,6 @@ def bind(n, R, iters):
         "p.nloc": (nloc, "Problem: rows nloc = n*n*nzl"),
         "p.down": (DOWN, "Problem: lower neighbour (none on rank 0)"),
         "p.up": (UP, "Problem: upper neighbour (none on the last rank)"),
-        "main.loop1.trips": (nzl, "main: the known solution's loop over owned planes, p.nzl"),
         "main.loop5.trips": (per_row, "main: the Jacobi set-up's entries per row (as spmv's)"),
         "spmv.loop2.trips": (per_row, "spmv: entries per row, the mean over the rank's rows (7 inside, fewer on "
                                       "the boundary; the counts are linear in it, so the mean is exact)"),
