@@ -2,6 +2,8 @@
 // atomic writer it used is support/output_file.h's, tested in tests/support).
 #include <gtest/gtest.h>
 
+#include "calibrate/sample_calibration.h"
+#include "machine/calibrate/calibrate.h"
 #include "machine/calibrate/mpi_bench.h"
 #include "machine/calibrate/noise.h"
 #include "machine/calibrate/system.h"
@@ -78,6 +80,56 @@ TEST(CalibrationJson, CarriesTheClockMeasuredAndReported) {
   auto cycles = calibration_json(cal)["compute"]["instruction_cycles"];
   EXPECT_DOUBLE_EQ(cycles["fp_add_latency"].get<double>(), 2.05);
   EXPECT_DOUBLE_EQ(cycles["fp_divide_interval"].get<double>(), 4.09);
+}
+
+// The JSON records the probe's chains and each witness, null where it could
+// not be read and with the reason for perf; findings as a list.
+TEST(CalibrationJson, CarriesTheClockProbeItsWitnessesAndTheFindings) {
+  Calibration cal;
+  cal.clock_probe.register_add_Hz = 3.0e9;
+  cal.clock_probe.multiply_Hz = 2.95e9;
+  cal.clock_probe.immediate_add_Hz = 13.6e9;
+  cal.clock_probe.attempts = 1;
+  cal.clock_witnesses.tsc_Hz = 2.1e9;
+  cal.clock_witnesses.constant_tsc = true;
+  cal.clock_witnesses.perf_note = "perf_event_open for CPU cycles: No such file or directory";
+  cal.findings.push_back({"node.clock", "13.6 GHz", "at most 6.5 GHz", "no core runs faster"});
+  auto j = calibration_json(cal);
+  const auto& probe = j["compute"]["clock_probe"];
+  EXPECT_DOUBLE_EQ(probe["register_add_Hz"].get<double>(), 3.0e9);
+  EXPECT_DOUBLE_EQ(probe["multiply_Hz"].get<double>(), 2.95e9);
+  EXPECT_NEAR(probe["immediate_adds_per_cycle"].get<double>(), 4.53, 0.01);
+  const auto& w = j["compute"]["clock_witnesses"];
+  EXPECT_DOUBLE_EQ(w["tsc_Hz"].get<double>(), 2.1e9);
+  EXPECT_TRUE(w["perf_cycles_Hz"].is_null());
+  EXPECT_TRUE(w["cpufreq_max_Hz"].is_null());
+  EXPECT_NE(w["perf_note"].get<std::string>().find("No such file"), std::string::npos);
+  ASSERT_EQ(j["findings"].size(), 1u);
+  EXPECT_EQ(j["findings"][0]["figure"], "node.clock");
+  EXPECT_EQ(j["findings"][0]["bound"], "at most 6.5 GHz");
+}
+
+// calibration_findings: the clock probe judged by its witnesses, then the
+// machine's figures; a calibration as a real one returns passes.
+TEST(CalibrationFindings, ASoundCalibrationPassesAndAMisreadClockIsRefused) {
+  Calibration cal = sample_calibration();
+  cal.clock_probe.register_add_Hz = cal.clock_probe.multiply_Hz = cal.clock_Hz;
+  cal.clock_probe.immediate_add_Hz = cal.clock_Hz;
+  cal.clock_probe.attempts = 1;
+  cal.clock_witnesses.tsc_Hz = 2.45e9;
+  cal.clock_witnesses.constant_tsc = true;
+  EXPECT_TRUE(calibration_findings(cal).empty()) << machine::describe(calibration_findings(cal).front());
+  // The clock the immediate chain gave on Emerald Rapids, in the probe and in the file.
+  cal.clock_probe.register_add_Hz = 13.6e9;
+  cal.machine.groups[0].clock_Hz = 13.6e9;
+  const auto findings = calibration_findings(cal);
+  std::vector<std::string> bounds;
+  for (const auto& f : findings) {
+    EXPECT_EQ(f.figure, "node.clock");
+    bounds.push_back(f.bound);
+  }
+  ASSERT_EQ(findings.size(), 3u);  // the chains disagree, 4x the TSC, above 6.5 GHz
+  EXPECT_EQ(bounds.back(), "at most 6.5 GHz");
 }
 
 // A VM names a Zen 3 and a Zen 5 alike; the family, model and SIMD width

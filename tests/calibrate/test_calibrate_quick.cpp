@@ -316,6 +316,25 @@ void check_sharing(const toml::table& t, const std::filesystem::path& file) {
   EXPECT_EQ(m.groups[0].memory.back().sharing_cores.back(), cores);
 }
 
+// The clock calibrate wrote passes every physics check (the file is refused
+// otherwise), sits near this host's TSC, and the file records the probe's
+// chains and which witnesses could be read.
+void check_clock(const toml::table& t, const std::filesystem::path& file) {
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("# Clock: dependent register adds "), std::string::npos);
+  EXPECT_NE(text.find("# Clock witnesses: TSC "), std::string::npos);
+  EXPECT_NE(text.find("perf cycles"), std::string::npos);
+  EXPECT_EQ(text.find("Implausible"), std::string::npos);
+  const double clock = quantity(t["node"]["clock"], Dimension::Hertz, "node.clock");
+  EXPECT_GT(clock, 0.3e9);
+  EXPECT_LT(clock, 6.5e9);
+  auto check = measure::run_process({std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast", "machine", "check",
+                                     file.string()},
+                                    std::chrono::seconds(30));
+  EXPECT_EQ(check.exit_code, 0) << check.stdout_text << check.stderr_text;
+}
+
 // `calibrate --noise-only` refreshes the noise of a machine file into another
 // file and leaves the original as it was; without -o it refuses.
 void check_noise_only(const std::filesystem::path& file, const std::filesystem::path& dir) {
@@ -457,6 +476,8 @@ TEST(CalibrateQuick, AgreesWithIndependentMeasurementsHere) {
       check_documented_keys(c.table);
       SCOPED_TRACE("sharing");
       check_sharing(c.table, file);
+      SCOPED_TRACE("clock");
+      check_clock(c.table, file);
     }
     if (attempt == 1) {
       SCOPED_TRACE("--noise-only");

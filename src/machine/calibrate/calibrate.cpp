@@ -1,5 +1,4 @@
 #include "machine/calibrate/calibrate.h"
-#include "machine/calibrate/core_clock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -134,9 +133,10 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   report(fmt::format("flop rates: one core, then all {} cores at once; the core clock", cal.cores));
   cal.compute = measure_compute(co);
   // After the flop kernels: the core has left its idle clock by now.
-  double measured = measured_core_clock_Hz(options.quick ? 7 : 15);
-  cal.clock_measured = measured > 0;
-  cal.clock_Hz = cal.clock_measured ? measured : cal.reported_clock_Hz;
+  cal.clock_probe = probe_core_clock(options.quick ? 7 : 15);
+  cal.clock_witnesses = read_clock_witnesses();
+  cal.clock_measured = cal.clock_probe.measured();
+  cal.clock_Hz = cal.clock_measured ? cal.clock_probe.register_add_Hz : cal.reported_clock_Hz;
   cal.instruction_cycles = measure_instruction_cycles(options.quick ? 3 : 9);
 
   SweepOptions so;
@@ -203,7 +203,14 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   report("writing");
   cal.wall_s = detail::now_s() - started;
   cal.machine = machine_model(cal);
+  cal.findings = calibration_findings(cal);
   return cal;
+}
+
+std::vector<machine::PhysicsFinding> calibration_findings(const Calibration& cal) {
+  std::vector<machine::PhysicsFinding> out = clock_findings(cal.clock_probe, cal.clock_witnesses);
+  for (auto& f : machine::physics_findings(cal.machine)) out.push_back(std::move(f));
+  return out;
 }
 
 }  // namespace perfcast::calibrate

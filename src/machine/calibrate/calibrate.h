@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "machine/calibrate/bandwidth.h"
+#include "machine/calibrate/clock_witnesses.h"
+#include "machine/calibrate/core_clock.h"
 #include "machine/calibrate/compute.h"
 #include "machine/calibrate/instruction_cycles.h"
 #include "machine/calibrate/math_cost.h"
@@ -20,6 +22,7 @@
 #include "machine/calibrate/plateau.h"
 #include "machine/calibrate/system.h"
 #include "machine/machine.h"
+#include "machine/physics.h"
 
 namespace perfcast::calibrate {
 
@@ -75,6 +78,8 @@ struct Calibration {
   double clock_Hz = 0;           // measured (core_clock.h), else as reported; 0 when unknown (no `clock` written)
   double reported_clock_Hz = 0;  // as /proc/cpuinfo reports it (on a VM: the host's nominal clock)
   bool clock_measured = false;
+  ClockProbe clock_probe;          // the two chains the clock is read from, and the immediate one
+  ClockWitnesses clock_witnesses;  // TSC, cpuinfo, cpufreq, perf cycles: what was readable
   InstructionCycles instruction_cycles;  // FP latencies and the divider's intervals, in cycles
   std::string when_utc;   // ISO 8601
   bool quick = false;
@@ -89,7 +94,14 @@ struct Calibration {
   MpiResult mpi;
   // The figures above as the machine file keeps them (machine_model.h).
   machine::Machine machine;
+  // Figures outside what hardware does (clock_findings, then the machine's
+  // physics_findings); `perfcast calibrate` refuses to write a file with any.
+  std::vector<machine::PhysicsFinding> findings;
 };
+
+// What calibrate checks a calibration against: the clock probe by its
+// witnesses, and every figure of its machine by machine/physics.h.
+std::vector<machine::PhysicsFinding> calibration_findings(const Calibration& cal);
 
 Calibration calibrate(const Options& options, const ProgressCallback& progress = {});
 

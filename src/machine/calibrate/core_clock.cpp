@@ -1,41 +1,36 @@
 #include "machine/calibrate/core_clock.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "machine/calibrate/clock_chains.h"
 #include "machine/calibrate/threads.h"
 #include "machine/calibrate/timing.h"
 
 namespace perfcast::calibrate {
 
-namespace {
-
-constexpr int kAddsPerRound = 32;
-
-#if defined(__x86_64__)
-// `rounds` x 32 additions, each waiting for the one before (one register):
-// the loop counter and branch run on other ports, beside the chain.
-std::uint64_t dependent_adds(std::uint64_t rounds) {
-  std::uint64_t x = 0;
-  for (std::uint64_t i = 0; i < rounds; ++i) {
-    asm volatile(
-        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
-        : "+r"(x));
-  }
-  return x;
+double ClockProbe::disagreement() const {
+  if (!measured()) return 0;
+  return std::abs(register_add_Hz - multiply_Hz) / std::min(register_add_Hz, multiply_Hz);
 }
 
-// Rounds of the chain that take about 20 ms, from a short first run.
+double ClockProbe::immediate_adds_per_cycle() const {
+  return register_add_Hz > 0 ? immediate_add_Hz / register_add_Hz : 0;
+}
+
+namespace {
+
+#if defined(__x86_64__)
+using Chain = void (*)(std::uint64_t);
+
+// Rounds of the register chain that take about 20 ms, from a short first run.
 std::uint64_t sample_rounds() {
   std::uint64_t rounds = 1 << 16;
   for (;;) {
     double t0 = detail::thread_cpu_s();
-    detail::keep(dependent_adds(rounds));
+    detail::register_add_chain(rounds);
     double t = detail::thread_cpu_s() - t0;
     if (t > 0.002 || rounds > (std::uint64_t{1} << 34))
       return static_cast<std::uint64_t>(static_cast<double>(rounds) * 0.02 / std::max(t, 1e-6)) + 1;
@@ -43,28 +38,45 @@ std::uint64_t sample_rounds() {
   }
 }
 
-// Additions per second of thread CPU time, the best of `repeats` samples.
+// Links of `chain` per second of thread CPU time in one sample.
+double links_per_s(Chain chain, std::uint64_t rounds) {
+  double t0 = detail::thread_cpu_s();
+  chain(rounds);
+  double t = detail::thread_cpu_s() - t0;
+  return t > 0 ? static_cast<double>(rounds) * detail::kLinksPerRound / t : 0;
+}
+
 double best_rate_Hz(std::uint64_t rounds, int repeats) {
   double best = 0;
-  for (int r = 0; r < repeats; ++r) {
-    double t0 = detail::thread_cpu_s();
-    detail::keep(dependent_adds(rounds));
-    double t = detail::thread_cpu_s() - t0;
-    if (t > 0) best = std::max(best, static_cast<double>(rounds) * kAddsPerRound / t);
-  }
+  for (int r = 0; r < repeats; ++r) best = std::max(best, links_per_s(detail::register_add_chain, rounds));
   return best;
 }
 #endif
 
 }  // namespace
 
-double measured_core_clock_Hz(int repeats) {
+ClockProbe probe_core_clock(int repeats, int attempts) {
+  ClockProbe p;
 #if defined(__x86_64__)
-  return best_rate_Hz(sample_rounds(), repeats);
+  const std::uint64_t rounds = sample_rounds();
+  repeats = std::max(repeats, 1);
+  for (int a = 0; a < std::max(attempts, 1); ++a, repeats *= 2) {
+    ++p.attempts;
+    // In turns, so a slow spell of the host slows one sample of each chain
+    // rather than every sample of one.
+    for (int r = 0; r < repeats; ++r) {
+      p.register_add_Hz = std::max(p.register_add_Hz, links_per_s(detail::register_add_chain, rounds));
+      p.multiply_Hz = std::max(p.multiply_Hz, detail::kMultiplyCycles *
+                                                  links_per_s(detail::multiply_chain, rounds / 3 + 1));
+      p.immediate_add_Hz = std::max(p.immediate_add_Hz, links_per_s(detail::immediate_add_chain, rounds));
+    }
+    if (p.agree()) break;
+  }
 #else
   (void)repeats;
-  return 0;
+  (void)attempts;
 #endif
+  return p;
 }
 
 double core_clock_Hz_on_cores(int threads, int repeats) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 
+#include "machine/calibrate/clock_chains.h"
 #include "machine/calibrate/timing.h"
 
 namespace perfcast::calibrate {
@@ -25,11 +26,10 @@ double per_instruction_s(std::uint64_t rounds, Body body) {
   return (detail::thread_cpu_s() - t0) / (static_cast<double>(rounds) * kPerRound);
 }
 
-void integer_chain(std::uint64_t rounds) {
-  std::uint64_t x = 0;
-  for (std::uint64_t i = 0; i < rounds; ++i) asm volatile(PERFCAST_X32("add $1, %0\n\t") : "+r"(x));
-  detail::keep(x);
-}
+// The cycle: a dependent register add (clock_chains.h; not `add $1`, which
+// a Golden Cove-family renamer folds several a cycle, and every figure below
+// would come out that many times too large).
+void integer_chain(std::uint64_t rounds) { detail::register_add_chain(rounds); }
 
 // x + 0.0, x * 1.0, x / 1.0 keep x a normal number however long the chain.
 #define PERFCAST_CHAIN(name, instruction, operand)                                                 \

@@ -14,8 +14,8 @@
 
 namespace perfcast::calibrate {
 
-// Scalar double precision, in core cycles (the integer add chain's: the
-// clock). 0: not measured (a target without the kernels).
+// Scalar double precision, in core cycles (the dependent register add
+// chain's, the clock probe's: core_clock.h). 0: not measured (a target without the kernels).
 struct InstructionCycles {
   double fp_add_latency = 0;       // addsd after addsd, dependent
   double fp_multiply_latency = 0;  // mulsd after mulsd
@@ -30,7 +30,7 @@ struct InstructionCycles {
 std::vector<std::pair<const char*, double>> figures(const InstructionCycles& c);
 
 // Each figure the best of `repeats` samples of a few ms (a sample can only be
-// slowed), over the integer add chain's best in the same rounds.
+// slowed), over the register add chain's best in the same rounds.
 InstructionCycles measure_instruction_cycles(int repeats = 9);
 
 }  // namespace perfcast::calibrate

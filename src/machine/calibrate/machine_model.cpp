@@ -41,7 +41,8 @@ std::string description(const Calibration& cal) {
   if (!cal.memory.levels.empty() && !cal.memory.levels.back().settled)
     d += "; the sweep ended before the curve settled, so DRAM bandwidth is an upper bound";
   if (cal.clock_measured)
-    d += fmt::format(". Clock: a chain of dependent additions, one per cycle ({} reported by /proc/cpuinfo)",
+    d += fmt::format(". Clock: a chain of dependent register additions, one per cycle, checked against dependent "
+                     "multiplies ({} reported by /proc/cpuinfo)",
                      cal.reported_clock_Hz > 0 ? units::format(cal.reported_clock_Hz, units::Dimension::Hertz, 4)
                                                : "none");
   else if (cal.clock_Hz > 0)

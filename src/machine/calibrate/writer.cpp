@@ -25,6 +25,18 @@ void raw_measurements(std::ostringstream& out, const Calibration& cal) {
     out << fmt::format("  {:<15} {:>14} | {:>14}   ({} lanes, {})\n", k.name, q(k.per_core, Dimension::FlopsPerSecond),
                        k.node > 0 ? q(k.node, Dimension::FlopsPerSecond) : std::string("-"), k.lanes,
                        k.fused ? "FMA" : "mul+add");
+  if (const ClockProbe& p = cal.clock_probe; p.measured()) {
+    out << fmt::format("Clock: dependent register adds {} (one a cycle); dependent multiplies {} (3 cycles each, "
+                       "{:.1f} % apart; {} measurement{}); dependent immediate adds {} ({:.2f} a cycle{})\n",
+                       q(p.register_add_Hz, Dimension::Hertz), q(p.multiply_Hz, Dimension::Hertz),
+                       100 * p.disagreement(), p.attempts, p.attempts == 1 ? "" : "s",
+                       q(p.immediate_add_Hz, Dimension::Hertz), p.immediate_adds_per_cycle(),
+                       p.immediate_adds_per_cycle() > 1.5 ? ": the renamer folds them, never the clock" : "");
+    out << "Clock witnesses:";
+    for (const auto& line : witness_lines(cal.clock_witnesses)) out << " " << line << ";";
+    out << "\n";
+  }
+  for (const auto& f : cal.findings) out << "Implausible, written anyway: " << machine::describe(f) << "\n";
   out << "Caches the system reports:";
   for (const auto& c : cal.reported_caches)
     out << fmt::format(" L{} {} ({}{})", c.level, q(c.size_bytes, Dimension::Bytes), c.source,
@@ -176,6 +188,26 @@ nlohmann::json calibration_json(const Calibration& cal) {
   j["compute"]["clock_Hz"] = cal.clock_Hz > 0 ? json(cal.clock_Hz) : json(nullptr);
   j["compute"]["clock_measured"] = cal.clock_measured;
   j["compute"]["reported_clock_Hz"] = cal.reported_clock_Hz > 0 ? json(cal.reported_clock_Hz) : json(nullptr);
+  const ClockProbe& probe = cal.clock_probe;
+  j["compute"]["clock_probe"] = {{"register_add_Hz", probe.register_add_Hz},
+                                 {"multiply_Hz", probe.multiply_Hz},
+                                 {"immediate_add_Hz", probe.immediate_add_Hz},
+                                 {"immediate_adds_per_cycle", probe.immediate_adds_per_cycle()},
+                                 {"disagreement", probe.disagreement()},
+                                 {"attempts", probe.attempts}};
+  const ClockWitnesses& w = cal.clock_witnesses;
+  auto hz_or_null = [](double v) { return v > 0 ? json(v) : json(nullptr); };
+  j["compute"]["clock_witnesses"] = {{"tsc_Hz", hz_or_null(w.tsc_Hz)},
+                                     {"constant_tsc", w.constant_tsc},
+                                     {"cpuinfo_Hz", hz_or_null(w.cpuinfo_Hz)},
+                                     {"cpufreq_max_Hz", hz_or_null(w.cpufreq_max_Hz)},
+                                     {"cpufreq_current_Hz", hz_or_null(w.cpufreq_current_Hz)},
+                                     {"perf_cycles_Hz", hz_or_null(w.perf_cycles_Hz)},
+                                     {"perf_cycles_per_add", hz_or_null(w.perf_cycles_per_add)},
+                                     {"perf_note", w.perf_note}};
+  j["findings"] = json::array();
+  for (const auto& f : cal.findings)
+    j["findings"].push_back({{"figure", f.figure}, {"value", f.value}, {"bound", f.bound}, {"reason", f.reason}});
   j["compute"]["instruction_cycles"] = nullptr;
   if (const auto& ic = cal.instruction_cycles; ic.measured())
     for (const auto& [key, value] : figures(ic)) j["compute"]["instruction_cycles"][key] = value;
