@@ -34,6 +34,7 @@ struct CalibrateArgs {
   std::string noise_only;  // a machine file whose noise alone is measured again
   bool accumulate = false;  // average the measurement into the file's noise instead of replacing it
   std::string network_only;  // a machine file whose MPI figures alone are measured again
+  bool allow_implausible = false;  // write figures that fail machine/physics.h, with a warning
 };
 
 std::filesystem::path bench_next_to_executable() {
@@ -86,6 +87,12 @@ void print_summary(const calibrate::Calibration& cal, const std::string& output)
   if (cal.clock_Hz > 0)
     std::cout << fmt::format("  core clock: {} ({}; /proc/cpuinfo says {})\n", f(cal.clock_Hz, Dimension::Hertz),
                              cal.clock_measured ? "measured" : "reported", f(cal.reported_clock_Hz, Dimension::Hertz));
+  if (const auto& p = cal.clock_probe; p.measured()) {
+    std::cout << fmt::format("    dependent adds {}, multiplies {} ({:.1f} % apart); immediate adds {:.2f} a cycle\n",
+                             f(p.register_add_Hz, Dimension::Hertz), f(p.multiply_Hz, Dimension::Hertz),
+                             100 * p.disagreement(), p.immediate_adds_per_cycle());
+    for (const auto& line : calibrate::witness_lines(cal.clock_witnesses)) std::cout << "    " << line << "\n";
+  }
   for (const auto& l : cal.memory.levels)
     std::cout << fmt::format("  {:<4} {:>10}  {}{}\n", l.name, l.name == "DRAM" ? "" : f(l.size_bytes, Dimension::Bytes),
                              f(l.bandwidth, Dimension::BytesPerSecond), l.settled ? "" : " (not settled)");
@@ -251,6 +258,21 @@ void run(const CalibrateArgs& args) {
     });
   }
 
+  // Figures no hardware has are refused: every prediction on the file would
+  // inherit them. --json still prints what was measured, findings included.
+  if (!cal.findings.empty()) {
+    std::string list;
+    for (const auto& f : cal.findings) list += "\n  " + machine::describe(f);
+    if (!args.allow_implausible) {
+      if (args.json) std::cout << calibrate::calibration_json(cal).dump(2) << "\n";
+      throw UserError(fmt::format("calibrate measured {} figure{} outside what hardware does; no machine file "
+                                  "written:{}",
+                                  cal.findings.size(), cal.findings.size() == 1 ? "" : "s", list),
+                      {}, "calibrate again on a quieter host, or add --allow-implausible to write the file anyway");
+    }
+    std::cerr << "perfcast calibrate: warning: writing figures outside what hardware does (--allow-implausible):"
+              << list << "\n";
+  }
   const machine::MachineFileComments comments = calibrate::machine_file_comments(cal);
   if (!args.output.empty()) machine::write_machine_file(cal.machine, args.output, comments);
   if (args.json) {
@@ -289,6 +311,9 @@ void add_calibrate_command(CLI::App& app) {
                   "it to -o: on a VM those figures move with where the host places the cores")
       ->check(CLI::ExistingFile)
       ->excludes("--noise-only");
+  cmd->add_flag("--allow-implausible", args->allow_implausible,
+                "Write the file even when a figure is outside what hardware does (a clock above 6.5 GHz, a cache "
+                "slower than memory, ...), with a warning; without it calibrate refuses (exit 1)");
   cmd->callback([args] { run(*args); });
 }
 
