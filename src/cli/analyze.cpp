@@ -16,6 +16,7 @@
 #include "analyze/compile_commands.h"
 #include "cli/commands.h"
 #include "machine/machine_io.h"
+#include "machine/physics.h"
 #include "support/error.h"
 #include "support/output_file.h"
 #include "support/toolchain.h"
@@ -74,6 +75,15 @@ analyze::HostInstructionCycles host_cycles_of(const std::string& file) {
     throw UserError(fmt::format("--machine {}: the file has no node.instruction_cycles to put into the scheduling "
                                 "model", file),
                     {}, "perfcast calibrate measures them (calibrate again with this perfcast), or drop --machine");
+  // Cycles are seconds times the file's clock: with a clock no core runs at
+  // (or cycles no core has) they would be written into every loop's price.
+  std::string implausible;
+  for (const auto& f : machine::physics_findings(m))
+    if (f.figure == "node.clock" || f.figure.rfind("node.instruction_cycles.", 0) == 0)
+      implausible += "\n  " + machine::describe(f);
+  if (!implausible.empty())
+    throw UserError(fmt::format("--machine {}: its instruction cycles cannot be a real core's:{}", file, implausible),
+                    {}, "calibrate the machine again with this perfcast (its clock probe is fixed), or drop --machine");
   analyze::HostInstructionCycles h;
   h.fp_add_latency = c.fp_add_latency;
   h.fp_multiply_latency = c.fp_multiply_latency;

@@ -1,5 +1,5 @@
 // `perfcast machine show FILE...`: a machine file with the figures derived from
-// it. The figures are collected once (MachineFigures) and rendered either as
+// it; `perfcast machine check FILE...`: its figures against machine/physics.h. The figures are collected once (MachineFigures) and rendered either as
 // tables or as JSON, so the two cannot disagree.
 #include <iostream>
 #include <memory>
@@ -13,7 +13,9 @@
 #include "cli/commands.h"
 #include "cli/machine_options.h"
 #include "machine/machine_io.h"
+#include "machine/physics.h"
 #include "report/table.h"
+#include "support/error.h"
 #include "support/units.h"
 
 namespace perfcast::cli {
@@ -64,6 +66,8 @@ struct CollectiveFigures {
 
 struct MachineFigures {
   std::string file, name, description;
+  // Figures outside what hardware does (machine/physics.h), one sentence each.
+  std::vector<std::string> implausible;
   int nodes = 0, total_cores = 0;
   double peak_flops = 0;
   std::vector<GroupFigures> groups;
@@ -84,6 +88,7 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
   f.file = file;
   f.name = m.name;
   f.description = m.description;
+  for (const auto& finding : machine::physics_findings(m)) f.implausible.push_back(machine::describe(finding));
   f.nodes = m.node_count();
   f.total_cores = m.total_cores();
   f.peak_flops = m.peak_flops();
@@ -208,6 +213,7 @@ std::string render_text(const MachineFigures& f) {
   using report::Table;
   std::string out = fmt::format("machine {}  ({})\n", f.name, f.file);
   if (!f.description.empty()) out += wrap(f.description, 100);
+  for (const auto& finding : f.implausible) out += wrap("implausible: " + finding, 100);
   out += "\n";
 
   Table summary({"figure", "value"}, {Table::Align::Left, Table::Align::Right});
@@ -335,6 +341,7 @@ json render_json(const MachineFigures& f) {
   return {{"file", f.file},
           {"name", f.name},
           {"description", f.description},
+          {"implausible", f.implausible},
           {"nodes", f.nodes},
           {"total_cores", f.total_cores},
           {"peak_flops", f.peak_flops},
@@ -378,6 +385,21 @@ void run_show(const ShowOptions& options) {
   for (size_t i = 0; i < figures.size(); ++i) std::cout << (i ? "\n" : "") << render_text(figures[i]);
 }
 
+// One line per file that passes, one per finding of each that does not.
+void run_check(const ShowOptions& options) {
+  size_t findings = 0;
+  for (const auto& file : options.files) {
+    auto path = machine::find_machine_file(file);
+    const auto found = machine::physics_findings(machine::load_machine_file(path, options.overrides));
+    if (found.empty()) std::cout << fmt::format("{}: every figure within what hardware does\n", path.string());
+    for (const auto& f : found) std::cout << fmt::format("{}: {}\n", path.string(), machine::describe(f));
+    findings += found.size();
+  }
+  if (findings > 0)
+    throw UserError(fmt::format("{} figure{} outside what hardware does", findings, findings == 1 ? "" : "s"), {},
+                    "calibrate the machine again, or correct the figure (--set shows the effect first)");
+}
+
 }  // namespace
 
 void add_machine_command(CLI::App& app) {
@@ -394,6 +416,14 @@ void add_machine_command(CLI::App& app) {
   add_set_option(*show, options->overrides);
   show->add_flag("--json", options->json, "Print the figures as JSON");
   show->callback([options] { run_show(*options); });
+
+  auto check_options = std::make_shared<ShowOptions>();
+  auto* check = machine->add_subcommand(
+      "check", "Check machine files' figures against what hardware does (clock, bandwidth order, latencies, flops "
+               "per cycle); exit 1 when one is outside");
+  check->add_option("FILE", check_options->files, "Machine files, or names of bundled machines")->required();
+  add_set_option(*check, check_options->overrides);
+  check->callback([check_options] { run_check(*check_options); });
 }
 
 }  // namespace perfcast::cli

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "machine/physics.h"
 #include "report/estimates.h"
 #include "report/simulation.h"
 #include "report/table.h"
@@ -303,6 +304,12 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
 
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context) {
   std::vector<std::string> out;
+  // A machine file written before calibrate checked its figures (or edited by
+  // hand) may hold one no hardware has; the prediction is priced with it.
+  for (const auto& f : machine::physics_findings(view.machine))
+    out.push_back(fmt::format("machine '{}': {}; every time priced with it inherits the error (calibrate the "
+                              "machine again, or correct it with --set)",
+                              view.machine.name, machine::describe(f)));
   if (!view.model.coverage || view.model.coverage->guesses() == 0) return out;
   const model::Coverage& c = *view.model.coverage;
   out.push_back(fmt::format(

@@ -35,11 +35,12 @@ struct PredictionView {
 
 nlohmann::json prediction_json(const PredictionView& view, const PredictionContext& context);
 
-// What the prediction rests on that the analyser guessed (the model's
-// coverage: unresolved calls, guessed branches, loops of unknown trip count),
-// one sentence each, pointing at `perfcast model show`; empty when nothing
-// was guessed or the model has no coverage (written by hand). `predict`
-// prints them on stderr; the JSON carries them as "warnings".
+// What the prediction rests on that cannot be trusted, one sentence each:
+// the machine's figures outside what hardware does (machine/physics.h), and
+// what the analyser guessed (the model's coverage: unresolved calls, guessed
+// branches, loops of unknown trip count, pointing at `perfcast model show`);
+// empty when there is neither. `predict` prints them on stderr; the JSON
+// carries them as "warnings".
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context);
 
 // The table per rank, one line per estimate, and the breakdown by site of the

@@ -84,6 +84,30 @@ DRAM = { bandwidth = "10 GB/s" }
 latency = "1 us"
 bandwidth = "1 GB/s"
 )";
+  // The cycles the immediate-add clock probe wrote on an Emerald Rapids Xeon
+  // (13.6 GHz, FP add 10.8 cycles where it takes 2): refused, not priced.
+  auto inflated = dir / "inflated.toml";
+  std::ofstream(inflated) << R"(name = "x"
+[node]
+count = 1
+cores = 16
+clock = "13.6 GHz"
+flops_per_core = "72.5 Gflop/s"
+instruction_cycles = { fp_add_latency = 10.8, fp_multiply_latency = 21.6 }
+[memory]
+DRAM = { bandwidth = "11.2 GB/s" }
+[network]
+latency = "401 ns"
+bandwidth = "7.21 GB/s"
+)";
+  auto wrong = perfcast_run({"analyze", source.string(), "-o", model.string(), "--mcpu", "znver3", "--machine",
+                             inflated.string()});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.stderr_text.find("node.clock = 13.6 GHz"), std::string::npos) << wrong.stderr_text;
+  EXPECT_NE(wrong.stderr_text.find("node.instruction_cycles.fp_add_latency = 10.8 cycles"), std::string::npos)
+      << wrong.stderr_text;
+  EXPECT_FALSE(std::filesystem::exists(model)) << "nothing written";
+
   auto taken = perfcast_run({"analyze", source.string(), "-o", model.string(), "--mcpu", "znver3", "--machine",
                              host.string()});
   ASSERT_EQ(taken.exit_code, 0) << taken.stderr_text;

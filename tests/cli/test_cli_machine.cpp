@@ -35,6 +35,31 @@ TEST(CliMachine, ShowsEveryBundledMachine) {
   }
 }
 
+// `machine check`: every bundled machine passes (exit 0, one line each); a
+// clock no core runs at and a cache faster than the one before it fail
+// (exit 1), each line naming the key, the figure and the bound; `machine show`
+// prints the same findings.
+TEST(CliMachine, CheckPassesTheBundledMachinesAndNamesEachImplausibleFigure) {
+  std::vector<std::string> all = {"machine", "check"};
+  for (const auto& name : kBundled) all.push_back(kMachines + name + ".toml");
+  auto ok = perfcast_run(all);
+  EXPECT_EQ(ok.exit_code, 0) << ok.stdout_text << ok.stderr_text;
+  for (const auto& name : kBundled) expect_in(ok.stdout_text, name + ".toml: every figure within what hardware does");
+
+  auto bad = perfcast_run({"machine", "check", "polus", "--set", "node.clock=\"13.6 GHz\"", "--set",
+                           "memory.DRAM.bandwidth=\"900 GB/s\""});
+  EXPECT_EQ(bad.exit_code, 1) << bad.stdout_text << bad.stderr_text;
+  expect_in(bad.stdout_text, "node.clock = 13.6 GHz, expected at most 6.5 GHz");
+  expect_in(bad.stdout_text, "memory.DRAM.bandwidth = 900 GB/s, expected at most");
+  expect_in(bad.stderr_text, "figures outside what hardware does");
+
+  auto show = perfcast_run({"machine", "show", "polus", "--set", "node.clock=\"13.6 GHz\"", "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.stderr_text;
+  const json shown = json::parse(show.stdout_text)["machines"][0]["implausible"];
+  ASSERT_EQ(shown.size(), 1u) << shown.dump();
+  EXPECT_EQ(shown[0].get<std::string>().rfind("node.clock = 13.6 GHz", 0), 0u);
+}
+
 TEST(CliMachine, BundledMachinesByName) {
   auto r = perfcast_run({"machine", "show", "polus", "petascale"});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;

@@ -81,6 +81,27 @@ TEST(CliPredict, SimulateRefusesMoreEventsThanMaxEvents) {
   EXPECT_EQ(json::parse(r.stdout_text)["simulated"]["events"], 8u);
 }
 
+// A machine file whose clock no core runs at (calibrate's old probe wrote
+// 13.6 GHz on an Emerald Rapids Xeon) still prices, with a warning on stderr
+// and in the JSON naming the key, the figure and the bound; a sound one has none.
+TEST(CliPredict, AClockOutsideWhatHardwareDoesIsWarnedAbout) {
+  const std::vector<std::string> args = {"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "2",
+                                         "--json", "--param", "work=1e6", "--param", "peer=mod(rank + 1, size)"};
+  auto sound = perfcast_run(args);
+  ASSERT_EQ(sound.exit_code, 0) << sound.stderr_text;
+  EXPECT_EQ(sound.stderr_text.find("node.clock"), std::string::npos) << sound.stderr_text;
+  auto with = args;
+  with.insert(with.end(), {"--set", "node.clock=\"13.6 GHz\""});
+  auto r = perfcast_run(with);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("warning: machine 'polus': node.clock = 13.6 GHz, expected at most 6.5 GHz"),
+            std::string::npos)
+      << r.stderr_text;
+  auto j = json::parse(r.stdout_text);
+  ASSERT_EQ(j["warnings"].size(), 1u) << j["warnings"].dump();
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("node.clock = 13.6 GHz"), std::string::npos);
+}
+
 TEST(CliPredict, AnExpressionForAnUnknownParameterIsAClearError) {
   auto r = perfcast_run({"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "2", "--param",
                          "nope=rank", "--param", "work=1", "--param", "peer=0"});
