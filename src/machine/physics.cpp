@@ -1,10 +1,10 @@
 #include "machine/physics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string_view>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "support/units.h"
 
@@ -48,15 +48,14 @@ void check_flops(Checker& c, const std::string& prefix, const NodeGroup& g, doub
   // about scalar code, so a scalar rate is checked only where it differs.
   const char* simd = "512-bit vectors x 2 FMA pipes x 2 flops";
   const char* scalar = "4 FMA pipes x 2 flops, the widest cores made";
-  const Rate rates[] = {{"flops_per_core", g.flops_per_core, physics::kMaxSimdDoubleFlopsPerCycle, simd},
-                        {"flops_per_core_single", g.flops_per_core_single, 2 * physics::kMaxSimdDoubleFlopsPerCycle,
-                         simd},
-                        {"flops_per_core_scalar", g.flops_per_core_scalar, physics::kMaxScalarFlopsPerCycle, scalar,
-                         g.flops_per_core_scalar < g.flops_per_core},
-                        {"flops_per_core_single_scalar", g.flops_per_core_single_scalar,
-                         physics::kMaxScalarFlopsPerCycle, scalar,
-                         g.flops_per_core_single_scalar < g.flops_per_core_single &&
-                             g.flops_per_core_single_scalar != g.flops_per_core_scalar}};
+  const Rate rates[] = {
+      {"flops_per_core", g.flops_per_core, physics::kMaxSimdDoubleFlopsPerCycle, simd},
+      {"flops_per_core_single", g.flops_per_core_single, 2 * physics::kMaxSimdDoubleFlopsPerCycle, simd},
+      {"flops_per_core_scalar", g.flops_per_core_scalar, physics::kMaxScalarFlopsPerCycle, scalar,
+       g.flops_per_core_scalar < g.flops_per_core},
+      {"flops_per_core_single_scalar", g.flops_per_core_single_scalar, physics::kMaxScalarFlopsPerCycle, scalar,
+       g.flops_per_core_single_scalar < g.flops_per_core_single &&
+           g.flops_per_core_single_scalar != g.flops_per_core_scalar}};
   for (const auto& r : rates) {
     if (!r.given) continue;
     const double bound = clock_Hz * r.per_cycle;
@@ -128,9 +127,9 @@ void check_memory(Checker& c, const std::string& prefix, const NodeGroup& g) {
 }
 
 void check_network(Checker& c, const Network& n, double shortest_cycle_s) {
-  const std::pair<const char*, double> latencies[] = {
-      {"network.latency", n.latency_s}, {"network.intra_node_latency", n.intra_node_latency_s},
-      {"network.overhead", n.overhead_s}};
+  const std::pair<const char*, double> latencies[] = {{"network.latency", n.latency_s},
+                                                      {"network.intra_node_latency", n.intra_node_latency_s},
+                                                      {"network.overhead", n.overhead_s}};
   for (const auto& [key, seconds] : latencies)
     if (seconds > 0 && seconds < shortest_cycle_s)
       c.add(key, q(seconds, Dimension::Seconds), "at least " + q(shortest_cycle_s, Dimension::Seconds) + " (a cycle)",
@@ -162,7 +161,8 @@ std::vector<PhysicsFinding> physics_findings(const Machine& machine) {
   }
   // A latency under the shortest cycle; with no clock given, under a cycle of
   // the fastest clock there is.
-  const double fastest = fastest_clock_Hz > 0 ? std::min(fastest_clock_Hz, physics::kMaxClock_Hz) : physics::kMaxClock_Hz;
+  const double fastest =
+      fastest_clock_Hz > 0 ? std::min(fastest_clock_Hz, physics::kMaxClock_Hz) : physics::kMaxClock_Hz;
   check_network(c, machine.network, 1 / fastest);
   return c.findings;
 }

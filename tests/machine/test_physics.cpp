@@ -74,8 +74,8 @@ TEST(Physics, TheXeonFilesClockOf13_6GHzIsCaughtWithItsInflatedCycles) {
   EXPECT_TRUE(has(findings, "node.instruction_cycles.fp_multiply_latency")) << all(findings);
   // Its bandwidths and flops are not wrong, and are not blamed.
   for (const auto& f : findings) EXPECT_EQ(f.figure.rfind("node.", 0), 0u) << describe(f);
-  const auto clock = *std::find_if(findings.begin(), findings.end(),
-                                   [](const PhysicsFinding& f) { return f.figure == "node.clock"; });
+  const auto clock =
+      *std::find_if(findings.begin(), findings.end(), [](const PhysicsFinding& f) { return f.figure == "node.clock"; });
   EXPECT_EQ(clock.value, "13.6 GHz");
   EXPECT_NE(describe(clock).find("6.5 GHz"), std::string::npos) << describe(clock);
 }
@@ -85,9 +85,9 @@ TEST(Physics, TheXeonFileWithTheClockItRanAtPasses) {
   // 3.0 GHz (they were seconds x 13.6 GHz), as the fixed probe derives them.
   const double scale = 3.0 / 13.6;
   std::vector<std::string> fixed = {"node.clock=\"3.0 GHz\""};
-  const std::pair<const char*, double> cycles[] = {{"fp_add_latency", 10.8},     {"fp_multiply_latency", 21.6},
-                                                   {"fp_divide_latency", 70.1},  {"fp_divide_interval", 21.6},
-                                                   {"fp_sqrt_latency", 69.9},    {"fp_sqrt_interval", 32.3}};
+  const std::pair<const char*, double> cycles[] = {{"fp_add_latency", 10.8},    {"fp_multiply_latency", 21.6},
+                                                   {"fp_divide_latency", 70.1}, {"fp_divide_interval", 21.6},
+                                                   {"fp_sqrt_latency", 69.9},   {"fp_sqrt_interval", 32.3}};
   for (const auto& [key, value] : cycles)
     fixed.push_back(std::string("node.instruction_cycles.") + key + "=" + std::to_string(value * scale));
   Machine m = load_machine_string(kXeon16, "xeon16.toml", ".", fixed);
@@ -145,10 +145,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Physics, WithinTheMarginsNothingIsFound) {
   // DRAM 1.2x L1 is inside the 1.25 margin a noisy sweep is given; a clock of
   // 6.2 GHz (the fastest turbo shipped) and 0.4 GHz are real.
-  for (const auto& overrides : std::vector<std::vector<std::string>>{
-           {"memory.DRAM.bandwidth=\"15.6 GB/s\""},
-           {"node.clock=\"6.2 GHz\""},
-           {"node.clock=\"0.4 GHz\"", "node.flops_per_core=\"5 Gflop/s\""}}) {
+  for (const auto& overrides :
+       std::vector<std::vector<std::string>>{{"memory.DRAM.bandwidth=\"15.6 GB/s\""},
+                                             {"node.clock=\"6.2 GHz\""},
+                                             {"node.clock=\"0.4 GHz\"", "node.flops_per_core=\"5 Gflop/s\""}}) {
     const auto findings = physics_findings(minimal(overrides));
     EXPECT_TRUE(findings.empty()) << overrides.front() << ":\n" << all(findings);
   }

@@ -21,8 +21,7 @@ namespace perfcast::calibrate::detail {
 
 #if defined(__x86_64__)
 #define PERFCAST_CHAIN_X8(s) s s s s s s s s
-#define PERFCAST_CHAIN_X32(s) \
-  PERFCAST_CHAIN_X8(s) PERFCAST_CHAIN_X8(s) PERFCAST_CHAIN_X8(s) PERFCAST_CHAIN_X8(s)
+#define PERFCAST_CHAIN_X32(s) PERFCAST_CHAIN_X8(s) PERFCAST_CHAIN_X8(s) PERFCAST_CHAIN_X8(s) PERFCAST_CHAIN_X8(s)
 
 inline constexpr int kLinksPerRound = 32;
 

@@ -1,5 +1,6 @@
 #include "machine/calibrate/clock_witnesses.h"
 
+#include <fmt/format.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -7,14 +8,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -155,8 +154,7 @@ std::vector<machine::PhysicsFinding> clock_findings(const ClockProbe& probe, con
                     "disturbed throughout) and neither is the clock",
                     probe.attempts, 100 * probe.disagreement()));
   if (w.perf_cycles_per_add > 0 && std::abs(w.perf_cycles_per_add - 1) > kClockChainTolerance)
-    add(fmt::format("one counted cycle per add (perf counted {:.2f}, {})", w.perf_cycles_per_add,
-                    hz(w.perf_cycles_Hz)),
+    add(fmt::format("one counted cycle per add (perf counted {:.2f}, {})", w.perf_cycles_per_add, hz(w.perf_cycles_Hz)),
         "the cycle counter is the clock's own witness: a chain that does not take one cycle per link does not "
         "time the clock");
   if (w.constant_tsc && w.tsc_Hz > 0 && clock > kMaxClockOverTsc * w.tsc_Hz)

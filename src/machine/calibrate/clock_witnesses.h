@@ -22,14 +22,14 @@
 namespace perfcast::calibrate {
 
 struct ClockWitnesses {
-  double tsc_Hz = 0;              // TSC ticks per second of CLOCK_MONOTONIC_RAW; 0 off x86-64
-  bool constant_tsc = false;      // /proc/cpuinfo's flag: the TSC ticks at a fixed (the nominal) rate
-  double cpuinfo_Hz = 0;          // "cpu MHz" of the first processor; 0 when absent
-  double cpufreq_max_Hz = 0;      // cpuinfo_max_freq of cpu0; 0 when unreadable
-  double cpufreq_current_Hz = 0;  // scaling_cur_freq of cpu0; 0 when unreadable
-  double perf_cycles_Hz = 0;      // counted cycles of the register add chain over its CPU time; 0: not read
-  double perf_cycles_per_add = 0; // counted cycles per link of that chain (1 where the probe is right)
-  std::string perf_note;          // why the cycle counter was not read; empty when it was
+  double tsc_Hz = 0;               // TSC ticks per second of CLOCK_MONOTONIC_RAW; 0 off x86-64
+  bool constant_tsc = false;       // /proc/cpuinfo's flag: the TSC ticks at a fixed (the nominal) rate
+  double cpuinfo_Hz = 0;           // "cpu MHz" of the first processor; 0 when absent
+  double cpufreq_max_Hz = 0;       // cpuinfo_max_freq of cpu0; 0 when unreadable
+  double cpufreq_current_Hz = 0;   // scaling_cur_freq of cpu0; 0 when unreadable
+  double perf_cycles_Hz = 0;       // counted cycles of the register add chain over its CPU time; 0: not read
+  double perf_cycles_per_add = 0;  // counted cycles per link of that chain (1 where the probe is right)
+  std::string perf_note;           // why the cycle counter was not read; empty when it was
 };
 
 // Reads every witness this host lets it read; never fails (an unreadable

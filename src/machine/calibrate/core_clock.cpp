@@ -66,8 +66,8 @@ ClockProbe probe_core_clock(int repeats, int attempts) {
     // rather than every sample of one.
     for (int r = 0; r < repeats; ++r) {
       p.register_add_Hz = std::max(p.register_add_Hz, links_per_s(detail::register_add_chain, rounds));
-      p.multiply_Hz = std::max(p.multiply_Hz, detail::kMultiplyCycles *
-                                                  links_per_s(detail::multiply_chain, rounds / 3 + 1));
+      p.multiply_Hz =
+          std::max(p.multiply_Hz, detail::kMultiplyCycles * links_per_s(detail::multiply_chain, rounds / 3 + 1));
       p.immediate_add_Hz = std::max(p.immediate_add_Hz, links_per_s(detail::immediate_add_chain, rounds));
     }
     if (p.agree()) break;
