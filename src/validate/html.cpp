@@ -232,7 +232,8 @@ json app_spec(const std::string& app, const std::vector<Row>& rows) {
       {"$schema", "https://vega.github.io/schema/vega/v5.json"},
       {"width", width},
       {"height", 240},
-      {"padding", 5},
+      // room on the left for the first run's slanted label, which autosize leaves out
+      {"padding", {{"left", 100}, {"top", 5}, {"right", 5}, {"bottom", 5}}},
       {"title", {{"text", app}, {"subtitle", "bar: measured median, q1-q3; dots: predictions"}, {"anchor", "start"}}},
       {"data", {{{"name", "measured"}, {"values", measured}}, {{"name", "predicted"}, {"values", predicted}}}},
       {"scales",
