@@ -536,8 +536,9 @@ td.good { color: #1a7f37; } td.bad { color: #b42318; }
 
 }  // namespace
 
-std::string read_vega_library() {
-  fs::path dir = PERFCAST_VEGA_DIR;
+fs::path vega_directory() { return PERFCAST_VEGA_DIR; }
+
+std::string read_vega_library(const fs::path& dir) {
   std::string out;
   for (const std::string& module : kVegaModules) {
     fs::path file = dir / (module + ".min.js");

@@ -105,8 +105,10 @@ Outcome read_outcome(const std::filesystem::path& file);
 // calc/wait/comm. `vega_js` is the Vega library's JavaScript, inlined into the page.
 std::string outcome_html(const Outcome& outcome, const std::string& vega_js);
 
-// The Vega library (Debian's libjs-vega) found when perfcast was configured; throws
-// UserError naming the path and the package when it cannot be read.
-std::string read_vega_library();
+// The folder of Debian's libjs-vega modules found when perfcast was configured.
+std::filesystem::path vega_directory();
+// The Vega modules of `dir`, ready to inline into a page; throws UserError naming the
+// missing file and the package when one cannot be read.
+std::string read_vega_library(const std::filesystem::path& dir = vega_directory());
 
 }  // namespace perfcast::validate

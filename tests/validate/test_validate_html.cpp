@@ -14,6 +14,7 @@
 
 #include "perfcast_cli.h"
 #include "scratch.h"
+#include "support/error.h"
 #include "validate/validate.h"
 
 namespace perfcast::testing {
@@ -112,6 +113,20 @@ TEST(ValidateHtml, AMalformedRowIsNamedByFileAndLine) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.stderr_text.find(bad.string() + ":2:"), std::string::npos) << r.stderr_text;
   EXPECT_FALSE(fs::exists(scratch() / "bad.html"));
+}
+
+TEST(ValidateHtml, AMissingVegaLibraryIsAnErrorNamingTheFileAndThePackage) {
+  fs::path empty = scratch() / "no-vega";
+  fs::create_directories(empty);
+  try {
+    validate::read_vega_library(empty);
+    FAIL() << "no error for a folder without Vega";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find((empty / "vega-util.min.js").string()), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find("libjs-vega"), std::string::npos) << e.hint();
+  }
+  // the configured folder holds every module the page needs
+  EXPECT_NE(validate::read_vega_library().find("perfcastVega.define(\"vega-encode\""), std::string::npos);
 }
 
 std::optional<fs::path> chromium() {
