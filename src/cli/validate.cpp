@@ -8,9 +8,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "support/error.h"
+#include "support/output_file.h"
 
 namespace perfcast::cli {
 namespace fs = std::filesystem;
@@ -24,6 +26,7 @@ struct ValidateOptions {
   std::string resume;
   std::string build;
   std::string apps;
+  std::string html;
   bool json = false;
   bool quiet = false;
 };
@@ -37,6 +40,26 @@ std::string machine_argument(const std::string& machine, const fs::path& base) {
   return p.is_absolute() ? machine : (base / p).lexically_normal().string();
 }
 
+// The page of `--html`: the Vega library is read first, so a missing one fails before
+// any row is run.
+struct HtmlReport {
+  std::string vega_js;
+  explicit HtmlReport(const std::string& path, const std::vector<fs::path>& inputs) {
+    refuse_output_over_inputs(path, inputs, "--html");
+    vega_js = validate::read_vega_library();
+  }
+  void write(const std::string& path, const validate::Outcome& outcome) const {
+    write_file_atomically(path, validate::outcome_html(outcome, vega_js));
+  }
+};
+
+void print(const validate::Outcome& outcome, bool json) {
+  if (json)
+    std::cout << validate::outcome_json(outcome).dump(2) << "\n";
+  else
+    std::cout << validate::outcome_table(outcome);
+}
+
 }  // namespace
 
 void add_validate_command(CLI::App& app) {
@@ -44,7 +67,6 @@ void add_validate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "validate", "Run every method against real runs of the apps in a cases file; one table of errors per method");
   cmd->add_option("cases", o->cases, "The cases file (TOML, docs/validate.md), e.g. validate/quick.toml")
-      ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--machine", o->machine, "Machine file or bundled name (replaces [settings] machine)");
   cmd->add_option("--methods", o->methods,
@@ -56,10 +78,40 @@ void add_validate_command(CLI::App& app) {
                   "perfcast's)");
   cmd->add_option("--apps", o->apps, "The apps/ folder with each app's validate.toml (default: the source tree's)");
   cmd->add_flag("--json", o->json, "Print {\"rows\": [...], \"summary\": [...]} as JSON");
+  cmd->add_option("--html", o->html, "Also write the table and its plots as one self-contained HTML page");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
-  cmd->footer("Example: perfcast validate validate/quick.toml --resume /tmp/quick.jsonl");
+  cmd->footer("Example: perfcast validate validate/quick.toml --resume /tmp/quick.jsonl --html /tmp/quick.html");
+  cmd->require_subcommand(0, 1);
 
-  cmd->callback([o] {
+  struct ReportOptions {
+    std::string rows, html;
+    bool json = false;
+  };
+  auto r = std::make_shared<ReportOptions>();
+  CLI::App* report = cmd->add_subcommand(
+      "report", "Render the rows of an earlier validation (its --json document or --resume file) again, runs nothing");
+  report->add_option("ROWS", r->rows, "The --json output or the results file of perfcast validate")
+      ->required()
+      ->check(CLI::ExistingFile);
+  report->add_option("--html", r->html, "Write the table and its plots as one self-contained HTML page");
+  report->add_flag("--json", r->json, "Print the rows and their summary as JSON");
+  report->callback([r] {
+    std::optional<HtmlReport> html;
+    if (!r->html.empty()) html.emplace(r->html, std::vector<fs::path>{r->rows});
+    validate::Outcome outcome = validate::read_outcome(r->rows);
+    if (html) html->write(r->html, outcome);
+    print(outcome, r->json);
+  });
+
+  cmd->callback([cmd, o] {
+    if (!cmd->get_subcommands().empty()) return;
+    if (o->cases.empty()) throw CLI::RequiredError("cases");
+    std::optional<HtmlReport> html;
+    if (!o->html.empty()) {
+      std::vector<fs::path> inputs = {o->cases};
+      if (!o->resume.empty()) inputs.push_back(o->resume);
+      html.emplace(o->html, inputs);
+    }
     validate::CasesFile file = validate::load_cases(o->cases);
     fs::path self = fs::canonical("/proc/self/exe");
     validate::Tools tools;
@@ -75,10 +127,8 @@ void add_validate_command(CLI::App& app) {
     if (!o->quiet)
       options.progress = [](const std::string& line) { std::cerr << "perfcast validate: " << line << "\n"; };
     validate::Outcome outcome = validate::run_validation(file, tools, options);
-    if (o->json)
-      std::cout << validate::outcome_json(outcome).dump(2) << "\n";
-    else
-      std::cout << validate::outcome_table(outcome);
+    if (html) html->write(o->html, outcome);
+    print(outcome, o->json);
   });
 }
 

@@ -2,8 +2,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <sstream>
 
+#include "support/error.h"
 #include "validate/validate.h"
 
 namespace perfcast::validate {
@@ -68,9 +71,10 @@ json outcome_json(const Outcome& o) {
   return {{"rows", rows},
           {"summary", summary},
           {"machine", o.machine},
-          {"measured_launches", o.timed_runs},
-          {"traced_launches", o.traced_runs},
-          {"rows_resumed", o.rows_resumed},
+          // null when the rows come from a results file, which does not record them
+          {"measured_launches", o.counts_known ? json(o.timed_runs) : json(nullptr)},
+          {"traced_launches", o.counts_known ? json(o.traced_runs) : json(nullptr)},
+          {"rows_resumed", o.counts_known ? json(o.rows_resumed) : json(nullptr)},
           {"methods_not_built", kMethodsNotBuilt}};
 }
 
@@ -124,8 +128,73 @@ std::string outcome_table(const Outcome& o) {
     out += "\n";
   }
   out += fmt::format("  not built yet: {}\n", fmt::format("{}", fmt::join(kMethodsNotBuilt, ", ")));
-  out += fmt::format("{} measured launches, {} traced launches this time; {} rows read back from the results file\n",
-                     o.timed_runs, o.traced_runs, o.rows_resumed);
+  if (o.counts_known)
+    out += fmt::format("{} measured launches, {} traced launches this time; {} rows read back from the results file\n",
+                       o.timed_runs, o.traced_runs, o.rows_resumed);
+  else
+    out += "rendered from a results file, which does not record the launches\n";
+  return out;
+}
+
+Outcome read_outcome(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw UserError("cannot read the rows", {file.string(), std::nullopt, ""});
+  std::stringstream text;
+  text << in.rdbuf();
+  Outcome out;
+  // `--json`'s document is one object with "rows"; a results file is one row per line.
+  json whole = json::parse(text.str(), nullptr, false);
+  if (whole.is_object() && whole.contains("rows")) {
+    if (!whole["rows"].is_array()) throw UserError("expected an array of rows", {file.string(), std::nullopt, "rows"});
+    for (std::size_t i = 0; i < whole["rows"].size(); ++i) {
+      try {
+        out.rows.push_back(row_from_json(whole["rows"][i]));
+      } catch (const UserError& e) {
+        throw UserError(e.what(), {file.string(), std::nullopt, fmt::format("rows[{}]", i)});
+      }
+    }
+    out.machine = whole.value("machine", "");
+    out.counts_known = whole.contains("measured_launches") && whole["measured_launches"].is_number();
+    if (out.counts_known) {
+      out.timed_runs = whole.value("measured_launches", 0);
+      out.traced_runs = whole.value("traced_launches", 0);
+      out.rows_resumed = whole.value("rows_resumed", 0);
+    }
+  } else {
+    out.counts_known = false;
+    // A results file gains a row again when a failed one is rerun: the later replaces it.
+    std::map<std::string, std::size_t> index;
+    std::istringstream lines(text.str());
+    std::string line;
+    int number = 0;
+    while (std::getline(lines, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      try {
+        Row row = row_from_json(json::parse(line));
+        std::string k = fmt::format("{}\x1f{}\x1f{}", key(row), row.method, row.machine);
+        if (auto it = index.find(k); it != index.end())
+          out.rows[it->second] = row;
+        else {
+          index[k] = out.rows.size();
+          out.rows.push_back(row);
+        }
+      } catch (const std::exception& e) {
+        throw UserError(fmt::format("not a row of perfcast validate: {}", e.what()), {file.string(), number, ""},
+                        "pass the document `perfcast validate --json` printed, or its --resume file");
+      }
+    }
+  }
+  if (out.rows.empty())
+    throw UserError("no rows", {file.string(), std::nullopt, ""},
+                    "pass the document `perfcast validate --json` printed, or its --resume file");
+  // The machine that priced the predictions, when the file does not say.
+  if (out.machine.empty())
+    for (const Row& r : out.rows)
+      if (!r.machine.empty()) {
+        out.machine = r.machine;
+        break;
+      }
   return out;
 }
 

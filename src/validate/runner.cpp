@@ -74,6 +74,16 @@ std::string done_key(const std::string& app, const std::string& args, int ranks,
   return key_of(app, args, ranks, method) + "\x1f" + (priced ? machine : "");
 }
 
+// The per-rank times of `perfcast simulate --json` (docs/json.md, ranks[]).
+std::vector<RankTimes> rank_times(const json& simulated) {
+  std::vector<RankTimes> out;
+  if (!simulated.contains("ranks") || !simulated["ranks"].is_array()) return out;
+  for (const json& r : simulated["ranks"])
+    out.push_back({r.at("rank").get<int>(), r.at("calc_s").get<double>(), r.at("wait_s").get<double>(),
+                   r.at("comm_s").get<double>()});
+  return out;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -113,6 +123,7 @@ class Validation {
             static_model(run, row);
         } catch (const std::exception& e) {
           row.predicted_s.reset();
+          row.per_rank.clear();
           row.note = "failed: " + first_line(e.what());
         }
         if (method != "measured" && row.predicted_s) {
@@ -269,13 +280,15 @@ class Validation {
     row.cost_s = seconds_since(start);
     row.cost_runs = "none (the skeleton runs simulated)";
     check(r, "perfcast simulate");
+    json simulated = parse_json(r, "perfcast simulate");
+    row.per_rank = rank_times(simulated);
     // The skeleton prints the app's JSON line, timed on the simulated clock, on stderr.
     json own = measure::last_json_line(r.stderr_text);
     if (own.is_object() && own.contains("time_s") && own["time_s"].is_number()) {
       row.predicted_s = own["time_s"].get<double>();
       row.note = "the skeleton's own time_s (the app's timed region, simulated)";
     } else {
-      row.predicted_s = parse_json(r, "perfcast simulate").at("predicted_time_s").get<double>();
+      row.predicted_s = simulated.at("predicted_time_s").get<double>();
       row.note = "the whole simulated job (the skeleton prints no time_s)";
     }
   }
@@ -308,7 +321,8 @@ class Validation {
     return it->second.first ? &*it->second.first : nullptr;
   }
 
-  double traced_time(const Run& run, const std::string& args, const std::string& name, Outcome& out) {
+  // `perfcast simulate --json` of one traced run of the app with `args`.
+  json traced_replay(const Run& run, const std::string& args, const std::string& name, Outcome& out) {
     fs::path dir = scratch_.path() / fmt::format("trace-{}-{}", name, ++traces_);
     std::vector<std::string> cmd = {"trace", "-o", dir.string(), "--"};
     for (const std::string& a : measure::mpirun_command(launch(run, args))) cmd.push_back(a);
@@ -317,7 +331,7 @@ class Validation {
     ProcessResult sim = perfcast({"simulate", "--machine", tools_.machine, "--json", dir.string()});
     check(sim, "perfcast simulate (replay)");
     fs::remove_all(dir);
-    return parse_json(sim, "perfcast simulate").at("predicted_time_s").get<double>();
+    return parse_json(sim, "perfcast simulate");
   }
 
   void trace_replay(const Run& run, Row& row, Outcome& out) {
@@ -329,10 +343,12 @@ class Validation {
       // a broken validate.toml is the static cell's to report; here it only means no baseline
     }
     std::optional<expr::Bindings> base = baseline_values(run, b);
-    double full = traced_time(run, run.args, "run", out);
+    json replay = traced_replay(run, run.args, "run", out);
+    double full = replay.at("predicted_time_s").get<double>();
+    row.per_rank = rank_times(replay);
     if (base) {
       std::string base_args = render(file_.cases[run.case_index].args, *base, "args");
-      double zero = traced_time(run, base_args, "baseline", out);
+      double zero = traced_replay(run, base_args, "baseline", out).at("predicted_time_s").get<double>();
       row.predicted_s = full - zero;
       row.cost_runs = "2 traced runs";
       row.note = fmt::format("replayed run minus replayed baseline ({}): the timed region", base_args);
@@ -471,6 +487,9 @@ class Validation {
 }  // namespace
 
 json to_json(const Row& r) {
+  json per_rank = json::array();
+  for (const RankTimes& t : r.per_rank)
+    per_rank.push_back({{"rank", t.rank}, {"calc_s", t.calc_s}, {"wait_s", t.wait_s}, {"comm_s", t.comm_s}});
   return {{"app", r.app},
           {"size", r.size},
           {"args", r.args},
@@ -486,7 +505,8 @@ json to_json(const Row& r) {
           {"cost_runs", r.cost_runs},
           {"oversubscribed", r.oversubscribed},
           {"note", r.note},
-          {"resumed", r.resumed}};
+          {"resumed", r.resumed},
+          {"per_rank", per_rank}};
 }
 
 Row row_from_json(const json& j) {
@@ -503,6 +523,11 @@ Row row_from_json(const json& j) {
     r.cost_runs = j.value("cost_runs", "");
     r.oversubscribed = j.value("oversubscribed", false);
     r.note = j.value("note", "");
+    // Results files written before rows carried per-rank times have none.
+    if (j.contains("per_rank"))
+      for (const json& t : j.at("per_rank"))
+        r.per_rank.push_back({t.at("rank").get<int>(), t.at("calc_s").get<double>(), t.at("wait_s").get<double>(),
+                              t.at("comm_s").get<double>()});
   } catch (const json::exception& e) {
     throw UserError(e.what());
   }

@@ -34,6 +34,13 @@ struct Tools {
   std::string machine;              // passed to --machine: a file or a bundled name
 };
 
+// One rank of a simulated job (`perfcast simulate --json`'s ranks[]): what the
+// simulating methods carry so the report can show where each rank's time went.
+struct RankTimes {
+  int rank = 0;
+  double calc_s = 0, wait_s = 0, comm_s = 0;
+};
+
 struct Row {
   std::string app, size, args;
   int ranks = 1;
@@ -47,6 +54,9 @@ struct Row {
   bool oversubscribed = false;
   std::string note;      // why a cell is empty, or how the figure was made
   bool resumed = false;  // read back from the results file, not run now
+  // skeleton and trace-replay: calc, wait and comm per rank of the whole simulated job
+  // (the run's, not its baseline's); empty for the other methods and failed cells.
+  std::vector<RankTimes> per_rank;
 };
 
 nlohmann::json to_json(const Row& row);
@@ -64,6 +74,7 @@ struct Outcome {
   int traced_runs = 0;  // real launches the trace-replay method made
   int rows_resumed = 0;
   std::string machine;
+  bool counts_known = true;  // false for rows read back from a results file (read_outcome)
 };
 
 Outcome run_validation(const CasesFile& file, const Tools& tools, const Options& options);
@@ -83,5 +94,21 @@ std::vector<MethodSummary> summarize(const std::vector<Row>& rows);
 
 nlohmann::json outcome_json(const Outcome& outcome);
 std::string outcome_table(const Outcome& outcome);
+
+// The rows of an earlier validation, for `perfcast validate report`: the document
+// `--json` printed, or a results file (`--resume`, one row per line). Throws UserError
+// naming the file (and line) of a malformed row.
+Outcome read_outcome(const std::filesystem::path& file);
+
+// One self-contained HTML page (docs/validate.md, "The HTML report"): the table, and
+// Vega plots of predicted against measured, the signed errors and the simulated ranks'
+// calc/wait/comm. `vega_js` is the Vega library's JavaScript, inlined into the page.
+std::string outcome_html(const Outcome& outcome, const std::string& vega_js);
+
+// The folder of Debian's libjs-vega modules found when perfcast was configured.
+std::filesystem::path vega_directory();
+// The Vega modules of `dir`, ready to inline into a page; throws UserError naming the
+// missing file and the package when one cannot be read.
+std::string read_vega_library(const std::filesystem::path& dir = vega_directory());
 
 }  // namespace perfcast::validate

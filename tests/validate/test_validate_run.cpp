@@ -17,10 +17,11 @@ namespace perfcast::testing {
 namespace {
 using nlohmann::json;
 
-json validate(const std::filesystem::path& results) {
-  auto r = perfcast_run(
-      {"validate", std::string(PERFCAST_SOURCE_DIR) + "/validate/quick.toml", "--json", "--resume", results.string()},
-      std::chrono::seconds(240));
+json validate(const std::filesystem::path& results, const std::vector<std::string>& more = {}) {
+  std::vector<std::string> args = {"validate", std::string(PERFCAST_SOURCE_DIR) + "/validate/quick.toml", "--json",
+                                   "--resume", results.string()};
+  args.insert(args.end(), more.begin(), more.end());
+  auto r = perfcast_run(args, std::chrono::seconds(240));
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   return json::parse(r.stdout_text);
 }
@@ -61,11 +62,22 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
   for (const json& row : rows) {
     if (row.at("method") == "naive" && row.at("ranks") == 1) EXPECT_TRUE(row.at("predicted_s").is_null());
     if (row.at("method") == "naive" && row.at("ranks") == 2) EXPECT_FALSE(row.at("predicted_s").is_null());
-    if (row.at("method") == "skeleton" || row.at("method") == "trace-replay")
+    if (row.at("method") == "skeleton" || row.at("method") == "trace-replay") {
       EXPECT_FALSE(row.at("predicted_s").is_null()) << row.dump();
+      // the simulated job's calc, wait and comm, one entry per rank
+      ASSERT_EQ(row.at("per_rank").size(), row.at("ranks").get<std::size_t>()) << row.dump();
+      for (const json& t : row.at("per_rank"))
+        EXPECT_GT(t.at("calc_s").get<double>() + t.at("wait_s").get<double>() + t.at("comm_s").get<double>(), 0)
+            << row.dump();
+    } else {
+      EXPECT_TRUE(row.at("per_rank").empty()) << row.dump();
+    }
   }
 
-  json second = validate(results);
+  // The rerun also writes the page; test_validate_html checks pages in a browser.
+  auto page = scratch() / "quick.html";
+  json second = validate(results, {"--html", page.string()});
+  ASSERT_TRUE(std::filesystem::exists(page));
   EXPECT_EQ(second.at("measured_launches").get<int>(), 0);
   EXPECT_EQ(second.at("traced_launches").get<int>(), 0);
   ASSERT_EQ(second.at("rows").size(), rows.size());
@@ -88,7 +100,7 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
 // renamed variable, or a loop added before a bound one in its function, fails here
 // rather than as a failed static cell of a long validation.
 TEST(ValidateAppBindings, EveryShippedBindingIsAParameterOfTheAnalysedModel) {
-  for (const char* app : {"wave3d", "cg", "nbody", "lu"}) {
+  for (const char* app : {"wave3d", "cg", "nbody", "lu", "mg", "bfs", "fft3d"}) {
     auto b = validate::load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / app / "validate.toml");
     ASSERT_TRUE(b.has_value()) << app;
     auto model = scratch() / (std::string(app) + ".model.json");
