@@ -1,8 +1,8 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "model/costs.h"
 #include "support/error.h"
@@ -22,8 +22,8 @@ std::string differing_text(const expr::Bindings& run, const expr::Bindings& base
       ++more;
       continue;
     }
-    out += fmt::format("{}{} = {} in the run, {} in the baseline", shown ? "; " : "", name, value.str(),
-                       it->second.str());
+    out +=
+        fmt::format("{}{} = {} in the run, {} in the baseline", shown ? "; " : "", name, value.str(), it->second.str());
     ++shown;
   }
   if (more) out += fmt::format("; {} more", more);
@@ -73,21 +73,30 @@ std::vector<MemoryTraffic> without_footprints(const std::vector<MemoryTraffic>& 
   return out;
 }
 
+// The same segments in the same order: what a site evaluates to on both
+// sides unless a footprint evaluated on one side only.
+bool same_segments(const std::vector<MemoryTraffic>& a, const std::vector<MemoryTraffic>& b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](const MemoryTraffic& x, const MemoryTraffic& y) {
+           return x.traffic == y.traffic && x.line == y.line;
+         });
+}
+
 }  // namespace
 
 RankCounts counts_difference(const RankCounts& run, const RankCounts& baseline, const expr::Bindings& run_bindings,
                              const expr::Bindings& baseline_bindings) {
   if (run.sites.size() != baseline.sites.size() || run.mpi.size() != baseline.mpi.size())
-    throw UserError(fmt::format("rank {}: the run and the baseline were evaluated from different costs ({} and {} "
-                                "sites, {} and {} MPI calls)",
-                                run.rank, run.sites.size(), baseline.sites.size(), run.mpi.size(), baseline.mpi.size()));
+    throw UserError(
+        fmt::format("rank {}: the run and the baseline were evaluated from different costs ({} and {} "
+                    "sites, {} and {} MPI calls)",
+                    run.rank, run.sites.size(), baseline.sites.size(), run.mpi.size(), baseline.mpi.size()));
   const Subtract sub{run.rank, run_bindings, baseline_bindings};
   RankCounts d;
   d.rank = run.rank;
-  // A footprint that did not evaluate at either binding is off for the
-  // difference too: both sides are then priced without footprints.
-  d.footprint_error = !run.footprint_error.empty() ? run.footprint_error : baseline.footprint_error;
-  const bool drop_footprints = !d.footprint_error.empty();
+  // A footprint that did not evaluate in the run is off for the difference
+  // too (evaluate_rank has priced that site's accesses instead).
+  d.footprint_error = run.footprint_error;
 
   for (size_t i = 0; i < run.sites.size(); ++i) {
     const SiteCounts& r = run.sites[i];
@@ -112,8 +121,29 @@ RankCounts counts_difference(const RankCounts& run, const RankCounts& baseline, 
     s.cycle_flops_single = sub(r.cycle_flops_single, b.cycle_flops_single, "flops priced in cycles", where);
     // Segment by segment; each keeps the run's working set, so the
     // difference's bytes come from the level the run's loop works in.
-    std::vector<MemoryTraffic> run_memory = drop_footprints ? without_footprints(r.memory) : r.memory;
-    std::vector<MemoryTraffic> base_memory = drop_footprints ? without_footprints(b.memory) : b.memory;
+    std::vector<MemoryTraffic> run_memory = r.memory;
+    std::vector<MemoryTraffic> base_memory = b.memory;
+    if (!same_segments(run_memory, base_memory)) {
+      // A footprint evaluated on one side only (a bound that does not
+      // evaluate where the baseline never runs the loop, say). A baseline
+      // that moves no byte in the site leaves the run's segments whole;
+      // otherwise both sides lose the site's footprints, and the difference
+      // says why its footprint refinement is off.
+      const bool baseline_moves_nothing =
+          std::all_of(base_memory.begin(), base_memory.end(),
+                      [](const MemoryTraffic& t) { return t.load_bytes == 0 && t.store_bytes == 0; });
+      if (baseline_moves_nothing) {
+        for (auto& t : base_memory) t = MemoryTraffic{};
+        base_memory.resize(run_memory.size());
+      } else {
+        run_memory = without_footprints(run_memory);
+        base_memory = without_footprints(base_memory);
+        if (d.footprint_error.empty())
+          d.footprint_error = !baseline.footprint_error.empty()
+                                  ? "in the baseline: " + baseline.footprint_error
+                                  : fmt::format("{}: the run's footprints did not evaluate", where);
+      }
+    }
     if (run_memory.size() != base_memory.size())
       throw UserError(fmt::format("rank {}: {} has {} memory segments in the run, {} in the baseline", run.rank, where,
                                   run_memory.size(), base_memory.size()));

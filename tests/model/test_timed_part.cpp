@@ -128,3 +128,25 @@ TEST(TimedPart, TheSameParametersLeaveNothing) {
   EXPECT_EQ(p.mca_time_s, 0.0);
   EXPECT_EQ(p.refined_time_s, 0.0);
 }
+
+// A footprint whose bound does not evaluate where the baseline never runs its
+// loop (a count divided by the steps, at 0 steps) leaves the run's footprint:
+// the baseline has nothing in that nest to subtract.
+TEST(TimedPart, AFootprintTheBaselineCannotEvaluateStaysTheRuns) {
+  const auto m = model_from(R"J({"main": {"body": [
+      {"kind": "compute", "load_bytes": "10000000000"},
+      {"kind": "loop", "line": 5, "trip_count": "steps",
+       "footprint": {"bytes": "8000", "load_bytes": "80000 / steps", "store_bytes": "0"},
+       "body": [{"kind": "compute", "flops_double": "100000", "load_bytes": "64000"}]}]}})J",
+                            R"J("parameters": {"steps": {}})J", "footprint.json");
+  const auto machine = machine::load_machine_string(kOneCore, "one-core.toml", ".");
+  const auto costs = symbolic_costs(m);
+  ASSERT_FALSE(predict(m, costs, machine, 1, {{"steps", 0}}).footprint_available);
+  const Prediction timed = predict_timed_part(m, m, costs, machine, 1, {{"steps", 10}}, {{"steps", 0}});
+  ASSERT_TRUE(timed.footprint_available) << timed.footprint_note;
+  // The nest's 8000 distinct bytes fit L1, and its every access passes through it; the set-up's stream is gone.
+  const double l1_Bps = machine.groups.front().memory.front().bandwidth_Bps;
+  EXPECT_DOUBLE_EQ(timed.ranks[0].traffic_s, 8000 / l1_Bps);
+  EXPECT_DOUBLE_EQ(timed.ranks[0].l1_access_s, 10 * 64000 / l1_Bps);
+  EXPECT_DOUBLE_EQ(timed.footprint_time_s, 10 * 1e5 / machine.groups.front().flops_per_core);
+}
