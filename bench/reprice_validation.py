@@ -16,7 +16,9 @@ file's own noise) and refined x noise over N probes, each beside the value the r
 A run is named by its results path without `.json`; `<run>_machine.toml` must lie beside it,
 and the noise files `<run>_noise_now_machine.toml` and `<run>_noise_history_machine.toml` where
 the run had them (static_validation.py keeps them). A run made with --network-history gets a
-fourth column, the refined prediction on the history file's averaged network x its noise.
+fourth column, the refined prediction on the history file's averaged network x its noise (the
+history file holds that network, so its x-noise-over-probes column cannot be re-priced now).
+Every figure is an estimate of `perfcast predict --baseline-param` (the timed part).
 """
 import argparse
 import json
@@ -48,18 +50,18 @@ def reprice(ctx, models, row, noise_now, history):
     R, T = row["R"], row["time_steps"]
     run_params, _ = sv.bindings(ctx, row["app"], models[row["app"]], size, R, T, set())
     base_params, _ = sv.bindings(ctx, row["app"], models[row["app"]], size, R, 0, set())
-    tp = sv.timed_part(ctx.predict(models[row["app"]], R, run_params), ctx.predict(models[row["app"]], R, base_params))
+    model = models[row["app"]]
+    tp = sv.timed_part(ctx.predict(model, R, run_params, base_params))
     scale = cfg["timed_units"](T) / T
     out = {"refined": tp["time_refined_s"] * scale,
            "noisy": tp["time_noisy_s"] * scale if tp["time_noisy_s"] is not None else None}
     if noise_now:
-        out["noisy"] = out["refined"] * sv.noise_stretch_on(ctx, noise_now, models[row["app"]], R, run_params)
+        out["noisy"] = sv.estimate_on(ctx, noise_now, model, R, run_params, base_params, "noisy") * scale
     if history:
-        stretch = sv.noise_stretch_on(ctx, history, models[row["app"]], R, run_params)
-        out["noisy_history"] = out["refined"] * stretch
-        if "history_both" in row["t_pred"]:  # the run averaged the network into the history file too
-            out["history_both"] = sv.refined_on(ctx, history, models[row["app"]], R, run_params, base_params) \
-                * scale * stretch
+        # predict's noisy estimate on the history file: its noise and, where the run averaged the
+        # network into it too, that network (the run's `history_both` column).
+        noisy = sv.estimate_on(ctx, history, model, R, run_params, base_params, "noisy") * scale
+        out["history_both" if "history_both" in row["t_pred"] else "noisy_history"] = noisy
     return out
 
 

@@ -12,7 +12,7 @@ the machine does. The real figure needs a calibrate run there, which now measure
 
 The rows' parameters are bound as bench/static_validation.py binds them (apps/*/bindings.py);
 cg runs to its tolerance, so its iteration count is taken from a 1-rank run here (--cg-iters
-overrides). The timed part is the run's prediction minus a 0-step baseline's, as there.
+overrides). The timed part is predict's of the run minus a 0-step baseline (--baseline-param), as there.
 """
 import argparse
 import csv
@@ -106,14 +106,16 @@ def main():
         scale = sv.APPS[app]["timed_units"](steps) / steps
         cells = []
         for _, sets in cases:
-            def predict(params):
+            def predict():
                 cmd = [CTX.perfcast, "predict", models[app], "--machine", machine, "--np", str(R), "--json"]
                 for s in sets:
                     cmd += ["--set", s]
-                for k, v in sorted(params.items()):
+                for k, v in sorted(run_p.items()):
                     cmd += ["--param", f"{k}={v}"]
+                for k, v in sorted(sv.baseline_changes(run_p, base_p).items()):
+                    cmd += ["--baseline-param", f"{k}={v}"]
                 return json.loads(sv.run(cmd)[0].stdout)
-            t = sv.timed_part(predict(run_p), predict(base_p))["time_refined_s"] * scale
+            t = sv.timed_part(predict())["time_refined_s"] * scale
             cells.append(f"{sv.fmt_s(t)} ({sv.pct(t, measured)})")
         print(f"| {app} | {name} | {R} | {sv.fmt_s(measured)} | " + " | ".join(cells) + " |")
 

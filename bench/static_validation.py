@@ -4,9 +4,10 @@ nbody and cg, the analysed program model's counts and time against ground truth.
 
 Per app and size:
   1. `perfcast analyze apps/<app>/<app>.c -o <app>.model.json` (analysis time recorded);
-  2. `perfcast predict <model> --machine <M> --np R --param ... --json` at R = 1, 2, for the
-     run's parameters and for a shorter run (the "baseline"); the timed part is their
-     difference (counts are linear in the time-step count, so the difference is exact);
+  2. `perfcast predict <model> --machine <M> --np R --param ... --baseline-param ... --json`
+     at R = 1, 2: the timed part, the run's counts minus those of a shorter run (the
+     "baseline"), priced by predict (counts are linear in the time-step count, so the
+     difference is exact);
   3. ground truth: `perfcast counts --no-inlining --json --subtract-run "<baseline args>"`
      (callgrind; every instruction classified), summed over the program's own functions
      (main object: MPI and libc are not in the model) — flops, load bytes, store bytes;
@@ -21,17 +22,17 @@ Per app and size:
      against measured time.
 
 Time of the timed region: run minus baseline (predict's whole-program time would add
-set-up). Where predict's estimate adds up over the program's parts, the timed part is the
-difference of two totals predict printed: the refined prediction (a sum over sites plus
-communication) per rank, then the max over ranks; the simulated time of the whole job.
-The others take a max over a rank's whole totals (the plain formula, per memory level,
-MCA, the footprint ablations) or over ranks' stretches (noise): a difference of totals
-would let the set-up's terms into the loop's max (at wave3d n=128 the set-up's memory
-time hides the loop's in-core time: MCA 164 ms as the formula on the loop, 102 ms as a
-difference of totals). Until predict prices a difference of counts itself, those are
-the formula applied here to the differences of predict's per-rank components:
-  T = max over ranks of [ max(d compute_s, d memory_s) + d (overhead_s + latency_s + transfer_s) ]
-and the noise column is the refined timed part x predict's noise_stretch of the run.
+set-up). Every column is an estimate `perfcast predict --baseline-param` gives of it: predict
+evaluates each rank's counts at the run's parameters and at the baseline's (the bindings that
+differ: the step count and what follows it), subtracts them site by site and call by call,
+and prices the difference with every estimate it has, so each whole-rank max (the plain
+formula, per memory level, MCA, footprints) is taken over the loop's own counts, and the
+noise stretch is the loop's own. A difference of two predicted totals is not that (at wave3d
+n=128 the set-up's memory time hides the loop's in-core time: MCA 163 ms on the loop's counts,
+95 ms as a difference of totals, on the Zen 3 file of bench/results). The script recombines nothing: the one factor it applies is
+nbody's timed region's force evaluations over its steps (steps + 1 over steps, `timed_units`),
+a fact of the app. The noise columns are predict's `noisy` estimate on the machine file with
+the noise measured then.
 
 Parameters the analysis leaves unbound (`perfcast model params`) are bound from the app's
 arguments by apps/<app>/bindings.py (each binding says how; a bound name the model lacks
@@ -195,17 +196,21 @@ class Ctx:
         self.predict_cache = {}
         self.params_cache = {}
 
-    def predict(self, model, R, params, machine=None):
-        """predict --json --simulate on the run's machine file, or predict --json on
-        `machine` (a file rewritten between rows, so never cached; its columns need no
-        simulation)."""
-        key = (model, R, tuple(sorted(params.items())))
+    def predict(self, model, R, params, base_params=None, machine=None):
+        """predict --json --simulate on the run's machine file, or predict --json on `machine`
+        (a file rewritten between rows, so never cached; its columns need no simulation). With
+        `base_params`, the timed part: `--baseline-param` for every binding the baseline
+        changes, so every count and estimate in the JSON is of the run minus the baseline."""
+        baseline = baseline_changes(params, base_params) if base_params is not None else {}
+        key = (model, R, tuple(sorted(params.items())), tuple(sorted(baseline.items())))
         if machine is None and key in self.predict_cache:
             return self.predict_cache[key]
         cmd = [self.perfcast, "predict", model, "--machine", machine or self.a.predict_machine, "--np", str(R),
                "--json"] + (["--simulate"] if machine is None else [])
         for k, v in sorted(params.items()):
             cmd += ["--param", f"{k}={v}"]
+        for k, v in sorted(baseline.items()):
+            cmd += ["--baseline-param", f"{k}={v}"]
         p, _ = run(cmd)
         j = json.loads(p.stdout)
         if machine is None:
@@ -213,10 +218,18 @@ class Ctx:
         return j
 
 
-def refined_on(ctx, machine, model, R, run_params, base_params):
-    """The timed part's refined time (run minus baseline) predicted on another machine file."""
-    return timed_part(ctx.predict(model, R, run_params, machine),
-                      ctx.predict(model, R, base_params, machine))["time_refined_s"]
+def baseline_changes(run_params, base_params):
+    """The bindings the baseline changes (the time-step count and what follows it), for
+    predict's --baseline-param."""
+    changed = {k: v for k, v in base_params.items() if run_params.get(k) != v}
+    if set(run_params) - set(base_params):
+        sys.exit(f"static_validation: the baseline binds no {', '.join(sorted(set(run_params) - set(base_params)))}")
+    return changed
+
+
+def estimate_on(ctx, machine, model, R, run_params, base_params, name):
+    """predict's estimate `name` of the timed part (run minus baseline) on another machine file."""
+    return estimate(ctx.predict(model, R, run_params, base_params, machine), name)["time_s"]
 
 
 def model_params(ctx, model):
@@ -236,65 +249,29 @@ def estimate(j, name):
              f"`estimates`; it has {', '.join(e['name'] for e in j['estimates'])})")
 
 
-def estimate_difference(run_j, base_j, name):
-    """Estimate `name` of the run minus the baseline's: per rank then the max over ranks where it
-    has per-rank times, else the job's; None where predict says it is not available. Sound for
-    an estimate that adds up over the program's parts (refined, simulated): see the docstring."""
-    run_e, base_e = estimate(run_j, name), estimate(base_j, name)
-    if run_e["time_s"] is None or base_e["time_s"] is None:
-        return None
-    if run_e["rank_time_s"] and base_e["rank_time_s"] and name != "simulated":
-        return max(r - b for r, b in zip(run_e["rank_time_s"], base_e["rank_time_s"]))
-    return run_e["time_s"] - base_e["time_s"]
-
-
-def timed_part(run_j, base_j):
-    """Counts and time of the timed part: run minus baseline, per rank; time by the
-    paper's formula on the differences, for the working-set choice and each level."""
+def timed_part(j):
+    """Counts and times of the timed part from predict's JSON of it (`--baseline-param`: every
+    count and estimate is of the run minus the baseline, priced by predict on the difference of
+    the counts): rank by rank the counts, and the estimates by name."""
     out = {"ranks": []}
-    levels = list(run_j["ranks"][0]["memory_s_if_all_in"].keys())
-    t_ws, t_level, t_mca, t_fp, t_fp_serial, t_fp_plain = 0.0, {lv: 0.0 for lv in levels}, 0.0, None, None, None
-    for r, b in zip(run_j["ranks"], base_j["ranks"]):
-        d = {k: r[k] - b[k] for k in ("flops", "flops_double", "load_bytes", "store_bytes", "mpi_calls",
-                                       "sent_bytes", "compute_s", "memory_s", "overhead_s", "latency_s",
-                                       "transfer_s", "refined_time_s")}
+    for r in j["ranks"]:
+        d = {k: r[k] for k in ("flops", "flops_double", "load_bytes", "store_bytes", "mpi_calls", "sent_bytes")}
         # Flops as callgrind counts them in the program's own code (predict's instruction_flops).
-        d["counted_flops"] = r["instruction_flops"] - b["instruction_flops"]
-        comm = d["overhead_s"] + d["latency_s"] + d["transfer_s"]
-        d["time_ws_s"] = max(d["compute_s"], d["memory_s"]) + comm
-        # The MCA refinement: in-core time (loop bodies in cycles / clock) instead of flops / peak.
-        if r.get("in_core_s") is not None and b.get("in_core_s") is not None:
-            d["time_mca_s"] = max(r["in_core_s"] - b["in_core_s"], d["memory_s"]) + comm
-            t_mca = max(t_mca, d["time_mca_s"])
-        # The footprint refinement: each loop's distinct bytes from the level they fit in,
-        # every access at L1; beside the roofline's max, the no-overlap sum (ECM-like).
-        if r.get("traffic_s") is not None and b.get("traffic_s") is not None:
-            core = (r["in_core_s"] - b["in_core_s"]) if r.get("in_core_s") is not None else d["compute_s"]
-            l1 = r["l1_access_s"] - b["l1_access_s"]
-            traffic = r["traffic_s"] - b["traffic_s"]
-            d.update(core_s=core, l1_access_s=l1, traffic_s=traffic)
-            t_fp = max(t_fp or 0.0, max(core, l1, traffic) + comm)
-            t_fp_serial = max(t_fp_serial or 0.0, max(core, l1) + traffic + comm)
-            # What the footprints add on their own: the core at flops / peak.
-            t_fp_plain = max(t_fp_plain or 0.0, max(d["compute_s"], l1, traffic) + comm)
-        for lv in levels:
-            m = r["memory_s_if_all_in"][lv] - b["memory_s_if_all_in"][lv]
-            t_level[lv] = max(t_level[lv], max(d["compute_s"], m) + comm)
-        t_ws = max(t_ws, d["time_ws_s"])
+        d["counted_flops"] = r["instruction_flops"]
         out["ranks"].append(d)
-    out["time_ws_s"] = t_ws
-    out["time_mca_s"] = t_mca if any("time_mca_s" in d for d in out["ranks"]) else None
-    out["time_fp_s"], out["time_fp_serial_s"], out["time_fp_plain_s"] = t_fp, t_fp_serial, t_fp_plain
-    # The refined prediction: per site (loop nest), every refinement, the machine's serial fraction.
-    out["time_refined_s"] = estimate_difference(run_j, base_j, "refined")
-    # Under the machine's measured noise: the refined time x the expected slowest rank's stretch.
-    stretch = run_j.get("noise_stretch")
-    out["time_noisy_s"] = out["time_refined_s"] * stretch if stretch else None
-    out["noise_stretch"] = stretch
-    # The overlap refinement: the model's calls on the simulator (whole-job time, run minus baseline).
-    out["time_sim_s"] = estimate_difference(run_j, base_j, "simulated")
-    out["time_level_s"] = t_level
-    out["levels"] = levels
+    # The plain formula on the working set's level, and with every byte from one level.
+    out["time_ws_s"] = estimate(j, "formula")["time_s"]
+    out["time_level_s"] = dict(j["time_s_if_all_in"])
+    out["levels"] = list(j["ranks"][0]["memory_s_if_all_in"].keys())
+    # The refinements alone and together (None where predict says not available).
+    out["time_mca_s"] = estimate(j, "mca")["time_s"]
+    out["time_fp_s"] = estimate(j, "footprint")["time_s"]
+    out["time_refined_s"] = estimate(j, "refined")["time_s"]
+    # Under the machine's measured noise: the timed part's own stretch, predict's.
+    out["time_noisy_s"] = estimate(j, "noisy")["time_s"]
+    out["noise_stretch"] = j.get("noise_stretch")
+    # The model's calls on the simulator: the run's simulated time minus the baseline's (predict's).
+    out["time_sim_s"] = estimate(j, "simulated")["time_s"]
     return out
 
 
@@ -333,13 +310,11 @@ def sensitivity(ctx, app, model, size, R, base_steps, run_steps, placeholders):
     cfg = APPS[app]
 
     def delta(over):
-        out = []
-        for steps in (run_steps, base_steps):
-            params, _ = bindings(ctx, app, model, size, R, steps, set())
-            params.update(over)
-            out.append(ctx.predict(model, R, params))
-        t = timed_part(out[0], out[1])
-        r0 = t["ranks"][0]
+        run_params, _ = bindings(ctx, app, model, size, R, run_steps, set())
+        base_params, _ = bindings(ctx, app, model, size, R, base_steps, set())
+        run_params.update(over)
+        base_params.update(over)
+        r0 = timed_part(ctx.predict(model, R, run_params, base_params))["ranks"][0]
         return (round(r0["flops"], 3), round(r0["load_bytes"], 3), round(r0["store_bytes"], 3),
                 round(r0["mpi_calls"], 3), round(r0["sent_bytes"], 3))
 
@@ -383,15 +358,15 @@ def measured_time(ctx, app, size, R, steps, repeats):
     return j, args
 
 
-def noise_now(ctx, model, R, run_params):
-    """The noise stretch of R ranks at this moment: `perfcast calibrate --noise-only
-    --quick` (0.5 s on every core) into a copy of the machine file, then predict's
-    noise_stretch on it. Not a prediction (it probes the machine at run time, as the
-    naive baseline needs a run): it shows how much of the error the host's noise
-    at the time of the row explains."""
+def noise_now(ctx, model, R, run_params, base_params):
+    """The timed part's refined time under the noise of R ranks at this moment: `perfcast
+    calibrate --noise-only --quick` (0.5 s on every core) into a copy of the machine file,
+    then predict's `noisy` estimate on it. Not a prediction (it probes the machine at run
+    time, as the naive baseline needs a run): it shows how much of the error the host's
+    noise at the time of the row explains."""
     path = os.path.join(ctx.work, "machine_noise_row.toml")
     p, _ = run([ctx.perfcast, "calibrate", "--noise-only", ctx.a.machine, "--quick", "-o", path, "--json"])
-    return noise_stretch_on(ctx, path, model, R, run_params), json.loads(p.stdout)
+    return estimate_on(ctx, path, model, R, run_params, base_params, "noisy"), json.loads(p.stdout)
 
 
 def network_now(ctx):
@@ -402,15 +377,6 @@ def network_now(ctx):
     path = os.path.join(ctx.work, "machine_network_row.toml")
     run([ctx.perfcast, "calibrate", "--network-only", ctx.a.predict_machine, "--quick", "-o", path, "--json"])
     return path
-
-
-def noise_stretch_on(ctx, machine, model, R, run_params):
-    """predict's noise_stretch for R ranks with `machine`'s noise."""
-    cmd = [ctx.perfcast, "predict", model, "--machine", machine, "--np", str(R), "--json"]
-    for k, v in sorted(run_params.items()):
-        cmd += ["--param", f"{k}={v}"]
-    q, _ = run(cmd)
-    return json.loads(q.stdout)["noise_stretch"]
 
 
 def noise_history(a, probes, gap_s):
@@ -595,7 +561,7 @@ def first_pass(a, ctx, history_machine):
                 # Counts: model run (S) minus baseline (B), rank 0.
                 pr_run, _ = bindings(ctx, app, model, size, R, S, set())
                 pr_base, _ = bindings(ctx, app, model, size, R, B, set())
-                counts = timed_part(ctx.predict(model, R, pr_run), ctx.predict(model, R, pr_base))
+                counts = timed_part(ctx.predict(model, R, pr_run, pr_base))
                 meas = None
                 counts_cmd = ""
                 if R in count_ranks:
@@ -605,32 +571,31 @@ def first_pass(a, ctx, history_machine):
                 T = cfg["time_steps"](size)
                 tm_run, _ = bindings(ctx, app, model, size, R, T, set())
                 tm_base, _ = bindings(ctx, app, model, size, R, 0, set())
-                tp = timed_part(ctx.predict(model, R, tm_run), ctx.predict(model, R, tm_base))
+                tp = timed_part(ctx.predict(model, R, tm_run, tm_base))
+                # The timed region's loop units over the steps the timed part holds (nbody: one force
+                # evaluation more than its steps; 1 elsewhere): a fact of the app, not a price.
                 scale = cfg["timed_units"](T) / T
-                t_pred = {"ws": tp["time_ws_s"] * scale,
-                          "mca": tp["time_mca_s"] * scale if tp["time_mca_s"] is not None else None,
-                          "fp": tp["time_fp_s"] * scale if tp["time_fp_s"] is not None else None,
-                          "fp_serial": tp["time_fp_serial_s"] * scale if tp["time_fp_serial_s"] is not None else None,
-                          "fp_plain": tp["time_fp_plain_s"] * scale if tp["time_fp_plain_s"] is not None else None,
-                          "sim": tp["time_sim_s"] * scale if tp["time_sim_s"] is not None else None,
-                          "refined": tp["time_refined_s"] * scale,
-                          "noisy": tp["time_noisy_s"] * scale if tp["time_noisy_s"] is not None else None}
+
+                def scaled(v):
+                    return v * scale if v is not None else None
+
+                t_pred = {"ws": scaled(tp["time_ws_s"]), "mca": scaled(tp["time_mca_s"]), "fp": scaled(tp["time_fp_s"]),
+                          "sim": scaled(tp["time_sim_s"]), "refined": scaled(tp["time_refined_s"]),
+                          "noisy": scaled(tp["time_noisy_s"])}
                 for lv, v in tp["time_level_s"].items():
-                    t_pred[lv] = v * scale
+                    t_pred[lv] = scaled(v)
                 t_meas, over, targs, t_stats = None, False, [], None
                 if not a.no_time:
                     if not a.no_noise:
-                        stretch, _ = noise_now(ctx, model, R, tm_run)
-                        t_pred["noisy_now"] = t_pred["refined"] * stretch
+                        noisy, _ = noise_now(ctx, model, R, tm_run, tm_base)
+                        t_pred["noisy_now"] = scaled(noisy)
                     if a.network_now and R > 1:
                         now = network_now(ctx)
-                        t_pred["network_now"] = refined_on(ctx, now, model, R, tm_run, tm_base) * scale
+                        t_pred["network_now"] = scaled(estimate_on(ctx, now, model, R, tm_run, tm_base, "refined"))
                     if history_machine:
-                        stretch = noise_stretch_on(ctx, history_machine, model, R, tm_run)
-                        t_pred["noisy_history"] = t_pred["refined"] * stretch
-                        if a.network_history:
-                            t_pred["history_both"] = (refined_on(ctx, history_machine, model, R, tm_run, tm_base)
-                                                      * scale * stretch)
+                        # The history file's noise (and, with --network-history, its averaged network).
+                        t_pred["noisy_history"] = scaled(
+                            estimate_on(ctx, history_machine, model, R, tm_run, tm_base, "noisy"))
                     mj, targs = measured_time(ctx, app, size, R, T, a.pass_repeats)
                     t_meas, over, t_stats = find_app_time(mj)
                 levels = tp["levels"]
@@ -702,10 +667,11 @@ def report(a, results, analysis, binding_notes, noise_before, noise_after, histo
                  f"before the runs, {noise_words(noise_after)} after." if noise_before else ""),
               f"Host: {host_cpu()}. Machine file: `{shown_path(a.machine)}`"
               + (" (calibrated on this host at the start of this run)" if a.calibrate else "")
-              + ". Model time = the timed part (run minus baseline): the refined and simulated times as "
-              "predict's estimates of the run minus the baseline's; the plain formula (max(flops/peak, "
-              "bytes/bandwidth) + messages*latency + bytes/net_bw) and its ablations applied to the "
-              "differences of predict's per-rank terms, max over ranks.", ""]
+              + ". Model time = the timed part (run minus baseline), every column an estimate of `perfcast "
+              "predict --baseline-param` (each rank's counts at the run's parameters minus the baseline's, per "
+              "site and call, then priced: the plain formula max(flops/peak, bytes/bandwidth) + "
+              "messages*latency + bytes/net_bw, its refinements, the noise; the simulated column is the run's "
+              "simulation minus the baseline's).", ""]
     lines += ["## Analysis time", "", "| app | command | seconds |", "|---|---|---|"]
     for app, (secs, c) in analysis.items():
         lines.append(f"| {app} | `{c}` | {secs:.2f} |")
@@ -793,10 +759,8 @@ def report(a, results, analysis, binding_notes, noise_before, noise_after, histo
               "a run; the static model does not).", ""]
     lines += time_table([(first, f"plain all-{first}"), (last, f"plain all-{last}"), ("refined", "refined"),
                          ("sim", "refined + simulated"), ("noisy", "refined x noise")]
-                        + ([("noisy_history", f"refined x noise over {a.noise_history} probes")] if history_machine
-                           else [])
-                        + ([("history_both", f"refined x noise, network too, over {a.noise_history} probes")]
-                           if history_machine and a.network_history else [])
+                        + ([("noisy_history", f"refined x noise{', network too,' if a.network_history else ''} "
+                                              f"over {a.noise_history} probes")] if history_machine else [])
                         + [("noisy_now", "refined x noise of the moment")]
                         + ([("network_now", "refined, network of the moment")] if a.network_now else [])
                         + [("naive", "naive T1/R")])
@@ -827,18 +791,18 @@ def report(a, results, analysis, binding_notes, noise_before, noise_after, histo
                   "rather than one snapshot. Their mean stretches: "
                   + ", ".join(f"{m:.2f}" for m in history_means) + "."]
         if a.network_history:
-            lines += ["", f"`refined x noise, network too, over {a.noise_history} probes` = the same, with the "
+            lines += ["", f"With --network-history that column is `refined x noise, network too, over "
+                      f"{a.noise_history} probes`: the same, with the "
                       "refined prediction made on the MPI figures averaged over the calibration's and one more "
                       "measurement per probe (`perfcast calibrate --network-only --quick --accumulate`): the vCPUs' "
                       "placement over those minutes rather than at the calibration's moment. The probes' 512 B "
                       "exchange steps: " + ", ".join(f"{t * 1e9:.0f} ns" for t in a.network_steps) + "."]
     lines += ["", "### Ablation: each refinement alone, then together (whole-rank totals unless said)", "",
-              "`MCA` = in-core time from MCA instead of flops/peak, bytes as plain: max(in-core, memory); "
-              "`footprint` = distinct bytes from their level, every access at L1: max(flops/peak, L1, traffic); "
-              "`footprint + MCA` = max(in-core, L1, traffic) over the rank's totals; `serial` = max(in-core, L1) "
-              "+ traffic over the totals (ECM-like, no overlap); `refined` = per site, with the serial fraction.", ""]
-    lines += time_table([("mca", "MCA"), ("fp_plain", "footprint"), ("fp", "footprint + MCA"),
-                         ("fp_serial", "serial"), ("refined", "refined")])
+              "predict's estimates of the timed part: `MCA` (`mca`) = in-core time from MCA instead of flops/peak, "
+              "bytes as plain: max(in-core, memory); `footprint + MCA` (`footprint`) = distinct bytes from their "
+              "level, every access at L1: max(in-core, L1, traffic) over the rank's totals; `refined` = per site, "
+              "with the serial fraction.", ""]
+    lines += time_table([("mca", "MCA"), ("fp", "footprint + MCA"), ("refined", "refined")])
     lines += ["", "## Parameter bindings", ""]
     for app, b in binding_notes.items():
         lines.append(f"**{app}**: bound from the app's arguments:")

@@ -18,10 +18,10 @@ CLI::Option* add_parameter_option(CLI::App& command, std::vector<std::string>& p
 
 namespace {
 
-std::pair<std::string, std::string> split(const std::string& p) {
+std::pair<std::string, std::string> split(const std::string& p, const std::string& flag = "--param") {
   auto eq = p.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
-    throw UserError(fmt::format("--param '{}' is not NAME=VALUE", p), {}, "write e.g. --param nx=512");
+    throw UserError(fmt::format("{} '{}' is not NAME=VALUE", flag, p), {}, fmt::format("write e.g. {} nx=512", flag));
   return {p.substr(0, eq), p.substr(eq + 1)};
 }
 
@@ -63,6 +63,22 @@ std::map<std::string, expr::Value> parse_parameters(const std::vector<std::strin
       throw UserError(fmt::format("--param {}: '{}' is not a number: {}", name, text, e.what()));
     }
     if (!out.emplace(name, v).second) throw UserError(fmt::format("--param {} is given twice", name));
+  }
+  return out;
+}
+
+std::vector<std::string> with_replaced(const std::vector<std::string>& params,
+                                       const std::vector<std::string>& replacements, const std::string& flag) {
+  std::vector<std::string> out = params;
+  std::vector<std::string> replaced;
+  for (const auto& r : replacements) {
+    const std::string name = split(r, flag).first;
+    if (std::find(replaced.begin(), replaced.end(), name) != replaced.end())
+      throw UserError(fmt::format("{} {} is given twice", flag, name));
+    replaced.push_back(name);
+    auto same_name = [&](const std::string& p) { return p.substr(0, p.find('=')) == name; };
+    out.erase(std::remove_if(out.begin(), out.end(), same_name), out.end());
+    out.push_back(r);
   }
   return out;
 }

@@ -24,4 +24,11 @@ std::map<std::string, expr::Value> parse_parameters(const std::vector<std::strin
 // does not have.
 std::map<std::string, expr::Value> bind_parameters(model::ProgramModel& model, const std::vector<std::string>& params);
 
+// `params` with each of `replacements` (NAME=VALUE, given with `flag`) in
+// place of the one of its name, or added: a baseline's parameters from the
+// run's. Throws UserError for a replacement that is not NAME=VALUE or names a
+// parameter twice.
+std::vector<std::string> with_replaced(const std::vector<std::string>& params,
+                                       const std::vector<std::string>& replacements, const std::string& flag);
+
 }  // namespace perfcast::cli

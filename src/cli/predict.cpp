@@ -1,5 +1,6 @@
 // `perfcast predict`: a program model's counts per rank, priced on a machine.
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -24,6 +25,7 @@ struct PredictArgs {
   MachineOptions machine;
   int np = 1;
   std::vector<std::string> params;
+  std::vector<std::string> baseline_params;
   std::string memory = "auto";
   bool scalar = false;
   bool json = false;
@@ -47,6 +49,11 @@ void add_predict_command(CLI::App& app) {
   add_machine_options(*cmd, a->machine);
   cmd->add_option("-n,--np", a->np, "Number of MPI ranks")->required()->check(kPositiveCount);
   add_parameter_option(*cmd, a->params);
+  cmd->add_option("--baseline-param", a->baseline_params,
+                  "Predict the timed part: the run minus a baseline, the run's parameters with this one changed, "
+                  "e.g. --baseline-param steps=0 (repeatable; counts are subtracted per site, then priced)")
+      ->type_name("NAME=VALUE")
+      ->allow_extra_args(false);
   cmd->add_option("--memory", a->memory,
                   "Memory level for all traffic (L1, L2, L3, DRAM), or 'auto': by each loop's working set, "
                   "the outermost level where the model gives none")
@@ -55,7 +62,8 @@ void add_predict_command(CLI::App& app) {
   cmd->add_flag("--all-ranks", a->all_ranks, "List every rank in the table");
   cmd->add_flag("--simulate", a->simulate,
                  "Also run the model's calls on the simulator: overlap of messages and compute, and waits "
-                 "between ranks, beside the formula");
+                 "between ranks, beside the formula (with a baseline: the run's simulated time minus the "
+                 "baseline's)");
   cmd->add_option("--max-events", a->max_events,
                   "With --simulate: refuse to make more events than this over all ranks (a guard against a runaway "
                   "loop bound; the events stream into the simulator, so memory stays flat)")
@@ -64,7 +72,8 @@ void add_predict_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->footer(
       "Example: perfcast predict apps/wave3d/wave3d.model.json --machine polus --np 4 --param n=128 "
-      "--param steps=100");
+      "--param steps=100\n"
+      "Timed part only (the run minus its set-up): add --baseline-param steps=0");
 
   cmd->callback([a] {
     model::ProgramModel m = model::load_program_model(a->model_file);
@@ -74,16 +83,36 @@ void add_predict_command(CLI::App& app) {
                          fmt::format("a prediction of {} ranks ({} sites and {} MPI sites each)", a->np,
                                      costs.sites.size(), costs.mpi.size()));
     model::PredictOptions options{.memory_level = a->memory, .simd = !a->scalar};
+    const bool timed_part = !a->baseline_params.empty();
+    // The baseline binds its own expressions as the model's defaults: a copy of the model before the run's.
+    std::optional<model::ProgramModel> baseline_model;
+    std::map<std::string, expr::Value> baseline_parameters;
+    if (timed_part) {
+      baseline_model = m;
+      baseline_parameters =
+          bind_parameters(*baseline_model, with_replaced(a->params, a->baseline_params, "--baseline-param"));
+    }
     auto parameters = bind_parameters(m, a->params);
-    model::Prediction p = model::predict(m, costs, machine, a->np, parameters, options);
-    std::optional<sim::SimResult> simulated;
+    model::Prediction p = timed_part ? model::predict_timed_part(m, *baseline_model, costs, machine, a->np,
+                                                                 parameters, baseline_parameters, options)
+                                     : model::predict(m, costs, machine, a->np, parameters, options);
+    std::optional<sim::SimResult> simulated, baseline_simulated;
     if (a->simulate) {
       ProgressLine progress(!a->json);
-      simulated = modelsim::simulate_model(m, machine, a->np, parameters, options, a->max_events,
-                                           [&](const sim::SimProgress& sp) { progress.show(report::simulation_progress_text(sp)); });
+      auto show = [&](const sim::SimProgress& sp) { progress.show(report::simulation_progress_text(sp)); };
+      simulated = modelsim::simulate_model(m, machine, a->np, parameters, options, a->max_events, show);
+      if (timed_part)
+        baseline_simulated = modelsim::simulate_model(*baseline_model, machine, a->np, baseline_parameters, options,
+                                                      a->max_events, show);
     }
-    report::PredictionView view{p, m, machine, simulated ? &*simulated : nullptr};
-    report::PredictionContext context{a->model_file, a->params, a->memory, a->all_ranks, true};
+    report::PredictionView view{p, m, machine, simulated ? &*simulated : nullptr,
+                                baseline_simulated ? &*baseline_simulated : nullptr};
+    report::PredictionContext context{.model_file = a->model_file,
+                                      .parameters = a->params,
+                                      .memory_level = a->memory,
+                                      .all_ranks = a->all_ranks,
+                                      .include_wall = true,
+                                      .baseline_parameters = a->baseline_params};
     for (const auto& w : report::prediction_warnings(view, context)) std::cerr << "perfcast predict: warning: " << w << "\n";
     if (a->json) std::cout << report::prediction_json(view, context).dump(2) << "\n";
     else std::cout << report::prediction_text(view, context);

@@ -558,6 +558,40 @@ std::set<std::string> free_names(const SymbolicCosts& c) {
   return names;
 }
 
+void add_site_to_rank(RankCounts& r, SiteCounts s) {
+  r.flops_double += s.flops_double;
+  r.flops_single += s.flops_single;
+  r.loads += s.loads;
+  r.stores += s.stores;
+  r.load_bytes += s.load_bytes;
+  r.store_bytes += s.store_bytes;
+  for (const auto& [name, calls] : s.math_calls) r.math_calls[name] += calls;
+  r.memory.insert(r.memory.end(), s.memory.begin(), s.memory.end());
+  r.cycles += s.cycles;
+  r.cycle_flops_double += s.cycle_flops_double;
+  r.cycle_flops_single += s.cycle_flops_single;
+  r.sites.push_back(std::move(s));
+}
+
+void add_call_to_rank(RankCounts& r, MpiCalls m, double bytes) {
+  bool real_peer = !m.peer || *m.peer >= 0;
+  r.mpi_calls += m.calls;
+  const mpi::OpFacts& op = mpi::facts(m.op);
+  if (op.sends && real_peer) {
+    r.messages += m.calls;
+    r.sent_bytes += bytes;
+  }
+  if (op.receives && real_peer) r.received_bytes += bytes;
+  // Collectives that move data (not the communicator calls: what they agree
+  // on is the library's, not the program's).
+  if (op.cls == mpi::OpClass::Collective) {
+    r.messages += m.calls;
+    r.sent_bytes += bytes;
+    r.received_bytes += bytes;
+  }
+  r.mpi.push_back(std::move(m));
+}
+
 RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int rank) {
   RankCounts r;
   r.rank = rank;
@@ -618,18 +652,7 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     // Without its distinct bytes, the nest's accesses are its traffic again.
     if (footprint_failed)
       for (auto& t : s.memory) t.traffic = Traffic::Access;
-    r.flops_double += s.flops_double;
-    r.flops_single += s.flops_single;
-    r.loads += s.loads;
-    r.stores += s.stores;
-    r.load_bytes += s.load_bytes;
-    r.store_bytes += s.store_bytes;
-    for (const auto& [name, calls] : s.math_calls) r.math_calls[name] += calls;
-    r.memory.insert(r.memory.end(), s.memory.begin(), s.memory.end());
-    r.cycles += s.cycles;
-    r.cycle_flops_double += s.cycle_flops_double;
-    r.cycle_flops_single += s.cycle_flops_single;
-    r.sites.push_back(std::move(s));
+    add_site_to_rank(r, std::move(s));
   }
   for (const auto& g : c.mpi) {
     MpiCalls m;
@@ -645,22 +668,7 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     m.bytes_per_call = m.calls > 0 ? bytes / m.calls : 0;
     if (g.peer) m.peer = static_cast<long long>(expr::evaluate_integer(*g.peer, b));
     if (g.root) (void)expr::evaluate_integer(*g.root, b);  // checked: a root must evaluate
-    bool real_peer = !m.peer || *m.peer >= 0;
-    r.mpi_calls += m.calls;
-    const mpi::OpFacts& op = mpi::facts(g.op);
-    if (op.sends && real_peer) {
-      r.messages += m.calls;
-      r.sent_bytes += bytes;
-    }
-    if (op.receives && real_peer) r.received_bytes += bytes;
-    // Collectives that move data (not the communicator calls: what they agree
-    // on is the library's, not the program's).
-    if (op.cls == mpi::OpClass::Collective) {
-      r.messages += m.calls;
-      r.sent_bytes += bytes;
-      r.received_bytes += bytes;
-    }
-    r.mpi.push_back(m);
+    add_call_to_rank(r, std::move(m), bytes);
   }
   return r;
 }

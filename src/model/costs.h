@@ -153,6 +153,24 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
 
 RankCounts evaluate_rank(const SymbolicCosts& costs, const expr::Bindings& bindings, int rank);
 
+// Appends a site, or an MPI call moving `bytes` over all its calls, to a
+// rank's counts and adds it to their totals: how evaluate_rank and
+// counts_difference keep the totals the sum of the parts.
+void add_site_to_rank(RankCounts& counts, SiteCounts site);
+void add_call_to_rank(RankCounts& counts, MpiCalls call, double bytes);
+
+// The counts of a run's timed part: `run` minus `baseline`, the same costs
+// evaluated at two bindings (e.g. 100 time steps and 0), site by site, memory
+// segment by segment and MPI call by call, so that a price of the result is
+// the price of the work between the two, whichever bound it takes (a max over
+// a whole run's totals does not subtract). A site keeps the run's shape (its
+// working sets, address streams); an MPI call keeps its size and peer, which
+// must be the baseline's where both make it. Throws UserError when a count of
+// the baseline exceeds the run's (naming the rank, the site or call, the
+// count and the bindings that differ) or a call differs in size or peer.
+RankCounts counts_difference(const RankCounts& run, const RankCounts& baseline, const expr::Bindings& run_bindings,
+                             const expr::Bindings& baseline_bindings);
+
 // Every name the costs' expressions need a value for: evaluate_rank's result
 // depends on the bindings of these names alone (and the rank), which lets a
 // caller evaluating the same costs in every iteration of a loop reuse them.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -226,8 +227,12 @@ machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& noi
   return out;
 }
 
-Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const machine::Machine& m, int np,
-                   const std::map<std::string, expr::Value>& parameters, const PredictOptions& options) {
+namespace {
+
+// Prices each rank's counts (`counts_of(rank)`) on the machine: every
+// estimate predict gives, from whatever counts the caller evaluated.
+Prediction price_counts(const ProgramModel& model, const SymbolicCosts& costs, const machine::Machine& m, int np,
+                        const std::function<RankCounts(int rank)>& counts_of, const PredictOptions& options) {
   if (np < 1) throw UserError("the number of ranks must be at least 1", {}, "set --np");
   if (options.memory_level != "auto") {
     for (const auto& g : m.groups)
@@ -263,7 +268,7 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
     rp.node = node_of[static_cast<size_t>(r)];
     rp.ranks_on_node = ranks_on_node[rp.node];
     const machine::NodeGroup& g = m.group_of_node(rp.node);
-    rp.counts = evaluate_rank(costs, bind_rank(model, parameters, r, np), r);
+    rp.counts = counts_of(r);
     const RankCounts& c = rp.counts;
     rp.sites = price_sites(c, g, rp.ranks_on_node, options);
 
@@ -403,6 +408,30 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
   p.noise_stretch = machine::expected_slowest_stretch(noise_of_ranks);
   p.noisy_time_s = p.refined_time_s * p.noise_stretch;
   return p;
+}
+
+}  // namespace
+
+Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const machine::Machine& m, int np,
+                   const std::map<std::string, expr::Value>& parameters, const PredictOptions& options) {
+  return price_counts(
+      model, costs, m, np, [&](int r) { return evaluate_rank(costs, bind_rank(model, parameters, r, np), r); },
+      options);
+}
+
+Prediction predict_timed_part(const ProgramModel& model, const ProgramModel& baseline_model,
+                              const SymbolicCosts& costs, const machine::Machine& m, int np,
+                              const std::map<std::string, expr::Value>& parameters,
+                              const std::map<std::string, expr::Value>& baseline_parameters,
+                              const PredictOptions& options) {
+  return price_counts(
+      model, costs, m, np,
+      [&](int r) {
+        const expr::Bindings run = bind_rank(model, parameters, r, np);
+        const expr::Bindings baseline = bind_rank(baseline_model, baseline_parameters, r, np);
+        return counts_difference(evaluate_rank(costs, run, r), evaluate_rank(costs, baseline, r), run, baseline);
+      },
+      options);
 }
 
 double prediction_bytes(const SymbolicCosts& costs, double np) {

@@ -199,4 +199,19 @@ double prediction_bytes(const SymbolicCosts& costs, double np);
 Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const machine::Machine& machine, int np,
                    const std::map<std::string, expr::Value>& parameters, const PredictOptions& options = {});
 
+// The timed part of a run: each rank's counts at `parameters` minus its counts
+// at `baseline_parameters` (`baseline_model` is `model` with the defaults the
+// baseline binds; the same costs), subtracted site by site and call by call
+// (counts_difference), then priced as predict prices a run. Every estimate is
+// then the price of the work between the two: a run whose timed loop is its
+// steps, less a baseline of 0 steps, is priced as the loop alone, where a
+// difference of two predicted totals lets the set-up's terms into each
+// whole-rank max (the plain formula's, MCA's, the footprints'), and the noise
+// stretch is the loop's own mix. Throws UserError as counts_difference does.
+Prediction predict_timed_part(const ProgramModel& model, const ProgramModel& baseline_model,
+                              const SymbolicCosts& costs, const machine::Machine& machine, int np,
+                              const std::map<std::string, expr::Value>& parameters,
+                              const std::map<std::string, expr::Value>& baseline_parameters,
+                              const PredictOptions& options = {});
+
 }  // namespace perfcast::model

@@ -23,7 +23,8 @@ std::vector<double> per_rank(const model::Prediction& p, Field field) {
 
 }  // namespace
 
-std::vector<Estimate> prediction_estimates(const model::Prediction& p, const sim::SimResult* simulated) {
+std::vector<Estimate> prediction_estimates(const model::Prediction& p, const sim::SimResult* simulated,
+                                           const sim::SimResult* baseline_simulated) {
   std::vector<Estimate> out;
 
   Estimate formula{.name = "formula",
@@ -76,7 +77,19 @@ std::vector<Estimate> prediction_estimates(const model::Prediction& p, const sim
                .description = "the sites' refined times as bursts between the model's calls on the simulator "
                               "(overlap, waits)",
                .engine = Estimate::Engine::Simulator};
-  if (simulated) {
+  if (simulated && baseline_simulated) {
+    sim.description += "; the run's simulated time minus the baseline's";
+    const double difference = simulated->predicted_time_s - baseline_simulated->predicted_time_s;
+    if (difference >= 0) {
+      sim.time_s = difference;
+      // Each rank's end minus its end in the baseline: no one rank need give
+      // the job's difference, so there is no slowest rank.
+      for (size_t r = 0; r < simulated->ranks.size() && r < baseline_simulated->ranks.size(); ++r)
+        sim.rank_time_s.push_back(simulated->ranks[r].end_s - baseline_simulated->ranks[r].end_s);
+    } else {
+      sim.unavailable = "the baseline's simulated time exceeds the run's";
+    }
+  } else if (simulated) {
     sim.time_s = simulated->predicted_time_s;
     sim.slowest_rank = simulated->slowest_rank;
     for (const auto& r : simulated->ranks) sim.rank_time_s.push_back(r.end_s);

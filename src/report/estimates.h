@@ -27,7 +27,13 @@ struct Estimate {
 
 // The estimates of `prediction`, in the order they refine each other;
 // `simulated` is the model's calls run on the simulator (modelsim), or null
-// when that was not asked for.
-std::vector<Estimate> prediction_estimates(const model::Prediction& prediction, const sim::SimResult* simulated);
+// when that was not asked for. With `baseline_simulated` (a prediction of a
+// timed part, model::predict_timed_part) the simulated estimate is the run's
+// simulated time minus the baseline's, per rank and for the job: a simulation
+// runs the whole program, so its timed part is a difference of two runs (the
+// job's time adds up over phases that each end with their slowest rank),
+// unavailable where the baseline's time exceeds the run's.
+std::vector<Estimate> prediction_estimates(const model::Prediction& prediction, const sim::SimResult* simulated,
+                                           const sim::SimResult* baseline_simulated = nullptr);
 
 }  // namespace perfcast::report

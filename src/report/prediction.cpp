@@ -270,8 +270,16 @@ std::string noisy_text(const model::Prediction& p) {
                                  "the machine file)");
 }
 
-std::string simulated_text(const sim::SimResult* simulated) {
+std::string simulated_text(const Estimate& e, const sim::SimResult* simulated, const sim::SimResult* baseline) {
   if (!simulated) return "";  // not asked for: no line
+  if (baseline) {
+    if (!e.time_s) return "refined + simulated: not available: " + e.unavailable + "\n";
+    return fmt::format(
+        "refined + simulated, the run's simulated time minus the baseline's: {}  [run {}, baseline {}; {} and {} "
+        "events]\n",
+        quantity(*e.time_s, Dimension::Seconds), quantity(simulated->predicted_time_s, Dimension::Seconds),
+        quantity(baseline->predicted_time_s, Dimension::Seconds), simulated->events, baseline->events);
+  }
   const auto& s = *simulated;
   const auto& r = s.ranks.at(static_cast<size_t>(s.slowest_rank));
   return fmt::format(
@@ -296,7 +304,7 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
   if (e.name == "footprint") return footprint_text(p);
   if (e.name == "refined") return refined_text(p, view.machine);
   if (e.name == "noisy") return noisy_text(p);
-  if (e.name == "simulated") return simulated_text(view.simulated);
+  if (e.name == "simulated") return simulated_text(e, view.simulated, view.baseline_simulated);
   return generic_text(e);
 }
 
@@ -326,7 +334,8 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& r : p.ranks) ranks.push_back(rank_json(r, p.mca_available, p.footprint_available));
   nlohmann::json estimates = nlohmann::json::array();
-  for (const auto& e : prediction_estimates(p, view.simulated)) estimates.push_back(estimate_json(e));
+  for (const auto& e : prediction_estimates(p, view.simulated, view.baseline_simulated))
+    estimates.push_back(estimate_json(e));
   nlohmann::json j = {{"program", view.model.program},
                       {"model_origin", view.model.origin},
                       {"machine", view.machine.name},
@@ -353,6 +362,9 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
   j["noisy_time_s"] = p.noise_available ? nlohmann::json(p.noisy_time_s) : nlohmann::json(nullptr);
   j["noise_off_ports_priced"] = p.noise_off_ports_priced;
   if (view.simulated) j["simulated"] = sim_result_json(*view.simulated, context.include_wall);
+  // A timed part: the baseline it subtracts; "ranks" and "estimates" are of the difference.
+  if (!context.baseline_parameters.empty()) j["baseline_parameters"] = context.baseline_parameters;
+  if (view.baseline_simulated) j["baseline_simulated"] = sim_result_json(*view.baseline_simulated, context.include_wall);
   j["warnings"] = prediction_warnings(view, context);
   if (const auto& c = view.model.coverage)
     j["coverage"] = {{"unresolved_calls", c->unresolved_calls.size()},
@@ -372,9 +384,16 @@ std::string prediction_text(const PredictionView& view, const PredictionContext&
   std::string out = fmt::format("{} on {} ({} ranks){}; model: {} ({})\n\n",
                                 m.program.empty() ? context.model_file : m.program, view.machine.name, p.np, params,
                                 context.model_file, m.origin.empty() ? "unknown origin" : m.origin);
+  if (!context.baseline_parameters.empty()) {
+    std::string baseline;
+    for (const auto& b : context.baseline_parameters) baseline += " " + b;
+    out += fmt::format("timed part: the run minus the baseline ({}): every count and time below is of the work "
+                       "between them\n\n",
+                       baseline.substr(1));
+  }
   out += rank_table(p, context);
   // The analytic estimates, the breakdown by site they share, then what ran on the simulator.
-  auto estimates = prediction_estimates(p, view.simulated);
+  auto estimates = prediction_estimates(p, view.simulated, view.baseline_simulated);
   for (const auto& e : estimates)
     if (e.engine == Estimate::Engine::Formula) out += estimate_text(e, view, context);
   out += sites_text(p.ranks[static_cast<size_t>(p.refined_slowest_rank)], p.mca_available);

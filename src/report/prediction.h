@@ -22,6 +22,9 @@ struct PredictionContext {
   std::string memory_level = "auto";
   bool all_ranks = false;     // text: every rank in the table, not only the first, slowest and last beyond 16
   bool include_wall = true;   // false: leave out the simulator's own timings (for byte-identical output)
+  // The baseline's, as given (--baseline-param); non-empty: the prediction is
+  // of the timed part, the run minus the baseline (model::predict_timed_part).
+  std::vector<std::string> baseline_parameters;
 };
 
 // What a prediction report shows; `simulated` is null when the model's calls
@@ -31,6 +34,7 @@ struct PredictionView {
   const model::ProgramModel& model;
   const machine::Machine& machine;
   const sim::SimResult* simulated = nullptr;
+  const sim::SimResult* baseline_simulated = nullptr;  // the baseline's, with a timed part and a simulation
 };
 
 nlohmann::json prediction_json(const PredictionView& view, const PredictionContext& context);

@@ -1,5 +1,6 @@
 // `perfcast predict`, run as a process: parameters that are expressions of the
-// rank, and the overlap refinement (--simulate) in the JSON.
+// rank, the overlap refinement (--simulate) in the JSON, and the timed part
+// (--baseline-param).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -114,6 +115,64 @@ TEST(CliPredict, AParameterThatIsNoExpressionIsAClearError) {
                          "work=rank +", "--param", "peer=0"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.stderr_text.find("--param work"), std::string::npos) << r.stderr_text;
+}
+
+// A set-up that streams memory, then `steps` steps that compute and exchange
+// 1 KiB around a ring.
+std::string time_loop_model() {
+  auto path = perfcast::testing::scratch() / "time_loop.json";
+  std::ofstream(path) << R"J({
+  "format": "perfcast-program-model", "version": 1, "program": "time_loop",
+  "parameters": {"steps": {}},
+  "entry": "main",
+  "functions": {"main": {"body": [
+    {"kind": "compute", "load_bytes": "1000000000"},
+    {"kind": "loop", "line": 5, "trip_count": "steps", "body": [
+      {"kind": "compute", "flops_double": "10000000"},
+      {"kind": "mpi", "op": "sendrecv", "line": 7, "bytes": "1024", "peer": "mod(rank + 1, size)"}]}]}}})J";
+  return path.string();
+}
+
+// The timed part: every count and estimate of the steps alone; the simulated
+// estimate is the run's simulation less the baseline's.
+TEST(CliPredict, BaselineParamPredictsTheTimedPart) {
+  const std::vector<std::string> args = {"predict", time_loop_model(), "--machine", kMachines + "polus.toml",
+                                         "--np", "2", "--json", "--simulate", "--param", "steps=10"};
+  auto whole = perfcast_run(args);
+  ASSERT_EQ(whole.exit_code, 0) << whole.stderr_text;
+  EXPECT_FALSE(json::parse(whole.stdout_text).contains("baseline_parameters"));
+  auto with_baseline = args;
+  with_baseline.insert(with_baseline.end(), {"--baseline-param", "steps=0"});
+  auto r = perfcast_run(with_baseline);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  auto j = json::parse(r.stdout_text);
+  EXPECT_EQ(j["baseline_parameters"], json::array({"steps=0"}));
+  for (const auto& rank : j["ranks"]) {
+    EXPECT_EQ(rank["flops_double"], 10 * 1e7);
+    EXPECT_EQ(rank["load_bytes"], 0.0);  // the set-up's stream is not in the timed part
+    EXPECT_EQ(rank["mpi_calls"], 10.0);
+  }
+  const auto& sim = j["estimates"].back();
+  ASSERT_EQ(sim["name"], "simulated");
+  EXPECT_DOUBLE_EQ(sim["time_s"].get<double>(), j["simulated"]["predicted_time_s"].get<double>() -
+                                                     j["baseline_simulated"]["predicted_time_s"].get<double>());
+  // "simulated" is the run's whole simulation, as without a baseline.
+  const auto whole_simulated = json::parse(whole.stdout_text)["simulated"];
+  EXPECT_EQ(j["simulated"]["predicted_time_s"], whole_simulated["predicted_time_s"]);
+  EXPECT_EQ(j["simulated"]["ranks"], whole_simulated["ranks"]);
+  EXPECT_LT(j["baseline_simulated"]["predicted_time_s"].get<double>(), whole_simulated["predicted_time_s"].get<double>());
+}
+
+TEST(CliPredict, ABaselineDoingMoreThanTheRunIsAClearError) {
+  auto r = perfcast_run({"predict", time_loop_model(), "--machine", kMachines + "polus.toml", "--np", "2",
+                         "--param", "steps=2", "--baseline-param", "steps=5"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.stderr_text.find("steps = 2 in the run, 5 in the baseline"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("--baseline-param"), std::string::npos) << r.stderr_text;
+  r = perfcast_run({"predict", time_loop_model(), "--machine", kMachines + "polus.toml", "--np", "2", "--param",
+                    "steps=2", "--baseline-param", "steps"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.stderr_text.find("--baseline-param 'steps' is not NAME=VALUE"), std::string::npos) << r.stderr_text;
 }
 
 }  // namespace
