@@ -408,8 +408,9 @@ class Composer {
   Costs cost(const MpiItem& m, const Item& it, const Context& ctx) {
     Costs out;
     out.mpi.push_back({m.op, m.count, m.count * m.bytes, m.peer, m.root, it.line, ctx.function});
-    add_check(out.checks, m.count, fmt::format("count of the {} call", mpi::facts(m.op).function), ctx.function, it.line);
-    add_check(out.checks, m.bytes, fmt::format("bytes of the {} call", mpi::facts(m.op).function), ctx.function, it.line);
+    const std::string_view call = mpi::facts(m.op).function;
+    add_check(out.checks, m.count, fmt::format("count of the {} call", call), ctx.function, it.line);
+    add_check(out.checks, m.bytes, fmt::format("bytes of the {} call", call), ctx.function, it.line);
     return out;
   }
 
@@ -485,15 +486,14 @@ double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, s
 // division by zero, an unbound name), so a check that does not evaluate at an
 // end of its loop is skipped rather than reported twice or wrongly.
 void check_item_count(const CountCheck& check, const expr::Bindings& b, int rank) {
-  double runs = 0, v = 0;
+  // The count first: it is >= 0 nearly always, and then whether the item runs
+  // does not matter (the cheaper order on a job of many ranks).
   try {
-    runs = value_of(check.runs, b);
-    if (!(runs > 0)) return;
-    v = value_of(check.value, b);
+    if (!(value_of(check.value, b) < 0) || !(value_of(check.runs, b) > 0)) return;
   } catch (const UserError&) {
     return;
   }
-  if (!(v < 0)) return;
+  const double v = value_of(check.value, b);
   std::string text = expr::to_string(check.value);
   if (text.size() > 200) text = text.substr(0, 200) + " ...";
   std::string values;
@@ -665,6 +665,9 @@ std::set<std::string> free_names(const SymbolicCosts& c) {
 }
 
 RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int rank) {
+  // The items first: a negative one is named by its own line, where the
+  // total it makes negative could only name its site.
+  for (const auto& check : c.checks) check_item_count(check, b, rank);
   RankCounts r;
   r.rank = rank;
   for (const auto& site : c.sites) {
@@ -768,7 +771,6 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
     }
     r.mpi.push_back(m);
   }
-  for (const auto& check : c.checks) check_item_count(check, b, rank);
   return r;
 }
 
