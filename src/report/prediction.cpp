@@ -302,7 +302,7 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
 }  // namespace
 
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context) {
-  std::vector<std::string> out;
+  std::vector<std::string> out = placement_warnings(view.prediction.placement, {context.unused_network_overrides});
   if (!view.model.coverage || view.model.coverage->guesses() == 0) return out;
   const model::Coverage& c = *view.model.coverage;
   out.push_back(fmt::format(
@@ -324,6 +324,7 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
                       {"model_origin", view.model.origin},
                       {"machine", view.machine.name},
                       {"np", p.np},
+                      {"placement", placement_json(p.placement, {context.unused_network_overrides})},
                       {"parameters", context.parameters},
                       {"memory_level", context.memory_level},
                       {"predicted_time_s", p.predicted_time_s},
@@ -345,7 +346,8 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
   j["noise_stretch"] = p.noise_available ? nlohmann::json(p.noise_stretch) : nlohmann::json(nullptr);
   j["noisy_time_s"] = p.noise_available ? nlohmann::json(p.noisy_time_s) : nlohmann::json(nullptr);
   j["noise_off_ports_priced"] = p.noise_off_ports_priced;
-  if (view.simulated) j["simulated"] = sim_result_json(*view.simulated, context.include_wall);
+  if (view.simulated)
+    j["simulated"] = sim_result_json(*view.simulated, context.include_wall, {context.unused_network_overrides});
   j["warnings"] = prediction_warnings(view, context);
   if (const auto& c = view.model.coverage)
     j["coverage"] = {{"unresolved_calls", c->unresolved_calls.size()},
@@ -362,9 +364,10 @@ std::string prediction_text(const PredictionView& view, const PredictionContext&
   const auto& m = view.model;
   std::string params;
   for (const auto& s : context.parameters) params += " " + s;
-  std::string out = fmt::format("{} on {} ({} ranks){}; model: {} ({})\n\n",
+  std::string out = fmt::format("{} on {} ({} ranks){}; model: {} ({})\n",
                                 m.program.empty() ? context.model_file : m.program, view.machine.name, p.np, params,
                                 context.model_file, m.origin.empty() ? "unknown origin" : m.origin);
+  out += placement_text(p.placement) + "\n";
   out += rank_table(p, context);
   // The analytic estimates, the breakdown by site they share, then what ran on the simulator.
   auto estimates = prediction_estimates(p, view.simulated);

@@ -11,6 +11,7 @@
 #include "machine/machine.h"
 #include "model/predict.h"
 #include "model/program_model.h"
+#include "report/placement.h"
 #include "sim/engine.h"
 
 namespace perfcast::report {
@@ -22,6 +23,7 @@ struct PredictionContext {
   std::string memory_level = "auto";
   bool all_ranks = false;     // text: every rank in the table, not only the first, slowest and last beyond 16
   bool include_wall = true;   // false: leave out the simulator's own timings (for byte-identical output)
+  std::vector<std::string> unused_network_overrides;  // PlacementContext's: the placement's warnings name them
 };
 
 // What a prediction report shows; `simulated` is null when the model's calls
@@ -35,11 +37,13 @@ struct PredictionView {
 
 nlohmann::json prediction_json(const PredictionView& view, const PredictionContext& context);
 
-// What the prediction rests on that the analyser guessed (the model's
-// coverage: unresolved calls, guessed branches, loops of unknown trip count),
-// one sentence each, pointing at `perfcast model show`; empty when nothing
-// was guessed or the model has no coverage (written by hand). `predict`
-// prints them on stderr; the JSON carries them as "warnings".
+// Where the ranks sit, when it changes what the figures mean (placement.h:
+// oversubscribed cores, every rank on one node of many), and what the
+// prediction rests on that the analyser guessed (the model's coverage:
+// unresolved calls, guessed branches, loops of unknown trip count, pointing at
+// `perfcast model show`; nothing when the model has no coverage, written by
+// hand), one sentence each. `predict` prints them on stderr; the JSON carries
+// them as "warnings".
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context);
 
 // The table per rank, one line per estimate, and the breakdown by site of the
