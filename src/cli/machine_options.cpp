@@ -27,4 +27,25 @@ machine::Machine load_machine(const MachineOptions& options) {
   return machine::load_machine_file(machine::find_machine_file(options.file), options.overrides);
 }
 
+std::vector<std::string> network_overrides_unused_on_one_node(const MachineOptions& options,
+                                                              const machine::Machine& loaded) {
+  std::vector<std::string> unused;
+  for (size_t i = 0; i < options.overrides.size(); ++i) {
+    const std::string key = options.overrides[i].substr(0, options.overrides[i].find('='));
+    auto is = [&](const char* k) { return key == k || key.rfind(std::string(k) + ".", 0) == 0; };
+    if (is("network.hop_latency") || is("network.topology") || is("network.torus") ||
+        is("network.fat_tree_arity") || is("network.fat_tree_levels")) {
+      unused.push_back(key);
+    } else if (is("network.latency") || is("network.bandwidth")) {
+      MachineOptions without = options;
+      without.overrides.erase(without.overrides.begin() + static_cast<std::ptrdiff_t>(i));
+      const machine::Machine other = load_machine(without);
+      if (other.network.intra_node_latency_s == loaded.network.intra_node_latency_s &&
+          other.network.intra_node_bandwidth_Bps == loaded.network.intra_node_bandwidth_Bps)
+        unused.push_back(key);
+    }
+  }
+  return unused;
+}
+
 }  // namespace perfcast::cli

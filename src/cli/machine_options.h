@@ -26,4 +26,13 @@ void add_machine_options(CLI::App& command, MachineOptions& options, bool requir
 // Finds (bundled names too) and loads the machine; throws UserError.
 machine::Machine load_machine(const MachineOptions& options);
 
+// The keys of the --set overrides that price no point-to-point message of a
+// job whose ranks all sit on one node: the network figures only messages
+// between nodes use (hop_latency, topology and its shape), and latency or
+// bandwidth where the intra-node figure does not follow them (the file gives
+// its own: `loaded` and the machine loaded without that override have the
+// same one). The placement's warning names them.
+std::vector<std::string> network_overrides_unused_on_one_node(const MachineOptions& options,
+                                                              const machine::Machine& loaded);
+
 }  // namespace perfcast::cli

@@ -113,6 +113,8 @@ void add_predict_command(CLI::App& app) {
                                       .all_ranks = a->all_ranks,
                                       .include_wall = true,
                                       .baseline_parameters = a->baseline_params};
+    if (p.placement.nodes == 1)
+      context.unused_network_overrides = network_overrides_unused_on_one_node(a->machine, machine);
     for (const auto& w : report::prediction_warnings(view, context)) std::cerr << "perfcast predict: warning: " << w << "\n";
     if (a->json) std::cout << report::prediction_json(view, context).dump(2) << "\n";
     else std::cout << report::prediction_text(view, context);

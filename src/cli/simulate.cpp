@@ -182,6 +182,11 @@ void run_simulation(const SimulateArgs& a) {
   }
 
   report::SimulationContext context{choice.label, machine.name, options.collectives, true};
+  if (result.placement.nodes == 1)
+    context.unused_network_overrides = network_overrides_unused_on_one_node(a.machine, machine);
+  for (const auto& w :
+       report::placement_warnings(result.placement, {context.unused_network_overrides, context.given_seconds}))
+    std::cerr << "perfcast simulate: warning: " << w << "\n";
   if (a.json) std::cout << report::simulation_json(result, context).dump(2) << "\n";
   else std::cout << report::simulation_table(result, context, a.table_rows);
   if (!a.json && timeline) std::cout << fmt::format("timeline: {} (open in ui.perfetto.dev)\n", a.timeline);

@@ -32,6 +32,28 @@ int Pricing::ranks_on_node(int node) const {
   return static_cast<size_t>(node) < ranks_on_node_.size() ? ranks_on_node_[static_cast<size_t>(node)] : 1;
 }
 
+Placement Pricing::placement() const {
+  Placement p;
+  p.ranks = nranks_;
+  p.machine_nodes = machine_.node_count();
+  for (size_t n = 0; n < ranks_on_node_.size(); ++n) {
+    const int ranks = ranks_on_node_[n];
+    if (ranks == 0) continue;
+    const int cores = machine_.group_of_node(static_cast<int>(n)).cores;
+    if (p.nodes == 0) {
+      p.first_node = static_cast<int>(n);
+      p.min_ranks_per_node = ranks;
+    }
+    ++p.nodes;
+    p.cores += cores;
+    p.min_ranks_per_node = std::min(p.min_ranks_per_node, ranks);
+    p.max_ranks_per_node = std::max(p.max_ranks_per_node, ranks);
+    p.oversubscribed_nodes += ranks > cores;
+    p.ranks_per_core = std::max(p.ranks_per_core, static_cast<double>(ranks) / cores);
+  }
+  return p;
+}
+
 double Pricing::message_s(int a, int b, double bytes) const {
   double t = transfer_s(a, b, bytes);
   if (!eager(bytes)) t += handshake_s(a, b);
@@ -51,14 +73,23 @@ double Pricing::flops_s(const NodeGroup& group, double flops_double, double flop
   return t;
 }
 
-double Pricing::traffic_s(const MemoryLevel& level, double bytes, int ranks_on_node) {
-  return bytes / level.bandwidth_per_core_Bps(ranks_on_node);
+NodeLoad Pricing::node_load(const NodeGroup& group, int computing, int placed) {
+  NodeLoad load;
+  load.streaming = std::clamp(computing, 1, group.cores);
+  load.time_share = placed > group.cores ? static_cast<double>(placed) / group.cores : 1.0;
+  return load;
+}
+
+double Pricing::traffic_s(const MemoryLevel& level, double bytes, const NodeLoad& load) {
+  return bytes / level.bandwidth_per_core_Bps(load.streaming) * load.time_share;
 }
 
 double Pricing::burst_s(int rank, double flops, double bytes, int computing) const {
-  const NodeGroup& group = machine_.group_of_node(node(rank));
-  double compute_s = flops > 0 ? in_core_s(group, flops_s(group, flops, 0), computing) : 0.0;
-  double memory_s = bytes > 0 ? traffic_s(group.outermost_level(), bytes, computing) : 0.0;
+  const int n = node(rank);
+  const NodeGroup& group = machine_.group_of_node(n);
+  const NodeLoad load = node_load(group, computing, ranks_on_node(n));
+  double compute_s = flops > 0 ? in_core_s(group, flops_s(group, flops, 0), load) : 0.0;
+  double memory_s = bytes > 0 ? traffic_s(group.outermost_level(), bytes, load) : 0.0;
   return roofline_s(compute_s, memory_s);
 }
 

@@ -13,6 +13,38 @@
 
 namespace perfcast::machine {
 
+// How the ranks of a node share it while they compute (docs/machine-format.md,
+// "Sharing model"). At most `cores` of them run at a time: what the node's
+// sharing figures see (bandwidth_by_cores, node_bandwidth's share,
+// busy_slowdown) is `streaming`, the ranks computing at once capped at the
+// cores. Ranks beyond the cores time-share them, the node's cores spread evenly
+// over its ranks, as the kernel's scheduler spreads unpinned processes: each
+// rank has cores / placed of a core, so its bursts, flops and memory traffic
+// alike, take `time_share` = placed / cores times as long (1 up to the cores).
+// The share follows the ranks placed, not those computing: an MPI rank that
+// waits polls, and holds its share of the core.
+struct NodeLoad {
+  int streaming = 1;
+  double time_share = 1;
+};
+
+// Where a job's ranks sit, for the reports: a job that time-shares cores, or
+// one that never leaves a node of a machine with many (where no message
+// crosses the network), says so.
+struct Placement {
+  int ranks = 0;
+  int machine_nodes = 0;
+  int nodes = 0;                 // nodes holding ranks
+  int first_node = 0;            // the lowest of them
+  int cores = 0;                 // the cores of those nodes
+  int min_ranks_per_node = 0;    // over the nodes holding ranks
+  int max_ranks_per_node = 0;
+  int oversubscribed_nodes = 0;  // nodes holding more ranks than cores
+  double ranks_per_core = 0;     // the most over nodes: ranks on the node / its cores
+  bool oversubscribed() const { return oversubscribed_nodes > 0; }
+  bool one_node_of_many() const { return nodes == 1 && machine_nodes > 1; }
+};
+
 class Pricing {
  public:
   Pricing(const Machine& machine, int nranks);
@@ -22,6 +54,7 @@ class Pricing {
   int node(int rank) const;
   // Ranks the job places on a node: they share its memory bandwidth.
   int ranks_on_node(int node) const;
+  Placement placement() const;
 
   // ---- Messages between two ranks.
 
@@ -69,25 +102,31 @@ class Pricing {
   //
   // What the ranks of a node share while they compute at once: a shared
   // level's bandwidth (MemoryLevel::bandwidth_per_core_Bps at k computing) and
-  // the clock (NodeGroup::core_slowdown at k). Who decides k: predict assumes
-  // every rank the mapping places on the node computes together (k =
+  // the clock (NodeGroup::core_slowdown at k), k capped at the node's cores;
+  // beyond the cores, the cores themselves (NodeLoad). Who decides k: predict
+  // assumes every rank the mapping places on the node computes together (k =
   // ranks_on_node); the simulator counts the node's ranks in a compute burst
   // when a burst starts. With the same k both price a burst the same.
 
+  // The load of a node of `group` with `computing` ranks at work and `placed`
+  // ranks placed there.
+  static NodeLoad node_load(const NodeGroup& group, int computing, int placed);
   // Flops at the node's rate per core for their precision, one core alone.
   static double flops_s(const NodeGroup& group, double flops_double, double flops_single, bool simd = true);
-  // In-core time measured or priced for one core alone, with `computing`
-  // cores of the node busy at once (the clock they leave it).
-  static double in_core_s(const NodeGroup& group, double alone_s, int computing) {
-    return alone_s * group.core_slowdown(computing);
+  // In-core time measured or priced for one core alone, under `load`: the
+  // clock the busy cores leave it, and its share of its core.
+  static double in_core_s(const NodeGroup& group, double alone_s, const NodeLoad& load) {
+    return alone_s * group.core_slowdown(load.streaming) * load.time_share;
   }
-  // Bytes from a memory level while `ranks_on_node` stream from it at once.
-  static double traffic_s(const MemoryLevel& level, double bytes, int ranks_on_node);
+  // Bytes from a memory level under `load`: each streaming core's bandwidth,
+  // for this rank's share of its core's time.
+  static double traffic_s(const MemoryLevel& level, double bytes, const NodeLoad& load);
   // A burst is as long as the longer of its flops and its traffic.
   static double roofline_s(double compute_s, double memory_s) { return std::max(compute_s, memory_s); }
   // A burst of double-precision flops and bytes from the outermost level on
-  // `rank`'s node, with `computing` of the node's cores working at once
-  // (this rank included); without it, every rank the job places there.
+  // `rank`'s node, with `computing` of the node's ranks working at once
+  // (this rank included); without it, every rank the job places there. The
+  // node's ranks beyond its cores share them either way (NodeLoad).
   double burst_s(int rank, double flops, double bytes, int computing) const;
   double burst_s(int rank, double flops, double bytes) const {
     return burst_s(rank, flops, bytes, ranks_on_node(node(rank)));

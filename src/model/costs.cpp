@@ -24,7 +24,15 @@ bool same(const std::optional<Expr>& a, const std::optional<Expr>& b) {
 struct Costs {
   std::vector<SiteCosts> sites;
   std::vector<MpiGroup> mpi;
+  std::vector<CountCheck> checks;  // the items' own counts (SymbolicCosts::checks)
 };
+
+// A check of one item's count, unless the count is a constant >= 0 (nothing to check).
+void add_check(std::vector<CountCheck>& checks, const Expr& value, std::string what, const std::string& function,
+               int line) {
+  if (value.is_constant() && value.real_value() >= 0) return;
+  checks.push_back({value, Expr(1), std::move(what), function, line});
+}
 
 void add_math(std::map<std::string, Expr>& acc, const std::map<std::string, Expr>& x) {
   for (const auto& [name, calls] : x) {
@@ -88,6 +96,7 @@ void add_into(Costs& acc, const Costs& x) {
       it->bytes = it->bytes + g.bytes;
     }
   }
+  acc.checks.insert(acc.checks.end(), x.checks.begin(), x.checks.end());
 }
 
 // Applies `f` to every expression that counts something (not to peers, roots
@@ -136,7 +145,40 @@ Costs substituted(const Costs& c, const Substitution& s) {
     if (g.peer) g.peer = expr::substitute(*g.peer, s);
     if (g.root) g.root = expr::substitute(*g.root, s);
   }
+  for (auto& check : out.checks) {
+    check.value = expr::substitute(check.value, s);
+    check.runs = expr::substitute(check.runs, s);
+  }
   return out;
+}
+
+// The checks of a loop body as the loop runs them: only where its trip count
+// is > 0, and, where a count uses the index, at the first and the last
+// iteration (the ends of an affine count's range).
+std::vector<CountCheck> checks_over_iterations(const std::vector<CountCheck>& body, const std::string& var,
+                                               const Expr& trip) {
+  const Expr runs_at_all = expr::select(expr::compare(expr::Comparison::Gt, trip, Expr(0)), Expr(1), Expr(0));
+  std::vector<CountCheck> out;
+  out.reserve(body.size());
+  for (const CountCheck& check : body) {
+    if (!uses(check.value, var) && !uses(check.runs, var)) {
+      out.push_back(check);
+      out.back().runs = runs_at_all * check.runs;
+      continue;
+    }
+    for (const Expr& at : {Expr(0), trip - Expr(1)}) {
+      const Substitution index{{var, at}};
+      out.push_back(check);
+      out.back().value = expr::substitute(check.value, index);
+      out.back().runs = runs_at_all * expr::substitute(check.runs, index);
+    }
+  }
+  return out;
+}
+
+std::vector<CountCheck> checks_scaled(std::vector<CountCheck> checks, const Expr& taken) {
+  for (auto& check : checks) check.runs = taken * check.runs;
+  return checks;
 }
 
 // The costs of `trip` iterations of a body whose costs may use the index `var`
@@ -252,13 +294,22 @@ class Composer {
     s.stores = c.stores;
     for (const auto& [name, calls] : c.math_calls) s.math_calls[name] = calls;
     s.memory.push_back({std::nullopt, c.load_bytes, c.store_bytes, it.line});
+    Costs out{{}, {}, {}};
+    for (auto [count, what] : {std::pair{&c.flops_double, "double-precision flops"},
+                               std::pair{&c.flops_single, "single-precision flops"}, std::pair{&c.loads, "loads"},
+                               std::pair{&c.stores, "stores"}, std::pair{&c.load_bytes, "loaded bytes"},
+                               std::pair{&c.store_bytes, "stored bytes"}})
+      add_check(out.checks, *count, fmt::format("{} of the compute item", what), ctx.function, it.line);
+    for (const auto& [name, calls] : c.math_calls)
+      add_check(out.checks, calls, fmt::format("calls of {} of the compute item", name), ctx.function, it.line);
     // A call in a priced loop body costs MCA its call instruction only: the
     // math calls stay priced by the machine's table.
     if (ctx.in_priced_loop || ctx.in_priced_own_code) {
       s.cycle_flops_double = c.flops_double;
       s.cycle_flops_single = c.flops_single;
     }
-    return Costs{{std::move(s)}, {}};
+    out.sites.push_back(std::move(s));
+    return out;
   }
 
   Costs cost(const LoopItem& l, const Item& it, const Context& ctx) {
@@ -296,6 +347,8 @@ class Composer {
       }
     }
     Costs run = over_iterations(body, l.var, l.trip_count);
+    run.checks = checks_over_iterations(body.checks, l.var, l.trip_count);
+    add_check(run.checks, l.trip_count, "trip count of the loop", ctx.function, it.line);
     // The footprint is per run of the loop: added after the iterations.
     if (l.footprint) {
       run = footprint_claimed(std::move(run), *l.footprint, it.line);
@@ -332,7 +385,10 @@ class Composer {
     Expr taken = b.condition ? expr::select(*b.condition, Expr(1), Expr(0)) : expr::real(b.probability);
     Expr not_taken = b.condition ? expr::select(*b.condition, Expr(0), Expr(1)) : expr::real(1 - b.probability);
     Costs out = scaled(then_costs, taken);
-    add_into(out, scaled(else_costs, not_taken));
+    out.checks = checks_scaled(std::move(then_costs.checks), taken);
+    Costs otherwise = scaled(else_costs, not_taken);
+    otherwise.checks = checks_scaled(std::move(else_costs.checks), not_taken);
+    add_into(out, otherwise);
     return out;
   }
 
@@ -352,6 +408,9 @@ class Composer {
   Costs cost(const MpiItem& m, const Item& it, const Context& ctx) {
     Costs out;
     out.mpi.push_back({m.op, m.count, m.count * m.bytes, m.peer, m.root, it.line, ctx.function});
+    const std::string_view call = mpi::facts(m.op).function;
+    add_check(out.checks, m.count, fmt::format("count of the {} call", call), ctx.function, it.line);
+    add_check(out.checks, m.bytes, fmt::format("bytes of the {} call", call), ctx.function, it.line);
     return out;
   }
 
@@ -369,6 +428,20 @@ Costs simplified(Costs c) {
     if (g.peer) g.peer = expr::simplify(*g.peer);
     if (g.root) g.root = expr::simplify(*g.root);
   }
+  // Checks that cannot fail (a count >= 0 as a constant, an item that never
+  // runs) are dropped, and the same check reached twice is kept once.
+  std::vector<CountCheck> checks;
+  std::set<std::string> seen;
+  for (auto& check : c.checks) {
+    check.value = expr::simplify(check.value);
+    check.runs = expr::simplify(check.runs);
+    if (check.value.is_constant() && check.value.real_value() >= 0) continue;
+    if (check.runs.is_constant() && !(check.runs.real_value() > 0)) continue;
+    std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", check.function, check.line, check.what,
+                                  expr::to_string(check.value), expr::to_string(check.runs));
+    if (seen.insert(std::move(key)).second) checks.push_back(std::move(check));
+  }
+  c.checks = std::move(checks);
   return c;
 }
 
@@ -408,6 +481,34 @@ double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, s
                   {}, "check the parameters bound with --param (a size or trip count is negative, or overflows)");
 }
 
+// One item's own count on a rank where the item runs: >= 0, or an error naming
+// the item. The totals above are the judge of what does not evaluate (a
+// division by zero, an unbound name), so a check that does not evaluate at an
+// end of its loop is skipped rather than reported twice or wrongly.
+void check_item_count(const CountCheck& check, const expr::Bindings& b, int rank) {
+  // The count first: it is >= 0 nearly always, and then whether the item runs
+  // does not matter (the cheaper order on a job of many ranks).
+  try {
+    if (!(value_of(check.value, b) < 0) || !(value_of(check.runs, b) > 0)) return;
+  } catch (const UserError&) {
+    return;
+  }
+  const double v = value_of(check.value, b);
+  std::string text = expr::to_string(check.value);
+  if (text.size() > 200) text = text.substr(0, 200) + " ...";
+  std::string values;
+  for (const auto& name : expr::free_names(check.value)) {
+    auto it = b.find(name);
+    if (it == b.end()) continue;
+    values += fmt::format("{}{}={}", values.empty() ? "" : ", ", name, it->second.real());
+  }
+  throw UserError(fmt::format("the {} at line {} of {} evaluates to {} on rank {} ({}{}): every item's count must be "
+                              ">= 0 (a negative one would be subtracted from its site's total unseen)",
+                              check.what, check.line, check.function, v, rank, text,
+                              values.empty() ? "" : fmt::format(" with {}", values)),
+                  {}, "check that item of the model, or the parameters bound with --param");
+}
+
 }  // namespace
 
 SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& function) {
@@ -431,6 +532,7 @@ SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& funct
   out.cycle_flops_single = expr::simplify(total.cycle_flops_single);
   out.sites = std::move(c.sites);
   out.mpi = std::move(c.mpi);
+  out.checks = std::move(c.checks);
   return out;
 }
 
@@ -555,6 +657,10 @@ std::set<std::string> free_names(const SymbolicCosts& c) {
     if (g.peer) add(*g.peer);
     if (g.root) add(*g.root);
   }
+  for (const auto& check : c.checks) {
+    add(check.value);
+    add(check.runs);
+  }
   return names;
 }
 
@@ -593,6 +699,9 @@ void add_call_to_rank(RankCounts& r, MpiCalls m, double bytes) {
 }
 
 RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int rank) {
+  // The items first: a negative one is named by its own line, where the
+  // total it makes negative could only name its site.
+  for (const auto& check : c.checks) check_item_count(check, b, rank);
   RankCounts r;
   r.rank = rank;
   for (const auto& site : c.sites) {

@@ -75,6 +75,23 @@ struct SiteCosts {
   std::vector<std::vector<Expr>> stream_offsets;
 };
 
+// One count a single item of the model gives (a compute item's flops or
+// bytes, a loop's trip count, an MPI item's count or bytes), kept apart from
+// the site totals it adds into: docs/program-model.md holds every item's count
+// to >= 0, and a negative one inside a positive total (1000 flops and -5 flops
+// make 995) would pass a check of the totals unseen. `value` is in the entry's
+// names, loop indices replaced by the first and last iteration of their loop
+// (an item's count is checked at both ends, where an affine count is most
+// negative); `runs` is > 0 where the item runs at all on a rank (its branches
+// taken, its loops' trip counts > 0), and the check applies only there.
+struct CountCheck {
+  Expr value;
+  Expr runs;
+  std::string what;      // "double-precision flops of the compute item", "trip count of the loop"
+  std::string function;  // the model function the item is in
+  int line = 0;          // the item's line
+};
+
 struct SymbolicCosts {
   // Totals over the sites.
   Expr flops_double, flops_single, loads, stores;
@@ -84,6 +101,7 @@ struct SymbolicCosts {
 
   std::vector<SiteCosts> sites;
   std::vector<MpiGroup> mpi;
+  std::vector<CountCheck> checks;  // every item's own counts, evaluate_rank checks them
 };
 
 // Costs of the entry function with every name left symbolic. Throws UserError on
@@ -151,6 +169,10 @@ struct RankCounts {
 expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, expr::Value>& parameters,
                          int rank, int size);
 
+// Throws UserError naming the function, the line, what was counted, the
+// expression and its value when a count is negative: a site total or MPI
+// group (those also when not finite or beyond 2^53), or one item's own count
+// where that item runs on this rank (SymbolicCosts::checks).
 RankCounts evaluate_rank(const SymbolicCosts& costs, const expr::Bindings& bindings, int rank);
 
 // Appends a site, or an MPI call moving `bytes` over all its calls, to a

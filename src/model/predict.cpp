@@ -66,7 +66,8 @@ int count_priced(const Items& items, bool in_priced) {
 // A rank cannot do its flops faster than its cores' peak rate: its predicted
 // time (the plain formula's) must hold its flops at the node's SIMD rate per
 // precision (`flops_per_core`, math calls as the flops the machine prices
-// them at). One below that rests on figures that cannot be right (a scalar
+// them at), on its share of its core where the node holds more ranks than
+// cores. One below that rests on figures that cannot be right (a scalar
 // rate above the SIMD peak; counts a double no longer holds) and is refused
 // rather than printed. The estimates priced in MCA's cycles are not held to
 // it: `flops_per_core` is a sustained, measured rate that a loop's cycles on
@@ -81,7 +82,8 @@ void refuse_flops_beyond_peak(const RankPrediction& rp, const machine::NodeGroup
         calls * g.math.flops(math_base(name), single ? machine::Precision::Single : machine::Precision::Double);
   }
   const double flops = c.flops_double + c.flops_single + math_double + math_single;
-  const double at_peak_s = machine::Pricing::flops_s(g, c.flops_double + math_double, c.flops_single + math_single);
+  const double at_peak_s = machine::Pricing::flops_s(g, c.flops_double + math_double, c.flops_single + math_single) *
+                           machine::Pricing::node_load(g, rp.ranks_on_node, rp.ranks_on_node).time_share;
   if (at_peak_s > rp.time_s * (1 + 1e-9))
     throw UserError(
         fmt::format("rank {}: the model counts {:.6g} flops, which take at least {:.6g} s at the peak flop rate of "
@@ -111,10 +113,10 @@ int priced_loop_count(const ProgramModel& model) {
 // half: on a Zen 5, for instance, five loads of one array from
 // DRAM cost serial fraction 0.11 adjacent, 0.49 at 512 bytes apart (reused
 // from L1) and 0.9 at 16 KiB (reused from L2), the same loads and traffic.
-double effective_streams(const SiteCounts& c, const machine::NodeGroup& g, int ranks_on_node) {
+double effective_streams(const SiteCounts& c, const machine::NodeGroup& g, int streaming) {
   if (c.streams <= 0) return 0;
   double leaders = c.streams - static_cast<double>(c.follower_gaps_bytes.size());
-  auto l1 = g.memory.size() > 1 ? g.memory.front().capacity_per_core_bytes(ranks_on_node) : std::nullopt;
+  auto l1 = g.memory.size() > 1 ? g.memory.front().capacity_per_core_bytes(streaming) : std::nullopt;
   if (!l1 || leaders < 1) return c.streams;
   int near = 0;
   for (double gap : c.follower_gaps_bytes)
@@ -129,8 +131,11 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
   const double peak_single = g.flops_per_core_for(machine::Precision::Single, options.simd);
   const machine::MemoryLevel* forced =
       options.memory_level == "auto" ? nullptr : level_named(g, options.memory_level);
+  // Every rank on the node computes at once (Pricing's contract for predict):
+  // at most the node's cores at a time, each rank for its share of its core.
+  const machine::NodeLoad load = Pricing::node_load(g, ranks_on_node, ranks_on_node);
   auto level_of = [&](const MemoryTraffic& t) -> const machine::MemoryLevel& {
-    return t.working_set_bytes ? *g.memory_level_for(*t.working_set_bytes, ranks_on_node).level
+    return t.working_set_bytes ? *g.memory_level_for(*t.working_set_bytes, load.streaming).level
                                : g.outermost_level();
   };
 
@@ -151,9 +156,9 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
     }
     s.flops = c.flops_double + c.flops_single + math_double + math_single;
     s.bytes = c.load_bytes + c.store_bytes;
-    // In-core work at the clock the node's busy cores leave (every rank on
-    // the node computes at once: Pricing's contract for predict).
-    auto busy = [&](double alone_s) { return Pricing::in_core_s(g, alone_s, ranks_on_node); };
+    // In-core work at the clock the node's busy cores leave, for the rank's
+    // share of its core.
+    auto busy = [&](double alone_s) { return Pricing::in_core_s(g, alone_s, load); };
     s.compute_s = busy(Pricing::flops_s(g, c.flops_double + math_double, c.flops_single + math_single, options.simd));
     s.cycles = c.cycles;
     s.in_core_s = s.compute_s;
@@ -173,24 +178,24 @@ std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine:
       double bytes = t.load_bytes + t.store_bytes;
       if (bytes == 0) continue;
       const machine::MemoryLevel& level = level_of(t);
-      double at_level_s = Pricing::traffic_s(level, bytes, ranks_on_node);
+      double at_level_s = Pricing::traffic_s(level, bytes, load);
       if (t.traffic == Traffic::Covered) {
-        s.l1_access_s += Pricing::traffic_s(g.memory.front(), bytes, ranks_on_node);
+        s.l1_access_s += Pricing::traffic_s(g.memory.front(), bytes, load);
       } else {
         s.traffic_s += at_level_s;
-        double alone_s = bytes / level.bandwidth_Bps;
+        double alone_s = bytes / level.bandwidth_Bps * load.time_share;
         core_traffic_s += alone_s;
         alone.emplace_back(&level, alone_s);
       }
       if (t.traffic != Traffic::Footprint)
-        s.memory_s += forced ? Pricing::traffic_s(*forced, bytes, ranks_on_node) : at_level_s;
+        s.memory_s += forced ? Pricing::traffic_s(*forced, bytes, load) : at_level_s;
     }
     s.memory_bound = s.memory_s > s.compute_s;
     s.time_s = Pricing::roofline_s(s.compute_s, s.memory_s);
     double core = std::max(s.in_core_s, s.l1_access_s);
     // Each level's fraction for this site's streams and its in-core time over
     // its traffic (where the machine measured them so), weighted by its time.
-    s.effective_streams = effective_streams(c, g, ranks_on_node);
+    s.effective_streams = effective_streams(c, g, load.streaming);
     double serial_weighted = 0;
     for (const auto& [level, alone_s] : alone)
       serial_weighted +=
@@ -256,17 +261,12 @@ Prediction price_counts(const ProgramModel& model, const SymbolicCosts& costs, c
     p.mca_available = true;
   }
   const machine::Pricing pricing(m, np);
-  std::vector<int> node_of(static_cast<size_t>(np));
-  std::map<int, int> ranks_on_node;
-  for (int r = 0; r < np; ++r) {
-    node_of[static_cast<size_t>(r)] = m.node_of_rank(r, np);
-    ++ranks_on_node[node_of[static_cast<size_t>(r)]];
-  }
+  p.placement = pricing.placement();
 
   for (int r = 0; r < np; ++r) {
     RankPrediction rp;
-    rp.node = node_of[static_cast<size_t>(r)];
-    rp.ranks_on_node = ranks_on_node[rp.node];
+    rp.node = pricing.node(r);
+    rp.ranks_on_node = pricing.ranks_on_node(rp.node);
     const machine::NodeGroup& g = m.group_of_node(rp.node);
     rp.counts = counts_of(r);
     const RankCounts& c = rp.counts;
@@ -286,8 +286,9 @@ Prediction price_counts(const ProgramModel& model, const SymbolicCosts& costs, c
     rp.instruction_flops = c.flops_double + c.flops_single;
     for (const char* native : {"sqrt", "sqrtf"})
       if (auto it = c.math_calls.find(native); it != c.math_calls.end()) rp.instruction_flops += it->second;
+    const machine::NodeLoad load = machine::Pricing::node_load(g, rp.ranks_on_node, rp.ranks_on_node);
     for (const auto& level : g.memory)
-      rp.memory_s_if_all_in[level.name] = machine::Pricing::traffic_s(level, c.load_bytes + c.store_bytes, rp.ranks_on_node);
+      rp.memory_s_if_all_in[level.name] = machine::Pricing::traffic_s(level, c.load_bytes + c.store_bytes, load);
 
     // Peers this rank receives from: a message it sends to one of them goes
     // both ways, an exchange, priced at the machine's exchange step where it

@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "machine/machine.h"
+#include "machine/pricing.h"
 #include "model/costs.h"
 
 namespace perfcast::model {
@@ -131,6 +132,9 @@ struct RankPrediction {
 
 struct Prediction {
   int np = 0;
+  // Where the ranks sit: ranks beyond a node's cores time-share them (each
+  // rank's compute and memory time grows by ranks on the node / cores).
+  machine::Placement placement;
   std::vector<RankPrediction> ranks;
   double predicted_time_s = 0;
   int slowest_rank = 0;

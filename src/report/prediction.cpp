@@ -311,7 +311,7 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
 }  // namespace
 
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context) {
-  std::vector<std::string> out;
+  std::vector<std::string> out = placement_warnings(view.prediction.placement, {context.unused_network_overrides});
   // A machine file written before calibrate checked its figures (or edited by
   // hand) may hold one no hardware has; the prediction is priced with it.
   for (const auto& f : machine::physics_findings(view.machine))
@@ -340,6 +340,7 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
                       {"model_origin", view.model.origin},
                       {"machine", view.machine.name},
                       {"np", p.np},
+                      {"placement", placement_json(p.placement, {context.unused_network_overrides})},
                       {"parameters", context.parameters},
                       {"memory_level", context.memory_level},
                       {"predicted_time_s", p.predicted_time_s},
@@ -361,10 +362,13 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
   j["noise_stretch"] = p.noise_available ? nlohmann::json(p.noise_stretch) : nlohmann::json(nullptr);
   j["noisy_time_s"] = p.noise_available ? nlohmann::json(p.noisy_time_s) : nlohmann::json(nullptr);
   j["noise_off_ports_priced"] = p.noise_off_ports_priced;
-  if (view.simulated) j["simulated"] = sim_result_json(*view.simulated, context.include_wall);
+  if (view.simulated)
+    j["simulated"] = sim_result_json(*view.simulated, context.include_wall, {context.unused_network_overrides});
   // A timed part: the baseline it subtracts; "ranks" and "estimates" are of the difference.
   if (!context.baseline_parameters.empty()) j["baseline_parameters"] = context.baseline_parameters;
-  if (view.baseline_simulated) j["baseline_simulated"] = sim_result_json(*view.baseline_simulated, context.include_wall);
+  if (view.baseline_simulated)
+    j["baseline_simulated"] =
+        sim_result_json(*view.baseline_simulated, context.include_wall, {context.unused_network_overrides});
   j["warnings"] = prediction_warnings(view, context);
   if (const auto& c = view.model.coverage)
     j["coverage"] = {{"unresolved_calls", c->unresolved_calls.size()},
@@ -381,9 +385,10 @@ std::string prediction_text(const PredictionView& view, const PredictionContext&
   const auto& m = view.model;
   std::string params;
   for (const auto& s : context.parameters) params += " " + s;
-  std::string out = fmt::format("{} on {} ({} ranks){}; model: {} ({})\n\n",
+  std::string out = fmt::format("{} on {} ({} ranks){}; model: {} ({})\n",
                                 m.program.empty() ? context.model_file : m.program, view.machine.name, p.np, params,
                                 context.model_file, m.origin.empty() ? "unknown origin" : m.origin);
+  out += placement_text(p.placement) + "\n";
   if (!context.baseline_parameters.empty()) {
     std::string baseline;
     for (const auto& b : context.baseline_parameters) baseline += " " + b;

@@ -11,6 +11,7 @@
 #include "machine/machine.h"
 #include "model/predict.h"
 #include "model/program_model.h"
+#include "report/placement.h"
 #include "sim/engine.h"
 
 namespace perfcast::report {
@@ -25,6 +26,7 @@ struct PredictionContext {
   // The baseline's, as given (--baseline-param); non-empty: the prediction is
   // of the timed part, the run minus the baseline (model::predict_timed_part).
   std::vector<std::string> baseline_parameters;
+  std::vector<std::string> unused_network_overrides;  // PlacementContext's: the placement's warnings name them
 };
 
 // What a prediction report shows; `simulated` is null when the model's calls
@@ -39,12 +41,13 @@ struct PredictionView {
 
 nlohmann::json prediction_json(const PredictionView& view, const PredictionContext& context);
 
-// What the prediction rests on that cannot be trusted, one sentence each:
-// the machine's figures outside what hardware does (machine/physics.h), and
-// what the analyser guessed (the model's coverage: unresolved calls, guessed
-// branches, loops of unknown trip count, pointing at `perfcast model show`);
-// empty when there is neither. `predict` prints them on stderr; the JSON
-// carries them as "warnings".
+// Where the ranks sit, when it changes what the figures mean (placement.h:
+// oversubscribed cores, every rank on one node of many), the machine's figures
+// outside what hardware does (machine/physics.h), and what the prediction rests
+// on that the analyser guessed (the model's coverage: unresolved calls, guessed
+// branches, loops of unknown trip count, pointing at `perfcast model show`;
+// nothing when the model has no coverage, written by hand), one sentence each.
+// `predict` prints them on stderr; the JSON carries them as "warnings".
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context);
 
 // The table per rank, one line per estimate, and the breakdown by site of the

@@ -89,7 +89,7 @@ std::string warnings_text(const std::vector<sim::RankWarnings>& warnings) {
 
 }  // namespace
 
-nlohmann::json sim_result_json(const SimResult& r, bool include_wall) {
+nlohmann::json sim_result_json(const SimResult& r, bool include_wall, const PlacementContext& placement) {
   nlohmann::json ranks = nlohmann::json::array();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const auto& t = r.ranks[i];
@@ -113,6 +113,7 @@ nlohmann::json sim_result_json(const SimResult& r, bool include_wall) {
       {"kinds", kinds},
       {"ranks", ranks},
       {"warnings", warnings_json(r.warnings)},
+      {"placement", placement_json(r.placement, placement)},
   };
   if (include_wall) {
     j["wall_s"] = r.wall_s;
@@ -123,7 +124,7 @@ nlohmann::json sim_result_json(const SimResult& r, bool include_wall) {
 }
 
 nlohmann::json simulation_json(const SimResult& r, const SimulationContext& context) {
-  nlohmann::json j = sim_result_json(r, context.include_wall);
+  nlohmann::json j = sim_result_json(r, context.include_wall, {context.unused_network_overrides, context.given_seconds});
   j["source"] = context.source;
   j["machine"] = context.machine;
   j["collectives"] = sim::collective_mode_name(context.collectives);
@@ -131,8 +132,9 @@ nlohmann::json simulation_json(const SimResult& r, const SimulationContext& cont
 }
 
 std::string simulation_table(const SimResult& r, const SimulationContext& context, int max_rows) {
-  std::string out = fmt::format("{} on {} ({} ranks, collectives: {})\n\n", context.source, context.machine,
+  std::string out = fmt::format("{} on {} ({} ranks, collectives: {})\n", context.source, context.machine,
                                 r.ranks.size(), sim::collective_mode_name(context.collectives));
+  out += placement_text(r.placement) + "\n";
   using Align = Table::Align;
   if (static_cast<int>(r.ranks.size()) <= max_rows) {
     Table t({"rank", "calc", "wait", "comm", "end"},

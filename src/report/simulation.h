@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/placement.h"
 #include "sim/engine.h"
 
 namespace perfcast::report {
@@ -18,13 +19,16 @@ struct SimulationContext {
   std::string machine;   // machine name
   sim::CollectiveMode collectives = sim::CollectiveMode::Auto;
   bool include_wall = true;  // false: leave out the simulator's own timings (for byte-identical output)
+  std::vector<std::string> unused_network_overrides;  // PlacementContext's: the placement's warnings name them
+  bool given_seconds = true;  // PlacementContext's: a trace or skeleton may give its bursts' seconds
 };
 
 // The result alone: predicted_time_s, events, mpi_calls, nranks, slowest_rank,
 // slowest {rank, component, waited_on}, kinds {name: count}, ranks [{rank,
-// calc_s, wait_s, comm_s, end_s}]; with `include_wall` also wall_s,
-// mpi_calls_per_s, engine_bytes_per_rank.
-nlohmann::json sim_result_json(const sim::SimResult& result, bool include_wall = true);
+// calc_s, wait_s, comm_s, end_s}], placement (placement.h); with
+// `include_wall` also wall_s, mpi_calls_per_s, engine_bytes_per_rank.
+nlohmann::json sim_result_json(const sim::SimResult& result, bool include_wall = true,
+                               const PlacementContext& placement = {});
 
 // `perfcast simulate --json`: the result and what was simulated (source,
 // machine, collectives).

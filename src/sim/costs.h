@@ -27,7 +27,11 @@ namespace perfcast::sim {
 // starts later sees this one; this one does not see it). Every burst holds
 // its core, a priced one or one whose seconds a trace or skeleton gives; only
 // priced ones change with k. On other nodes k is every rank the job places
-// there, as predict assumes (and as before the sharing keys existed).
+// there, as predict assumes (and as before the sharing keys existed). On
+// both, k is capped at the node's cores and a node holding more ranks than
+// cores has each priced burst take ranks / cores as long (machine::NodeLoad:
+// the ranks time-share the cores whether they compute or poll in MPI), so
+// ranks sharing a core never compute faster than the core.
 class ComputeModel {
  public:
   explicit ComputeModel(const machine::Pricing& pricing) : pricing_(pricing) {}

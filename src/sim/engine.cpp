@@ -221,6 +221,7 @@ SimResult Engine::run() {
   event_copies_.release();
   heap_.release();
   result_.ranks.resize(static_cast<size_t>(nranks_));
+  result_.placement = net_.placement();
   size_t slowest = 0;
   for (size_t r = 0; r < ranks_.size(); ++r) {
     const auto& R = ranks_[r];

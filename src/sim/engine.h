@@ -26,7 +26,11 @@
 //     the partner reached the matching point).
 //   Collectives: see collectives.h (table rule or point-to-point algorithms).
 //   Compute bursts: their given seconds, else priced by the machine with the
-//     node's ranks computing at once (costs.h: those in a burst when it starts).
+//     node's ranks computing at once (costs.h: those in a burst when it starts)
+//     and, on a node holding more ranks than cores, each rank's share of a
+//     core (machine::NodeLoad). Given seconds are the source's own price (a
+//     traced gap was measured as the rank ran; a model's bursts are priced
+//     with the share already): the engine does not stretch them.
 //
 // Scheduling: ranks ready to act sit in a priority queue (a 4-ary heap) keyed
 // by (time, rank, sequence); a rank keeps acting while it stays first in that
@@ -46,6 +50,7 @@
 #include "events/event.h"
 #include "events/source.h"
 #include "machine/machine.h"
+#include "machine/pricing.h"
 
 namespace perfcast::sim {
 
@@ -122,6 +127,9 @@ struct SimResult {
   int slowest_waited_on = -1;     // for "wait": the rank it waited on most (-1 when unknown)
   std::size_t engine_bytes = 0;   // peak engine state, for the per-rank memory goal
   std::vector<RankWarnings> warnings;  // by rank, only ranks with a warning
+  // Where the ranks sat: on a node holding more ranks than cores they
+  // time-share its cores (machine::NodeLoad; bursts the engine prices).
+  machine::Placement placement;
 };
 
 // Runs the whole job. Throws UserError for inconsistent streams (naming the

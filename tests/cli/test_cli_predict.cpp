@@ -175,4 +175,78 @@ TEST(CliPredict, ABaselineDoingMoreThanTheRunIsAClearError) {
   EXPECT_NE(r.stderr_text.find("--baseline-param 'steps' is not NAME=VALUE"), std::string::npos) << r.stderr_text;
 }
 
+// Where the ranks sit is shown. 64 ranks of a ring on generic-cluster (64
+// cores a node) all sit on node 0, so --set network.latency prices no message:
+// the file gives its own intra-node figures. The prediction and the
+// simulation say so, and the time does not move. Spread over the nodes, the
+// same --set is no warning and moves it. On polus, whose intra-node latency
+// follows network.latency, the --set does price the messages: no warning.
+TEST(CliPredict, RanksOnOneNodeAreShownAndANetworkSetThatPricesNothingIsAWarning) {
+  auto run = [&](const std::string& machine, int np, std::vector<std::string> extra) {
+    std::vector<std::string> a = {"predict", ring_model(), "--machine", kMachines + machine, "--np",
+                                  std::to_string(np), "--param", "work=1e6", "--param", "peer=mod(rank + 1, size)",
+                                  "--simulate"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return perfcast_run(a);
+  };
+  auto text = run("generic-cluster.toml", 64, {});
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_NE(text.stdout_text.find("placement: 64 ranks on 1 of 16 nodes (64 a node), 64 cores: all on node 0, no "
+                                  "message crosses the network"),
+            std::string::npos)
+      << text.stdout_text;
+  EXPECT_EQ(text.stderr_text.find("warning"), std::string::npos) << "no --set: the line says it, no warning";
+
+  auto base = run("generic-cluster.toml", 64, {"--json"});
+  auto slow = run("generic-cluster.toml", 64, {"--json", "--set", "network.latency=\"1 ms\""});
+  ASSERT_EQ(slow.exit_code, 0) << slow.stderr_text;
+  EXPECT_NE(slow.stderr_text.find("warning: --set network.latency: all 64 ranks sit on node 0 of the machine's 16"),
+            std::string::npos)
+      << slow.stderr_text;
+  auto b = json::parse(base.stdout_text), s = json::parse(slow.stdout_text);
+  EXPECT_EQ(s["placement"]["nodes"], 1);
+  EXPECT_EQ(s["placement"]["one_node_of_many"], true);
+  EXPECT_EQ(s["placement"]["ranks_per_node"]["max"], 64);
+  ASSERT_EQ(s["placement"]["warnings"].size(), 1u);
+  EXPECT_EQ(s["warnings"], s["placement"]["warnings"]);
+  EXPECT_EQ(s["simulated"]["placement"]["warnings"], s["placement"]["warnings"]);
+  EXPECT_TRUE(b["placement"]["warnings"].empty());
+  EXPECT_EQ(s["refined_time_s"], b["refined_time_s"]);
+  EXPECT_EQ(s["simulated"]["predicted_time_s"], b["simulated"]["predicted_time_s"]);
+
+  auto spread = run("generic-cluster.toml", 64,
+                    {"--json", "--set", "mapping.policy=round_robin", "--set", "network.latency=\"1 ms\""});
+  ASSERT_EQ(spread.exit_code, 0) << spread.stderr_text;
+  auto j = json::parse(spread.stdout_text);
+  EXPECT_EQ(j["placement"]["nodes"], 16);
+  EXPECT_EQ(j["placement"]["one_node_of_many"], false);
+  EXPECT_TRUE(j["placement"]["warnings"].empty());
+  EXPECT_GT(j["refined_time_s"].get<double>(), b["refined_time_s"].get<double>() + 0.9e-3);
+
+  auto polus = run("polus.toml", 4, {"--json", "--set", "network.latency=\"1 ms\""});
+  ASSERT_EQ(polus.exit_code, 0) << polus.stderr_text;
+  EXPECT_EQ(polus.stderr_text.find("warning"), std::string::npos) << polus.stderr_text;
+  EXPECT_EQ(json::parse(polus.stdout_text)["placement"]["one_node_of_many"], true);
+}
+
+// More ranks than cores: the placement says oversubscribed, with the ranks a
+// core, in the text, the JSON and a warning, and the job runs at the nodes' peak at most.
+TEST(CliPredict, OversubscriptionIsShownAndPriced) {
+  auto model = perfcast::testing::scratch() / "busy.json";
+  std::ofstream(model) << R"({"format": "perfcast-program-model", "version": 1, "program": "busy", "entry": "main",
+    "functions": {"main": {"body": [{"kind": "compute", "flops_double": "5.3e9"}]}}})";
+  auto r = perfcast_run({"predict", model.string(), "--machine", kMachines + "polus.toml", "--np", "160", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("warning: oversubscribed: 160 ranks on the 80 cores of 4 nodes, up to 2 ranks a core"),
+            std::string::npos)
+      << r.stderr_text;
+  auto j = json::parse(r.stdout_text);
+  EXPECT_EQ(j["placement"]["oversubscribed"], true);
+  EXPECT_EQ(j["placement"]["oversubscribed_nodes"], 4);
+  EXPECT_EQ(j["placement"]["ranks_per_core"], 2.0);
+  EXPECT_DOUBLE_EQ(j["predicted_time_s"].get<double>(), 2.0);  // 5.3 Gflop at 5.3 Gflop/s, half a core
+  auto text = perfcast_run({"predict", model.string(), "--machine", kMachines + "polus.toml", "--np", "160"});
+  EXPECT_NE(text.stdout_text.find("oversubscribed: up to 2 ranks a core"), std::string::npos) << text.stdout_text;
+}
+
 }  // namespace

@@ -134,7 +134,35 @@ TEST(PricingSharing, AMemoryBoundBurstTakesTheTablesBandwidthAtKAndAComputeBound
   // Compute-bound: flops at the core's rate, slowed by the busy clock only.
   EXPECT_DOUBLE_EQ(p.burst_s(0, flops, 1, 16), flops / g.flops_per_core * 1.09);
   EXPECT_DOUBLE_EQ(p.burst_s(0, flops, 1, 1), flops / g.flops_per_core);
-  EXPECT_DOUBLE_EQ(Pricing::in_core_s(g, 2.0, 16), 2.18);
+  EXPECT_DOUBLE_EQ(Pricing::in_core_s(g, 2.0, Pricing::node_load(g, 16, 16)), 2.18);
+}
+
+TEST(PricingSharing, RanksBeyondTheCoresTimeShareThemAndTheTablesStopAtTheCores) {
+  Machine m = sixteen_cores({"node.count=1"});
+  const NodeGroup& g = m.groups[0];
+  // 40 ranks on the 16 cores: the tables see 16, each rank 16/40 of a core.
+  const NodeLoad load = Pricing::node_load(g, 40, 40);
+  EXPECT_EQ(load.streaming, 16);
+  EXPECT_DOUBLE_EQ(load.time_share, 2.5);
+  EXPECT_DOUBLE_EQ(Pricing::in_core_s(g, 2.0, load), 2.0 * 1.09 * 2.5);
+  EXPECT_DOUBLE_EQ(Pricing::traffic_s(g.outermost_level(), 3e9, load), 2.5);
+  // Fewer at work than placed: the tables see those at work, the share the placed.
+  const NodeLoad one = Pricing::node_load(g, 1, 32);
+  EXPECT_EQ(one.streaming, 1);
+  EXPECT_DOUBLE_EQ(one.time_share, 2.0);
+  Pricing p(m, 32);
+  EXPECT_DOUBLE_EQ(p.burst_s(0, 0, 9e9, 1), 2.0);
+  EXPECT_DOUBLE_EQ(p.burst_s(0, 0, 3e9), 2.0) << "every rank at work: 3 GB/s at 16, half the time";
+  const Placement placed = p.placement();
+  EXPECT_TRUE(placed.oversubscribed());
+  EXPECT_EQ(placed.nodes, 1);
+  EXPECT_EQ(placed.machine_nodes, 1);
+  EXPECT_FALSE(placed.one_node_of_many());
+  EXPECT_EQ(placed.max_ranks_per_node, 32);
+  EXPECT_DOUBLE_EQ(placed.ranks_per_core, 2.0);
+  // Up to the cores nothing is shared in time.
+  EXPECT_DOUBLE_EQ(Pricing::node_load(g, 16, 16).time_share, 1.0);
+  EXPECT_FALSE(Pricing(m, 16).placement().oversubscribed());
 }
 
 }  // namespace

@@ -256,3 +256,72 @@ TEST(Costs, SitesFollowLoopNestsAndFunctions) {
   EXPECT_EQ(c.cycles, 1200 + 150);
   EXPECT_EQ(c.load_bytes, 3200 + 1600 + 8);
 }
+
+// Every item's own count must be >= 0 where the item runs (docs/program-model.md),
+// not only its site's total, which a negative item would shrink unseen.
+namespace {
+std::string count_error(const ProgramModel& m, std::map<std::string, expr::Value> params, int rank = 0,
+                        int size = 1) {
+  try {
+    counts(m, std::move(params), rank, size);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Costs, ANegativeItemIsAnErrorNamingItWhereverItRuns) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "compute", "line": 4, "flops_double": "1000"},
+      {"kind": "loop", "line": 5, "var": "i", "trip_count": "n", "body": [
+        {"kind": "compute", "line": 6, "load_bytes": "8 * (4 - i)"}]},
+      {"kind": "compute", "line": 7, "flops_double": "n - 4"}]}})J",
+                      R"J("parameters": {"n": {}})J");
+  EXPECT_EQ(count_error(m, {{"n", 5}}), "");
+  // The loop body at its last iteration (i = 5): 8 * (4 - 5) = -8, though the
+  // loop's total, 8 * (4 + 3 + 2 + 1 + 0 - 1) = 72, is positive.
+  std::string e = count_error(m, {{"n", 6}});
+  EXPECT_NE(e.find("loaded bytes of the compute item at line 6 of main evaluates to -8 on rank 0"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("n=6"), std::string::npos) << e;
+  // 1000 and 3 - 4 flops: 999 in the site's total, -1 in the item.
+  e = count_error(m, {{"n", 3}});
+  EXPECT_NE(e.find("double-precision flops of the compute item at line 7 of main evaluates to -1"), std::string::npos)
+      << e;
+}
+
+TEST(Costs, ANegativeTripCountIsAnErrorAndOnlyItemsThatRunAreChecked) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "compute", "line": 1, "flops_double": "1000"},
+      {"kind": "loop", "line": 2, "trip_count": "t", "body": [{"kind": "compute", "line": 3, "flops_double": "10"}]},
+      {"kind": "branch", "condition": "rank == 0", "then": [
+        {"kind": "compute", "line": 9, "flops_double": "rank - 1"}]},
+      {"kind": "loop", "line": 10, "trip_count": "t", "body": [
+        {"kind": "compute", "line": 11, "flops_double": "t - 2"}]}]}})J",
+                      R"J("parameters": {"t": {}})J");
+  std::string e = count_error(m, {{"t", -3}}, 1, 2);
+  EXPECT_NE(e.find("trip count of the loop at line 2 of main evaluates to -3"), std::string::npos) << e;
+  // Rank 1 does not take the branch, and a loop of no iteration runs no body.
+  EXPECT_EQ(count_error(m, {{"t", 0}}, 1, 2), "");
+  e = count_error(m, {{"t", 0}}, 0, 2);
+  EXPECT_NE(e.find("at line 9 of main evaluates to -1 on rank 0"), std::string::npos) << e;
+  EXPECT_NE(count_error(m, {{"t", 1}}, 1, 2).find("at line 11 of main evaluates to -1"), std::string::npos);
+}
+
+TEST(Costs, ACalleesNegativeItemNamesTheCalleeWithTheCallersValues) {
+  auto m = model_from(R"J({
+      "main": {"body": [{"kind": "compute", "line": 1, "flops_double": "100"},
+                        {"kind": "call", "function": "f", "args": {"len": "n - 4"}}]},
+      "f": {"parameters": ["len"], "body": [{"kind": "compute", "line": 20, "flops_double": "10"},
+                                            {"kind": "compute", "line": 21, "flops_double": "len"},
+                                            {"kind": "mpi", "line": 22, "op": "bcast", "root": "0", "bytes": "len + 3"}]}})J",
+                      R"J("parameters": {"n": {}})J");
+  EXPECT_EQ(count_error(m, {{"n", 4}}), "");
+  std::string e = count_error(m, {{"n", 2}});
+  EXPECT_NE(e.find("double-precision flops of the compute item at line 21 of f evaluates to -2"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("n=2"), std::string::npos) << e;
+  e = count_error(m, {{"n", 1}});
+  EXPECT_NE(e.find("at line 21 of f evaluates to -3"), std::string::npos) << e;
+}

@@ -160,5 +160,39 @@ TEST(OnePricing, WithSharingMeasuredTheSameRanksComputingCostTheSame) {
   }
 }
 
+TEST(OnePricing, OversubscribedRanksCostTheSameInPredictAndInTheSimulator) {
+  // More ranks than cores: 160 on polus (40 a node, two a core), 100 (40, 40
+  // and 20 on three nodes: the first two time-share, the third does not),
+  // with and without what the cores share, and on hetero-example's two
+  // groups of unequal cores. Each rank's burst costs the same both ways, and
+  // a compute-bound one takes ranks / cores of its time on a core of its own.
+  const std::vector<std::string> sharing = {"node.busy_slowdown=1.1", "memory.DRAM.bandwidth_by_cores={ cores = [1, 4, 20], "
+                                            "per_core = [\"9 GB/s\", \"5 GB/s\", \"2 GB/s\"] }"};
+  const std::vector<std::pair<machine::Machine, std::vector<int>>> cases = {
+      {bundled("polus"), {100, 160}}, {bundled("polus", sharing), {100, 160}}, {bundled("hetero-example"), {0}}};
+  for (const auto& [machine, sizes] : cases) {
+    std::vector<int> nps = sizes;
+    if (nps == std::vector<int>{0}) nps = {2 * machine.total_cores(), 3 * machine.total_cores() / 2};
+    for (const char* item : {R"({"kind": "compute", "flops_double": 1e9, "load_bytes": 1e6})",
+                             R"({"kind": "compute", "flops_double": 1e6, "load_bytes": 4e9, "store_bytes": 1e9})"}) {
+      auto m = testing::model_from(std::string(R"({"main": {"body": [)") + item + "]}}");
+      for (int np : nps) {
+        auto both = price_both_ways(m, machine, np);
+        EXPECT_TRUE(both.predicted.placement.oversubscribed()) << machine.name << ", " << np << " ranks";
+        for (int r = 0; r < np; ++r) {
+          const auto& p = both.predicted.ranks[static_cast<size_t>(r)];
+          EXPECT_DOUBLE_EQ(p.time_s, both.simulated.ranks[static_cast<size_t>(r)].end_s)
+              << machine.name << ", " << item << ", " << np << " ranks, rank " << r;
+        }
+      }
+    }
+  }
+  // The compute-bound burst by hand on polus: 1e9 flops at 5.3 Gflop/s, two ranks a core at 160.
+  auto m = testing::model_from(R"({"main": {"body": [{"kind": "compute", "flops_double": 1e9}]}})");
+  auto both = price_both_ways(m, bundled("polus"), 160);
+  EXPECT_DOUBLE_EQ(both.simulated.predicted_time_s, 2 * 1e9 / 5.3e9);
+  EXPECT_DOUBLE_EQ(both.predicted.predicted_time_s, 2 * 1e9 / 5.3e9);
+}
+
 }  // namespace
 }  // namespace perfcast::model

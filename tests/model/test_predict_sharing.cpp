@@ -63,4 +63,31 @@ TEST(PredictSharing, WithoutTheKeysSixteenRanksCostWhatOneDoes) {
   EXPECT_DOUBLE_EQ(run(kComputeBound, 16, plain).refined_time_s, 1.0);
 }
 
+TEST(PredictSharing, RanksBeyondTheCoresTimeShareThem) {
+  // 32 ranks on the 16 cores: the tables see 16 streaming (3 GB/s each, the
+  // clock 1.09x), and each rank has half a core, so twice the 16-rank times.
+  const Prediction sixteen = run(kMemoryBound, 16), thirty_two = run(kMemoryBound, 32);
+  EXPECT_DOUBLE_EQ(thirty_two.refined_time_s, 2 * 3.0);
+  EXPECT_DOUBLE_EQ(thirty_two.predicted_time_s, 2 * sixteen.predicted_time_s);
+  EXPECT_DOUBLE_EQ(run(kComputeBound, 32).refined_time_s, 2 * 1.09);
+  // 24 ranks: 1.5 ranks a core, the tables still at 16.
+  EXPECT_DOUBLE_EQ(run(kMemoryBound, 24).refined_time_s, 1.5 * 3.0);
+  const auto& p = thirty_two.placement;
+  EXPECT_TRUE(p.oversubscribed());
+  EXPECT_EQ(p.ranks, 32);
+  EXPECT_EQ(p.cores, 16);
+  EXPECT_EQ(p.oversubscribed_nodes, 1);
+  EXPECT_DOUBLE_EQ(p.ranks_per_core, 2.0);
+  EXPECT_FALSE(sixteen.placement.oversubscribed());
+}
+
+TEST(PredictSharing, WithoutTheKeysRanksBeyondTheCoresStillTimeShareThem) {
+  // No table, no node_bandwidth, no busy clock: on its own core a rank
+  // streams as if alone, but two ranks on a core each have it half the time.
+  const std::vector<std::string> plain = {"node.busy_slowdown=1", "memory.DRAM={ bandwidth = \"9 GB/s\" }"};
+  EXPECT_DOUBLE_EQ(run(kMemoryBound, 32, plain).refined_time_s, 2.0);
+  EXPECT_DOUBLE_EQ(run(kComputeBound, 32, plain).refined_time_s, 2.0);
+  EXPECT_DOUBLE_EQ(run(kComputeBound, 32, plain).predicted_time_s, 2.0);
+}
+
 }  // namespace

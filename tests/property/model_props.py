@@ -117,16 +117,18 @@ _machine_cache = {}
 
 
 def node_peaks(h, machine, sets):
-    """The peak flop rate (double precision) of each node, by node index."""
+    """The peak flop rate (double precision) and the cores of each node, by node index,
+    and the machine's cores."""
     key = (machine, tuple(sets))
     if key not in _machine_cache:
         r = h.run(["machine", "show", machine, "--json"] + set_args(sets))
         doc = h.check_json_ok(r, "machine show")
-        peaks = []
+        peaks, node_cores = [], []
         if doc:
             for g in doc["machines"][0]["node_groups"]:
                 peaks += [g["peak_flops_per_node"]] * g["nodes"]
-        _machine_cache[key] = (peaks, doc["machines"][0]["total_cores"] if doc else 0)
+                node_cores += [g["cores"]] * g["nodes"]
+        _machine_cache[key] = (peaks, node_cores, doc["machines"][0]["total_cores"] if doc else 0)
     return _machine_cache[key]
 
 
@@ -138,7 +140,7 @@ def _peak_case(h, case, rng, oversubscribed):
     path = h.write("model.json", json.dumps(model, indent=1))
     machine = rng.choice(MACHINES)
     sets = [f"mapping.ranks_per_node={rng.choice([1, 2, 4])}"] if rng.random() < 0.3 else []
-    peaks, cores = node_peaks(h, machine, sets)
+    peaks, node_cores, cores = node_peaks(h, machine, sets)
     if not peaks:
         return
     # Within the slots (one rank a core at most) or beyond them (ranks share cores).
@@ -152,6 +154,18 @@ def _peak_case(h, case, rng, oversubscribed):
     flops = sum(rk["flops_double"] for rk in doc["ranks"])
     nodes = {rk["node"] for rk in doc["ranks"]}
     peak = sum(peaks[n] for n in nodes)
+    # The placement the report shows is where the ranks are: oversubscribed when a
+    # node holds more ranks than cores, with the most ranks a core over the nodes.
+    held = {}
+    for rk in doc["ranks"]:
+        held[rk["node"]] = held.get(rk["node"], 0) + 1
+    per_core = max(held[n] / node_cores[n] for n in held)
+    placements = [doc["placement"]] + ([doc["simulated"]["placement"]] if "simulated" in doc else [])
+    for placement in placements:
+        h.check(placement["oversubscribed"] == (per_core > 1) and placement["nodes"] == len(held)
+                and abs(placement["ranks_per_core"] - per_core) <= 1e-12 * per_core
+                and (per_core <= 1 or any("oversubscribed" in w for w in placement["warnings"])),
+                f"{np_} ranks on nodes {held}: placement {placement} does not say {per_core:.6g} ranks a core", [r])
     for t in TIMES:
         time_s = get(doc, t)
         if time_s:

@@ -67,10 +67,11 @@ TEST(PropertyRegressions, FunctionParametersMustBeAnArrayOfNames) {
 }
 
 // docs/program-model.md: every count an item contributes must be >= 0, else an error
-// naming the function and the line. src/model/costs.cpp checks each site's composed
-// total instead, so a negative item (or a negative trip count) is subtracted from the
-// rest of its site unseen: 1000 flops and -5 flops predict 995.
-TEST(PropertyRegressions, DISABLED_ANegativeItemCountIsAnErrorEvenWhenTheTotalIsPositive) {
+// naming the function and the line. src/model/costs.cpp checked each site's composed
+// total only, so a negative item (or a negative trip count) was subtracted from the
+// rest of its site unseen: 1000 flops and -5 flops predicted 995. Each item's own
+// counts are now checked where it runs (SymbolicCosts::checks).
+TEST(PropertyRegressions, ANegativeItemCountIsAnErrorEvenWhenTheTotalIsPositive) {
   auto r = perfcast_run({"predict",
                          model("negative.json", R"({"kind": "compute", "line": 1, "flops_double": "1000"},
                                                   {"kind": "compute", "line": 2, "flops_double": "0 - 5"})"),
@@ -82,7 +83,7 @@ TEST(PropertyRegressions, DISABLED_ANegativeItemCountIsAnErrorEvenWhenTheTotalIs
   EXPECT_TRUE(names_line) << r.stderr_text;
 }
 
-TEST(PropertyRegressions, DISABLED_ANegativeTripCountIsAnError) {
+TEST(PropertyRegressions, ANegativeTripCountIsAnError) {
   auto r = perfcast_run({"predict",
                          model("trips.json", R"({"kind": "compute", "line": 1, "flops_double": "1000"},
                                                {"kind": "loop", "line": 2, "trip_count": "0 - 3",
@@ -90,14 +91,16 @@ TEST(PropertyRegressions, DISABLED_ANegativeTripCountIsAnError) {
                          "--machine", kPolus, "--np", "1", "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
   EXPECT_EQ(error_lines(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("trip count of the loop at line 2 of main evaluates to -3"), std::string::npos)
+      << r.stderr_text;
 }
 
 // More ranks than cores on the same nodes: the ranks share the cores, so the job
 // cannot do more flops per second than the nodes' peak. Polus has 4 nodes of 20
 // cores at 5.3 Gflop/s (424 Gflop/s); 160 ranks of 5.3 Gflop each need >= 2 s.
-// predict prices each rank at a whole core (model::predict through Pricing, src/machine)
-// and the simulator runs every rank's bursts at a whole core (src/sim), so both say 1 s.
-TEST(PropertyRegressions, DISABLED_PredictOversubscribedRanksShareTheirCores) {
+// predict priced each rank at a whole core and the simulator ran every rank's bursts at
+// a whole core, so both said 1 s; now machine::NodeLoad gives each rank its share.
+TEST(PropertyRegressions, PredictOversubscribedRanksShareTheirCores) {
   auto r = perfcast_run({"predict", model("busy.json", R"({"kind": "compute", "flops_double": "5.3e9"})"),
                          "--machine", kPolus, "--np", "160", "--json", "--simulate"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
@@ -108,7 +111,7 @@ TEST(PropertyRegressions, DISABLED_PredictOversubscribedRanksShareTheirCores) {
   EXPECT_LE(flops / j["simulated"]["predicted_time_s"].get<double>(), peak * (1 + 1e-9));
 }
 
-TEST(PropertyRegressions, DISABLED_SimulateOversubscribedRanksShareTheirCores) {
+TEST(PropertyRegressions, SimulateOversubscribedRanksShareTheirCores) {
   std::string text = "# perfcast events 1\n";
   for (int r = 0; r < 160; ++r) text += "rank " + std::to_string(r) + "\ncompute flops=5.3e9\n";
   auto r = perfcast_run({"simulate", "--machine", kPolus, write("busy.txt", text), "--json"});

@@ -70,5 +70,42 @@ TEST(SimSharing, WithoutTheSharingKeysEveryRankOnTheNodeShares) {
   for (int rank = 0; rank < 3; ++rank) EXPECT_DOUBLE_EQ(r.ranks[static_cast<size_t>(rank)].calc_s, bytes / (4e9 / 3));
 }
 
+Event flops(double count) {
+  Event e;
+  e.kind = Kind::Compute;
+  e.flops = count;
+  return e;
+}
+
+TEST(SimSharing, RanksBeyondTheCoresTimeShareThem) {
+  // 8 ranks on the node's 4 cores, each doing 1 Gflop (1 s on a core of its
+  // own at 1 Gflop/s): two ranks a core, so 2 s each, against 1 s for 4 ranks.
+  const auto m = machine::load_machine_string(kSharedNode, "shared", ".");
+  const SimResult four = run(std::vector<std::vector<Event>>(4, {flops(1e9)}), m);
+  const SimResult eight = run(std::vector<std::vector<Event>>(8, {flops(1e9)}), m);
+  EXPECT_DOUBLE_EQ(four.predicted_time_s, 1.0);
+  EXPECT_DOUBLE_EQ(eight.predicted_time_s, 2.0);
+  for (const auto& rank : eight.ranks) EXPECT_DOUBLE_EQ(rank.calc_s, 2.0);
+  // Streaming 4 GB each: the table at 4 cores (1 GB/s each, never beyond
+  // the cores: 8 do not stream at once), for half of a core's time: 8 s.
+  const SimResult streams = run(std::vector<std::vector<Event>>(8, {streaming(4e9)}), m);
+  EXPECT_DOUBLE_EQ(streams.predicted_time_s, 4e9 / 1e9 * 2);
+  EXPECT_TRUE(eight.placement.oversubscribed());
+  EXPECT_DOUBLE_EQ(eight.placement.ranks_per_core, 2.0);
+  EXPECT_EQ(eight.placement.cores, 4);
+  EXPECT_FALSE(four.placement.oversubscribed());
+  // A rank alone at work still has half a core: its core-mate polls in MPI.
+  const SimResult one_works = run({{flops(1e9)}, {}, {}, {}, {}, {}, {}, {}}, m);
+  EXPECT_DOUBLE_EQ(one_works.predicted_time_s, 2.0);
+}
+
+TEST(SimSharing, WithoutTheSharingKeysRanksBeyondTheCoresStillTimeShareThem) {
+  const auto m = machine::load_machine_string(kSharedNode, "shared", ".", {"memory.DRAM={ bandwidth = \"4 GB/s\" }"});
+  EXPECT_DOUBLE_EQ(run(std::vector<std::vector<Event>>(8, {flops(1e9)}), m).predicted_time_s, 2.0);
+  EXPECT_DOUBLE_EQ(run(std::vector<std::vector<Event>>(12, {streaming(4e9)}), m).predicted_time_s, 3.0);
+  // A burst of given seconds is the source's own price: not stretched.
+  EXPECT_DOUBLE_EQ(run(std::vector<std::vector<Event>>(8, {compute(3.0)}), m).predicted_time_s, 3.0);
+}
+
 }  // namespace
 }  // namespace perfcast::sim::test
