@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/feature_launch.h"
 #include "learn/feature_records.h"
 #include "report/table.h"
 #include "support/error.h"
@@ -30,23 +31,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The runtime's variable (src/features/feature_abi.h, which is C for the runtime's sake).
-constexpr const char* kDatasetVariable = "PERFCAST_FEATURES_DATASET";
-
 struct RunArgs {
   std::string dataset;
   std::vector<std::string> command;
   bool json = false;
 };
-
-// Open MPI's launcher passes a variable to the ranks only when told to (-x).
-std::vector<std::string> launched_command(const std::vector<std::string>& command) {
-  std::vector<std::string> out = command;
-  std::string launcher = fs::path(command.front()).filename().string();
-  if (launcher == "mpirun.openmpi" || launcher == "mpiexec.openmpi" || launcher == "orterun")
-    out.insert(out.begin() + 1, {"-x", kDatasetVariable});
-  return out;
-}
 
 int run_with_streams(const std::vector<std::string>& argv) {
   std::vector<char*> words;
@@ -82,9 +71,9 @@ void run_run(const RunArgs& a) {
   std::error_code ec;
   const std::uintmax_t before = fs::exists(dataset, ec) ? fs::file_size(dataset, ec) : 0;
 
-  setenv(kDatasetVariable, dataset.c_str(), 1);
+  setenv(kFeaturesDatasetVariable, dataset.c_str(), 1);
   std::cout.flush();
-  int rc = run_with_streams(launched_command(a.command));
+  int rc = run_with_streams(feature_launch(a.command, {kFeaturesDatasetVariable}));
   if (rc != 0)
     throw UserError(fmt::format("{} exited with status {}", a.command.front(), rc), {},
                     "a failed run records nothing; its own messages are above");

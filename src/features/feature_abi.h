@@ -42,6 +42,8 @@ struct perfcast_feature_module {
 #define PERFCAST_FEATURES_MPI "__perfcast_features_mpi"
 /* The environment variable naming the dataset file records are appended to. */
 #define PERFCAST_FEATURES_DATASET_VARIABLE "PERFCAST_FEATURES_DATASET"
+/* Optional: a label the record carries (`perfcast sweep` names its point so). */
+#define PERFCAST_FEATURES_LABEL_VARIABLE "PERFCAST_FEATURES_LABEL"
 
 #ifdef __cplusplus
 extern "C" {

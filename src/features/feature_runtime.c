@@ -252,6 +252,11 @@ static void write_record(struct feature* features, size_t n, double time_s, int 
   appendf(&body, "{\"format\":\"perfcast-features\",\"version\":1,\"time_s\":%.9g,\"ranks\":%d,\"command\":",
           time_s, ranks);
   append_command(&body);
+  const char* label = getenv(PERFCAST_FEATURES_LABEL_VARIABLE);
+  if (label && *label) {
+    append(&body, ",\"label\":", 9);
+    append_json_string(&body, label);
+  }
   append(&body, ",\"features\":{", 13);
   int first = 1;
   for (size_t i = 0; i < n;) {

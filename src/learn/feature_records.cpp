@@ -26,6 +26,8 @@ double number(const nlohmann::json& j, const char* key, const std::string& sourc
   return it->get<double>();
 }
 
+FeatureRecord read_fields(const nlohmann::json& j, const std::string& text, const std::string& source, int line);
+
 FeatureRecord read_record(const std::string& text, const std::string& source, int line) {
   nlohmann::json j;
   try {
@@ -34,6 +36,14 @@ FeatureRecord read_record(const std::string& text, const std::string& source, in
     throw UserError(fmt::format("the record's checksum holds but its JSON does not: {}", e.what()),
                     {source, line, "record"});
   }
+  try {
+    return read_fields(j, text, source, line);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
+    throw UserError(fmt::format("a field of the wrong type: {}", e.what()), {source, line, "record"});
+  }
+}
+
+FeatureRecord read_fields(const nlohmann::json& j, const std::string& text, const std::string& source, int line) {
   if (!j.is_object() || j.value("format", "") != "perfcast-features")
     throw UserError("not a perfcast-features record", {source, line, "record.format"});
   if (j.value("version", 0) != 1)
@@ -50,6 +60,7 @@ FeatureRecord read_record(const std::string& text, const std::string& source, in
     throw UserError(fmt::format("{} is not a process count", ranks), {source, line, "record.ranks"});
   r.ranks = static_cast<int>(ranks);
   r.command = j.value("command", "");
+  r.label = j.value("label", "");
   auto features = j.find("features");
   if (features == j.end() || !features->is_object())
     throw UserError("missing, or not an object", {source, line, "record.features"});

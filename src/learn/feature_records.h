@@ -30,6 +30,7 @@ struct FeatureRecord {
   double time_s = 0;
   int ranks = 0;
   std::string command;
+  std::string label;  // the sweep point that made it, or empty
   std::map<std::string, FeatureValue> features;
   std::string text;  // the record's JSON as written
 };
