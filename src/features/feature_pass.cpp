@@ -18,6 +18,12 @@
 // A second feature of the same kind on the same line is `branch#2`,
 // `loop#2`, `MPI_Send#2`, in the order of the code.
 //
+// PERFCAST_FEATURES_KEEP, when set, names a file of the features to keep (a
+// learned model file, whose `inputs` are kept, or one name a line): other
+// probes are left out, and names are given as without it, so a filtered build
+// records the same names. A pair (taken/not_taken, headers/entries,
+// calls/bytes) is kept whole when either of its names is listed.
+//
 // The pass runs at the start of the pipeline (PipelineStartEP), which clang
 // runs at -O0 as well as at -O2: the IR is then the front end's, so loops,
 // branches and variables are still the source's (stores to named allocas,
@@ -38,10 +44,15 @@
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
+#include <llvm/ADT/StringSet.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +98,41 @@ DILocalVariable* variable_of(AllocaInst* alloca) {
   return nullptr;
 }
 
+// The features PERFCAST_FEATURES_KEEP lists, or nothing (keep all). A file
+// that cannot be read is a compile error naming it.
+std::optional<StringSet<>> keep_list(LLVMContext& ctx) {
+  const char* path = std::getenv("PERFCAST_FEATURES_KEEP");
+  if (!path || !*path) return std::nullopt;
+  StringSet<> keep;
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer) {
+    ctx.emitError(Twine("perfcast features: cannot read PERFCAST_FEATURES_KEEP=") + path + ": " +
+                  buffer.getError().message());
+    return keep;
+  }
+  StringRef text = (*buffer)->getBuffer();
+  if (text.ltrim().starts_with("{")) {
+    Expected<json::Value> model = json::parse(text);
+    const json::Object* object = model ? model->getAsObject() : nullptr;
+    const json::Array* inputs = object ? object->getArray("inputs") : nullptr;
+    if (!inputs) {
+      if (!model) consumeError(model.takeError());
+      ctx.emitError(Twine("perfcast features: ") + path + " is JSON without an `inputs` array of feature names");
+      return keep;
+    }
+    for (const auto& name : *inputs)
+      if (auto s = name.getAsString()) keep.insert(*s);
+    return keep;
+  }
+  SmallVector<StringRef, 64> lines;
+  text.split(lines, '\n');
+  for (StringRef line : lines) {
+    line = line.trim();
+    if (!line.empty() && !line.starts_with("#")) keep.insert(line);
+  }
+  return keep;
+}
+
 bool is_scalar(Type* t) { return (t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy(); }
 
 class FeatureProbes {
@@ -99,6 +145,7 @@ class FeatureProbes {
     double_ = Type::getDoubleTy(ctx_);
     ptr_ = PointerType::getUnqual(ctx_);
     slot_type_ = StructType::get(ctx_, {i64_, double_, i32_, i32_});
+    keep_ = keep_list(ctx_);
     // Slots are created once their number is known; probes address this
     // placeholder until then.
     placeholder_ = new GlobalVariable(m_, slot_type_, false, GlobalValue::InternalLinkage,
@@ -119,22 +166,26 @@ class FeatureProbes {
   }
 
  private:
-  // A new feature's slot index; its name made unique by #2, #3 on repeats.
-  unsigned add_feature(const std::string& site, const std::string& what, const std::string& suffix,
-                       perfcast_feature_kind kind) {
+  // The name of the next feature of this kind at `site`: #2, #3 on repeats.
+  std::string next_name(const std::string& site, const std::string& what) {
     std::string base = site + ":" + what;
     unsigned n = ++repeats_[base];
-    std::string name = n == 1 ? base : base + "#" + std::to_string(n);
-    if (!suffix.empty()) name += "." + suffix;
+    return n == 1 ? base : base + "#" + std::to_string(n);
+  }
+  bool kept(const std::string& name) const { return !keep_ || keep_->contains(name); }
+  // A value feature's slot, or nothing when the keep list leaves it out.
+  std::optional<unsigned> add_value(const std::string& site, const std::string& what) {
+    std::string name = next_name(site, what);
+    if (!kept(name)) return std::nullopt;
     names_.push_back(name);
-    kinds_.push_back(static_cast<uint8_t>(kind));
+    kinds_.push_back(PERFCAST_FEATURE_VALUE);
     return static_cast<unsigned>(names_.size() - 1);
   }
-  // A pair of features named site:what.first and site:what.second.
-  unsigned add_pair(const std::string& site, const std::string& what, const char* first, const char* second) {
-    std::string base = site + ":" + what;
-    unsigned n = ++repeats_[base];
-    std::string name = n == 1 ? base : base + "#" + std::to_string(n);
+  // The first slot of a pair of counts named site:what.first and site:what.second.
+  std::optional<unsigned> add_pair(const std::string& site, const std::string& what, const char* first,
+                                   const char* second) {
+    std::string name = next_name(site, what);
+    if (!kept(name + "." + first) && !kept(name + "." + second)) return std::nullopt;
     for (const char* s : {first, second}) {
       names_.push_back(name + "." + s);
       kinds_.push_back(PERFCAST_FEATURE_COUNT);
@@ -185,8 +236,8 @@ class FeatureProbes {
 
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
-        unsigned slot = add_pair(file_line(l->getStartLoc(), m_), "loop", "headers", "entries");
-        loop_plans.push_back({l, slot});
+        if (auto slot = add_pair(file_line(l->getStartLoc(), m_), "loop", "headers", "entries"))
+          loop_plans.push_back({l, *slot});
       }
     for (BasicBlock& bb : f) {
       Loop* loop = loops.getLoopFor(&bb);
@@ -199,14 +250,15 @@ class FeatureProbes {
           const MpiBinding* binding = mpi_binding(callee->getName());
           if (!binding || call->arg_size() <= static_cast<unsigned>(std::max(binding->count, binding->datatype)))
             continue;
-          unsigned slot = add_pair(file_line(call->getDebugLoc(), m_), binding->function, "calls", "bytes");
-          calls.push_back({call, binding, slot});
+          if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), binding->function, "calls", "bytes"))
+            calls.push_back({call, binding, *slot});
         }
       }
       auto* br = dyn_cast<BranchInst>(bb.getTerminator());
       if (!br || !br->isConditional()) continue;
       if (loop && (loop->isLoopLatch(&bb) || (loop->getHeader() == &bb && loop->isLoopExiting(&bb)))) continue;
-      branches.push_back({br, add_pair(file_line(br->getDebugLoc(), m_), "branch", "taken", "not_taken")});
+      if (auto slot = add_pair(file_line(br->getDebugLoc(), m_), "branch", "taken", "not_taken"))
+        branches.push_back({br, *slot});
     }
 
     for (auto& s : stores) {
@@ -283,7 +335,7 @@ class FeatureProbes {
     if (!is_scalar(t)) return std::nullopt;
     Value* target = store.getPointerOperand();
     auto found = variable_slots_.find(target);
-    if (found != variable_slots_.end()) return found->second;
+    if (found != variable_slots_.end()) return found->second;  // named once, kept or not
     std::string site, name;
     if (auto* alloca = dyn_cast<AllocaInst>(target)) {
       if (alloca->getAllocatedType() != t) return std::nullopt;
@@ -306,7 +358,7 @@ class FeatureProbes {
     } else {
       return std::nullopt;
     }
-    unsigned slot = add_feature(site, name, "", PERFCAST_FEATURE_VALUE);
+    std::optional<unsigned> slot = add_value(site, name);
     variable_slots_[target] = slot;
     return slot;
   }
@@ -359,7 +411,8 @@ class FeatureProbes {
   std::vector<std::string> names_;
   std::vector<uint8_t> kinds_;
   StringMap<unsigned> repeats_;
-  DenseMap<Value*, unsigned> variable_slots_;
+  DenseMap<Value*, std::optional<unsigned>> variable_slots_;
+  std::optional<StringSet<>> keep_;
 };
 
 struct FeatureProbesPass : PassInfoMixin<FeatureProbesPass> {

@@ -4,6 +4,7 @@
 // the program does; concurrent runs and a torn record in the dataset file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -55,12 +56,13 @@ std::string read_file(const fs::path& path) {
 
 // The program built as a user's Make would build it: compile, then link.
 // `wrapper`: bin/perfcast-mpicc, or Open MPI's own with OMPI_CC set.
-fs::path build_probe(const std::string& opt, bool through_script) {
-  fs::path dir = scratch() / ("probe" + opt);
+fs::path build_probe(const std::string& opt, bool through_script, const std::string& keep = "") {
+  fs::path dir = scratch() / ("probe" + opt + (keep.empty() ? "" : "keep"));
   fs::create_directories(dir);
   fs::path object = dir / "probe.o", program = dir / "probe";
   std::vector<std::string> compiler = {through_script ? kBin + "/perfcast-mpicc" : std::string(MPICC)};
   EnvironmentOverrides env;
+  if (!keep.empty()) env["PERFCAST_FEATURES_KEEP"] = keep;
   if (!through_script) env["OMPI_CC"] = kBin + "/perfcast cc --features";
   auto compile = compiler, link = compiler;
   compile.insert(compile.end(), {opt, "-c", PROBE_SOURCE, "-o", object.string()});
@@ -133,6 +135,27 @@ TEST_P(FeaturesAtLevel, RecordHoldsWhatTheProgramDid) {
 
 INSTANTIATE_TEST_SUITE_P(Levels, FeaturesAtLevel, ::testing::Values("-O0", "-O2"),
                          [](const auto& info) { return info.param == "-O0" ? std::string("O0") : std::string("O2"); });
+
+// A keep list (the features a learned model uses) leaves the other probes out
+// and names the kept ones as a full build does.
+TEST(Features, KeepListLeavesOtherProbesOut) {
+  fs::path keep = scratch() / "keep.txt";
+  std::ofstream(keep) << "# features to keep\n" << site("steps") << ":steps\n" << site("loop") << ":loop.headers\n";
+  fs::path program = build_probe("-O2", true, keep.string());
+  nlohmann::json r = run_recorded(scratch() / "kept.jsonl", program, 9);
+  std::vector<std::string> names;
+  for (auto& [name, pair] : r.at("features").items()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{site("loop") + ":loop.entries", site("loop") + ":loop.headers",
+                                             site("steps") + ":steps"}));
+  EXPECT_EQ(value(r, site("loop") + ":loop.headers"), 10 * kRanks);
+
+  // A keep list that cannot be read stops the compile, naming it.
+  ProcessResult bad = run_process({kBin + "/perfcast-mpicc", "-c", PROBE_SOURCE, "-o", (scratch() / "bad.o").string()},
+                                  std::chrono::seconds(120), {{"PERFCAST_FEATURES_KEEP", "/nonexistent/keep.txt"}});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.stderr_text.find("PERFCAST_FEATURES_KEEP=/nonexistent/keep.txt"), std::string::npos) << bad.stderr_text;
+}
 
 TEST(Features, UninstrumentedRunIsAnError) {
   fs::path dir = scratch() / "plain";
