@@ -19,9 +19,9 @@
 // `loop#2`, `MPI_Send#2`, in the order of the code.
 //
 // PERFCAST_FEATURES_KEEP, when set, names a file of the features to keep (a
-// learned model file, whose `inputs` are kept, or one name a line): other
-// probes are left out, and names are given as without it, so a filtered build
-// records the same names. A pair (taken/not_taken, headers/entries,
+// learned model file, whose kept columns' inputs are kept, or one name a
+// line): other probes are left out, and names are given as without it, so a
+// filtered build records the same names. A pair (taken/not_taken, headers/entries,
 // calls/bytes) is kept whole when either of its names is listed.
 //
 // The pass runs at the start of the pipeline (PipelineStartEP), which clang
@@ -120,8 +120,22 @@ std::optional<StringSet<>> keep_list(LLVMContext& ctx) {
       ctx.emitError(Twine("perfcast features: ") + path + " is JSON without an `inputs` array of feature names");
       return keep;
     }
-    for (const auto& name : *inputs)
-      if (auto s = name.getAsString()) keep.insert(*s);
+    // The inputs the kept columns multiply (after the importance filter), or every input.
+    const json::Array* kept = object->getArray("kept");
+    const json::Object* expansion = object->getObject("expansion");
+    const json::Array* monomials = expansion ? expansion->getArray("monomials") : nullptr;
+    std::vector<bool> used(inputs->size(), kept == nullptr || monomials == nullptr);
+    if (kept && monomials)
+      for (const auto& column : *kept) {
+        const json::Object* c = column.getAsObject();
+        auto index = c ? c->getInteger("column") : std::nullopt;
+        if (!index || *index < 0 || static_cast<size_t>(*index) >= monomials->size()) continue;
+        if (const json::Array* factors = (*monomials)[*index].getAsArray())
+          for (const auto& f : *factors)
+            if (auto i = f.getAsInteger(); i && *i >= 0 && static_cast<size_t>(*i) < used.size()) used[*i] = true;
+      }
+    for (size_t i = 0; i < inputs->size(); ++i)
+      if (auto s = (*inputs)[i].getAsString(); s && used[i]) keep.insert(*s);
     return keep;
   }
   SmallVector<StringRef, 64> lines;

@@ -150,6 +150,18 @@ TEST(Features, KeepListLeavesOtherProbesOut) {
                                              site("steps") + ":steps"}));
   EXPECT_EQ(value(r, site("loop") + ":loop.headers"), 10 * kRanks);
 
+  // A learned model keeps the inputs of its kept columns: here column 1, the loop's headers.
+  fs::path model = scratch() / "model.json";
+  std::ofstream(model) << nlohmann::json{{"inputs", {site("steps") + ":steps", site("loop") + ":loop.headers",
+                                                     site("branch") + ":branch.taken"}},
+                                         {"expansion", {{"degree", 1}, {"monomials", {{0}, {1}, {2}}}}},
+                                         {"kept", {{{"column", 1}, {"name", site("loop") + ":loop.headers"}}}}}
+                                             .dump();
+  fs::path from_model = build_probe("-O1", true, model.string());
+  nlohmann::json m = run_recorded(scratch() / "kept_by_model.jsonl", from_model, 9);
+  EXPECT_EQ(m.at("features").size(), 2u) << m.at("features").dump();
+  EXPECT_EQ(value(m, site("loop") + ":loop.headers"), 10 * kRanks);
+
   // A keep list that cannot be read stops the compile, naming it.
   ProcessResult bad = run_process({kBin + "/perfcast-mpicc", "-c", PROBE_SOURCE, "-o", (scratch() / "bad.o").string()},
                                   std::chrono::seconds(120), {{"PERFCAST_FEATURES_KEEP", "/nonexistent/keep.txt"}});
