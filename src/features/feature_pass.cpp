@@ -33,6 +33,7 @@
 // that -O0's optnone functions are instrumented too.
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DepthFirstIterator.h>
+#include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/LoopInfo.h>
@@ -147,6 +148,20 @@ std::optional<StringSet<>> keep_list(LLVMContext& ctx) {
   return keep;
 }
 
+// A function whose source is under /usr (the C++ library's templates, MPI's
+// C++ bindings): the program's behaviour shows in its own code's features,
+// and these would be hundreds of mostly idle ones.
+bool from_system_header(const Function& f) {
+  const DISubprogram* sp = f.getSubprogram();
+  if (!sp) return false;
+  SmallString<256> path(sp->getFilename());
+  if (!sys::path::is_absolute(path)) {
+    path = sp->getDirectory();
+    sys::path::append(path, sp->getFilename());
+  }
+  return StringRef(path).starts_with("/usr/");
+}
+
 bool is_scalar(Type* t) { return (t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy(); }
 
 class FeatureProbes {
@@ -169,7 +184,8 @@ class FeatureProbes {
   bool run() {
     std::vector<Function*> functions;
     for (Function& f : m_)
-      if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features")) functions.push_back(&f);
+      if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))
+        functions.push_back(&f);
     for (Function* f : functions) instrument(*f);
     if (names_.empty()) {
       placeholder_->eraseFromParent();

@@ -169,6 +169,20 @@ TEST(Features, KeepListLeavesOtherProbesOut) {
   EXPECT_NE(bad.stderr_text.find("PERFCAST_FEATURES_KEEP=/nonexistent/keep.txt"), std::string::npos) << bad.stderr_text;
 }
 
+// perfcast-mpicxx (perfcast c++ --features): the program's own features, none from /usr's headers.
+TEST(Features, CxxProgramRecordsOnlyItsOwnCode) {
+  fs::path dir = scratch() / "cxx";
+  fs::create_directories(dir);
+  ProcessResult build =
+      run_process({kBin + "/perfcast-mpicxx", "-O2", PROBE_CXX_SOURCE, "-o", (dir / "probe_cxx").string()},
+                  std::chrono::seconds(120));
+  ASSERT_EQ(build.exit_code, 0) << build.stderr_text;
+  nlohmann::json r = run_recorded(dir / "runs.jsonl", dir / "probe_cxx", 11);
+  ASSERT_FALSE(r.at("features").empty());
+  for (auto& [name, pair] : r.at("features").items()) EXPECT_EQ(name.rfind("probe_cxx.cpp:", 0), 0u) << name;
+  EXPECT_EQ(value(r, "probe_cxx.cpp:12:length"), 11);
+}
+
 TEST(Features, UninstrumentedRunIsAnError) {
   fs::path dir = scratch() / "plain";
   fs::create_directories(dir);
