@@ -126,7 +126,8 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--dataset", a->dataset, "record file the runs append to")->required();
   cmd->add_option("--param", a->parameters, "NAME=a,b,c or NAME=first:last:step or NAME=first:last:*factor; "
                                             "{NAME} in the command takes each value")
-      ->required();
+      ->required()
+      ->allow_extra_args(false);  // one value per --param, so `--param a=1 -- cmd` ends at --
   cmd->add_option("--samples", a->samples, "run this many random points of the grid instead of all");
   cmd->add_option("--seed", a->seed, "seed of the random points")->capture_default_str();
   cmd->add_option("--timeout", a->timeout_s, "seconds one run may take")->capture_default_str();

@@ -183,6 +183,29 @@ TEST(Features, CxxProgramRecordsOnlyItsOwnCode) {
   EXPECT_EQ(value(r, "probe_cxx.cpp:12:length"), 11);
 }
 
+// A sweep records one labelled run per point; run again, it skips them all.
+TEST(Features, SweepRecordsEachPointOnceAndResumes) {
+  fs::path program = build_probe("-O1", true);
+  fs::path dataset = scratch() / "sweep.jsonl";
+  std::vector<std::string> args = {"sweep", "--dataset", dataset.string(), "--param", "np=1,2", "--param",
+                                   "steps=3:5:2", "--"};
+  for (auto& w : mpirun(0, {program.string(), "{steps}"})) args.push_back(w == "0" ? "{np}" : w);
+  auto first = perfcast_run(args, std::chrono::seconds(300));
+  ASSERT_EQ(first.exit_code, 0) << first.stderr_text;
+  EXPECT_NE(first.stdout_text.find("4 points run, 0 already there, 0 failed"), std::string::npos) << first.stdout_text;
+  learn::RecordFile file = learn::parse_feature_records(read_file(dataset), dataset.string());
+  ASSERT_EQ(file.records.size(), 4u);
+  for (const auto& r : file.records) {
+    int np = r.label.find("np=2") != std::string::npos ? 2 : 1;
+    int steps = r.label.find("steps=5") != std::string::npos ? 5 : 3;
+    EXPECT_EQ(r.ranks, np) << r.label;
+    EXPECT_EQ(r.features.at(site("loop") + ":loop.headers").value, (steps + 1) * np) << r.label;
+  }
+  auto again = perfcast_run(args, std::chrono::seconds(300));
+  ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
+  EXPECT_NE(again.stdout_text.find("0 points run, 4 already there, 0 failed"), std::string::npos) << again.stdout_text;
+}
+
 TEST(Features, UninstrumentedRunIsAnError) {
   fs::path dir = scratch() / "plain";
   fs::create_directories(dir);
