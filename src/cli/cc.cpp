@@ -5,6 +5,13 @@
 // simulate` loads and whose `main` runs once per rank. main stays `main`: a
 // shared object exports it as is, and renaming it by macro would break C++
 // (main is the one function without a mangled name and with an implicit return 0).
+//
+// `perfcast cc --features ARGS...` (and `perfcast c++ --features`) is another
+// compiler: the same clang with the feature probes' pass plugin, -g when the
+// command has no -g of its own (the probes are named from debug info), and the
+// feature runtime linked; the program is an ordinary one, to be built through
+// Open MPI's wrappers (bin/perfcast-mpicc, or OMPI_CC="perfcast cc --features"
+// mpicc.openmpi). See docs/learn.md, "Recording features".
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -21,6 +28,12 @@
 
 #ifndef PERFCAST_INCLUDE_DIR
 #define PERFCAST_INCLUDE_DIR ""
+#endif
+#ifndef PERFCAST_FEATURES_PASS_BUILT
+#define PERFCAST_FEATURES_PASS_BUILT ""
+#endif
+#ifndef PERFCAST_FEATURES_RUNTIME_BUILT
+#define PERFCAST_FEATURES_RUNTIME_BUILT ""
 #endif
 
 namespace perfcast::cli {
@@ -41,6 +54,18 @@ std::string include_dir() {
   if (!built.empty() && fs::exists(fs::path(built) / "bsim.h")) return built;
   throw UserError("cannot find perfcast's include directory (bsim.h, perfcast/mpi.h)", {},
                   "reinstall perfcast, or run the perfcast of a build tree whose sources are in place");
+}
+
+// An installed perfcast keeps its libraries in lib/ beside bin/; a build tree's are where CMake built them.
+std::string feature_file(const char* name, const std::string& built) {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && fs::exists(exe.parent_path().parent_path() / "lib" / name))
+    return (exe.parent_path().parent_path() / "lib" / name).string();
+  if (!built.empty() && fs::exists(built)) return built;
+  throw UserError(fmt::format("cannot find {}, which --features needs", name), {},
+                  "build the perfcast_features_pass and perfcast_features_runtime targets (perfcast is built "
+                  "with PERFCAST_WITH_ANALYZE)");
 }
 
 std::vector<std::string> compile_flags() {
@@ -77,8 +102,40 @@ std::string join(const std::vector<std::string>& words) {
 }
 
 struct CcOptions {
-  bool show = false, cflags = false, ldflags = false, cxx = false;
+  bool show = false, cflags = false, ldflags = false, cxx = false, features = false;
 };
+
+bool is_source(const std::string& arg) {
+  if (is_cxx_source(arg)) return true;
+  for (const char* ext : {".c", ".i", ".ii"}) {
+    std::string e = ext;
+    if (arg.size() > e.size() && arg.compare(arg.size() - e.size(), e.size(), e) == 0) return true;
+  }
+  return false;
+}
+
+// The feature compiler's command: clang with the probes' plugin where it compiles, the runtime where it links.
+std::vector<std::string> feature_command(bool cxx, bool link, const std::vector<std::string>& args) {
+  bool compiles = false, preprocess_only = false, has_debug = false;
+  for (const auto& a : args) {
+    compiles = compiles || is_source(a);
+    preprocess_only = preprocess_only || a == "-E" || a == "-M" || a == "-MM";
+    has_debug = has_debug || (a.rfind("-g", 0) == 0 && a != "-g0");
+  }
+  std::vector<std::string> command{cxx ? toolchain::kClangxx : toolchain::kClang};
+  if (compiles && !preprocess_only) {
+    command.push_back("-fpass-plugin=" + feature_file("libperfcast_features_pass.so", PERFCAST_FEATURES_PASS_BUILT));
+    if (!has_debug) command.push_back("-g");
+  }
+  command.insert(command.end(), args.begin(), args.end());
+  if (link) {
+    // After the program's own objects and libraries, so that the archive's
+    // MPI_Init and MPI_Finalize are pulled in by the probes' references.
+    command.push_back(feature_file("libperfcast_features.a", PERFCAST_FEATURES_RUNTIME_BUILT));
+    command.push_back("-pthread");
+  }
+  return command;
+}
 
 void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
   if (o.cflags || o.ldflags) {
@@ -99,12 +156,17 @@ void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
     if (is_cxx_source(a)) cxx = true;
     if (a == "-c" || a == "-E" || a == "-S" || a == "-M" || a == "-MM") link = false;
   }
-  std::vector<std::string> command{cxx ? toolchain::kClangxx : toolchain::kClang};
-  for (auto& f : compile_flags()) command.push_back(f);
-  if (link) {
-    for (auto& f : link_flags()) command.push_back(f);
+  std::vector<std::string> command;
+  if (o.features) {
+    command = feature_command(cxx, link, args);
+  } else {
+    command = {cxx ? toolchain::kClangxx : toolchain::kClang};
+    for (auto& f : compile_flags()) command.push_back(f);
+    if (link) {
+      for (auto& f : link_flags()) command.push_back(f);
+    }
+    command.insert(command.end(), args.begin(), args.end());
   }
-  command.insert(command.end(), args.begin(), args.end());
   if (o.show) {
     std::cout << join(command) << "\n";
     return;
@@ -121,21 +183,29 @@ void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
 }  // namespace
 
 void add_cc_command(CLI::App& app) {
-  auto options = std::make_shared<CcOptions>();
-  CLI::App* cc =
-      app.add_subcommand("cc",
-                         "Compile and link a skeleton (BSIM API: bsim.h, perfcast's mpi.h) as the shared object that "
-                         "`perfcast simulate --np N -- ./skel` runs; other arguments go to " +
-                             std::string(toolchain::kClang) + " as they are");
-  cc->add_flag("--show", options->show, "Print the compiler command instead of running it");
-  cc->add_flag("--cflags", options->cflags, "Print the compile flags (for CFLAGS/CXXFLAGS)");
-  cc->add_flag("--ldflags", options->ldflags, "Print the link flags (for LDFLAGS)");
-  cc->add_flag("--cxx", options->cxx,
-               fmt::format("Use {} even without C++ sources (linking C++ objects)", toolchain::kClangxx));
-  // Everything from the first argument that is not ours on belongs to the compiler.
-  cc->prefix_command();
-  cc->footer("perfcast's own flags come first: `perfcast cc --show skel.c -o skel`. See docs/skeletons.md.");
-  cc->callback([options, cc] { run_cc(*options, cc->remaining()); });
+  for (bool cxx : {false, true}) {
+    auto options = std::make_shared<CcOptions>();
+    options->cxx = cxx;
+    CLI::App* cc =
+        app.add_subcommand(cxx ? "c++" : "cc",
+                           fmt::format("Compile and link a skeleton (BSIM API: bsim.h, perfcast's mpi.h) as the shared "
+                                       "object that `perfcast simulate --np N -- ./skel` runs, or with --features an "
+                                       "MPI program that records features; other arguments go to {} as they are",
+                                       cxx ? toolchain::kClangxx : toolchain::kClang));
+    cc->add_flag("--show", options->show, "Print the compiler command instead of running it");
+    cc->add_flag("--features", options->features,
+                 "Insert feature probes and link their runtime (for `perfcast run`, docs/learn.md); "
+                 "use as Open MPI's compiler: OMPI_CC=\"perfcast cc --features\" mpicc.openmpi");
+    cc->add_flag("--cflags", options->cflags, "Print the skeleton compile flags (for CFLAGS/CXXFLAGS)");
+    cc->add_flag("--ldflags", options->ldflags, "Print the skeleton link flags (for LDFLAGS)");
+    if (!cxx)
+      cc->add_flag("--cxx", options->cxx,
+                   fmt::format("Use {} even without C++ sources (linking C++ objects)", toolchain::kClangxx));
+    // Everything from the first argument that is not ours on belongs to the compiler.
+    cc->prefix_command();
+    cc->footer("perfcast's own flags come first: `perfcast cc --show skel.c -o skel`. See docs/skeletons.md.");
+    cc->callback([options, cc] { run_cc(*options, cc->remaining()); });
+  }
 }
 
 }  // namespace perfcast::cli

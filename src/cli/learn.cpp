@@ -32,8 +32,14 @@ struct LearnArgs {
 
 std::string percent(double fraction) { return fmt::format("{:.2f} %", 100 * fraction); }
 
+// Torn records skipped while reading a record file: said on stderr, so --json stays one document.
+void print_warnings(const learn::Dataset& d) {
+  for (const auto& w : d.warnings) std::cerr << "warning: " << w << "\n";
+}
+
 learn::Dataset load_dataset(const std::string& path, const std::string& epochs) {
   learn::Dataset d = learn::read_dataset(path);
+  print_warnings(d);
   if (!epochs.empty()) d.epochs = learn::read_epochs(epochs, d.feature_names);
   return d;
 }
@@ -134,6 +140,7 @@ void run_predict(const std::string& path, const std::string& features, bool as_j
   learn::ModelFile file = learn::read_model_file(path);
   const learn::LearnedModel& m = file.model;
   learn::Dataset rows = learn::read_features(features, m.inputs);
+  print_warnings(rows);
   json out = json::array();
   bool forest = std::holds_alternative<learn::Forest>(m.estimator);
   report::Table table(forest ? std::vector<std::string>{"row", "predicted", "low", "high", "measured", "error"}
@@ -218,7 +225,7 @@ void add_learn_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "learn", "Learn a model of run time from runtime features (trees and baselines); see docs/learn.md.");
   cmd->require_subcommand(0, 1);
-  cmd->add_option("dataset", a->dataset, "CSV of runs: features, time_s, optional ranks and command");
+  cmd->add_option("dataset", a->dataset, "runs: a CSV (features, time_s, optional ranks and command) or a feature record file");
   cmd->add_option("-o,--output", a->output, "model file to write (JSON)");
   cmd->add_option("--method", a->method, "et, rf, ridge, lasso, svr or extrap")->capture_default_str();
   cmd->add_option("--expand", a->expand, "polynomial expansion degree (1: none)")->capture_default_str();
@@ -250,7 +257,7 @@ void add_learn_command(CLI::App& app) {
   auto predict_json = std::make_shared<bool>(false);
   CLI::App* predict_cmd = cmd->add_subcommand("predict", "Predict the time of each row of a features CSV.");
   predict_cmd->add_option("model", predict->first, "model file")->required();
-  predict_cmd->add_option("--features", predict->second, "CSV with the model's input features")->required();
+  predict_cmd->add_option("--features", predict->second, "CSV or record file with the model's input features")->required();
   predict_cmd->add_flag("--json", *predict_json, "print JSON");
   predict_cmd->callback([predict, predict_json] { run_predict(predict->first, predict->second, *predict_json); });
 
@@ -259,7 +266,7 @@ void add_learn_command(CLI::App& app) {
   auto compare_json = std::make_shared<bool>(false);
   CLI::App* compare_cmd = cmd->add_subcommand(
       "compare", "Mean relative error by training fraction for every method, with and without expansion.");
-  compare_cmd->add_option("dataset", compare_args->first, "CSV of runs")->required();
+  compare_cmd->add_option("dataset", compare_args->first, "CSV or record file of runs")->required();
   compare_cmd->add_option("--train-fractions", compare->train_fractions, "shares of the rows to train on")
       ->delimiter(',')
       ->capture_default_str();

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "learn/feature_records.h"
 #include "support/error.h"
 
 namespace perfcast::learn {
@@ -148,6 +149,7 @@ Dataset Dataset::subset(const std::vector<size_t>& which) const {
 }
 
 Dataset parse_dataset(const std::string& text, const std::string& source) {
+  if (is_record_file(text)) return dataset_from_records(parse_feature_records(text, source), source);
   std::vector<Line> lines = read_lines(text, source);
   if (lines.empty()) throw UserError("no header and no rows", {source, std::nullopt, ""});
   Header h = read_header(lines[0], source);
@@ -195,6 +197,21 @@ Dataset parse_dataset(const std::string& text, const std::string& source) {
 Dataset read_dataset(const std::string& path) { return parse_dataset(slurp(path), path); }
 
 Dataset parse_features(const std::string& text, const std::string& source, const std::vector<std::string>& wanted) {
+  if (is_record_file(text)) {
+    // Records name only the features a run updated: a wanted one they lack is 0.
+    Dataset all = dataset_from_records(parse_feature_records(text, source), source);
+    Dataset d;
+    d.source = source;
+    d.warnings = all.warnings;
+    d.feature_names = wanted;
+    d.features = Matrix(all.rows(), wanted.size());
+    for (size_t j = 0; j < wanted.size(); ++j)
+      if (auto c = all.column_of(wanted[j]))
+        for (size_t r = 0; r < all.rows(); ++r) d.features.at(r, j) = all.features.at(r, *c);
+    d.time_s = all.time_s;
+    d.commands = all.commands;
+    return d;
+  }
   std::vector<Line> lines = read_lines(text, source);
   if (lines.empty()) throw UserError("no header and no rows", {source, std::nullopt, ""});
   Header h = read_header(lines[0], source);

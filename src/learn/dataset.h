@@ -10,6 +10,10 @@
 //
 // Every malformed input is a UserError naming the file, the line and the
 // column: a missing value, a non-number, a ragged row, no rows.
+//
+// read_dataset and read_features also read the record file the feature
+// runtime appends to (JSON Lines, feature_records.h), told by its first
+// character.
 #pragma once
 
 #include <optional>
@@ -27,6 +31,7 @@ struct Dataset {
   std::vector<double> time_s;                 // per row; empty for a features-only file
   std::vector<std::string> commands;          // per row when the file has `command`
   std::optional<std::vector<double>> epochs;  // per feature, from the epoch row or a side file
+  std::vector<std::string> warnings;          // lines skipped while reading (torn records), for the driver
 
   size_t rows() const { return features.rows; }
   // The column of a feature, or nullopt.

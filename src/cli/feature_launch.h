@@ -1,0 +1,26 @@
+// What `perfcast run` and `perfcast sweep` share: the variables that tell the
+// feature runtime (src/features/feature_abi.h, C for the runtime's sake) where
+// to append and what label to write, passed on to the ranks.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace perfcast::cli {
+
+inline constexpr const char* kFeaturesDatasetVariable = "PERFCAST_FEATURES_DATASET";
+inline constexpr const char* kFeaturesLabelVariable = "PERFCAST_FEATURES_LABEL";
+
+// Open MPI's launcher passes a variable to the ranks only when told to (-x).
+inline std::vector<std::string> feature_launch(const std::vector<std::string>& command,
+                                               const std::vector<std::string>& variables) {
+  std::vector<std::string> out = command;
+  if (command.empty()) return out;
+  std::string launcher = std::filesystem::path(command.front()).filename().string();
+  if (launcher == "mpirun.openmpi" || launcher == "mpiexec.openmpi" || launcher == "orterun")
+    for (auto it = variables.rbegin(); it != variables.rend(); ++it) out.insert(out.begin() + 1, {"-x", *it});
+  return out;
+}
+
+}  // namespace perfcast::cli

@@ -1,0 +1,58 @@
+/* The contract between the probes the pass inserts (feature_pass.cpp) and the
+ * runtime that keeps and records them (feature_runtime.c). C, because the
+ * runtime is C; the pass builds the same layouts as LLVM types.
+ *
+ * Every instrumented module owns one array of slots, one per feature, and a
+ * constructor that registers the module's descriptor before main. Probes write
+ * their slot with plain loads and stores (no locks, no atomics but the epoch
+ * clock's load): a feature updated by several threads at once may lose
+ * updates, which the method tolerates. */
+#ifndef PERFCAST_FEATURES_FEATURE_ABI_H
+#define PERFCAST_FEATURES_FEATURE_ABI_H
+
+#include <stdint.h>
+
+/* How a feature is reduced over ranks when the run ends. */
+enum perfcast_feature_kind {
+  PERFCAST_FEATURE_COUNT = 0, /* `count` summed over ranks (branches, loops, MPI calls and bytes) */
+  PERFCAST_FEATURE_VALUE = 1  /* `value` when `assigned`: the maximum over the ranks that assigned it */
+};
+
+/* One feature's slot. `epoch_ms`: the epoch clock when the feature last changed. */
+struct perfcast_feature_slot {
+  int64_t count;
+  double value;
+  uint32_t epoch_ms;
+  uint32_t assigned;
+};
+
+/* One module's features, registered by its constructor. `next` belongs to the runtime. */
+struct perfcast_feature_module {
+  struct perfcast_feature_module* next;
+  uint32_t features;
+  const char* const* names;  /* file:line:what, one per slot */
+  const uint8_t* kinds;      /* enum perfcast_feature_kind, one per slot */
+  struct perfcast_feature_slot* slots;
+};
+
+#define PERFCAST_FEATURES_REGISTER "__perfcast_features_register"
+/* Milliseconds since MPI_Init (0 before it), advanced by the runtime's clock thread. */
+#define PERFCAST_FEATURES_NOW "__perfcast_features_now_ms"
+/* Before an MPI call that moves data: (calls slot, bytes slot, count, datatype). */
+#define PERFCAST_FEATURES_MPI "__perfcast_features_mpi"
+/* The environment variable naming the dataset file records are appended to. */
+#define PERFCAST_FEATURES_DATASET_VARIABLE "PERFCAST_FEATURES_DATASET"
+/* Optional: a label the record carries (`perfcast sweep` names its point so). */
+#define PERFCAST_FEATURES_LABEL_VARIABLE "PERFCAST_FEATURES_LABEL"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+void __perfcast_features_register(struct perfcast_feature_module* module);
+void __perfcast_features_mpi(struct perfcast_feature_slot* calls, struct perfcast_feature_slot* bytes,
+                             int64_t count, void* datatype);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

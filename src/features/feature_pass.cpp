@@ -1,0 +1,462 @@
+// The feature probes of the learned models (docs/learn.md, "Recording
+// features"): an LLVM pass plugin for clang's -fpass-plugin= that gives every
+// module a static array of feature slots and inserts four kinds of probes:
+//
+//   * a value assigned to a named integer or floating-point scalar (a local
+//     with debug info, or a global) in a block outside every loop: its last
+//     value, feature `file:line:variable` (the variable's declaration);
+//   * a conditional branch that is neither a loop's latch nor the test of a
+//     loop's header (the loop counts tell those): `file:line:branch.taken` and
+//     `.not_taken`;
+//   * a loop: `file:line:loop.headers` (executions of its header, one more
+//     than the iterations per entry for a loop tested at the top) and
+//     `.entries` (arrivals from outside);
+//   * an MPI call that moves data (the vocabulary's count and datatype
+//     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
+//     datatype's size, asked of MPI at run time).
+//
+// A second feature of the same kind on the same line is `branch#2`,
+// `loop#2`, `MPI_Send#2`, in the order of the code.
+//
+// PERFCAST_FEATURES_KEEP, when set, names a file of the features to keep (a
+// learned model file, whose kept columns' inputs are kept, or one name a
+// line): other probes are left out, and names are given as without it, so a
+// filtered build records the same names. A pair (taken/not_taken, headers/entries,
+// calls/bytes) is kept whole when either of its names is listed.
+//
+// The pass runs at the start of the pipeline (PipelineStartEP), which clang
+// runs at -O0 as well as at -O2: the IR is then the front end's, so loops,
+// branches and variables are still the source's (stores to named allocas,
+// before SROA turns them into SSA values and the loop passes rotate, unroll
+// or delete loops), and the names are the same at every -O level. The
+// optimiser then treats the probes as ordinary code. It is marked required so
+// that -O0's optnone functions are instrumented too.
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DepthFirstIterator.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/PassPlugin.h>
+#include <llvm/ADT/StringSet.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "features/feature_abi.h"
+
+using namespace llvm;
+
+namespace {
+
+// The count and datatype argument positions of the MPI bindings that move data.
+struct MpiBinding {
+  const char* function;
+  int count, datatype;
+};
+constexpr MpiBinding kMpiBindings[] = {
+#define PERFCAST_MPI_BINDING(function, Id, count, datatype, peer, root) {#function, count, datatype},
+#include "support/mpi_ops.def"
+};
+
+const MpiBinding* mpi_binding(StringRef name) {
+  for (const auto& b : kMpiBindings)
+    if (name == b.function && b.count >= 0 && b.datatype >= 0) return &b;
+  return nullptr;
+}
+
+std::string file_line(const DebugLoc& loc, const Module& m) {
+  if (loc) {
+    auto* scope = cast<DIScope>(loc.getScope());
+    return (sys::path::filename(scope->getFilename()) + ":" + Twine(loc.getLine())).str();
+  }
+  return (sys::path::filename(m.getSourceFileName()) + ":0").str();
+}
+
+// The source variable an alloca holds: from its dbg.declare, or, where clang
+// tracks assignments (-O1 and up with -g, set up before this pass runs), from
+// the dbg.assign markers linked to the alloca; in either form of debug info
+// LLVM 19 keeps in memory (intrinsics or records).
+DILocalVariable* variable_of(AllocaInst* alloca) {
+  for (auto* declare : findDbgDeclares(alloca)) return declare->getVariable();
+  for (auto* record : findDVRDeclares(alloca)) return record->getVariable();
+  for (auto* marker : at::getAssignmentMarkers(alloca)) return marker->getVariable();
+  for (auto* record : at::getDVRAssignmentMarkers(alloca)) return record->getVariable();
+  return nullptr;
+}
+
+// The features PERFCAST_FEATURES_KEEP lists, or nothing (keep all). A file
+// that cannot be read is a compile error naming it.
+std::optional<StringSet<>> keep_list(LLVMContext& ctx) {
+  const char* path = std::getenv("PERFCAST_FEATURES_KEEP");
+  if (!path || !*path) return std::nullopt;
+  StringSet<> keep;
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer) {
+    ctx.emitError(Twine("perfcast features: cannot read PERFCAST_FEATURES_KEEP=") + path + ": " +
+                  buffer.getError().message());
+    return keep;
+  }
+  StringRef text = (*buffer)->getBuffer();
+  if (text.ltrim().starts_with("{")) {
+    Expected<json::Value> model = json::parse(text);
+    const json::Object* object = model ? model->getAsObject() : nullptr;
+    const json::Array* inputs = object ? object->getArray("inputs") : nullptr;
+    if (!inputs) {
+      if (!model) consumeError(model.takeError());
+      ctx.emitError(Twine("perfcast features: ") + path + " is JSON without an `inputs` array of feature names");
+      return keep;
+    }
+    // The inputs the kept columns multiply (after the importance filter), or every input.
+    const json::Array* kept = object->getArray("kept");
+    const json::Object* expansion = object->getObject("expansion");
+    const json::Array* monomials = expansion ? expansion->getArray("monomials") : nullptr;
+    std::vector<bool> used(inputs->size(), kept == nullptr || monomials == nullptr);
+    if (kept && monomials)
+      for (const auto& column : *kept) {
+        const json::Object* c = column.getAsObject();
+        auto index = c ? c->getInteger("column") : std::nullopt;
+        if (!index || *index < 0 || static_cast<size_t>(*index) >= monomials->size()) continue;
+        if (const json::Array* factors = (*monomials)[*index].getAsArray())
+          for (const auto& f : *factors)
+            if (auto i = f.getAsInteger(); i && *i >= 0 && static_cast<size_t>(*i) < used.size()) used[*i] = true;
+      }
+    for (size_t i = 0; i < inputs->size(); ++i)
+      if (auto s = (*inputs)[i].getAsString(); s && used[i]) keep.insert(*s);
+    return keep;
+  }
+  SmallVector<StringRef, 64> lines;
+  text.split(lines, '\n');
+  for (StringRef line : lines) {
+    line = line.trim();
+    if (!line.empty() && !line.starts_with("#")) keep.insert(line);
+  }
+  return keep;
+}
+
+// A function whose source is under /usr (the C++ library's templates, MPI's
+// C++ bindings): the program's behaviour shows in its own code's features,
+// and these would be hundreds of mostly idle ones.
+bool from_system_header(const Function& f) {
+  const DISubprogram* sp = f.getSubprogram();
+  if (!sp) return false;
+  SmallString<256> path(sp->getFilename());
+  if (!sys::path::is_absolute(path)) {
+    path = sp->getDirectory();
+    sys::path::append(path, sp->getFilename());
+  }
+  return StringRef(path).starts_with("/usr/");
+}
+
+bool is_scalar(Type* t) { return (t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy(); }
+
+class FeatureProbes {
+ public:
+  FeatureProbes(Module& m, ModuleAnalysisManager& mam) : m_(m), ctx_(m.getContext()) {
+    fam_ = &mam.getResult<FunctionAnalysisManagerModuleProxy>(m).getManager();
+    i8_ = Type::getInt8Ty(ctx_);
+    i32_ = Type::getInt32Ty(ctx_);
+    i64_ = Type::getInt64Ty(ctx_);
+    double_ = Type::getDoubleTy(ctx_);
+    ptr_ = PointerType::getUnqual(ctx_);
+    slot_type_ = StructType::get(ctx_, {i64_, double_, i32_, i32_});
+    keep_ = keep_list(ctx_);
+    // Slots are created once their number is known; probes address this
+    // placeholder until then.
+    placeholder_ = new GlobalVariable(m_, slot_type_, false, GlobalValue::InternalLinkage,
+                                      Constant::getNullValue(slot_type_), "perfcast.features.placeholder");
+  }
+
+  bool run() {
+    std::vector<Function*> functions;
+    for (Function& f : m_)
+      if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))
+        functions.push_back(&f);
+    for (Function* f : functions) instrument(*f);
+    if (names_.empty()) {
+      placeholder_->eraseFromParent();
+      return false;
+    }
+    finish();
+    return true;
+  }
+
+ private:
+  // The name of the next feature of this kind at `site`: #2, #3 on repeats.
+  std::string next_name(const std::string& site, const std::string& what) {
+    std::string base = site + ":" + what;
+    unsigned n = ++repeats_[base];
+    return n == 1 ? base : base + "#" + std::to_string(n);
+  }
+  bool kept(const std::string& name) const { return !keep_ || keep_->contains(name); }
+  // A value feature's slot, or nothing when the keep list leaves it out.
+  std::optional<unsigned> add_value(const std::string& site, const std::string& what) {
+    std::string name = next_name(site, what);
+    if (!kept(name)) return std::nullopt;
+    names_.push_back(name);
+    kinds_.push_back(PERFCAST_FEATURE_VALUE);
+    return static_cast<unsigned>(names_.size() - 1);
+  }
+  // The first slot of a pair of counts named site:what.first and site:what.second.
+  std::optional<unsigned> add_pair(const std::string& site, const std::string& what, const char* first,
+                                   const char* second) {
+    std::string name = next_name(site, what);
+    if (!kept(name + "." + first) && !kept(name + "." + second)) return std::nullopt;
+    for (const char* s : {first, second}) {
+      names_.push_back(name + "." + s);
+      kinds_.push_back(PERFCAST_FEATURE_COUNT);
+    }
+    return static_cast<unsigned>(names_.size() - 2);
+  }
+
+  Value* field(IRBuilder<>& b, unsigned slot, unsigned member) {
+    Value* base = b.CreateConstInBoundsGEP1_32(slot_type_, placeholder_, slot);
+    return member == 0 ? base : b.CreateStructGEP(slot_type_, base, member);
+  }
+  Value* now(IRBuilder<>& b) {
+    LoadInst* load = b.CreateLoad(i32_, now_global(), "perfcast.now");
+    load->setAtomic(AtomicOrdering::Monotonic);
+    load->setAlignment(Align(4));
+    return load;
+  }
+  GlobalVariable* now_global() {
+    if (!now_) {
+      now_ = new GlobalVariable(m_, i32_, false, GlobalValue::ExternalLinkage, nullptr, PERFCAST_FEATURES_NOW);
+      now_->setAlignment(Align(4));
+    }
+    return now_;
+  }
+  // count += increment; the epoch stamped when `changed` (or always, when null).
+  void add_count(IRBuilder<>& b, unsigned slot, Value* increment, Value* changed, bool stamp = true) {
+    Value* count = field(b, slot, 0);
+    b.CreateStore(b.CreateAdd(b.CreateLoad(i64_, count), increment), count);
+    if (!stamp) return;
+    Value* epoch = field(b, slot, 2);
+    Value* t = now(b);
+    if (changed) t = b.CreateSelect(changed, t, b.CreateLoad(i32_, epoch));
+    b.CreateStore(t, epoch);
+  }
+  void stamp(IRBuilder<>& b, unsigned slot) { b.CreateStore(now(b), field(b, slot, 2)); }
+
+  void instrument(Function& f) {
+    LoopInfo& loops = fam_->getResult<LoopAnalysis>(f);
+    // Decide everything on the unchanged function, then insert.
+    struct ValueStore { StoreInst* store; unsigned slot; };
+    struct Branch { BranchInst* branch; unsigned slot; };
+    struct MpiCall { CallBase* call; const MpiBinding* binding; unsigned slot; };
+    struct LoopPlan { Loop* loop; unsigned slot; };
+    std::vector<ValueStore> stores;
+    std::vector<Branch> branches;
+    std::vector<MpiCall> calls;
+    std::vector<LoopPlan> loop_plans;
+
+    for (Loop* top : loops)
+      for (Loop* l : depth_first(top)) {
+        if (auto slot = add_pair(file_line(l->getStartLoc(), m_), "loop", "headers", "entries"))
+          loop_plans.push_back({l, *slot});
+      }
+    for (BasicBlock& bb : f) {
+      Loop* loop = loops.getLoopFor(&bb);
+      for (Instruction& inst : bb) {
+        if (auto* store = dyn_cast<StoreInst>(&inst); store && !loop) {
+          if (auto slot = value_slot(*store)) stores.push_back({store, *slot});
+        } else if (auto* call = dyn_cast<CallBase>(&inst)) {
+          Function* callee = call->getCalledFunction();
+          if (!callee) continue;
+          const MpiBinding* binding = mpi_binding(callee->getName());
+          if (!binding || call->arg_size() <= static_cast<unsigned>(std::max(binding->count, binding->datatype)))
+            continue;
+          if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), binding->function, "calls", "bytes"))
+            calls.push_back({call, binding, *slot});
+        }
+      }
+      auto* br = dyn_cast<BranchInst>(bb.getTerminator());
+      if (!br || !br->isConditional()) continue;
+      if (loop && (loop->isLoopLatch(&bb) || (loop->getHeader() == &bb && loop->isLoopExiting(&bb)))) continue;
+      if (auto slot = add_pair(file_line(br->getDebugLoc(), m_), "branch", "taken", "not_taken"))
+        branches.push_back({br, *slot});
+    }
+
+    for (auto& s : stores) {
+      IRBuilder<> b(s.store->getNextNode());
+      Value* v = s.store->getValueOperand();
+      Type* t = v->getType();
+      Value* d = t->isFloatingPointTy() ? b.CreateFPCast(v, double_)
+                 : t->getIntegerBitWidth() == 1 ? b.CreateUIToFP(v, double_)
+                                                : b.CreateSIToFP(v, double_);
+      b.CreateStore(d, field(b, s.slot, 1));
+      b.CreateStore(ConstantInt::get(i32_, 1), field(b, s.slot, 3));
+      stamp(b, s.slot);
+    }
+    for (auto& br : branches) {
+      IRBuilder<> b(br.branch);
+      Value* taken = br.branch->getCondition();
+      Value* not_taken = b.CreateNot(taken);
+      add_count(b, br.slot, b.CreateZExt(taken, i64_), taken);
+      add_count(b, br.slot + 1, b.CreateZExt(not_taken, i64_), not_taken);
+    }
+    for (auto& c : calls) {
+      IRBuilder<> b(c.call);
+      Value* count = c.call->getArgOperand(c.binding->count);
+      Value* datatype = c.call->getArgOperand(c.binding->datatype);
+      if (!count->getType()->isIntegerTy() || !datatype->getType()->isPointerTy()) continue;
+      FunctionCallee hook = m_.getOrInsertFunction(PERFCAST_FEATURES_MPI, Type::getVoidTy(ctx_), ptr_, ptr_, i64_, ptr_);
+      b.CreateCall(hook, {field(b, c.slot, 0), field(b, c.slot + 1, 0), b.CreateSExtOrTrunc(count, i64_), datatype});
+    }
+    for (auto& lp : loop_plans) instrument_loop(*lp.loop, lp.slot);
+  }
+
+  // Header executions count at the header without an epoch (an atomic load
+  // each iteration would cost the loop its optimisations); the header count's
+  // epoch is stamped where the loop is left, when that count is final for now.
+  // Entries count on the edges from outside the loop.
+  void instrument_loop(Loop& loop, unsigned slot) {
+    BasicBlock* header = loop.getHeader();
+    {
+      IRBuilder<> b(&*header->getFirstInsertionPt());
+      add_count(b, slot, ConstantInt::get(i64_, 1), nullptr, /*stamp=*/false);
+    }
+    SmallVector<BasicBlock*, 4> exits;
+    loop.getUniqueExitBlocks(exits);
+    for (BasicBlock* exit : exits) {
+      if (exit->isEHPad()) continue;
+      IRBuilder<> b(&*exit->getFirstInsertionPt());
+      stamp(b, slot);
+    }
+    SmallVector<BasicBlock*, 4> outside;
+    for (BasicBlock* pred : predecessors(header))
+      if (!loop.contains(pred) && std::find(outside.begin(), outside.end(), pred) == outside.end())
+        outside.push_back(pred);
+    for (BasicBlock* pred : outside) {
+      Instruction* term = pred->getTerminator();
+      auto* br = dyn_cast<BranchInst>(term);
+      IRBuilder<> b(term);
+      if (!br || !br->isConditional() || br->getSuccessor(0) == br->getSuccessor(1)) {
+        if (!br && !isa<SwitchInst>(term)) continue;  // invoke, callbr: entries are not counted
+        if (isa<SwitchInst>(term)) {
+          BasicBlock* edge = SplitEdge(pred, header);
+          b.SetInsertPoint(edge->getTerminator());
+        }
+        add_count(b, slot + 1, ConstantInt::get(i64_, 1), nullptr);
+        continue;
+      }
+      Value* into = br->getSuccessor(0) == header ? br->getCondition() : b.CreateNot(br->getCondition());
+      add_count(b, slot + 1, b.CreateZExt(into, i64_), into);
+    }
+  }
+
+  // The slot of a store to a named scalar variable, or nothing.
+  std::optional<unsigned> value_slot(StoreInst& store) {
+    Type* t = store.getValueOperand()->getType();
+    if (!is_scalar(t)) return std::nullopt;
+    Value* target = store.getPointerOperand();
+    auto found = variable_slots_.find(target);
+    if (found != variable_slots_.end()) return found->second;  // named once, kept or not
+    std::string site, name;
+    if (auto* alloca = dyn_cast<AllocaInst>(target)) {
+      if (alloca->getAllocatedType() != t) return std::nullopt;
+      DILocalVariable* var = variable_of(alloca);
+      if (!var || var->getName().empty()) return std::nullopt;
+      site = (sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str();
+      name = var->getName().str();
+    } else if (auto* global = dyn_cast<GlobalVariable>(target)) {
+      if (global->getValueType() != t || global->getName().starts_with("perfcast.")) return std::nullopt;
+      SmallVector<DIGlobalVariableExpression*, 1> info;
+      global->getDebugInfo(info);
+      if (!info.empty()) {
+        DIGlobalVariable* var = info.front()->getVariable();
+        site = (sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str();
+        name = var->getName().str();
+      } else {
+        site = (sys::path::filename(m_.getSourceFileName()) + ":0").str();
+        name = global->getName().str();
+      }
+    } else {
+      return std::nullopt;
+    }
+    std::optional<unsigned> slot = add_value(site, name);
+    variable_slots_[target] = slot;
+    return slot;
+  }
+
+  // The slots, the name and kind tables, the descriptor and its constructor.
+  void finish() {
+    const unsigned n = static_cast<unsigned>(names_.size());
+    auto* slots_type = ArrayType::get(slot_type_, n);
+    auto* slots = new GlobalVariable(m_, slots_type, false, GlobalValue::InternalLinkage,
+                                     Constant::getNullValue(slots_type), "perfcast.features.slots");
+    slots->setAlignment(Align(64));
+    placeholder_->replaceAllUsesWith(slots);
+    placeholder_->eraseFromParent();
+
+    std::vector<Constant*> name_constants;
+    for (const auto& name : names_) {
+      auto* text = ConstantDataArray::getString(ctx_, name);
+      auto* g = new GlobalVariable(m_, text->getType(), true, GlobalValue::PrivateLinkage, text, "perfcast.features.name");
+      g->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+      name_constants.push_back(g);
+    }
+    auto* names_type = ArrayType::get(ptr_, n);
+    auto* names = new GlobalVariable(m_, names_type, true, GlobalValue::PrivateLinkage,
+                                     ConstantArray::get(names_type, name_constants), "perfcast.features.names");
+    auto* kinds = new GlobalVariable(m_, ArrayType::get(i8_, n), true, GlobalValue::PrivateLinkage,
+                                     ConstantDataArray::get(ctx_, kinds_), "perfcast.features.kinds");
+    auto* module_type = StructType::get(ctx_, {ptr_, i32_, ptr_, ptr_, ptr_});
+    auto* descriptor = new GlobalVariable(
+        m_, module_type, false, GlobalValue::InternalLinkage,
+        ConstantStruct::get(module_type, {ConstantPointerNull::get(ptr_), ConstantInt::get(i32_, n), names, kinds, slots}),
+        "perfcast.features.module");
+
+    auto* ctor = Function::Create(FunctionType::get(Type::getVoidTy(ctx_), false), GlobalValue::InternalLinkage,
+                                  "perfcast.features.ctor", m_);
+    IRBuilder<> b(BasicBlock::Create(ctx_, "", ctor));
+    FunctionCallee reg = m_.getOrInsertFunction(PERFCAST_FEATURES_REGISTER, Type::getVoidTy(ctx_), ptr_);
+    b.CreateCall(reg, {descriptor});
+    b.CreateRetVoid();
+    appendToGlobalCtors(m_, ctor, 0);
+  }
+
+  Module& m_;
+  LLVMContext& ctx_;
+  FunctionAnalysisManager* fam_ = nullptr;
+  Type *i8_, *i32_, *i64_, *double_;
+  PointerType* ptr_;
+  StructType* slot_type_;
+  GlobalVariable* placeholder_;
+  GlobalVariable* now_ = nullptr;
+  std::vector<std::string> names_;
+  std::vector<uint8_t> kinds_;
+  StringMap<unsigned> repeats_;
+  DenseMap<Value*, std::optional<unsigned>> variable_slots_;
+  std::optional<StringSet<>> keep_;
+};
+
+struct FeatureProbesPass : PassInfoMixin<FeatureProbesPass> {
+  PreservedAnalyses run(Module& m, ModuleAnalysisManager& mam) {
+    return FeatureProbes(m, mam).run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+}  // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "perfcast-features", "1", [](PassBuilder& pb) {
+            pb.registerPipelineStartEPCallback(
+                [](ModulePassManager& mpm, OptimizationLevel) { mpm.addPass(FeatureProbesPass()); });
+          }};
+}

@@ -1,0 +1,365 @@
+/* The runtime of the feature probes (feature_abi.h), linked into the user's
+ * MPI program by `perfcast cc --features`. It keeps each instrumented module's
+ * slots, runs the coarse epoch clock from MPI_Init on, and at MPI_Finalize
+ * (PMPI) reduces the features over the ranks and has rank 0 append one record
+ * to the dataset named by PERFCAST_FEATURES_DATASET (docs/learn.md,
+ * "Recording features").
+ *
+ * It lives inside someone else's program: nothing here aborts or exits. A
+ * failure (no memory, an unwritable file, ranks with different features) is
+ * logged to stderr once and the record is skipped; the program's own MPI
+ * calls go on as they would. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "features/feature_abi.h"
+#include "support/crc32.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The epoch clock the probes read (a relaxed atomic load). */
+EXPORT uint32_t __perfcast_features_now_ms = 0;
+
+static struct perfcast_feature_module* modules = NULL;
+static struct timespec init_time;
+static int in_mpi = 0; /* between our MPI_Init and MPI_Finalize */
+static int clock_running = 0;
+static int clock_stop = 0;
+static pthread_t clock_thread;
+static int logged = 0;
+
+/* The epoch clock's resolution: coarse on purpose, a wake-up per tick. */
+#define CLOCK_TICK_NS 5000000L
+
+static void log_once(const char* format, ...) {
+  if (logged) return;
+  logged = 1;
+  va_list args;
+  va_start(args, format);
+  fputs("perfcast features: ", stderr);
+  vfprintf(stderr, format, args);
+  fputs("\n", stderr);
+  va_end(args);
+}
+
+static double seconds_since_init(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - init_time.tv_sec) + 1e-9 * (double)(now.tv_nsec - init_time.tv_nsec);
+}
+
+static void* clock_main(void* unused) {
+  (void)unused;
+  struct timespec tick = {0, CLOCK_TICK_NS};
+  while (!__atomic_load_n(&clock_stop, __ATOMIC_RELAXED)) {
+    nanosleep(&tick, NULL);
+    __atomic_store_n(&__perfcast_features_now_ms, (uint32_t)(seconds_since_init() * 1e3), __ATOMIC_RELAXED);
+  }
+  return NULL;
+}
+
+static void stamp(struct perfcast_feature_slot* slot) {
+  slot->epoch_ms = __atomic_load_n(&__perfcast_features_now_ms, __ATOMIC_RELAXED);
+}
+
+EXPORT void __perfcast_features_register(struct perfcast_feature_module* module) {
+  /* Constructors run one at a time before main: no lock needed. */
+  module->next = modules;
+  modules = module;
+}
+
+EXPORT void __perfcast_features_mpi(struct perfcast_feature_slot* calls, struct perfcast_feature_slot* bytes,
+                                    int64_t count, void* datatype) {
+  calls->count += 1;
+  stamp(calls);
+  /* A count of 0 may come with any datatype, MPI_DATATYPE_NULL included. */
+  if (!in_mpi || count <= 0) return;
+  int size = 0;
+  if (PMPI_Type_size((MPI_Datatype)datatype, &size) == MPI_SUCCESS && size > 0) {
+    bytes->count += count * (int64_t)size;
+    stamp(bytes);
+  }
+}
+
+static void started(void) {
+  clock_gettime(CLOCK_MONOTONIC, &init_time);
+  __atomic_store_n(&__perfcast_features_now_ms, 0, __ATOMIC_RELAXED);
+  in_mpi = 1;
+  clock_running = pthread_create(&clock_thread, NULL, clock_main, NULL) == 0;
+  if (!clock_running) log_once("cannot start the epoch clock thread; every epoch will be 0");
+}
+
+EXPORT int MPI_Init(int* argc, char*** argv) {
+  int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) started();
+  return rc;
+}
+
+EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) started();
+  return rc;
+}
+
+/* ---- the record ---- */
+
+struct text {
+  char* data;
+  size_t size, capacity;
+  int failed;
+};
+
+static void append(struct text* t, const char* s, size_t n) {
+  if (t->failed) return;
+  if (t->size + n + 1 > t->capacity) {
+    size_t capacity = t->capacity ? t->capacity : 4096;
+    while (capacity < t->size + n + 1) capacity *= 2;
+    char* grown = realloc(t->data, capacity);
+    if (!grown) {
+      t->failed = 1;
+      return;
+    }
+    t->data = grown;
+    t->capacity = capacity;
+  }
+  memcpy(t->data + t->size, s, n);
+  t->size += n;
+  t->data[t->size] = '\0';
+}
+
+static void appendf(struct text* t, const char* format, ...) {
+  char small[128];
+  va_list args;
+  va_start(args, format);
+  int n = vsnprintf(small, sizeof small, format, args);
+  va_end(args);
+  if (n < 0 || (size_t)n >= sizeof small) {
+    t->failed = 1;
+    return;
+  }
+  append(t, small, (size_t)n);
+}
+
+static void append_json_string(struct text* t, const char* s) {
+  append(t, "\"", 1);
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      char e[2] = {'\\', (char)c};
+      append(t, e, 2);
+    } else if (c < 0x20) {
+      appendf(t, "\\u%04x", c);
+    } else {
+      append(t, (const char*)&c, 1);
+    }
+  }
+  append(t, "\"", 1);
+}
+
+/* The command line, words joined by spaces (from /proc, which every Linux has). */
+static void append_command(struct text* t) {
+  char buffer[8192];
+  size_t n = 0;
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ssize_t got;
+    while (n < sizeof buffer - 1 && (got = read(fd, buffer + n, sizeof buffer - 1 - n)) > 0) n += (size_t)got;
+    close(fd);
+  }
+  while (n > 0 && buffer[n - 1] == '\0') --n;
+  for (size_t i = 0; i < n; ++i)
+    if (buffer[i] == '\0') buffer[i] = ' ';
+  buffer[n] = '\0';
+  append_json_string(t, buffer);
+}
+
+struct feature {
+  const char* name;
+  int kind;
+  double value; /* the summed count or the maximum value; -inf: never assigned */
+  double epoch;
+};
+
+static int by_name(const void* a, const void* b) {
+  return strcmp(((const struct feature*)a)->name, ((const struct feature*)b)->name);
+}
+
+/* Appends the whole record with one write under an exclusive lock. A record
+ * is one line ending in its checksum; a file whose last line was torn (its
+ * writer killed) gets a newline first, so the torn line stays alone and the
+ * reader skips it. */
+static void append_record(const char* path, const struct text* record) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    log_once("cannot open the dataset %s: %s", path, strerror(errno));
+    return;
+  }
+  while (flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      log_once("cannot lock the dataset %s: %s", path, strerror(errno));
+      close(fd);
+      return;
+    }
+  }
+  const char* data = record->data + 1; /* record->data[0] is a reserved newline */
+  size_t size = record->size - 1;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+    int rd = open(path, O_RDONLY | O_CLOEXEC);
+    char last = '\n';
+    if (rd >= 0) {
+      if (pread(rd, &last, 1, st.st_size - 1) != 1) last = '\n';
+      close(rd);
+    }
+    if (last != '\n') {
+      data = record->data;
+      size = record->size;
+    }
+  }
+  while (size > 0) {
+    ssize_t wrote = write(fd, data, size);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      log_once("cannot write the dataset %s: %s", path, strerror(errno));
+      break;
+    }
+    data += wrote;
+    size -= (size_t)wrote;
+  }
+  fdatasync(fd);
+  flock(fd, LOCK_UN);
+  close(fd);
+}
+
+static void write_record(struct feature* features, size_t n, double time_s, int ranks) {
+  const char* path = getenv(PERFCAST_FEATURES_DATASET_VARIABLE);
+  if (!path || !*path) return; /* recording was not asked for */
+  qsort(features, n, sizeof *features, by_name);
+
+  struct text body = {0};
+  appendf(&body, "{\"format\":\"perfcast-features\",\"version\":1,\"time_s\":%.9g,\"ranks\":%d,\"command\":",
+          time_s, ranks);
+  append_command(&body);
+  const char* label = getenv(PERFCAST_FEATURES_LABEL_VARIABLE);
+  if (label && *label) {
+    append(&body, ",\"label\":", 9);
+    append_json_string(&body, label);
+  }
+  append(&body, ",\"features\":{", 13);
+  int first = 1;
+  for (size_t i = 0; i < n;) {
+    /* The same name from several modules (a static inline function of a
+     * header) is one feature: counts add up, values take the maximum. */
+    struct feature f = features[i++];
+    for (; i < n && strcmp(features[i].name, f.name) == 0; ++i) {
+      if (f.kind == PERFCAST_FEATURE_COUNT)
+        f.value += features[i].value;
+      else if (features[i].value > f.value)
+        f.value = features[i].value;
+      if (features[i].epoch > f.epoch) f.epoch = features[i].epoch;
+    }
+    if (!isfinite(f.value)) continue; /* a value never assigned, or not a JSON number */
+    if (!first) append(&body, ",", 1);
+    first = 0;
+    append_json_string(&body, f.name);
+    appendf(&body, ":[%.17g,%.4g]", f.value, f.epoch);
+  }
+  append(&body, "}}", 2);
+
+  struct text line = {0};
+  append(&line, "\n{\"record\":", 11);
+  if (!body.failed) append(&line, body.data, body.size);
+  appendf(&line, ",\"crc32\":\"%08x\"}\n", body.failed ? 0u : perfcast_crc32(body.data, body.size));
+  if (body.failed || line.failed)
+    log_once("out of memory while writing the record");
+  else
+    append_record(path, &line);
+  free(body.data);
+  free(line.data);
+}
+
+static void record(void) {
+  double run_s = seconds_since_init();
+  if (clock_running) {
+    __atomic_store_n(&clock_stop, 1, __ATOMIC_RELAXED);
+    pthread_join(clock_thread, NULL);
+    clock_running = 0;
+  }
+  int rank = 0, ranks = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &ranks);
+
+  long long n = 0;
+  for (struct perfcast_feature_module* m = modules; m; m = m->next) n += m->features;
+  /* Every rank must hold the same features in the same order to reduce them
+   * element by element: the same program, the same modules registered. */
+  long long shape[2] = {n, -n}, agreed[2] = {0, 0};
+  PMPI_Allreduce(shape, agreed, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (agreed[0] != -agreed[1]) {
+    if (rank == 0) log_once("the ranks hold different features (%lld to %lld); no record written", -agreed[1], agreed[0]);
+    return;
+  }
+
+  size_t count = (size_t)n;
+  int64_t* counts = calloc(count + 1, sizeof *counts);
+  double* maxima = calloc(2 * count + 1, sizeof *maxima); /* values, epochs, run time */
+  int64_t* counts_all = calloc(count + 1, sizeof *counts_all);
+  double* maxima_all = calloc(2 * count + 1, sizeof *maxima_all);
+  struct feature* features = calloc(count + 1, sizeof *features);
+  int ok = counts && maxima && counts_all && maxima_all && features;
+  /* Every rank takes part in the reductions, with or without its memory. */
+  int all_ok = 0;
+  PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok) {
+    log_once("out of memory at MPI_Finalize; no record written");
+  } else {
+    double run_ms = run_s * 1e3;
+    size_t i = 0;
+    for (struct perfcast_feature_module* m = modules; m; m = m->next)
+      for (uint32_t j = 0; j < m->features; ++j, ++i) {
+        const struct perfcast_feature_slot* s = &m->slots[j];
+        counts[i] = m->kinds[j] == PERFCAST_FEATURE_COUNT ? s->count : 0;
+        maxima[i] = m->kinds[j] == PERFCAST_FEATURE_VALUE ? (s->assigned ? s->value : -INFINITY) : 0;
+        double epoch = run_ms > 0 ? s->epoch_ms / run_ms : 0;
+        maxima[count + i] = epoch > 1 ? 1 : epoch;
+      }
+    maxima[2 * count] = run_s;
+    PMPI_Reduce(counts, counts_all, (int)count, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(maxima, maxima_all, (int)(2 * count + 1), MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      i = 0;
+      for (struct perfcast_feature_module* m = modules; m; m = m->next)
+        for (uint32_t j = 0; j < m->features; ++j, ++i) {
+          int kind = m->kinds[j];
+          features[i].name = m->names[j];
+          features[i].kind = kind;
+          features[i].value = kind == PERFCAST_FEATURE_COUNT ? (double)counts_all[i] : maxima_all[i];
+          features[i].epoch = maxima_all[count + i];
+        }
+      write_record(features, count, maxima_all[2 * count], ranks);
+    }
+  }
+  free(counts);
+  free(maxima);
+  free(counts_all);
+  free(maxima_all);
+  free(features);
+}
+
+EXPORT int MPI_Finalize(void) {
+  if (in_mpi) record();
+  in_mpi = 0;
+  return PMPI_Finalize();
+}

@@ -1,0 +1,79 @@
+// The record file the feature runtime appends to: framing and checksums,
+// torn lines skipped with a warning, the union of features with absent ones 0,
+// and a whole record's bad field named by file, line and field.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include "learn/dataset.h"
+#include "learn/feature_records.h"
+#include "support/crc32.h"
+#include "support/error.h"
+
+namespace perfcast::learn {
+namespace {
+
+// A record line as the runtime frames it.
+std::string framed(const std::string& record) {
+  return fmt::format("{{\"record\":{},\"crc32\":\"{:08x}\"}}\n", record, perfcast_crc32(record.data(), record.size()));
+}
+
+std::string record(double time_s, int ranks, const std::string& features) {
+  return fmt::format(R"({{"format":"perfcast-features","version":1,"time_s":{},"ranks":{},"command":"./app","features":{{{}}}}})",
+                     time_s, ranks, features);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_dataset(text, "runs.jsonl");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Records, UnionOfFeaturesWithAbsentOnesZeroAndTheLatestEpoch) {
+  std::string text = framed(record(1.5, 4, R"("a.c:3:n":[64,0],"a.c:9:loop.headers":[6500,0.9])")) +
+                     framed(record(3.25, 8, R"("a.c:3:n":[128,0.01],"a.c:12:branch.taken":[7,0.5])"));
+  Dataset d = parse_dataset(text, "runs.jsonl");
+  EXPECT_TRUE(d.warnings.empty());
+  EXPECT_EQ(d.feature_names,
+            (std::vector<std::string>{"a.c:12:branch.taken", "a.c:3:n", "a.c:9:loop.headers", "ranks"}));
+  ASSERT_EQ(d.rows(), 2u);
+  EXPECT_EQ(d.features.at(0, 0), 0);  // the branch was never recorded in the first run
+  EXPECT_EQ(d.features.at(1, 0), 7);
+  EXPECT_EQ(d.features.at(1, 1), 128);
+  EXPECT_EQ(d.features.at(1, 2), 0);
+  EXPECT_EQ(d.features.at(0, 3), 4);
+  EXPECT_EQ(d.time_s, (std::vector<double>{1.5, 3.25}));
+  ASSERT_TRUE(d.epochs);
+  EXPECT_EQ(*d.epochs, (std::vector<double>{0.5, 0.01, 0.9, 0.0}));
+  EXPECT_EQ(d.commands[0], "./app");
+}
+
+TEST(Records, TornAndAlteredLinesAreSkippedWithAWarningNamingTheLine) {
+  std::string good = framed(record(2, 2, R"("x.c:1:n":[1,0])"));
+  std::string altered = good;
+  altered.replace(altered.find("[1,0]"), 5, "[2,0]");  // same length, checksum no longer holds
+  std::string text = good + good.substr(0, good.size() / 2) + "\n" + altered + good;
+  Dataset d = parse_dataset(text, "runs.jsonl");
+  EXPECT_EQ(d.rows(), 2u);
+  ASSERT_EQ(d.warnings.size(), 2u);
+  EXPECT_NE(d.warnings[0].find("runs.jsonl:2: a torn or damaged record"), std::string::npos) << d.warnings[0];
+  EXPECT_NE(d.warnings[1].find("runs.jsonl:3: a torn or damaged record (checksum"), std::string::npos) << d.warnings[1];
+}
+
+TEST(Records, AWholeRecordWithABadFieldIsAnErrorNamingIt) {
+  EXPECT_EQ(error_of(framed(record(0, 2, ""))),
+            "runs.jsonl:1: 'record.time_s': time 0 is not positive");
+  EXPECT_EQ(error_of(framed(record(1, 2, R"("x.c:1:n":[1,1.5])"))),
+            "runs.jsonl:1: 'record.features.x.c:1:n': epoch 1.5 is outside 0..1 (the fraction of the run)");
+  EXPECT_EQ(error_of(framed(record(1, 2, R"("x.c:1:n":"big")"))),
+            "runs.jsonl:1: 'record.features.x.c:1:n': a feature is [value, epoch]");
+  EXPECT_EQ(error_of(framed(R"({"format":"perfcast-features","version":1,"ranks":2,"features":{}})")),
+            "runs.jsonl:1: 'record.time_s': missing");
+  // A file of torn lines only has no record to learn from.
+  EXPECT_EQ(error_of("{\"record\":{\"format\""), "runs.jsonl: no whole record in the file");
+}
+
+}  // namespace
+}  // namespace perfcast::learn
