@@ -23,5 +23,6 @@ void add_fit_command(CLI::App& app);         // fit.cpp: compute-time models for
 void add_trace_command(CLI::App& app);       // trace.cpp: the PMPI tracer on real runs
 void add_learn_command(CLI::App& app);       // learn.cpp: run time learned from runtime features
 void add_signature_command(CLI::App& app);   // signature.cpp: phases and weights of a traced run
+void add_signature_run_command(CLI::App& signature);  // signature_run.cpp: run only the phases, predict the run
 void add_validate_command(CLI::App& app);    // validate.cpp: every method against real runs
 }  // namespace perfcast::cli
