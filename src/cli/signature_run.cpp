@@ -30,7 +30,8 @@ std::string percent(double share) { return fmt::format("{:.1f} %", 100 * share);
 struct RunOptions {
   std::string signature, output;
   std::vector<std::string> command;
-  int warmup = 1, measure = 3;
+  std::string warmup = "auto";
+  int measure = 3;
   bool compare = false, json = false;
 };
 
@@ -56,7 +57,18 @@ trace::SignatureModeRun launch(const RunOptions& o, const fs::path& dir, const f
 
 void run(const RunOptions& o) {
   signature::Signature s = signature::read_signature(o.signature);
-  events::PhasePatterns patterns = signature::phase_patterns(s, o.warmup, o.measure);
+  std::optional<int> warmup;
+  if (o.warmup != "auto") {
+    try {
+      std::size_t used = 0;
+      warmup = std::stoi(o.warmup, &used);
+      if (used != o.warmup.size()) throw std::invalid_argument(o.warmup);
+    } catch (const std::exception&) {
+      throw UserError(fmt::format("'{}' is not a number of occurrences", o.warmup), {.field = "--warmup"},
+                      "--warmup auto, or a count such as --warmup 1");
+    }
+  }
+  events::PhasePatterns patterns = signature::phase_patterns(s, warmup, o.measure);
   fs::path dir = fs::absolute(o.output).lexically_normal();
   trace::prepare_signature_run_dir(dir);
   fs::path patterns_file = dir / "phases.json";
@@ -118,9 +130,10 @@ void run(const RunOptions& o) {
     return;
   }
 
-  std::cout << fmt::format("ran {} with the signature {} ({} relevant phase{}, warm-up {}, then {} timed per rank)\n",
-                           fmt::join(o.command, " "), o.signature, prediction.phases.size(),
-                           prediction.phases.size() == 1 ? "" : "s", o.warmup, o.measure);
+  std::cout << fmt::format(
+      "ran {} with the signature {} ({} relevant phase{}, warm-up {}, then {} timed per rank and phase)\n",
+      fmt::join(o.command, " "), o.signature, prediction.phases.size(), prediction.phases.size() == 1 ? "" : "s",
+      o.warmup, o.measure);
   if (sig_run.stopped)
     std::cout << fmt::format("stopped after {} once every rank had measured (the job's output: {})\n",
                              seconds_text(sig_run.reported_s), (dir / "job.log").string());
@@ -129,20 +142,21 @@ void run(const RunOptions& o) {
                              seconds_text(sig_run.wall_s), sig_run.status,
                              prediction.complete ? "" : " before every phase was measured", (dir / "job.log").string());
   using Align = report::Table::Align;
-  report::Table table({"phase", "weight", "per occurrence", "spread (min - max, timed)", "contribution", "share"},
-                      {Align::Left, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right});
+  report::Table table(
+      {"phase", "weight", "timed from", "per occurrence", "spread (min - max, timed)", "contribution", "share"},
+      {Align::Left, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right});
   for (const auto& e : prediction.phases) {
     std::string spread = e.measured()
                              ? fmt::format("{} - {} ({})", seconds_text(e.min_s), seconds_text(e.max_s), e.timed)
                              : "not measured: the signature's";
-    table.add_row({std::to_string(e.phase), std::to_string(e.weight), seconds_text(e.per_occurrence_s), spread,
-                   seconds_text(e.contribution_s), percent(e.share)});
+    table.add_row({std::to_string(e.phase), std::to_string(e.weight), fmt::format("#{}", e.warmup + 1),
+                   seconds_text(e.per_occurrence_s), spread, seconds_text(e.contribution_s), percent(e.share)});
   }
   double total = prediction.predicted_s;
   table.add_row({prediction.initialization_measured ? "initialisation" : "initialisation (the signature's)", "", "", "",
-                 seconds_text(prediction.initialization_s),
+                 "", seconds_text(prediction.initialization_s),
                  percent(total > 0 ? prediction.initialization_s / total : 0)});
-  table.add_row({"remainder (the signature's)", "", "", "", seconds_text(prediction.remainder_s),
+  table.add_row({"remainder (the signature's)", "", "", "", "", seconds_text(prediction.remainder_s),
                  percent(total > 0 ? prediction.remainder_s / total : 0)});
   std::cout << table.render();
   std::cout << fmt::format(
@@ -177,7 +191,8 @@ void add_signature_run_command(CLI::App& signature) {
   cmd->add_option("-o,--output", o->output, "The run directory (phase patterns, measurements, the job's output)")
       ->required();
   cmd->add_option("command", o->command, "The launch command, after --: mpirun.openmpi -n 4 ./app args");
-  cmd->add_option("--warmup", o->warmup, "Occurrences of each phase recognised but not timed, per rank")
+  cmd->add_option("--warmup", o->warmup,
+                  "Occurrences of each phase not timed first; auto: from the signature's representative occurrence")
       ->capture_default_str();
   cmd->add_option("--measure", o->measure, "Occurrences of each phase timed per rank after the warm-up")
       ->capture_default_str();

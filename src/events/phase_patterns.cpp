@@ -116,13 +116,15 @@ std::string patterns_json(const PhasePatterns& patterns) {
     for (const auto& phase : rank) {
       json events = json::array();
       for (const auto& e : phase.events) events.push_back(pattern_event_json(e));
-      phases.push_back({{"phase", phase.phase}, {"events", std::move(events)}});
+      phases.push_back({{"phase", phase.phase}, {"warmup", phase.warmup}, {"events", std::move(events)}});
     }
     ranks.push_back(std::move(phases));
   }
-  json j = {{"format", kPhasePatternsFormat}, {"version", 1},
-            {"ranks", patterns.ranks},        {"warmup", patterns.warmup},
-            {"measured", patterns.measured},  {"by_rank", std::move(ranks)}};
+  json j = {{"format", kPhasePatternsFormat},
+            {"version", 1},
+            {"ranks", patterns.ranks},
+            {"measured", patterns.measured},
+            {"by_rank", std::move(ranks)}};
   return j.dump() + "\n";
 }
 
@@ -135,7 +137,6 @@ PhasePatterns parse_patterns(const std::string& text, const std::string& file) {
   if (in.integer(in.member(j, "", "version"), "version", 1, 1023) != 1) in.fail("version", "expected 1");
   PhasePatterns out;
   out.ranks = static_cast<int>(in.integer(in.member(j, "", "ranks"), "ranks", 1, kMaxInt32));
-  out.warmup = static_cast<int>(in.integer(in.member(j, "", "warmup"), "warmup", 0, 1000000));
   out.measured = static_cast<int>(in.integer(in.member(j, "", "measured"), "measured", 1, 1000000));
   const json& ranks = in.array(in.member(j, "", "by_rank"), "by_rank");
   if (static_cast<int>(ranks.size()) != out.ranks)
@@ -150,6 +151,7 @@ PhasePatterns parse_patterns(const std::string& text, const std::string& file) {
       PhasePattern pattern;
       pattern.phase =
           static_cast<int>(in.integer(in.member(phase, path + ".", "phase"), path + ".phase", 1, kMaxInt32));
+      pattern.warmup = in.integer(in.member(phase, path + ".", "warmup"), path + ".warmup", 0, INT64_MAX);
       const json& events = in.array(in.member(phase, path + ".", "events"), path + ".events");
       for (std::size_t e = 0; e < events.size(); ++e)
         pattern.events.push_back(parse_pattern_event(in, events[e], fmt::format("{}.events[{}]", path, e)));

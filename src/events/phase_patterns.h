@@ -47,13 +47,13 @@ PatternEvent pattern_event(const Event& e, int comm_rank);
 
 struct PhasePattern {
   int phase = 0;                     // the signature's phase id
+  std::int64_t warmup = 1;           // occurrences recognised and not timed before the timed ones
   std::vector<PatternEvent> events;  // this rank's events of one occurrence; empty: the rank takes no part
 };
 
 struct PhasePatterns {
   int ranks = 0;
-  int warmup = 1;                                  // occurrences recognised and not timed, per rank and phase
-  int measured = 3;                                // occurrences timed after them
+  int measured = 3;                                // occurrences timed per rank and phase, after its warm-up
   std::vector<std::vector<PhasePattern>> by_rank;  // by_rank[r]: rank r's patterns, the same phases on every rank
 };
 

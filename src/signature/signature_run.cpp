@@ -37,17 +37,17 @@ double mean(const std::vector<double>& v) {
 
 }  // namespace
 
-events::PhasePatterns phase_patterns(const Signature& s, int warmup, int measured) {
-  if (warmup < 0) throw UserError(fmt::format("{} warm-up occurrences", warmup), {}, "give --warmup 0 or more");
+events::PhasePatterns phase_patterns(const Signature& s, std::optional<int> warmup, int measured) {
+  if (warmup && *warmup < 0)
+    throw UserError(fmt::format("{} warm-up occurrences", *warmup), {}, "give --warmup auto, 0 or more");
   if (measured < 1) throw UserError(fmt::format("{} measured occurrences", measured), {}, "give --measure 1 or more");
   events::PhasePatterns out;
   out.ranks = s.ranks;
-  out.warmup = warmup;
   out.measured = measured;
   out.by_rank.resize(static_cast<std::size_t>(s.ranks));
   for (const Phase& phase : s.phases) {
     if (!phase.relevant) continue;
-    for (auto& rank : out.by_rank) rank.push_back({phase.id, {}});
+    for (auto& rank : out.by_rank) rank.push_back({phase.id, warmup.value_or(phase.representative), {}});
     for (const Block& block : phase.blocks)
       for (const BlockEvent& b : block) {
         if (b.rank < 0 || b.rank >= s.ranks)
@@ -108,6 +108,7 @@ RunPrediction predict_from_measurements(const Signature& s, const events::PhaseP
   for (std::size_t p = 0; p < phases; ++p) {
     PhaseEstimate& e = out.phases[p];
     e.phase = phase_list[p].phase;
+    e.warmup = phase_list[p].warmup;
     auto it = std::find_if(s.phases.begin(), s.phases.end(), [&](const Phase& ph) { return ph.id == e.phase; });
     if (it == s.phases.end()) throw UserError(fmt::format("phase {} is not in the signature", e.phase));
     e.weight = it->weight;
@@ -183,6 +184,7 @@ json to_json(const RunPrediction& p) {
   for (const auto& e : p.phases) {
     json j = {{"phase", e.phase},
               {"weight", e.weight},
+              {"warmup", e.warmup},
               {"measured", e.measured()},
               {"per_occurrence_s", e.per_occurrence_s},
               {"signature_per_occurrence_s", e.signature_per_occurrence_s},

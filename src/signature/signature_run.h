@@ -22,10 +22,12 @@
 
 namespace perfcast::signature {
 
-// Each relevant phase as every rank's own event sequence. Throws UserError
-// when the signature has no relevant phase, or warmup/measured are out of
-// range (naming --warmup and --measure).
-events::PhasePatterns phase_patterns(const Signature& s, int warmup, int measured);
+// Each relevant phase as every rank's own event sequence, with its warm-up:
+// `warmup` occurrences, or when absent the phase's representative occurrence
+// (Phase::representative). Throws UserError when the signature has no
+// relevant phase, or warmup/measured are out of range (naming --warmup and
+// --measure).
+events::PhasePatterns phase_patterns(const Signature& s, std::optional<int> warmup, int measured);
 
 // Reads `dir`'s measurement files of ranks 0..ranks-1; a rank without one is
 // absent from the result (the caller names it).
@@ -34,6 +36,7 @@ std::vector<events::RankMeasurement> read_measurements(const std::filesystem::pa
 struct PhaseEstimate {
   int phase = 0;
   std::int64_t weight = 0;
+  std::int64_t warmup = 0;                // occurrences not timed before the timed ones
   double signature_per_occurrence_s = 0;  // where the signature was built
   // The slowest rank's mean timed occurrence (what its prediction uses).
   double per_occurrence_s = 0;

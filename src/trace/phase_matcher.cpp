@@ -48,7 +48,7 @@ bool PhaseMatcher::feed(const events::Event& e, int comm_rank, double end_s) {
       double start_s = ends_[(calls_ - p.size()) % ends_.size()];
       if (first_start_s_ < 0 || start_s < first_start_s_) first_start_s_ = start_s;
       ++t.timing.occurrences;
-      if (t.timing.occurrences > static_cast<std::uint64_t>(patterns_.warmup)) {
+      if (t.timing.occurrences > static_cast<std::uint64_t>(t.pattern->warmup)) {
         double time_s = std::max(0.0, end_s - start_s);
         if (t.timing.times_s.size() < static_cast<std::size_t>(patterns_.measured)) t.timing.times_s.push_back(time_s);
         t.timing.all_s += time_s;

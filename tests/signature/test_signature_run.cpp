@@ -82,8 +82,9 @@ TEST(SignatureRun, StopsEarlyAndPredictsTheSumOfWeightTimesMeasuredTime) {
   fs::path sig = signature_of("ring", {std::to_string(steps), "0", kWork});
   json s = show(sig);
   fs::path dir = scratch() / "ring.run";
-  auto r = perfcast_run(concat({"signature", "run", sig.string(), "-o", dir.string(), "--json", "--measure", "3", "--"},
-                               mpirun(2, {std::to_string(steps), "0", kWork})));
+  auto r = perfcast_run(
+      concat({"signature", "run", sig.string(), "-o", dir.string(), "--json", "--warmup", "1", "--measure", "3", "--"},
+             mpirun(2, {std::to_string(steps), "0", kWork})));
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text << r.stdout_text;
   json out = json::parse(r.stdout_text);
   EXPECT_TRUE(out["stopped_early"]);
