@@ -528,8 +528,7 @@ SalvagedStream salvage_stream(const fs::path& partial, const fs::path& path, int
   fs::path torn = partial;
   torn += ".torn";
   fs::rename(partial, torn, error);
-  if (error)
-    throw UserError(fmt::format("cannot move aside: {}", error.message()), in_file(partial.string()));
+  if (error) throw UserError(fmt::format("cannot move aside: {}", error.message()), in_file(partial.string()));
   // The end marker's count is unknown: any count it holds is accepted.
   TraceRankSource source(torn, rank, kUnknownEventCount);
   RankWriter writer(path, rank);

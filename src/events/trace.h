@@ -193,10 +193,10 @@ std::unique_ptr<JobSource> open_trace(const std::filesystem::path& dir);
 
 // What salvage_stream kept of a stream whose writer never closed it.
 struct SalvagedStream {
-  std::uint64_t events = 0;      // whole events kept
-  std::uint64_t whole_bytes = 0; // the file's bytes up to the first block that could not be read whole
+  std::uint64_t events = 0;       // whole events kept
+  std::uint64_t whole_bytes = 0;  // the file's bytes up to the first block that could not be read whole
   std::uint64_t file_bytes = 0;
-  std::string stopped;           // why reading stopped there (a torn or damaged block, or the file's end)
+  std::string stopped;  // why reading stopped there (a torn or damaged block, or the file's end)
 };
 
 // Reads the stream file `partial` (RankWriter's ".partial" file of rank

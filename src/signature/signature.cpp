@@ -68,7 +68,8 @@ std::int64_t representative_occurrence(const std::vector<double>& tick_s, std::s
     for (std::size_t k = i; k < i + window; ++k) sum += occurrence_s[k];
     double deviation = std::abs(sum / static_cast<double>(window) - mean_s) / mean_s;
     if (deviation <= kRepresentativeTolerance) return static_cast<std::int64_t>(i);
-    if (best_deviation < 0 || deviation < best_deviation) best = static_cast<std::int64_t>(i), best_deviation = deviation;
+    if (best_deviation < 0 || deviation < best_deviation)
+      best = static_cast<std::int64_t>(i), best_deviation = deviation;
   }
   return best;
 }

@@ -217,7 +217,8 @@ Signature from_json(const json& j, const std::string& file) {
     if (in.optional_member(pj, "representative")) {
       p.representative = in.integer(pj, path, "representative", 0);
       if (p.representative >= p.weight)
-        in.fail(path + ".representative", fmt::format("occurrence {} of a phase of weight {}", p.representative, p.weight));
+        in.fail(path + ".representative",
+                fmt::format("occurrence {} of a phase of weight {}", p.representative, p.weight));
     }
     for (const auto& inner : in.array(pj, path, "inner"))
       p.inner.push_back(static_cast<int>(in.integer(inner, path + ".inner", 1)));

@@ -33,7 +33,7 @@ struct TraceHeader {
   std::vector<std::string> hosts;  // distinct, in rank order
   double clock_resolution_s = 0;   // the coarsest of the ranks'
   std::vector<RankInfo> ranks;     // ranks[r] is rank r's
-  std::vector<CutShort> cut_short; // ranks whose stream ends early, in rank order
+  std::vector<CutShort> cut_short;  // ranks whose stream ends early, in rank order
 };
 
 // "rank 1 was cut short (it never reached MPI_Finalize): 4096 events kept, read up to byte ..."

@@ -2,21 +2,20 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
-#include <signal.h>
 #include <sstream>
 #include <thread>
 
 #include "events/phase_patterns.h"
-
 #include "support/error.h"
 #include "trace/recorder_environment.h"
 
@@ -100,8 +99,9 @@ void prepare_signature_run_dir(const fs::path& dir) {
   std::vector<fs::path> old;
   for (const auto& entry : fs::directory_iterator(dir)) {
     std::string name = entry.path().filename().string();
-    bool ours = name == "phases.json" || name == "job.log" || name == "full" ||
-                (name.starts_with("rank-") && (name.ends_with(".phases.json") || name.ends_with(".phases.json.partial")));
+    bool ours =
+        name == "phases.json" || name == "job.log" || name == "full" ||
+        (name.starts_with("rank-") && (name.ends_with(".phases.json") || name.ends_with(".phases.json.partial")));
     if (!ours)
       throw UserError(fmt::format("holds '{}', which is not part of a signature run: not writing here", name),
                       {dir.string()}, "choose another run directory with -o, or empty this one");
@@ -141,7 +141,8 @@ bool runs_with(pid_t pid, const std::string& variable, const std::string& value)
 
 SignatureModeRun run_signature_mode(const std::vector<std::string>& command, const SignatureModeOptions& o) {
   if (command.empty())
-    throw UserError("no command to run", {}, "give it after --: perfcast signature run app.sig -- mpirun.openmpi -n 4 ./app");
+    throw UserError("no command to run", {},
+                    "give it after --: perfcast signature run app.sig -- mpirun.openmpi -n 4 ./app");
   std::string preload = o.library.string();
   if (const char* earlier = std::getenv("LD_PRELOAD"); earlier && *earlier) preload += std::string(":") + earlier;
   std::vector<std::string> words = traced_command(command, {kSignaturePhasesVariable});
@@ -217,7 +218,7 @@ SignatureModeRun run_signature_mode(const std::vector<std::string>& command, con
     bool ended = false;
     while (!(ended = reaped(pid, run.status)) && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    kill(-pid, SIGKILL);  // what is left of the group, the launcher included when it did not end
+    kill(-pid, SIGKILL);          // what is left of the group, the launcher included when it did not end
     for (pid_t rank : rank_pids)  // ranks the launcher put in process groups of their own
       if (runs_with(rank, kSignaturePhasesVariable, o.patterns.string())) kill(rank, SIGKILL);
     if (ended) break;

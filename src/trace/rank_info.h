@@ -14,7 +14,7 @@ struct RankInfo {
   int ranks = 0;             // MPI_COMM_WORLD's size
   std::uint64_t events = 0;  // in the stream
   std::string host;
-  std::int64_t pid = 0;  // the rank's process
+  std::int64_t pid = 0;                   // the rank's process
   std::string program;                    // the traced executable
   double clock_resolution_s = 0;          // of the clock gaps and calls are timed with
   double wall_s = 0;                      // from MPI_Init's return to MPI_Finalize's: compute + MPI + tracer

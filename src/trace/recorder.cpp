@@ -635,7 +635,8 @@ void Call::end(int result) {
       } else if (result == MPI_SUCCESS) {
         s.call_end_s = end_s;
         s.call_comm_rank = 0;
-        if (s.matcher && events::is_point_to_point(kind) && comm != MPI_COMM_NULL) PMPI_Comm_rank(comm, &s.call_comm_rank);
+        if (s.matcher && events::is_point_to_point(kind) && comm != MPI_COMM_NULL)
+          PMPI_Comm_rank(comm, &s.call_comm_rank);
         record(s, *this, duration_s);
       }
     } catch (const std::exception& e) {

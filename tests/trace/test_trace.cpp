@@ -2,19 +2,18 @@
 // write, after each MPI call, the event that call should record; the trace is
 // compared with that event for event, then replayed on the simulator.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <cctype>
 #include <chrono>
 #include <filesystem>
-#include <thread>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "events/text.h"
