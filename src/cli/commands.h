@@ -25,5 +25,6 @@ void add_learn_command(CLI::App& app);       // learn.cpp: run time learned from
 void add_run_command(CLI::App& app);         // run.cpp: an instrumented run appending its feature record
 void add_sweep_command(CLI::App& app);       // sweep.cpp: instrumented runs over a grid of parameters
 void add_signature_command(CLI::App& app);   // signature.cpp: phases and weights of a traced run
+void add_signature_run_command(CLI::App& signature);  // signature_run.cpp: run only the phases, predict the run
 void add_validate_command(CLI::App& app);    // validate.cpp: every method against real runs
 }  // namespace perfcast::cli

@@ -136,6 +136,7 @@ void add_signature_command(CLI::App& app) {
   CLI::App* show_cmd = cmd->add_subcommand("show", "Each phase's events, weight and time, and the predicted total.");
   show_cmd->add_option("SIGNATURE", show->path, "A signature file (perfcast signature build)")->required();
   show_cmd->add_flag("--json", show->json, "Print the signature as JSON");
+  add_signature_run_command(*cmd);
   show_cmd->callback([show] {
     Signature s = signature::read_signature(show->path);
     if (show->json)

@@ -2,6 +2,7 @@
 // and collect its ranks' event streams into a trace; `trace show` summarises one.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -45,7 +46,11 @@ void run_trace(const TraceOptions& o) {
   const auto& manifest = collected.manifest;
   if (o.json) {
     nlohmann::json ranks = nlohmann::json::array();
-    for (const auto& s : manifest.streams) ranks.push_back({{"rank", s.rank}, {"events", s.events}});
+    for (const auto& s : manifest.streams) {
+      bool cut = std::any_of(collected.header.cut_short.begin(), collected.header.cut_short.end(),
+                             [&](const trace::CutShort& c) { return c.rank == s.rank; });
+      ranks.push_back({{"rank", s.rank}, {"events", s.events}, {"cut_short", cut}});
+    }
     std::cout << nlohmann::json{{"trace", dir.string()}, {"exit_status", status}, {"ranks", ranks}}.dump(2) << "\n";
   } else {
     std::cout << fmt::format("traced {} rank{} of {} into {}\n", manifest.ranks, manifest.ranks == 1 ? "" : "s",
@@ -57,6 +62,7 @@ void run_trace(const TraceOptions& o) {
           {std::to_string(s.rank), std::to_string(s.events), info.host, std::to_string(info.unresolved_receives)});
     }
     std::cout << table.render();
+    for (const auto& cut : collected.header.cut_short) std::cout << trace::describe(cut) << "\n";
     std::cout << fmt::format(
         "see it with: perfcast trace show {0}; replay it with: perfcast simulate {0} --machine M\n", o.output);
   }
@@ -102,6 +108,7 @@ void show_trace(const std::string& path, bool json) {
     table.add_row(row);
   }
   std::cout << table.render();
+  for (const auto& cut : summary.header.cut_short) std::cout << trace::describe(cut) << "\n";
   if (!timed) {
     std::cout << "this trace records no call durations (written before format 2): time per call kind is unknown\n";
     return;

@@ -36,6 +36,8 @@ SourceLocation in_file(std::string file) { return {std::move(file), std::nullopt
 
 constexpr char kMagic[8] = {'P', 'C', 'E', 'V', '\r', '\n', '\x1a', '\n'};
 constexpr std::size_t kFileHeaderBytes = 16;
+// A TraceRankSource's expected count when no manifest gives one.
+constexpr std::uint64_t kUnknownEventCount = UINT64_MAX;
 constexpr std::size_t kBlockHeaderBytes = 32;
 constexpr std::uint32_t kBlockMarker = 0x4b424350;  // "PCBK" in little-endian bytes
 constexpr std::uint32_t kEndMarker = 0x4e454350;    // "PCEN"
@@ -470,7 +472,7 @@ bool TraceRankSource::load_block() {
     std::uint64_t total = get_u64(header + 8);
     if (total != events_read_)
       corrupted(fmt::format("the end marker counts {} events, the blocks held {}", total, events_read_));
-    if (total != expected_events_)
+    if (total != expected_events_ && expected_events_ != kUnknownEventCount)
       fail(fmt::format("the stream holds {} events, trace.json says {} (manifest and stream disagree)", total,
                        expected_events_));
     if (file_size != offset_ + kBlockHeaderBytes)
@@ -516,6 +518,33 @@ bool TraceRankSource::next(Event& out, double) {
   }
   ++events_read_;
   return true;
+}
+
+SalvagedStream salvage_stream(const fs::path& partial, const fs::path& path, int rank) {
+  SalvagedStream out;
+  std::error_code error;
+  out.file_bytes = fs::file_size(partial, error);
+  // Moved aside first: the writer's own temporary file may be `partial`.
+  fs::path torn = partial;
+  torn += ".torn";
+  fs::rename(partial, torn, error);
+  if (error) throw UserError(fmt::format("cannot move aside: {}", error.message()), in_file(partial.string()));
+  // The end marker's count is unknown: any count it holds is accepted.
+  TraceRankSource source(torn, rank, kUnknownEventCount);
+  RankWriter writer(path, rank);
+  Event event;
+  try {
+    while (source.next(event)) writer.append(event);
+    out.whole_bytes = out.file_bytes;
+    out.stopped = "the stream was whole (closed before its file was renamed)";
+  } catch (const UserError& e) {
+    out.whole_bytes = source.block_offset() ? source.block_offset() : kFileHeaderBytes;
+    out.stopped = e.what();
+  }
+  out.events = writer.events();
+  writer.close();
+  fs::remove(torn, error);
+  return out;
 }
 
 TraceJobSource::TraceJobSource(fs::path dir) : dir_(std::move(dir)), manifest_(read_manifest(dir_)) {}

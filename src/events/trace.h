@@ -76,6 +76,10 @@ class RankWriter {
   RankWriter& operator=(const RankWriter&) = delete;
 
   void append(const Event& event);
+  // Writes the events appended so far as a block now, so a writer killed
+  // later (SIGKILL: no destructor, no close) leaves them whole in the
+  // ".partial" file for salvage_stream.
+  void flush() { flush_block(); }
   // Flushes the last block, writes the end marker and renames the file into
   // place. Throws UserError when the disk refuses.
   void close();
@@ -148,6 +152,8 @@ class TraceRankSource : public RankSource {
 
   int rank() const { return rank_; }
   std::uint32_t version() const { return version_; }
+  // Where the block being read (or the one that failed to read) starts.
+  std::uint64_t block_offset() const { return block_offset_; }
   std::uint64_t events_read() const { return events_read_; }
   // Memory held for decoding (at most about one block).
   std::size_t buffered_bytes() const { return compressed_.capacity() + block_.capacity(); }
@@ -184,6 +190,20 @@ class TraceJobSource : public JobSource {
 // Opens a trace directory: its manifest is read and checked now, each rank's
 // stream when opened.
 std::unique_ptr<JobSource> open_trace(const std::filesystem::path& dir);
+
+// What salvage_stream kept of a stream whose writer never closed it.
+struct SalvagedStream {
+  std::uint64_t events = 0;       // whole events kept
+  std::uint64_t whole_bytes = 0;  // the file's bytes up to the first block that could not be read whole
+  std::uint64_t file_bytes = 0;
+  std::string stopped;  // why reading stopped there (a torn or damaged block, or the file's end)
+};
+
+// Reads the stream file `partial` (RankWriter's ".partial" file of rank
+// `rank`, left by a process that was killed) up to its last whole block and
+// writes those events as a closed stream at `path`. Throws UserError only
+// when `partial` is not a stream at all (no file header).
+SalvagedStream salvage_stream(const std::filesystem::path& partial, const std::filesystem::path& path, int rank);
 
 // Copies every rank of `job` into a trace at `dir` (see TraceWriter).
 TraceManifest write_trace(JobSource& job, const std::filesystem::path& dir, const TraceMetadata& metadata = {},

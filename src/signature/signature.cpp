@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "support/error.h"
@@ -47,6 +48,30 @@ std::string key_of(const Block& block) {
                        b.source_offset ? std::to_string(*b.source_offset) : "-", b.root ? std::to_string(*b.root) : "-",
                        b.bytes, b.bytes2, b.requests, b.site);
   return key;
+}
+
+// Signature::Phase::representative. A phase's ticks, in order, are its
+// occurrences one after the other, `ticks` each (a loop body's inner loops are
+// phases of their own, so their ticks are not among them).
+std::int64_t representative_occurrence(const std::vector<double>& tick_s, std::size_t ticks, std::int64_t weight,
+                                       double mean_s) {
+  const auto window = static_cast<std::size_t>(kRepresentativeWindow);
+  if (ticks == 0 || tick_s.size() != ticks * static_cast<std::size_t>(weight) ||
+      static_cast<std::size_t>(weight) < window + 1 || mean_s <= 0)
+    return 1;
+  std::vector<double> occurrence_s(static_cast<std::size_t>(weight), 0);
+  for (std::size_t t = 0; t < tick_s.size(); ++t) occurrence_s[t / ticks] += tick_s[t];
+  std::int64_t best = 1;
+  double best_deviation = -1;
+  for (std::size_t i = 1; i + window <= occurrence_s.size(); ++i) {  // the first is a warm-up at least
+    double sum = 0;
+    for (std::size_t k = i; k < i + window; ++k) sum += occurrence_s[k];
+    double deviation = std::abs(sum / static_cast<double>(window) - mean_s) / mean_s;
+    if (deviation <= kRepresentativeTolerance) return static_cast<std::int64_t>(i);
+    if (best_deviation < 0 || deviation < best_deviation)
+      best = static_cast<std::int64_t>(i), best_deviation = deviation;
+  }
+  return best;
 }
 
 std::string offset_text(std::int32_t o) { return o > 0 ? fmt::format("+{}", o) : std::to_string(o); }
@@ -144,8 +169,12 @@ Signature build_signature(const LogicalTrace& trace, const BuildOptions& options
   for (std::size_t i = 0; i < order.size(); ++i) id_of[order[i]] = static_cast<int>(i) + 1;
 
   std::vector<double> phase_s(detection.phases.size(), 0);
+  std::vector<std::vector<double>> tick_s(detection.phases.size());  // each phase's ticks' increments, in order
   for (std::size_t t = 0; t < blocks.size(); ++t)
-    if (int p = detection.phase_of_tick[t]; p >= 0) phase_s[static_cast<std::size_t>(p)] += step_s[t];
+    if (int p = detection.phase_of_tick[t]; p >= 0) {
+      phase_s[static_cast<std::size_t>(p)] += step_s[t];
+      tick_s[static_cast<std::size_t>(p)].push_back(step_s[t]);
+    }
   for (std::size_t i = 0; i < detection.phases.size(); ++i) {
     const DetectedPhase& d = detection.phases[i];
     Phase p;
@@ -157,6 +186,7 @@ Signature build_signature(const LogicalTrace& trace, const BuildOptions& options
     p.time_s = phase_s[i];
     p.time_per_occurrence_s = d.weight ? p.time_s / static_cast<double>(d.weight) : 0;
     p.share = trace.total_s > 0 ? p.time_s / trace.total_s : 0;
+    p.representative = representative_occurrence(tick_s[i], p.blocks.size(), p.weight, p.time_per_occurrence_s);
     s.phases.push_back(std::move(p));
   }
   std::stable_sort(s.phases.begin(), s.phases.end(), [](const Phase& a, const Phase& b) {

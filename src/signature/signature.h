@@ -51,7 +51,18 @@ struct Phase {
   double time_per_occurrence_s = 0;  // time_s / weight
   double share = 0;                  // time_s / the traced total
   bool relevant = false;
+  // The first occurrence (0-based) of the first run of kRepresentativeWindow
+  // occurrences whose mean time is within kRepresentativeTolerance of
+  // time_per_occurrence_s: where a signature run starts timing, so a phase
+  // whose early occurrences run faster or slower than the rest (a solver
+  // before and after it converged, values that become subnormal) is timed
+  // where it runs as it does on average. The closest window when none is
+  // within; 1 when the occurrences cannot be told apart in the trace.
+  std::int64_t representative = 1;
 };
+
+inline constexpr std::int64_t kRepresentativeWindow = 3;
+inline constexpr double kRepresentativeTolerance = 0.2;
 
 struct Signature {
   std::string trace;  // the trace it was built from

@@ -142,6 +142,7 @@ json to_json(const Signature& s) {
                       {"share", p.share},
                       {"relevant", p.relevant},
                       {"inner", p.inner},
+                      {"representative", p.representative},
                       {"blocks", blocks}});
   }
   json j = {{"format", kSignatureFormatName},
@@ -213,6 +214,12 @@ Signature from_json(const json& j, const std::string& file) {
     const json& relevant = in.member(pj, path, "relevant");
     if (!relevant.is_boolean()) in.fail(path + ".relevant", "expected true or false");
     p.relevant = relevant.get<bool>();
+    if (in.optional_member(pj, "representative")) {
+      p.representative = in.integer(pj, path, "representative", 0);
+      if (p.representative >= p.weight)
+        in.fail(path + ".representative",
+                fmt::format("occurrence {} of a phase of weight {}", p.representative, p.weight));
+    }
     for (const auto& inner : in.array(pj, path, "inner"))
       p.inner.push_back(static_cast<int>(in.integer(inner, path + ".inner", 1)));
     const json& blocks = in.array(pj, path, "blocks");

@@ -10,6 +10,7 @@
 
 #include "support/error.h"
 #include "support/utc_time.h"
+#include "trace/recorder_environment.h"
 
 namespace perfcast::trace {
 
@@ -22,7 +23,7 @@ SourceLocation in_file(const fs::path& path) { return {path.string(), std::nullo
 
 // The files a traced run writes: streams (finished or not) and info files.
 bool is_run_file(const std::string& name) {
-  static const std::regex pattern(R"(rank-\d{6}\.(pcev|info\.json)(\.partial)?)");
+  static const std::regex pattern(R"(rank-\d{6}\.(pcev|info\.json|phases\.json)(\.partial|\.partial\.torn)?)");
   return std::regex_match(name, pattern);
 }
 
@@ -53,6 +54,13 @@ json rank_info_object(const RankInfo& info) {
 }
 
 }  // namespace
+
+std::string describe(const CutShort& cut) {
+  return fmt::format(
+      "rank {} was cut short (it never reached MPI_Finalize): {} events kept, read up to byte {} of {} "
+      "(where it stopped: {})",
+      cut.rank, cut.events, cut.whole_bytes, cut.file_bytes, cut.stopped);
+}
 
 void prepare_trace_dir(const fs::path& dir) {
   std::error_code error;
@@ -87,7 +95,7 @@ CollectedTrace collect_trace(const fs::path& dir, const std::vector<std::string>
     infos.push_back(info);
   }
   if (infos.empty())
-    throw UserError("no rank of the run left a trace: no rank reached MPI_Finalize under the tracer", in_file(dir),
+    throw UserError("no rank of the run left a trace: no rank returned from MPI_Init under the tracer", in_file(dir),
                     "check that the command runs an MPI program (built with Open MPI) and that it finishes");
   int ranks = infos.front().ranks;
   CollectedTrace out;
@@ -101,7 +109,7 @@ CollectedTrace collect_trace(const fs::path& dir, const std::vector<std::string>
     seen[static_cast<std::size_t>(info.rank)] = true;
     out.header.ranks[static_cast<std::size_t>(info.rank)] = info;
   }
-  std::vector<int> missing, failed;
+  std::vector<int> missing, failed, unfinished;
   std::string first_error;
   for (int r = 0; r < ranks; ++r) {
     const RankInfo& info = out.header.ranks[static_cast<std::size_t>(r)];
@@ -110,6 +118,8 @@ CollectedTrace collect_trace(const fs::path& dir, const std::vector<std::string>
     } else if (!info.error.empty()) {
       failed.push_back(r);
       if (first_error.empty()) first_error = fmt::format("rank {}: {}", r, info.error);
+    } else if (!info.finished) {
+      unfinished.push_back(r);
     }
   }
   if (!failed.empty())
@@ -117,9 +127,28 @@ CollectedTrace collect_trace(const fs::path& dir, const std::vector<std::string>
                                 rank_list(failed), first_error),
                     in_file(dir));
   if (!missing.empty())
-    throw UserError(fmt::format("rank{} {} of {} did not reach MPI_Finalize: no complete stream",
+    throw UserError(fmt::format("rank{} {} of {} never returned from MPI_Init under the tracer: no stream",
                                 missing.size() == 1 ? "" : "s", rank_list(missing), ranks),
                     in_file(dir));
+
+  json cut_short = json::array();
+  for (int r : unfinished) {
+    RankInfo& info = out.header.ranks[static_cast<std::size_t>(r)];
+    fs::path stream = dir / events::rank_file_name(r);
+    fs::path partial = stream;
+    partial += ".partial";
+    if (!fs::exists(partial))
+      throw UserError(fmt::format("rank {} never reached MPI_Finalize and left no stream", r), in_file(stream));
+    events::SalvagedStream salvaged = events::salvage_stream(partial, stream, r);
+    info.events = salvaged.events;
+    CutShort cut{r, salvaged.events, salvaged.whole_bytes, salvaged.file_bytes, salvaged.stopped};
+    cut_short.push_back({{"rank", r},
+                         {"events", cut.events},
+                         {"whole_bytes", cut.whole_bytes},
+                         {"file_bytes", cut.file_bytes},
+                         {"stopped", cut.stopped}});
+    out.header.cut_short.push_back(std::move(cut));
+  }
 
   json streams = json::array(), tracer_ranks = json::array();
   for (int r = 0; r < ranks; ++r) {
@@ -146,7 +175,8 @@ CollectedTrace collect_trace(const fs::path& dir, const std::vector<std::string>
                    {"tracer",
                     {{"hosts", out.header.hosts},
                      {"clock_resolution_s", out.header.clock_resolution_s},
-                     {"ranks", std::move(tracer_ranks)}}}};
+                     {"ranks", std::move(tracer_ranks)},
+                     {"cut_short", std::move(cut_short)}}}};
   fs::path manifest = dir / events::kManifestName;
   {
     std::ofstream file(manifest);
@@ -180,6 +210,11 @@ TraceHeader read_trace_header(const fs::path& dir) {
       info.unresolved_receives = r.at("unresolved_receives").get<std::uint64_t>();
       header.ranks.push_back(info);
     }
+    if (auto cut = tracer->find("cut_short"); cut != tracer->end())
+      for (const json& c : *cut)
+        header.cut_short.push_back({c.at("rank").get<int>(), c.at("events").get<std::uint64_t>(),
+                                    c.at("whole_bytes").get<std::uint64_t>(), c.at("file_bytes").get<std::uint64_t>(),
+                                    c.at("stopped").get<std::string>()});
   } catch (const json::exception& e) {
     throw UserError(std::string("the tracer header is malformed: ") + e.what(),
                     {(dir / events::kManifestName).string(), std::nullopt, "tracer"});

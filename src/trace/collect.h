@@ -17,12 +17,27 @@
 
 namespace perfcast::trace {
 
+// A rank that started under the tracer and never reached MPI_Finalize (it was
+// killed, or crashed): its stream holds the events of the blocks it had
+// written whole (the tracer writes one at least every kFlushIntervalS).
+struct CutShort {
+  int rank = 0;
+  std::uint64_t events = 0;       // kept: the whole events before the cut
+  std::uint64_t whole_bytes = 0;  // of the stream file, read up to here
+  std::uint64_t file_bytes = 0;   // of the stream file as the rank left it
+  std::string stopped;            // why reading stopped there
+};
+
 // What the manifest's "tracer" header holds besides the standard fields.
 struct TraceHeader {
   std::vector<std::string> hosts;  // distinct, in rank order
   double clock_resolution_s = 0;   // the coarsest of the ranks'
   std::vector<RankInfo> ranks;     // ranks[r] is rank r's
+  std::vector<CutShort> cut_short;  // ranks whose stream ends early, in rank order
 };
+
+// "rank 1 was cut short (it never reached MPI_Finalize): 4096 events kept, read up to byte ..."
+std::string describe(const CutShort& cut);
 
 struct CollectedTrace {
   events::TraceManifest manifest;
@@ -35,8 +50,10 @@ void prepare_trace_dir(const std::filesystem::path& dir);
 
 // Reads every rank's info file, reads every stream through (checksums and
 // event counts), writes trace.json with the tracer header, reads it back with
-// events::read_manifest, and removes the info files. Throws UserError naming
-// the ranks whose files are missing or that reported an error.
+// events::read_manifest, and removes the info files. A rank whose info file
+// says it never finished (killed mid-run) keeps its stream up to the last
+// whole block, listed in the header's cut_short. Throws UserError naming the
+// ranks whose files are missing or that reported an error.
 CollectedTrace collect_trace(const std::filesystem::path& dir, const std::vector<std::string>& command);
 
 // The tracer header of a trace's manifest; empty when the trace was not

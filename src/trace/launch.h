@@ -13,14 +13,49 @@ namespace perfcast::trace {
 // Throws UserError when none exists.
 std::filesystem::path find_trace_library(const std::filesystem::path& executable);
 
-// The command line run: Open MPI's launchers get `-x` for both variables, so
-// ranks on other nodes inherit them too.
-std::vector<std::string> traced_command(const std::vector<std::string>& command);
+// The command line run: Open MPI's launchers get `-x` for both variables (and
+// `also_exported`), so ranks on other nodes inherit them too.
+std::vector<std::string> traced_command(const std::vector<std::string>& command,
+                                        const std::vector<std::string>& also_exported = {});
 
 // Runs `command` (searched in PATH) with the tracer preloaded, writing into
 // `dir` (absolute); waits for it. Returns its exit status (128 + signal when
 // killed). Throws UserError when it cannot be started.
 int run_traced(const std::vector<std::string>& command, const std::filesystem::path& library,
                const std::filesystem::path& dir);
+
+// Makes `dir` ready for a signature run: created when absent; the files of an
+// earlier one there (phase patterns, measurements, the job's log, a full
+// run's directory) are removed; anything else refuses (UserError).
+void prepare_signature_run_dir(const std::filesystem::path& dir);
+
+// A run in the tracer's signature mode (recorder_environment.h).
+struct SignatureModeOptions {
+  std::filesystem::path library;   // the tracer
+  std::filesystem::path dir;       // where the ranks write their measurements (absolute)
+  std::filesystem::path patterns;  // the phase patterns file (absolute)
+  std::filesystem::path log;       // the job's stdout and stderr go here
+  int ranks = 0;                   // the ranks expected to report
+  // End the job once every rank has reported (its measurements complete, or
+  // an error); false: let it run to its end.
+  bool stop_when_measured = true;
+  double grace_s = 2;  // after SIGTERM, before SIGKILL
+};
+
+struct SignatureModeRun {
+  int status = 0;         // the launcher's exit status (128 + signal when killed)
+  bool stopped = false;   // ended here, every rank having reported
+  double reported_s = 0;  // start to the moment every rank had reported (when stopped)
+  double wall_s = 0;      // start to the job's end, reaped
+};
+
+// Runs `command` with the tracer preloaded in signature mode, in a process
+// group of its own. Every 10 ms it reads the ranks' measurement files; when
+// all `ranks` have reported it sends SIGTERM to the group (the launcher ends
+// the ranks it started), then SIGKILL to the group and to the ranks' own
+// processes (named in their files) still alive after `grace_s`, and reaps
+// the launcher. The ranks themselves never wait for each other on the
+// tracer's account. Throws UserError when the command cannot be started.
+SignatureModeRun run_signature_mode(const std::vector<std::string>& command, const SignatureModeOptions& options);
 
 }  // namespace perfcast::trace

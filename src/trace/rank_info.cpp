@@ -16,7 +16,7 @@ std::string rank_info_json(const RankInfo& info) {
       {"host", info.host},           {"program", info.program},   {"clock_resolution_s", info.clock_resolution_s},
       {"wall_s", info.wall_s},       {"mpi_s", info.mpi_s},       {"finalize_s", info.finalize_s},
       {"compute_s", info.compute_s}, {"tracer_s", info.tracer_s}, {"unresolved_receives", info.unresolved_receives},
-      {"error", info.error}};
+      {"error", info.error},         {"finished", info.finished}, {"pid", info.pid}};
   return document.dump(1) + "\n";
 }
 
@@ -37,6 +37,8 @@ bool parse_rank_info(const std::string& text, RankInfo& out) {
     out.tracer_s = document.at("tracer_s").get<double>();
     out.unresolved_receives = document.at("unresolved_receives").get<std::uint64_t>();
     out.error = document.at("error").get<std::string>();
+    out.finished = document.value("finished", true);
+    out.pid = document.value("pid", std::int64_t{0});
   } catch (const json::exception&) {
     return false;
   }

@@ -1,4 +1,4 @@
-// The small file each traced rank writes beside its stream at MPI_Finalize:
+// The small file each traced rank writes beside its stream at MPI_Init and MPI_Finalize:
 // what the manifest's tracer header and `perfcast trace show` report about
 // the rank. Shared by the recorder (writes it) and the collector (reads it).
 #pragma once
@@ -14,6 +14,7 @@ struct RankInfo {
   int ranks = 0;             // MPI_COMM_WORLD's size
   std::uint64_t events = 0;  // in the stream
   std::string host;
+  std::int64_t pid = 0;                   // the rank's process
   std::string program;                    // the traced executable
   double clock_resolution_s = 0;          // of the clock gaps and calls are timed with
   double wall_s = 0;                      // from MPI_Init's return to MPI_Finalize's: compute + MPI + tracer
@@ -23,6 +24,9 @@ struct RankInfo {
   double tracer_s = 0;                    // the recorder's own work (in neither)
   std::uint64_t unresolved_receives = 0;  // wildcard receives written before their completion was seen
   std::string error;                      // empty unless recording stopped: the stream is then absent
+  // Written at MPI_Init's return with false, again at MPI_Finalize with true:
+  // a rank whose file still says false never got there (killed, crashed).
+  bool finished = false;
 };
 
 // "rank-000042.info.json"

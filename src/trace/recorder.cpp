@@ -13,11 +13,14 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 
+#include "events/phase_patterns.h"
 #include "events/trace.h"
+#include "trace/phase_matcher.h"
 #include "trace/rank_info.h"
 
 namespace perfcast::trace {
@@ -64,6 +67,8 @@ struct State {
   struct Held {
     Event event;
     bool waiting = false;
+    int comm_rank = 0;  // this rank's rank in the event's communicator (point to point)
+    double end_s = 0;   // when its call returned
   };
   std::deque<Held> held;
   std::uint64_t held_base = 0;  // sequence number of held.front()
@@ -76,6 +81,15 @@ struct State {
 
   double init_end_s = 0;
   double last_end_s = 0;  // when the previous traced call returned
+  double last_flush_s = 0;  // when the writer last wrote a block (kFlushIntervalS)
+
+  // Signature mode (kSignaturePhasesVariable): the matcher takes the events
+  // instead of a writer; `call_comm_rank` and `call_end_s` describe the call
+  // being recorded.
+  std::unique_ptr<PhaseMatcher> matcher;
+  int call_comm_rank = 0;
+  double call_end_s = 0;
+  double finalize_start_s = 0;
 };
 
 State& state() {
@@ -87,9 +101,12 @@ std::atomic<bool> active{false};
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
 
+void write_measurement(State& s, bool finalized);
+
 void stop_with(State& s, const char* call, const std::string& what) {
   active = false;
   if (s.info.error.empty()) s.info.error = std::string(call) + ": " + what;
+  if (s.matcher) write_measurement(s, false);  // the command waits for every rank's file
 }
 
 std::int32_t comm_handle(State& s, MPI_Comm comm) {
@@ -148,10 +165,19 @@ std::uint64_t received_bytes(const MPI_Status& status, std::uint64_t buffer_byte
   return static_cast<std::uint64_t>(count);
 }
 
+// Hands one event, in stream order, to the writer or (signature mode) the matcher.
+void emit(State& s, const Event& event, int comm_rank, double end_s) {
+  if (!s.matcher) {
+    s.writer->append(event);
+    return;
+  }
+  if (s.matcher->feed(event, comm_rank, end_s)) write_measurement(s, false);
+}
+
 void flush_ready(State& s) {
   while (!s.held.empty() && (!s.held.front().waiting || s.held.size() > kMaxHeldEvents)) {
     if (s.held.front().waiting) ++s.info.unresolved_receives;
-    s.writer->append(s.held.front().event);
+    emit(s, s.held.front().event, s.held.front().comm_rank, s.held.front().end_s);
     s.held.pop_front();
     ++s.held_base;
   }
@@ -161,11 +187,11 @@ void flush_ready(State& s) {
 std::uint64_t append(State& s, Event&& event, bool waiting = false) {
   std::uint64_t sequence = s.held_base + s.held.size();
   if (s.held.empty() && !waiting) {  // the common case: nothing to wait for
-    s.writer->append(event);
+    emit(s, event, s.call_comm_rank, s.call_end_s);
     ++s.held_base;
     return sequence;
   }
-  s.held.push_back({std::move(event), waiting});
+  s.held.push_back({std::move(event), waiting, s.call_comm_rank, s.call_end_s});
   flush_ready(s);
   return sequence;
 }
@@ -194,37 +220,6 @@ const MPI_Status* status_at(const Call& call, std::size_t i) {
   return i < call.statuses.size() ? &call.statuses[i] : nullptr;
 }
 
-void start(State& s, const Call& call, double duration_s) {
-  const char* dir = std::getenv(kTraceDirVariable);
-  if (!dir || !*dir || s.started) return;
-  s.started = true;
-  s.dir = dir;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &s.info.rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &s.info.ranks);
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  s.info.host = host;
-  std::error_code ignored;
-  s.info.program = fs::read_symlink("/proc/self/exe", ignored).string();
-  timespec resolution{};
-  clock_getres(CLOCK_MONOTONIC, &resolution);
-  s.info.clock_resolution_s = static_cast<double>(resolution.tv_sec) + 1e-9 * static_cast<double>(resolution.tv_nsec);
-  s.comms[MPI_COMM_WORLD] = events::kCommWorld;
-  s.comms[MPI_COMM_SELF] = events::kCommSelf;
-  try {
-    fs::create_directories(s.dir);
-    s.writer = std::make_unique<events::RankWriter>(s.dir / events::rank_file_name(s.info.rank), s.info.rank);
-    Event init;
-    init.kind = Kind::Init;
-    init.duration_s = duration_s;
-    append(s, std::move(init));
-    active = true;
-  } catch (const std::exception& e) {
-    stop_with(s, call.name, e.what());
-  }
-  s.init_end_s = s.last_end_s = now_s();
-}
-
 void write_info(State& s) {
   fs::path file = s.dir / rank_info_file_name(s.info.rank);
   fs::path partial = file;
@@ -237,6 +232,83 @@ void write_info(State& s) {
   fs::rename(partial, file);
 }
 
+// Writes this rank's phase measurements (signature mode) under a temporary
+// name and renames it into place, so the command never reads half a file.
+// Never throws: a failure becomes the rank's error, reported on stderr.
+void write_measurement(State& s, bool finalized) {
+  events::RankMeasurement m;
+  if (s.matcher) m = s.matcher->measurement();
+  m.rank = s.info.rank;
+  m.ranks = s.info.ranks;
+  m.finalized = finalized;
+  m.pid = getpid();
+  if (finalized) m.region_s = std::max(0.0, s.finalize_start_s - s.init_end_s);
+  m.error = s.info.error;
+  try {
+    fs::path file = s.dir / events::phase_measurement_file_name(s.info.rank);
+    fs::path partial = file;
+    partial += ".partial";
+    {
+      std::ofstream out(partial);
+      out << events::measurement_json(m);
+      if (!out) fail("cannot write " + partial.string());
+    }
+    fs::rename(partial, file);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "perfcast signature run: rank %d: %s\n", s.info.rank, e.what());
+  }
+}
+
+void start(State& s, const Call& call, double duration_s) {
+  const char* dir = std::getenv(kTraceDirVariable);
+  if (!dir || !*dir || s.started) return;
+  s.started = true;
+  s.dir = dir;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &s.info.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &s.info.ranks);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  s.info.host = host;
+  s.info.pid = getpid();
+  std::error_code ignored;
+  s.info.program = fs::read_symlink("/proc/self/exe", ignored).string();
+  timespec resolution{};
+  clock_getres(CLOCK_MONOTONIC, &resolution);
+  s.info.clock_resolution_s = static_cast<double>(resolution.tv_sec) + 1e-9 * static_cast<double>(resolution.tv_nsec);
+  s.comms[MPI_COMM_WORLD] = events::kCommWorld;
+  s.comms[MPI_COMM_SELF] = events::kCommSelf;
+  const char* phases = std::getenv(kSignaturePhasesVariable);
+  try {
+    fs::create_directories(s.dir);
+    if (phases && *phases) {
+      std::ifstream in(phases);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (!in) fail(std::string("cannot read the phase patterns ") + phases);
+      events::PhasePatterns patterns = events::parse_patterns(text.str(), phases);
+      if (patterns.ranks != s.info.ranks)
+        fail("the signature was built from a run of " + std::to_string(patterns.ranks) + " ranks; this one has " +
+             std::to_string(s.info.ranks));
+      s.init_end_s = now_s();
+      s.matcher = std::make_unique<PhaseMatcher>(std::move(patterns), s.info.rank, s.init_end_s);
+      if (s.matcher->complete()) write_measurement(s, false);  // this rank takes part in no phase
+    } else {
+      s.writer = std::make_unique<events::RankWriter>(s.dir / events::rank_file_name(s.info.rank), s.info.rank);
+      Event init;
+      init.kind = Kind::Init;
+      init.duration_s = duration_s;
+      append(s, std::move(init));
+      write_info(s);  // a rank that never reaches MPI_Finalize is still known (collect.h)
+    }
+    active = true;
+  } catch (const std::exception& e) {
+    stop_with(s, call.name, e.what());
+    if (phases && *phases) write_measurement(s, false);  // the command waits for every rank's file
+  }
+  s.init_end_s = s.last_end_s = s.last_flush_s = now_s();
+  if (s.matcher) s.matcher->set_init_end(s.init_end_s);
+}
+
 // Writes what is left, closes the stream and the info file; reports an error
 // on one stderr line. Runs once, after PMPI_Finalize returned and its event was
 // recorded, at `finalize_end_s`.
@@ -244,6 +316,14 @@ void finish(State& s, double finalize_end_s) {
   if (!s.started || s.finished) return;
   s.finished = true;
   s.info.wall_s = finalize_end_s - s.init_end_s;
+  if (s.matcher || std::getenv(kSignaturePhasesVariable)) {
+    // Held receives are matched in order; their completion never came.
+    for (auto& held : s.held)
+      if (s.matcher && s.info.error.empty()) s.matcher->feed(held.event, held.comm_rank, held.end_s);
+    s.held.clear();
+    write_measurement(s, true);
+    return;
+  }
   try {
     if (s.info.error.empty()) {
       for (auto& held : s.held) {
@@ -257,6 +337,7 @@ void finish(State& s, double finalize_end_s) {
   } catch (const std::exception& e) {
     stop_with(s, "MPI_Finalize", e.what());
   }
+  s.info.finished = true;
   try {
     write_info(s);
   } catch (const std::exception& e) {
@@ -516,7 +597,7 @@ void Call::begin() {
   if (!recorder_active()) return;
   try {
     double gap = start_s - s.last_end_s;
-    if (gap > 0) {
+    if (gap > 0 && !s.matcher) {  // phases are timed from call returns: no bursts needed
       s.info.compute_s += gap;
       Event compute;
       compute.seconds = gap;
@@ -552,6 +633,10 @@ void Call::end(int result) {
         finalize.duration_s = duration_s;
         append(s, std::move(finalize));
       } else if (result == MPI_SUCCESS) {
+        s.call_end_s = end_s;
+        s.call_comm_rank = 0;
+        if (s.matcher && events::is_point_to_point(kind) && comm != MPI_COMM_NULL)
+          PMPI_Comm_rank(comm, &s.call_comm_rank);
         record(s, *this, duration_s);
       }
     } catch (const std::exception& e) {
@@ -559,12 +644,21 @@ void Call::end(int result) {
     } catch (...) {
       stop_with(s, name, "unknown error");
     }
+    if (s.writer && end_s - s.last_flush_s >= kFlushIntervalS && recorder_active()) {
+      try {
+        s.writer->flush();
+      } catch (const std::exception& e) {
+        stop_with(s, name, e.what());
+      }
+      s.last_flush_s = end_s;
+    }
     double recorded_s = now_s();
     s.info.tracer_s += recorded_s - end_s;
     s.last_end_s = done_s = recorded_s;
   }
   if (kind == Kind::Finalize) {
     active = false;
+    s.finalize_start_s = start_s;
     finish(s, done_s);
   }
 }

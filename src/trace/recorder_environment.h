@@ -8,5 +8,12 @@ inline constexpr const char* kTraceDirVariable = "PERFCAST_TRACE_DIR";
 // Overrides where `perfcast trace` finds the tracer library.
 inline constexpr const char* kTraceLibraryVariable = "PERFCAST_TRACE_LIBRARY";
 inline constexpr const char* kTraceLibraryName = "libperfcast_trace.so";
+// Set: the tracer's signature mode. It names the phase patterns file
+// (events/phase_patterns.h); each rank then writes no stream, only its phase
+// measurements, into PERFCAST_TRACE_DIR.
+// The longest a traced rank keeps events only in memory: a rank killed
+// mid-run (SIGKILL, no chance to write) loses at most this much of its stream.
+inline constexpr double kFlushIntervalS = 0.25;
+inline constexpr const char* kSignaturePhasesVariable = "PERFCAST_SIGNATURE_PHASES";
 
 }  // namespace perfcast::trace

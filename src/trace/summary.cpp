@@ -109,6 +109,13 @@ json to_json(const TraceSummary& summary) {
                      {"top_calls", kinds_json(r.top_calls)},
                      {"top_calls_by_time", kinds_json(r.top_calls_by_time)}});
   }
+  nlohmann::json cut_short = nlohmann::json::array();
+  for (const auto& c : summary.header.cut_short)
+    cut_short.push_back({{"rank", c.rank},
+                         {"events", c.events},
+                         {"whole_bytes", c.whole_bytes},
+                         {"file_bytes", c.file_bytes},
+                         {"stopped", c.stopped}});
   return {{"path", summary.path},
           {"program", summary.program},
           {"command", summary.command},
@@ -116,6 +123,7 @@ json to_json(const TraceSummary& summary) {
           {"clock_resolution_s", summary.header.clock_resolution_s},
           {"calls_timed", summary.calls_timed},
           {"call_kinds", kinds_json(summary.call_kinds)},
+          {"cut_short", cut_short},
           {"ranks", std::move(ranks)}};
 }
 

@@ -6,6 +6,7 @@
 
 #include "signature/phases.h"
 #include "signature/signature.h"
+#include "signature/signature_run.h"
 #include "streams.h"
 #include "support/error.h"
 
@@ -144,6 +145,41 @@ TEST(Signature, PhaseTimesAndPredictionFromStreams) {
     EXPECT_NEAR(s.initialization_s, 0.005, 1e-12);
     EXPECT_NEAR(s.predicted_total_s, s.traced_total_s, 1e-12);
     EXPECT_NEAR(s.predicted_total_s, 0.025, 1e-12);
+  }
+}
+
+// The first 10 of 40 steps compute 1 ms, the rest 10 ms (a solver before and
+// after it converged): the mean is 7.75 ms, and the first window of three
+// steps within 20 % of it starts at step 9 (1 + 10 + 10 ms: 7 ms). A
+// signature run times from there, unless told a warm-up.
+TEST(Signature, RepresentativeOccurrenceIsWhereThePhaseRunsAsOnAverage) {
+  std::vector<std::vector<Event>> s(2);
+  for (int i = 0; i < 40; ++i)
+    for (auto& st : s) {
+      st.push_back(compute(i < 10 ? 0.001 : 0.010));
+      st.push_back(collective(Kind::Allreduce, 8));
+    }
+  for (auto& st : s) {
+    Event fin;
+    fin.kind = Kind::Finalize;
+    st.push_back(fin);
+  }
+  LogicalTrace trace = logical_clock(s);
+  for (Algorithm alg : {Algorithm::Repeats, Algorithm::Loops}) {
+    SCOPED_TRACE(algorithm_name(alg));
+    Signature sig = build_signature(trace, {alg, 0.95});
+    ASSERT_FALSE(sig.phases.empty());
+    const Phase& loop = sig.phases[0];
+    ASSERT_EQ(loop.weight, 40);
+    EXPECT_NEAR(loop.time_per_occurrence_s, 0.00775, 1e-12);
+    EXPECT_EQ(loop.representative, 9);
+    events::PhasePatterns chosen = phase_patterns(sig, std::nullopt, 3);
+    ASSERT_EQ(chosen.by_rank.size(), 2u);
+    EXPECT_EQ(chosen.by_rank[1][0].warmup, 9);
+    EXPECT_EQ(chosen.by_rank[1][0].events.size(), 1u);
+    EXPECT_EQ(phase_patterns(sig, 2, 3).by_rank[0][0].warmup, 2);
+    EXPECT_THROW(phase_patterns(sig, -1, 3), UserError);
+    EXPECT_THROW(phase_patterns(sig, 1, 0), UserError);
   }
 }
 

@@ -84,6 +84,8 @@ TEST(SignatureFile, ErrorsNameTheFileAndField) {
   expect_error(with([](json& j) { j["phases"][0]["weight"] = 0; }), "phases[0].weight", ">= 1");
   expect_error(with([](json& j) { j["phases"][0]["time_s"] = -1; }), "phases[0].time_s", ">= 0");
   expect_error(with([](json& j) { j["phases"][0]["ticks"] = 7; }), "phases[0].ticks", "blocks holds");
+  expect_error(with([](json& j) { j["phases"][0]["representative"] = 4; }), "phases[0].representative",
+               "occurrence 4 of a phase of weight 4");
   expect_error(with([](json& j) { j["phases"][0]["blocks"][0][0]["kind"] = "compute"; }), "phases[0].blocks[0][0].kind",
                "not an MPI event kind");
   expect_error(with([](json& j) { j["phases"][0]["blocks"][0][1]["rank"] = 5; }), "phases[0].blocks[0][1].rank",

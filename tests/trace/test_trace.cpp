@@ -2,8 +2,10 @@
 // write, after each MPI call, the event that call should record; the trace is
 // compared with that event for event, then replayed on the simulator.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "events/event.h"
@@ -353,6 +356,105 @@ TEST(TraceErrors, RanksThatDieBeforeFinalizeAreNamed) {
   auto result = trace(scratch() / "abort-trace", mpirun(2, {fs::path(TRACE_PROGRAMS) / "trace_calls", expected}));
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.stderr_text.find("exited with status"), std::string::npos) << result.stderr_text;
+  EXPECT_NE(result.stdout_text.find("rank 0 was cut short"), std::string::npos) << result.stdout_text;
+}
+
+// A rank killed by SIGKILL mid-run (no destructor, no MPI_Finalize) leaves
+// its stream's whole blocks: perfcast keeps them, says the rank was cut
+// short, and every event it reads back is one the program made.
+TEST(TraceKilled, ARankKilledMidRunLeavesItsWholeBlocks) {
+  fs::path dir = scratch() / "killed-trace";
+  measure::ProcessResult result;
+  // Steps without end: only the kill ends this run.
+  std::thread run([&] {
+    result = trace(dir, mpirun(2, {fs::path(TRACE_PROGRAMS) / "trace_phase_steps", "100000000", "0", "1000"}));
+  });
+  fs::path info = dir / "rank-000001.info.json", partial = dir / "rank-000001.pcev.partial";
+  std::int64_t pid = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    // A block is written at least every kFlushIntervalS: wait for a few.
+    if (fs::exists(info, ec) && fs::file_size(partial, ec) > 2000 && !ec) {
+      RankInfo parsed;
+      std::ifstream in(info);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (parse_rank_info(text.str(), parsed) && parsed.pid > 0) {
+        pid = parsed.pid;
+        break;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GT(pid, 0) << "rank 1 never started writing";
+  ASSERT_EQ(kill(static_cast<pid_t>(pid), SIGKILL), 0);
+  run.join();
+
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.stderr_text.find("exited with status"), std::string::npos) << result.stderr_text;
+  EXPECT_NE(result.stdout_text.find("rank 1 was cut short (it never reached MPI_Finalize)"), std::string::npos)
+      << result.stdout_text;
+  TraceHeader header = read_trace_header(dir);
+  ASSERT_FALSE(header.cut_short.empty());
+  const CutShort* cut = nullptr;
+  for (const auto& c : header.cut_short)
+    if (c.rank == 1) cut = &c;
+  ASSERT_NE(cut, nullptr);
+  EXPECT_GT(cut->events, 100u);
+  EXPECT_LE(cut->whole_bytes, cut->file_bytes);
+
+  std::vector<Event> stream = read_stream(dir, 1);
+  ASSERT_EQ(stream.size(), cut->events);
+  EXPECT_EQ(stream.front().kind, Kind::Init);
+  for (std::size_t i = 1; i < stream.size(); ++i)
+    EXPECT_TRUE(stream[i].kind == Kind::Compute || stream[i].kind == Kind::Sendrecv ||
+                stream[i].kind == Kind::Allreduce)
+        << "event " << i << " is " << events::kind_name(stream[i].kind);
+
+  auto shown = perfcast_run({"trace", "show", dir.string()});
+  EXPECT_EQ(shown.exit_code, 0) << shown.stderr_text;
+  EXPECT_NE(shown.stdout_text.find("rank 1 was cut short"), std::string::npos) << shown.stdout_text;
+}
+
+// A block torn by the kill (its header written, its payload not) and bytes
+// of nothing after it are left out; the blocks before it are kept whole.
+TEST(TraceKilled, ATornBlockIsLeftOut) {
+  fs::path stream = scratch() / "torn.pcev", partial = scratch() / "torn.pcev.partial";
+  std::uint64_t whole = 0;
+  {
+    auto writer = std::make_unique<events::RankWriter>(stream, 0);
+    for (int i = 0; i < 300; ++i) {
+      Event e;
+      e.kind = Kind::Barrier;
+      writer->append(e);
+      if (i == 99 || i == 199) writer->flush();
+    }
+    writer->flush();
+    whole = writer->file_bytes();
+    // The kill: no close, and the writer's temporary file is left as it is.
+    fs::copy_file(partial, scratch() / "torn.keep");
+  }
+  fs::rename(scratch() / "torn.keep", partial);
+  std::string bytes;
+  {
+    std::ifstream in(partial, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    bytes = text.str();
+  }
+  ASSERT_EQ(bytes.size(), whole);
+  // Cut the last block in half.
+  fs::resize_file(partial, whole - 10);
+  events::SalvagedStream salvaged = events::salvage_stream(partial, stream, 0);
+  EXPECT_EQ(salvaged.events, 200u);
+  EXPECT_LT(salvaged.whole_bytes, whole - 10);
+  EXPECT_NE(salvaged.stopped.find("truncated"), std::string::npos) << salvaged.stopped;
+  events::TraceRankSource source(stream, 0, 200);
+  Event e;
+  std::uint64_t n = 0;
+  while (source.next(e)) ++n;
+  EXPECT_EQ(n, 200u);
 }
 
 TEST(TraceErrors, AnErrorInsideTheProgramStopsRecordingNotTheRun) {
