@@ -88,8 +88,18 @@ std::optional<AppBindings> load_app_bindings(const fs::path& file) {
           b.timed_region_baseline[std::string(pk.str())] = expr::Value(pv.as_integer()->get());
         }
       }
+    } else if (k == "learned") {
+      for (const auto& [lk, lv] : table(file, v, "learned")) {
+        std::string key = "learned." + std::string(lk.str());
+        if (lk != "dataset") throw UserError("unknown key", at(file, lv, key), "[learned] knows dataset");
+        if (!lv.is_string() || lv.as_string()->get().empty())
+          throw UserError("expected a path (relative to this file): feature records or a learned model",
+                          at(file, lv, key));
+        b.learned_dataset = fs::absolute(file.parent_path() / lv.as_string()->get()).lexically_normal();
+      }
     } else {
-      throw UserError("unknown key", at(file, v, std::string(k.str())), "the file has [static] and [timed_region]");
+      throw UserError("unknown key", at(file, v, std::string(k.str())),
+                      "the file has [static], [timed_region] and [learned]");
     }
   }
   if (b.source.empty())

@@ -28,6 +28,9 @@ struct AppBindings {
   // Placeholder values of the baseline run: the timed region is the run minus the
   // baseline (e.g. steps = 0). Empty: the whole program is compared.
   expr::Bindings timed_region_baseline;
+  // [learned] dataset: feature records (perfcast run/sweep) or a learned model
+  // (perfcast learn -o) the learned method predicts with; empty for none.
+  std::filesystem::path learned_dataset;
 };
 
 // nullopt when the file does not exist; UserError (file, line, key) when it is wrong.

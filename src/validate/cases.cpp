@@ -60,8 +60,19 @@ class Reader {
         if (!v.is_number()) fail(&v, key, "expected seconds (a number)");
         s.timeout_s = v.value<double>().value_or(0);
         if (!(s.timeout_s > 0)) fail(&v, key, "expected seconds > 0");
+      } else if (k == "signature_measure") {
+        s.signature_measure = positive_int(v, key, 1);
+      } else if (k == "signature_warmup") {
+        // `perfcast signature run --warmup`: "auto" or a count of occurrences.
+        if (v.is_string() && v.value<std::string>() == "auto")
+          s.signature_warmup = "auto";
+        else if (v.is_string())
+          fail(&v, key, "expected \"auto\" or an integer >= 0");
+        else
+          s.signature_warmup = std::to_string(positive_int(v, key, 0));
       } else {
-        fail(&v, key, "unknown key", "[settings] knows machine, repeats, warmup, timeout_s");
+        fail(&v, key, "unknown key",
+             "[settings] knows machine, repeats, warmup, timeout_s, signature_measure, signature_warmup");
       }
     }
     return s;
@@ -84,6 +95,10 @@ class Reader {
         has_args = true;
       } else if (name == "skeleton_args") {
         c.skeleton_args = string(v, key);
+      } else if (name == "dataset") {
+        // Relative to the cases file, as the machine file is.
+        c.dataset = string(v, key);
+        if (c.dataset.empty()) fail(&v, key, "expected a file: feature records or a learned model");
       } else if (name == "ranks") {
         const toml::array* a = v.as_array();
         if (!a || a->empty()) fail(&v, key, "expected a non-empty array of rank counts, e.g. [1, 2]");
@@ -240,6 +255,10 @@ std::vector<Run> expand(const CasesFile& file) {
         run.args_one_rank = args_one;
         run.size = size;
         run.ranks = r;
+        if (!c.dataset.empty()) {
+          std::filesystem::path d(c.dataset);
+          run.dataset = (d.is_absolute() ? d : file.path.parent_path() / d).lexically_normal().string();
+        }
         runs.push_back(std::move(run));
       }
       done = true;

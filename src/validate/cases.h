@@ -19,6 +19,9 @@ struct Settings {
   int repeats = 3;         // timed runs of the measured method
   int warmup = 1;          // untimed runs before them
   double timeout_s = 600;  // per launch, every method
+  // The signature method's `perfcast signature run --measure` and `--warmup`.
+  int signature_measure = 3;
+  std::string signature_warmup = "auto";
 };
 
 // A placeholder of the argument templates and its values, in the file's order.
@@ -33,6 +36,7 @@ struct Case {
   std::string skeleton_args;              // the skeleton's (default: args)
   std::vector<Placeholder> placeholders;  // every other key of the case
   std::vector<int> ranks;                 // ascending, no repeats
+  std::string dataset;                    // the learned method's records or model, as written; "" for none
   int line = 0;                           // of its [[case]] header
 };
 
@@ -56,6 +60,7 @@ struct Run {
   std::string size;           // "n=48 steps=10": the placeholder values
   expr::Bindings values;      // the placeholders' values and `ranks`
   int ranks = 1;
+  std::string dataset;  // the case's, resolved against the cases file; "" for none
 };
 
 // Every run, case by case, sizes in the file's order, ranks ascending within a size

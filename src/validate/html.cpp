@@ -127,6 +127,7 @@ json scatter_spec(const std::vector<Row>& rows) {
                       {"method", r.method},
                       {"measured_s", *r.measured_s},
                       {"predicted_s", *r.predicted_s},
+                      {"basis", r.basis},
                       {"error_pct", *r.error * 100}});
   }
   if (points.empty()) return nullptr;
@@ -181,7 +182,7 @@ json scatter_spec(const std::vector<Row>& rows) {
              {"shape", {{"scale", "shape"}, {"field", "app"}}},
              {"size", {{"value", 70}}},
              {"opacity", {{"value", 0.85}}},
-             {"tooltip", tooltip(", 'measured': format(datum.measured_s, '.3s') + 's', 'predicted': "
+             {"tooltip", tooltip(", 'basis': datum.basis, 'measured': format(datum.measured_s, '.3s') + 's', 'predicted': "
                                  "format(datum.predicted_s, '.3s') + 's', 'error': format(datum.error_pct, '+.0f') + "
                                  "' %'")}}}}}}}}};
 }
@@ -222,6 +223,7 @@ json app_spec(const std::string& app, const std::vector<Row>& rows) {
                            {"method", r.method},
                            {"run", label},
                            {"t", *r.predicted_s},
+                           {"basis", r.basis},
                            {"error_pct", r.error ? json(*r.error * 100) : json(nullptr)}});
     }
   }
@@ -273,7 +275,8 @@ json app_spec(const std::string& app, const std::vector<Row>& rows) {
              {"y", {{"scale", "y"}, {"field", "t"}}},
              {"fill", {{"scale", "color"}, {"field", "method"}}},
              {"size", {{"value", 60}}},
-             {"tooltip", tooltip(", 'predicted': format(datum.t, '.3s') + 's', 'error': datum.error_pct == null ? "
+             {"tooltip", tooltip(", 'basis': datum.basis, 'predicted': format(datum.t, '.3s') + 's', 'error': "
+                                 "datum.error_pct == null ? "
                                  "'-' : format(datum.error_pct, '+.0f') + ' %'")}}}}}}}}};
 }
 
@@ -418,7 +421,7 @@ std::string table_html(const Outcome& o) {
     if (r.method == "naive") naive[run_key(r)] = &r;
   std::string out =
       "<table class=\"rows\"><thead><tr><th>app</th><th>size</th><th>ranks</th><th>measured [q1-q3]</th>"
-      "<th>method</th><th>predicted</th><th>error</th><th>naive "
+      "<th>basis</th><th>method</th><th>predicted</th><th>error</th><th>naive "
       "error</th><th>cost</th><th>note</th></tr></thead><tbody>\n";
   for (const Row& r : o.rows) {
     if (r.method == "measured" || r.method == "naive") continue;
@@ -435,10 +438,10 @@ std::string table_html(const Outcome& o) {
     std::string note = r.predicted_s ? "<span class=\"how\">" + html_escape(r.note) + "</span>"
                                      : "<span class=\"why\">" + html_escape(r.note) + "</span>";
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td>"
+        "<tr><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
         html_escape(r.app), html_escape(r.size), r.ranks, r.oversubscribed ? " (oversub.)" : "", measured,
-        html_escape(r.method), r.predicted_s ? seconds(r.predicted_s) : "<span class=\"empty\">empty</span>",
+        html_escape(r.basis), html_escape(r.method), r.predicted_s ? seconds(r.predicted_s) : "<span class=\"empty\">empty</span>",
         error_class, percent(r.error), naive_error, html_escape(fmt::format("{:.1f} s, {}", r.cost_s, r.cost_runs)),
         note);
   }
@@ -587,8 +590,10 @@ std::string outcome_html(const Outcome& o, const std::string& vega_js) {
                            "back from a results file.",
                            o.timed_runs, o.traced_runs, o.rows_resumed)
                      : " Rendered from a results file, which does not record the launches.";
-  page += fmt::format("<p>Error = predicted / measured - 1.{} Not built yet: {}.</p>\n", launches,
-                      fmt::join(kMethodsNotBuilt, ", "));
+  std::string not_built =
+      kMethodsNotBuilt.empty() ? "" : fmt::format(" Not built yet: {}.", fmt::join(kMethodsNotBuilt, ", "));
+  page += fmt::format("<p>Error = predicted / measured - 1 (basis: what both are times of).{}{}</p>\n", launches,
+                      not_built);
   page += "<pre id=\"page-errors\" hidden></pre>\n";
   page += "<h2>Every method against the measured runs</h2>\n<div class=\"charts\">\n" + overview + "</div>\n";
   page += "<h2>Per app: time across sizes and process counts</h2>\n<div class=\"charts\">\n" + per_app + "</div>\n";

@@ -85,8 +85,8 @@ std::string outcome_table(const Outcome& o) {
   struct Line {
     std::vector<std::string> cells;
   };
-  std::vector<std::string> header = {"app",         "size", "ranks", "measured [q1-q3]", "method", "predicted", "error",
-                                     "naive error", "cost", "note"};
+  std::vector<std::string> header = {"app",   "size",  "ranks",       "measured [q1-q3]", "basis", "method",
+                                     "predicted", "error", "naive error", "cost",     "note"};
   std::vector<Line> lines;
   for (const Row& r : o.rows) {
     if (r.method == "measured" || r.method == "naive") continue;
@@ -98,8 +98,8 @@ std::string outcome_table(const Outcome& o) {
     std::string ranks = std::to_string(r.ranks) + (r.oversubscribed ? " (oversub.)" : "");
     std::string cost = fmt::format("{:.1f} s, {}", r.cost_s, r.cost_runs);
     std::string note = r.predicted_s ? "" : r.note;
-    lines.push_back({{r.app, r.size, ranks, measured, r.method, seconds(r.predicted_s), percent(r.error), naive_error,
-                      cost, note}});
+    lines.push_back({{r.app, r.size, ranks, measured, r.basis, r.method, seconds(r.predicted_s), percent(r.error),
+                      naive_error, cost, note}});
   }
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
@@ -127,7 +127,8 @@ std::string outcome_table(const Outcome& o) {
                          s.naive_rows);
     out += "\n";
   }
-  out += fmt::format("  not built yet: {}\n", fmt::format("{}", fmt::join(kMethodsNotBuilt, ", ")));
+  if (!kMethodsNotBuilt.empty())
+    out += fmt::format("  not built yet: {}\n", fmt::format("{}", fmt::join(kMethodsNotBuilt, ", ")));
   if (o.counts_known)
     out += fmt::format("{} measured launches, {} traced launches this time; {} rows read back from the results file\n",
                        o.timed_runs, o.traced_runs, o.rows_resumed);

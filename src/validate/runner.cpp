@@ -29,7 +29,7 @@ std::set<std::string> parse_methods(const std::string& list) {
       throw UserError(fmt::format("--methods: '{}' is not built yet", name));
     if (std::find(kMethods.begin(), kMethods.end(), name) == kMethods.end())
       throw UserError(fmt::format("--methods: unknown method '{}'", name), {},
-                      "the methods: measured, naive, skeleton, trace-replay, static");
+                      "the methods: measured, naive, skeleton, trace-replay, static, signature, learned");
     out.insert(name);
   }
   out.insert("measured");
@@ -121,11 +121,18 @@ class Validation {
             trace_replay(run, row, out);
           else if (method == "static")
             static_model(run, row);
+          else if (method == "signature")
+            signature(run, row, out);
+          else if (method == "learned")
+            learned(run, row);
         } catch (const std::exception& e) {
           row.predicted_s.reset();
           row.per_rank.clear();
+          row.basis.clear();
           row.note = "failed: " + first_line(e.what());
         }
+        // A trace kept for the signature method is not kept past its run.
+        if (method == "signature" || !options_.methods.count("signature")) drop_trace(run);
         if (method != "measured" && row.predicted_s) {
           if (row.measured_s && *row.measured_s > 0)
             row.error = *row.predicted_s / *row.measured_s - 1;
@@ -227,6 +234,7 @@ class Validation {
     row.measured_s = s.median;
     row.measured_q1_s = s.q1;
     row.measured_q3_s = s.q3;
+    row.basis = r.app_time ? kTimedRegion : "launch wall time";
     row.note =
         fmt::format("median of {} runs of {}{}{}", s.count, r.app_time ? "the app's time_s" : "the launch's wall time",
                     r.pinned ? ", pinned" : ", not pinned", r.oversubscribed ? ", oversubscribed" : "");
@@ -244,6 +252,7 @@ class Validation {
       return;
     }
     row.predicted_s = *it->second.measured_s / run.ranks;
+    row.basis = kTimedRegion;
     row.note = fmt::format("T1/{} with T1 = {:.6g} s", run.ranks, *it->second.measured_s);
   }
 
@@ -287,9 +296,11 @@ class Validation {
     if (own.is_object() && own.contains("time_s") && own["time_s"].is_number()) {
       row.predicted_s = own["time_s"].get<double>();
       row.note = "the skeleton's own time_s (the app's timed region, simulated)";
+      row.basis = kTimedRegion;
     } else {
       row.predicted_s = simulated.at("predicted_time_s").get<double>();
       row.note = "the whole simulated job (the skeleton prints no time_s)";
+      row.basis = kWholeRunVsTimedRegion;
     }
   }
 
@@ -330,7 +341,12 @@ class Validation {
     check(perfcast(cmd), "perfcast trace");
     ProcessResult sim = perfcast({"simulate", "--machine", tools_.machine, "--json", dir.string()});
     check(sim, "perfcast simulate (replay)");
-    fs::remove_all(dir);
+    // The run's own trace (not a baseline's) is the signature method's to build from,
+    // when it runs: the same launch, so the signature is of the run it predicts.
+    if (args == run.args && options_.methods.count("signature"))
+      traces_kept_[key_of(run.app, run.args, run.ranks, "")] = dir;
+    else
+      fs::remove_all(dir);
     return parse_json(sim, "perfcast simulate");
   }
 
@@ -352,10 +368,12 @@ class Validation {
       row.predicted_s = full - zero;
       row.cost_runs = "2 traced runs";
       row.note = fmt::format("replayed run minus replayed baseline ({}): the timed region", base_args);
+      row.basis = kTimedRegion;
     } else {
       row.predicted_s = full;
       row.cost_runs = "1 traced run";
       row.note = "the whole replayed program (no timed-region baseline: apps/" + run.app + "/validate.toml)";
+      row.basis = kWholeRunVsTimedRegion;
     }
     row.cost_s = seconds_since(start);
   }
@@ -441,9 +459,11 @@ class Validation {
         if (!bound.count(n)) base_params.emplace_back(n, "1");
       row.predicted_s = full - refined(model_file, run.ranks, base_params);
       row.note = "refined, run minus baseline (the timed region)";
+      row.basis = kTimedRegion;
     } else {
       row.predicted_s = full;
       row.note = "refined, the whole program";
+      row.basis = kWholeRunVsTimedRegion;
     }
     int predicts = base ? 2 : 1;
     if (!unbound.empty()) {
@@ -462,6 +482,196 @@ class Validation {
                                 analysis_s > 0 ? fmt::format(" + the app's one analysis ({:.1f} s)", analysis_s) : "");
   }
 
+  void drop_trace(const Run& run) {
+    auto it = traces_kept_.find(key_of(run.app, run.args, run.ranks, ""));
+    if (it == traces_kept_.end()) return;
+    fs::remove_all(it->second);
+    traces_kept_.erase(it);
+  }
+
+  // The signature method (docs/signature.md): a signature built from one traced run,
+  // then `perfcast signature run --compare` on the same launch. A signature predicts
+  // the whole run (MPI_Init's return to MPI_Finalize, the slowest rank), not the app's
+  // timed region, so the row compares it with the whole run that --compare measures
+  // after it, and says so in `basis`; the cost is the signature run's alone.
+  void signature(const Run& run, Row& row, Outcome& out) {
+    auto start = std::chrono::steady_clock::now();
+    std::string traced_by = "trace-replay's traced run";
+    fs::path trace;
+    if (auto it = traces_kept_.find(key_of(run.app, run.args, run.ranks, "")); it != traces_kept_.end()) {
+      trace = it->second;
+    } else {
+      trace = scratch_.path() / fmt::format("trace-signature-{}", ++traces_);
+      std::vector<std::string> cmd = {"trace", "-o", trace.string(), "--"};
+      for (const std::string& a : measure::mpirun_command(launch(run, run.args))) cmd.push_back(a);
+      ++out.traced_runs;
+      check(perfcast(cmd), "perfcast trace");
+      traces_kept_[key_of(run.app, run.args, run.ranks, "")] = trace;
+      traced_by = "1 traced run";
+    }
+    double trace_s = seconds_since(start);
+    fs::path sig = scratch_.path() / fmt::format("signature-{}.sig", traces_);
+    auto build_start = std::chrono::steady_clock::now();
+    check(perfcast({"signature", "build", trace.string(), "-o", sig.string()}), "perfcast signature build");
+    double build_s = seconds_since(build_start);
+    fs::path dir = scratch_.path() / fmt::format("signature-run-{}", traces_);
+    std::vector<std::string> cmd = {"signature",
+                                    "run",
+                                    sig.string(),
+                                    "-o",
+                                    dir.string(),
+                                    "--warmup",
+                                    file_.settings.signature_warmup,
+                                    "--measure",
+                                    std::to_string(file_.settings.signature_measure),
+                                    "--compare",
+                                    "--json",
+                                    "--"};
+    for (const std::string& a : measure::mpirun_command(launch(run, run.args))) cmd.push_back(a);
+    ProcessResult r = perfcast(cmd);
+    check(r, "perfcast signature run");
+    json result = parse_json(r, "perfcast signature run");
+    fs::remove_all(dir);
+    fs::remove(sig);
+    const json& prediction = result.at("prediction");
+    const json& compare = result.at("compare");
+    bool stopped = result.value("stopped_early", false);
+    double run_s = stopped ? result.at("reported_s").get<double>() : result.at("wall_s").get<double>();
+    row.predicted_s = prediction.at("predicted_s").get<double>();
+    row.measured_s = compare.at("measured_s").get<double>();
+    row.measured_q1_s.reset();
+    row.measured_q3_s.reset();
+    row.basis = kWholeRun;
+    // What a user pays: the trace (when this method made it), the build, the run up to
+    // every rank's report. The --compare run is the validation's, not the method's.
+    row.cost_s = (traced_by == "1 traced run" ? trace_s : 0) + build_s + run_s;
+    row.cost_runs = fmt::format("{} + a signature run {} at {:.0f} % of a full run's wall time ({:.0f} % of the run executed)",
+                                traced_by, stopped ? "stopped" : "that ran to its end",
+                                compare.at("cost").get<double>() * 100,
+                                compare.at("executed_share").get<double>() * 100);
+    row.note = fmt::format("the whole run (MPI_Init to MPI_Finalize), against one full run after it; warm-up {}, {} measured",
+                           file_.settings.signature_warmup, file_.settings.signature_measure);
+    if (!prediction.value("complete", true)) row.note += "; incomplete: some phases untimed on some ranks";
+  }
+
+  // The dataset the learned method predicts with: the case's, else the app's
+  // validate.toml [learned] dataset; empty for none.
+  fs::path learned_dataset(const Run& run) {
+    if (!run.dataset.empty()) return run.dataset;
+    const AppBindings* b = nullptr;
+    b = app_bindings(run.app);  // a broken validate.toml fails the cell, naming it
+    return b ? b->learned_dataset : fs::path();
+  }
+
+  // A learned model file from `perfcast learn -o`, or nullopt for feature records.
+  static bool is_learned_model(const fs::path& file) {
+    std::ifstream in(file);
+    try {
+      json j = json::parse(in);
+      return j.is_object() && j.value("format", "") == "perfcast-learned-model";
+    } catch (const std::exception&) {
+      return false;  // JSON Lines records are not one document
+    }
+  }
+
+  // The model of a dataset, trained once per validation (`perfcast learn`); the
+  // error repeats on every row of the dataset when training failed.
+  fs::path learned_model(const fs::path& dataset, double& train_s) {
+    if (is_learned_model(dataset)) return dataset;
+    auto it = learned_models_.find(dataset.string());
+    if (it == learned_models_.end()) {
+      fs::path out = scratch_.path() / fmt::format("learned-{}.json", learned_models_.size());
+      progress(fmt::format("  learning from {} (once per validation)", dataset.string()));
+      auto start = std::chrono::steady_clock::now();
+      ProcessResult r = perfcast({"learn", dataset.string(), "-o", out.string()});
+      train_s = seconds_since(start);
+      std::string error;
+      if (r.timed_out)
+        error = "perfcast learn timed out";
+      else if (r.exit_code != 0)
+        error = "perfcast learn " + dataset.string() + ": " + last_line(r.stderr_text);
+      it = learned_models_.emplace(dataset.string(), std::make_pair(out, error)).first;
+    }
+    if (!it->second.second.empty()) throw UserError(it->second.second);
+    return it->second.first;
+  }
+
+  // The app built with the feature probes (perfcast-mpicc), once per validation.
+  fs::path instrumented_app(const Run& run, double& build_s) {
+    auto it = instrumented_.find(run.app);
+    if (it == instrumented_.end()) {
+      fs::path wrapper = tools_.build_dir / "bin" / "perfcast-mpicc";
+      std::string error;
+      fs::path out = scratch_.path() / (run.app + "_features");
+      const AppBindings* b = app_bindings(run.app);
+      if (!fs::exists(wrapper)) {
+        error = fmt::format("no {} to build the app with feature probes (build the project)", wrapper.string());
+      } else if (!b) {
+        error = fmt::format("no source to build with feature probes (apps/{}/validate.toml [static] source)", run.app);
+      } else {
+        progress(fmt::format("  building {} with feature probes (once per validation)", run.app));
+        auto start = std::chrono::steady_clock::now();
+        ProcessResult r = run_process(
+            {wrapper.string(), "-O2", b->source.string(), "-o", out.string(), "-lm"},
+            std::chrono::duration<double>(file_.settings.timeout_s));
+        build_s = seconds_since(start);
+        if (r.timed_out || r.exit_code != 0)
+          error = fmt::format("perfcast-mpicc {}: {}", b->source.filename().string(),
+                              r.timed_out ? "timed out" : last_line(r.stderr_text));
+      }
+      it = instrumented_.emplace(run.app, std::make_pair(out, error)).first;
+    }
+    if (!it->second.second.empty()) throw UserError(it->second.second);
+    return it->second.first;
+  }
+
+  // The learned method (docs/learn.md): the case's run of the app built with feature
+  // probes gives its features (`perfcast run`), and `perfcast learn predict` prices
+  // them with the model learned from the dataset. Its time is the whole run's
+  // (MPI_Init to MPI_Finalize, the records' time_s), compared with that run's own.
+  void learned(const Run& run, Row& row) {
+    row.cost_runs = "none";
+    fs::path dataset = learned_dataset(run);
+    if (dataset.empty()) {
+      row.note = "no dataset (perfcast sweep builds one; name it as dataset in the case or apps/" + run.app +
+                 "/validate.toml [learned])";
+      return;
+    }
+    if (!fs::exists(dataset)) throw UserError(fmt::format("no dataset file {}", dataset.string()));
+    double train_s = 0, build_s = 0;
+    fs::path model_file = learned_model(dataset, train_s);
+    fs::path app = instrumented_app(run, build_s);
+    auto start = std::chrono::steady_clock::now();
+    fs::path records = scratch_.path() / fmt::format("features-{}.jsonl", ++feature_runs_);
+    measure::MpiLaunch l = launch(run, run.args);
+    l.program.front() = app.string();
+    std::vector<std::string> cmd = {"run", "--dataset", records.string(), "--"};
+    for (const std::string& a : measure::mpirun_command(l)) cmd.push_back(a);
+    check(perfcast(cmd), "perfcast run (features)");
+    ProcessResult r = perfcast({"learn", "predict", model_file.string(), "--features", records.string(), "--json"});
+    fs::remove(records);
+    check(r, "perfcast learn predict");
+    json predictions = parse_json(r, "perfcast learn predict").at("predictions");
+    if (!predictions.is_array() || predictions.size() != 1)
+      throw UserError("perfcast learn predict gave no single prediction for the run's record");
+    row.predicted_s = predictions[0].at("time_s").get<double>();
+    if (predictions[0].contains("measured_s") && predictions[0]["measured_s"].is_number()) {
+      row.measured_s = predictions[0]["measured_s"].get<double>();
+      row.measured_q1_s.reset();
+      row.measured_q3_s.reset();
+      row.basis = kWholeRun;
+    } else {
+      row.basis = kWholeRunVsTimedRegion;
+    }
+    row.cost_s = seconds_since(start);
+    std::string once;
+    if (train_s > 0) once += fmt::format(" + the dataset's one training ({:.1f} s)", train_s);
+    if (build_s > 0) once += fmt::format(" + the app's one instrumented build ({:.1f} s)", build_s);
+    row.cost_runs = "1 instrumented run (the features) + 1 predict" + once;
+    row.note = fmt::format("the whole run (MPI_Init to MPI_Finalize) of the instrumented app, model from {}",
+                           dataset.filename().string());
+  }
+
   // Every parameter of the model, and those without a default.
   void model_parameters(const fs::path& model_file, std::vector<std::string>& names,
                         std::vector<std::string>& required) {
@@ -478,10 +688,14 @@ class Validation {
   const Options& options_;
   ScratchDirectory scratch_;
   int traces_ = 0;
+  std::map<std::string, fs::path> traces_kept_;  // key_of(app, args, ranks, ""): trace-replay's trace of the run
   std::map<std::string, Row> done_;      // key_of(app, args, ranks, method)
   std::map<std::string, Row> measured_;  // key_of(app, args, ranks, "")
   std::map<std::string, std::pair<std::optional<AppBindings>, std::string>> bindings_;  // app -> file, error
   std::map<std::string, std::pair<fs::path, std::string>> models_;                      // app -> model, error
+  std::map<std::string, std::pair<fs::path, std::string>> learned_models_;  // dataset -> model, error
+  std::map<std::string, std::pair<fs::path, std::string>> instrumented_;    // app -> binary, error
+  int feature_runs_ = 0;
 };
 
 }  // namespace
@@ -505,6 +719,7 @@ json to_json(const Row& r) {
           {"cost_runs", r.cost_runs},
           {"oversubscribed", r.oversubscribed},
           {"note", r.note},
+          {"basis", r.basis},
           {"resumed", r.resumed},
           {"per_rank", per_rank}};
 }
@@ -523,6 +738,7 @@ Row row_from_json(const json& j) {
     r.cost_runs = j.value("cost_runs", "");
     r.oversubscribed = j.value("oversubscribed", false);
     r.note = j.value("note", "");
+    r.basis = j.value("basis", "");  // "" in rows written before the field existed
     // Results files written before rows carried per-rank times have none.
     if (j.contains("per_rank"))
       for (const json& t : j.at("per_rank"))

@@ -20,9 +20,16 @@
 namespace perfcast::validate {
 
 // The methods, in row order. `measured` always runs: the others are judged by it.
-inline const std::vector<std::string> kMethods = {"measured", "naive", "skeleton", "trace-replay", "static"};
-// Named in the table's notes so readers see what is not compared yet.
-inline const std::vector<std::string> kMethodsNotBuilt = {"signatures", "learned"};
+inline const std::vector<std::string> kMethods = {"measured",     "naive",  "skeleton", "trace-replay",
+                                                   "static",       "signature", "learned"};
+// Named in the table's notes so readers see what is not compared yet (none today).
+inline const std::vector<std::string> kMethodsNotBuilt = {};
+
+// What a row's two figures are times of (Row::basis).
+inline const std::string kTimedRegion = "timed region";  // both the app's own time_s region
+inline const std::string kWholeRun = "whole run";  // both MPI_Init's return to MPI_Finalize, the slowest rank
+// A whole-run prediction against the timed region: biased upwards by the set-up.
+inline const std::string kWholeRunVsTimedRegion = "whole run vs timed region";
 
 // Throws UserError for an unknown name (listing the methods) or one not built yet.
 std::set<std::string> parse_methods(const std::string& list);
@@ -53,6 +60,7 @@ struct Row {
   std::string cost_runs;        // what it had to run ("1 traced run", "none")
   bool oversubscribed = false;
   std::string note;      // why a cell is empty, or how the figure was made
+  std::string basis;     // kTimedRegion, kWholeRun or kWholeRunVsTimedRegion; "" for an empty cell
   bool resumed = false;  // read back from the results file, not run now
   // skeleton and trace-replay: calc, wait and comm per rank of the whole simulated job
   // (the run's, not its baseline's); empty for the other methods and failed cells.
@@ -71,7 +79,7 @@ struct Options {
 struct Outcome {
   std::vector<Row> rows;
   int timed_runs = 0;   // real launches the measured method made in this invocation
-  int traced_runs = 0;  // real launches the trace-replay method made
+  int traced_runs = 0;  // real launches the trace-replay and signature methods traced
   int rows_resumed = 0;
   std::string machine;
   bool counts_known = true;  // false for rows read back from a results file (read_outcome)
