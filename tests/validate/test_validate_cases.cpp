@@ -86,13 +86,34 @@ TEST(ValidateCases, ErrorsNameFileLineAndKey) {
 
 TEST(ValidateCases, MethodsListChecksNamesAndAlwaysMeasures) {
   EXPECT_EQ(parse_methods("naive,static"), (std::set<std::string>{"measured", "naive", "static"}));
+  EXPECT_EQ(parse_methods("signature,learned"), (std::set<std::string>{"measured", "signature", "learned"}));
   EXPECT_THROW((void)parse_methods("skeletons"), UserError);
   try {
     (void)parse_methods("signatures");
     FAIL();
   } catch (const UserError& e) {
-    EXPECT_STREQ(e.what(), "--methods: 'signatures' is not built yet");
+    EXPECT_STREQ(e.what(), "--methods: unknown method 'signatures'");
   }
+}
+
+TEST(ValidateCases, SignatureSettingsAndTheLearnedDatasetAreReadAndChecked) {
+  CasesFile f = parse_cases(
+      "[settings]\nmachine = \"m\"\nsignature_measure = 5\nsignature_warmup = 2\n"
+      "[[case]]\napp=\"wave3d\"\nargs=\"--n {n}\"\nn=8\ndataset=\"runs.jsonl\"\nranks=[2]\n",
+      "/cases/cases.toml");
+  EXPECT_EQ(f.settings.signature_measure, 5);
+  EXPECT_EQ(f.settings.signature_warmup, "2");
+  ASSERT_EQ(f.cases.size(), 1u);
+  // `dataset` is the learned method's file, not a placeholder; runs resolve it against the cases file
+  EXPECT_EQ(f.cases[0].placeholders.size(), 1u);
+  std::vector<validate::Run> runs = expand(f);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].dataset, "/cases/runs.jsonl");
+  EXPECT_EQ(parse_cases("[settings]\nmachine=\"m\"\n[[case]]\napp=\"a\"\nargs=\"\"\nranks=[1]\n", "c.toml")
+                .settings.signature_warmup,
+            "auto");
+  EXPECT_EQ(error_of("[settings]\nmachine = \"m\"\nsignature_warmup = \"soon\"\n"),
+            "cases.toml:3: 'settings.signature_warmup': expected \"auto\" or an integer >= 0");
 }
 
 TEST(ValidateRows, ARowReadsBackAsWrittenAndAMalformedOneIsAnError) {

@@ -1,16 +1,22 @@
 // A real run of `perfcast validate validate/quick.toml --json`: real Open MPI runs of
-// wave3d at 1 and 2 ranks, its skeleton, a traced run, the static model. Checks the
-// rows' shape and arithmetic (not the errors' size: the quick cases price on a
-// bundled machine), and that a rerun with the same results file runs nothing.
+// wave3d at 1 and 2 ranks, its skeleton, a traced run, the static model, a signature
+// built from the traced run and run on the same launch, and the learned method's empty
+// cell (wave3d names no dataset). Checks the rows' shape and arithmetic (not the
+// errors' size: the quick cases price on a bundled machine), and that a rerun with the
+// same results file runs nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "measure/launcher.h"
 #include "perfcast_cli.h"
 #include "scratch.h"
+#include "support/process.h"
 #include "validate/app_bindings.h"
 
 namespace perfcast::testing {
@@ -30,8 +36,8 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
   auto results = scratch() / "quick.jsonl";
   json first = validate(results);
   const json& rows = first.at("rows");
-  // wave3d n=16 at 1 and 2 ranks, five methods each
-  ASSERT_EQ(rows.size(), 10u) << first.dump(1);
+  // wave3d n=16 at 1 and 2 ranks, seven methods each
+  ASSERT_EQ(rows.size(), 14u) << first.dump(1);
   EXPECT_GT(first.at("measured_launches").get<int>(), 0);
 
   std::map<int, double> measured;  // ranks -> measured median
@@ -45,7 +51,10 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
       EXPECT_TRUE(row.contains(field)) << field << " in " << row.dump();
     EXPECT_EQ(row.at("app"), "wave3d");
     int ranks = row.at("ranks").get<int>();
-    EXPECT_EQ(row.at("measured_s").get<double>(), measured.at(ranks)) << row.dump();
+    // A whole-run row is compared with a whole run measured by its method; every
+    // other row with the measured method's timed region.
+    bool whole_run = row.at("basis") == "whole run";
+    if (!whole_run) EXPECT_EQ(row.at("measured_s").get<double>(), measured.at(ranks)) << row.dump();
     if (row.at("method") == "measured") continue;
     if (row.at("predicted_s").is_null()) {
       // an empty cell says why
@@ -54,8 +63,9 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
       continue;
     }
     double predicted = row.at("predicted_s").get<double>();
+    double against = whole_run ? row.at("measured_s").get<double>() : measured.at(ranks);
     // signed and relative: predicted / measured - 1
-    EXPECT_NEAR(row.at("error").get<double>(), predicted / measured.at(ranks) - 1, 1e-9) << row.dump();
+    EXPECT_NEAR(row.at("error").get<double>(), predicted / against - 1, 1e-9) << row.dump();
     if (row.at("method") == "naive") EXPECT_NEAR(predicted, measured.at(1) / ranks, 1e-12) << row.dump();
   }
   // naive has no figure at 1 rank; the skeleton and the traced run have one at both counts
@@ -71,6 +81,26 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
             << row.dump();
     } else {
       EXPECT_TRUE(row.at("per_rank").empty()) << row.dump();
+    }
+  }
+
+  // The signature: built from trace-replay's traced run (no second trace), a prediction
+  // of the whole run against a whole run, and what its run cost.
+  EXPECT_EQ(first.at("traced_launches").get<int>(), 4);  // trace-replay's run and baseline, at 1 and 2 ranks
+  for (const json& row : rows) {
+    if (row.at("method") == "signature" && row.at("ranks") == 2) {
+      ASSERT_FALSE(row.at("predicted_s").is_null()) << row.dump();
+      EXPECT_GT(row.at("predicted_s").get<double>(), 0) << row.dump();
+      EXPECT_EQ(row.at("basis"), "whole run") << row.dump();
+      EXPECT_TRUE(row.at("measured_q1_s").is_null()) << row.dump();
+      EXPECT_GT(row.at("cost_s").get<double>(), 0) << row.dump();
+      EXPECT_NE(row.at("cost_runs").get<std::string>().find("% of a full run's wall time"), std::string::npos)
+          << row.dump();
+    }
+    if (row.at("method") == "learned") {
+      EXPECT_TRUE(row.at("predicted_s").is_null()) << row.dump();
+      EXPECT_EQ(row.at("note").get<std::string>().rfind("no dataset (perfcast sweep builds one", 0), 0u)
+          << row.dump();
     }
   }
 
@@ -93,7 +123,57 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
       EXPECT_EQ(again.at("note").get<std::string>().rfind("failed:", 0), 0u) << again.dump();
   }
   EXPECT_EQ(second.at("rows_resumed").get<int>(), resumed);
-  EXPECT_GE(resumed, 8);
+  EXPECT_GE(resumed, 12);
+}
+
+// The learned method on a dataset made here: wave3d built with the feature probes,
+// swept over sizes and rank counts by `perfcast sweep`, then a case naming the records.
+// Its row is the model's whole-run time against the whole run of the instrumented app.
+TEST(ValidateRun, LearnedMethodPredictsFromASweptDataset) {
+  namespace fs = std::filesystem;
+  fs::path dir = scratch() / "learned";
+  fs::create_directories(dir);
+  fs::path app = dir / "wave3d_features";
+  ProcessResult built = run_process({std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast-mpicc", "-O2",
+                                     std::string(PERFCAST_SOURCE_DIR) + "/apps/wave3d/wave3d.c", "-o", app.string(),
+                                     "-lm"},
+                                    std::chrono::seconds(300));
+  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+
+  measure::MpiLaunch launch;
+  launch.pin = false;  // the rank count is the sweep's {np}: no per-count pinning flags
+  launch.program = {app.string(), "--n", "{n}", "--steps", "5", "--repeats", "1"};
+  std::vector<std::string> command = measure::mpirun_command(launch);
+  auto n = std::find(command.begin(), command.end(), "-n");
+  ASSERT_NE(n, command.end());
+  *(n + 1) = "{np}";
+  fs::path dataset = dir / "wave3d.jsonl";
+  std::vector<std::string> sweep = {"sweep", "--dataset", dataset.string(), "--param", "np=1,2", "--param",
+                                    "n=8:20:4", "--"};
+  sweep.insert(sweep.end(), command.begin(), command.end());
+  auto swept = perfcast_run(sweep, std::chrono::seconds(300));
+  ASSERT_EQ(swept.exit_code, 0) << swept.stderr_text;
+
+  fs::path cases = dir / "cases.toml";
+  std::ofstream(cases) << "[settings]\nmachine = \"generic-cluster\"\nrepeats = 1\nwarmup = 0\ntimeout_s = 120\n"
+                          "[[case]]\napp = \"wave3d\"\nargs = \"--n {n} --steps 5 --repeats 1\"\nn = 14\n"
+                          "ranks = [2]\ndataset = \"wave3d.jsonl\"\n";
+  auto r = perfcast_run({"validate", cases.string(), "--methods", "learned", "--json"}, std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  json rows = json::parse(r.stdout_text).at("rows");
+  ASSERT_EQ(rows.size(), 2u) << rows.dump(1);
+  const json& row = rows[1];
+  ASSERT_EQ(row.at("method"), "learned");
+  ASSERT_FALSE(row.at("predicted_s").is_null()) << row.dump();
+  EXPECT_GT(row.at("predicted_s").get<double>(), 0);
+  EXPECT_EQ(row.at("basis"), "whole run");
+  // compared with the instrumented run's own time, not the measured timed region
+  EXPECT_NE(row.at("measured_s"), rows[0].at("measured_s"));
+  EXPECT_NEAR(row.at("error").get<double>(),
+              row.at("predicted_s").get<double>() / row.at("measured_s").get<double>() - 1, 1e-9);
+  EXPECT_GT(row.at("cost_s").get<double>(), 0);
+  EXPECT_NE(row.at("cost_runs").get<std::string>().find("1 instrumented run"), std::string::npos) << row.dump();
+  EXPECT_NE(row.at("cost_runs").get<std::string>().find("training"), std::string::npos) << row.dump();
 }
 
 // The shipped bindings name parameters the analyser gives the app's model today: a
