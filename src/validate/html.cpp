@@ -198,8 +198,10 @@ json app_spec(const std::string& app, const std::vector<Row>& rows) {
     lo = lo == 0 ? v : std::min(lo, v);
     hi = std::max(hi, v);
   };
+  std::set<std::string> whole_run;  // methods whose dots are of the whole run, not the bar's timed region
   for (const Row& r : rows) {
     if (r.app != app) continue;
+    if (r.predicted_s && r.basis == kWholeRun) whole_run.insert(r.method);
     std::string label = run_label(r);
     if (std::find(runs.begin(), runs.end(), label) == runs.end()) runs.push_back(label);
     if (r.method == "measured" && r.measured_s) {
@@ -230,13 +232,16 @@ json app_spec(const std::string& app, const std::vector<Row>& rows) {
   if (measured.empty() && predicted.empty()) return nullptr;
   std::vector<std::string> methods = methods_present(rows);
   int width = std::max(220, static_cast<int>(runs.size()) * (30 + 12 * static_cast<int>(methods.size())));
+  std::string subtitle = "bar: measured median, q1-q3; dots: predictions";
+  if (!whole_run.empty())
+    subtitle += fmt::format(" ({}: of the whole run, not the bar's timed region)", fmt::join(whole_run, ", "));
   return {
       {"$schema", "https://vega.github.io/schema/vega/v5.json"},
       {"width", width},
       {"height", 240},
       // room on the left for the first run's slanted label, which autosize leaves out
       {"padding", {{"left", 100}, {"top", 5}, {"right", 5}, {"bottom", 5}}},
-      {"title", {{"text", app}, {"subtitle", "bar: measured median, q1-q3; dots: predictions"}, {"anchor", "start"}}},
+      {"title", {{"text", app}, {"subtitle", subtitle}, {"anchor", "start"}}},
       {"data", {{{"name", "measured"}, {"values", measured}}, {{"name", "predicted"}, {"values", predicted}}}},
       {"scales",
        {{{"name", "x"}, {"type", "band"}, {"domain", runs}, {"range", "width"}, {"padding", 0.2}},
