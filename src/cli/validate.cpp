@@ -69,8 +69,9 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("cases", o->cases, "The cases file (TOML, docs/validate.md), e.g. validate/quick.toml")
       ->check(CLI::ExistingFile);
   cmd->add_option("--machine", o->machine, "Machine file or bundled name (replaces [settings] machine)");
-  cmd->add_option("--methods", o->methods,
-                  "Methods, comma-separated (measured always runs): naive,skeleton,trace-replay,static,signature,learned");
+  cmd->add_option(
+      "--methods", o->methods,
+      "Methods, comma-separated (measured always runs): naive,skeleton,trace-replay,static,signature,learned");
   cmd->add_option("--resume", o->resume,
                   "Results file (JSON lines): rows in it are not run again, new rows are appended");
   cmd->add_option("--build", o->build,

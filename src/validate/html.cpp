@@ -137,54 +137,54 @@ json scatter_spec(const std::vector<Row>& rows) {
   for (double f : {0.8, 1.0, 1.2})
     for (double t : {lo, hi}) lines.push_back({{"factor", f}, {"t", t}, {"p", t * f}});
   std::string subtitle = "log axes; dashed: no error, dotted: +-20 %";
+  const std::string hover =
+      ", 'basis': datum.basis, 'measured': format(datum.measured_s, '.3s') + 's', 'predicted': "
+      "format(datum.predicted_s, '.3s') + 's', 'error': format(datum.error_pct, '+.0f') + ' %'";
   if (left_out)
     subtitle += fmt::format("; {} prediction{} <= 0 left out (see the table)", left_out, left_out > 1 ? "s" : "");
-  return {
-      {"$schema", "https://vega.github.io/schema/vega/v5.json"},
-      {"width", 460},
-      {"height", 400},
-      {"padding", 5},
-      {"title", {{"text", "Predicted against measured"}, {"subtitle", subtitle}, {"anchor", "start"}}},
-      {"data", {{{"name", "points"}, {"values", points}}, {{"name", "lines"}, {"values", lines}}}},
-      {"scales",
-       {{{"name", "x"}, {"type", "log"}, {"domain", {lo, hi}}, {"range", "width"}},
-        {{"name", "y"}, {"type", "log"}, {"domain", {lo, hi}}, {"range", "height"}},
-        method_color_scale(methods_present(rows)),
-        {{"name", "shape"}, {"type", "ordinal"}, {"domain", apps_present(rows)}, {"range", "symbol"}}}},
-      {"axes",
-       {{{"orient", "bottom"}, {"scale", "x"}, {"title", "measured (s)"}, {"format", "~s"}, {"grid", true}},
-        {{"orient", "left"}, {"scale", "y"}, {"title", "predicted (s)"}, {"format", "~s"}, {"grid", true}}}},
-      {"legends",
-       {{{"fill", "color"}, {"title", "method"}, {"symbolType", "circle"}},
-        {{"shape", "shape"}, {"title", "app"}, {"symbolFillColor", "#888"}, {"symbolStrokeColor", "#888"}}}},
-      {"marks",
-       {{{"type", "group"},
-         {"from", {{"facet", {{"name", "line"}, {"data", "lines"}, {"groupby", "factor"}}}}},
-         // the plot's size, so that the lines clip to it
-         {"encode", {{"enter", {{"width", {{"signal", "width"}}}, {"height", {{"signal", "height"}}}}}}},
-         {"marks",
-          {{{"type", "line"},
-            {"from", {{"data", "line"}}},
-            {"clip", true},
-            {"encode",
-             {{"enter",
-               {{"x", {{"scale", "x"}, {"field", "t"}}},
-                {"y", {{"scale", "y"}, {"field", "p"}}},
-                {"stroke", {{"value", "#777"}}},
-                {"strokeDash", {{"signal", "datum.factor == 1 ? [6, 4] : [2, 3]"}}}}}}}}}}},
-        {{"type", "symbol"},
-         {"from", {{"data", "points"}}},
-         {"encode",
-          {{"enter",
-            {{"x", {{"scale", "x"}, {"field", "measured_s"}}},
-             {"y", {{"scale", "y"}, {"field", "predicted_s"}}},
-             {"fill", {{"scale", "color"}, {"field", "method"}}},
-             {"shape", {{"scale", "shape"}, {"field", "app"}}},
-             {"size", {{"value", 70}}},
-             {"opacity", {{"value", 0.85}}},
-             {"tooltip", tooltip(", 'basis': datum.basis, 'measured': format(datum.measured_s, '.3s') + 's', 'predicted': "
-                                 "format(datum.predicted_s, '.3s') + 's', 'error': format(datum.error_pct, '+.0f') + "
-                                 "' %'")}}}}}}}}};
+  return {{"$schema", "https://vega.github.io/schema/vega/v5.json"},
+          {"width", 460},
+          {"height", 400},
+          {"padding", 5},
+          {"title", {{"text", "Predicted against measured"}, {"subtitle", subtitle}, {"anchor", "start"}}},
+          {"data", {{{"name", "points"}, {"values", points}}, {{"name", "lines"}, {"values", lines}}}},
+          {"scales",
+           {{{"name", "x"}, {"type", "log"}, {"domain", {lo, hi}}, {"range", "width"}},
+            {{"name", "y"}, {"type", "log"}, {"domain", {lo, hi}}, {"range", "height"}},
+            method_color_scale(methods_present(rows)),
+            {{"name", "shape"}, {"type", "ordinal"}, {"domain", apps_present(rows)}, {"range", "symbol"}}}},
+          {"axes",
+           {{{"orient", "bottom"}, {"scale", "x"}, {"title", "measured (s)"}, {"format", "~s"}, {"grid", true}},
+            {{"orient", "left"}, {"scale", "y"}, {"title", "predicted (s)"}, {"format", "~s"}, {"grid", true}}}},
+          {"legends",
+           {{{"fill", "color"}, {"title", "method"}, {"symbolType", "circle"}},
+            {{"shape", "shape"}, {"title", "app"}, {"symbolFillColor", "#888"}, {"symbolStrokeColor", "#888"}}}},
+          {"marks",
+           {{{"type", "group"},
+             {"from", {{"facet", {{"name", "line"}, {"data", "lines"}, {"groupby", "factor"}}}}},
+             // the plot's size, so that the lines clip to it
+             {"encode", {{"enter", {{"width", {{"signal", "width"}}}, {"height", {{"signal", "height"}}}}}}},
+             {"marks",
+              {{{"type", "line"},
+                {"from", {{"data", "line"}}},
+                {"clip", true},
+                {"encode",
+                 {{"enter",
+                   {{"x", {{"scale", "x"}, {"field", "t"}}},
+                    {"y", {{"scale", "y"}, {"field", "p"}}},
+                    {"stroke", {{"value", "#777"}}},
+                    {"strokeDash", {{"signal", "datum.factor == 1 ? [6, 4] : [2, 3]"}}}}}}}}}}},
+            {{"type", "symbol"},
+             {"from", {{"data", "points"}}},
+             {"encode",
+              {{"enter",
+                {{"x", {{"scale", "x"}, {"field", "measured_s"}}},
+                 {"y", {{"scale", "y"}, {"field", "predicted_s"}}},
+                 {"fill", {{"scale", "color"}, {"field", "method"}}},
+                 {"shape", {{"scale", "shape"}, {"field", "app"}}},
+                 {"size", {{"value", 70}}},
+                 {"opacity", {{"value", 0.85}}},
+                 {"tooltip", tooltip(hover)}}}}}}}}};
 }
 
 // One app's runs (size and rank count) on a category axis, the measured median with its
@@ -235,54 +235,54 @@ json app_spec(const std::string& app, const std::vector<Row>& rows) {
   std::string subtitle = "bar: measured median, q1-q3; dots: predictions";
   if (!whole_run.empty())
     subtitle += fmt::format(" ({}: of the whole run, not the bar's timed region)", fmt::join(whole_run, ", "));
-  return {
-      {"$schema", "https://vega.github.io/schema/vega/v5.json"},
-      {"width", width},
-      {"height", 240},
-      // room on the left for the first run's slanted label, which autosize leaves out
-      {"padding", {{"left", 100}, {"top", 5}, {"right", 5}, {"bottom", 5}}},
-      {"title", {{"text", app}, {"subtitle", subtitle}, {"anchor", "start"}}},
-      {"data", {{{"name", "measured"}, {"values", measured}}, {{"name", "predicted"}, {"values", predicted}}}},
-      {"scales",
-       {{{"name", "x"}, {"type", "band"}, {"domain", runs}, {"range", "width"}, {"padding", 0.2}},
-        {{"name", "offset"}, {"type", "band"}, {"domain", methods}, {"range", {0, {{"signal", "bandwidth('x')"}}}}},
-        {{"name", "y"}, {"type", "log"}, {"domain", {lo / 1.3, hi * 1.3}}, {"range", "height"}},
-        method_color_scale(methods)}},
-      {"axes",
-       {{{"orient", "bottom"}, {"scale", "x"}, {"labelAngle", -30}, {"labelAlign", "right"}, {"labelLimit", 160}},
-        {{"orient", "left"}, {"scale", "y"}, {"title", "time (s)"}, {"format", "~s"}, {"grid", true}}}},
-      {"marks",
-       {{{"type", "rect"},
-         {"from", {{"data", "measured"}}},
-         {"encode",
-          {{"enter",
-            {{"x", {{"scale", "x"}, {"field", "run"}}},
-             {"width", {{"scale", "x"}, {"band", 1}}},
-             {"y", {{"scale", "y"}, {"field", "q3"}}},
-             {"y2", {{"scale", "y"}, {"field", "q1"}}},
-             {"fill", {{"value", "#ddd"}}},
-             {"tooltip", tooltip(", 'median': format(datum.t, '.3s') + 's', 'q1-q3': format(datum.q1, '.3s') + "
-                                 "' - ' + format(datum.q3, '.3s') + 's'")}}}}}},
-        {{"type", "rect"},
-         {"from", {{"data", "measured"}}},
-         {"encode",
-          {{"enter",
-            {{"x", {{"scale", "x"}, {"field", "run"}}},
-             {"width", {{"scale", "x"}, {"band", 1}}},
-             {"y", {{"scale", "y"}, {"field", "t"}}},
-             {"height", {{"value", 2}}},
-             {"fill", {{"value", "#222"}}}}}}}},
-        {{"type", "symbol"},
-         {"from", {{"data", "predicted"}}},
-         {"encode",
-          {{"enter",
-            {{"x", {{"signal", "scale('x', datum.run) + scale('offset', datum.method) + bandwidth('offset') / 2"}}},
-             {"y", {{"scale", "y"}, {"field", "t"}}},
-             {"fill", {{"scale", "color"}, {"field", "method"}}},
-             {"size", {{"value", 60}}},
-             {"tooltip", tooltip(", 'basis': datum.basis, 'predicted': format(datum.t, '.3s') + 's', 'error': "
-                                 "datum.error_pct == null ? "
-                                 "'-' : format(datum.error_pct, '+.0f') + ' %'")}}}}}}}}};
+  const std::string hover =
+      ", 'basis': datum.basis, 'predicted': format(datum.t, '.3s') + 's', 'error': datum.error_pct == null ? '-' : "
+      "format(datum.error_pct, '+.0f') + ' %'";
+  return {{"$schema", "https://vega.github.io/schema/vega/v5.json"},
+          {"width", width},
+          {"height", 240},
+          // room on the left for the first run's slanted label, which autosize leaves out
+          {"padding", {{"left", 100}, {"top", 5}, {"right", 5}, {"bottom", 5}}},
+          {"title", {{"text", app}, {"subtitle", subtitle}, {"anchor", "start"}}},
+          {"data", {{{"name", "measured"}, {"values", measured}}, {{"name", "predicted"}, {"values", predicted}}}},
+          {"scales",
+           {{{"name", "x"}, {"type", "band"}, {"domain", runs}, {"range", "width"}, {"padding", 0.2}},
+            {{"name", "offset"}, {"type", "band"}, {"domain", methods}, {"range", {0, {{"signal", "bandwidth('x')"}}}}},
+            {{"name", "y"}, {"type", "log"}, {"domain", {lo / 1.3, hi * 1.3}}, {"range", "height"}},
+            method_color_scale(methods)}},
+          {"axes",
+           {{{"orient", "bottom"}, {"scale", "x"}, {"labelAngle", -30}, {"labelAlign", "right"}, {"labelLimit", 160}},
+            {{"orient", "left"}, {"scale", "y"}, {"title", "time (s)"}, {"format", "~s"}, {"grid", true}}}},
+          {"marks",
+           {{{"type", "rect"},
+             {"from", {{"data", "measured"}}},
+             {"encode",
+              {{"enter",
+                {{"x", {{"scale", "x"}, {"field", "run"}}},
+                 {"width", {{"scale", "x"}, {"band", 1}}},
+                 {"y", {{"scale", "y"}, {"field", "q3"}}},
+                 {"y2", {{"scale", "y"}, {"field", "q1"}}},
+                 {"fill", {{"value", "#ddd"}}},
+                 {"tooltip", tooltip(", 'median': format(datum.t, '.3s') + 's', 'q1-q3': format(datum.q1, '.3s') + "
+                                     "' - ' + format(datum.q3, '.3s') + 's'")}}}}}},
+            {{"type", "rect"},
+             {"from", {{"data", "measured"}}},
+             {"encode",
+              {{"enter",
+                {{"x", {{"scale", "x"}, {"field", "run"}}},
+                 {"width", {{"scale", "x"}, {"band", 1}}},
+                 {"y", {{"scale", "y"}, {"field", "t"}}},
+                 {"height", {{"value", 2}}},
+                 {"fill", {{"value", "#222"}}}}}}}},
+            {{"type", "symbol"},
+             {"from", {{"data", "predicted"}}},
+             {"encode",
+              {{"enter",
+                {{"x", {{"signal", "scale('x', datum.run) + scale('offset', datum.method) + bandwidth('offset') / 2"}}},
+                 {"y", {{"scale", "y"}, {"field", "t"}}},
+                 {"fill", {{"scale", "color"}, {"field", "method"}}},
+                 {"size", {{"value", 60}}},
+                 {"tooltip", tooltip(hover)}}}}}}}}};
 }
 
 // Signed error of every row by app (rows) and method (colour, offset within the app),
@@ -446,9 +446,9 @@ std::string table_html(const Outcome& o) {
         "<tr><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
         html_escape(r.app), html_escape(r.size), r.ranks, r.oversubscribed ? " (oversub.)" : "", measured,
-        html_escape(r.basis), html_escape(r.method), r.predicted_s ? seconds(r.predicted_s) : "<span class=\"empty\">empty</span>",
-        error_class, percent(r.error), naive_error, html_escape(fmt::format("{:.1f} s, {}", r.cost_s, r.cost_runs)),
-        note);
+        html_escape(r.basis), html_escape(r.method),
+        r.predicted_s ? seconds(r.predicted_s) : "<span class=\"empty\">empty</span>", error_class, percent(r.error),
+        naive_error, html_escape(fmt::format("{:.1f} s, {}", r.cost_s, r.cost_runs)), note);
   }
   out += "</tbody></table>\n";
   out +=

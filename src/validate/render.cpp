@@ -85,8 +85,9 @@ std::string outcome_table(const Outcome& o) {
   struct Line {
     std::vector<std::string> cells;
   };
-  std::vector<std::string> header = {"app",   "size",  "ranks",       "measured [q1-q3]", "basis", "method",
-                                     "predicted", "error", "naive error", "cost",     "note"};
+  std::vector<std::string> header = {"app",         "size",   "ranks",     "measured [q1-q3]",
+                                     "basis",       "method", "predicted", "error",
+                                     "naive error", "cost",   "note"};
   std::vector<Line> lines;
   for (const Row& r : o.rows) {
     if (r.method == "measured" || r.method == "naive") continue;

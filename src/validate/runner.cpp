@@ -106,6 +106,7 @@ class Validation {
         std::string key = done_key(run.app, run.args, run.ranks, method, tools_.machine);
         if (auto it = done_.find(key); it != done_.end()) {
           out.rows.push_back(it->second);
+          if (method == "signature") drop_trace(run);  // trace-replay's trace, kept for a row resumed instead
           continue;
         }
         progress(fmt::format("[{}/{}] {} {} ranks={}: {}", step, runs.size(), run.app, run.size, run.ranks, method));
@@ -497,6 +498,7 @@ class Validation {
   void signature(const Run& run, Row& row, Outcome& out) {
     auto start = std::chrono::steady_clock::now();
     std::string traced_by = "trace-replay's traced run";
+    bool traced_here = false;
     fs::path trace;
     if (auto it = traces_kept_.find(key_of(run.app, run.args, run.ranks, "")); it != traces_kept_.end()) {
       trace = it->second;
@@ -508,6 +510,7 @@ class Validation {
       check(perfcast(cmd), "perfcast trace");
       traces_kept_[key_of(run.app, run.args, run.ranks, "")] = trace;
       traced_by = "1 traced run";
+      traced_here = true;
     }
     double trace_s = seconds_since(start);
     fs::path sig = scratch_.path() / fmt::format("signature-{}.sig", traces_);
@@ -544,13 +547,14 @@ class Validation {
     row.basis = kWholeRun;
     // What a user pays: the trace (when this method made it), the build, the run up to
     // every rank's report. The --compare run is the validation's, not the method's.
-    row.cost_s = (traced_by == "1 traced run" ? trace_s : 0) + build_s + run_s;
-    row.cost_runs = fmt::format("{} + a signature run {} at {:.0f} % of a full run's wall time ({:.0f} % of the run executed)",
-                                traced_by, stopped ? "stopped" : "that ran to its end",
-                                compare.at("cost").get<double>() * 100,
-                                compare.at("executed_share").get<double>() * 100);
-    row.note = fmt::format("the whole run (MPI_Init to MPI_Finalize), against one full run after it; warm-up {}, {} measured",
-                           file_.settings.signature_warmup, file_.settings.signature_measure);
+    row.cost_s = (traced_here ? trace_s : 0) + build_s + run_s;
+    row.cost_runs =
+        fmt::format("{} + a signature run {} at {:.0f} % of a full run's wall time ({:.0f} % of the run executed)",
+                    traced_by, stopped ? "stopped" : "that ran to its end", compare.at("cost").get<double>() * 100,
+                    compare.at("executed_share").get<double>() * 100);
+    row.note =
+        fmt::format("the whole run (MPI_Init to MPI_Finalize), against one full run after it; warm-up {}, {} measured",
+                    file_.settings.signature_warmup, file_.settings.signature_measure);
     if (!prediction.value("complete", true)) row.note += "; incomplete: some phases untimed on some ranks";
   }
 
@@ -611,9 +615,8 @@ class Validation {
       } else {
         progress(fmt::format("  building {} with feature probes (once per validation)", run.app));
         auto start = std::chrono::steady_clock::now();
-        ProcessResult r = run_process(
-            {wrapper.string(), "-O2", b->source.string(), "-o", out.string(), "-lm"},
-            std::chrono::duration<double>(file_.settings.timeout_s));
+        ProcessResult r = run_process({wrapper.string(), "-O2", b->source.string(), "-o", out.string(), "-lm"},
+                                      std::chrono::duration<double>(file_.settings.timeout_s));
         build_s = seconds_since(start);
         if (r.timed_out || r.exit_code != 0)
           error = fmt::format("perfcast-mpicc {}: {}", b->source.filename().string(),
@@ -689,12 +692,12 @@ class Validation {
   ScratchDirectory scratch_;
   int traces_ = 0;
   std::map<std::string, fs::path> traces_kept_;  // key_of(app, args, ranks, ""): trace-replay's trace of the run
-  std::map<std::string, Row> done_;      // key_of(app, args, ranks, method)
-  std::map<std::string, Row> measured_;  // key_of(app, args, ranks, "")
+  std::map<std::string, Row> done_;              // key_of(app, args, ranks, method)
+  std::map<std::string, Row> measured_;          // key_of(app, args, ranks, "")
   std::map<std::string, std::pair<std::optional<AppBindings>, std::string>> bindings_;  // app -> file, error
   std::map<std::string, std::pair<fs::path, std::string>> models_;                      // app -> model, error
-  std::map<std::string, std::pair<fs::path, std::string>> learned_models_;  // dataset -> model, error
-  std::map<std::string, std::pair<fs::path, std::string>> instrumented_;    // app -> binary, error
+  std::map<std::string, std::pair<fs::path, std::string>> learned_models_;              // dataset -> model, error
+  std::map<std::string, std::pair<fs::path, std::string>> instrumented_;                // app -> binary, error
   int feature_runs_ = 0;
 };
 

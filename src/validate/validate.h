@@ -20,14 +20,14 @@
 namespace perfcast::validate {
 
 // The methods, in row order. `measured` always runs: the others are judged by it.
-inline const std::vector<std::string> kMethods = {"measured",     "naive",  "skeleton", "trace-replay",
-                                                   "static",       "signature", "learned"};
+inline const std::vector<std::string> kMethods = {"measured", "naive",     "skeleton", "trace-replay",
+                                                  "static",   "signature", "learned"};
 // Named in the table's notes so readers see what is not compared yet (none today).
 inline const std::vector<std::string> kMethodsNotBuilt = {};
 
 // What a row's two figures are times of (Row::basis).
 inline const std::string kTimedRegion = "timed region";  // both the app's own time_s region
-inline const std::string kWholeRun = "whole run";  // both MPI_Init's return to MPI_Finalize, the slowest rank
+inline const std::string kWholeRun = "whole run";        // both MPI_Init's return to MPI_Finalize, the slowest rank
 // A whole-run prediction against the timed region: biased upwards by the set-up.
 inline const std::string kWholeRunVsTimedRegion = "whole run vs timed region";
 
