@@ -71,6 +71,45 @@ void set_branch_probability(Items& items, int line, double probability, const st
   }
 }
 
+bool holds_loop_of(const Items& items, const std::string& trips) {
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (expr::to_string(l->trip_count).find(trips) != std::string::npos || holds_loop_of(l->body, trips))
+        return true;
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (holds_loop_of(b->then_items, trips) || holds_loop_of(b->else_items, trips)) return true;
+    }
+  }
+  return false;
+}
+
+// A guessed branch at a loop's line that guards the loop (LLVM's test before
+// a rotated loop): the bound trips are a mean over every arrival, the skipped
+// ones counting 0, so the side that runs the loop is taken with probability 1
+// (0 when the loop never iterated). Returns false when no side holds the loop.
+bool set_loop_guard(Items& items, int line, const std::string& trips, bool iterated, const std::string& origin,
+                    double& probability) {
+  bool found = false;
+  for (Item& item : items) {
+    if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (item.line == line && !b->condition) {
+        bool then_side = holds_loop_of(b->then_items, trips), else_side = holds_loop_of(b->else_items, trips);
+        if (then_side != else_side) {
+          b->probability = then_side == iterated ? 1.0 : 0.0;
+          probability = b->probability;
+          item.note = item.note.empty() ? origin : item.note + "; " + origin;
+          found = true;
+        }
+      }
+      found |= set_loop_guard(b->then_items, line, trips, iterated, origin, probability);
+      found |= set_loop_guard(b->else_items, line, trips, iterated, origin, probability);
+    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      found |= set_loop_guard(l->body, line, trips, iterated, origin, probability);
+    }
+  }
+  return found;
+}
+
 }  // namespace
 
 std::string probe_origin(const ProbeRun& run) {
@@ -130,8 +169,21 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.status = "the model has no such function";
     else if (feature(run, at + ":branch#2.taken"))
       f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";
-    else if (!taken || !not_taken)
-      f.status = "no probe at that line";
+    else if (!taken || !not_taken) {
+      // No branch of the source there: the optimiser's guard of a loop at that line?
+      const Coverage::Loop* guarded = nullptr;
+      for (const Coverage::Loop& l : c.unknown_loops)
+        if (l.site == b.site && l.probe_trips) guarded = &l;
+      double p = 0;
+      if (guarded && set_loop_guard(fn->second.body, site_line(b.site), guarded->trip_count, *guarded->probe_trips > 0,
+                                    origin, p)) {
+        b.probe_probability = p;
+        f.value = p;
+        f.status = "bound (the guard of the loop at that line)";
+      } else {
+        f.status = "no probe at that line";
+      }
+    }
     else if (*taken + *not_taken == 0) {
       f.status = "not reached by the probe run";
       b.probe_not_reached = true;
@@ -149,7 +201,10 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // other functions' variables and fields are prefixed) whose value the run
   // recorded at exactly one declaration.
   for (Parameter& p : model.parameters) {
-    if (p.default_value || bound.count(p.name) || p.name.find('.') != std::string::npos) continue;
+    // argc defaults to 1 (a run without arguments) only because the analyser
+    // cannot know better; the run does.
+    if ((p.default_value && p.name != "argc") || bound.count(p.name) || p.name.find('.') != std::string::npos)
+      continue;
     std::vector<std::pair<std::string, double>> found;
     const std::string suffix = ":" + p.name;
     for (const auto& [name, value] : run.features)
