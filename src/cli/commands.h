@@ -22,6 +22,7 @@ void add_simulate_command(CLI::App& app);   // simulate.cpp: the discrete-event 
 void add_fit_command(CLI::App& app);         // fit.cpp: compute-time models for skeletons
 void add_trace_command(CLI::App& app);       // trace.cpp: the PMPI tracer on real runs
 void add_learn_command(CLI::App& app);       // learn.cpp: run time learned from runtime features
+void add_probe_command(CLI::App& app);       // probe.cpp: bind a model's unknowns from a probe run
 void add_run_command(CLI::App& app);         // run.cpp: an instrumented run appending its feature record
 void add_sweep_command(CLI::App& app);       // sweep.cpp: instrumented runs over a grid of parameters
 void add_signature_command(CLI::App& app);   // signature.cpp: phases and weights of a traced run

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "learn/feature_records.h"
+
 namespace perfcast::cli {
 
 inline constexpr const char* kFeaturesDatasetVariable = "PERFCAST_FEATURES_DATASET";
@@ -22,5 +24,11 @@ inline std::vector<std::string> feature_launch(const std::vector<std::string>& c
     for (auto it = variables.rbegin(); it != variables.rend(); ++it) out.insert(out.begin() + 1, {"-x", *it});
   return out;
 }
+
+// Runs a command (a program built with `perfcast cc --features`, usually
+// under mpirun.openmpi) with the feature runtime told to append to
+// `dataset_file`, and returns the record it appended (run.cpp). A failed run,
+// or one that appended nothing, is a UserError saying so.
+learn::FeatureRecord run_and_read_record(const std::vector<std::string>& command, const std::string& dataset_file);
 
 }  // namespace perfcast::cli

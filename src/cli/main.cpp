@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   perfcast::cli::add_trace_command(app);
   perfcast::cli::add_learn_command(app);
   perfcast::cli::add_run_command(app);
+  perfcast::cli::add_probe_command(app);
   perfcast::cli::add_sweep_command(app);
   perfcast::cli::add_signature_command(app);
   perfcast::cli::add_validate_command(app);

@@ -63,21 +63,18 @@ std::pair<std::string, int> tail_of(const fs::path& path, std::uintmax_t from) {
   return {from < text.size() ? text.substr(from) : "", line};
 }
 
-void run_run(const RunArgs& a) {
-  if (a.command.empty())
-    throw UserError("no command to run", {"", {}, "--"}, "perfcast run --dataset runs.jsonl -- mpirun.openmpi -n 4 ./app");
-  if (a.dataset.empty()) throw UserError("no dataset file", {"", {}, "--dataset"}, "name the file records go to");
-  const fs::path dataset = fs::absolute(a.dataset);
+}  // namespace
+
+learn::FeatureRecord run_and_read_record(const std::vector<std::string>& command, const std::string& dataset_file) {
+  const fs::path dataset = fs::absolute(dataset_file);
   std::error_code ec;
   const std::uintmax_t before = fs::exists(dataset, ec) ? fs::file_size(dataset, ec) : 0;
-
   setenv(kFeaturesDatasetVariable, dataset.c_str(), 1);
   std::cout.flush();
-  int rc = run_with_streams(feature_launch(a.command, {kFeaturesDatasetVariable}));
+  int rc = run_with_streams(feature_launch(command, {kFeaturesDatasetVariable}));
   if (rc != 0)
-    throw UserError(fmt::format("{} exited with status {}", a.command.front(), rc), {},
+    throw UserError(fmt::format("{} exited with status {}", command.front(), rc), {},
                     "a failed run records nothing; its own messages are above");
-
   auto [text, first_line] = tail_of(dataset, before);
   learn::RecordFile found = learn::parse_feature_records(text, dataset.string(), first_line);
   for (const auto& w : found.warnings) std::cerr << "warning: " << w << "\n";
@@ -86,7 +83,17 @@ void run_run(const RunArgs& a) {
                     "build the program with `perfcast cc --features` (e.g. CC=perfcast-mpicc), and let it reach "
                     "MPI_Finalize");
   // Concurrent runs may append beside ours; the last record is the latest run's.
-  const learn::FeatureRecord& r = found.records.back();
+  return found.records.back();
+}
+
+namespace {
+
+void run_run(const RunArgs& a) {
+  if (a.command.empty())
+    throw UserError("no command to run", {"", {}, "--"}, "perfcast run --dataset runs.jsonl -- mpirun.openmpi -n 4 ./app");
+  if (a.dataset.empty()) throw UserError("no dataset file", {"", {}, "--dataset"}, "name the file records go to");
+  const fs::path dataset = fs::absolute(a.dataset);
+  const learn::FeatureRecord r = run_and_read_record(a.command, a.dataset);
   if (a.json) {
     std::cout << r.text << "\n";
     return;

@@ -140,7 +140,7 @@ class Reader {
     const std::string path = "/coverage";
     if (!c.is_object()) fail(path, "expected an object: {\"functions_defined\": ..., \"unresolved_calls\": [...], ...}");
     only_keys(c, path, {"functions_defined", "functions_reachable", "instructions", "instructions_priced",
-                        "priced_share", "unresolved_calls", "guessed_branches", "unknown_loops"});
+                        "priced_share", "unresolved_calls", "guessed_branches", "unknown_loops", "probe_run"});
     Coverage out;
     auto whole = [&](const char* key) -> std::int64_t {
       const json& v = member(c, path, key);
@@ -167,6 +167,21 @@ class Reader {
     auto text = [&](const json& o, const std::string& p, const char* key) {
       return string_at(member(o, p, key), p + "/" + key);
     };
+    if (c.contains("probe_run")) out.probe_run = string_at(c["probe_run"], path + "/probe_run");
+    // A probe run's fields on a guessed branch or an unknown loop.
+    auto probe_fields = [&](const json& o, const std::string& p, const char* value_key, double most,
+                            std::optional<double>& value, bool& not_reached) {
+      if (o.contains(value_key)) {
+        const json& v = o[value_key];
+        if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > most)
+          fail(p + "/" + value_key, most == 1 ? "expected a number between 0 and 1" : "expected a number >= 0");
+        value = v.get<double>();
+      }
+      if (o.contains("probe_not_reached")) {
+        if (!o["probe_not_reached"].is_boolean()) fail(p + "/probe_not_reached", "expected true or false");
+        not_reached = o["probe_not_reached"].get<bool>();
+      }
+    };
     list("unresolved_calls", [&](const json& o, const std::string& p) {
       only_keys(o, p, {"kind", "callee", "caller", "site"});
       Coverage::Call k{text(o, p, "kind"), o.contains("callee") ? text(o, p, "callee") : "", text(o, p, "caller"),
@@ -176,17 +191,21 @@ class Reader {
       out.unresolved_calls.push_back(std::move(k));
     });
     list("guessed_branches", [&](const json& o, const std::string& p) {
-      only_keys(o, p, {"function", "site", "probability", "why"});
+      only_keys(o, p, {"function", "site", "probability", "why", "probe_probability", "probe_not_reached"});
       const json& pr = member(o, p, "probability");
       if (!pr.is_number() || pr.get<double>() < 0 || pr.get<double>() > 1)
         fail(p + "/probability", "expected a number between 0 and 1");
-      out.guessed_branches.push_back({text(o, p, "function"), text(o, p, "site"), pr.get<double>(),
-                                      o.contains("why") ? text(o, p, "why") : ""});
+      Coverage::Branch b{text(o, p, "function"), text(o, p, "site"), pr.get<double>(),
+                         o.contains("why") ? text(o, p, "why") : ""};
+      probe_fields(o, p, "probe_probability", 1, b.probe_probability, b.probe_not_reached);
+      out.guessed_branches.push_back(std::move(b));
     });
     list("unknown_loops", [&](const json& o, const std::string& p) {
-      only_keys(o, p, {"function", "site", "trip_count", "why"});
-      out.unknown_loops.push_back({text(o, p, "function"), text(o, p, "site"), text(o, p, "trip_count"),
-                                   o.contains("why") ? text(o, p, "why") : ""});
+      only_keys(o, p, {"function", "site", "trip_count", "why", "probe_trips", "probe_not_reached"});
+      Coverage::Loop l{text(o, p, "function"), text(o, p, "site"), text(o, p, "trip_count"),
+                       o.contains("why") ? text(o, p, "why") : ""};
+      probe_fields(o, p, "probe_trips", 1e300, l.probe_trips, l.probe_not_reached);
+      out.unknown_loops.push_back(std::move(l));
     });
     return out;
   }
@@ -368,7 +387,7 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
     for (auto p = ps.begin(); p != ps.end(); ++p) {
       std::string path = "/parameters/" + p.key();
       if (!p.value().is_object()) r.fail(path, "expected an object with \"description\" and optional \"default\"");
-      r.only_keys(p.value(), path, {"description", "default", "integer"});
+      r.only_keys(p.value(), path, {"description", "default", "integer", "origin"});
       Parameter param{p.key(), "", r.optional_expr(p.value(), path, "default")};
       if (p.value().contains("description"))
         param.description = r.string_at(p.value()["description"], path + "/description");
@@ -376,6 +395,7 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
         if (!p.value()["integer"].is_boolean()) r.fail(path + "/integer", "expected true or false");
         param.integer = p.value()["integer"].get<bool>();
       }
+      if (p.value().contains("origin")) param.origin = r.string_at(p.value()["origin"], path + "/origin");
       m.parameters.push_back(std::move(param));
     }
   }

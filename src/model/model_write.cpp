@@ -159,13 +159,22 @@ json coverage_json(const Coverage& c) {
   }
   j["unresolved_calls"] = std::move(calls);
   json branches = json::array();
-  for (const auto& b : c.guessed_branches)
-    branches.push_back({{"function", b.function}, {"site", b.site}, {"probability", b.probability}, {"why", b.why}});
+  for (const auto& b : c.guessed_branches) {
+    json one = {{"function", b.function}, {"site", b.site}, {"probability", b.probability}, {"why", b.why}};
+    if (b.probe_probability) one["probe_probability"] = *b.probe_probability;
+    if (b.probe_not_reached) one["probe_not_reached"] = true;
+    branches.push_back(std::move(one));
+  }
   j["guessed_branches"] = std::move(branches);
   json loops = json::array();
-  for (const auto& l : c.unknown_loops)
-    loops.push_back({{"function", l.function}, {"site", l.site}, {"trip_count", l.trip_count}, {"why", l.why}});
+  for (const auto& l : c.unknown_loops) {
+    json one = {{"function", l.function}, {"site", l.site}, {"trip_count", l.trip_count}, {"why", l.why}};
+    if (l.probe_trips) one["probe_trips"] = *l.probe_trips;
+    if (l.probe_not_reached) one["probe_not_reached"] = true;
+    loops.push_back(std::move(one));
+  }
   j["unknown_loops"] = std::move(loops);
+  if (!c.probe_run.empty()) j["probe_run"] = c.probe_run;
   return j;
 }
 
@@ -191,6 +200,7 @@ json program_model_json(const ProgramModel& model) {
     one["description"] = p.description;
     if (p.default_value) one["default"] = text(*p.default_value);
     if (p.integer) one["integer"] = true;
+    if (!p.origin.empty()) one["origin"] = p.origin;
     params[p.name] = one;
   }
   doc["parameters"] = params;

@@ -110,6 +110,9 @@ struct Parameter {
   // The program holds it in an integer (a size, a count, an option): a bound
   // value with a fractional part is refused instead of predicting a fractional grid.
   bool integer = false;
+  // Where the default came from when not the source or the analyser: a probe
+  // run ("probe run: `./app 8` on 2 ranks"), whose values hold at its input only.
+  std::string origin;
 };
 
 struct Function {
@@ -158,11 +161,17 @@ struct Coverage {
     std::string function, site;
     double probability = 0.5;  // the guess the model prices
     std::string why;
+    // A probe run's measure (docs/program-model.md, "Probe runs"): the taken
+    // fraction it replaced the guess with, or the site never ran in it.
+    std::optional<double> probe_probability;
+    bool probe_not_reached = false;
   };
   struct Loop {
     std::string function, site;
     std::string trip_count;  // the parameter that stands for it
     std::string why;
+    std::optional<double> probe_trips;  // mean trips per arrival in a probe run, now the parameter's default
+    bool probe_not_reached = false;     // the probe run never reached the loop: the parameter stays required
   };
   int functions_defined = 0;
   int functions_reachable = 0;  // from the entry by calls or through pointers taken there
@@ -171,6 +180,8 @@ struct Coverage {
   std::vector<Call> unresolved_calls;
   std::vector<Branch> guessed_branches;
   std::vector<Loop> unknown_loops;
+  // The probe run whose measures replaced guesses ("`./app 8` on 2 ranks"); "" if none.
+  std::string probe_run;
 
   size_t guesses() const { return unresolved_calls.size() + guessed_branches.size() + unknown_loops.size(); }
   double priced_share() const {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/model_write.h"
+#include "support/expr.h"
 
 namespace perfcast::report {
 
@@ -35,12 +36,25 @@ std::string model_summary_text(const model::ProgramModel& m, const std::string& 
                        "FILE:LINE=P\n",
                        c.guessed_branches.size());
     for (const auto& b : c.guessed_branches)
-      out += fmt::format("  {:<20} p={:<6.3g} in {}: {}\n", b.site, b.probability, b.function, b.why);
+      out += fmt::format("  {:<20} p={:<6.3g} in {}: {}{}\n", b.site, b.probability, b.function, b.why,
+                         b.probe_probability   ? fmt::format(" (measured by the probe run: p={:.4g})", *b.probe_probability)
+                         : b.probe_not_reached ? " (not reached by the probe run)"
+                                               : "");
   }
   if (!c.unknown_loops.empty()) {
     out += fmt::format("loops of unknown trip count ({}): bind their parameters with --param\n", c.unknown_loops.size());
     for (const auto& l : c.unknown_loops)
-      out += fmt::format("  {:<20} {} in {}: {}\n", l.site, l.trip_count, l.function, l.why);
+      out += fmt::format("  {:<20} {} in {}: {}{}\n", l.site, l.trip_count, l.function, l.why,
+                         l.probe_trips         ? fmt::format(" (bound by the probe run: {:.6g} trips)", *l.probe_trips)
+                         : l.probe_not_reached ? " (not reached by the probe run: still required)"
+                                               : "");
+  }
+  if (!c.probe_run.empty()) {
+    out += fmt::format("values from the probe run {} (measured at that input; they may not hold at another):\n",
+                       c.probe_run);
+    for (const auto& p : m.parameters)
+      if (!p.origin.empty() && p.default_value)
+        out += fmt::format("  {} = {}\n", p.name, expr::to_string(*p.default_value));
   }
   return out;
 }

@@ -326,6 +326,16 @@ std::vector<std::string> prediction_warnings(const PredictionView& view, const P
       "{:.1f} % of the reachable IR instructions are priced. 'perfcast model show {}' lists them",
       c.unresolved_calls.size(), c.guessed_branches.size(), c.unknown_loops.size(), 100.0 * c.priced_share(),
       context.model_file));
+  if (!c.probe_run.empty()) {
+    int loops = 0, branches = 0, not_reached = 0;
+    for (const auto& l : c.unknown_loops) loops += l.probe_trips.has_value(), not_reached += l.probe_not_reached;
+    for (const auto& b : c.guessed_branches)
+      branches += b.probe_probability.has_value(), not_reached += b.probe_not_reached;
+    out.push_back(fmt::format(
+        "{} loop trip counts and {} branch probabilities (and the parameters marked 'probe run') were measured by the "
+        "probe run {}, at that input: they may not hold at another; {} sites were not reached by it",
+        loops, branches, c.probe_run, not_reached));
+  }
   return out;
 }
 

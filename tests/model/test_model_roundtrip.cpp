@@ -391,6 +391,36 @@ TEST(ModelRoundtrip, McaFiguresAreChecked) {
 // The coverage section: the share is written for the reader and recomputed
 // on reading; a model without the section (written by hand) has none; a
 // malformed entry is refused naming its path.
+// What a probe run binds (probe_bind.h) is read back as written, and a
+// measured probability outside 0..1 is an error naming its path.
+TEST(ModelRoundtrip, ProbeRunFieldsSurviveAWriteAndARead) {
+  ProgramModel m = every_kind();
+  m.parameters[1].origin = "probe run: `./app 8` on 2 ranks";
+  m.coverage->probe_run = "`./app 8` on 2 ranks";
+  m.coverage->guessed_branches[0].probe_probability = 0.3;
+  m.coverage->unknown_loops[0].probe_not_reached = true;
+  auto file = perfcast::testing::scratch() / "probe.model.json";
+  std::ofstream(file) << program_model_json(m).dump(2);
+  ProgramModel back = load_program_model(file);
+  EXPECT_EQ(back.parameters[1].origin, "probe run: `./app 8` on 2 ranks");
+  EXPECT_EQ(back.parameters[0].origin, "");
+  EXPECT_EQ(back.coverage->probe_run, "`./app 8` on 2 ranks");
+  EXPECT_EQ(back.coverage->guessed_branches[0].probe_probability, 0.3);
+  EXPECT_FALSE(back.coverage->unknown_loops[0].probe_trips.has_value());
+  EXPECT_TRUE(back.coverage->unknown_loops[0].probe_not_reached);
+  auto j = program_model_json(m);
+  j["coverage"]["guessed_branches"][0]["probe_probability"] = 2;
+  std::ofstream(file) << j.dump(2);
+  try {
+    load_program_model(file);
+    ADD_FAILURE() << "a measured probability of 2 was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("/coverage/guessed_branches/0/probe_probability"), std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove(file);
+}
+
 TEST(ModelRoundtrip, CoverageSection) {
   auto j = program_model_json(every_kind());
   ASSERT_TRUE(j.contains("coverage"));

@@ -1,0 +1,47 @@
+// A probe run's measures bound onto a program model (docs/program-model.md,
+// "Probe runs"): what the static analysis could not say, taken from one run of
+// the program built with the feature probes (docs/learn.md, "Recording
+// features") on a small input.
+//
+// Only what the analyser left unknown is filled: a loop's trips parameter
+// without a default (coverage `unknown_loops`), a branch priced at a guessed
+// probability (coverage `guessed_branches`), and a required parameter named
+// after one of main's scalar variables. A bound parameter gets the measure as
+// its default and `origin` saying which run gave it; a site the run never
+// reached stays as it was and is marked so. Values measured at one input may
+// not hold at another: the origin says at which input they were taken.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/program_model.h"
+
+namespace perfcast::model {
+
+struct ProbeRun {
+  std::string command;  // as the record gives it
+  int ranks = 0;
+  // Feature name (`file:line:what`) -> value, counts summed over the ranks,
+  // values the maximum over the ranks that assigned them.
+  std::map<std::string, double> features;
+};
+
+struct ProbeFinding {
+  enum class Kind { Loop, Branch, Value } kind = Kind::Loop;
+  std::string site;       // "file.c:12" (loops, branches), the feature's name (values)
+  std::string name;       // the parameter (loops, values) or the function (branches)
+  std::optional<double> value;  // trips per arrival, taken fraction, the variable's value; none when not bound
+  std::string status;     // "bound", or why not ("not reached by the probe run", "no probe at that line", ...)
+};
+
+// Binds the run's measures into `model` (which must carry the analyser's
+// coverage) and says, per unknown loop, guessed branch and value parameter,
+// what became of it. Throws UserError for a model without coverage.
+std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& run);
+
+// "probe run: `CMD` on N ranks": the origin written on what a run bound.
+std::string probe_origin(const ProbeRun& run);
+
+}  // namespace perfcast::model

@@ -1,0 +1,160 @@
+// `perfcast probe` end to end: probe_run.c analysed (its sweep loop's trips,
+// its branch's side and its size are data), built with the feature probes,
+// run on 2 ranks at a small input; the bound model must carry the program's
+// known trips and taken fraction, fewer required parameters, the probe's
+// origin, and predict the flops callgrind counts on the same input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "perfcast_cli.h"
+#include "scratch.h"
+#include "support/process.h"
+
+namespace perfcast {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using testing::perfcast_run;
+using testing::scratch;
+
+const std::string kBin = std::string(PERFCAST_BINARY_DIR) + "/bin";
+constexpr long kN = 64;           // elements per rank
+constexpr int kSweeps = 10;       // 2^-10 < 1e-3 < 2^-9
+constexpr double kTaken = 0.25;   // v[i] = 1 for every fourth i
+
+std::vector<std::string> mpirun(int ranks, std::vector<std::string> program) {
+  std::vector<std::string> command = {MPIRUN};
+  std::istringstream flags(MPIRUN_FLAGS);
+  for (std::string flag; flags >> flag;) command.push_back(flag);
+  command.insert(command.end(), {"-n", std::to_string(ranks)});
+  command.insert(command.end(), program.begin(), program.end());
+  return command;
+}
+
+// "probe_run.c:LINE" of the line carrying `marker: NAME`.
+std::string site(const std::string& name) {
+  std::ifstream in(PROBE_RUN_SOURCE);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number)
+    if (line.find("marker: " + name + " ") != std::string::npos) return "probe_run.c:" + std::to_string(number);
+  ADD_FAILURE() << "no marker " << name;
+  return "";
+}
+
+json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  return in ? json::parse(in) : json();
+}
+
+int required(const json& model) {
+  int n = 0;
+  for (const auto& [name, p] : model["parameters"].items()) n += !p.contains("default");
+  return n;
+}
+
+// The program built with `flags` through Open MPI's wrapper: the compiler is
+// `perfcast cc --features` for the probe run, clang for callgrind's count.
+fs::path build(const std::string& name, bool features) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  fs::path program = dir / name;
+  EnvironmentOverrides env;
+  env["OMPI_CC"] = features ? kBin + "/perfcast cc --features" : std::string(CLANG);
+  ProcessResult r =
+      run_process({MPICC, "-O2", "-g", PROBE_RUN_SOURCE, "-o", program.string()}, std::chrono::seconds(120), env);
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  return program;
+}
+
+TEST(ProbeRun, BindsTheTripsAndBranchTheSourceCannotSay) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "model.json", bound = dir / "bound.json";
+  auto r = perfcast_run({"analyze", PROBE_RUN_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+
+  // What the analyser could not say: the sweeps' trips and the branch's side.
+  std::string trips;
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l["site"] == site("sweeps")) trips = l["trip_count"];
+  ASSERT_FALSE(trips.empty()) << before["coverage"].dump();
+  ASSERT_FALSE(before["parameters"][trips].contains("default"));
+  bool guessed = false;
+  for (const auto& b : before["coverage"]["guessed_branches"]) guessed |= b["site"] == site("branch");
+  ASSERT_TRUE(guessed) << before["coverage"].dump();
+
+  fs::path program = build("probe_run_features", true);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(kN), "1e-3"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("may not hold at another"), std::string::npos) << r.stdout_text;
+  const json after = read_json(bound);
+
+  const json& p = after["parameters"][trips];
+  ASSERT_TRUE(p.contains("default")) << p.dump();
+  EXPECT_EQ(p["default"], std::to_string(kSweeps));
+  const std::string origin = p.value("origin", "");
+  EXPECT_NE(origin.find("probe run"), std::string::npos) << origin;
+  EXPECT_NE(origin.find("1e-3` on 2 ranks"), std::string::npos) << origin;
+  // The branch's taken fraction; the optimiser's guard of the sweep loop
+  // (at the loop's line) is taken: the bound trips already average over arrivals.
+  for (const auto& b : after["coverage"]["guessed_branches"]) {
+    if (b["site"] == site("branch")) EXPECT_DOUBLE_EQ(b.value("probe_probability", -1.0), kTaken) << b.dump();
+    if (b["site"] == site("sweeps")) EXPECT_DOUBLE_EQ(b.value("probe_probability", -1.0), 1.0) << b.dump();
+  }
+  EXPECT_LT(required(after), required(before)) << after["parameters"].dump();
+
+  // `model show` says which values came from the probe, and at what input.
+  r = perfcast_run({"model", "show", bound.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("probe run"), std::string::npos) << r.stdout_text;
+
+  // The bound model predicts the flops callgrind counts on the same input.
+  // The size and argc are the run's too: nothing else to bind.
+  EXPECT_EQ(after["parameters"]["n"].value("default", ""), std::to_string(kN));
+  EXPECT_EQ(after["parameters"]["argc"].value("default", ""), "3");
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json predicted = json::parse(r.stdout_text);
+  bool warned = false;
+  for (const auto& w : predicted["warnings"]) warned |= w.get<std::string>().find("probe run") != std::string::npos;
+  EXPECT_TRUE(warned) << predicted["warnings"].dump();
+  const double model_flops = predicted["ranks"][0]["flops_double"].get<double>();
+  // The sum before the sweeps, 2 flops an element and a division per sweep,
+  // 16 flops per element whose branch is taken.
+  EXPECT_DOUBLE_EQ(model_flops, kN + kSweeps * (2.0 * kN + 1) + kTaken * kN * 16);
+
+  fs::path plain = build("probe_run_plain", false);
+  r = perfcast_run({"counts", "-q", "-n", "2", "--json", "--", plain.string(), std::to_string(kN), "1e-3"},
+                   std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json counts = json::parse(r.stdout_text);
+  double counted = 0;
+  for (const auto& f : counts["per_rank"][0]["functions"])
+    if (!f.value("inlined_only", false)) counted += f["flops_double"].get<double>();
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// No record to read: the error names the file and the option.
+TEST(ProbeRun, AMissingRecordFileIsNamed) {
+  fs::path dir = scratch() / "probe_missing";
+  fs::create_directories(dir);
+  const fs::path model = dir / "model.json", records = dir / "none.jsonl";
+  auto r = perfcast_run({"analyze", PROBE_RUN_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  r = perfcast_run({"probe", model.string(), "-o", (dir / "bound.json").string(), "--record", records.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.stderr_text.find(records.string()), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("--record"), std::string::npos) << r.stderr_text;
+}
+
+}  // namespace
+}  // namespace perfcast
