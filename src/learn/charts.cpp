@@ -5,35 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "support/markup.h"
+
 namespace perfcast::learn {
 
 namespace {
 
 void sort_bars(std::vector<Bar>& bars) {
   std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.value > b.value; });
-}
-
-std::string xml_escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace

@@ -11,11 +11,16 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/markup.h"
+#include "validate/cells.h"
 #include "validate/validate.h"
 
 namespace perfcast::validate {
 namespace fs = std::filesystem;
 using nlohmann::json;
+using cells::percent;
+using cells::run_key;
+using cells::seconds;
 
 namespace {
 
@@ -26,27 +31,6 @@ const std::vector<std::string> kVegaModules = {
     "vega-dataflow",   "vega-scale",      "vega-scenegraph",      "vega-expression", "vega-selection",
     "vega-statistics", "vega-functions",  "vega-event-selector",  "vega-parser",     "vega-runtime",
     "vega-view",       "vega-transforms", "vega-view-transforms", "vega-encode"};
-
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  return out;
-}
 
 // JSON placed inside a <script>: "</" would end the script element.
 std::string script_json(const json& j) {
@@ -61,17 +45,6 @@ std::string script_json(const json& j) {
   return out;
 }
 
-std::string seconds(const std::optional<double>& s) {
-  if (!s) return "";
-  double v = *s;
-  if (std::fabs(v) >= 1) return fmt::format("{:.3g} s", v);
-  if (std::fabs(v) >= 1e-3) return fmt::format("{:.3g} ms", v * 1e3);
-  return fmt::format("{:.3g} us", v * 1e6);
-}
-
-std::string percent(const std::optional<double>& e) { return e ? fmt::format("{:+.0f} %", *e * 100) : ""; }
-
-std::string run_key(const Row& r) { return fmt::format("{}\x1f{}\x1f{}", r.app, r.args, r.ranks); }
 
 // A run's label on a category axis: its size and rank count.
 std::string run_label(const Row& r) {
@@ -436,19 +409,19 @@ std::string table_html(const Outcome& o) {
     std::string naive_error;
     if (auto it = naive.find(run_key(r)); it != naive.end())
       naive_error = it->second->error ? percent(it->second->error)
-                                      : "<span class=\"why\">" + html_escape(it->second->note) + "</span>";
+                                      : "<span class=\"why\">" + xml_escaped(it->second->note) + "</span>";
     std::string error_class;
     if (r.error) error_class = std::fabs(*r.error) <= 0.2 ? " class=\"good\"" : " class=\"bad\"";
     // An empty cell says why; a figure's note says how it was made.
-    std::string note = r.predicted_s ? "<span class=\"how\">" + html_escape(r.note) + "</span>"
-                                     : "<span class=\"why\">" + html_escape(r.note) + "</span>";
+    std::string note = r.predicted_s ? "<span class=\"how\">" + xml_escaped(r.note) + "</span>"
+                                     : "<span class=\"why\">" + xml_escaped(r.note) + "</span>";
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
-        html_escape(r.app), html_escape(r.size), r.ranks, r.oversubscribed ? " (oversub.)" : "", measured,
-        html_escape(r.basis), html_escape(r.method),
+        xml_escaped(r.app), xml_escaped(r.size), r.ranks, r.oversubscribed ? " (oversub.)" : "", measured,
+        xml_escaped(r.basis), xml_escaped(r.method),
         r.predicted_s ? seconds(r.predicted_s) : "<span class=\"empty\">empty</span>", error_class, percent(r.error),
-        naive_error, html_escape(fmt::format("{:.1f} s, {}", r.cost_s, r.cost_runs)), note);
+        naive_error, xml_escaped(fmt::format("{:.1f} s, {}", r.cost_s, r.cost_runs)), note);
   }
   out += "</tbody></table>\n";
   out +=
@@ -586,9 +559,9 @@ std::string outcome_html(const Outcome& o, const std::string& vega_js) {
 
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   page +=
-      fmt::format("<title>perfcast validate on {}</title>\n<style>{}</style></head>\n", html_escape(o.machine), kStyle);
+      fmt::format("<title>perfcast validate on {}</title>\n<style>{}</style></head>\n", xml_escaped(o.machine), kStyle);
   page += fmt::format("<body data-charts=\"{}\">\n", charts.size());
-  page += fmt::format("<h1>perfcast validate on machine {}</h1>\n", html_escape(o.machine));
+  page += fmt::format("<h1>perfcast validate on machine {}</h1>\n", xml_escaped(o.machine));
   std::string launches =
       o.counts_known ? fmt::format(
                            " {} measured launches, {} traced launches in the run that wrote these rows; {} rows read "

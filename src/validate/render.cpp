@@ -7,31 +7,23 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "validate/cells.h"
 #include "validate/validate.h"
 
 namespace perfcast::validate {
 using nlohmann::json;
+using cells::percent;
+using cells::run_key;
+using cells::seconds;
 
 namespace {
-
-std::string key(const Row& r) { return fmt::format("{}\x1f{}\x1f{}", r.app, r.args, r.ranks); }
-
-std::string seconds(const std::optional<double>& s) {
-  if (!s) return "";
-  double v = *s;
-  if (std::fabs(v) >= 1) return fmt::format("{:.3g} s", v);
-  if (std::fabs(v) >= 1e-3) return fmt::format("{:.3g} ms", v * 1e3);
-  return fmt::format("{:.3g} us", v * 1e6);
-}
-
-std::string percent(const std::optional<double>& e) { return e ? fmt::format("{:+.0f} %", *e * 100) : ""; }
 
 }  // namespace
 
 std::vector<MethodSummary> summarize(const std::vector<Row>& rows) {
   std::map<std::string, const Row*> naive;
   for (const Row& r : rows)
-    if (r.method == "naive" && r.error) naive[key(r)] = &r;
+    if (r.method == "naive" && r.error) naive[run_key(r)] = &r;
   std::vector<MethodSummary> out;
   for (const std::string& method : kMethods) {
     if (method == "measured") continue;
@@ -43,7 +35,7 @@ std::vector<MethodSummary> summarize(const std::vector<Row>& rows) {
       ++s.rows;
       sum += std::fabs(*r.error);
       if (std::fabs(*r.error) <= 0.2) ++s.within_20;
-      if (auto it = naive.find(key(r)); it != naive.end()) {
+      if (auto it = naive.find(run_key(r)); it != naive.end()) {
         ++s.naive_rows;
         naive_sum += std::fabs(*it->second->error);
         if (std::fabs(*it->second->error) <= 0.2) ++s.naive_within_20;
@@ -81,7 +73,7 @@ json outcome_json(const Outcome& o) {
 std::string outcome_table(const Outcome& o) {
   std::map<std::string, const Row*> naive;
   for (const Row& r : o.rows)
-    if (r.method == "naive") naive[key(r)] = &r;
+    if (r.method == "naive") naive[run_key(r)] = &r;
   struct Line {
     std::vector<std::string> cells;
   };
@@ -95,7 +87,7 @@ std::string outcome_table(const Outcome& o) {
                                                       seconds(r.measured_q3_s))
                                         : "";
     std::string naive_error;
-    if (auto it = naive.find(key(r)); it != naive.end()) naive_error = percent(it->second->error);
+    if (auto it = naive.find(run_key(r)); it != naive.end()) naive_error = percent(it->second->error);
     std::string ranks = std::to_string(r.ranks) + (r.oversubscribed ? " (oversub.)" : "");
     std::string cost = fmt::format("{:.1f} s, {}", r.cost_s, r.cost_runs);
     std::string note = r.predicted_s ? "" : r.note;
@@ -174,7 +166,7 @@ Outcome read_outcome(const std::filesystem::path& file) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       try {
         Row row = row_from_json(json::parse(line));
-        std::string k = fmt::format("{}\x1f{}\x1f{}", key(row), row.method, row.machine);
+        std::string k = fmt::format("{}\x1f{}\x1f{}", run_key(row), row.method, row.machine);
         if (auto it = index.find(k); it != index.end())
           out.rows[it->second] = row;
         else {
