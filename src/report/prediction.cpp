@@ -312,12 +312,7 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
 
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context) {
   std::vector<std::string> out = placement_warnings(view.prediction.placement, {context.unused_network_overrides});
-  // A machine file written before calibrate checked its figures (or edited by
-  // hand) may hold one no hardware has; the prediction is priced with it.
-  for (const auto& f : machine::physics_findings(view.machine))
-    out.push_back(fmt::format("machine '{}': {}; every time priced with it inherits the error (calibrate the "
-                              "machine again, or correct it with --set)",
-                              view.machine.name, machine::describe(f)));
+  for (auto& w : physics_warnings(view.machine)) out.push_back(std::move(w));
   if (!view.model.coverage || view.model.coverage->guesses() == 0) return out;
   const model::Coverage& c = *view.model.coverage;
   out.push_back(fmt::format(
