@@ -35,7 +35,10 @@ class MpiReach {
     if (fn == model_.functions.end()) throw UserError(fmt::format("call to unknown function '{}'", name));
     if (!active_.insert(name).second)
       throw UserError(fmt::format("function '{}' calls itself (directly or not); recursion cannot be evaluated", name));
+    const std::string* caller = in_;
+    in_ = &fn->first;
     bool has = items(fn->second.body);
+    in_ = caller;
     active_.erase(name);
     memo_[name] = has;
     return has;
@@ -51,12 +54,22 @@ class MpiReach {
     if (std::holds_alternative<MpiItem>(it.body)) return true;
     if (auto* l = std::get_if<LoopItem>(&it.body)) return items(l->body);
     if (auto* b = std::get_if<BranchItem>(&it.body)) return items(b->then_items) || items(b->else_items);
-    if (auto* c = std::get_if<CallItem>(&it.body)) return function(c->function);
+    if (auto* c = std::get_if<CallItem>(&it.body)) {
+      // An unknown callee or a recursion: named at the call, in the model's file.
+      try {
+        return function(c->function);
+      } catch (const ModelItemError&) {
+        throw;
+      } catch (const UserError& error) {
+        throw ModelItemError(model_.file, in_ ? *in_ : model_.entry, it.line, error);
+      }
+    }
     return false;
   }
 
  private:
   const ProgramModel& model_;
+  const std::string* in_ = nullptr;  // the function whose items are being read
   std::map<std::string, bool> memo_;
   std::set<std::string> active_;
 };
