@@ -520,9 +520,10 @@ void check_item_count(const CountCheck& check, const expr::Bindings& b, int rank
     values += fmt::format("{}{}={}", values.empty() ? "" : ", ", name, it->second.real());
   }
   throw ModelItemError(file, check.function, check.line,
-                       fmt::format("the {} evaluates to {} on rank {} ({}{}): every item's count must be >= 0 (a "
-                                   "negative one would be subtracted from its site's total unseen)",
-                                   check.what, v, rank, text, values.empty() ? "" : fmt::format(" with {}", values)),
+                       fmt::format("the {} at line {} of {} evaluates to {} on rank {} ({}{}): every item's count "
+                                   "must be >= 0 (a negative one would be subtracted from its site's total unseen)",
+                                   check.what, check.line, check.function, v, rank, text,
+                                   values.empty() ? "" : fmt::format(" with {}", values)),
                        "check that item of the model, or the parameters bound with --param");
 }
 

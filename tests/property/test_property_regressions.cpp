@@ -92,7 +92,8 @@ TEST(PropertyRegressions, ANegativeTripCountIsAnError) {
                          "--machine", kPolus, "--np", "1", "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
   EXPECT_EQ(error_lines(r.stderr_text), 1) << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find("in function 'main', the item at line 2: the trip count of the loop evaluates to -3"),
+  EXPECT_NE(r.stderr_text.find("in function 'main', the item at line 2: the trip count of the loop at line 2 of main "
+                                "evaluates to -3"),
             std::string::npos)
       << r.stderr_text;
 }
