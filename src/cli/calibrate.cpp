@@ -18,6 +18,7 @@
 #include "machine/calibrate/writer.h"
 #include "machine/machine_io.h"
 #include "machine/network_history.h"
+#include "machine/physics.h"
 #include "measure/launcher.h"
 #include "support/error.h"
 #include "support/units.h"
@@ -103,6 +104,25 @@ void print_summary(const calibrate::Calibration& cal, const std::string& output)
                                                          : std::string("(not visible)"));
 }
 
+// The physics checks a full calibration's figures pass (machine/physics.h), for a
+// machine file that --noise-only or --network-only rewrites: the figures it keeps
+// and the ones it measured again. Refused (exit 1, nothing written) unless
+// --allow-implausible, which writes with a warning, as calibrate does. `what`
+// says which machine: the file read, before measuring, or the one to write.
+void check_physics(const machine::Machine& m, const CalibrateArgs& args, const std::string& what) {
+  const auto findings = machine::physics_findings(m);
+  if (findings.empty()) return;
+  std::string list;
+  for (const auto& f : findings) list += "\n  " + machine::describe(f);
+  if (!args.allow_implausible)
+    throw UserError(fmt::format("{} has {} figure{} outside what hardware does; no machine file written:{}", what,
+                                findings.size(), findings.size() == 1 ? "" : "s", list),
+                    {}, "fix those figures (or calibrate afresh), or add --allow-implausible to write the file anyway");
+  std::cerr << fmt::format("perfcast calibrate: warning: {} has figures outside what hardware does "
+                           "(--allow-implausible):{}\n",
+                           what, list);
+}
+
 // The host's noise moves by the minute (a co-tenant comes and goes) while its
 // flop rates and bandwidths do not: a few seconds refresh it in an existing
 // machine file, written to -o (the original stays as it was).
@@ -113,6 +133,8 @@ void run_noise_only(const CalibrateArgs& args) {
                                 args.noise_only),
                     {}, "add -o refreshed.toml (it may be the same path to replace the file)");
   machine::Machine m = machine::load_machine_file(args.noise_only);
+  // Before measuring: the figures kept are refused now, not after the measurement.
+  check_physics(m, args, fmt::format("'{}'", args.noise_only));
   if (m.groups.size() != 1)
     throw UserError(fmt::format("'{}' has {} node groups; --noise-only measures this node and cannot tell which group it "
                                 "is",
@@ -133,6 +155,8 @@ void run_noise_only(const CalibrateArgs& args) {
   calibrate::NoiseResult noise = calibrate::measure_node_noise(options);
   machine::Noise measured{noise.quantum_s, noise.stretch, noise.divider_stretch};
   kept = args.accumulate ? machine::accumulate_noise(kept, measured) : measured;
+  if (machine::physics_findings(m).size() > 0 && !args.allow_implausible)
+    check_physics(m, args, fmt::format("the refreshed '{}'", args.output));
   machine::write_machine_file(m, args.output);
   if (args.json) {
     nlohmann::json j = calibrate::noise_json(noise);
@@ -170,9 +194,10 @@ void run_network_only(const CalibrateArgs& args, int max_procs) {
                                 "and the original is left as it was",
                                 args.network_only),
                     {}, "add -o refreshed.toml (it may be the same path to replace the file)");
+  machine::Machine m = machine::load_machine_file(args.network_only);
+  check_physics(m, args, fmt::format("'{}'", args.network_only));
   if (max_procs < 2)
     throw UserError(fmt::format("--network-only needs 2 cores for its ping-pong; this process may use {}", max_procs));
-  machine::Machine m = machine::load_machine_file(args.network_only);
   if (!args.json) std::cerr << fmt::format("calibrate: MPI within this node, 2 to {} ranks\n", max_procs);
   calibrate::MpiResult mpi =
       calibrate::measure_mpi(calibrate::calibration_mpi_options(bench_next_to_executable(), max_procs, args.quick));
@@ -190,6 +215,8 @@ void run_network_only(const CalibrateArgs& args, int max_procs) {
     m.network = machine::with_measured_network(before, measured.network, one_node);
   }
   const machine::Network& n = m.network;
+  if (machine::physics_findings(m).size() > 0 && !args.allow_implausible)
+    check_physics(m, args, fmt::format("the refreshed '{}'", args.output));
   machine::write_machine_file(m, args.output);
   // A halo exchange's step at one size: this probe's and what the file now holds.
   const double probe_512B_s = measured.network.intra_node_exchange.time_at(512, 0);

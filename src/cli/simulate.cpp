@@ -187,6 +187,9 @@ void run_simulation(const SimulateArgs& a) {
   for (const auto& w :
        report::placement_warnings(result.placement, {context.unused_network_overrides, context.given_seconds}))
     std::cerr << "perfcast simulate: warning: " << w << "\n";
+  // As predict does: a machine figure no hardware has is priced all the same, and said.
+  context.machine_warnings = report::physics_warnings(machine);
+  for (const auto& w : context.machine_warnings) std::cerr << "perfcast simulate: warning: " << w << "\n";
   if (a.json) std::cout << report::simulation_json(result, context).dump(2) << "\n";
   else std::cout << report::simulation_table(result, context, a.table_rows);
   if (!a.json && timeline) std::cout << fmt::format("timeline: {} (open in ui.perfetto.dev)\n", a.timeline);

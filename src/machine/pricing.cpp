@@ -20,6 +20,7 @@ Pricing::Pricing(const Machine& machine, int nranks)
     auto n = static_cast<size_t>(node(r));
     if (n >= ranks_on_node_.size()) ranks_on_node_.resize(n + 1, 0);
     ++ranks_on_node_[n];
+    one_node_ = one_node_ && static_cast<int>(n) == node(0);
   }
 }
 

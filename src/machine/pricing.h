@@ -90,6 +90,17 @@ class Pricing {
     return machine_.network.intra_node_exchange.time_at(bytes, machine_.network.intra_node_bandwidth_Bps);
   }
 
+  // A message between ranks that are not named (a collective priced without a
+  // table, as one message; a send to an unknown peer): the node's own figures
+  // when every rank of the job sits on one node, as the messages a collective's
+  // algorithm sends there take (transfer_s); else those between nodes.
+  double job_latency_s() const {
+    return one_node_ ? machine_.node_latency_s(node(0), node(0)) : machine_.network.latency_s;
+  }
+  double job_bandwidth_Bps() const {
+    return one_node_ ? machine_.node_bandwidth_Bps(node(0), node(0)) : machine_.network.bandwidth_Bps;
+  }
+
   // ---- Collectives.
 
   // One call of `op` over `procs` ranks with `bytes` per process, from the
@@ -140,6 +151,7 @@ class Pricing {
   double handshakes_;
   bool measured_intra_node_;
   bool measured_exchange_;
+  bool one_node_ = true;  // every rank of the job on node(0)
   // Block mapping on one node group (the common case) is a division; else the machine answers.
   int block_ranks_per_node_ = 0;
   std::vector<int> ranks_on_node_;

@@ -27,10 +27,21 @@ struct Costs {
   std::vector<CountCheck> checks;  // the items' own counts (SymbolicCosts::checks)
 };
 
-// A check of one item's count, unless the count is a constant >= 0 (nothing to check).
+constexpr double kMaxCount = 9007199254740992.0;  // 2^53
+
+// A constant count that cannot fail its check (finite, >= 0, at most 2^53).
+bool constant_in_range(const Expr& value) {
+  if (!value.is_constant()) return false;
+  const double v = value.real_value();
+  return std::isfinite(v) && v >= 0 && v <= kMaxCount;
+}
+
+// A check of one item's count, unless the count is a constant in range (nothing to
+// check). An out-of-range constant is kept, so the item is named when its site's
+// total fails.
 void add_check(std::vector<CountCheck>& checks, const Expr& value, std::string what, const std::string& function,
                int line) {
-  if (value.is_constant() && value.real_value() >= 0) return;
+  if (constant_in_range(value)) return;
   checks.push_back({value, Expr(1), std::move(what), function, line});
 }
 
@@ -281,8 +292,16 @@ class Composer {
     return acc;
   }
 
+  // An item's costs; an error composing them (an unknown callee, recursion, an
+  // argument the callee does not take) names the model file, function and line.
   Costs item(const Item& it, const Context& ctx) {
-    return std::visit([&](const auto& body) { return cost(body, it, ctx); }, it.body);
+    try {
+      return std::visit([&](const auto& body) { return cost(body, it, ctx); }, it.body);
+    } catch (const ModelItemError&) {
+      throw;  // located by the innermost item
+    } catch (const UserError& error) {
+      throw ModelItemError(model_.file, ctx.function, it.line, error);
+    }
   }
 
   Costs cost(const ComputeItem& c, const Item& it, const Context& ctx) {
@@ -435,7 +454,7 @@ Costs simplified(Costs c) {
   for (auto& check : c.checks) {
     check.value = expr::simplify(check.value);
     check.runs = expr::simplify(check.runs);
-    if (check.value.is_constant() && check.value.real_value() >= 0) continue;
+    if (constant_in_range(check.value)) continue;
     if (check.runs.is_constant() && !(check.runs.real_value() > 0)) continue;
     std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", check.function, check.line, check.what,
                                   expr::to_string(check.value), expr::to_string(check.runs));
@@ -444,8 +463,6 @@ Costs simplified(Costs c) {
   c.checks = std::move(checks);
   return c;
 }
-
-constexpr double kMaxCount = 9007199254740992.0;  // 2^53
 
 double value_of(const Expr& e, const expr::Bindings& b) { return expr::evaluate(e, b).real(); }
 
@@ -485,7 +502,7 @@ double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, s
 // the item. The totals above are the judge of what does not evaluate (a
 // division by zero, an unbound name), so a check that does not evaluate at an
 // end of its loop is skipped rather than reported twice or wrongly.
-void check_item_count(const CountCheck& check, const expr::Bindings& b, int rank) {
+void check_item_count(const CountCheck& check, const expr::Bindings& b, int rank, const std::string& file) {
   // The count first: it is >= 0 nearly always, and then whether the item runs
   // does not matter (the cheaper order on a job of many ranks).
   try {
@@ -502,11 +519,32 @@ void check_item_count(const CountCheck& check, const expr::Bindings& b, int rank
     if (it == b.end()) continue;
     values += fmt::format("{}{}={}", values.empty() ? "" : ", ", name, it->second.real());
   }
-  throw UserError(fmt::format("the {} at line {} of {} evaluates to {} on rank {} ({}{}): every item's count must be "
-                              ">= 0 (a negative one would be subtracted from its site's total unseen)",
-                              check.what, check.line, check.function, v, rank, text,
-                              values.empty() ? "" : fmt::format(" with {}", values)),
-                  {}, "check that item of the model, or the parameters bound with --param");
+  throw ModelItemError(file, check.function, check.line,
+                       fmt::format("the {} at line {} of {} evaluates to {} on rank {} ({}{}): every item's count "
+                                   "must be >= 0 (a negative one would be subtracted from its site's total unseen)",
+                                   check.what, check.line, check.function, v, rank, text,
+                                   values.empty() ? "" : fmt::format(" with {}", values)),
+                       "check that item of the model, or the parameters bound with --param");
+}
+
+// The item whose own count makes a site's total fail on this rank: one that does
+// not evaluate (a division by zero, a name without a value), or evaluates out of
+// range, where the item runs (or whether it runs does not evaluate either).
+// nullptr when no item's own count fails: the total's sum itself overflowed.
+const CountCheck* failing_item(const SymbolicCosts& c, const expr::Bindings& b) {
+  for (const auto& check : c.checks) {
+    try {
+      const double v = value_of(check.value, b);
+      if (std::isfinite(v) && v >= 0 && v <= kMaxCount) continue;
+    } catch (const UserError&) {
+    }
+    try {
+      if (!(value_of(check.runs, b) > 0)) continue;
+    } catch (const UserError&) {
+    }
+    return &check;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -517,6 +555,7 @@ SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& funct
   SymbolicCosts out;
   SiteCosts total;
   for (const auto& site : c.sites) add_site_counts(total, site);
+  out.file = model.file;
   out.flops_double = expr::simplify(total.flops_double);
   out.flops_single = expr::simplify(total.flops_single);
   out.loads = expr::simplify(total.loads);
@@ -698,10 +737,12 @@ void add_call_to_rank(RankCounts& r, MpiCalls m, double bytes) {
   r.mpi.push_back(std::move(m));
 }
 
-RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int rank) {
+namespace {
+
+RankCounts evaluate_rank_counts(const SymbolicCosts& c, const expr::Bindings& b, int rank) {
   // The items first: a negative one is named by its own line, where the
   // total it makes negative could only name its site.
-  for (const auto& check : c.checks) check_item_count(check, b, rank);
+  for (const auto& check : c.checks) check_item_count(check, b, rank, c.file);
   RankCounts r;
   r.rank = rank;
   for (const auto& site : c.sites) {
@@ -772,14 +813,34 @@ RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int ra
         (g.line ? fmt::format("{} in {} (line {})", mpi::name(g.op), g.function, g.line)
                 : fmt::format("{} in {}", mpi::name(g.op), g.function)) +
         fmt::format(" on rank {}", r.rank);
-    m.calls = count_of(g.calls, b, "calls", call_site);
-    double bytes = count_of(g.bytes, b, "bytes", call_site);
+    double bytes = 0;
+    try {
+      m.calls = count_of(g.calls, b, "calls", call_site);
+      bytes = count_of(g.bytes, b, "bytes", call_site);
+      if (g.peer) m.peer = static_cast<long long>(expr::evaluate_integer(*g.peer, b));
+      if (g.root) (void)expr::evaluate_integer(*g.root, b);  // checked: a root must evaluate
+    } catch (const UserError& error) {
+      throw ModelItemError(c.file, g.function, g.line, error);
+    }
     m.bytes_per_call = m.calls > 0 ? bytes / m.calls : 0;
-    if (g.peer) m.peer = static_cast<long long>(expr::evaluate_integer(*g.peer, b));
-    if (g.root) (void)expr::evaluate_integer(*g.root, b);  // checked: a root must evaluate
     add_call_to_rank(r, std::move(m), bytes);
   }
   return r;
+}
+
+}  // namespace
+
+RankCounts evaluate_rank(const SymbolicCosts& c, const expr::Bindings& b, int rank) {
+  try {
+    return evaluate_rank_counts(c, b, rank);
+  } catch (const ModelItemError&) {
+    throw;
+  } catch (const UserError& error) {
+    // A site's total sums its items: name the item at fault where one is, else
+    // the site (its function and line are in the message) in the model's file.
+    if (const CountCheck* item = failing_item(c, b)) throw ModelItemError(c.file, item->function, item->line, error);
+    throw UserError(error.what(), SourceLocation{c.file, std::nullopt, {}}, error.hint());
+  }
 }
 
 }  // namespace perfcast::model

@@ -102,6 +102,7 @@ struct SymbolicCosts {
   std::vector<SiteCosts> sites;
   std::vector<MpiGroup> mpi;
   std::vector<CountCheck> checks;  // every item's own counts, evaluate_rank checks them
+  std::string file;                // the model's file (ProgramModel::file), named by evaluation errors
 };
 
 // Costs of the entry function with every name left symbolic. Throws UserError on

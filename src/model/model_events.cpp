@@ -35,7 +35,10 @@ class MpiReach {
     if (fn == model_.functions.end()) throw UserError(fmt::format("call to unknown function '{}'", name));
     if (!active_.insert(name).second)
       throw UserError(fmt::format("function '{}' calls itself (directly or not); recursion cannot be evaluated", name));
+    const std::string* caller = in_;
+    in_ = &fn->first;
     bool has = items(fn->second.body);
+    in_ = caller;
     active_.erase(name);
     memo_[name] = has;
     return has;
@@ -51,12 +54,22 @@ class MpiReach {
     if (std::holds_alternative<MpiItem>(it.body)) return true;
     if (auto* l = std::get_if<LoopItem>(&it.body)) return items(l->body);
     if (auto* b = std::get_if<BranchItem>(&it.body)) return items(b->then_items) || items(b->else_items);
-    if (auto* c = std::get_if<CallItem>(&it.body)) return function(c->function);
+    if (auto* c = std::get_if<CallItem>(&it.body)) {
+      // An unknown callee or a recursion: named at the call, in the model's file.
+      try {
+        return function(c->function);
+      } catch (const ModelItemError&) {
+        throw;
+      } catch (const UserError& error) {
+        throw ModelItemError(model_.file, in_ ? *in_ : model_.entry, it.line, error);
+      }
+    }
     return false;
   }
 
  private:
   const ProgramModel& model_;
+  const std::string* in_ = nullptr;  // the function whose items are being read
   std::map<std::string, bool> memo_;
   std::set<std::string> active_;
 };
@@ -115,6 +128,9 @@ namespace {
 
 using Shared = ModelJobSource::Shared;
 
+// The functions an item priced on its own is put in, in the scratch copy of the model.
+constexpr const char* kScratchPrefix = "__model_events_item_";
+
 // One rank's stream, made on demand: the model's tree walked with an explicit
 // stack (a frame per item list being run: a function's body, a loop's body at
 // one iteration, a branch's side) so the walk can stop after any event and go
@@ -130,6 +146,7 @@ class RankEvaluator {
     Frame root;
     root.own = rank_bindings;
     root.list = &function_body(shared.model.entry);
+    root.function = &shared.model.entry;
     frames_.push_back(std::move(root));
     frames_.back().scope = &*frames_.back().own;
   }
@@ -151,6 +168,7 @@ class RankEvaluator {
     const expr::Bindings* scope = nullptr;  // own, or an enclosing frame's
     std::optional<expr::Bindings> own;      // a loop's or a call's names
     const LoopItem* loop = nullptr;         // set: this frame runs the loop's iterations
+    const std::string* function = nullptr;  // the model function whose items these are
     std::int64_t iteration = 0, trips = 0;
   };
 
@@ -158,6 +176,7 @@ class RankEvaluator {
   struct Repeat {
     const MpiItem* item = nullptr;
     int line = 0;
+    const std::string* function = nullptr;
     const expr::Bindings* scope = nullptr;
     std::int64_t remaining = 0;
     std::uint64_t bytes = 0;
@@ -169,11 +188,29 @@ class RankEvaluator {
     return fn->second.body;
   }
 
+  // One step of the walk; an error the model's content raises there (a count,
+  // peer, condition or argument that does not evaluate, or out of range) names the
+  // model file, the function and the line of the item being run.
+  bool advance() {
+    try {
+      return step();
+    } catch (const ModelItemError& error) {
+      // An item priced on its own sits in a scratch function: it belongs to this one.
+      if (at_function_ && error.function().rfind(kScratchPrefix, 0) == 0) throw error.in_function(*at_function_);
+      throw;
+    } catch (const UserError& error) {
+      if (!at_function_ || over_budget_) throw;
+      throw ModelItemError(shared_.model.file, *at_function_, at_line_, error);
+    }
+  }
+
   // One step of the walk (an item, an MPI call, the end of a list); false
   // once the stream has ended. The frames live in a deque, so a reference to
   // one stays valid while frames are pushed after it.
-  bool advance() {
+  bool step() {
     if (repeat_.remaining > 0) {
+      at_function_ = repeat_.function;
+      at_line_ = repeat_.line;
       --repeat_.remaining;
       emit_mpi_call(*repeat_.item, repeat_.line, *repeat_.scope, repeat_.bytes);
       return true;
@@ -196,12 +233,14 @@ class RankEvaluator {
     }
     const Item& it = (*f.list)[f.index++];
     const expr::Bindings& scope = *f.scope;
+    at_function_ = f.function;
+    at_line_ = it.line;
     if (!shared_.reach.item(it)) {
       if (!mpi_only_) add_work(it, scope);
       return true;
     }
     if (auto* l = std::get_if<LoopItem>(&it.body)) {
-      std::int64_t trips = integer(l->trip_count, scope, it.line, "trip count");
+      std::int64_t trips = integer(l->trip_count, scope, "trip count");
       if (trips == 0 || l->body.empty()) return true;
       Frame loop;
       loop.list = &l->body;
@@ -209,6 +248,7 @@ class RankEvaluator {
       if (!l->var.empty()) (*loop.own)[l->var] = std::int64_t{0};
       loop.loop = l;
       loop.trips = trips;
+      loop.function = f.function;
       frames_.push_back(std::move(loop));
       frames_.back().scope = &*frames_.back().own;
     } else if (auto* b = std::get_if<BranchItem>(&it.body)) {
@@ -224,6 +264,7 @@ class RankEvaluator {
       Frame side;
       side.list = then_side ? &b->then_items : &b->else_items;
       side.scope = &scope;
+      side.function = f.function;
       frames_.push_back(std::move(side));
     } else if (auto* c = std::get_if<CallItem>(&it.body)) {
       // The callee sees the caller's names (as substitution into the caller
@@ -231,6 +272,7 @@ class RankEvaluator {
       Frame call;
       call.list = &function_body(c->function);
       call.own = scope;
+      call.function = &c->function;
       for (const auto& [name, value] : c->args) (*call.own)[name] = expr::evaluate(value, scope);
       frames_.push_back(std::move(call));
       frames_.back().scope = &*frames_.back().own;
@@ -241,15 +283,16 @@ class RankEvaluator {
   }
 
   // A loop's trip count or an item's call count, run one by one: a whole
-  // number >= 0, or an error naming the line, the expression and its value.
-  std::int64_t integer(const Expr& e, const expr::Bindings& scope, int line, const char* what) {
+  // number >= 0, or an error naming the expression and its value (advance()
+  // adds the file, function and line).
+  std::int64_t integer(const Expr& e, const expr::Bindings& scope, const char* what) {
     double v = expr::evaluate(e, scope).real();
     std::int64_t whole = std::isfinite(v) ? std::llround(v) : 0;
     bool fractional = std::isfinite(v) && std::abs(v - static_cast<double>(whole)) > 1e-9 * std::max(1.0, std::abs(v));
     if (!std::isfinite(v) || v < 0 || fractional) {
       std::string text = expr::to_string(e);
       if (text.size() > 200) text = text.substr(0, 200) + " ...";
-      throw UserError(fmt::format("line {}: the {} {} = {} is not a whole number >= 0", line, what, text, v), {},
+      throw UserError(fmt::format("the {} {} = {} is not a whole number >= 0", what, text, v), {},
                       "check the parameters bound with --param (a size or count is negative or fractional)");
     }
     return whole;
@@ -263,7 +306,7 @@ class RankEvaluator {
   void add_work(const Item& it, const expr::Bindings& scope) {
     auto fn = shared_.item_functions.find(&it);
     if (fn == shared_.item_functions.end()) {
-      std::string name = fmt::format("__model_events_item_{}", shared_.item_functions.size());
+      std::string name = fmt::format("{}{}", kScratchPrefix, shared_.item_functions.size());
       shared_.scratch.functions[name] = Function{name, it.line, {}, {it}};
       SymbolicCosts costs = symbolic_costs(shared_.scratch, name);
       std::set<std::string> names = free_names(costs);
@@ -323,9 +366,11 @@ class RankEvaluator {
   }
 
   void push(Event e) {
-    if (budget_ == 0)
+    if (budget_ == 0) {
+      over_budget_ = true;  // the job's size, not an item's content
       throw UserError(fmt::format("the model gives more than {} events over all ranks", options_.max_events), {},
                       "use fewer time steps or ranks (--param), or raise --max-events");
+    }
     --budget_;
     ready_.push_back(std::move(e));
   }
@@ -348,15 +393,15 @@ class RankEvaluator {
   // An MPI item: the compute burst before it ends, then its calls, one per
   // advance() (an item may stand for many calls).
   void begin_mpi(const MpiItem& m, int line, const expr::Bindings& scope) {
-    std::int64_t calls = integer(m.count, scope, line, "call count");
+    std::int64_t calls = integer(m.count, scope, "call count");
     if (calls == 0) return;
     double bytes_real = expr::evaluate(m.bytes, scope).real();
     if (!std::isfinite(bytes_real) || bytes_real < 0)
-      throw UserError(fmt::format("line {}: the message size {} = {} is not a number of bytes >= 0", line,
-                                  expr::to_string(m.bytes), bytes_real),
+      throw UserError(fmt::format("the message size {} = {} is not a number of bytes >= 0", expr::to_string(m.bytes),
+                                  bytes_real),
                       {}, "check the parameters bound with --param");
     flush();
-    repeat_ = Repeat{&m, line, &scope, calls, static_cast<std::uint64_t>(std::llround(std::max(0.0, bytes_real)))};
+    repeat_ = Repeat{&m, line, at_function_, &scope, calls, static_cast<std::uint64_t>(std::llround(std::max(0.0, bytes_real)))};
   }
 
   void emit_mpi_call(const MpiItem& m, int line, const expr::Bindings& scope, std::uint64_t bytes) {
@@ -484,6 +529,9 @@ class RankEvaluator {
 
   std::deque<Frame> frames_;
   Repeat repeat_;
+  const std::string* at_function_ = nullptr;  // the item being run, for errors
+  int at_line_ = 0;
+  bool over_budget_ = false;
   std::deque<Event> ready_;  // made, not yet read: one burst and one call at most
   bool ended_ = false;
 

@@ -374,6 +374,7 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
   if (!doc.contains("version") || doc["version"] != 1) r.fail("/version", "expected version 1");
 
   ProgramModel m;
+  m.file = file.string();
   if (doc.contains("program")) m.program = r.string_at(doc["program"], "/program");
   if (doc.contains("source")) m.source = r.string_at(doc["source"], "/source");
   if (doc.contains("origin")) m.origin = r.string_at(doc["origin"], "/origin");

@@ -302,7 +302,10 @@ Prediction price_counts(const ProgramModel& model, const SymbolicCosts& costs, c
     // MPI_PROC_NULL or a wait costs it too); each message also its latency and
     // transfer, priced between this rank's node and its peer's; collectives
     // (communicator creation among them: an allreduce of the context id, as
-    // the simulator prices it) and unknown peers at the inter-node figures.
+    // the simulator prices it) and unknown peers at the job's figures
+    // (Pricing::job_latency_s: the node's own when every rank sits on one, as
+    // the simulator's algorithms price their messages there; else the
+    // inter-node ones).
     for (const auto& call : c.mpi) {
       // A call on a path this rank does not take (`if (rank < size - 1)
       // MPI_Send(..., rank + 1, ...)` on the last rank): its peer is never
@@ -316,15 +319,15 @@ Prediction price_counts(const ProgramModel& model, const SymbolicCosts& costs, c
       if (call.peer && *call.peer < 0) continue;  // MPI_PROC_NULL moves nothing
       if (collective && np == 1) continue;        // a communicator of one moves nothing
       const double bytes = creates ? mpi::kContextIdBytes : call.bytes_per_call;
-      double latency = m.network.latency_s, bandwidth = m.network.bandwidth_Bps;
+      double latency = pricing.job_latency_s(), bandwidth = pricing.job_bandwidth_Bps();
       // The refined prediction's price of one call: what the machine file
       // measured where it has it (a collective's table; a message's one-way
       // time by size within a node), else the same latency + size / bandwidth.
       std::optional<double> measured;
       if (send && call.peer) {
         if (*call.peer >= np)
-          throw UserError(fmt::format("line {}: rank {} sends to rank {}, but the job has {} ranks", call.line, r,
-                                      *call.peer, np));
+          throw ModelItemError(model.file, call.function, call.line,
+                               fmt::format("rank {} sends to rank {}, but the job has {} ranks", r, *call.peer, np));
         int peer = static_cast<int>(*call.peer);
         latency = pricing.latency_s(r, peer);
         bandwidth = pricing.bandwidth_Bps(r, peer);

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "support/error.h"
 #include "support/expr.h"
 #include "support/mpi_op.h"
 
@@ -195,6 +196,9 @@ std::string coverage_summary(const Coverage& c);
 
 struct ProgramModel {
   std::string program, source, origin;
+  // The file the model was read from ("" for one made in memory): every error its
+  // content raises while it is evaluated names it (ModelItemError).
+  std::string file;
   std::string mca_cpu;  // the CPU whose scheduling model gave cycles_per_iteration ("" if none)
   McaRecord mca;        // the rest of the "mca" record
   std::vector<Parameter> parameters;
@@ -202,6 +206,39 @@ struct ProgramModel {
   std::string entry = "main";
   std::map<std::string, Function> functions;
   std::optional<Coverage> coverage;  // the analyser's; none for hand-written models
+};
+
+// An error in one item of a model found while evaluating it for a rank (a count
+// that does not evaluate or is negative, an unknown callee or name, a peer out of
+// range): names the model file, the function and the item's line, so the user can
+// find the item the loader could not judge. It is raised, or made from the
+// evaluator's UserError, once where the item is known; enclosing code passes it
+// on unchanged.
+class ModelItemError : public UserError {
+ public:
+  ModelItemError(std::string file, std::string function, int line, std::string message, std::string hint = {})
+      : UserError(located(function, line, message), SourceLocation{file, std::nullopt, {}}, hint),
+        file_(std::move(file)), function_(std::move(function)), line_(line), message_(std::move(message)) {}
+  // The item's evaluator error, located.
+  ModelItemError(const std::string& file, const std::string& function, int line, const UserError& cause)
+      : ModelItemError(file, function, line, cause.what(), cause.hint()) {}
+
+  const std::string& function() const { return function_; }
+  int line() const { return line_; }
+  // The same error placed in another function (an item evaluated on its own, in a
+  // scratch function, belongs to the function the walk is in).
+  ModelItemError in_function(const std::string& function) const {
+    return ModelItemError(file_, function, line_, message_, hint());
+  }
+
+ private:
+  static std::string located(const std::string& function, int line, const std::string& message) {
+    return line > 0 ? "in function '" + function + "', the item at line " + std::to_string(line) + ": " + message
+                    : "in function '" + function + "': " + message;
+  }
+  std::string file_, function_;
+  int line_ = 0;
+  std::string message_;
 };
 
 // Reads and checks a model; errors name the file and the JSON path

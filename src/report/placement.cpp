@@ -26,7 +26,8 @@ std::vector<std::string> placement_warnings(const machine::Placement& p, const P
   if (p.nodes == 1 && !unused.empty())
     out.push_back(fmt::format(
         "--set {}: all {} ranks sit on node {} of the machine's {}, so no message crosses the network: "
-        "point-to-point messages take the intra-node figures, which {} not change{}",
+        "every message, point-to-point or a collective's, takes the intra-node figures, which {} not "
+        "change{}",
         fmt::join(unused, ", --set "), p.ranks, p.first_node, p.machine_nodes,
         unused.size() == 1 ? "this does" : "these do",
         p.machine_nodes > 1 ? "; spread the ranks with --set mapping.ranks_per_node=N or mapping.policy=round_robin"

@@ -312,12 +312,7 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
 
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context) {
   std::vector<std::string> out = placement_warnings(view.prediction.placement, {context.unused_network_overrides});
-  // A machine file written before calibrate checked its figures (or edited by
-  // hand) may hold one no hardware has; the prediction is priced with it.
-  for (const auto& f : machine::physics_findings(view.machine))
-    out.push_back(fmt::format("machine '{}': {}; every time priced with it inherits the error (calibrate the "
-                              "machine again, or correct it with --set)",
-                              view.machine.name, machine::describe(f)));
+  for (auto& w : physics_warnings(view.machine)) out.push_back(std::move(w));
   if (!view.model.coverage || view.model.coverage->guesses() == 0) return out;
   const model::Coverage& c = *view.model.coverage;
   out.push_back(fmt::format(
@@ -372,13 +367,18 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
   j["noise_stretch"] = p.noise_available ? nlohmann::json(p.noise_stretch) : nlohmann::json(nullptr);
   j["noisy_time_s"] = p.noise_available ? nlohmann::json(p.noisy_time_s) : nlohmann::json(nullptr);
   j["noise_off_ports_priced"] = p.noise_off_ports_priced;
-  if (view.simulated)
+  // The simulated block has the schema of `perfcast simulate --json`, its machine warnings included.
+  const nlohmann::json machine_warnings = physics_warnings(view.machine);
+  if (view.simulated) {
     j["simulated"] = sim_result_json(*view.simulated, context.include_wall, {context.unused_network_overrides});
+    j["simulated"]["warnings"]["machine"] = machine_warnings;
+  }
   // A timed part: the baseline it subtracts; "ranks" and "estimates" are of the difference.
   if (!context.baseline_parameters.empty()) j["baseline_parameters"] = context.baseline_parameters;
   if (view.baseline_simulated)
     j["baseline_simulated"] =
         sim_result_json(*view.baseline_simulated, context.include_wall, {context.unused_network_overrides});
+  if (view.baseline_simulated) j["baseline_simulated"]["warnings"]["machine"] = machine_warnings;
   j["warnings"] = prediction_warnings(view, context);
   if (const auto& c = view.model.coverage)
     j["coverage"] = {{"unresolved_calls", c->unresolved_calls.size()},

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "machine/physics.h"
 #include "report/table.h"
 
 namespace perfcast::report {
@@ -128,7 +129,19 @@ nlohmann::json simulation_json(const SimResult& r, const SimulationContext& cont
   j["source"] = context.source;
   j["machine"] = context.machine;
   j["collectives"] = sim::collective_mode_name(context.collectives);
+  j["warnings"]["machine"] = context.machine_warnings;
   return j;
+}
+
+std::vector<std::string> physics_warnings(const machine::Machine& machine) {
+  // A machine file written before calibrate checked its figures (or edited by
+  // hand) may hold one no hardware has; every time priced with it inherits it.
+  std::vector<std::string> out;
+  for (const auto& f : machine::physics_findings(machine))
+    out.push_back(fmt::format("machine '{}': {}; every time priced with it inherits the error (calibrate the "
+                              "machine again, or correct it with --set)",
+                              machine.name, machine::describe(f)));
+  return out;
 }
 
 std::string simulation_table(const SimResult& r, const SimulationContext& context, int max_rows) {

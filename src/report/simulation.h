@@ -21,7 +21,12 @@ struct SimulationContext {
   bool include_wall = true;  // false: leave out the simulator's own timings (for byte-identical output)
   std::vector<std::string> unused_network_overrides;  // PlacementContext's: the placement's warnings name them
   bool given_seconds = true;  // PlacementContext's: a trace or skeleton may give its bursts' seconds
+  std::vector<std::string> machine_warnings;  // physics_warnings of the machine: JSON warnings.machine
 };
+
+// One line per machine figure outside what hardware does (machine/physics.h),
+// naming the key; what predict and simulate warn about (stderr and JSON).
+std::vector<std::string> physics_warnings(const machine::Machine& machine);
 
 // The result alone: predicted_time_s, events, mpi_calls, nranks, slowest_rank,
 // slowest {rank, component, waited_on}, kinds {name: count}, ranks [{rank,
@@ -31,7 +36,7 @@ nlohmann::json sim_result_json(const sim::SimResult& result, bool include_wall =
                                const PlacementContext& placement = {});
 
 // `perfcast simulate --json`: the result and what was simulated (source,
-// machine, collectives).
+// machine, collectives), with the machine's physics warnings as warnings.machine.
 nlohmann::json simulation_json(const sim::SimResult& result, const SimulationContext& context);
 
 // Per-rank rows up to `max_rows` ranks; beyond, min/median/max per component

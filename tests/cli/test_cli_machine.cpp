@@ -3,10 +3,15 @@
 // usage errors exit 2.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "perfcast_cli.h"
+#include "scratch.h"
 #include "support/units.h"
 
 namespace {
@@ -58,6 +63,64 @@ TEST(CliMachine, CheckPassesTheBundledMachinesAndNamesEachImplausibleFigure) {
   const json shown = json::parse(show.stdout_text)["machines"][0]["implausible"];
   ASSERT_EQ(shown.size(), 1u) << shown.dump();
   EXPECT_EQ(shown[0].get<std::string>().rfind("node.clock = 13.6 GHz", 0), 0u);
+}
+
+// generic-cluster with a clock no core runs at: a file edited by hand.
+std::string implausible_machine_file() {
+  std::ifstream in(kMachines + "generic-cluster.toml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string toml = text.str();
+  const std::string clock = "clock = \"2.8 GHz\"";
+  const auto at = toml.find(clock);
+  EXPECT_NE(at, std::string::npos) << "generic-cluster.toml has no " << clock;
+  if (at != std::string::npos) toml.replace(at, clock.size(), "clock = \"13.6 GHz\"");
+  auto path = perfcast::testing::scratch() / "implausible.toml";
+  std::ofstream(path) << toml;
+  return path.string();
+}
+
+// calibrate --noise-only and --network-only rewrite a machine file keeping most of
+// its figures: a kept figure no hardware has is refused as a full calibration's is
+// (before measuring, nothing written), and --allow-implausible writes with a warning.
+TEST(CliMachine, CalibrateRewritesRefuseImplausibleFigures) {
+  const std::string file = implausible_machine_file();
+  for (const char* mode : {"--noise-only", "--network-only"}) {
+    SCOPED_TRACE(mode);
+    const auto out = perfcast::testing::scratch() / (std::string(mode + 2) + ".toml");
+    auto r = perfcast_run({"calibrate", mode, file, "--quick", "-o", out.string()});
+    EXPECT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
+    expect_in(r.stderr_text, file);
+    expect_in(r.stderr_text, "node.clock = 13.6 GHz, expected at most 6.5 GHz");
+    expect_in(r.stderr_text, "--allow-implausible");
+    EXPECT_FALSE(std::filesystem::exists(out)) << out;
+  }
+  const auto out = perfcast::testing::scratch() / "allowed.toml";
+  auto allowed = perfcast_run({"calibrate", "--noise-only", file, "--quick", "--allow-implausible", "-o", out.string()});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.stderr_text;
+  expect_in(allowed.stderr_text, "warning");
+  expect_in(allowed.stderr_text, "node.clock = 13.6 GHz");
+  EXPECT_TRUE(std::filesystem::exists(out)) << out;
+}
+
+// simulate prices with an implausible machine as predict does, and says so on
+// stderr and in its JSON (warnings.machine); a plausible one gives no such line.
+TEST(CliMachine, SimulateWarnsAboutAnImplausibleMachine) {
+  auto events = perfcast::testing::scratch() / "two.txt";
+  std::ofstream(events) << "# perfcast events 1\nrank 0\ncompute 0.001\nsend peer=1 bytes=8\n"
+                           "rank 1\nrecv peer=0 bytes=8\n";
+  auto bad = perfcast_run({"simulate", "--machine", "polus", "--set", "node.clock=\"13.6 GHz\"", events.string(),
+                           "--json"});
+  ASSERT_EQ(bad.exit_code, 0) << bad.stderr_text;
+  expect_in(bad.stderr_text, "perfcast simulate: warning: machine 'polus': node.clock = 13.6 GHz");
+  const json warned = json::parse(bad.stdout_text)["warnings"]["machine"];
+  ASSERT_EQ(warned.size(), 1u) << warned.dump();
+  EXPECT_NE(warned[0].get<std::string>().find("node.clock = 13.6 GHz"), std::string::npos) << warned.dump();
+
+  auto good = perfcast_run({"simulate", "--machine", "polus", events.string(), "--json"});
+  ASSERT_EQ(good.exit_code, 0) << good.stderr_text;
+  EXPECT_EQ(good.stderr_text.find("hardware"), std::string::npos) << good.stderr_text;
+  EXPECT_TRUE(json::parse(good.stdout_text)["warnings"]["machine"].empty());
 }
 
 TEST(CliMachine, BundledMachinesByName) {

@@ -227,6 +227,33 @@ TEST(CliPredict, RanksOnOneNodeAreShownAndANetworkSetThatPricesNothingIsAWarning
   ASSERT_EQ(polus.exit_code, 0) << polus.stderr_text;
   EXPECT_EQ(polus.stderr_text.find("warning"), std::string::npos) << polus.stderr_text;
   EXPECT_EQ(json::parse(polus.stdout_text)["placement"]["one_node_of_many"], true);
+
+  // A collective without a [[collective]] table (generic-cluster has none) on one
+  // node: every estimate prices it at the node's own figures, so the --set moves
+  // none of them, the plain formula's included, and the warning speaks of every message.
+  auto collective = perfcast::testing::scratch() / "allreduce.json";
+  std::ofstream(collective) << R"({"format": "perfcast-program-model", "version": 1, "program": "reduce",
+    "entry": "main", "functions": {"main": {"body": [
+      {"kind": "compute", "flops_double": "1e6"},
+      {"kind": "mpi", "op": "allreduce", "bytes": "65536", "count": "10"}]}}})";
+  auto reduce = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = {"predict", collective.string(), "--machine", kMachines + "generic-cluster.toml",
+                                  "--np", "8", "--simulate", "--json"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return perfcast_run(a);
+  };
+  auto reduce_base = reduce({}), reduce_slow = reduce({"--set", "network.latency=\"1 ms\"", "--set",
+                                                       "network.bandwidth=\"1 MB/s\""});
+  ASSERT_EQ(reduce_base.exit_code, 0) << reduce_base.stderr_text;
+  ASSERT_EQ(reduce_slow.exit_code, 0) << reduce_slow.stderr_text;
+  EXPECT_NE(reduce_slow.stderr_text.find("every message, point-to-point or a collective's, takes the intra-node "
+                                         "figures, which these do not change"),
+            std::string::npos)
+      << reduce_slow.stderr_text;
+  auto rb = json::parse(reduce_base.stdout_text), rs = json::parse(reduce_slow.stdout_text);
+  EXPECT_GT(rb["predicted_time_s"].get<double>(), 0);
+  for (const char* estimate : {"predicted_time_s", "refined_time_s"}) EXPECT_EQ(rs[estimate], rb[estimate]) << estimate;
+  EXPECT_EQ(rs["simulated"]["predicted_time_s"], rb["simulated"]["predicted_time_s"]);
 }
 
 // More ranks than cores: the placement says oversubscribed, with the ranks a

@@ -113,6 +113,37 @@ TEST(OnePricing, CollectivesAndCommunicatorCreationCostTheSameInPredictAndInTheS
   }
 }
 
+// A collective with no [[collective]] table on a job that never leaves one node:
+// its messages never cross the network, so both price it at the node's own
+// figures (Pricing::job_latency_s; the simulator's algorithm sends each message
+// at transfer_s within the node). Two ranks: recursive doubling is one exchange,
+// the plain formula's one message. The inter-node figures, however slow, move
+// neither.
+TEST(OnePricing, AOneNodeCollectiveWithoutATableTakesTheNodesOwnFiguresInBoth) {
+  const auto machine = bundled("generic-cluster");
+  const auto slow_network = bundled("generic-cluster", {"network.latency=\"1 ms\"", "network.bandwidth=\"1 MB/s\""});
+  ASSERT_TRUE(machine.collectives.empty());
+  const auto& n = machine.network;
+  ASSERT_NE(n.intra_node_latency_s, n.latency_s);
+  const double bytes = 1024;
+  auto m = testing::model_from(R"({"main": {"body": [{"kind": "mpi", "op": "allreduce", "bytes": 1024}]}})");
+  for (const auto* on : {&machine, &slow_network}) {
+    auto both = price_both_ways(m, *on, 2);
+    const double intra_s = n.intra_node_latency_s + bytes / n.intra_node_bandwidth_Bps;
+    for (int r = 0; r < 2; ++r) {
+      const auto& p = both.predicted.ranks[static_cast<size_t>(r)];
+      EXPECT_DOUBLE_EQ(p.latency_s + p.transfer_s, intra_s) << "plain formula, rank " << r;
+      EXPECT_DOUBLE_EQ(p.refined_comm_s, intra_s + n.overhead_s) << "refined, rank " << r;
+      EXPECT_DOUBLE_EQ(both.simulated.ranks[static_cast<size_t>(r)].end_s, p.refined_comm_s) << "rank " << r;
+    }
+  }
+  // Spread over two nodes, the same collective crosses the network: the inter-node figures.
+  auto spread = bundled("generic-cluster", {"mapping.policy=\"round_robin\""});
+  auto both = price_both_ways(m, spread, 2);
+  EXPECT_DOUBLE_EQ(both.predicted.ranks[0].latency_s + both.predicted.ranks[0].transfer_s,
+                   n.latency_s + bytes / n.bandwidth_Bps);
+}
+
 TEST(OnePricing, AComputeBurstCostsTheSameInPredictAndInTheSimulator) {
   // Flop-bound and memory-bound bursts, with 1 and 20 ranks sharing a
   // polus node's bandwidth, and on both groups of hetero-example.

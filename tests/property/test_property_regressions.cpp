@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -91,7 +92,9 @@ TEST(PropertyRegressions, ANegativeTripCountIsAnError) {
                          "--machine", kPolus, "--np", "1", "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.stdout_text;
   EXPECT_EQ(error_lines(r.stderr_text), 1) << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find("trip count of the loop at line 2 of main evaluates to -3"), std::string::npos)
+  EXPECT_NE(r.stderr_text.find("in function 'main', the item at line 2: the trip count of the loop at line 2 of main "
+                                "evaluates to -3"),
+            std::string::npos)
       << r.stderr_text;
 }
 
@@ -167,6 +170,50 @@ TEST(PropertyRegressions, ACollectiveOfOneRankMovesNothingInThePlainFormula) {
   auto j = json::parse(r.stdout_text);
   EXPECT_EQ(j["simulated"]["predicted_time_s"].get<double>(), 0.0);
   EXPECT_EQ(j["predicted_time_s"].get<double>(), j["simulated"]["predicted_time_s"].get<double>());
+}
+
+// docs/program-model.md: an error in a model's content names "the function, the line,
+// the expression". What the loader finds named the file and the JSON path; what only
+// evaluation finds (a division by zero, a name without a value, a negative count, an
+// unknown callee) named neither the file nor the item's line. Now model::ModelItemError
+// is raised once where the item is known (costs.cpp, model_events.cpp), so predict,
+// predict --simulate and model events all name file, function and line.
+TEST(PropertyRegressions, EvaluationErrorsNameTheModelFileTheFunctionAndTheLine) {
+  struct Case {
+    const char* name;
+    std::string body;
+    const char* must;  // what is wrong, besides where
+  };
+  const Case cases[] = {
+      {"divide.json", R"({"kind": "compute", "line": 7, "flops_double": "1000"},
+                         {"kind": "compute", "line": 41, "store_bytes": "n / 0"})", "division by zero"},
+      {"unknown.json", R"({"kind": "loop", "line": 7, "trip_count": "10", "body": [
+                           {"kind": "compute", "line": 41, "flops_double": "zq_nowhere + 1"}]})", "zq_nowhere"},
+      {"negative.json", R"({"kind": "compute", "line": 7, "flops_double": "1000"},
+                           {"kind": "compute", "line": 41, "loads": "0 - 5 * n"})", "-20"},
+      {"callee.json", R"({"kind": "compute", "line": 7, "flops_double": "1"},
+                         {"kind": "call", "line": 41, "function": "zq_missing_fn"})", "zq_missing_fn"},
+  };
+  for (const auto& c : cases) {
+    const std::string path = write(c.name, std::string(R"({"format": "perfcast-program-model", "version": 1,
+      "program": "t", "entry": "main", "parameters": {"n": {"default": 4}},
+      "functions": {"main": {"body": [)") + c.body + "]}}}");
+    const std::vector<std::vector<std::string>> commands = {
+        {"predict", path, "--machine", kPolus, "--np", "2", "--json"},
+        {"predict", path, "--machine", kPolus, "--np", "2", "--json", "--simulate"},
+        {"model", "events", path, "--np", "2", "-o", (perfcast::testing::scratch() / "events_out").string()}};
+    for (const auto& command : commands) {
+      auto r = perfcast_run(command);
+      SCOPED_TRACE(c.name + std::string(" ") + command[0] + " " + command.back());
+      EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+      EXPECT_EQ(r.stdout_text, "");
+      EXPECT_EQ(error_lines(r.stderr_text), 1) << r.stderr_text;
+      EXPECT_NE(r.stderr_text.find(path), std::string::npos) << r.stderr_text;
+      EXPECT_NE(r.stderr_text.find("function 'main'"), std::string::npos) << r.stderr_text;
+      EXPECT_NE(r.stderr_text.find("line 41"), std::string::npos) << r.stderr_text;
+      EXPECT_NE(r.stderr_text.find(c.must), std::string::npos) << r.stderr_text;
+    }
+  }
 }
 
 }  // namespace
