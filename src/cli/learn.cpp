@@ -296,6 +296,10 @@ void add_learn_command(CLI::App& app) {
                           "in every cell but Extra-P's: before expanding, keep the inputs up to this cumulated importance");
   compare_cmd->add_option("--importance-filter", compare->importance_filter,
                           "in every cell but Extra-P's: after expanding, keep the columns up to this cumulated importance");
+  compare_cmd->add_option("--process-feature", compare->extrap.process_feature,
+                          "extrap: the process count feature (default ranks)");
+  compare_cmd->add_option("--size-feature", compare->extrap.size_feature,
+                          "extrap: the size parameter (default: the best fitting of every feature, slow with hundreds)");
   compare_cmd->add_option("--max-columns", compare->max_columns, "refuse expansions wider than this")->capture_default_str();
   compare_cmd->add_option("--repeats", compare->repeats, "random splits per fraction")->capture_default_str();
   compare_cmd->add_option("--trees", compare->trees, "trees per forest")->capture_default_str();

@@ -279,6 +279,7 @@ std::vector<CompareCell> compare_methods(const Dataset& data, const CompareOptio
             std::vector<size_t> train(order.begin(), order.begin() + static_cast<long>(n_train));
             std::vector<size_t> test(order.begin() + static_cast<long>(n_train), order.end());
             lo.seed = options.seed + rep;
+            lo.extrap = options.extrap;
             lo.extrap.seed = lo.seed;
             LearnedModel m = fit_pipeline(data.subset(train), lo, false);
             std::vector<size_t> cols = input_columns(data, m);

@@ -86,6 +86,7 @@ struct CompareOptions {
   std::vector<Method> methods = all_methods();
   // The filtrations, in every cell alike (Extra-P takes only the time filter).
   std::optional<double> time_filter, input_filter, importance_filter;
+  ExtrapOptions extrap;  // its parameters; naming the size feature spares the search over every feature
 };
 
 struct CompareCell {
