@@ -3,8 +3,9 @@
 # features"): the app built plain, with every feature probe and with only the
 # probes a learned model keeps; `perfcast sweep` over random points of its
 # grid (ranks 1..4, sizes spanning about 10x in run time) for SECONDS, the load
-# average sampled every 10 s beside it; `perfcast learn compare` without and
-# with the importance filter before the degree-3 expansion; then the probes'
+# average sampled every 10 s beside it; `perfcast learn compare` without
+# filters, with the input filter before the degree-3 expansion, and with the
+# time filter too; the model of the time and importance filters; then the probes'
 # overhead: the three builds alternated RUNS times at one mid-size point on 2
 # ranks (the app's own time_s, its timed iterations), and the record bytes per
 # run with every probe and with the kept ones.
@@ -69,7 +70,13 @@ fi
 [ -s compare.txt ] || "$perfcast" learn compare "$app.jsonl" --train-fractions 0.1,0.2,0.4,0.8 ${size:+--size-feature "$size"} > compare.txt 2>&1 || true
 [ -s compare_filtered.txt ] || "$perfcast" learn compare "$app.jsonl" --train-fractions 0.1,0.2,0.4,0.8 \
   ${size:+--size-feature "$size"} --input-filter "${INPUT_FILTER:-0.95}" > compare_filtered.txt 2>&1 || true
-"$perfcast" learn "$app.jsonl" -o model.json --importance-filter 0.95 --folds 0 > model.txt
+# With the time filter: features known by 10 % of the run. It also drops what
+# the program measures of itself (its own timers, its median time: values
+# assigned late), which otherwise predict the time from the time.
+[ -s compare_time_filtered.txt ] || "$perfcast" learn compare "$app.jsonl" --train-fractions 0.1,0.2,0.4,0.8 \
+  ${size:+--size-feature "$size"} --time-filter 0.1 --input-filter "${INPUT_FILTER:-0.95}" > compare_time_filtered.txt 2>&1 || true
+"$perfcast" learn "$app.jsonl" -o model.json --time-filter 0.1 --importance-filter 0.95 --folds 0 > model.txt
+"$perfcast" learn show model.json | sed -n '/^kept/,$p' >> model.txt
 PERFCAST_FEATURES_KEEP=$PWD/model.json "$build/bin/perfcast-mpicc" -O2 "$src" -o "${app}_filt" -lm
 
 : > overhead.txt
