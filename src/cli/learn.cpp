@@ -23,7 +23,7 @@ using Align = report::Table::Align;
 struct LearnArgs {
   std::string dataset, output, method = "et", epochs, process_feature, size_feature;
   unsigned expand = 1;
-  std::optional<double> time_filter, importance_filter;
+  std::optional<double> time_filter, input_filter, importance_filter;
   size_t folds = 5, trees = 100, max_columns = 5000;
   uint64_t seed = 1;
   double interval = 0.9;
@@ -53,6 +53,7 @@ void run_learn(const LearnArgs& a) {
   learn::LearnOptions o{.method = learn::parse_method(a.method),
                         .expand = a.expand,
                         .time_filter = a.time_filter,
+                        .input_filter = a.input_filter,
                         .importance_filter = a.importance_filter,
                         .trees = a.trees,
                         .seed = a.seed,
@@ -185,9 +186,19 @@ void run_compare(const std::string& dataset, const std::string& epochs, const le
                    {"expanded", c.expanded},
                    {"train_fraction", c.train_fraction},
                    {"mean_relative_error", c.mean_relative_error ? json(*c.mean_relative_error) : json()},
+                   {"inputs", c.inputs},
+                   {"columns", c.columns},
                    {"note", c.note}});
     std::cout
-        << json{{"dataset", dataset}, {"rows", data.rows()}, {"expand", o.expand}, {"repeats", o.repeats}, {"cells", j}}
+        << json{{"dataset", dataset},
+                {"rows", data.rows()},
+                {"features", data.feature_names.size()},
+                {"expand", o.expand},
+                {"time_filter", o.time_filter ? json(*o.time_filter) : json()},
+                {"input_filter", o.input_filter ? json(*o.input_filter) : json()},
+                {"importance_filter", o.importance_filter ? json(*o.importance_filter) : json()},
+                {"repeats", o.repeats},
+                {"cells", j}}
                .dump(2)
         << "\n";
     return;
@@ -216,6 +227,13 @@ void run_compare(const std::string& dataset, const std::string& epochs, const le
       data.rows(), o.repeats, o.repeats == 1 ? "" : "s");
   std::cout << table.render();
   for (const auto& n : notes) std::cout << "note: " << n << "\n";
+  // What the filtrations left, from the forest's cells at the largest fraction.
+  for (const auto& c : cells)
+    if (c.method == learn::Method::ExtraTrees && c.train_fraction == o.train_fractions.back() &&
+        c.mean_relative_error)
+      std::cout << fmt::format("{}: {} features -> {:.1f} inputs -> {:.1f} columns (et, train {:g} %, mean over splits)\n",
+                               c.expanded ? fmt::format("degree {}", o.expand) : "no expansion",
+                               data.feature_names.size(), c.inputs, c.columns, 100 * c.train_fraction);
 }
 
 }  // namespace
@@ -230,6 +248,8 @@ void add_learn_command(CLI::App& app) {
   cmd->add_option("--method", a->method, "et, rf, ridge, lasso, svr or extrap")->capture_default_str();
   cmd->add_option("--expand", a->expand, "polynomial expansion degree (1: none)")->capture_default_str();
   cmd->add_option("--time-filter", a->time_filter, "keep features known by this fraction of the run (e.g. 0.05)");
+  cmd->add_option("--input-filter", a->input_filter,
+                  "before expanding, keep the most important inputs up to this cumulated importance (e.g. 0.95)");
   cmd->add_option("--importance-filter", a->importance_filter,
                   "keep the most important features up to this cumulated importance (e.g. 0.95)");
   cmd->add_option("--epochs", a->epochs, "side file of feature,epoch rows");
@@ -271,6 +291,16 @@ void add_learn_command(CLI::App& app) {
       ->delimiter(',')
       ->capture_default_str();
   compare_cmd->add_option("--expand", compare->expand, "degree of the expanded rows")->capture_default_str();
+  compare_cmd->add_option("--time-filter", compare->time_filter, "in every cell: keep features known by this fraction of the run");
+  compare_cmd->add_option("--input-filter", compare->input_filter,
+                          "in every cell but Extra-P's: before expanding, keep the inputs up to this cumulated importance");
+  compare_cmd->add_option("--importance-filter", compare->importance_filter,
+                          "in every cell but Extra-P's: after expanding, keep the columns up to this cumulated importance");
+  compare_cmd->add_option("--process-feature", compare->extrap.process_feature,
+                          "extrap: the process count feature (default ranks)");
+  compare_cmd->add_option("--size-feature", compare->extrap.size_feature,
+                          "extrap: the size parameter (default: the best fitting of every feature, slow with hundreds)");
+  compare_cmd->add_option("--max-columns", compare->max_columns, "refuse expansions wider than this")->capture_default_str();
   compare_cmd->add_option("--repeats", compare->repeats, "random splits per fraction")->capture_default_str();
   compare_cmd->add_option("--trees", compare->trees, "trees per forest")->capture_default_str();
   compare_cmd->add_option("--seed", compare->seed, "random seed")->capture_default_str();

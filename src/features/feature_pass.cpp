@@ -5,6 +5,14 @@
 //   * a value assigned to a named integer or floating-point scalar (a local
 //     with debug info, or a global) in a block outside every loop: its last
 //     value, feature `file:line:variable` (the variable's declaration);
+//   * a value assigned, in a block outside every loop, to an integer or
+//     floating-point field of a struct object that debug info names: a
+//     local or global struct (`opts.n = ...`) or the struct a pointer
+//     variable points to (`o->n = ...`, o a parameter or a local): its last
+//     value, feature `file:line:struct.field` at the field's declaration, so
+//     every store to that field, whichever object or function it is in, is
+//     one feature (the options struct an app parses into is one set of
+//     names);
 //   * a conditional branch that is neither a loop's latch nor the test of a
 //     loop's header (the loop counts tell those): `file:line:branch.taken` and
 //     `.not_taken`;
@@ -37,6 +45,7 @@
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IRBuilder.h>
@@ -368,13 +377,14 @@ class FeatureProbes {
     if (found != variable_slots_.end()) return found->second;  // named once, kept or not
     std::string site, name;
     if (auto* alloca = dyn_cast<AllocaInst>(target)) {
-      if (alloca->getAllocatedType() != t) return std::nullopt;
+      if (alloca->getAllocatedType() != t) return field_slot(store);  // the first field of a struct?
       DILocalVariable* var = variable_of(alloca);
       if (!var || var->getName().empty()) return std::nullopt;
       site = (sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str();
       name = var->getName().str();
     } else if (auto* global = dyn_cast<GlobalVariable>(target)) {
-      if (global->getValueType() != t || global->getName().starts_with("perfcast.")) return std::nullopt;
+      if (global->getName().starts_with("perfcast.")) return std::nullopt;
+      if (global->getValueType() != t) return field_slot(store);  // the first field of a struct?
       SmallVector<DIGlobalVariableExpression*, 1> info;
       global->getDebugInfo(info);
       if (!info.empty()) {
@@ -386,11 +396,99 @@ class FeatureProbes {
         name = global->getName().str();
       }
     } else {
-      return std::nullopt;
+      return field_slot(store);
     }
     std::optional<unsigned> slot = add_value(site, name);
     variable_slots_[target] = slot;
     return slot;
+  }
+
+  // The slot of a store into a scalar field of a struct whose debug type is
+  // known, or nothing. The address is taken apart into a base and a constant
+  // byte offset (a struct GEP, or none for the first field); the base is a
+  // struct variable (alloca or global) or a pointer loaded from a pointer
+  // variable; the field is the member of the struct's debug type at that
+  // offset with the stored value's size (nested structs are entered; bit
+  // fields, arrays and variable offsets are not fields here).
+  std::optional<unsigned> field_slot(StoreInst& store) {
+    Type* t = store.getValueOperand()->getType();
+    const DataLayout& dl = m_.getDataLayout();
+    APInt offset(dl.getIndexTypeSizeInBits(store.getPointerOperand()->getType()), 0);
+    Value* base = store.getPointerOperand()->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true);
+    if (offset.isNegative()) return std::nullopt;
+    DIType* type = nullptr;
+    if (auto* load = dyn_cast<LoadInst>(base)) {
+      // o->field: the pointee of the pointer variable the address was loaded from.
+      DIType* pointer = nullptr;
+      if (auto* alloca = dyn_cast<AllocaInst>(load->getPointerOperand())) {
+        if (DILocalVariable* var = variable_of(alloca)) pointer = var->getType();
+      } else if (auto* global = dyn_cast<GlobalVariable>(load->getPointerOperand())) {
+        SmallVector<DIGlobalVariableExpression*, 1> info;
+        global->getDebugInfo(info);
+        if (!info.empty()) pointer = info.front()->getVariable()->getType();
+      }
+      auto* derived = dyn_cast_or_null<DIDerivedType>(strip_qualifiers(pointer).first);
+      if (!derived || derived->getTag() != dwarf::DW_TAG_pointer_type) return std::nullopt;
+      type = derived->getBaseType();
+    } else if (auto* alloca = dyn_cast<AllocaInst>(base)) {
+      if (DILocalVariable* var = variable_of(alloca)) type = var->getType();
+    } else if (auto* global = dyn_cast<GlobalVariable>(base)) {
+      if (global->getName().starts_with("perfcast.")) return std::nullopt;
+      SmallVector<DIGlobalVariableExpression*, 1> info;
+      global->getDebugInfo(info);
+      if (!info.empty()) type = info.front()->getVariable()->getType();
+    }
+    uint64_t offset_bits = offset.getZExtValue() * 8;
+    uint64_t size_bits = dl.getTypeStoreSizeInBits(t);
+    const DIDerivedType* member = nullptr;
+    std::string struct_name;
+    // Descend through nested structs to the innermost member at the offset.
+    for (auto [stripped, typedef_name] = strip_qualifiers(type); stripped;) {
+      auto* composite = dyn_cast<DICompositeType>(stripped);
+      if (!composite || composite->getTag() != dwarf::DW_TAG_structure_type) break;
+      const DIDerivedType* found = nullptr;
+      for (DINode* element : composite->getElements()) {
+        auto* m = dyn_cast_or_null<DIDerivedType>(element);
+        if (!m || m->getTag() != dwarf::DW_TAG_member || m->isBitField() || m->isStaticMember()) continue;
+        if (offset_bits >= m->getOffsetInBits() && offset_bits < m->getOffsetInBits() + std::max<uint64_t>(m->getSizeInBits(), 1)) {
+          found = m;
+          break;
+        }
+      }
+      if (!found) break;
+      member = found;
+      struct_name = !composite->getName().empty() ? composite->getName().str() : typedef_name;
+      offset_bits -= found->getOffsetInBits();
+      auto next = strip_qualifiers(found->getBaseType());
+      stripped = next.first;
+      typedef_name = next.second;
+    }
+    if (!member || offset_bits != 0 || member->getSizeInBits() != size_bits || struct_name.empty() ||
+        member->getName().empty())
+      return std::nullopt;
+    // The member must be a scalar itself (not the first element of an array or struct).
+    auto* basic = dyn_cast_or_null<DIBasicType>(strip_qualifiers(member->getBaseType()).first);
+    auto* enumeration = dyn_cast_or_null<DICompositeType>(strip_qualifiers(member->getBaseType()).first);
+    if (!basic && !(enumeration && enumeration->getTag() == dwarf::DW_TAG_enumeration_type)) return std::nullopt;
+    auto found = field_slots_.find(member);
+    if (found != field_slots_.end()) return found->second;  // named once, kept or not
+    std::string site = (sys::path::filename(member->getFilename()) + ":" + Twine(member->getLine())).str();
+    std::optional<unsigned> slot = add_value(site, struct_name + "." + member->getName().str());
+    field_slots_[member] = slot;
+    return slot;
+  }
+
+  // A type without typedefs, const and volatile, and the last typedef's name
+  // (the name of an anonymous struct declared through a typedef).
+  static std::pair<DIType*, std::string> strip_qualifiers(DIType* type) {
+    std::string typedef_name;
+    while (auto* derived = dyn_cast_or_null<DIDerivedType>(type)) {
+      unsigned tag = derived->getTag();
+      if (tag == dwarf::DW_TAG_typedef) typedef_name = derived->getName().str();
+      else if (tag != dwarf::DW_TAG_const_type && tag != dwarf::DW_TAG_volatile_type) break;
+      type = derived->getBaseType();
+    }
+    return {type, typedef_name};
   }
 
   // The slots, the name and kind tables, the descriptor and its constructor.
@@ -442,6 +540,7 @@ class FeatureProbes {
   std::vector<uint8_t> kinds_;
   StringMap<unsigned> repeats_;
   DenseMap<Value*, std::optional<unsigned>> variable_slots_;
+  DenseMap<const DINode*, std::optional<unsigned>> field_slots_;
   std::optional<StringSet<>> keep_;
 };
 

@@ -29,6 +29,9 @@ std::vector<double> normalised(std::vector<double> v) {
 void check_options(const LearnOptions& o) {
   if (o.time_filter && !(*o.time_filter >= 0 && *o.time_filter <= 1))
     throw UserError(fmt::format("{} is not a fraction of the run (0..1)", *o.time_filter), {"", {}, "--time-filter"});
+  if (o.input_filter && !(*o.input_filter > 0 && *o.input_filter <= 1))
+    throw UserError(fmt::format("{} is not a share of the importance (above 0, at most 1)", *o.input_filter),
+                    {"", {}, "--input-filter"});
   if (o.importance_filter && !(*o.importance_filter > 0 && *o.importance_filter <= 1))
     throw UserError(fmt::format("{} is not a share of the importance (above 0, at most 1)", *o.importance_filter),
                     {"", {}, "--importance-filter"});
@@ -75,8 +78,22 @@ LearnedModel fit_pipeline(const Dataset& data, const LearnOptions& options, bool
     return m;
   }
 
+  // The input filter, as the paper orders its steps: the features that matter
+  // are chosen before the expansion multiplies their number (C(m+D, D) - 1
+  // columns from m), so an expansion of hundreds of features fits the guard.
+  if (options.input_filter) {
+    Forest judge;
+    judge.fit(x_in, data.time_s, forest_options(options, ForestKind::ExtraTrees));
+    std::vector<size_t> keep = importance_filter(judge.importances(), *options.input_filter);
+    if (keep.empty()) keep = {0};  // every time alike: one input for a constant model
+    std::sort(keep.begin(), keep.end());
+    x_in = x_in.select_cols(keep);
+    std::vector<std::string> kept_names;
+    for (size_t k : keep) kept_names.push_back(input_names[k]);
+    input_names = std::move(kept_names);
+  }
   m.inputs = input_names;
-  m.expansion = polynomial_expansion(inputs.size(), options.expand, options.max_columns);
+  m.expansion = polynomial_expansion(m.inputs.size(), options.expand, options.max_columns);
   Matrix x_all = m.expansion.apply(x_in);
   std::vector<std::string> all_names = m.expansion.names(m.inputs);
 
@@ -247,6 +264,9 @@ std::vector<CompareCell> compare_methods(const Dataset& data, const CompareOptio
         }
         LearnOptions lo{.method = method,
                         .expand = expanded ? options.expand : 1u,
+                        .time_filter = options.time_filter,
+                        .input_filter = options.input_filter,
+                        .importance_filter = options.importance_filter,
                         .trees = options.trees,
                         .max_columns = options.max_columns};
         double sum = 0;
@@ -259,6 +279,7 @@ std::vector<CompareCell> compare_methods(const Dataset& data, const CompareOptio
             std::vector<size_t> train(order.begin(), order.begin() + static_cast<long>(n_train));
             std::vector<size_t> test(order.begin() + static_cast<long>(n_train), order.end());
             lo.seed = options.seed + rep;
+            lo.extrap = options.extrap;
             lo.extrap.seed = lo.seed;
             LearnedModel m = fit_pipeline(data.subset(train), lo, false);
             std::vector<size_t> cols = input_columns(data, m);
@@ -269,8 +290,13 @@ std::vector<CompareCell> compare_methods(const Dataset& data, const CompareOptio
               real.push_back(data.time_s[r]);
             }
             sum += mean_relative_error(predicted, real);
+            cell.inputs += static_cast<double>(m.inputs.size());
+            cell.columns += static_cast<double>(m.kept.size());
           }
-          cell.mean_relative_error = sum / static_cast<double>(std::max<size_t>(1, options.repeats));
+          double splits = static_cast<double>(std::max<size_t>(1, options.repeats));
+          cell.mean_relative_error = sum / splits;
+          cell.inputs /= splits;
+          cell.columns /= splits;
         } catch (const UserError& e) {
           cell.note = e.what();
         }

@@ -31,6 +31,7 @@ struct LearnOptions {
   Method method = Method::ExtraTrees;
   unsigned expand = 1;                      // polynomial degree; 1: the features as they are
   std::optional<double> time_filter;        // keep features with epoch <= this
+  std::optional<double> input_filter;       // before the expansion, keep inputs up to this cumulated importance
   std::optional<double> importance_filter;  // keep features up to this cumulated importance
   size_t trees = 100;
   uint64_t seed = 1;
@@ -83,6 +84,9 @@ struct CompareOptions {
   uint64_t seed = 1;
   size_t max_columns = 5000;
   std::vector<Method> methods = all_methods();
+  // The filtrations, in every cell alike (Extra-P takes only the time filter).
+  std::optional<double> time_filter, input_filter, importance_filter;
+  ExtrapOptions extrap;  // its parameters; naming the size feature spares the search over every feature
 };
 
 struct CompareCell {
@@ -91,6 +95,7 @@ struct CompareCell {
   double train_fraction = 0;
   std::optional<double> mean_relative_error;  // on the rows not trained on; absent with `note`
   std::string note;
+  double inputs = 0, columns = 0;  // features the fit read, columns its estimator saw (means over the splits)
 };
 
 // Every method, without and with expansion (Extra-P only without), at every

@@ -193,6 +193,7 @@ json to_json(const ModelFile& file) {
             {"options",
              {{"expand", o.expand},
               {"time_filter", optional_number(o.time_filter)},
+              {"input_filter", optional_number(o.input_filter)},
               {"importance_filter", optional_number(o.importance_filter)},
               {"trees", o.trees},
               {"seed", o.seed},
@@ -224,6 +225,8 @@ ModelFile model_from_json(const json& j, const std::string& source) {
   const json& o = r.at(j, "options", "");
   m.options.expand = r.get<unsigned>(o, "expand", "options.");
   if (!o.value("time_filter", json()).is_null()) m.options.time_filter = r.get<double>(o, "time_filter", "options.");
+  if (!o.value("input_filter", json()).is_null())
+    m.options.input_filter = r.get<double>(o, "input_filter", "options.");
   if (!o.value("importance_filter", json()).is_null())
     m.options.importance_filter = r.get<double>(o, "importance_filter", "options.");
   m.options.trees = r.get<size_t>(o, "trees", "options.");

@@ -89,10 +89,13 @@ std::vector<SweepPoint> sweep_points(const std::vector<SweepParameter>& paramete
   }
   std::vector<size_t> chosen(grid);
   std::iota(chosen.begin(), chosen.end(), 0);
-  if (samples && *samples < grid) {
+  // Samples run in random order even when they are the whole grid, so a sweep
+  // cut short (a deadline, a timeout) leaves out random points, not a corner of
+  // the grid such as its largest process count.
+  if (samples) {
     std::mt19937_64 random(seed);
     std::shuffle(chosen.begin(), chosen.end(), random);
-    chosen.resize(*samples);
+    chosen.resize(std::min(*samples, grid));
   }
   std::vector<SweepPoint> points;
   for (size_t index : chosen) {

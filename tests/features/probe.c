@@ -8,6 +8,21 @@
 
 int doubled_steps; /* marker: global */
 
+/* Options parsed into a struct through a pointer, as the apps do: each field
+ * is a feature named at its declaration. */
+struct probe_options {
+  int steps;    /* marker: field_steps */
+  double scale; /* marker: field_scale */
+  long ranks;   /* marker: field_ranks */
+  int flags[2]; /* an array: not a scalar field, no feature */
+};
+
+static void parse_options(int argc, char** argv, struct probe_options* o) {
+  o->steps = atoi(argc > 1 ? argv[1] : "10"); /* the first field: no offset in the address */
+  o->scale = 0.5 * o->steps;
+  o->flags[1] = 1;
+}
+
 static double work(int steps) {
   double acc = 0;
   for (int i = 0; i < steps; ++i) { /* marker: loop */
@@ -23,6 +38,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int steps = atoi(argc > 1 ? argv[1] : "10"); /* marker: steps */
   doubled_steps = 2 * steps;
+  struct probe_options options;
+  parse_options(argc, argv, &options);
+  options.ranks = size; /* a field of a local struct object */
+  if (options.steps != steps) return 1;
   double total = work(steps);
 
   int message[256] = {0};

@@ -110,6 +110,13 @@ TEST_P(FeaturesAtLevel, RecordHoldsWhatTheProgramDid) {
   // Values assigned outside loops: the last value, the maximum over ranks.
   EXPECT_EQ(value(r, site("steps") + ":steps"), steps);
   EXPECT_EQ(value(r, site("global") + ":doubled_steps"), 2 * steps);
+  // Fields of a struct written through a pointer parameter and of a local
+  // struct object, named at the field's declaration.
+  EXPECT_EQ(value(r, site("field_steps") + ":probe_options.steps"), steps);
+  EXPECT_EQ(value(r, site("field_scale") + ":probe_options.scale"), 0.5 * steps);
+  EXPECT_EQ(value(r, site("field_ranks") + ":probe_options.ranks"), kRanks);
+  for (auto& [name, pair] : r.at("features").items())
+    EXPECT_EQ(name.find("probe_options.flags"), std::string::npos) << "an array field became a feature: " << name;
   // work()'s accumulator is assigned inside the loop too, but its last
   // assignment outside a loop is its initialisation.
   EXPECT_EQ(value(r, site("loop") + ":i"), 0);

@@ -174,6 +174,28 @@ TEST(Pipeline, TimeFilterNeedsEpochsAndKeepsEarlyFeatures) {
   EXPECT_THROW(fit_learned_model(d, {.time_filter = 0.05, .trees = 5}), UserError);
 }
 
+TEST(Pipeline, InputFilterBeforeTheExpansionBringsItUnderTheGuard) {
+  Dataset d = scaling_runs(200, 0.02, 18);
+  // 4 features to degree 3: 34 columns, over a guard of 20.
+  EXPECT_THROW(fit_learned_model(d, {.expand = 3, .trees = 20, .max_columns = 20}), UserError);
+  // Only n and ranks matter: 2 inputs to degree 3 are 9 columns.
+  LearnedModel m = fit_learned_model(d, {.expand = 3, .input_filter = 0.95, .trees = 40, .seed = 3, .max_columns = 20});
+  for (const auto& name : m.inputs) EXPECT_TRUE(name == "n" || name == "ranks") << name;
+  EXPECT_EQ(m.inputs.size(), 2u);
+  EXPECT_EQ(m.expansion.monomials.size(), 9u);
+  double row[] = {256, 4};
+  double truth = 1e-6 * 256 * 256 / 4 + 0.05 * 2 + 0.01;
+  EXPECT_NEAR(m.predict(row).point, truth, 0.1 * truth);
+  // compare applies the same filtration in every cell, and says how many columns it left.
+  CompareOptions o{.train_fractions = {0.5}, .repeats = 1, .trees = 20, .max_columns = 20, .input_filter = 0.95};
+  for (const auto& c : compare_methods(d, o)) {
+    if (c.method == Method::Extrap) continue;
+    ASSERT_TRUE(c.mean_relative_error) << method_name(c.method) << " " << c.note;
+    EXPECT_LE(c.inputs, 2.0) << method_name(c.method);
+    EXPECT_LE(c.columns, c.expanded ? 9.0 : 2.0) << method_name(c.method);
+  }
+}
+
 TEST(Pipeline, OptionsOutOfRangeNameTheirFlag) {
   Dataset d = scaling_runs(30, 0.02, 17);
   auto flag_of = [&](const LearnOptions& o) {
@@ -185,6 +207,7 @@ TEST(Pipeline, OptionsOutOfRangeNameTheirFlag) {
     return std::string("no error");
   };
   EXPECT_EQ(flag_of({.importance_filter = 1.5, .trees = 3}), "--importance-filter");
+  EXPECT_EQ(flag_of({.input_filter = 0.0, .trees = 3}), "--input-filter");
   EXPECT_EQ(flag_of({.time_filter = -0.1, .trees = 3}), "--time-filter");
   EXPECT_EQ(flag_of({.trees = 0}), "--trees");
   EXPECT_EQ(flag_of({.trees = 3, .interval = 1.0}), "--interval");

@@ -2,6 +2,8 @@
 // seeded sample of distinct points, and commands with every {name} replaced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <set>
 
 #include "learn/sweep_plan.h"
@@ -44,7 +46,15 @@ TEST(Sweep, GridInOrderAndSamplesDistinctAndRepeatable) {
   EXPECT_EQ(labels.size(), 4u);
   auto again = sweep_points(ps, 4, 7);
   for (size_t i = 0; i < sample.size(); ++i) EXPECT_EQ(again[i].label, sample[i].label);
-  EXPECT_EQ(sweep_points(ps, 100, 7).size(), 6u);
+  // As many samples as the grid or more: every point once, in random order.
+  std::vector<SweepParameter> wide = {parse_sweep_parameter("np=1:4:1"), parse_sweep_parameter("n=1:50:1")};
+  auto all = sweep_points(wide, 1000, 7);
+  ASSERT_EQ(all.size(), 200u);
+  std::set<std::string> every;
+  for (const auto& p : all) every.insert(p.label);
+  EXPECT_EQ(every.size(), 200u);
+  // The first quarter of the order reaches np=4 (in grid order it holds only np=1).
+  EXPECT_TRUE(std::any_of(all.begin(), all.begin() + 50, [](const auto& p) { return p.label.starts_with("np=4 "); }));
 }
 
 TEST(Sweep, CommandsTakeThePointsValues) {
