@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/mpirun_command.h"
 #include "learn/dataset.h"
 #include "learn/feature_records.h"
 #include "perfcast_cli.h"
@@ -28,13 +29,8 @@ using testing::scratch;
 constexpr int kRanks = 2;
 const std::string kBin = std::string(PERFCAST_BINARY_DIR) + "/bin";
 
-std::vector<std::string> mpirun(int ranks, std::vector<std::string> program) {
-  std::vector<std::string> command = {MPIRUN};
-  std::istringstream flags(MPIRUN_FLAGS);
-  for (std::string flag; flags >> flag;) command.push_back(flag);
-  command.insert(command.end(), {"-n", std::to_string(ranks)});
-  command.insert(command.end(), program.begin(), program.end());
-  return command;
+std::vector<std::string> mpirun(int ranks, const std::vector<std::string>& program) {
+  return testing::mpirun_command(ranks, program);
 }
 
 // "probe.c:LINE" of the line carrying `marker: NAME`.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mpirun_command.h"
 #include "perfcast_cli.h"
 #include "scratch.h"
 #include "support/process.h"
@@ -28,13 +29,8 @@ constexpr long kN = 64;           // elements per rank
 constexpr int kSweeps = 10;       // 2^-10 < 1e-3 < 2^-9
 constexpr double kTaken = 0.25;   // v[i] = 1 for every fourth i
 
-std::vector<std::string> mpirun(int ranks, std::vector<std::string> program) {
-  std::vector<std::string> command = {MPIRUN};
-  std::istringstream flags(MPIRUN_FLAGS);
-  for (std::string flag; flags >> flag;) command.push_back(flag);
-  command.insert(command.end(), {"-n", std::to_string(ranks)});
-  command.insert(command.end(), program.begin(), program.end());
-  return command;
+std::vector<std::string> mpirun(int ranks, const std::vector<std::string>& program) {
+  return testing::mpirun_command(ranks, program);
 }
 
 // "probe_run.c:LINE" of the line carrying `marker: NAME`.

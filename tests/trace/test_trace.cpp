@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/mpirun_command.h"
 #include "events/event.h"
 #include "events/text.h"
 #include "events/trace.h"
@@ -36,13 +37,8 @@ using testing::scratch;
 
 constexpr int kRanks = 4;
 
-std::vector<std::string> mpirun(int ranks, std::vector<std::string> program) {
-  std::vector<std::string> command = {MPIRUN};
-  std::istringstream flags(MPIRUN_FLAGS);
-  for (std::string flag; flags >> flag;) command.push_back(flag);
-  command.insert(command.end(), {"-n", std::to_string(ranks)});
-  command.insert(command.end(), program.begin(), program.end());
-  return command;
+std::vector<std::string> mpirun(int ranks, const std::vector<std::string>& program) {
+  return testing::mpirun_command(ranks, program);
 }
 
 // `perfcast trace -o DIR -- mpirun ... program args`
