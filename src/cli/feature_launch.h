@@ -27,8 +27,10 @@ inline std::vector<std::string> feature_launch(const std::vector<std::string>& c
 
 // Runs a command (a program built with `perfcast cc --features`, usually
 // under mpirun.openmpi) with the feature runtime told to append to
-// `dataset_file`, and returns the record it appended (run.cpp). A failed run,
-// or one that appended nothing, is a UserError saying so.
-learn::FeatureRecord run_and_read_record(const std::vector<std::string>& command, const std::string& dataset_file);
+// `dataset_file` (and, when `label` is not empty, to label the record with
+// it), and returns the record it appended (run.cpp). A failed run, or one that
+// appended nothing, is a UserError saying so.
+learn::FeatureRecord run_and_read_record(const std::vector<std::string>& command, const std::string& dataset_file,
+                                         const std::string& label = "");
 
 }  // namespace perfcast::cli

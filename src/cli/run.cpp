@@ -33,6 +33,7 @@ namespace fs = std::filesystem;
 
 struct RunArgs {
   std::string dataset;
+  std::string label;
   std::vector<std::string> command;
   bool json = false;
 };
@@ -65,13 +66,19 @@ std::pair<std::string, int> tail_of(const fs::path& path, std::uintmax_t from) {
 
 }  // namespace
 
-learn::FeatureRecord run_and_read_record(const std::vector<std::string>& command, const std::string& dataset_file) {
+learn::FeatureRecord run_and_read_record(const std::vector<std::string>& command, const std::string& dataset_file,
+                                         const std::string& label) {
   const fs::path dataset = fs::absolute(dataset_file);
   std::error_code ec;
   const std::uintmax_t before = fs::exists(dataset, ec) ? fs::file_size(dataset, ec) : 0;
   setenv(kFeaturesDatasetVariable, dataset.c_str(), 1);
+  std::vector<std::string> passed = {kFeaturesDatasetVariable};
+  if (!label.empty()) {
+    setenv(kFeaturesLabelVariable, label.c_str(), 1);
+    passed.push_back(kFeaturesLabelVariable);
+  }
   std::cout.flush();
-  int rc = run_with_streams(feature_launch(command, {kFeaturesDatasetVariable}));
+  int rc = run_with_streams(feature_launch(command, passed));
   if (rc != 0)
     throw UserError(fmt::format("{} exited with status {}", command.front(), rc), {},
                     "a failed run records nothing; its own messages are above");
@@ -93,7 +100,7 @@ void run_run(const RunArgs& a) {
     throw UserError("no command to run", {"", {}, "--"}, "perfcast run --dataset runs.jsonl -- mpirun.openmpi -n 4 ./app");
   if (a.dataset.empty()) throw UserError("no dataset file", {"", {}, "--dataset"}, "name the file records go to");
   const fs::path dataset = fs::absolute(a.dataset);
-  const learn::FeatureRecord r = run_and_read_record(a.command, a.dataset);
+  const learn::FeatureRecord r = run_and_read_record(a.command, a.dataset, a.label);
   if (a.json) {
     std::cout << r.text << "\n";
     return;
@@ -113,6 +120,7 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Run a program built with `perfcast cc --features` and report the feature record it appends to the dataset");
   cmd->add_option("--dataset", a->dataset, "record file the run appends to (JSON Lines; docs/learn.md)")->required();
+  cmd->add_option("--label", a->label, "label the record carries (a sweep's point, e.g. \"np=4 n=64\")");
   cmd->add_flag("--json", a->json, "print the appended record as JSON");
   cmd->add_option("command", a->command, "the command, after --")->required();
   cmd->callback([a] { run_run(*a); });
