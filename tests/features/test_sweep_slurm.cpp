@@ -3,7 +3,8 @@
 // of the test, with a slurm.conf, state and spool in the test's scratch
 // directory, free ports, auth/none so no munge daemon is needed), submits a
 // sweep of probe.c built with the feature probes, waits for the job array and
-// checks that the dataset holds each point's record exactly once; then the
+// checks that the dataset holds each point's record exactly once (and, one
+// record lost, that only its point is submitted again); then the
 // failures: a held array that must not be submitted twice, a point that
 // fails, a partition sbatch refuses, no sbatch at all.
 #include <fcntl.h>
@@ -280,6 +281,26 @@ TEST(SweepSlurm, JobArrayRecordsEachPointOnceAndResumes) {
   ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
   EXPECT_NE(again.stdout_text.find("all 4 points already there; nothing to submit"), std::string::npos)
       << again.stdout_text;
+
+  // One record lost: only its point is submitted again, and recorded once.
+  std::istringstream lines(read_file(dataset));
+  std::string kept;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("\"np=2 steps=5\"") == std::string::npos) kept += line + "\n";
+  std::ofstream(dataset, std::ios::trunc) << kept;
+  ProcessResult resumed = perfcast(cluster, args);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.stderr_text;
+  EXPECT_NE(resumed.stdout_text.find("1 point as array tasks 0-0 (3 already in"), std::string::npos)
+      << resumed.stdout_text;
+  const std::string second = job_of(resumed.stdout_text);
+  cluster.cancel_at_end(second);
+  report = wait_for_array(cluster, work_dir);
+  EXPECT_NE(report.find("job " + second + " into"), std::string::npos) << report;
+  EXPECT_NE(report.find("4 done, 0 pending, 0 running, 0 failed"), std::string::npos) << report;
+  seen.clear();
+  for (const auto& r : learn::parse_feature_records(read_file(dataset), dataset.string()).records) ++seen[r.label];
+  EXPECT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen["np=2 steps=5"], 1);
 }
 
 TEST(SweepSlurm, HeldArrayFailedPointAndRefusedPartition) {
