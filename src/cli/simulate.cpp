@@ -195,6 +195,7 @@ void run_simulation(const SimulateArgs& a) {
   }
 
   report::SimulationContext context{choice.label, machine.name, options.collectives, true};
+  context.mpi_as_traced = as_traced;
   if (result.placement.nodes == 1)
     context.unused_network_overrides = network_overrides_unused_on_one_node(a.machine, machine);
   for (const auto& w :

@@ -244,6 +244,7 @@ TEST(AsTracedReplay, GivesBackTheTracedWallTime) {
   ASSERT_FALSE(replay.empty());
   double traced_wall = 0;
   for (const auto& r : shown["ranks"]) traced_wall = std::max(traced_wall, r["wall_s"].get<double>());
+  EXPECT_EQ(replay["mpi"], "as-traced");
   const double replayed = replay["predicted_time_s"];
   std::cout << "traced wall " << traced_wall << " s, replayed as traced " << replayed << " s\n";
   // Per rank: compute and MPI as measured, so the rank ends at its own traced
