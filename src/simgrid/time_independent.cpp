@@ -242,7 +242,7 @@ TimeIndependentExport export_time_independent(events::JobSource& job, const mach
     for (std::uint64_t i = 0; source->next(e, 0); ++i) writer.write(e, i);
     file.commit();
     summary.action_files.push_back(name);
-    index += (dir / name).string() + "\n";
+    index += fs::absolute(dir / name).lexically_normal().string() + "\n";  // smpirun may run elsewhere
   }
   summary.index_file = "traces.txt";
   write_file_atomically(dir / summary.index_file, index);

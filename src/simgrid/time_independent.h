@@ -38,7 +38,7 @@ struct TimeIndependentExport {
   std::uint64_t actions = 0;                                // lines written, all ranks
   std::array<std::uint64_t, events::kKindCount> events{};  // by kind, all ranks
   std::vector<std::string> action_files;                   // rank_N.txt, by rank
-  std::string index_file;                                  // names the action files, one a line
+  std::string index_file;                                  // the action files' absolute paths, one a line
   // The allreduce algorithm SMPI must run (one for the whole run): the one
   // perfcast's engine picks for most of the job's allreduce calls; empty when
   // there are none. `other_allreduces` counts the calls the engine runs with
