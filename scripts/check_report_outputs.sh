@@ -54,6 +54,7 @@ simulate:engine_bytes_per_rank
 predict:placement
 predict:simulated.placement
 simulate:placement
+simulate:mpi
 '
 summary="$work/fields"
 : >"$summary"

@@ -4,7 +4,7 @@
 Part 1, agreement: ping-pong, ring and allreduce (bench/smpi/*.c) at 8 ranks,
 the same C source built with `perfcast cc` and with `smpicc`, on one machine:
 bench/smpi/compare.toml for perfcast, and a SimGrid platform and SMPI options
-derived from it (see smpi_options). Each program prints the latest rank's
+derived from it by `perfcast machine simgrid` (src/simgrid/platform.h). Each program prints the latest rank's
 MPI_Wtime over its loop; the two must agree within 1 % in every case
 (compare.toml sets rendezvous_handshakes = 0, SMPI's rendezvous model; with h > 0
 rendezvous cases differ by h latencies per message, which the script checks
@@ -14,8 +14,14 @@ Part 2, cost: the stencil skeleton bench/skeletons/stencil3d.c at 64..4096
 ranks: wall time and peak memory (GNU time's %M, i.e. wait4's ru_maxrss) of
 each simulator, the ratio, MPI calls simulated per second.
 
+Part 3, traces (--traces): the apps wave3d and cg traced at 4 ranks on this host, each
+trace exported with `perfcast trace export --simgrid` and replayed by SMPI's own replayer
+(smpirun -replay) and by `perfcast simulate` on compare.toml (an idealised network: the
+replays compare the simulators on the same events, not either with the traced run).
+
     bench/smpi/compare.py [--perfcast PATH] [--ranks 64,1024] [--steps 100]
-                          [--smpi-steps 4096=20] [--timeout 600] [--skip-part2]
+                          [--smpi-steps 4096=20] [--timeout 600] [--skip-part1] [--skip-part2]
+                          [--traces] [--build build]
 
 Writes bench/results/<date>-smpi-compare/smpi_compare.txt (or --out). Exits 0 with "skipped: smpicc
 not found" when SimGrid is not installed (CI does not run this).
@@ -65,13 +71,7 @@ class Machine:
     def __init__(self, path):
         with open(path, "rb") as f:
             doc = tomllib.load(f)
-        net = doc["network"]
-        if net.get("topology", "crossbar") != "crossbar":
-            raise ValueError(f"{path}: the comparison needs topology = \"crossbar\"")
-        if doc["node"]["cores"] != 1:
-            raise ValueError(f"{path}: the comparison needs one rank per node (node.cores = 1)")
-        if quantity(net.get("overhead", "0 s"), "s") != 0:
-            raise ValueError(f"{path}: SMPI's os/or factors are not mapped here: network.overhead must be 0")
+        net = doc["network"]  # what SMPI cannot price as perfcast does, perfcast machine simgrid refuses
         self.latency_s = quantity(net["latency"], "s")
         self.bandwidth_Bps = quantity(net["bandwidth"], "B/s")
         self.eager_bytes = int(quantity(net.get("eager_threshold", "64 KiB"), "B"))
@@ -87,41 +87,17 @@ class Machine:
         return self.latency_s + extra + nbytes / self.bandwidth_Bps
 
 
-def write_platform(path, hosts, m):
-    """One host per rank, each with its own FATPIPE link of latency L/2 (a message crosses the
-    sender's and the receiver's: L + n/B). FATPIPE: every flow gets the whole bandwidth, as
-    perfcast's crossbar has no contention. (The <cluster> tag's sharing_policy="FATPIPE" is
-    not honoured for private links in 3.32, measured: two flows on a link got half each.)"""
-    lines = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
-             '<platform version="4.1">', '<zone id="crossbar" routing="Cluster">']
-    lines += [f'  <host id="h{i}" speed="{m.flops:.17g}f"/>' for i in range(hosts)]
-    for i in range(hosts):
-        lines.append(f'  <link id="l{i}" bandwidth="{m.bandwidth_Bps:.17g}Bps" latency="{m.latency_s / 2:.17g}s"'
-                     ' sharing_policy="FATPIPE"/>')
-        lines.append(f'  <host_link id="h{i}" up="l{i}" down="l{i}"/>')
-    lines += ["</zone>", "</platform>"]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-
-
-def smpi_options(m, allreduce):
-    # perfcast sends eagerly when bytes <= threshold; SMPI when size < thresh.
-    thresh = m.eager_bytes + 1
-    return [
-        "--cfg=network/model:CM02",  # a flow costs latency + bytes/bandwidth, max-min shared
-        "--cfg=network/latency-factor:1", "--cfg=network/bandwidth-factor:1", "--cfg=network/weight-S:0",
-        "--cfg=smpi/lat-factor:1", "--cfg=smpi/bw-factor:1",  # no piecewise correction (used by model SMPI)
-        "--cfg=network/crosstraffic:0",  # no reverse (ack) flow eating bandwidth
-        "--cfg=network/TCP-gamma:0",  # no TCP-window bound on bandwidth
-        f"--cfg=smpi/async-small-thresh:{thresh}",  # eager: starts before the receive is posted
-        f"--cfg=smpi/send-is-detached-thresh:{thresh}",  # eager: the send returns at once
-        f"--cfg=smpi/host-speed:{m.flops:.17g}f",  # smpi_execute(s) = s seconds on a platform host
-        "--cfg=smpi/simulate-computation:no",  # only smpi_execute counts, not the host's real CPU time
-        "--cfg=smpi/wtime:0", "--cfg=smpi/test:0", "--cfg=smpi/iprobe:0",  # perfcast charges no time for these
-        f"--cfg=smpi/allreduce:{allreduce}",
-        "--cfg=contexts/stack-size:256",  # KiB per rank (default 8 MiB); enough for these programs
-        "--log=root.thres:warning",
-    ]
+def smpi_setup(perfcast, hosts, workdir):
+    """The SimGrid platform of `hosts` hosts and the SMPI options derived from compare.toml,
+    written by `perfcast machine simgrid` (src/simgrid/platform.h: the one derivation, the one
+    `perfcast trace export --simgrid` writes beside a trace). Returns (platform path, options)."""
+    out = os.path.join(workdir, f"smpi_{hosts}")
+    r = run([perfcast, "machine", "simgrid", "--machine", MACHINE_FILE, "--hosts", str(hosts), "-o", out])
+    if r["rc"] != 0:
+        raise RuntimeError(f"perfcast machine simgrid failed:\n{r['stderr'][-2000:]}")
+    with open(os.path.join(out, "smpi_options.txt")) as f:
+        options = [line.strip() for line in f if line.strip()]
+    return os.path.join(out, "platform.xml"), options
 
 
 def smpi_allreduce_for(m, nbytes):
@@ -185,7 +161,7 @@ def checked(result, what):
 class Sims:
     def __init__(self, perfcast, workdir, machine):
         self.perfcast, self.work, self.m = perfcast, workdir, machine
-        self.platforms = {}
+        self.setups = {}
         self.commands = []
 
     def build(self, name, source, smpi_defines=()):
@@ -199,20 +175,19 @@ class Sims:
                 raise RuntimeError(f"{' '.join(cmd)} failed:\n{r['stderr'][-2000:]}")
         return so, exe
 
-    def platform(self, hosts):
-        if hosts not in self.platforms:
-            path = os.path.join(self.work, f"platform_{hosts}.xml")
-            write_platform(path, hosts, self.m)
-            self.platforms[hosts] = path
-        return self.platforms[hosts]
+    def setup(self, hosts):
+        if hosts not in self.setups:
+            self.setups[hosts] = smpi_setup(self.perfcast, hosts, self.work)
+        return self.setups[hosts]
 
     def perfcast_cmd(self, so, np, args):
         return [self.perfcast, "simulate", "--machine", MACHINE_FILE, "--np", str(np), "--json", "--", so,
                 *map(str, args)]
 
     def smpi_cmd(self, exe, np, args, allreduce):
-        return ["smpirun", "-np", str(np), "-platform", self.platform(np), "-no-privatize", exe, *map(str, args),
-                *smpi_options(self.m, allreduce)]
+        platform, options = self.setup(np)
+        return ["smpirun", "-np", str(np), "-platform", platform, "-no-privatize", exe, *map(str, args),
+                *options, f"--cfg=smpi/allreduce:{allreduce}"]
 
 
 # --- part 1 ----------------------------------------------------------------------------------
@@ -251,7 +226,8 @@ def part1(sims, out, np=8, iters=10):
         p_cmd, s_cmd = sims.perfcast_cmd(so, np, args), sims.smpi_cmd(exe, np, args, alg)
         p = checked(run(p_cmd, 600), "perfcast " + test)
         s = checked(run(s_cmd, 600), "smpirun " + test)
-        pj, sj = last_json_line(p["stdout"], '"test"'), last_json_line(s["stdout"], '"test"')
+        # perfcast simulate sends a live skeleton's own prints to stderr (its stdout is the report).
+        pj, sj = last_json_line(p["stderr"], '"test"'), last_json_line(s["stdout"], '"test"')
         if pj is None or sj is None:
             raise RuntimeError(f"{test}: no result line (perfcast: {p['stdout'][-500:]!r}, SMPI: {s['stdout'][-500:]!r})")
         if test == "allreduce" and not (pj.get("sum_ok") and sj.get("sum_ok")):
@@ -316,7 +292,7 @@ def part2(sims, out, ranks, steps, smpi_steps, timeout_s, halo=65536, compute_s=
                 row[sim] = None
                 continue
             checked(r, f"{sim} stencil at {np} ranks")
-            j = last_json_line(r["stdout"], '"ranks"')
+            j = last_json_line(r["stderr"] if sim == "perfcast" else r["stdout"], '"ranks"')
             sim_s = j["time_s"] if j else float("nan")
             row[sim] = {"wall_s": r["wall_s"], "rss": r["maxrss_kib"], "calls": calls, "steps": st, "sim_s": sim_s}
             rate = calls / r["wall_s"] if r["wall_s"] > 0 else float("inf")
@@ -339,6 +315,49 @@ def part2(sims, out, ranks, steps, smpi_steps, timeout_s, halo=65536, compute_s=
         out(f"  {row['ranks']:>6}: wall/call x{per_call:.2f}, RSS x{rss}{sim_cmp}{note}")
 
 
+# --- part 3 ----------------------------------------------------------------------------------
+
+MPIRUN = ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
+TRACED_APPS = {
+    "wave3d": ["--n", "64", "--steps", "20", "--repeats", "1"],
+    "cg": ["--n", "48", "--iters", "50", "--repeats", "1"],
+}
+
+
+def part3(sims, out, build, ranks=4):
+    out("")
+    out(f"Part 3: traces of real runs at {ranks} ranks replayed side by side on {os.path.relpath(MACHINE_FILE, ROOT)}")
+    out("  (perfcast trace; perfcast trace export --simgrid; smpirun -replay vs perfcast simulate --collectives algorithms)")
+    out(f"  {'app':<8}{'actions':>9}{'allreduce':>10}{'SMPI s':>14}{'perfcast s':>14}{'diff %':>9}  arguments")
+    for app, args in TRACED_APPS.items():
+        binary = os.path.join(build, "apps", app)
+        trace = os.path.join(sims.work, app + ".trace")
+        exported = os.path.join(sims.work, app + ".simgrid")
+        checked(run([sims.perfcast, "trace", "-o", trace, "--", *MPIRUN, "-n", str(ranks), binary, *args]),
+                f"perfcast trace {app}")
+        ex = checked(run([sims.perfcast, "trace", "export", trace, "--simgrid", exported, "--machine", MACHINE_FILE]),
+                     f"perfcast trace export {app}")
+        actions = re.search(r"wrote (\d+) actions", ex["stdout"])
+        with open(os.path.join(exported, "smpi_options.txt")) as f:
+            options = [line.strip() for line in f if line.strip()]
+        alg = next((o.split(":", 1)[1] for o in options if o.startswith("--cfg=smpi/allreduce:")), "-")
+        s = checked(run(["smpirun", "-np", str(ranks), "-platform", os.path.join(exported, "platform.xml"), "-replay",
+                         os.path.join(exported, "traces.txt"), *options, f"--cfg=smpi/tmpdir:{sims.work}"], 600),
+                    f"smpirun -replay {app}")
+        m = re.search(r"Simulation time ([0-9.eE+-]+)", s["stdout"] + s["stderr"])
+        p = checked(run([sims.perfcast, "simulate", trace, "--machine", MACHINE_FILE, "--collectives", "algorithms",
+                         "--json"], 600), f"perfcast simulate {app}")
+        p_s = json.loads(p["stdout"])["predicted_time_s"]
+        if not m:
+            raise RuntimeError(f"smpirun -replay {app}: no 'Simulation time' line:\n{s['stderr'][-2000:]}")
+        s_s = float(m.group(1))
+        out(f"  {app:<8}{actions.group(1) if actions else '?':>9}{alg:>10}{s_s:>14.9g}{p_s:>14.9g}"
+            f"{(p_s - s_s) / s_s * 100:>+9.3f}  {' '.join(args)}")
+    out("  The compute bursts are the traced gaps, replayed for the same seconds by both (flops = seconds x")
+    out("  the host's rate); the difference is the simulators' MPI: messages, and collectives other than")
+    out("  allreduce (whose algorithm is matched) run by SMPI's default algorithms.")
+
+
 # --- main ------------------------------------------------------------------------------------
 
 def find_perfcast(given):
@@ -358,7 +377,10 @@ def main():
     ap.add_argument("--steps", type=int, default=100, help="stencil steps")
     ap.add_argument("--smpi-steps", default="", help="fewer SMPI steps at some rank counts: NP=STEPS,...")
     ap.add_argument("--timeout", type=float, default=600, help="wall cap of one SMPI run, seconds")
+    ap.add_argument("--skip-part1", action="store_true")
     ap.add_argument("--skip-part2", action="store_true")
+    ap.add_argument("--traces", action="store_true", help="part 3: wave3d and cg traced at 4 ranks, replayed by both")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build tree with apps/ (part 3)")
     ap.add_argument("--out", default=os.path.join(result_paths.new_run_dir("smpi-compare"), "smpi_compare.txt"))
     a = ap.parse_args()
 
@@ -385,16 +407,18 @@ def main():
     smpi_steps = {int(k): int(v) for k, v in (kv.split("=") for kv in a.smpi_steps.split(",") if kv)}
     with tempfile.TemporaryDirectory(prefix="perfcast_smpi_") as work:
         sims = Sims(perfcast, work, m)
-        ok = part1(sims, out)
+        ok = True if a.skip_part1 else part1(sims, out)
+        if a.traces:
+            part3(sims, out, os.path.abspath(a.build))
         if not a.skip_part2:
             part2(sims, out, [int(x) for x in a.ranks.split(",") if x], a.steps, smpi_steps, a.timeout)
         out("")
-        out("Commands (in a temporary folder; platform_N.xml is written by write_platform):")
+        out("Commands (in a temporary folder; smpi_N/ is written by perfcast machine simgrid --hosts N):")
         for c in sims.commands:
             out("  " + c.replace(work + "/", ""))
         out("  perfcast simulate --machine bench/smpi/compare.toml --np N --json -- ./PROG.so ARGS")
-        out("  smpirun -np N -platform platform_N.xml -no-privatize ./PROG.smpi ARGS " +
-            " ".join(smpi_options(m, "rdb|lr")))
+        out("  smpirun -np N -platform smpi_N/platform.xml -no-privatize ./PROG.smpi ARGS $(cat smpi_N/smpi_options.txt)"
+            " --cfg=smpi/allreduce:rdb|lr")
     out(f"  load average at end: {os.getloadavg()[0]:.1f}")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:

@@ -1,6 +1,7 @@
 // `perfcast machine show FILE...`: a machine file with the figures derived from
 // it; `perfcast machine check FILE...`: its figures against machine/physics.h. The figures are collected once (MachineFigures) and rendered either as
 // tables or as JSON, so the two cannot disagree.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -8,12 +9,15 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/machine_options.h"
 #include "machine/machine_io.h"
 #include "machine/physics.h"
+#include "simgrid/platform.h"
+#include "support/output_file.h"
 #include "report/table.h"
 #include "support/error.h"
 #include "support/units.h"
@@ -400,6 +404,22 @@ void run_check(const ShowOptions& options) {
                     "calibrate the machine again, or correct the figure (--set shows the effect first)");
 }
 
+struct SimgridOptions {
+  MachineOptions machine;
+  int hosts = 0;
+  std::string output;
+};
+
+void run_simgrid(const SimgridOptions& o) {
+  machine::Machine m = load_machine(o.machine);
+  simgrid::check_machine_for_smpi(m, o.hosts);
+  std::filesystem::create_directories(o.output);
+  write_file_atomically(std::filesystem::path(o.output) / "platform.xml", simgrid::platform_xml(m, o.hosts));
+  write_file_atomically(std::filesystem::path(o.output) / "smpi_options.txt",
+                        fmt::format("{}\n", fmt::join(simgrid::smpi_options(m, simgrid::SmpiUse::Program), "\n")));
+  std::cout << fmt::format("wrote {0}/platform.xml ({1} hosts) and {0}/smpi_options.txt\n", o.output, o.hosts);
+}
+
 }  // namespace
 
 void add_machine_command(CLI::App& app) {
@@ -424,6 +444,14 @@ void add_machine_command(CLI::App& app) {
   check->add_option("FILE", check_options->files, "Machine files, or names of bundled machines")->required();
   add_set_option(*check, check_options->overrides);
   check->callback([check_options] { run_check(*check_options); });
+
+  auto simgrid_options = std::make_shared<SimgridOptions>();
+  auto* sg = machine->add_subcommand(
+      "simgrid", "Write the SimGrid platform and SMPI options (for smpicc-built programs) under which SMPI prices messages as perfcast does");
+  add_machine_options(*sg, simgrid_options->machine);
+  sg->add_option("--hosts", simgrid_options->hosts, "Hosts (ranks) of the platform")->required()->check(CLI::Range(1, 1 << 20));
+  sg->add_option("-o,--output", simgrid_options->output, "The directory to write")->required();
+  sg->callback([simgrid_options] { run_simgrid(*simgrid_options); });
 }
 
 }  // namespace perfcast::cli

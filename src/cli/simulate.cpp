@@ -22,6 +22,7 @@
 #include "report/simulation.h"
 #include "report/otf2_timeline.h"
 #include "report/timeline.h"
+#include "sim/as_traced.h"
 #include "sim/engine.h"
 #include "sim/skeleton/live_job.h"
 #include "support/error.h"
@@ -34,6 +35,7 @@ namespace {
 struct SimulateArgs {
   MachineOptions machine;
   std::string collectives = "auto";
+  std::string mpi = "model";  // how MPI calls are priced: by the machine, or at their traced durations
   bool json = false;
   std::string timeline;
   std::string otf2;
@@ -121,6 +123,14 @@ void run_simulation(const SimulateArgs& a) {
     throw UserError(fmt::format("'{}' is not a collective mode", a.collectives), {"", std::nullopt, "--collectives"},
                     "use table, algorithms or auto");
   machine::Machine machine = load_machine(a.machine);
+  const bool as_traced = a.mpi == "as-traced";
+  if (!as_traced && a.mpi != "model")
+    throw UserError(fmt::format("'{}' is not a way to price MPI", a.mpi), {"", std::nullopt, "--mpi"},
+                    "use model (the machine's network) or as-traced (each call's traced duration)");
+  if (as_traced && a.np > 0)
+    throw UserError("a live skeleton has no traced durations", {"", std::nullopt, "--mpi"},
+                    "--mpi as-traced replays a trace directory written by perfcast trace");
+  if (as_traced) machine = sim::without_communication_costs(std::move(machine));
   options.max_events = a.max_events;
   options.max_simulated_s = a.max_time_s;
   std::optional<StdoutAside> skeleton_output;  // a live skeleton's prints go to stderr until it is done
@@ -135,6 +145,9 @@ void run_simulation(const SimulateArgs& a) {
   };
   if (a.np > 0) check_memory(a.np, true);
   JobChoice choice = open_job(a);
+  std::unique_ptr<events::JobSource> traced_job;  // wraps choice.job, which it must not outlive
+  if (as_traced) traced_job = sim::with_traced_mpi_durations(*choice.job);
+  events::JobSource& job = traced_job ? *traced_job : *choice.job;
   options.mover = choice.mover;
   if (!choice.live) check_memory(choice.job->size(), false);
 
@@ -164,7 +177,7 @@ void run_simulation(const SimulateArgs& a) {
 
   ProgressLine progress(!a.json);
   options.progress = [&](const sim::SimProgress& p) { progress.show(report::simulation_progress_text(p)); };
-  sim::SimResult result = sim::simulate(*choice.job, machine, options);
+  sim::SimResult result = sim::simulate(job, machine, options);
   skeleton_output.reset();
   progress.end();
   if (timeline) timeline->close();
@@ -182,6 +195,7 @@ void run_simulation(const SimulateArgs& a) {
   }
 
   report::SimulationContext context{choice.label, machine.name, options.collectives, true};
+  context.mpi_as_traced = as_traced;
   if (result.placement.nodes == 1)
     context.unused_network_overrides = network_overrides_unused_on_one_node(a.machine, machine);
   for (const auto& w :
@@ -208,6 +222,10 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--collectives", a->collectives,
                   "How collectives are priced: table (the machine's), algorithms (point-to-point, as MPI "
                   "libraries run them), or auto (table where the machine has one)")
+      ->capture_default_str();
+  cmd->add_option("--mpi", a->mpi,
+                  "How MPI calls are priced: model (the machine's network) or as-traced (each call costs its "
+                  "traced duration, messages and collectives nothing: a check of the replay itself)")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->add_option("--timeline", a->timeline, "Write a Chrome-trace/Perfetto JSON timeline (one track per rank)")

@@ -1,12 +1,18 @@
 // `perfcast trace`: run an unmodified MPI program with the PMPI tracer preloaded
 // and collect its ranks' event streams into a trace; `trace show` summarises one.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/machine_options.h"
+#include "events/convert.h"
+#include "machine/machine_io.h"
+#include "simgrid/time_independent.h"
+#include "support/output_file.h"
 #include "report/table.h"
 #include "support/error.h"
 #include "support/units.h"
@@ -127,6 +133,28 @@ void show_trace(const std::string& path, bool json) {
   std::cout << kinds.render();
 }
 
+struct ExportOptions {
+  std::string trace;
+  std::string simgrid;
+  MachineOptions machine;
+};
+
+void export_trace(const ExportOptions& o) {
+  refuse_output_over_inputs(o.simgrid, {o.trace, machine::find_machine_file(o.machine.file)}, "--simgrid");
+  machine::Machine machine = load_machine(o.machine);
+  auto job = events::open_events(o.trace);
+  simgrid::TimeIndependentExport result = simgrid::export_time_independent(*job, machine, o.simgrid);
+  std::cout << fmt::format("wrote {} actions of {} ranks into {} (index {}, platform.xml, smpi_options.txt)\n",
+                           result.actions, result.ranks, o.simgrid, result.index_file);
+  if (result.other_allreduces > 0)
+    std::cout << fmt::format(
+        "note: SMPI runs one allreduce algorithm ({}); perfcast runs another for {} of the allreduce calls\n",
+        result.allreduce_algorithm, result.other_allreduces);
+  std::cout << fmt::format("replay it with: smpirun -np {0} -platform {1}/platform.xml -replay {1}/{2} "
+                           "$(cat {1}/smpi_options.txt)\n",
+                           result.ranks, o.simgrid, result.index_file);
+}
+
 }  // namespace
 
 void add_trace_command(CLI::App& app) {
@@ -149,6 +177,17 @@ void add_trace_command(CLI::App& app) {
   show_cmd->add_option("TRACE", show->path, "A trace directory")->required();
   show_cmd->add_flag("--json", show->json, "Print the figures as JSON");
   show_cmd->callback([show] { show_trace(show->path, show->json); });
+
+  auto exp = std::make_shared<ExportOptions>();
+  CLI::App* export_cmd = cmd->add_subcommand(
+      "export", "Write a trace in another simulator's format: SimGrid's time-independent trace, for smpirun -replay.");
+  export_cmd->add_option("TRACE", exp->trace, "A trace directory or text events file")->required();
+  export_cmd->add_option("--simgrid", exp->simgrid, "The directory to write: rank_N.txt, traces.txt, platform.xml, "
+                                                    "smpi_options.txt")
+      ->required()
+      ->type_name("DIR");
+  add_machine_options(*export_cmd, exp->machine);
+  export_cmd->callback([exp] { export_trace(*exp); });
 
   cmd->callback([cmd, o] {
     if (!cmd->get_subcommands().empty()) return;

@@ -129,6 +129,7 @@ nlohmann::json simulation_json(const SimResult& r, const SimulationContext& cont
   j["source"] = context.source;
   j["machine"] = context.machine;
   j["collectives"] = sim::collective_mode_name(context.collectives);
+  j["mpi"] = context.mpi_as_traced ? "as-traced" : "model";
   j["warnings"]["machine"] = context.machine_warnings;
   return j;
 }
@@ -145,8 +146,9 @@ std::vector<std::string> physics_warnings(const machine::Machine& machine) {
 }
 
 std::string simulation_table(const SimResult& r, const SimulationContext& context, int max_rows) {
-  std::string out = fmt::format("{} on {} ({} ranks, collectives: {})\n", context.source, context.machine,
-                                r.ranks.size(), sim::collective_mode_name(context.collectives));
+  std::string out = fmt::format("{} on {} ({} ranks, collectives: {}{})\n", context.source, context.machine,
+                                r.ranks.size(), sim::collective_mode_name(context.collectives),
+                                context.mpi_as_traced ? ", MPI as traced" : "");
   out += placement_text(r.placement) + "\n";
   using Align = Table::Align;
   if (static_cast<int>(r.ranks.size()) <= max_rows) {

@@ -22,6 +22,7 @@ struct SimulationContext {
   std::vector<std::string> unused_network_overrides;  // PlacementContext's: the placement's warnings name them
   bool given_seconds = true;  // PlacementContext's: a trace or skeleton may give its bursts' seconds
   std::vector<std::string> machine_warnings;  // physics_warnings of the machine: JSON warnings.machine
+  bool mpi_as_traced = false;  // MPI priced at the traced durations (sim/as_traced.h), not by the machine
 };
 
 // One line per machine figure outside what hardware does (machine/physics.h),

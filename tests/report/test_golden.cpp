@@ -141,12 +141,12 @@ TEST(ReportGolden, Timeline) {
 }
 
 // The one schema of a simulation's result: predict's "simulated" block is
-// simulate's document less what was simulated (source, machine, collectives).
+// simulate's document less what was simulated (source, machine, collectives, mpi).
 TEST(ReportGolden, PredictSimulatedBlockIsTheSimulationSchema) {
   auto c = predict_wave3d("polus.toml", kNoise, 4, true);
   auto block = prediction_json(c.view(), c.context)["simulated"];
   auto document = simulation_json(*c.simulated, {"x", "polus", sim::CollectiveMode::Auto, false});
-  for (const char* key : {"source", "machine", "collectives"}) document.erase(key);
+  for (const char* key : {"source", "machine", "collectives", "mpi"}) document.erase(key);
   EXPECT_EQ(block, document);
   EXPECT_TRUE(block["ranks"][0].contains("end_s"));
   EXPECT_FALSE(block["ranks"][0].contains("time_s"));
