@@ -83,6 +83,10 @@ void show_trace(const std::string& path, bool json) {
     std::cout << fmt::format(" on {} (clock resolution {})", fmt::join(summary.header.hosts, ", "),
                              seconds_text(summary.header.clock_resolution_s));
   std::cout << "\n";
+  if (summary.folded_events > 0)
+    std::cout << fmt::format(
+        "{} events come from folded loops (--fold-loops): their times are each loop position's mean\n",
+        summary.folded_events);
   using Align = report::Table::Align;
   const bool timed = summary.calls_timed;
   std::vector<std::string> heads = {"rank", "calls", "bytes", "in MPI", "of it finalize", "in compute", "wall"};

@@ -610,9 +610,10 @@ bool TraceRankSource::next(Event& out, double) {
   while (block_done())
     if (!load_block()) return false;
   try {
-    if (folded_block_)
+    if (folded_block_) {
       folded_.next(out);
-    else
+      ++folded_events_read_;
+    } else
       decoder_.next(out);
   } catch (const codec::DecodeError& e) {
     fail(fmt::format("block at offset {}: event {} of the block is malformed: {} (file corrupted)", block_offset_,

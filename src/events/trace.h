@@ -186,6 +186,8 @@ class TraceRankSource : public RankSource {
   std::uint64_t next_block_offset() const { return offset_; }
   bool block_done() const { return folded_block_ ? folded_.done() : decoder_.done(); }
   std::uint64_t events_read() const { return events_read_; }
+  // Of those, the ones read from folded blocks (their times are means).
+  std::uint64_t folded_events_read() const { return folded_events_read_; }
   // Memory held for decoding (at most about one block).
   std::size_t buffered_bytes() const { return compressed_.capacity() + block_.capacity(); }
 
@@ -200,6 +202,7 @@ class TraceRankSource : public RankSource {
   std::uint64_t offset_;  // of the next block header
   std::uint64_t block_offset_ = 0;
   std::uint64_t events_read_ = 0;
+  std::uint64_t folded_events_read_ = 0;
   std::string compressed_, block_;
   codec::BlockDecoder decoder_;
   codec::FoldedBlockDecoder folded_;

@@ -106,6 +106,13 @@ TEST(TraceFold, TenTimesLongerRunLeavesATraceUnderTenPercentLarger) {
   EXPECT_LT(folded_long * 10, exact_long_bytes) << "exact: " << exact_long_bytes;
   expect_same_calls(exact_short, short_run);
   expect_same_calls(exact_long, long_run);
+  // trace show says which times are means.
+  auto shown = perfcast_run({"trace", "show", long_run.string(), "--json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.stderr_text;
+  auto figures = nlohmann::json::parse(shown.stdout_text);
+  EXPECT_GT(figures["folded_events"].get<std::uint64_t>(), 2000u * kRanks * 4);
+  shown = perfcast_run({"trace", "show", exact_long.string(), "--json"});
+  EXPECT_EQ(nlohmann::json::parse(shown.stdout_text)["folded_events"], 0);
 }
 
 TEST(TraceFold, NestedLoopsAndALoopThatChangesKeepTheirCalls) {
