@@ -32,6 +32,7 @@ std::string bytes_text(double b) { return units::format(b, units::Dimension::Byt
 struct TraceOptions {
   std::string output;
   std::vector<std::string> command;
+  bool fold_loops = false;
   bool json = false;
 };
 
@@ -41,7 +42,7 @@ void run_trace(const TraceOptions& o) {
   fs::path library = trace::find_trace_library(exe);
   fs::path dir = fs::absolute(o.output).lexically_normal();
   trace::prepare_trace_dir(dir);
-  int status = trace::run_traced(o.command, library, dir);
+  int status = trace::run_traced(o.command, library, dir, o.fold_loops);
   trace::CollectedTrace collected;
   try {
     collected = trace::collect_trace(dir, o.command);
@@ -88,6 +89,10 @@ void show_trace(const std::string& path, bool json) {
     std::cout << fmt::format(" on {} (clock resolution {})", fmt::join(summary.header.hosts, ", "),
                              seconds_text(summary.header.clock_resolution_s));
   std::cout << "\n";
+  if (summary.folded_events > 0)
+    std::cout << fmt::format(
+        "{} events come from folded loops (--fold-loops): their times are each loop position's mean\n",
+        summary.folded_events);
   using Align = report::Table::Align;
   const bool timed = summary.calls_timed;
   std::vector<std::string> heads = {"rank", "calls", "bytes", "in MPI", "of it finalize", "in compute", "wall"};
@@ -164,6 +169,8 @@ void add_trace_command(CLI::App& app) {
       "Record every MPI call of a real run (PMPI tracer, preloaded) as event streams perfcast simulate replays.");
   cmd->add_option("-o,--output", o->output, "The trace directory to write");
   cmd->add_option("command", o->command, "The launch command, after --: mpirun.openmpi -n 4 ./app args");
+  cmd->add_flag("--fold-loops", o->fold_loops,
+                "Store repeated loops once: events exact, times as per-position min/mean/max (docs/methods.md)");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->require_subcommand(0, 1);
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <utility>
 // XXH64 rather than zlib's crc32: it is several times faster on this kind of
@@ -41,6 +42,14 @@ constexpr std::uint64_t kUnknownEventCount = UINT64_MAX;
 constexpr std::size_t kBlockHeaderBytes = 32;
 constexpr std::uint32_t kBlockMarker = 0x4b424350;  // "PCBK" in little-endian bytes
 constexpr std::uint32_t kEndMarker = 0x4e454350;    // "PCEN"
+constexpr std::uint32_t kFoldedMarker = 0x42464350; // "PCFB"
+constexpr std::uint32_t kTailMarker = 0x4c544350;   // "PCTL"
+constexpr std::size_t kTailHeaderBytes = 24;
+// A folding writer seals its settled items into the stream once its open
+// items hold this many positions per KiB of block_bytes: memory stays bounded
+// while a run that does not repeat itself still gets blocks of useful size.
+constexpr std::uint64_t kPositionsPerKiB = 64;
+constexpr std::uint32_t kSealCheckEvents = 256;
 // Far above any block a writer makes (64 KiB, or one huge v-collective event);
 // a limit so a forged header cannot make the reader allocate without bound.
 constexpr std::uint32_t kMaxBlockBytes = 1u << 30;
@@ -112,6 +121,9 @@ RankWriter::RankWriter(fs::path path, int rank, WriterOptions options)
     : path_(std::move(path)), rank_(rank), options_(options) {
   partial_path_ = path_;
   partial_path_ += ".partial";
+  tail_path_ = partial_path_;
+  tail_path_ += ".tail";
+  if (options_.fold_loops) folder_ = std::make_unique<codec::LoopFolder>(options_.fold_window);
   std::FILE* file = std::fopen(partial_path_.c_str(), "wb");
   if (!file) write_failed(partial_path_);
   char header[kFileHeaderBytes];
@@ -128,14 +140,41 @@ RankWriter::~RankWriter() {
   if (!closed_) {
     std::error_code ignored;
     fs::remove(partial_path_, ignored);
+    fs::remove(tail_path_, ignored);
   }
 }
 
 void RankWriter::append(const Event& event) {
   if (closed_) throw std::logic_error("RankWriter::append after close");
-  encoder_.append(event);
   ++events_;
+  if (folder_) {
+    folder_->append(event);
+    // Counting positions walks the open items: done every kSealCheckEvents.
+    if (++events_since_check_ < kSealCheckEvents) return;
+    events_since_check_ = 0;
+    const std::uint64_t limit = std::max<std::uint64_t>(options_.block_bytes / 1024 * kPositionsPerKiB,
+                                                        4 * static_cast<std::uint64_t>(options_.fold_window));
+    const std::uint64_t positions = folder_->positions();
+    if (positions < limit) return;
+    // Settled items first; when none are and a loop nest keeps growing,
+    // everything: folding goes on from the items that follow.
+    std::size_t count = folder_->settled();
+    if (count == 0 && positions >= 4 * limit) count = folder_->items();
+    if (count == 0) return;
+    seal_items(count);
+    write_tail();
+    return;
+  }
+  encoder_.append(event);
   if (encoder_.bytes().size() >= options_.block_bytes) flush_block();
+}
+
+void RankWriter::flush() {
+  if (closed_) return;
+  if (folder_)
+    write_tail();
+  else
+    flush_block();
 }
 
 // The file is opened per block rather than held open: a TraceWriter of many
@@ -152,10 +191,50 @@ void RankWriter::write(const void* data, std::size_t size) {
 
 void RankWriter::flush_block() {
   if (encoder_.events() == 0) return;
-  const std::string& raw = encoder_.bytes();
+  const std::string& block = make_block(kBlockMarker, encoder_.bytes(), encoder_.events());
+  write(block.data(), block.size());
+  encoder_.clear();
+}
+
+void RankWriter::seal_items(std::size_t count) {
+  if (count == 0) return;
+  folded_.clear();
+  folder_->encode(count, folded_);
+  const std::string& block = make_block(kFoldedMarker, folded_, static_cast<std::uint32_t>(count));
+  write(block.data(), block.size());
+  folder_->drop(count);
+}
+
+// Written whole under a temporary name, then renamed over the last one.
+void RankWriter::write_tail() {
+  std::error_code ignored;
+  if (folder_->items() == 0) {
+    fs::remove(tail_path_, ignored);
+    return;
+  }
+  folded_.clear();
+  folder_->encode(folder_->items(), folded_);
+  const std::string& block = make_block(kFoldedMarker, folded_, static_cast<std::uint32_t>(folder_->items()));
+  char header[kTailHeaderBytes] = {};
+  put_u32(header, kTailMarker);
+  put_u64(header + 8, file_bytes_);
+  put_u64(header + 16, XXH64(header, 16, 0));
+  fs::path next = tail_path_;
+  next += ".new";
+  std::FILE* file = std::fopen(next.c_str(), "wb");
+  if (!file) write_failed(next);
+  bool ok = std::fwrite(header, 1, sizeof header, file) == sizeof header;
+  ok = ok && std::fwrite(block.data(), 1, block.size(), file) == block.size();
+  ok = (std::fclose(file) == 0) && ok;
+  if (!ok) write_failed(next);
+  fs::rename(next, tail_path_, ignored);
+  if (ignored) write_failed(tail_path_);
+}
+
+const std::string& RankWriter::make_block(std::uint32_t marker, const std::string& raw, std::uint32_t count) {
   if (raw.size() > kMaxBlockBytes)
     throw UserError(
-        fmt::format("rank {}: one event encodes to {} bytes, more than a block may hold", rank_, raw.size()),
+        fmt::format("rank {}: a block encodes to {} bytes, more than a block may hold", rank_, raw.size()),
         in_file(path_.string()));
   compressed_.resize(kBlockHeaderBytes + ZSTD_compressBound(raw.size()));
   std::size_t size =
@@ -165,19 +244,23 @@ void RankWriter::flush_block() {
     throw UserError(fmt::format("rank {}: compression failed: {}", rank_, ZSTD_getErrorName(size)),
                     in_file(path_.string()));
   char header[kBlockHeaderBytes];
-  put_u32(header, kBlockMarker);
+  put_u32(header, marker);
   put_u32(header + 4, static_cast<std::uint32_t>(raw.size()));
   put_u32(header + 8, static_cast<std::uint32_t>(size));
-  put_u32(header + 12, encoder_.events());
+  put_u32(header + 12, count);
   put_u64(header + 16, XXH64(compressed_.data() + kBlockHeaderBytes, size, 0));
   seal_header(header);
   std::memcpy(compressed_.data(), header, kBlockHeaderBytes);
-  write(compressed_.data(), kBlockHeaderBytes + size);
-  encoder_.clear();
+  compressed_.resize(kBlockHeaderBytes + size);
+  return compressed_;
 }
 
 void RankWriter::close() {
   if (closed_) return;
+  if (folder_) {
+    seal_items(folder_->items());
+    folder_.reset();
+  }
   flush_block();
   char marker[kBlockHeaderBytes] = {};
   put_u32(marker, kEndMarker);
@@ -190,8 +273,11 @@ void RankWriter::close() {
     throw UserError(fmt::format("cannot rename {} into place: {}", partial_path_.string(), error.message()),
                     in_file(path_.string()));
   closed_ = true;
+  std::error_code ignored;
+  fs::remove(tail_path_, ignored);
   encoder_.release();
   std::string().swap(compressed_);
+  std::string().swap(folded_);
 }
 
 namespace {
@@ -483,11 +569,13 @@ bool TraceRankSource::load_block() {
     std::string().swap(block_);
     return false;
   }
-  if (marker != kBlockMarker) corrupted("not a block header");
+  if (marker == kFoldedMarker && version_ < 3)
+    corrupted(fmt::format("a folded block in a stream of format version {} (folded blocks came with 3)", version_));
+  if (marker != kBlockMarker && marker != kFoldedMarker) corrupted("not a block header");
 
   std::uint32_t raw_size = get_u32(header + 4);
   std::uint32_t compressed_size = get_u32(header + 8);
-  std::uint32_t events = get_u32(header + 12);
+  std::uint32_t events = get_u32(header + 12);  // a folded block: its top-level items
   if (events == 0 || raw_size == 0 || raw_size > kMaxBlockBytes || compressed_size > ZSTD_compressBound(raw_size))
     corrupted("impossible block sizes");
   if (file_size - offset_ - kBlockHeaderBytes < compressed_size)
@@ -501,17 +589,32 @@ bool TraceRankSource::load_block() {
       ZSTD_decompressDCtx(decompression_context(), block_.data(), raw_size, compressed_.data(), compressed_size);
   if (ZSTD_isError(size)) corrupted(std::string("payload does not decompress: ") + ZSTD_getErrorName(size));
   if (size != raw_size) corrupted("payload decompresses to the wrong size");
-  decoder_.reset(reinterpret_cast<const std::uint8_t*>(block_.data()), raw_size, events, version_);
+  const auto* payload = reinterpret_cast<const std::uint8_t*>(block_.data());
+  folded_block_ = marker == kFoldedMarker;
+  if (folded_block_) {
+    try {
+      folded_.reset(payload, raw_size, events);
+    } catch (const codec::DecodeError& e) {
+      corrupted(fmt::format("folded payload is malformed: {}", e.what()));
+    }
+    if (folded_.events() == 0) corrupted("a folded block of no events");
+  } else {
+    decoder_.reset(payload, raw_size, events, version_);
+  }
   offset_ += kBlockHeaderBytes + compressed_size;
   return true;
 }
 
 bool TraceRankSource::next(Event& out, double) {
   if (finished_) return false;
-  while (decoder_.done())
+  while (block_done())
     if (!load_block()) return false;
   try {
-    decoder_.next(out);
+    if (folded_block_) {
+      folded_.next(out);
+      ++folded_events_read_;
+    } else
+      decoder_.next(out);
   } catch (const codec::DecodeError& e) {
     fail(fmt::format("block at offset {}: event {} of the block is malformed: {} (file corrupted)", block_offset_,
                      decoder_.decoded(), e.what()));
@@ -520,6 +623,63 @@ bool TraceRankSource::next(Event& out, double) {
   return true;
 }
 
+namespace {
+
+// How far a stream file reads whole: the end of its last whole block.
+struct WholePrefix {
+  std::uint64_t bytes = kFileHeaderBytes;
+  std::uint64_t events = 0;
+  bool closed = false;   // it ends with a valid end marker
+  std::string stopped;   // why reading stopped (when not closed)
+};
+
+WholePrefix whole_prefix(const fs::path& file, int rank) {
+  TraceRankSource source(file, rank, kUnknownEventCount);
+  WholePrefix out;
+  Event event;
+  try {
+    while (source.next(event))
+      if (source.block_done()) {
+        out.bytes = source.next_block_offset();
+        out.events = source.events_read();
+      }
+    out.closed = true;
+  } catch (const UserError& e) {
+    out.stopped = e.what();
+  }
+  return out;
+}
+
+// The block of a tail file (trace.h) when it is whole and follows exactly
+// `stream_bytes` of its stream; empty otherwise.
+std::string tail_block(const fs::path& tail, std::uint64_t stream_bytes) {
+  std::ifstream in(tail, std::ios::binary);
+  if (!in) return {};
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string bytes = text.str();
+  if (bytes.size() < kTailHeaderBytes + kBlockHeaderBytes) return {};
+  if (get_u32(bytes.data()) != kTailMarker || XXH64(bytes.data(), 16, 0) != get_u64(bytes.data() + 16)) return {};
+  if (get_u64(bytes.data() + 8) != stream_bytes) return {};  // stale: the stream has moved on
+  return bytes.substr(kTailHeaderBytes);
+}
+
+void copy_prefix(const fs::path& from, const fs::path& to, std::uint64_t bytes) {
+  std::ifstream in(from, std::ios::binary);
+  std::ofstream out(to, std::ios::binary | std::ios::trunc);
+  std::vector<char> buffer(1 << 16);
+  while (bytes > 0 && in) {
+    std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, buffer.size()));
+    in.read(buffer.data(), static_cast<std::streamsize>(n));
+    out.write(buffer.data(), in.gcount());
+    bytes -= static_cast<std::uint64_t>(in.gcount());
+  }
+  out.close();
+  if (!out || bytes != 0) write_failed(to);
+}
+
+}  // namespace
+
 SalvagedStream salvage_stream(const fs::path& partial, const fs::path& path, int rank) {
   SalvagedStream out;
   std::error_code error;
@@ -527,23 +687,51 @@ SalvagedStream salvage_stream(const fs::path& partial, const fs::path& path, int
   // Moved aside first: the writer's own temporary file may be `partial`.
   fs::path torn = partial;
   torn += ".torn";
+  fs::path tail = partial;
+  tail += ".tail";
   fs::rename(partial, torn, error);
   if (error) throw UserError(fmt::format("cannot move aside: {}", error.message()), in_file(partial.string()));
-  // The end marker's count is unknown: any count it holds is accepted.
-  TraceRankSource source(torn, rank, kUnknownEventCount);
-  RankWriter writer(path, rank);
-  Event event;
-  try {
-    while (source.next(event)) writer.append(event);
-    out.whole_bytes = out.file_bytes;
-    out.stopped = "the stream was whole (closed before its file was renamed)";
-  } catch (const UserError& e) {
-    out.whole_bytes = source.block_offset() ? source.block_offset() : kFileHeaderBytes;
-    out.stopped = e.what();
+  WholePrefix whole = whole_prefix(torn, rank);
+  out.whole_bytes = whole.closed ? out.file_bytes : whole.bytes;
+  out.stopped = whole.closed ? "the stream was whole (closed before its file was renamed)" : whole.stopped;
+  if (!whole.closed) {
+    // A folding writer's open items: kept when the tail follows the whole blocks.
+    std::string block = tail_block(tail, whole.bytes);
+    if (!block.empty()) {
+      fs::resize_file(torn, whole.bytes, error);
+      if (!error) {
+        std::ofstream append(torn, std::ios::binary | std::ios::app);
+        append.write(block.data(), static_cast<std::streamsize>(block.size()));
+      }
+      out.file_bytes += block.size();
+      WholePrefix with_tail = whole_prefix(torn, rank);
+      if (with_tail.bytes > whole.bytes) {
+        whole = with_tail;
+        out.whole_bytes = whole.bytes;
+        out.stopped += "; the open loops of its tail file were kept";
+      }
+    }
   }
-  out.events = writer.events();
-  writer.close();
+  fs::path staging = path;
+  staging += ".partial";
+  copy_prefix(torn, staging, whole.bytes);
+  char marker[kBlockHeaderBytes] = {};
+  put_u32(marker, kEndMarker);
+  put_u64(marker + 8, whole.events);
+  seal_header(marker);
+  {
+    std::ofstream end(staging, std::ios::binary | std::ios::app);
+    end.write(marker, sizeof marker);
+    end.close();
+    if (!end) write_failed(staging);
+  }
+  fs::rename(staging, path, error);
+  if (error) throw UserError(fmt::format("cannot rename into place: {}", error.message()), in_file(path.string()));
+  out.events = whole.events;
   fs::remove(torn, error);
+  fs::remove(tail, error);
+  tail += ".new";  // a tail whose writer was killed before renaming it
+  fs::remove(tail, error);
   return out;
 }
 

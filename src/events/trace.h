@@ -14,9 +14,23 @@
 // has the same 32-byte shape (u32 "PCEN", u32 0, u64 total events, u64 0,
 // u64 XXH64 of the preceding 24 bytes). All integers are little-endian.
 //
-// Versions: 2 records each MPI call's duration (trace_codec.h); 1, written
-// before, has none, and reads as events whose durations are not recorded. A
-// reader takes every version up to its own and refuses a newer one by name.
+// A folded block (format 3, loop_fold.h) has the same header with "PCFB" and,
+// in place of the event count, the number of its top-level items; its
+// events are what its loops expand to.
+//
+// A writer that folds keeps its newest items open (they may still fold) and
+// writes them, at each flush(), as one folded block in a tail file beside
+// the stream (path + ".partial.tail": "PCTL", u32 0, u64 the stream file's
+// size when it was written, u64 XXH64 of those 16 bytes, then the block),
+// replaced by a rename so a kill leaves the old tail or the new one whole.
+// salvage_stream appends the tail's block when the stream's whole blocks end
+// exactly where the tail says; close() writes the open items into the
+// stream and removes the tail.
+//
+// Versions: 3 may hold folded blocks; 2 records each MPI call's duration
+// (trace_codec.h); 1, written before, has none, and reads as events whose
+// durations are not recorded. A reader takes every version up to its own and
+// refuses a newer one by name.
 #pragma once
 
 #include <cstddef>
@@ -27,11 +41,12 @@
 #include <vector>
 
 #include "events/source.h"
+#include "events/loop_fold.h"
 #include "events/trace_codec.h"
 
 namespace perfcast::events {
 
-inline constexpr std::uint32_t kTraceFormatVersion = 2;
+inline constexpr std::uint32_t kTraceFormatVersion = 3;
 static_assert(kTraceFormatVersion == codec::kCodecVersion, "a stream's version is its blocks' layout");
 inline constexpr const char* kTraceFormatName = "perfcast-trace";
 inline constexpr const char* kManifestName = "trace.json";
@@ -59,6 +74,10 @@ struct TraceManifest {
 struct WriterOptions {
   std::size_t block_bytes = 64 * 1024;  // a block is flushed once its encoded events reach this
   int compression_level = 3;            // zstd level
+  // Fold repeated loops of events (loop_fold.h): the sequence stays exact,
+  // times become per-position statistics. Off: every event's times exact.
+  bool fold_loops = false;
+  std::size_t fold_window = codec::kFoldWindow;
 };
 
 // "rank-000042.pcev"
@@ -76,24 +95,33 @@ class RankWriter {
   RankWriter& operator=(const RankWriter&) = delete;
 
   void append(const Event& event);
-  // Writes the events appended so far as a block now, so a writer killed
-  // later (SIGKILL: no destructor, no close) leaves them whole in the
-  // ".partial" file for salvage_stream.
-  void flush() { flush_block(); }
+  // Writes the events appended so far as a block now (folding: into the tail
+  // file), so a writer killed later (SIGKILL: no destructor, no close) leaves
+  // them whole for salvage_stream.
+  void flush();
   // Flushes the last block, writes the end marker and renames the file into
   // place. Throws UserError when the disk refuses.
   void close();
 
   int rank() const { return rank_; }
   std::uint64_t events() const { return events_; }
+  // The stream file's bytes so far (with a folding writer's tail, once closed).
   std::uint64_t file_bytes() const { return file_bytes_; }
   const std::filesystem::path& path() const { return path_; }
 
  private:
   void flush_block();
+  // Folding: the first `count` items as one folded block, sealed into the stream.
+  void seal_items(std::size_t count);
+  void write_tail();
+  // A block's 32-byte header and compressed payload, from its raw payload.
+  const std::string& make_block(std::uint32_t marker, const std::string& raw, std::uint32_t count);
   void write(const void* data, std::size_t size);
 
-  std::filesystem::path path_, partial_path_;
+  std::filesystem::path path_, partial_path_, tail_path_;
+  std::unique_ptr<codec::LoopFolder> folder_;
+  std::string folded_;
+  std::uint32_t events_since_check_ = 0;
   int rank_;
   WriterOptions options_;
   codec::BlockEncoder encoder_;
@@ -154,7 +182,12 @@ class TraceRankSource : public RankSource {
   std::uint32_t version() const { return version_; }
   // Where the block being read (or the one that failed to read) starts.
   std::uint64_t block_offset() const { return block_offset_; }
+  // Where the next block starts, and whether the one being read is used up.
+  std::uint64_t next_block_offset() const { return offset_; }
+  bool block_done() const { return folded_block_ ? folded_.done() : decoder_.done(); }
   std::uint64_t events_read() const { return events_read_; }
+  // Of those, the ones read from folded blocks (their times are means).
+  std::uint64_t folded_events_read() const { return folded_events_read_; }
   // Memory held for decoding (at most about one block).
   std::size_t buffered_bytes() const { return compressed_.capacity() + block_.capacity(); }
 
@@ -169,8 +202,11 @@ class TraceRankSource : public RankSource {
   std::uint64_t offset_;  // of the next block header
   std::uint64_t block_offset_ = 0;
   std::uint64_t events_read_ = 0;
+  std::uint64_t folded_events_read_ = 0;
   std::string compressed_, block_;
   codec::BlockDecoder decoder_;
+  codec::FoldedBlockDecoder folded_;
+  bool folded_block_ = false;
   bool finished_ = false;
 };
 
@@ -200,9 +236,10 @@ struct SalvagedStream {
 };
 
 // Reads the stream file `partial` (RankWriter's ".partial" file of rank
-// `rank`, left by a process that was killed) up to its last whole block and
-// writes those events as a closed stream at `path`. Throws UserError only
-// when `partial` is not a stream at all (no file header).
+// `rank`, left by a process that was killed) up to its last whole block, and
+// its tail file's block when that follows them, and writes those blocks as a
+// closed stream at `path`. Throws UserError only when `partial` is not a
+// stream at all (no file header).
 SalvagedStream salvage_stream(const std::filesystem::path& partial, const std::filesystem::path& path, int rank);
 
 // Copies every rank of `job` into a trace at `dir` (see TraceWriter).

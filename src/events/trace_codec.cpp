@@ -151,7 +151,12 @@ void BlockEncoder::release() {
   std::string().swap(buffer_);
 }
 
-void BlockEncoder::append(const Event& e) {
+namespace {
+
+// Writes `e` in the block layout. Without `with_times` its time values are
+// left out: the kind byte's top bit and the mask's kSeconds bit still say
+// which it has (a folded block's shape, loop_fold.h).
+void put_fields(std::string& out, const Event& e, std::uint64_t& previous_request, bool with_times) {
   std::uint32_t mask = 0;
   if (e.peer != kDefault.peer) mask |= kPeer;
   if (e.tag != kDefault.tag) mask |= kTag;
@@ -173,54 +178,46 @@ void BlockEncoder::append(const Event& e) {
   if (e.site != kDefault.site) mask |= kSite;
 
   const bool timed = !same_bits(e.duration_s, kDefault.duration_s);
-  buffer_.push_back(static_cast<char>(static_cast<std::uint8_t>(e.kind) | (timed ? kHasDuration : 0)));
-  put_varint(buffer_, mask);
-  if (mask & kPeer) put_signed(buffer_, e.peer);
-  if (mask & kTag) put_signed(buffer_, e.tag);
-  if (mask & kBytes) put_varint(buffer_, e.bytes);
+  out.push_back(static_cast<char>(static_cast<std::uint8_t>(e.kind) | (timed ? kHasDuration : 0)));
+  put_varint(out, mask);
+  if (mask & kPeer) put_signed(out, e.peer);
+  if (mask & kTag) put_signed(out, e.tag);
+  if (mask & kBytes) put_varint(out, e.bytes);
   if (mask & kRequest) {
-    put_delta(buffer_, e.request, previous_request_);
-    previous_request_ = e.request;
+    put_delta(out, e.request, previous_request);
+    previous_request = e.request;
   }
   if (mask & kRequests) {
-    put_varint(buffer_, e.requests.size());
-    std::uint64_t previous = previous_request_;
+    put_varint(out, e.requests.size());
+    std::uint64_t previous = previous_request;
     for (std::uint64_t r : e.requests) {
-      put_delta(buffer_, r, previous);
+      put_delta(out, r, previous);
       previous = r;
     }
   }
-  if (mask & kSeconds) put_double(buffer_, e.seconds);
-  if (mask & kComm) put_signed(buffer_, e.comm);
-  if (mask & kRoot) put_signed(buffer_, e.root);
-  if (mask & kBytes2) put_varint(buffer_, e.bytes2);
-  if (mask & kTag2) put_signed(buffer_, e.tag2);
-  if (mask & kFlops) put_double(buffer_, e.flops);
-  if (mask & kBytesMoved) put_double(buffer_, e.bytes_moved);
-  if (mask & kCounts) put_list(buffer_, e.counts);
-  if (mask & kCounts2) put_list(buffer_, e.counts2);
-  if (mask & kColor) put_signed(buffer_, e.color);
-  if (mask & kKey) put_signed(buffer_, e.key);
-  if (mask & kNewComm) put_signed(buffer_, e.new_comm);
-  if (mask & kSite) put_varint(buffer_, e.site);
-  if (timed) put_duration(buffer_, e.duration_s);
-  ++events_;
+  if ((mask & kSeconds) && with_times) put_double(out, e.seconds);
+  if (mask & kComm) put_signed(out, e.comm);
+  if (mask & kRoot) put_signed(out, e.root);
+  if (mask & kBytes2) put_varint(out, e.bytes2);
+  if (mask & kTag2) put_signed(out, e.tag2);
+  if (mask & kFlops) put_double(out, e.flops);
+  if (mask & kBytesMoved) put_double(out, e.bytes_moved);
+  if (mask & kCounts) put_list(out, e.counts);
+  if (mask & kCounts2) put_list(out, e.counts2);
+  if (mask & kColor) put_signed(out, e.color);
+  if (mask & kKey) put_signed(out, e.key);
+  if (mask & kNewComm) put_signed(out, e.new_comm);
+  if (mask & kSite) put_varint(out, e.site);
+  if (timed && with_times) put_duration(out, e.duration_s);
 }
 
-void BlockDecoder::reset(const std::uint8_t* data, std::size_t size, std::uint32_t events, std::uint32_t version) {
-  version_ = version;
-  position_ = data;
-  end_ = data + size;
-  events_ = events;
-  decoded_ = 0;
-  previous_request_ = 0;
-}
-
-void BlockDecoder::next(Event& e) {
-  Reader in{position_, end_};
-  if (position_ == end_) Reader::fail("payload ends before its last event");
-  std::uint8_t kind = *position_++;
-  const bool timed = version_ >= 2 && (kind & kHasDuration);
+// Reads what put_fields wrote. Without `with_times` the times read as
+// "not given" and the returned flags say which the event has.
+EventTimes get_fields(Reader& in, Event& e, std::uint64_t& previous_request, std::uint32_t version,
+                      bool with_times) {
+  if (in.p == in.end) Reader::fail("payload ends before its last event");
+  std::uint8_t kind = *in.p++;
+  const bool timed = version >= 2 && (kind & kHasDuration);
   if (timed) kind &= static_cast<std::uint8_t>(~kHasDuration);
   if (kind >= kKindCount) Reader::fail("unknown event kind");
   std::uint64_t mask = in.varint();
@@ -232,18 +229,18 @@ void BlockDecoder::next(Event& e) {
   e.tag = (mask & kTag) ? in.int32() : kDefault.tag;
   e.bytes = (mask & kBytes) ? in.varint() : kDefault.bytes;
   if (mask & kRequest) {
-    e.request = in.delta(previous_request_);
-    previous_request_ = e.request;
+    e.request = in.delta(previous_request);
+    previous_request = e.request;
   } else {
     e.request = kDefault.request;
   }
   e.requests.clear();
   if (mask & kRequests) {
     e.requests.resize(in.length());
-    std::uint64_t previous = previous_request_;
+    std::uint64_t previous = previous_request;
     for (auto& r : e.requests) previous = r = in.delta(previous);
   }
-  e.seconds = (mask & kSeconds) ? in.real() : kDefault.seconds;
+  e.seconds = (mask & kSeconds) && with_times ? in.real() : kDefault.seconds;
   e.comm = (mask & kComm) ? in.int32() : kDefault.comm;
   e.root = (mask & kRoot) ? in.int32() : kDefault.root;
   e.bytes2 = (mask & kBytes2) ? in.varint() : kDefault.bytes2;
@@ -264,9 +261,56 @@ void BlockDecoder::next(Event& e) {
   } else {
     e.site = kDefault.site;
   }
-  e.duration_s = timed ? in.duration() : kDefault.duration_s;
+  e.duration_s = timed && with_times ? in.duration() : kDefault.duration_s;
   e.live = nullptr;
+  return {(mask & kSeconds) != 0, timed};
+}
 
+}  // namespace
+
+void BlockEncoder::append(const Event& e) {
+  put_fields(buffer_, e, previous_request_, true);
+  ++events_;
+}
+
+void put_shape(std::string& out, const Event& e, std::uint64_t& previous_request) {
+  put_fields(out, e, previous_request, false);
+}
+
+EventTimes get_shape(const std::uint8_t*& p, const std::uint8_t* end, Event& e, std::uint64_t& previous_request) {
+  Reader in{p, end};
+  return get_fields(in, e, previous_request, kCodecVersion, false);
+}
+
+void put_time(std::string& out, double seconds) { put_duration(out, seconds); }
+void put_raw_double(std::string& out, double value) { put_double(out, value); }
+void put_number(std::string& out, std::uint64_t value) { put_varint(out, value); }
+
+double get_time(const std::uint8_t*& p, const std::uint8_t* end) {
+  Reader in{p, end};
+  return in.duration();
+}
+double get_raw_double(const std::uint8_t*& p, const std::uint8_t* end) {
+  Reader in{p, end};
+  return in.real();
+}
+std::uint64_t get_number(const std::uint8_t*& p, const std::uint8_t* end) {
+  Reader in{p, end};
+  return in.varint();
+}
+
+void BlockDecoder::reset(const std::uint8_t* data, std::size_t size, std::uint32_t events, std::uint32_t version) {
+  version_ = version;
+  position_ = data;
+  end_ = data + size;
+  events_ = events;
+  decoded_ = 0;
+  previous_request_ = 0;
+}
+
+void BlockDecoder::next(Event& e) {
+  Reader in{position_, end_};
+  get_fields(in, e, previous_request_, version_, true);
   ++decoded_;
   if (done() && position_ != end_) Reader::fail("bytes left after the block's last event");
 }

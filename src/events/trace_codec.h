@@ -19,6 +19,12 @@
 // durations: 2 bytes up to 8 us, 3 up to 1 ms, 4 up to 134 ms), v = 1 is
 // followed by the raw double (any other value). Version 1 has no such bit:
 // a reader of version 1 data refuses a kind byte with it.
+//
+// Format version 3 adds folded blocks (loop_fold.h): repeated loops of events
+// stored once with their trip counts. Their events are written as shapes:
+// the layout above without the time values (the kind byte's top bit and the
+// mask's seconds bit still say which times the event has); the times follow
+// as loop_fold.h describes. Plain blocks are the same as in version 2.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +42,30 @@ struct DecodeError : std::runtime_error {
 };
 
 // The newest block layout, the one the encoder writes.
-inline constexpr std::uint32_t kCodecVersion = 2;
+inline constexpr std::uint32_t kCodecVersion = 3;
+
+// Which times an event carries: its compute seconds, its call's duration.
+struct EventTimes {
+  bool seconds = false;
+  bool duration = false;
+};
+
+// An event's shape: every field but its time values, with its requests as
+// differences from `previous_request` (updated as for a block). Two events of
+// a loop's iterations have equal shapes when they differ only in time.
+void put_shape(std::string& out, const Event& event, std::uint64_t& previous_request);
+// Reads a shape at `p` (advanced past it): the times read as "not given";
+// the result says which the event has. Throws DecodeError.
+EventTimes get_shape(const std::uint8_t*& p, const std::uint8_t* end, Event& event, std::uint64_t& previous_request);
+
+// The pieces folded blocks are made of: a time (whole nanoseconds when exact,
+// as durations are, else a raw double), a raw double, a varint.
+void put_time(std::string& out, double seconds);
+void put_raw_double(std::string& out, double value);
+void put_number(std::string& out, std::uint64_t value);
+double get_time(const std::uint8_t*& p, const std::uint8_t* end);
+double get_raw_double(const std::uint8_t*& p, const std::uint8_t* end);
+std::uint64_t get_number(const std::uint8_t*& p, const std::uint8_t* end);
 
 class BlockEncoder {
  public:

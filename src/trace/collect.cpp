@@ -23,7 +23,7 @@ SourceLocation in_file(const fs::path& path) { return {path.string(), std::nullo
 
 // The files a traced run writes: streams (finished or not) and info files.
 bool is_run_file(const std::string& name) {
-  static const std::regex pattern(R"(rank-\d{6}\.(pcev|info\.json|phases\.json)(\.partial|\.partial\.torn)?)");
+  static const std::regex pattern(R"(rank-\d{6}\.(pcev|info\.json|phases\.json)(\.partial|\.partial\.torn|\.partial\.tail|\.partial\.tail\.new)?)");
   return std::regex_match(name, pattern);
 }
 

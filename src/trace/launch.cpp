@@ -51,12 +51,13 @@ std::vector<std::string> traced_command(const std::vector<std::string>& command,
   return out;
 }
 
-int run_traced(const std::vector<std::string>& command, const fs::path& library, const fs::path& dir) {
+int run_traced(const std::vector<std::string>& command, const fs::path& library, const fs::path& dir,
+               bool fold_loops) {
   if (command.empty())
     throw UserError("no command to trace", {}, "give it after --: perfcast trace -o DIR -- mpirun.openmpi -n 4 ./app");
   std::string preload = library.string();
   if (const char* earlier = std::getenv("LD_PRELOAD"); earlier && *earlier) preload += std::string(":") + earlier;
-  std::vector<std::string> words = traced_command(command);
+  std::vector<std::string> words = traced_command(command, {kTraceFoldVariable});
   std::vector<char*> argv;
   for (auto& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
@@ -70,6 +71,7 @@ int run_traced(const std::vector<std::string>& command, const fs::path& library,
     ::close(ready[0]);
     setenv("LD_PRELOAD", preload.c_str(), 1);
     setenv(kTraceDirVariable, dir.c_str(), 1);
+    setenv(kTraceFoldVariable, fold_loops ? "1" : "0", 1);
     execvp(argv[0], argv.data());
     int error = errno;
     ssize_t ignored = ::write(ready[1], &error, sizeof error);

@@ -19,10 +19,11 @@ std::vector<std::string> traced_command(const std::vector<std::string>& command,
                                         const std::vector<std::string>& also_exported = {});
 
 // Runs `command` (searched in PATH) with the tracer preloaded, writing into
-// `dir` (absolute); waits for it. Returns its exit status (128 + signal when
+// `dir` (absolute); waits for it. `fold_loops`: the ranks fold their repeated
+// loops (kTraceFoldVariable). Returns its exit status (128 + signal when
 // killed). Throws UserError when it cannot be started.
 int run_traced(const std::vector<std::string>& command, const std::filesystem::path& library,
-               const std::filesystem::path& dir);
+               const std::filesystem::path& dir, bool fold_loops = false);
 
 // Makes `dir` ready for a signature run: created when absent; the files of an
 // earlier one there (phase patterns, measurements, the job's log, a full

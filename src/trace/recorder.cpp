@@ -293,7 +293,11 @@ void start(State& s, const Call& call, double duration_s) {
       s.matcher = std::make_unique<PhaseMatcher>(std::move(patterns), s.info.rank, s.init_end_s);
       if (s.matcher->complete()) write_measurement(s, false);  // this rank takes part in no phase
     } else {
-      s.writer = std::make_unique<events::RankWriter>(s.dir / events::rank_file_name(s.info.rank), s.info.rank);
+      events::WriterOptions options;
+      const char* fold = std::getenv(kTraceFoldVariable);
+      options.fold_loops = fold && std::string(fold) == "1";
+      s.writer =
+          std::make_unique<events::RankWriter>(s.dir / events::rank_file_name(s.info.rank), s.info.rank, options);
       Event init;
       init.kind = Kind::Init;
       init.duration_s = duration_s;

@@ -5,6 +5,9 @@ namespace perfcast::trace {
 
 // The directory every rank of a traced run writes its stream and info file into.
 inline constexpr const char* kTraceDirVariable = "PERFCAST_TRACE_DIR";
+// "1": each rank folds its repeated loops of events (events/loop_fold.h: the
+// sequence exact, times as per-position statistics); unset: every time exact.
+inline constexpr const char* kTraceFoldVariable = "PERFCAST_TRACE_FOLD_LOOPS";
 // Overrides where `perfcast trace` finds the tracer library.
 inline constexpr const char* kTraceLibraryVariable = "PERFCAST_TRACE_LIBRARY";
 inline constexpr const char* kTraceLibraryName = "libperfcast_trace.so";

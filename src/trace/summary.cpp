@@ -63,6 +63,7 @@ TraceSummary summarize_trace(const fs::path& dir) {
       rank.stats.add(event);
       if (event.kind == Kind::Init && event.duration_s >= 0) init_s = init_s.value_or(0) + event.duration_s;
     }
+    out.folded_events += static_cast<const events::TraceRankSource&>(*source).folded_events_read();
     rank.stats.rank = r;
     rank.calls = rank.stats.events - rank.stats.by_kind[index(Kind::Compute)];
     rank.bytes = rank.stats.bytes_sent + rank.stats.collective_bytes;
@@ -122,6 +123,7 @@ json to_json(const TraceSummary& summary) {
           {"hosts", summary.header.hosts},
           {"clock_resolution_s", summary.header.clock_resolution_s},
           {"calls_timed", summary.calls_timed},
+          {"folded_events", summary.folded_events},
           {"call_kinds", kinds_json(summary.call_kinds)},
           {"cut_short", cut_short},
           {"ranks", std::move(ranks)}};

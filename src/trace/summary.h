@@ -50,6 +50,9 @@ struct TraceSummary {
   TraceHeader header;
   std::vector<RankSummary> ranks;
   bool calls_timed = false;  // the streams record each call's duration
+  // Events read from folded loops (--fold-loops): their times are each loop
+  // position's mean, not their own.
+  std::uint64_t folded_events = 0;
   // Every kind of call over all ranks but MPI_Init: by time, longest first,
   // when calls_timed; else by count.
   std::vector<CallKindTime> call_kinds;

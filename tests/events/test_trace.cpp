@@ -122,7 +122,7 @@ TEST_F(TraceTest, ManifestIsReadableJson) {
   writer.close();
   nlohmann::json manifest = nlohmann::json::parse(std::ifstream(root_ / "t" / "trace.json"));
   EXPECT_EQ(manifest["format"], "perfcast-trace");
-  EXPECT_EQ(manifest["version"], 2);
+  EXPECT_EQ(manifest["version"], 3);
   EXPECT_EQ(manifest["ranks"], 2);
   EXPECT_EQ(manifest["program"], "wave3d");
   EXPECT_EQ(manifest["streams"][1]["file"], "rank-000001.pcev");
@@ -213,7 +213,7 @@ TEST_F(TraceTest, OldFormatRefusesADurationItCannotHold) {
     std::ifstream in(file, std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  ASSERT_EQ(bytes[8], 2);  // the stream's format version
+  ASSERT_EQ(bytes[8], 3);  // the stream's format version
   bytes[8] = 1;
   std::ofstream(file, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   std::string error = error_of([&] { read_all(*open_trace(root_ / "t")); });
@@ -439,10 +439,10 @@ TEST_F(DamagedTraceTest, ManifestMismatches) {
   expect_contains(read_rank3(), "rank 3: the stream holds 500 events, trace.json says 499");
 
   edited = manifest;
-  edited["version"] = 3;
+  edited["version"] = 4;
   rewrite(edited);
   expect_contains(error_of([&] { open_trace(root_ / "t"); }),
-                  "trace format version 3 is not one this perfcast reads (1 to 2)");
+                  "trace format version 4 is not one this perfcast reads (1 to 3)");
 
   rewrite(manifest);
   fs::remove(file_);
