@@ -31,7 +31,7 @@
 
 namespace perfcast::events {
 
-inline constexpr std::uint32_t kTraceFormatVersion = 2;
+inline constexpr std::uint32_t kTraceFormatVersion = 3;
 static_assert(kTraceFormatVersion == codec::kCodecVersion, "a stream's version is its blocks' layout");
 inline constexpr const char* kTraceFormatName = "perfcast-trace";
 inline constexpr const char* kManifestName = "trace.json";

@@ -222,6 +222,9 @@ void BlockDecoder::next(Event& e) {
   std::uint8_t kind = *position_++;
   const bool timed = version_ >= 2 && (kind & kHasDuration);
   if (timed) kind &= static_cast<std::uint8_t>(~kHasDuration);
+  // Before version 3 the vocabulary ended at Finalize, and the marker took the number
+  // MPI_Pcontrol (appended after Finalize) has now.
+  if (version_ < 3 && kind == static_cast<std::uint8_t>(Kind::Pcontrol)) kind = static_cast<std::uint8_t>(Kind::Marker);
   if (kind >= kKindCount) Reader::fail("unknown event kind");
   std::uint64_t mask = in.varint();
   if (mask & ~static_cast<std::uint64_t>(kAllFields)) Reader::fail("unknown field");

@@ -19,6 +19,9 @@
 // durations: 2 bytes up to 8 us, 3 up to 1 ms, 4 up to 134 ms), v = 1 is
 // followed by the raw double (any other value). Version 1 has no such bit:
 // a reader of version 1 data refuses a kind byte with it.
+//
+// Format version 3 appends MPI_Pcontrol to the vocabulary's kinds, so the marker's
+// number moves up by one: in older data the number Pcontrol has now is a marker.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +39,7 @@ struct DecodeError : std::runtime_error {
 };
 
 // The newest block layout, the one the encoder writes.
-inline constexpr std::uint32_t kCodecVersion = 2;
+inline constexpr std::uint32_t kCodecVersion = 3;
 
 class BlockEncoder {
  public:

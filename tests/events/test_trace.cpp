@@ -122,7 +122,7 @@ TEST_F(TraceTest, ManifestIsReadableJson) {
   writer.close();
   nlohmann::json manifest = nlohmann::json::parse(std::ifstream(root_ / "t" / "trace.json"));
   EXPECT_EQ(manifest["format"], "perfcast-trace");
-  EXPECT_EQ(manifest["version"], 2);
+  EXPECT_EQ(manifest["version"], 3);
   EXPECT_EQ(manifest["ranks"], 2);
   EXPECT_EQ(manifest["program"], "wave3d");
   EXPECT_EQ(manifest["streams"][1]["file"], "rank-000001.pcev");
@@ -165,6 +165,32 @@ TEST_F(TraceTest, CallDurationsRoundTripCompactly) {
   encoder.append(call);
   EXPECT_EQ(untimed, 2u);
   EXPECT_EQ(encoder.bytes().size(), untimed + 3);
+}
+
+// MPI_Pcontrol took the kind number the marker had before version 3: a version 3
+// stream keeps the two apart, and an older stream's number is its marker.
+TEST_F(TraceTest, PcontrolAndMarkerKeepTheirKindsAcrossVersions) {
+  codec::BlockEncoder encoder;
+  Event pcontrol;
+  pcontrol.kind = Kind::Pcontrol;
+  pcontrol.tag = 1;
+  Event marker;
+  marker.kind = Kind::Marker;
+  marker.tag = 7;
+  encoder.append(pcontrol);
+  encoder.append(marker);
+  const auto* data = reinterpret_cast<const std::uint8_t*>(encoder.bytes().data());
+  codec::BlockDecoder decoder;
+  Event e;
+  decoder.reset(data, encoder.bytes().size(), 2, 3);
+  decoder.next(e);
+  EXPECT_EQ(e, pcontrol);
+  decoder.next(e);
+  EXPECT_EQ(e, marker);
+  decoder.reset(data, encoder.bytes().size(), 1, 2);
+  decoder.next(e);
+  EXPECT_EQ(e.kind, Kind::Marker);
+  EXPECT_EQ(e.tag, 1);
 }
 
 // A trace written by the tracer at format version 1 (before call durations,
@@ -439,10 +465,10 @@ TEST_F(DamagedTraceTest, ManifestMismatches) {
   expect_contains(read_rank3(), "rank 3: the stream holds 500 events, trace.json says 499");
 
   edited = manifest;
-  edited["version"] = 3;
+  edited["version"] = 4;
   rewrite(edited);
   expect_contains(error_of([&] { open_trace(root_ / "t"); }),
-                  "trace format version 3 is not one this perfcast reads (1 to 2)");
+                  "trace format version 4 is not one this perfcast reads (1 to 3)");
 
   rewrite(manifest);
   fs::remove(file_);
