@@ -54,6 +54,9 @@ simulate:engine_bytes_per_rank
 predict:placement
 predict:simulated.placement
 simulate:placement
+predict:simulated.timed_region
+predict:baseline_simulated.timed_region
+simulate:timed_region
 '
 summary="$work/fields"
 : >"$summary"
