@@ -34,7 +34,7 @@ import json, sys
 # Run-time fields, and fields the report and the simulator gained on purpose
 # (docs/json.md): left out on both sides; a simulated rank'"'"'s time_s is its end_s.
 volatile = {"wall_s", "mpi_calls_per_s", "estimates", "instruction_flops", "warnings", "engine_bytes_per_rank",
-            "nranks", "slowest", "slowest_component", "coverage", "placement", "mpi"}
+            "nranks", "slowest", "slowest_component", "coverage", "placement", "mpi", "timed_region"}
 def strip(v, in_simulated=False):
     if isinstance(v, dict):
         out = {}

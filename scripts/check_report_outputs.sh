@@ -55,6 +55,9 @@ predict:placement
 predict:simulated.placement
 simulate:placement
 simulate:mpi
+predict:simulated.timed_region
+predict:baseline_simulated.timed_region
+simulate:timed_region
 '
 summary="$work/fields"
 : >"$summary"

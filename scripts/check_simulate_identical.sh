@@ -63,7 +63,7 @@ start = out.index("{") if "{" in out else len(out)
 lines = [l for l in out[:start] if l] + [l for l in open(sys.argv[2]).read().split("\n") if l]
 try:
     doc = json.loads("\n".join(out[start:]))
-    for k in ("wall_s", "mpi_calls_per_s", "warnings", "engine_bytes_per_rank", "placement"):
+    for k in ("wall_s", "mpi_calls_per_s", "warnings", "engine_bytes_per_rank", "placement", "timed_region"):
         doc.pop(k, None)
     print(json.dumps(doc, sort_keys=True, indent=1))
 except ValueError:

@@ -151,6 +151,8 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
 int MPI_Initialized(int* flag);
 int MPI_Finalize(void);
 int MPI_Finalized(int* flag);
+/* A tool's hook: level 1 starts the timed region, 0 ends it (an event; costs nothing). */
+int MPI_Pcontrol(const int level, ...);
 int MPI_Abort(MPI_Comm comm, int errorcode);
 double MPI_Wtime(void); /* the rank's simulated clock, in seconds */
 double MPI_Wtick(void);

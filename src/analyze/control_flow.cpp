@@ -101,7 +101,8 @@ bool does_work(const llvm::Function* f, int depth, std::map<const llvm::Function
         if (const Function* callee = call->getCalledFunction()) {
           auto spec = mpi_specs().find(callee->getName().str());
           if (spec != mpi_specs().end())
-            work = spec->second.op != mpi::Op::Init && spec->second.op != mpi::Op::Finalize;
+            work = spec->second.op != mpi::Op::Init && spec->second.op != mpi::Op::Finalize &&
+                   spec->second.op != mpi::Op::Pcontrol;
           else
             work = does_work(callee, depth + 1, memo);
         }

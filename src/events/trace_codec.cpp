@@ -219,6 +219,9 @@ EventTimes get_fields(Reader& in, Event& e, std::uint64_t& previous_request, std
   std::uint8_t kind = *in.p++;
   const bool timed = version >= 2 && (kind & kHasDuration);
   if (timed) kind &= static_cast<std::uint8_t>(~kHasDuration);
+  // Before version 3 the vocabulary ended at Finalize, and the marker took the number
+  // MPI_Pcontrol (appended after Finalize) has now.
+  if (version < 3 && kind == static_cast<std::uint8_t>(Kind::Pcontrol)) kind = static_cast<std::uint8_t>(Kind::Marker);
   if (kind >= kKindCount) Reader::fail("unknown event kind");
   std::uint64_t mask = in.varint();
   if (mask & ~static_cast<std::uint64_t>(kAllFields)) Reader::fail("unknown field");

@@ -24,7 +24,10 @@
 // stored once with their trip counts. Their events are written as shapes:
 // the layout above without the time values (the kind byte's top bit and the
 // mask's seconds bit still say which times the event has); the times follow
-// as loop_fold.h describes. Plain blocks are the same as in version 2.
+// as loop_fold.h describes. Plain blocks keep version 2's layout.
+//
+// Format version 3 also appends MPI_Pcontrol to the vocabulary's kinds, so the marker's
+// number moves up by one: in older data the number Pcontrol has now is a marker.
 #pragma once
 
 #include <cstddef>

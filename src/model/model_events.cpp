@@ -466,7 +466,8 @@ class RankEvaluator {
       case Op::Iprobe:
       case Op::Barrier:
       case Op::Init:
-      case Op::Finalize: e.bytes = 0; break;
+      case Op::Finalize:
+      case Op::Pcontrol: e.bytes = 0; break;
       case Op::Bcast:
       case Op::Reduce:
       case Op::Allreduce:

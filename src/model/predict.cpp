@@ -311,6 +311,7 @@ Prediction price_counts(const ProgramModel& model, const SymbolicCosts& costs, c
       // MPI_Send(..., rank + 1, ...)` on the last rank): its peer is never
       // addressed, so it is not checked.
       if (call.calls <= 0) continue;
+      if (call.op == mpi::Op::Pcontrol) continue;  // a tool's hook: the library does nothing
       rp.overhead_s += call.calls * pricing.overhead_s();
       const bool send = mpi::facts(call.op).sends;
       const bool creates = mpi::creates_communicator(call.op);

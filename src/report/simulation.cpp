@@ -88,6 +88,15 @@ std::string warnings_text(const std::vector<sim::RankWarnings>& warnings) {
   return out;
 }
 
+// The region the job's MPI_Pcontrol calls mark, when they mark one.
+std::string timed_region_text(const std::optional<sim::TimedRegion>& region) {
+  if (!region) return "";
+  if (!region->problem.empty()) return fmt::format("timed region (MPI_Pcontrol): none: {}\n", region->problem);
+  std::size_t n = region->occurrences_s.size();
+  return fmt::format("timed region (MPI_Pcontrol): {} ({}, the slowest rank's)\n", seconds_text(region->time_s),
+                     n == 1 ? std::string("1 region") : fmt::format("the median of {} regions", n));
+}
+
 }  // namespace
 
 nlohmann::json sim_result_json(const SimResult& r, bool include_wall, const PlacementContext& placement) {
@@ -96,6 +105,18 @@ nlohmann::json sim_result_json(const SimResult& r, bool include_wall, const Plac
     const auto& t = r.ranks[i];
     ranks.push_back(
         {{"rank", i}, {"calc_s", t.calc_s}, {"wait_s", t.wait_s}, {"comm_s", t.comm_s}, {"end_s", t.end_s}});
+  }
+  nlohmann::json region = nullptr;
+  if (r.timed_region) {
+    const sim::TimedRegion& tr = *r.timed_region;
+    region = {{"time_s", tr.problem.empty() ? nlohmann::json(tr.time_s) : nlohmann::json(nullptr)},
+              {"occurrences_s", tr.occurrences_s},
+              {"problem", tr.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(tr.problem)}};
+    for (size_t i = 0; i < tr.ranks.size() && i < ranks.size(); ++i) {
+      ranks[i]["region_start_s"] = tr.ranks[i].start_s;
+      ranks[i]["region_end_s"] = tr.ranks[i].end_s;
+      ranks[i]["region_s"] = tr.ranks[i].inside_s;
+    }
   }
   nlohmann::json kinds = nlohmann::json::object();
   for (int k = 0; k < events::kKindCount; ++k)
@@ -115,6 +136,7 @@ nlohmann::json sim_result_json(const SimResult& r, bool include_wall, const Plac
       {"ranks", ranks},
       {"warnings", warnings_json(r.warnings)},
       {"placement", placement_json(r.placement, placement)},
+      {"timed_region", region},
   };
   if (include_wall) {
     j["wall_s"] = r.wall_s;
@@ -192,6 +214,7 @@ std::string simulation_table(const SimResult& r, const SimulationContext& contex
     out += "\n" + slow.render();
   }
   out += fmt::format("\npredicted time: {} ({})\n", seconds_text(r.predicted_time_s), why(r));
+  out += timed_region_text(r.timed_region);
   out += fmt::format("simulated {} events ({} MPI calls) in {:.3g} s: {:.3g} MPI calls/s\n", r.events, r.mpi_calls,
                      r.wall_s, r.wall_s > 0 ? static_cast<double>(r.mpi_calls) / r.wall_s : 0.0);
   out += warnings_text(r.warnings);

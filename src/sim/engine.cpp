@@ -151,6 +151,7 @@ class Engine {
   std::uint64_t next_progress_check_ = kProgressCheckEvents;
   std::chrono::steady_clock::time_point last_progress_{};
   SimResult result_;
+  TimedRegionMarks region_marks_;
   std::vector<MemberOutcome> outcomes_;
 };
 
@@ -246,6 +247,7 @@ SimResult Engine::run() {
       result_.slowest_waited_on = best->peer;
     }
   }
+  result_.timed_region = region_marks_.region(nranks_);
   result_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return std::move(result_);
 }
@@ -449,6 +451,7 @@ void Engine::process(RankState& R, int r) {
       return;
     }
     case Kind::CommFree: free_communicator(R, r); return;
+    case Kind::Pcontrol: region_marks_.mark(r, e.tag, R.clock); return;
     case Kind::Init:
     case Kind::Finalize:
     case Kind::Marker: return;

@@ -43,6 +43,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,7 @@
 #include "events/source.h"
 #include "machine/machine.h"
 #include "machine/pricing.h"
+#include "sim/timed_region.h"
 
 namespace perfcast::sim {
 
@@ -130,6 +132,8 @@ struct SimResult {
   // Where the ranks sat: on a node holding more ranks than cores they
   // time-share its cores (machine::NodeLoad; bursts the engine prices).
   machine::Placement placement;
+  // The app's timed region from its MPI_Pcontrol marks; nullopt when it marks none.
+  std::optional<TimedRegion> timed_region;
 };
 
 // Runs the whole job. Throws UserError for inconsistent streams (naming the

@@ -22,7 +22,7 @@ enum class OpClass : std::uint8_t {
   Completion,    // completes requests made by nonblocking calls
   Collective,    // over every rank of a communicator
   Communicator,  // creates or frees a communicator (collective over the old one)
-  Environment,   // MPI's start and end
+  Environment,   // MPI's start and end, and the tools' hook MPI_Pcontrol
 };
 
 enum class Op : std::uint8_t {

@@ -29,6 +29,9 @@ COUNTS_FIELDS = {"scounts": "send_counts", "rcounts": "recv_counts"}
 
 class Arg:
     def __init__(self, text, where):
+        if text.strip() == "...":  # a variadic call's tail: declared, never passed on
+            self.role, self.ctype, self.name, self.array, self.decl = "...", "", "", False, "..."
+            return
         m = re.fullmatch(r"\s*(.+?)\s*\[([a-z-]+)\]\s*", text)
         if not m:
             sys.exit(f"{where}: argument '{text}' has no [role]")
@@ -182,7 +185,7 @@ def recorded(call, args, language, invoke, result):
 
 def c_wrapper(call):
     params = ", ".join(a.decl for a in call.args) or "void"
-    names = ", ".join(a.name for a in call.args)
+    names = ", ".join(a.name for a in call.args if a.role != "...")
     body = []
     if call.kind not in ("Init", "Finalize"):  # these start and end the recorder, and report its errors
         body.append(f"if (!recorder_active()) return P{call.name}({names});")
@@ -192,15 +195,17 @@ def c_wrapper(call):
 
 
 def fortran_wrapper(call):
-    args = [a for a in call.args if a.role != "cargs"]
+    args = [a for a in call.args if a.role not in ("cargs", "...")]
     lower = call.name.lower()
-    params = ", ".join([a.fortran_decl() for a in args] + ["MPI_Fint* ierr"])
-    names = ", ".join([a.name for a in args] + ["ierr"])
+    # The one variadic call, MPI_Pcontrol, has no error argument in Fortran (MPI_PCONTROL(LEVEL)).
+    ierr = [] if any(a.role == "..." for a in call.args) else ["ierr"]
+    params = ", ".join([a.fortran_decl() for a in args] + [f"MPI_Fint* {e}" for e in ierr])
+    names = ", ".join([a.name for a in args] + ierr)
     body = [f"if (!p{lower}_) {{  // not a Fortran program: the bindings are not loaded",
-            "  *ierr = MPI_ERR_INTERN;", "  return;", "}"]
+            *(["  *ierr = MPI_ERR_INTERN;"] if ierr else []), "  return;", "}"]
     if call.kind not in ("Init", "Finalize"):
         body += ["if (!recorder_active()) {", f"  p{lower}_({names});", "  return;", "}"]
-    body += recorded(call, args, FORTRAN, f"p{lower}_({names});", "*ierr")
+    body += recorded(call, args, FORTRAN, f"p{lower}_({names});", "*ierr" if ierr else "MPI_SUCCESS")
     return (f"extern \"C\" void p{lower}_({params}) __attribute__((weak));\n"
             f"extern \"C\" PERFCAST_TRACE_EXPORT void {lower}_({params}) {{\n{indent(body)}\n}}\n")
 

@@ -462,6 +462,10 @@ void record(State& s, const Call& call, double duration_s) {
       }
       append(s, std::move(e));
       return;
+    case Kind::Pcontrol:  // its level: 1 starts the timed region, 0 ends it
+      e.tag = call.tag;
+      append(s, std::move(e));
+      return;
     default:
       break;
   }

@@ -91,7 +91,17 @@ std::optional<AppBindings> load_app_bindings(const fs::path& file) {
     } else if (k == "learned") {
       for (const auto& [lk, lv] : table(file, v, "learned")) {
         std::string key = "learned." + std::string(lk.str());
-        if (lk != "dataset") throw UserError("unknown key", at(file, lv, key), "[learned] knows dataset");
+        if (lk == "link") {
+          const toml::array* a = lv.as_array();
+          if (!a) throw UserError("expected an array of strings (flags after the source, e.g. \"-lfftw3\")",
+                                  at(file, lv, key));
+          for (const toml::node& f : *a) {
+            if (!f.is_string()) throw UserError("expected an array of strings", at(file, f, key));
+            b.learned_link.push_back(f.as_string()->get());
+          }
+          continue;
+        }
+        if (lk != "dataset") throw UserError("unknown key", at(file, lv, key), "[learned] knows dataset and link");
         if (!lv.is_string() || lv.as_string()->get().empty())
           throw UserError("expected a path (relative to this file): feature records or a learned model",
                           at(file, lv, key));

@@ -31,6 +31,9 @@ struct AppBindings {
   // [learned] dataset: feature records (perfcast run/sweep) or a learned model
   // (perfcast learn -o) the learned method predicts with; empty for none.
   std::filesystem::path learned_dataset;
+  // [learned] link: what the probe build adds after the source and -lm, the
+  // libraries the app links (lu's -lblas, fft3d's -lfftw3).
+  std::vector<std::string> learned_link;
 };
 
 // nullopt when the file does not exist; UserError (file, line, key) when it is wrong.

@@ -363,17 +363,34 @@ class Validation {
     json replay = traced_replay(run, run.args, "run", out);
     double full = replay.at("predicted_time_s").get<double>();
     row.per_rank = rank_times(replay);
+    // The app's MPI_Pcontrol marks, when the trace has them, give the timed region
+    // from the one run; marks that make no region fall back as if there were none.
+    const json& region = replay.contains("timed_region") ? replay.at("timed_region") : json();
+    if (region.is_object() && region.at("time_s").is_number()) {
+      row.predicted_s = region.at("time_s").get<double>();
+      row.cost_runs = "1 traced run";
+      row.note = fmt::format("the replayed region between the app's MPI_Pcontrol(1) and MPI_Pcontrol(0) (the whole "
+                             "replayed program: {:.6g} s)",
+                             full);
+      row.basis = kTimedRegion;
+      row.cost_s = seconds_since(start);
+      return;
+    }
+    std::string no_marks = region.is_object() && region.at("problem").is_string()
+                               ? "its MPI_Pcontrol marks make no region: " + region.at("problem").get<std::string>()
+                               : std::string("no MPI_Pcontrol marks");
     if (base) {
       std::string base_args = render(file_.cases[run.case_index].args, *base, "args");
       double zero = traced_replay(run, base_args, "baseline", out).at("predicted_time_s").get<double>();
       row.predicted_s = full - zero;
       row.cost_runs = "2 traced runs";
-      row.note = fmt::format("replayed run minus replayed baseline ({}): the timed region", base_args);
+      row.note = fmt::format("replayed run minus replayed baseline ({}): the timed region ({})", base_args, no_marks);
       row.basis = kTimedRegion;
     } else {
       row.predicted_s = full;
       row.cost_runs = "1 traced run";
-      row.note = "the whole replayed program (no timed-region baseline: apps/" + run.app + "/validate.toml)";
+      row.note = "the whole replayed program (" + no_marks + ", no timed-region baseline: apps/" + run.app +
+                 "/validate.toml)";
       row.basis = kWholeRunVsTimedRegion;
     }
     row.cost_s = seconds_since(start);
@@ -587,13 +604,26 @@ class Validation {
       fs::path out = scratch_.path() / fmt::format("learned-{}.json", learned_models_.size());
       progress(fmt::format("  learning from {} (once per validation)", dataset.string()));
       auto start = std::chrono::steady_clock::now();
-      ProcessResult r = perfcast({"learn", dataset.string(), "-o", out.string()});
-      train_s = seconds_since(start);
       std::string error;
-      if (r.timed_out)
-        error = "perfcast learn timed out";
-      else if (r.exit_code != 0)
-        error = "perfcast learn " + dataset.string() + ": " + last_line(r.stderr_text);
+      fs::path records = dataset;
+      if (dataset.extension() == ".gz") {
+        // Record files are committed compressed; perfcast learn reads them plain.
+        records = scratch_.path() / fmt::format("records-{}.jsonl", learned_models_.size());
+        ProcessResult unzip = run_process({"gzip", "-dc", dataset.string()},
+                                          std::chrono::duration<double>(file_.settings.timeout_s));
+        if (unzip.exit_code != 0)
+          error = "gzip -dc " + dataset.string() + ": " + last_line(unzip.stderr_text);
+        else
+          std::ofstream(records, std::ios::binary) << unzip.stdout_text;
+      }
+      if (error.empty()) {
+        ProcessResult r = perfcast({"learn", records.string(), "-o", out.string()});
+        if (r.timed_out)
+          error = "perfcast learn timed out";
+        else if (r.exit_code != 0)
+          error = "perfcast learn " + dataset.string() + ": " + last_line(r.stderr_text);
+      }
+      train_s = seconds_since(start);
       it = learned_models_.emplace(dataset.string(), std::make_pair(out, error)).first;
     }
     if (!it->second.second.empty()) throw UserError(it->second.second);
@@ -615,8 +645,9 @@ class Validation {
       } else {
         progress(fmt::format("  building {} with feature probes (once per validation)", run.app));
         auto start = std::chrono::steady_clock::now();
-        ProcessResult r = run_process({wrapper.string(), "-O2", b->source.string(), "-o", out.string(), "-lm"},
-                                      std::chrono::duration<double>(file_.settings.timeout_s));
+        std::vector<std::string> argv = {wrapper.string(), "-O2", b->source.string(), "-o", out.string(), "-lm"};
+        argv.insert(argv.end(), b->learned_link.begin(), b->learned_link.end());
+        ProcessResult r = run_process(argv, std::chrono::duration<double>(file_.settings.timeout_s));
         build_s = seconds_since(start);
         if (r.timed_out || r.exit_code != 0)
           error = fmt::format("perfcast-mpicc {}: {}", b->source.filename().string(),

@@ -167,6 +167,34 @@ TEST_F(TraceTest, CallDurationsRoundTripCompactly) {
   EXPECT_EQ(encoder.bytes().size(), untimed + 3);
 }
 
+// MPI_Pcontrol took the kind number the marker had before version 3: a version 3
+// stream keeps the two apart, and an older stream's number is its marker.
+TEST_F(TraceTest, PcontrolAndMarkerKeepTheirKindsAcrossVersions) {
+  codec::BlockEncoder encoder;
+  Event pcontrol;
+  pcontrol.kind = Kind::Pcontrol;
+  pcontrol.tag = 1;
+  Event marker;
+  marker.kind = Kind::Marker;
+  marker.tag = 7;
+  encoder.append(pcontrol);
+  encoder.append(marker);
+  const auto* data = reinterpret_cast<const std::uint8_t*>(encoder.bytes().data());
+  codec::BlockDecoder decoder;
+  Event e;
+  decoder.reset(data, encoder.bytes().size(), 2, 3);
+  decoder.next(e);
+  EXPECT_EQ(e, pcontrol);
+  decoder.next(e);
+  EXPECT_EQ(e, marker);
+  encoder.clear();
+  encoder.append(pcontrol);
+  decoder.reset(reinterpret_cast<const std::uint8_t*>(encoder.bytes().data()), encoder.bytes().size(), 1, 2);
+  decoder.next(e);
+  EXPECT_EQ(e.kind, Kind::Marker);
+  EXPECT_EQ(e.tag, 1);
+}
+
 // A trace written by the tracer at format version 1 (before call durations,
 // tests/events/fixtures) reads as the events that perfcast printed for it:
 // same calls, same compute, no durations.

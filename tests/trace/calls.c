@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
   busy_wait(0.02);
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT("barrier");
+  /* The timed region's marks: the level is the event's tag. */
+  MPI_Pcontrol(1);
+  EXPECT("pcontrol tag=1");
 
   /* Any-source receives with MPI_STATUS_IGNORE: the sender is in the payload. The tag keeps
    the ring's later messages from matching. */
@@ -211,6 +214,8 @@ int main(int argc, char** argv) {
   MPI_Group_free(&world_group);
   MPI_Comm_free(&node);
   EXPECT("comm_free comm=%d", node_handle);
+  MPI_Pcontrol(0);
+  EXPECT("pcontrol");
 
   MPI_Finalize();
   EXPECT("finalize");

@@ -51,6 +51,9 @@ program calls
   write(10, '(a)') 'barrier comm=2'
   call mpi_comm_free(half, ierr)
   write(10, '(a)') 'comm_free comm=2'
+  ! MPI_PCONTROL(LEVEL) has no error argument
+  call mpi_pcontrol(1)
+  write(10, '(a)') 'pcontrol tag=1'
 
   call mpi_finalize(ierr)
   write(10, '(a)') 'finalize'

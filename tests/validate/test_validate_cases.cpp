@@ -198,6 +198,34 @@ TEST(ValidateAppBindings, ANameWithoutAValueIsAnErrorNamingTheBindingAndItsLine)
   EXPECT_FALSE(load_app_bindings(perfcast::testing::scratch() / "absent.toml").has_value());
 }
 
+TEST(ValidateAppBindings, TheLearnedProbeBuildsLibrariesAreReadAndChecked) {
+  auto path = write("link.toml", "[static]\nsource = \"app.c\"\n[static.bind]\nn = \"n\"\n"
+                                 "[learned]\nlink = [\"-lfftw3\", \"-lm\"]\n");
+  EXPECT_EQ(load_app_bindings(path)->learned_link, (std::vector<std::string>{"-lfftw3", "-lm"}));
+  auto bad = write("badlink.toml", "[static]\nsource = \"app.c\"\n[static.bind]\nn = \"n\"\n"
+                                   "[learned]\nlink = \"-lfftw3\"\n");
+  try {
+    (void)load_app_bindings(bad);
+    FAIL();
+  } catch (const UserError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("badlink.toml:6: 'learned.link': expected an array of strings"), std::string::npos) << what;
+  }
+}
+
+// Every app of apps/ names a learned dataset that exists; lu and fft3d link their libraries.
+TEST(ValidateAppBindings, EveryShippedAppNamesALearnedDatasetAndItsLibraries) {
+  for (const char* app : {"wave3d", "cg", "nbody", "mg", "bfs", "lu", "fft3d"}) {
+    auto b = load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / app / "validate.toml");
+    ASSERT_TRUE(b.has_value()) << app;
+    EXPECT_TRUE(std::filesystem::exists(b->learned_dataset)) << app << ": " << b->learned_dataset;
+  }
+  auto lu = load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / "lu" / "validate.toml");
+  EXPECT_EQ(lu->learned_link, std::vector<std::string>{"-lblas"});
+  auto fft3d = load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / "fft3d" / "validate.toml");
+  EXPECT_EQ(fft3d->learned_link, std::vector<std::string>{"-lfftw3"});
+}
+
 TEST(ValidateAppBindings, TheShippedFilesLoadAndBindAQuickCase) {
   for (const char* app : {"wave3d", "cg", "nbody", "lu"}) {
     auto b = load_app_bindings(std::filesystem::path(PERFCAST_SOURCE_DIR) / "apps" / app / "validate.toml");

@@ -1,7 +1,7 @@
 // A real run of `perfcast validate validate/quick.toml --json`: real Open MPI runs of
 // wave3d at 1 and 2 ranks, its skeleton, a traced run, the static model, a signature
-// built from the traced run and run on the same launch, and the learned method's empty
-// cell (wave3d names no dataset). Checks the rows' shape and arithmetic (not the
+// built from the traced run and run on the same launch, and the learned method on the
+// dataset wave3d's validate.toml names. Checks the rows' shape and arithmetic (not the
 // errors' size: the quick cases price on a bundled machine), and that a rerun with the
 // same results file runs nothing.
 #include <gtest/gtest.h>
@@ -84,9 +84,24 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
     }
   }
 
+  // Trace-replay: wave3d marks its timed region with MPI_Pcontrol, so the replay prices
+  // that region from the one traced run, and the region is a part of the replayed job.
+  for (const json& row : rows) {
+    if (row.at("method") != "trace-replay") continue;
+    EXPECT_EQ(row.at("basis"), "timed region") << row.dump();
+    EXPECT_EQ(row.at("cost_runs"), "1 traced run") << row.dump();
+    EXPECT_NE(row.at("note").get<std::string>().find("MPI_Pcontrol(1)"), std::string::npos) << row.dump();
+    double whole = 0;
+    for (const json& t : row.at("per_rank"))
+      whole = std::max(whole, t.at("calc_s").get<double>() + t.at("wait_s").get<double>() + t.at("comm_s").get<double>());
+    double region = row.at("predicted_s").get<double>();
+    EXPECT_GT(region, 0) << row.dump();
+    EXPECT_LT(region, whole) << row.dump();
+  }
+
   // The signature: built from trace-replay's traced run (no second trace), a prediction
   // of the whole run against a whole run, and what its run cost.
-  EXPECT_EQ(first.at("traced_launches").get<int>(), 4);  // trace-replay's run and baseline, at 1 and 2 ranks
+  EXPECT_EQ(first.at("traced_launches").get<int>(), 2);  // trace-replay's one run at 1 and at 2 ranks
   for (const json& row : rows) {
     if (row.at("method") == "signature" && row.at("ranks") == 2) {
       ASSERT_FALSE(row.at("predicted_s").is_null()) << row.dump();
@@ -98,9 +113,11 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
           << row.dump();
     }
     if (row.at("method") == "learned") {
-      EXPECT_TRUE(row.at("predicted_s").is_null()) << row.dump();
-      EXPECT_EQ(row.at("note").get<std::string>().rfind("no dataset (perfcast sweep builds one", 0), 0u)
-          << row.dump();
+      // wave3d's validate.toml names its shipped (gzipped) dataset
+      ASSERT_FALSE(row.at("predicted_s").is_null()) << row.dump();
+      EXPECT_GT(row.at("predicted_s").get<double>(), 0) << row.dump();
+      EXPECT_EQ(row.at("basis"), "whole run") << row.dump();
+      EXPECT_NE(row.at("note").get<std::string>().find("wave3d-validate.jsonl.gz"), std::string::npos) << row.dump();
     }
   }
 

@@ -59,6 +59,14 @@ int MPI_Finalize(void) {
 
 int MPI_Finalized(int* flag) { return reached_state(&Rank::finalized_, flag); }
 
+int MPI_Pcontrol(const int level, ...) {
+  Rank* rk = current_rank();
+  if (!rk) return MPI_ERR_OTHER;
+  rk->begin(Kind::Pcontrol).tag = level;
+  rk->emit();
+  return MPI_SUCCESS;
+}
+
 int MPI_Abort(MPI_Comm, int errorcode) {
   PERFCAST_ENTER("MPI_Abort");
   rk->flush_compute();

@@ -24,7 +24,7 @@ enum {
   K_WAIT, K_WAITALL, K_WAITANY, K_WAITSOME, K_TEST, K_TESTALL,
   K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_GATHERV, K_SCATTER, K_SCATTERV,
   K_ALLGATHER, K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_REDUCE_SCATTER, K_SCAN, K_EXSCAN,
-  K_COMM_SPLIT, K_COMM_DUP, K_CART_CREATE, K_COMM_FREE, K_INIT, K_FINALIZE,
+  K_COMM_SPLIT, K_COMM_DUP, K_CART_CREATE, K_COMM_FREE, K_INIT, K_FINALIZE, K_PCONTROL,
   K_WAIT_EMPTY, K_WAITALL_EMPTY, K_COUNT
 };
 static const char *const kind_names[K_COUNT] = {
@@ -32,7 +32,7 @@ static const char *const kind_names[K_COUNT] = {
     "wait", "waitall", "waitany", "waitsome", "test", "testall",
     "barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
     "allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter", "scan", "exscan",
-    "comm_split", "comm_dup", "cart_create", "comm_free", "init", "finalize",
+    "comm_split", "comm_dup", "cart_create", "comm_free", "init", "finalize", "pcontrol",
     "wait_empty", "waitall_empty"};
 /* One process per rank in a real run: a global is per rank here. */
 static long long counts[K_COUNT];
@@ -84,6 +84,11 @@ int MPI_Finalize(void) {
   print_line("mpi_count", counts, rank);
   print_line("mpi_bytes", bytes, rank);
   return PMPI_Finalize();
+}
+
+int MPI_Pcontrol(const int level, ...) {
+  counts[K_PCONTROL]++;
+  return PMPI_Pcontrol(level);
 }
 
 int MPI_Send(const void *b, int c, MPI_Datatype t, int d, int tag, MPI_Comm comm) {
