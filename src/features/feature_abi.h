@@ -44,6 +44,14 @@ struct perfcast_feature_module {
 #define PERFCAST_FEATURES_DATASET_VARIABLE "PERFCAST_FEATURES_DATASET"
 /* Optional: a label the record carries (`perfcast sweep` names its point so). */
 #define PERFCAST_FEATURES_LABEL_VARIABLE "PERFCAST_FEATURES_LABEL"
+/* Optional: the stop file of a run to be stopped early (`perfcast learn
+ * predict --run`, docs/learn.md "Stopping a run early"), text lines:
+ *   perfcast-features-stop 1
+ *   report_dir DIR        where rank R writes rank-R.features.json
+ *   horizon_ms H          never report before H ms since MPI_Init
+ *   settle_ms S           every watched feature unchanged for S ms
+ *   feature NAME          one line per feature the model reads */
+#define PERFCAST_FEATURES_STOP_VARIABLE "PERFCAST_FEATURES_STOP"
 
 #ifdef __cplusplus
 extern "C" {
