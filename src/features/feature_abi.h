@@ -40,6 +40,9 @@ struct perfcast_feature_module {
 #define PERFCAST_FEATURES_NOW "__perfcast_features_now_ms"
 /* Before an MPI call that moves data: (calls slot, bytes slot, count, datatype). */
 #define PERFCAST_FEATURES_MPI "__perfcast_features_mpi"
+/* The same before a Fortran binding's call (mpi_send_): the count read
+ * through its reference, the datatype a Fortran handle's address. */
+#define PERFCAST_FEATURES_MPI_FORTRAN "__perfcast_features_mpi_fortran"
 /* The environment variable naming the dataset file records are appended to. */
 #define PERFCAST_FEATURES_DATASET_VARIABLE "PERFCAST_FEATURES_DATASET"
 /* Optional: a label the record carries (`perfcast sweep` names its point so). */
@@ -59,6 +62,8 @@ extern "C" {
 void __perfcast_features_register(struct perfcast_feature_module* module);
 void __perfcast_features_mpi(struct perfcast_feature_slot* calls, struct perfcast_feature_slot* bytes,
                              int64_t count, void* datatype);
+void __perfcast_features_mpi_fortran(struct perfcast_feature_slot* calls, struct perfcast_feature_slot* bytes,
+                                     int64_t count, const int32_t* datatype);
 #ifdef __cplusplus
 }
 #endif

@@ -100,9 +100,19 @@ EXPORT void __perfcast_features_mpi(struct perfcast_feature_slot* calls, struct 
   }
 }
 
+EXPORT void __perfcast_features_mpi_fortran(struct perfcast_feature_slot* calls,
+                                            struct perfcast_feature_slot* bytes, int64_t count,
+                                            const int32_t* datatype) {
+  /* A Fortran handle means nothing before MPI_Init: count the call only. */
+  MPI_Datatype c = in_mpi && count > 0 ? PMPI_Type_f2c((MPI_Fint)*datatype) : MPI_DATATYPE_NULL;
+  /* A handle that names no datatype: the call counts, its bytes are unknown. */
+  __perfcast_features_mpi(calls, bytes, c == MPI_DATATYPE_NULL ? 0 : count, (void*)c);
+}
+
 static void plan_stop(void);
 
-static void started(void) {
+/* After MPI_Init returned, in C or in Fortran (feature_runtime_fortran.c). */
+void perfcast_features_started(void) {
   clock_gettime(CLOCK_MONOTONIC, &init_time);
   __atomic_store_n(&__perfcast_features_now_ms, 0, __ATOMIC_RELAXED);
   in_mpi = 1;
@@ -113,13 +123,13 @@ static void started(void) {
 
 EXPORT int MPI_Init(int* argc, char*** argv) {
   int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) started();
+  if (rc == MPI_SUCCESS) perfcast_features_started();
   return rc;
 }
 
 EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) started();
+  if (rc == MPI_SUCCESS) perfcast_features_started();
   return rc;
 }
 
@@ -513,8 +523,13 @@ static void record(void) {
   free(features);
 }
 
-EXPORT int MPI_Finalize(void) {
+/* Before MPI_Finalize, in C or in Fortran (feature_runtime_fortran.c). */
+void perfcast_features_finishing(void) {
   if (in_mpi) record();
   in_mpi = 0;
+}
+
+EXPORT int MPI_Finalize(void) {
+  perfcast_features_finishing();
   return PMPI_Finalize();
 }
