@@ -153,7 +153,8 @@ bool is_fortran_source(const std::string& arg) {
 // perfcast's flang-readable `mpi` module first on the module path (Open MPI's
 // mpi.mod is gfortran's), the runtime (its Fortran entry points too) where it links.
 void run_fc(bool show, const std::vector<std::string>& args) {
-  if (args.empty()) throw UserError("no input files", {}, "e.g. OMPI_FC=\"perfcast fc --features\" mpif90.openmpi app.f90");
+  if (args.empty())
+    throw UserError("no input files", {}, "e.g. OMPI_FC=\"perfcast fc --features\" mpif90.openmpi app.f90");
   bool compiles = false, preprocess_only = false, has_debug = false, link = true;
   for (const auto& a : args) {
     compiles = compiles || is_fortran_source(a);
@@ -172,9 +173,9 @@ void run_fc(bool show, const std::vector<std::string>& args) {
     // Whole: Open MPI's wrapper puts libmpi_mpifh among the words before it,
     // which would give mpi_init_ and mpi_finalize_ before the archive is read;
     // the runtime's own must be in the program to take their place.
-    command.insert(command.end(), {"-Wl,--whole-archive",
-                                   feature_file("libperfcast_features.a", PERFCAST_FEATURES_RUNTIME_BUILT),
-                                   "-Wl,--no-whole-archive"});
+    command.insert(command.end(),
+                   {"-Wl,--whole-archive", feature_file("libperfcast_features.a", PERFCAST_FEATURES_RUNTIME_BUILT),
+                    "-Wl,--no-whole-archive"});
     command.push_back("-pthread");
   }
   if (show) {

@@ -159,6 +159,7 @@ void predict_with_early_stop(const EarlyStopArgs& a) {
                       {"low_s", p.low},
                       {"high_s", p.high},
                       {"executed_fraction", p.point > 0 ? executed_s / p.point : 0},
+                      {"wall_fraction", p.point > 0 ? (run.stopped ? run.reported_s : run.wall_s) / p.point : 0},
                       {"ranks", record.ranks},
                       {"features", features},
                       {"missing_features", missing}}
@@ -166,17 +167,21 @@ void predict_with_early_stop(const EarlyStopArgs& a) {
               << "\n";
   } else {
     if (run.stopped)
-      std::cout << fmt::format("stopped after {} of wall time, {} from MPI_Init: every rank's {} feature{} had settled "
-                               "(unchanged {}, past {})\n",
-                               seconds(run.reported_s), seconds(executed_s), plan.features.size(),
-                               plan.features.size() == 1 ? "" : "s", seconds(plan.settle_s), seconds(plan.horizon_s));
+      std::cout << fmt::format(
+          "stopped after {} of wall time, {} from MPI_Init: every rank's {} feature{} had settled "
+          "(unchanged {}, past {})\n",
+          seconds(run.reported_s), seconds(executed_s), plan.features.size(), plan.features.size() == 1 ? "" : "s",
+          seconds(plan.settle_s), seconds(plan.horizon_s));
     else
-      std::cout << fmt::format("the run ended by itself after {} (status {}) before every rank's features settled; "
-                               "predicting from its whole record\n",
-                               seconds(run.wall_s), run.status);
+      std::cout << fmt::format(
+          "the run ended by itself after {} (status {}) before every rank's features settled; "
+          "predicting from its whole record\n",
+          seconds(run.wall_s), run.status);
     std::cout << fmt::format("predicted: {} from MPI_Init to MPI_Finalize", seconds(p.point));
     if (p.low != p.high) std::cout << fmt::format(" ({} to {})", seconds(p.low), seconds(p.high));
-    std::cout << fmt::format("; executed {:.1f} % of it (from {})\n", p.point > 0 ? 100 * executed_s / p.point : 0,
+    const double wall_s = run.stopped ? run.reported_s : run.wall_s;
+    std::cout << fmt::format("; executed {:.1f} % of it, and {:.1f} % in wall time with the launch (from {})\n",
+                             p.point > 0 ? 100 * executed_s / p.point : 0, p.point > 0 ? 100 * wall_s / p.point : 0,
                              source);
     report::Table table({"feature", "value"}, {report::Table::Align::Left, report::Table::Align::Right});
     for (auto& [name, value] : features.items()) table.add_row({name, fmt::format("{:.10g}", value.get<double>())});
@@ -184,9 +189,10 @@ void predict_with_early_stop(const EarlyStopArgs& a) {
     std::cout << fmt::format("the job's output: {}\n", log.string());
   }
   for (const auto& name : missing)
-    std::cerr << fmt::format("warning: the run recorded no feature {} (a probe the build lacks?); it is 0 in the "
-                             "prediction\n",
-                             name);
+    std::cerr << fmt::format(
+        "warning: the run recorded no feature {} (a probe the build lacks?); it is 0 in the "
+        "prediction\n",
+        name);
 }
 
 }  // namespace perfcast::cli

@@ -21,7 +21,8 @@ std::string rank_report_file_name(int rank) { return fmt::format("rank-{}.featur
 
 RankReport parse_rank_report(const std::string& text, const std::string& source) {
   auto fail = [&](const std::string& field, const std::string& what) -> UserError {
-    return UserError(what, {source, std::nullopt, field}, "reports are written by the feature runtime (perfcast cc --features)");
+    return UserError(what, {source, std::nullopt, field},
+                     "reports are written by the feature runtime (perfcast cc --features)");
   };
   json j;
   try {
@@ -97,8 +98,12 @@ FeatureRecord reduce_rank_reports(const std::vector<RankReport>& reports, const 
     out.features[name] = {s.value, epoch};
     features[name] = {s.value, epoch};
   }
-  out.text = json{{"format", "perfcast-features"}, {"version", 1},        {"time_s", out.time_s},
-                  {"ranks", ranks},                {"command", command}, {"features", features}}
+  out.text = json{{"format", "perfcast-features"},
+                  {"version", 1},
+                  {"time_s", out.time_s},
+                  {"ranks", ranks},
+                  {"command", command},
+                  {"features", features}}
                  .dump();
   return out;
 }

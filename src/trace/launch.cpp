@@ -146,8 +146,8 @@ SignatureModeRun run_signature_mode(const std::vector<std::string>& command, con
   std::string preload = o.library.string();
   if (const char* earlier = std::getenv("LD_PRELOAD"); earlier && *earlier) preload += std::string(":") + earlier;
   RankReportOptions r;
-  r.environment = {{"LD_PRELOAD", preload}, {kTraceDirVariable, o.dir.string()},
-                   {kSignaturePhasesVariable, o.patterns.string()}};
+  r.environment = {
+      {"LD_PRELOAD", preload}, {kTraceDirVariable, o.dir.string()}, {kSignaturePhasesVariable, o.patterns.string()}};
   r.log = o.log;
   r.ranks = o.ranks;
   r.stop_when_reported = o.stop_when_measured;

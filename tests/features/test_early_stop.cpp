@@ -61,8 +61,8 @@ class EarlyStop : public ::testing::Test {
     auto swept = perfcast_run(sweep, std::chrono::seconds(300));
     ASSERT_EQ(swept.exit_code, 0) << swept.stdout_text << swept.stderr_text;
     for (auto [name, filter] : {std::pair{"early.json", true}, std::pair{"late.json", false}}) {
-      std::vector<std::string> learn = {"learn", dataset.string(), "-o", (*dir_ / name).string(), "--method", "ridge",
-                                        "--folds", "0"};
+      std::vector<std::string> learn = {"learn",    dataset.string(), "-o",      (*dir_ / name).string(),
+                                        "--method", "ridge",          "--folds", "0"};
       if (filter) learn.insert(learn.end(), {"--time-filter", "0.05"});
       auto learned = perfcast_run(learn, std::chrono::seconds(120));
       ASSERT_EQ(learned.exit_code, 0) << learned.stderr_text;

@@ -35,8 +35,8 @@ TEST(RankReports, ReduceLikeMpiFinalize) {
   FeatureRecord all = reduce_rank_reports({r0, r1}, "./a.out 64");
   EXPECT_EQ(all.ranks, 2);
   EXPECT_DOUBLE_EQ(all.time_s, 0.4);
-  EXPECT_DOUBLE_EQ(all.features.at("a.c:3:n").value, 64);               // the maximum
-  EXPECT_DOUBLE_EQ(all.features.at("a.c:9:loop.headers").value, 16);    // the sum
+  EXPECT_DOUBLE_EQ(all.features.at("a.c:3:n").value, 64);              // the maximum
+  EXPECT_DOUBLE_EQ(all.features.at("a.c:9:loop.headers").value, 16);   // the sum
   EXPECT_DOUBLE_EQ(all.features.at("a.c:9:loop.headers").epoch, 0.5);  // 0.2 s of 0.4 s
   // One rank missing, or reported twice, is not a job's record.
   EXPECT_THROW(reduce_rank_reports({r0}, ""), UserError);
