@@ -35,6 +35,9 @@
 #ifndef PERFCAST_FEATURES_RUNTIME_BUILT
 #define PERFCAST_FEATURES_RUNTIME_BUILT ""
 #endif
+#ifndef PERFCAST_FORTRAN_MODULE_DIR
+#define PERFCAST_FORTRAN_MODULE_DIR ""
+#endif
 
 namespace perfcast::cli {
 
@@ -137,6 +140,57 @@ std::vector<std::string> feature_command(bool cxx, bool link, const std::vector<
   return command;
 }
 
+bool is_fortran_source(const std::string& arg) {
+  for (const char* ext : {".f", ".for", ".f77", ".f90", ".f95", ".f03", ".f08", ".F", ".F90", ".F95", ".F03", ".F08"}) {
+    std::string e = ext;
+    if (arg.size() > e.size() && arg.compare(arg.size() - e.size(), e.size(), e) == 0) return true;
+  }
+  return false;
+}
+
+// `perfcast fc --features ARGS...`: flang with the probes' plugin (flang runs
+// -fpass-plugin= plugins as clang does, at the start of LLVM's pipeline) and
+// perfcast's flang-readable `mpi` module first on the module path (Open MPI's
+// mpi.mod is gfortran's), the runtime (its Fortran entry points too) where it links.
+void run_fc(bool show, const std::vector<std::string>& args) {
+  if (args.empty())
+    throw UserError("no input files", {}, "e.g. OMPI_FC=\"perfcast fc --features\" mpif90.openmpi app.f90");
+  bool compiles = false, preprocess_only = false, has_debug = false, link = true;
+  for (const auto& a : args) {
+    compiles = compiles || is_fortran_source(a);
+    preprocess_only = preprocess_only || a == "-E" || a == "-M" || a == "-MM";
+    has_debug = has_debug || (a.rfind("-g", 0) == 0 && a != "-g0");
+    if (a == "-c" || a == "-E" || a == "-S" || a == "-M" || a == "-MM") link = false;
+  }
+  std::vector<std::string> command{toolchain::kFlang};
+  if (compiles && !preprocess_only) {
+    command.push_back("-fpass-plugin=" + feature_file("libperfcast_features_pass.so", PERFCAST_FEATURES_PASS_BUILT));
+    if (!has_debug) command.push_back("-g");
+    if (std::string modules = PERFCAST_FORTRAN_MODULE_DIR; !modules.empty()) command.push_back("-I" + modules);
+  }
+  command.insert(command.end(), args.begin(), args.end());
+  if (link) {
+    // Whole: Open MPI's wrapper puts libmpi_mpifh among the words before it,
+    // which would give mpi_init_ and mpi_finalize_ before the archive is read;
+    // the runtime's own must be in the program to take their place.
+    command.insert(command.end(),
+                   {"-Wl,--whole-archive", feature_file("libperfcast_features.a", PERFCAST_FEATURES_RUNTIME_BUILT),
+                    "-Wl,--no-whole-archive"});
+    command.push_back("-pthread");
+  }
+  if (show) {
+    std::cout << join(command) << "\n";
+    return;
+  }
+  std::vector<char*> argv;
+  for (auto& w : command) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  execvp(argv[0], argv.data());
+  throw UserError(fmt::format("cannot run {}: {}", command[0], std::strerror(errno)), {},
+                  fmt::format("install {} (Debian package {})", command[0], toolchain::kFlangPackage));
+}
+
 void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
   if (o.cflags || o.ldflags) {
     std::vector<std::string> flags;
@@ -183,6 +237,16 @@ void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
 }  // namespace
 
 void add_cc_command(CLI::App& app) {
+  auto fc_show = std::make_shared<bool>(false), fc_features = std::make_shared<bool>(false);
+  CLI::App* fc = app.add_subcommand(
+      "fc", fmt::format("Compile a Fortran MPI program that records features ({} with the probes; needs --features)",
+                        toolchain::kFlang));
+  fc->add_flag("--features", *fc_features, "Insert feature probes and link their runtime (docs/learn.md)")->required();
+  fc->add_flag("--show", *fc_show, "Print the compiler command instead of running it");
+  fc->prefix_command();
+  fc->footer("As Open MPI's compiler: OMPI_FC=\"perfcast fc --features\" mpif90.openmpi (bin/perfcast-mpif90).");
+  fc->callback([fc_show, fc] { run_fc(*fc_show, fc->remaining()); });
+
   for (bool cxx : {false, true}) {
     auto options = std::make_shared<CcOptions>();
     options->cxx = cxx;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/learn_stop.h"
 #include "learn/charts.h"
 #include "learn/model_file.h"
 #include "report/table.h"
@@ -275,11 +276,37 @@ void add_learn_command(CLI::App& app) {
 
   auto predict = std::make_shared<std::pair<std::string, std::string>>();
   auto predict_json = std::make_shared<bool>(false);
-  CLI::App* predict_cmd = cmd->add_subcommand("predict", "Predict the time of each row of a features CSV.");
+  auto early = std::make_shared<EarlyStopArgs>();
+  auto run_flag = std::make_shared<bool>(false);
+  CLI::App* predict_cmd = cmd->add_subcommand(
+      "predict", "Predict the time of each row of a features file, or of a run stopped once the model's features are known.");
   predict_cmd->add_option("model", predict->first, "model file")->required();
-  predict_cmd->add_option("--features", predict->second, "CSV or record file with the model's input features")->required();
+  auto* features_opt =
+      predict_cmd->add_option("--features", predict->second, "CSV or record file with the model's input features");
+  auto* run_opt = predict_cmd->add_flag("--run", *run_flag, "run the command after --, stop it early and predict it");
+  features_opt->excludes(run_opt);
+  predict_cmd->add_option("--run-dir", early->run_dir, "--run: directory for the ranks' reports and the job's output");
+  predict_cmd->add_option("--settle", early->settle_s, "--run: seconds every feature must stay unchanged")
+      ->capture_default_str();
+  predict_cmd->add_option("--max-epoch", early->max_epoch,
+                          "--run: refuse models reading a feature final only after this share of a run")
+      ->capture_default_str();
+  predict_cmd->add_option("command", early->command, "--run: the command, after --");
   predict_cmd->add_flag("--json", *predict_json, "print JSON");
-  predict_cmd->callback([predict, predict_json] { run_predict(predict->first, predict->second, *predict_json); });
+  predict_cmd->callback([predict, predict_json, early, run_flag] {
+    if (*run_flag) {
+      early->model = predict->first;
+      early->json = *predict_json;
+      predict_with_early_stop(*early);
+      return;
+    }
+    if (!early->command.empty())
+      throw UserError("a command to run needs --run", {"", {}, "--run"},
+                      "perfcast learn predict model.json --run -- mpirun.openmpi -n 4 ./app args");
+    if (predict->second.empty())
+      throw UserError("nothing to predict", {"", {}, "--features"}, "give --features FILE, or --run -- COMMAND");
+    run_predict(predict->first, predict->second, *predict_json);
+  });
 
   auto compare = std::make_shared<learn::CompareOptions>();
   auto compare_args = std::make_shared<std::pair<std::string, std::string>>();

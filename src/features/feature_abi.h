@@ -40,10 +40,21 @@ struct perfcast_feature_module {
 #define PERFCAST_FEATURES_NOW "__perfcast_features_now_ms"
 /* Before an MPI call that moves data: (calls slot, bytes slot, count, datatype). */
 #define PERFCAST_FEATURES_MPI "__perfcast_features_mpi"
+/* The same before a Fortran binding's call (mpi_send_): the count read
+ * through its reference, the datatype a Fortran handle's address. */
+#define PERFCAST_FEATURES_MPI_FORTRAN "__perfcast_features_mpi_fortran"
 /* The environment variable naming the dataset file records are appended to. */
 #define PERFCAST_FEATURES_DATASET_VARIABLE "PERFCAST_FEATURES_DATASET"
 /* Optional: a label the record carries (`perfcast sweep` names its point so). */
 #define PERFCAST_FEATURES_LABEL_VARIABLE "PERFCAST_FEATURES_LABEL"
+/* Optional: the stop file of a run to be stopped early (`perfcast learn
+ * predict --run`, docs/learn.md "Stopping a run early"), text lines:
+ *   perfcast-features-stop 1
+ *   report_dir DIR        where rank R writes rank-R.features.json
+ *   horizon_ms H          never report before H ms since MPI_Init
+ *   settle_ms S           every watched feature unchanged for S ms
+ *   feature NAME          one line per feature the model reads */
+#define PERFCAST_FEATURES_STOP_VARIABLE "PERFCAST_FEATURES_STOP"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +62,8 @@ extern "C" {
 void __perfcast_features_register(struct perfcast_feature_module* module);
 void __perfcast_features_mpi(struct perfcast_feature_slot* calls, struct perfcast_feature_slot* bytes,
                              int64_t count, void* datatype);
+void __perfcast_features_mpi_fortran(struct perfcast_feature_slot* calls, struct perfcast_feature_slot* bytes,
+                                     int64_t count, const int32_t* datatype);
 #ifdef __cplusplus
 }
 #endif

@@ -62,6 +62,7 @@
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,9 +83,22 @@ constexpr MpiBinding kMpiBindings[] = {
 #include "support/mpi_ops.def"
 };
 
-const MpiBinding* mpi_binding(StringRef name) {
-  for (const auto& b : kMpiBindings)
-    if (name == b.function && b.count >= 0 && b.datatype >= 0) return &b;
+// The binding `name` calls: its C name (MPI_Send), or the Fortran binding's
+// (mpi_send_, as flang and gfortran name it), whose arguments are the C
+// ones' by reference, in the same positions, and an error code after them.
+const MpiBinding* mpi_binding(StringRef name, bool& fortran) {
+  for (const auto& b : kMpiBindings) {
+    if (b.count < 0 || b.datatype < 0) continue;
+    if (name == b.function) {
+      fortran = false;
+      return &b;
+    }
+    if (name.size() == std::strlen(b.function) + 1 && name.ends_with("_") &&
+        name.drop_back().equals_insensitive(b.function) && name == name.lower()) {
+      fortran = true;
+      return &b;
+    }
+  }
   return nullptr;
 }
 
@@ -266,7 +280,7 @@ class FeatureProbes {
     // Decide everything on the unchanged function, then insert.
     struct ValueStore { StoreInst* store; unsigned slot; };
     struct Branch { BranchInst* branch; unsigned slot; };
-    struct MpiCall { CallBase* call; const MpiBinding* binding; unsigned slot; };
+    struct MpiCall { CallBase* call; const MpiBinding* binding; unsigned slot; bool fortran; };
     struct LoopPlan { Loop* loop; unsigned slot; };
     std::vector<ValueStore> stores;
     std::vector<Branch> branches;
@@ -286,11 +300,12 @@ class FeatureProbes {
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
-          const MpiBinding* binding = mpi_binding(callee->getName());
+          bool fortran = false;
+          const MpiBinding* binding = mpi_binding(callee->getName(), fortran);
           if (!binding || call->arg_size() <= static_cast<unsigned>(std::max(binding->count, binding->datatype)))
             continue;
           if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), binding->function, "calls", "bytes"))
-            calls.push_back({call, binding, *slot});
+            calls.push_back({call, binding, *slot, fortran});
         }
       }
       auto* br = dyn_cast<BranchInst>(bb.getTerminator());
@@ -322,8 +337,15 @@ class FeatureProbes {
       IRBuilder<> b(c.call);
       Value* count = c.call->getArgOperand(c.binding->count);
       Value* datatype = c.call->getArgOperand(c.binding->datatype);
-      if (!count->getType()->isIntegerTy() || !datatype->getType()->isPointerTy()) continue;
-      FunctionCallee hook = m_.getOrInsertFunction(PERFCAST_FEATURES_MPI, Type::getVoidTy(ctx_), ptr_, ptr_, i64_, ptr_);
+      if (c.fortran) {
+        // INTEGER by reference (the default kind, 4 bytes); the handle stays an address.
+        if (!count->getType()->isPointerTy() || !datatype->getType()->isPointerTy()) continue;
+        count = b.CreateLoad(i32_, count);
+      } else if (!count->getType()->isIntegerTy() || !datatype->getType()->isPointerTy()) {
+        continue;
+      }
+      FunctionCallee hook = m_.getOrInsertFunction(c.fortran ? PERFCAST_FEATURES_MPI_FORTRAN : PERFCAST_FEATURES_MPI,
+                                                   Type::getVoidTy(ctx_), ptr_, ptr_, i64_, ptr_);
       b.CreateCall(hook, {field(b, c.slot, 0), field(b, c.slot + 1, 0), b.CreateSExtOrTrunc(count, i64_), datatype});
     }
     for (auto& lp : loop_plans) instrument_loop(*lp.loop, lp.slot);

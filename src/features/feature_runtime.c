@@ -3,7 +3,10 @@
  * slots, runs the coarse epoch clock from MPI_Init on, and at MPI_Finalize
  * (PMPI) reduces the features over the ranks and has rank 0 append one record
  * to the dataset named by PERFCAST_FEATURES_DATASET (docs/learn.md,
- * "Recording features").
+ * "Recording features"). With PERFCAST_FEATURES_STOP set, the clock thread
+ * also watches a learned model's features and, once they have settled, writes
+ * this rank's features to a report file for perfcast, which ends the job
+ * ("Stopping a run early").
  *
  * It lives inside someone else's program: nothing here aborts or exits. A
  * failure (no memory, an unwritable file, ranks with different features) is
@@ -60,12 +63,16 @@ static double seconds_since_init(void) {
   return (double)(now.tv_sec - init_time.tv_sec) + 1e-9 * (double)(now.tv_nsec - init_time.tv_nsec);
 }
 
+static void watch_stop(uint32_t now_ms);
+
 static void* clock_main(void* unused) {
   (void)unused;
   struct timespec tick = {0, CLOCK_TICK_NS};
   while (!__atomic_load_n(&clock_stop, __ATOMIC_RELAXED)) {
     nanosleep(&tick, NULL);
-    __atomic_store_n(&__perfcast_features_now_ms, (uint32_t)(seconds_since_init() * 1e3), __ATOMIC_RELAXED);
+    uint32_t now_ms = (uint32_t)(seconds_since_init() * 1e3);
+    __atomic_store_n(&__perfcast_features_now_ms, now_ms, __ATOMIC_RELAXED);
+    watch_stop(now_ms);
   }
   return NULL;
 }
@@ -93,23 +100,36 @@ EXPORT void __perfcast_features_mpi(struct perfcast_feature_slot* calls, struct 
   }
 }
 
-static void started(void) {
+EXPORT void __perfcast_features_mpi_fortran(struct perfcast_feature_slot* calls,
+                                            struct perfcast_feature_slot* bytes, int64_t count,
+                                            const int32_t* datatype) {
+  /* A Fortran handle means nothing before MPI_Init: count the call only. */
+  MPI_Datatype c = in_mpi && count > 0 ? PMPI_Type_f2c((MPI_Fint)*datatype) : MPI_DATATYPE_NULL;
+  /* A handle that names no datatype: the call counts, its bytes are unknown. */
+  __perfcast_features_mpi(calls, bytes, c == MPI_DATATYPE_NULL ? 0 : count, (void*)c);
+}
+
+static void plan_stop(void);
+
+/* After MPI_Init returned, in C or in Fortran (feature_runtime_fortran.c). */
+void perfcast_features_started(void) {
   clock_gettime(CLOCK_MONOTONIC, &init_time);
   __atomic_store_n(&__perfcast_features_now_ms, 0, __ATOMIC_RELAXED);
   in_mpi = 1;
+  plan_stop(); /* before the clock thread that watches the plan */
   clock_running = pthread_create(&clock_thread, NULL, clock_main, NULL) == 0;
   if (!clock_running) log_once("cannot start the epoch clock thread; every epoch will be 0");
 }
 
 EXPORT int MPI_Init(int* argc, char*** argv) {
   int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) started();
+  if (rc == MPI_SUCCESS) perfcast_features_started();
   return rc;
 }
 
 EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) started();
+  if (rc == MPI_SUCCESS) perfcast_features_started();
   return rc;
 }
 
@@ -290,6 +310,151 @@ static void write_record(struct feature* features, size_t n, double time_s, int 
   free(line.data);
 }
 
+/* ---- stopping early: watching a model's features, the rank's report ---- */
+
+/* One watched slot and what it held when last seen to change. */
+struct watched {
+  struct perfcast_feature_slot* slot;
+  int64_t count;
+  double value;
+  uint32_t assigned;
+  uint32_t unchanged_since_ms;
+};
+
+static struct {
+  int active, reported;
+  int rank, ranks;
+  char report_dir[4096];
+  uint32_t horizon_ms, settle_ms;
+  struct watched* watched;
+  size_t count;
+} stop;
+
+static int slot_changed(const struct watched* w) {
+  const struct perfcast_feature_slot* s = w->slot;
+  return s->count != w->count || memcmp(&s->value, &w->value, sizeof w->value) != 0 || s->assigned != w->assigned;
+}
+
+/* Reads the stop file and finds the slots of its features (every module's
+ * slot of that name: an inline function may give one name in several). A
+ * file that cannot be read is logged, and the run is not stopped. Runs on the
+ * main thread right after MPI_Init returned, where MPI may be called. */
+static void plan_stop(void) {
+  const char* path = getenv(PERFCAST_FEATURES_STOP_VARIABLE);
+  if (!path || !*path) return;
+  FILE* in = fopen(path, "re");
+  if (!in) {
+    log_once("cannot read the stop file %s: %s; the run will not stop early", path, strerror(errno));
+    return;
+  }
+  char line[4096];
+  int header = 0, dir = 0;
+  size_t capacity = 0;
+  while (fgets(line, sizeof line, in)) {
+    size_t n = strlen(line);
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+    unsigned long number = 0;
+    if (strcmp(line, "perfcast-features-stop 1") == 0) {
+      header = 1;
+    } else if (strncmp(line, "report_dir ", 11) == 0 && n - 11 < sizeof stop.report_dir) {
+      memcpy(stop.report_dir, line + 11, n - 11 + 1);
+      dir = 1;
+    } else if (sscanf(line, "horizon_ms %lu", &number) == 1) {
+      stop.horizon_ms = (uint32_t)number;
+    } else if (sscanf(line, "settle_ms %lu", &number) == 1) {
+      stop.settle_ms = (uint32_t)number;
+    } else if (strncmp(line, "feature ", 8) == 0) {
+      for (struct perfcast_feature_module* m = modules; m; m = m->next)
+        for (uint32_t j = 0; j < m->features; ++j) {
+          if (strcmp(m->names[j], line + 8) != 0) continue;
+          if (stop.count == capacity) {
+            capacity = capacity ? 2 * capacity : 16;
+            struct watched* grown = realloc(stop.watched, capacity * sizeof *grown);
+            if (!grown) {
+              log_once("out of memory reading the stop file; the run will not stop early");
+              fclose(in);
+              return;
+            }
+            stop.watched = grown;
+          }
+          struct watched* w = &stop.watched[stop.count++];
+          w->slot = &m->slots[j];
+          w->count = w->slot->count;
+          w->value = w->slot->value;
+          w->assigned = w->slot->assigned;
+          w->unchanged_since_ms = 0;
+        }
+    }
+  }
+  fclose(in);
+  if (!header || !dir) {
+    log_once("the stop file %s is not one perfcast wrote; the run will not stop early", path);
+    return;
+  }
+  PMPI_Comm_rank(MPI_COMM_WORLD, &stop.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &stop.ranks);
+  stop.active = 1;
+}
+
+static void write_report(double time_s) {
+  struct text body = {0};
+  appendf(&body, "{\"format\":\"perfcast-features-report\",\"version\":1,\"rank\":%d,\"ranks\":%d,\"pid\":%ld,",
+          stop.rank, stop.ranks, (long)getpid());
+  appendf(&body, "\"time_s\":%.9g,\"features\":{", time_s);
+  int first = 1;
+  for (struct perfcast_feature_module* m = modules; m; m = m->next)
+    for (uint32_t j = 0; j < m->features; ++j) {
+      const struct perfcast_feature_slot* s = &m->slots[j];
+      int count = m->kinds[j] == PERFCAST_FEATURE_COUNT;
+      double value = count ? (double)s->count : s->value;
+      if ((!count && !s->assigned) || !isfinite(value)) continue;
+      if (!first) append(&body, ",", 1);
+      first = 0;
+      append_json_string(&body, m->names[j]);
+      appendf(&body, ":[\"%s\",%.17g,%.4f]", count ? "count" : "value", value, s->epoch_ms / 1e3);
+    }
+  append(&body, "}}\n", 3);
+  char path[4200], partial[4300];
+  snprintf(path, sizeof path, "%s/rank-%d.features.json", stop.report_dir, stop.rank);
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  if (body.failed) {
+    log_once("out of memory writing the report; the run will not stop early");
+  } else {
+    /* Renamed into place whole: perfcast never reads half a report. */
+    FILE* out = fopen(partial, "we");
+    int ok = out && fwrite(body.data, 1, body.size, out) == body.size;
+    if (out) ok = fclose(out) == 0 && ok;
+    if (!ok || rename(partial, path) != 0)
+      log_once("cannot write the report %s: %s; the run will not stop early", path, strerror(errno));
+  }
+  free(body.data);
+}
+
+/* On the clock thread, every tick: the rank reports once the run is past the
+ * horizon and every watched feature has kept its value, and has not been
+ * stamped, for settle_ms. The values are compared, not only the stamps: a
+ * loop's header count grows without a stamp until the loop is left. No MPI
+ * here: the main thread may be inside any MPI call. */
+static void watch_stop(uint32_t now_ms) {
+  if (!stop.active || stop.reported) return;
+  int settled = now_ms >= stop.horizon_ms;
+  for (size_t i = 0; i < stop.count; ++i) {
+    struct watched* w = &stop.watched[i];
+    if (slot_changed(w)) {
+      w->count = w->slot->count;
+      w->value = w->slot->value;
+      w->assigned = w->slot->assigned;
+      w->unchanged_since_ms = now_ms;
+    }
+    uint32_t stamped = w->slot->epoch_ms;
+    if (now_ms - w->unchanged_since_ms < stop.settle_ms || (stamped <= now_ms && now_ms - stamped < stop.settle_ms))
+      settled = 0;
+  }
+  if (!settled) return;
+  stop.reported = 1;
+  write_report(seconds_since_init());
+}
+
 static void record(void) {
   double run_s = seconds_since_init();
   if (clock_running) {
@@ -358,8 +523,13 @@ static void record(void) {
   free(features);
 }
 
-EXPORT int MPI_Finalize(void) {
+/* Before MPI_Finalize, in C or in Fortran (feature_runtime_fortran.c). */
+void perfcast_features_finishing(void) {
   if (in_mpi) record();
   in_mpi = 0;
+}
+
+EXPORT int MPI_Finalize(void) {
+  perfcast_features_finishing();
   return PMPI_Finalize();
 }

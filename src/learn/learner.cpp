@@ -194,7 +194,26 @@ Interval LearnedModel::predict(const double* inputs_row) const {
 }
 
 LearnedModel fit_learned_model(const Dataset& data, const LearnOptions& options) {
-  return fit_pipeline(data, options, true);
+  LearnedModel m = fit_pipeline(data, options, true);
+  if (data.epochs)
+    for (const auto& name : m.inputs) {
+      std::optional<size_t> column = data.column_of(name);
+      m.input_epochs.push_back(column ? (*data.epochs)[*column] : 0.0);
+    }
+  double total_s = 0;
+  for (double t : data.time_s) total_s += t;
+  m.training_time_s = data.time_s.empty() ? 0 : total_s / static_cast<double>(data.time_s.size());
+  return m;
+}
+
+std::vector<size_t> LearnedModel::used_inputs() const {
+  std::vector<bool> used(inputs.size(), false);
+  for (size_t column : kept)
+    for (uint32_t input : expansion.monomials.at(column)) used.at(input) = true;
+  std::vector<size_t> out;
+  for (size_t i = 0; i < used.size(); ++i)
+    if (used[i]) out.push_back(i);
+  return out;
 }
 
 double mean_relative_error(const std::vector<double>& predicted, const std::vector<double>& real) {

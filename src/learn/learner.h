@@ -51,6 +51,14 @@ struct LearnedModel {
   std::vector<double> importances;             // per kept column (sums to 1), empty when none was computed
   std::vector<std::string> time_filtered_out;  // dataset features the time filter dropped
   Estimator estimator;
+  // When each input became final in training, for a run stopped early
+  // (`learn predict --run`): per input, the dataset's epoch (the latest over
+  // its runs; empty when the dataset had none), and the training runs' mean time.
+  std::vector<double> input_epochs;
+  double training_time_s = 0;
+
+  // The inputs the kept columns read (a prediction ignores the others), in input order.
+  std::vector<size_t> used_inputs() const;
 
   // One row of `inputs` to the time and its interval (a point-only method gives
   // low = point = high).

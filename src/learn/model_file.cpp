@@ -200,6 +200,8 @@ json to_json(const ModelFile& file) {
               {"interval", o.interval}}},
             {"inputs", m.inputs},
             {"time_filtered_out", m.time_filtered_out},
+            {"input_epochs", m.input_epochs.empty() ? json() : json(m.input_epochs)},
+            {"training_time_s", m.training_time_s},
             {"expansion", {{"degree", o.method == Method::Extrap ? 1u : o.expand}, {"monomials", monomials}}},
             {"kept", kept},
             {"estimator", estimator_json(m.estimator)}};
@@ -234,6 +236,17 @@ ModelFile model_from_json(const json& j, const std::string& source) {
   m.options.interval = r.get<double>(o, "interval", "options.");
   m.inputs = r.get<std::vector<std::string>>(j, "inputs", "");
   m.time_filtered_out = r.get<std::vector<std::string>>(j, "time_filtered_out", "");
+  // Absent from models written before early stops existed: they cannot stop a run.
+  if (!j.value("input_epochs", json()).is_null()) {
+    m.input_epochs = r.get<std::vector<double>>(j, "input_epochs", "");
+    if (m.input_epochs.size() != m.inputs.size()) r.fail("input_epochs", "needs one epoch per input");
+    for (double e : m.input_epochs)
+      if (!(e >= 0 && e <= 1)) r.fail("input_epochs", fmt::format("epoch {} is outside 0..1", e));
+  }
+  if (j.contains("training_time_s")) {
+    m.training_time_s = r.get<double>(j, "training_time_s", "");
+    if (!(m.training_time_s >= 0)) r.fail("training_time_s", "is negative");
+  }
   const json& ex = r.at(j, "expansion", "");
   m.expansion.inputs = m.inputs.size();
   m.expansion.monomials = r.get<std::vector<Monomial>>(ex, "monomials", "expansion.");

@@ -147,27 +147,53 @@ SignatureModeRun run_signature_mode(const std::vector<std::string>& command, con
                     "give it after --: perfcast signature run app.sig -- mpirun.openmpi -n 4 ./app");
   std::string preload = o.library.string();
   if (const char* earlier = std::getenv("LD_PRELOAD"); earlier && *earlier) preload += std::string(":") + earlier;
-  std::vector<std::string> words = traced_command(command, {kSignaturePhasesVariable});
+  RankReportOptions r;
+  r.environment = {
+      {"LD_PRELOAD", preload}, {kTraceDirVariable, o.dir.string()}, {kSignaturePhasesVariable, o.patterns.string()}};
+  r.log = o.log;
+  r.ranks = o.ranks;
+  r.stop_when_reported = o.stop_when_measured;
+  r.grace_s = o.grace_s;
+  r.marker_variable = kSignaturePhasesVariable;
+  r.marker_value = o.patterns.string();
+  r.reported = [&o](int rank) -> std::optional<long> {
+    fs::path file = o.dir / events::phase_measurement_file_name(rank);
+    std::ifstream in(file);
+    if (!in) return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+      events::RankMeasurement m = events::parse_measurement(text.str(), file.string());
+      if (!m.complete && m.error.empty()) return std::nullopt;
+      return static_cast<long>(m.pid);
+    } catch (const UserError&) {
+      return std::nullopt;  // files are renamed into place whole: read it again next time
+    }
+  };
+  return run_until_ranks_report(traced_command(command, {kSignaturePhasesVariable}), r);
+}
+
+SignatureModeRun run_until_ranks_report(const std::vector<std::string>& words_in, const RankReportOptions& o) {
+  if (words_in.empty()) throw UserError("no command to run", {}, "give the command after --");
+  std::vector<std::string> words = words_in;
   std::vector<char*> argv;
   for (auto& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
 
   int ready[2];  // the child reports a failed exec through this pipe
   if (pipe2(ready, O_CLOEXEC) != 0)
-    throw UserError(fmt::format("cannot start {}: {}", command.front(), std::strerror(errno)));
+    throw UserError(fmt::format("cannot start {}: {}", words.front(), std::strerror(errno)));
   int log = ::open(o.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log < 0) throw UserError(fmt::format("cannot write: {}", std::strerror(errno)), {o.log.string()});
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
-  if (pid < 0) throw UserError(fmt::format("cannot start {}: fork failed", command.front()));
+  if (pid < 0) throw UserError(fmt::format("cannot start {}: fork failed", words.front()));
   if (pid == 0) {
     ::close(ready[0]);
     setpgid(0, 0);
     dup2(log, STDOUT_FILENO);
     dup2(log, STDERR_FILENO);
-    setenv("LD_PRELOAD", preload.c_str(), 1);
-    setenv(kTraceDirVariable, o.dir.c_str(), 1);
-    setenv(kSignaturePhasesVariable, o.patterns.c_str(), 1);
+    for (const auto& [name, value] : o.environment) setenv(name.c_str(), value.c_str(), 1);
     execvp(argv[0], argv.data());
     int error = errno;
     ssize_t ignored = ::write(ready[1], &error, sizeof error);
@@ -183,38 +209,33 @@ SignatureModeRun run_signature_mode(const std::vector<std::string>& command, con
   SignatureModeRun run;
   if (got == static_cast<ssize_t>(sizeof exec_error)) {
     while (!reaped(pid, run.status)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    throw UserError(fmt::format("cannot run {}: {}", command.front(), std::strerror(exec_error)), {},
+    throw UserError(fmt::format("cannot run {}: {}", words.front(), std::strerror(exec_error)), {},
                     "check the command after --");
   }
 
   std::set<int> reported;
   std::vector<pid_t> rank_pids;
+  auto is_rank = [&o](pid_t rank) { return runs_with(rank, o.marker_variable, o.marker_value); };
+  int ranks = o.ranks;
   while (!reaped(pid, run.status)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (!o.stop_when_measured || run.stopped) continue;
-    for (int r = 0; r < o.ranks; ++r) {
+    if (!o.stop_when_reported || run.stopped) continue;
+    if (ranks == 0 && o.job_size) ranks = o.job_size();
+    if (ranks == 0) continue;
+    for (int r = 0; r < ranks; ++r) {
       if (reported.count(r)) continue;
-      fs::path file = o.dir / events::phase_measurement_file_name(r);
-      std::ifstream in(file);
-      if (!in) continue;
-      std::stringstream text;
-      text << in.rdbuf();
-      try {
-        events::RankMeasurement m = events::parse_measurement(text.str(), file.string());
-        if (!m.complete && m.error.empty()) continue;
-        reported.insert(r);
-        if (m.pid > 0) rank_pids.push_back(static_cast<pid_t>(m.pid));
-      } catch (const UserError&) {
-        continue;  // files are renamed into place whole: read it again next time
-      }
+      std::optional<long> rank_pid = o.reported(r);
+      if (!rank_pid) continue;
+      reported.insert(r);
+      if (*rank_pid > 0) rank_pids.push_back(static_cast<pid_t>(*rank_pid));
     }
-    if (static_cast<int>(reported.size()) < o.ranks) continue;
+    if (static_cast<int>(reported.size()) < ranks) continue;
     run.stopped = true;
     run.reported_s = seconds_since(start);
     // The ranks directly too: the launcher takes a while to pass a SIGTERM on,
     // and each step run meanwhile is time spent for nothing.
     for (pid_t rank : rank_pids)
-      if (runs_with(rank, kSignaturePhasesVariable, o.patterns.string())) kill(rank, SIGTERM);
+      if (is_rank(rank)) kill(rank, SIGTERM);
     kill(-pid, SIGTERM);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.grace_s);
     bool ended = false;
@@ -222,7 +243,7 @@ SignatureModeRun run_signature_mode(const std::vector<std::string>& command, con
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     kill(-pid, SIGKILL);          // what is left of the group, the launcher included when it did not end
     for (pid_t rank : rank_pids)  // ranks the launcher put in process groups of their own
-      if (runs_with(rank, kSignaturePhasesVariable, o.patterns.string())) kill(rank, SIGKILL);
+      if (is_rank(rank)) kill(rank, SIGKILL);
     if (ended) break;
   }
   run.wall_s = seconds_since(start);

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace perfcast::trace {
@@ -51,12 +54,34 @@ struct SignatureModeRun {
 };
 
 // Runs `command` with the tracer preloaded in signature mode, in a process
-// group of its own. Every 10 ms it reads the ranks' measurement files; when
-// all `ranks` have reported it sends SIGTERM to the group (the launcher ends
-// the ranks it started), then SIGKILL to the group and to the ranks' own
-// processes (named in their files) still alive after `grace_s`, and reaps
-// the launcher. The ranks themselves never wait for each other on the
-// tracer's account. Throws UserError when the command cannot be started.
+// group of its own, ended once every rank has reported its measurements
+// (run_until_ranks_report). Throws UserError when the command cannot be started.
 SignatureModeRun run_signature_mode(const std::vector<std::string>& command, const SignatureModeOptions& options);
+
+// A job whose ranks each report once, by a file of their own, and which may
+// be ended as soon as all have: the signature mode's measurements, the
+// feature runtime's early-stop reports (docs/learn.md).
+struct RankReportOptions {
+  std::vector<std::pair<std::string, std::string>> environment;  // set for the job (Open MPI: pass them with -x)
+  std::filesystem::path log;                                     // the job's stdout and stderr go here
+  int ranks = 0;  // the ranks expected to report; 0: job_size() tells, once it knows (0 before)
+  std::function<int()> job_size;
+  bool stop_when_reported = true;  // false: let the job run to its end
+  double grace_s = 2;              // after SIGTERM, before SIGKILL
+  // Asked every 10 ms for each rank not yet reported: its process id once it
+  // has reported (0 when the report names none), nothing before.
+  std::function<std::optional<long>(int rank)> reported;
+  // A rank's process runs with this variable=value: only such processes are
+  // signalled by id, never another that took a finished rank's number.
+  std::string marker_variable, marker_value;
+};
+
+// Runs `words` (searched in PATH) in a process group of its own. When all
+// `ranks` have reported it sends SIGTERM to the ranks and the group (the
+// launcher ends the ranks it started), then SIGKILL to the group and the
+// ranks still alive after `grace_s`, and reaps the launcher. The ranks never
+// wait for each other on the reports' account. Throws UserError when the
+// command cannot be started or the log cannot be written.
+SignatureModeRun run_until_ranks_report(const std::vector<std::string>& words, const RankReportOptions& options);
 
 }  // namespace perfcast::trace

@@ -186,6 +186,41 @@ TEST(Features, CxxProgramRecordsOnlyItsOwnCode) {
   EXPECT_EQ(value(r, "probe_cxx.cpp:12:length"), 11);
 }
 
+// "probe_fortran.f90:LINE" of the line carrying `! marker: NAME`.
+std::string fortran_site(const std::string& name) {
+  std::ifstream in(PROBE_FORTRAN_SOURCE);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number)
+    if (line.find("! marker: " + name) != std::string::npos && line.size() == line.find("! marker: " + name) + 10 + name.size())
+      return "probe_fortran.f90:" + std::to_string(number);
+  ADD_FAILURE() << "no marker " << name << " in " << PROBE_FORTRAN_SOURCE;
+  return "";
+}
+
+// perfcast-mpif90 (flang with the probes, `use mpi` from perfcast's module):
+// loops, branches, values and the MPI calls made through the Fortran
+// bindings, and the record written by the runtime's mpi_finalize_.
+TEST(Features, FortranProgramRecordsThroughTheFortranBindings) {
+  fs::path dir = scratch() / "fortran";
+  fs::create_directories(dir);
+  ProcessResult build = run_process(
+      {kBin + "/perfcast-mpif90", "-O2", PROBE_FORTRAN_SOURCE, "-o", (dir / "probe_fortran").string()},
+      std::chrono::seconds(180));
+  ASSERT_EQ(build.exit_code, 0) << build.stdout_text << build.stderr_text;
+  const int steps = 23;
+  nlohmann::json r = run_recorded(dir / "runs.jsonl", dir / "probe_fortran", steps);
+  EXPECT_EQ(r.at("ranks"), kRanks);
+  EXPECT_GT(r.at("time_s").get<double>(), 0);
+  EXPECT_EQ(value(r, fortran_site("loop") + ":loop.headers"), (steps + 1) * kRanks);
+  EXPECT_EQ(value(r, fortran_site("loop") + ":loop.entries"), kRanks);
+  EXPECT_EQ(value(r, fortran_site("allreduce") + ":MPI_Allreduce.calls"), steps * kRanks);
+  EXPECT_EQ(value(r, fortran_site("allreduce") + ":MPI_Allreduce.bytes"), steps * kRanks * 8);
+  EXPECT_EQ(value(r, fortran_site("branch") + ":branch.taken"), 1);
+  EXPECT_EQ(value(r, fortran_site("branch") + ":branch.not_taken"), kRanks - 1);
+  // A variable is named at its declaration, as in C.
+  EXPECT_EQ(value(r, fortran_site("x_declared") + ":x"), 1.5);
+}
+
 // A sweep records one labelled run per point; run again, it skips them all.
 TEST(Features, SweepRecordsEachPointOnceAndResumes) {
   fs::path program = build_probe("-O1", true);

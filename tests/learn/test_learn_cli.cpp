@@ -73,6 +73,32 @@ TEST(CliLearn, LearnShowPredict) {
   expect_in(table.stdout_text, "low");
 }
 
+// predict's two sources of features, a file or a run, are one or the other,
+// and a CSV model's epochs travel in the model file for --run's stop rule.
+TEST(CliLearn, PredictTakesAFileOrARunNotBoth) {
+  std::string model = (perfcast::testing::scratch() / "both.json").string();
+  auto learned = perfcast_run({"learn", dataset_with_epochs(), "-o", model, "--trees", "5", "--folds", "0"});
+  ASSERT_EQ(learned.exit_code, 0) << learned.stderr_text;
+  std::ifstream in(model);
+  json m = json::parse(in);
+  EXPECT_EQ(m.at("input_epochs").size(), m.at("inputs").size());
+  EXPECT_GT(m.at("training_time_s").get<double>(), 0);
+
+  std::string features = write("both.csv", "ranks,junk1,junk2,n\n8,1,0.5,512\n");
+  auto both = perfcast_run({"learn", "predict", model, "--features", features, "--run", "--", "true"});
+  EXPECT_NE(both.exit_code, 0);
+  auto command_alone = perfcast_run({"learn", "predict", model, "--", "true"});
+  EXPECT_NE(command_alone.exit_code, 0);
+  expect_in(command_alone.stderr_text, "--run");
+  auto neither = perfcast_run({"learn", "predict", model});
+  EXPECT_NE(neither.exit_code, 0);
+  expect_in(neither.stderr_text, "--features");
+  // junk1 is known at 60 % of the runs: a model reading it cannot stop a run early.
+  auto late = perfcast_run({"learn", "predict", model, "--run", "--", "true"});
+  EXPECT_NE(late.exit_code, 0);
+  expect_in(late.stderr_text, "junk1 (epoch 0.60)");
+}
+
 TEST(CliLearn, SameSeedSameError) {
   std::string data = dataset_with_epochs();
   auto run = [&](const std::string& seed) {
