@@ -136,6 +136,7 @@ void run_simulation(const SimulateArgs& a) {
   if (a.np > 0) check_memory(a.np, true);
   JobChoice choice = open_job(a);
   options.mover = choice.mover;
+  if (choice.live) options.work_pricer = choice.live->work_pricer();
   if (!choice.live) check_memory(choice.job->size(), false);
 
   std::unique_ptr<report::ChromeTraceWriter> timeline;
