@@ -64,8 +64,10 @@ expr::Value value_of(double v) {
 
 int ModelWork::work(int model_index, std::string_view function, const std::vector<Parameter>& parameters, int rank,
                     int size) {
-  std::string call_key;
-  call_key.reserve(64);
+  // A skeleton's step loop calls this every step: the key's buffer is reused,
+  // so a call already seen costs one hash lookup and no allocation.
+  thread_local std::string call_key;
+  call_key.clear();
   call_key.append(reinterpret_cast<const char*>(&model_index), sizeof model_index);
   call_key.append(function);
   call_key.push_back('\0');
@@ -125,7 +127,7 @@ int ModelWork::work(int model_index, std::string_view function, const std::vecto
     id = static_cast<int>(works_.size()) - 1;
     work_of_counts_.emplace(std::move(counts_key), id);
   }
-  work_of_call_.emplace(std::move(call_key), id);
+  work_of_call_.emplace(call_key, id);
   return id;
 }
 

@@ -61,8 +61,10 @@ void BSIM_Add_model_work(BSIM_Model* model, const char* function, int nparams, c
   if (model == nullptr) rk->fail(call, "the model is NULL (BSIM_Model_load gives one)");
   if (nparams < 0) rk->fail(call, fmt::format("{} parameters", nparams));
   if (nparams > 0 && (names == nullptr || values == nullptr)) rk->fail(call, "names or values is NULL");
-  std::vector<perfcast::modelsim::ModelWork::Parameter> parameters;
-  parameters.reserve(static_cast<std::size_t>(nparams));
+  // Reused call after call (every rank's fiber runs on this thread, none
+  // switches inside this call): a step loop's calls allocate nothing.
+  thread_local std::vector<perfcast::modelsim::ModelWork::Parameter> parameters;
+  parameters.clear();
   for (int i = 0; i < nparams; ++i) {
     if (names[i] == nullptr) rk->fail(call, fmt::format("names[{}] is NULL", i));
     parameters.emplace_back(names[i], values[i]);
