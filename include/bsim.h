@@ -25,6 +25,25 @@ void BSIM_Add_time(double seconds);
 void BSIM_Add_flops(double flops);
 void BSIM_Add_bytes(double bytes);
 
+/* Compute from a program model (docs/skeletons.md, "Compute from the static
+ * model"): the work of one function of the model (a perfcast analyze output or a
+ * hand-written model), for this rank at the given parameters, priced when the
+ * burst runs by the rules `perfcast predict` prices the same work with (the
+ * machine file, its --set overrides, the ranks sharing the node), times the
+ * time scale.
+ *
+ * BSIM_Model_load reads the model file (a path from the directory perfcast
+ * runs in) once per process: every rank gets the same handle. A bad file ends
+ * the rank with the loader's message. BSIM_Add_model_work adds the work of
+ * `function` (NULL: the model's entry, the whole program) with `names[i]` =
+ * `values[i]` for the model's parameters (`perfcast model params MODEL`; the
+ * others take their defaults; rank and size are this rank's). Evaluated once
+ * per rank and parameter values, so a step loop may call it every step. */
+typedef struct BSIM_Model BSIM_Model;
+BSIM_Model *BSIM_Model_load(const char *path);
+void BSIM_Add_model_work(BSIM_Model *model, const char *function, int nparams, const char *const names[],
+                         const double values[]);
+
 /* Scale factors, so that a skeleton run with a small input can stand for the target
  * input: every later compute amount (BSIM_Add_*) is multiplied by the time scale,
  * every later LMPI_* message size by the size scale (MPI_* calls carry real data,

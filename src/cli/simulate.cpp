@@ -149,6 +149,7 @@ void run_simulation(const SimulateArgs& a) {
   if (as_traced) traced_job = sim::with_traced_mpi_durations(*choice.job);
   events::JobSource& job = traced_job ? *traced_job : *choice.job;
   options.mover = choice.mover;
+  if (choice.live) options.work_pricer = choice.live->work_pricer();
   if (!choice.live) check_memory(choice.job->size(), false);
 
   std::unique_ptr<report::ChromeTraceWriter> timeline;

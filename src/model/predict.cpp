@@ -126,14 +126,18 @@ double effective_streams(const SiteCounts& c, const machine::NodeGroup& g, int s
 
 std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine::NodeGroup& g, int ranks_on_node,
                                         const PredictOptions& options) {
+  // Every rank on the node computes at once (Pricing's contract for predict):
+  // at most the node's cores at a time, each rank for its share of its core.
+  return price_sites(counts, g, machine::Pricing::node_load(g, ranks_on_node, ranks_on_node), options);
+}
+
+std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine::NodeGroup& g,
+                                        const machine::NodeLoad& load, const PredictOptions& options) {
   using machine::Pricing;
   const double peak_double = g.flops_per_core_for(machine::Precision::Double, options.simd);
   const double peak_single = g.flops_per_core_for(machine::Precision::Single, options.simd);
   const machine::MemoryLevel* forced =
       options.memory_level == "auto" ? nullptr : level_named(g, options.memory_level);
-  // Every rank on the node computes at once (Pricing's contract for predict):
-  // at most the node's cores at a time, each rank for its share of its core.
-  const machine::NodeLoad load = Pricing::node_load(g, ranks_on_node, ranks_on_node);
   auto level_of = [&](const MemoryTraffic& t) -> const machine::MemoryLevel& {
     return t.working_set_bytes ? *g.memory_level_for(*t.working_set_bytes, load.streaming).level
                                : g.outermost_level();

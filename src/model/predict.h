@@ -193,6 +193,11 @@ int priced_loop_count(const ProgramModel& model);
 // node's bandwidth. `clock_Hz` (0: none) turns MCA cycles into seconds.
 std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine::NodeGroup& node, int ranks_on_node,
                                         const PredictOptions& options);
+// The same under a given load: `computing` ranks of the node at work and
+// `placed` there (machine::Pricing::node_load), as the simulator sees a node
+// when a burst starts. With computing = placed = ranks_on_node, the above.
+std::vector<SitePrediction> price_sites(const RankCounts& counts, const machine::NodeGroup& node,
+                                        const machine::NodeLoad& load, const PredictOptions& options);
 
 // The memory a prediction of `np` ranks holds: its per-rank results (counts
 // and prices of every site and MPI call) and, for the report, their JSON. An

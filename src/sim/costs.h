@@ -14,7 +14,21 @@
 
 namespace perfcast::sim {
 
-// A compute burst: its `seconds` when given, else the roofline of its counts
+// Work a source gives by its own counts, priced by the source's rules: a
+// compute event with no seconds (< 0) whose `live` points at the work (a live
+// skeleton's BSIM_Add_model_work: a program model's counts). The engine asks
+// for its seconds when the burst starts, with the node's load of that moment,
+// as it prices flops and bytes; so node sharing and a machine's --set
+// overrides apply to it as to any priced burst.
+class WorkPricer {
+ public:
+  virtual ~WorkPricer() = default;
+  // The seconds of `work` on `world_rank`, whose node has `computing` of its
+  // ranks at work (this one included) and pricing.ranks_on_node placed.
+  virtual double work_s(const void* work, int world_rank, const machine::Pricing& pricing, int computing) const = 0;
+};
+
+// A compute burst: its `seconds` when given, else its work's price (WorkPricer), else the roofline of its counts
 // on the rank's node (Pricing::burst_s) with k of the node's ranks computing.
 //
 // k, on a node whose group measured what its cores share (bandwidth_by_cores,
@@ -34,7 +48,7 @@ namespace perfcast::sim {
 // ranks sharing a core never compute faster than the core.
 class ComputeModel {
  public:
-  explicit ComputeModel(const machine::Pricing& pricing) : pricing_(pricing) {}
+  ComputeModel(const machine::Pricing& pricing, const WorkPricer* work) : pricing_(pricing), work_(work) {}
 
   // A burst that ran longer or shorter than first priced: its rank's clock
   // and calc move by `delta_s`.
@@ -49,8 +63,11 @@ class ComputeModel {
   double start(const events::Event& burst, int world_rank, double start_s) {
     repriced_.clear();
     const int node = pricing_.node(world_rank);
-    if (!pricing_.machine().group_of_node(node).sharing_measured())
-      return burst.seconds >= 0 ? burst.seconds : pricing_.burst_s(world_rank, burst.flops, burst.bytes_moved);
+    if (!pricing_.machine().group_of_node(node).sharing_measured()) {
+      if (burst.seconds >= 0) return burst.seconds;
+      if (burst.live) return work_->work_s(burst.live, world_rank, pricing_, pricing_.ranks_on_node(node));
+      return pricing_.burst_s(world_rank, burst.flops, burst.bytes_moved);
+    }
     Node& n = nodes_[node];
     while (!n.running_ends.empty() && *n.running_ends.begin() <= start_s) n.running_ends.erase(n.running_ends.begin());
     if (start_s != n.cohort_start_s) {
@@ -59,7 +76,9 @@ class ComputeModel {
     }
     const int computing = static_cast<int>(n.running_ends.size()) + 1;
     auto price = [&](const Started& s) {
-      return s.seconds >= 0 ? s.seconds : pricing_.burst_s(s.rank, s.flops, s.bytes, computing);
+      if (s.seconds >= 0) return s.seconds;
+      if (s.work) return work_->work_s(s.work, s.rank, pricing_, computing);
+      return pricing_.burst_s(s.rank, s.flops, s.bytes, computing);
     };
     for (Started& s : n.cohort) {
       const double seconds = price(s);
@@ -69,7 +88,7 @@ class ComputeModel {
       repriced_.push_back({s.rank, seconds - s.priced_s});
       s.priced_s = seconds;
     }
-    Started self{world_rank, burst.seconds, burst.flops, burst.bytes_moved, 0};
+    Started self{world_rank, burst.seconds, burst.flops, burst.bytes_moved, burst.live, 0};
     self.priced_s = price(self);
     if (self.priced_s > 0) {
       n.running_ends.insert(start_s + self.priced_s);
@@ -83,6 +102,7 @@ class ComputeModel {
   struct Started {
     int rank;
     double seconds, flops, bytes;  // the event's
+    const void* work;              // the event's live: work for work_ to price
     double priced_s;
   };
   struct Node {
@@ -91,6 +111,7 @@ class ComputeModel {
     std::vector<Started> cohort;  // those that started at cohort_start_s
   };
   const machine::Pricing& pricing_;
+  const WorkPricer* work_;  // null: no burst carries work (the engine refuses one that does)
   std::unordered_map<int, Node> nodes_;  // nodes in use
   std::vector<Repriced> repriced_;
 };

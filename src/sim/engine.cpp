@@ -61,7 +61,7 @@ class Engine {
         options_(options),
         nranks_(job.size()),
         net_(machine, std::max(nranks_, 1)),
-        compute_(net_) {}
+        compute_(net_, options_.work_pricer) {}
 
   SimResult run();
 
@@ -363,6 +363,8 @@ void Engine::process(RankState& R, int r) {
   const Event& e = ev_;
   switch (e.kind) {
     case Kind::Compute: {
+      if (e.seconds < 0 && e.live && !options_.work_pricer)
+        fail(r, "a compute burst given by its work (BSIM_Add_model_work), and nothing to price it with");
       double dt = compute_.start(e, r, R.clock);
       if (dt < 0 || dt != dt) fail(r, fmt::format("compute burst of {} s", dt));
       if (!std::isfinite(R.clock + dt))

@@ -25,7 +25,8 @@
 //     transfer that ended it started, and wait = the rest (time blocked until
 //     the partner reached the matching point).
 //   Collectives: see collectives.h (table rule or point-to-point algorithms).
-//   Compute bursts: their given seconds, else priced by the machine with the
+//   Compute bursts: their given seconds, else their work's price when they
+//     carry work (a live skeleton's model work: SimOptions::work_pricer), else priced by the machine with the
 //     node's ranks computing at once (costs.h: those in a burst when it starts)
 //     and, on a node holding more ranks than cores, each rank's share of a
 //     core (machine::NodeLoad). Given seconds are the source's own price (a
@@ -52,6 +53,7 @@
 #include "events/source.h"
 #include "machine/machine.h"
 #include "machine/pricing.h"
+#include "sim/costs.h"
 #include "sim/timed_region.h"
 
 namespace perfcast::sim {
@@ -87,6 +89,9 @@ struct SimProgress {
 struct SimOptions {
   CollectiveMode collectives = CollectiveMode::Auto;
   events::DataMover* mover = nullptr;     // live skeletons; null for recorded streams
+  // Prices compute bursts given by their work (costs.h); null: a burst that
+  // carries work is an error.
+  const WorkPricer* work_pricer = nullptr;
   TimelineSink* timeline = nullptr;
   // Called every `progress_every_s` of wall time while the simulation runs
   // (never in a run shorter than that): checked every 65536 events, so a

@@ -5,7 +5,11 @@
  *   - the compute of a step (pack, unpack, leapfrog update) replaced by
  *     BSIM_Add_time(wave3d_calc_time(lx*ly*lz)), a model fitted to wave3d's
  *     own per-step compute time on this machine (wave3d_calc_time.h, written by
- *     `perfcast fit --emit c`; see README.md and bench/wave3d_skeleton.py);
+ *     `perfcast fit --emit c`; see README.md and bench/wave3d_skeleton.py),
+ *     or, with --compute-model MODEL (wave3d.model.json), by the work of the
+ *     model's halo_exchange and leapfrog_step functions for this rank's
+ *     block (BSIM_Add_model_work), priced by the engine as `perfcast
+ *     predict` prices them: on any machine file, size and rank count;
  *   - MPI calls whose data steer nothing, or that carry grid data, replaced by
  *     LMPI_* twins with NULL buffers (halo exchange, the checksum and check
  *     reductions);
@@ -17,6 +21,7 @@
  *
  * Build: perfcast cc -O2 -I<dir of wave3d_calc_time.h> wave3d_skel.c -o wave3d_skel
  * Run:   perfcast simulate --machine M --np 8 -- ./wave3d_skel --n 64 --steps 20
+ *        (add --compute-model apps/wave3d/wave3d.model.json for the model's compute)
  *
  * No writable globals: all ranks share one process (docs/skeletons.md). */
 
@@ -37,6 +42,8 @@ static void usage(FILE *f) {
           "  --steps S      time steps (default 20)\n"
           "  --px/--py/--pz P  processes along one axis (default: MPI_Dims_create)\n"
           "  --repeats R    time the step loop R times, report the median (default 3)\n"
+          "  --compute-model FILE  a step's compute from this program model (wave3d.model.json)\n"
+          "                 instead of the fitted wave3d_calc_time\n"
           "  --help         this text\n"
           "Last stdout line (rank 0): one JSON object with the simulated times.\n");
 }
@@ -66,6 +73,22 @@ static void print_array(const char *key, const double *v, int n) {
 
 enum { XLO, XHI, YLO, YHI, ZLO, ZHI };
 
+/* Takes the skeleton's own option --compute-model FILE out of argv (the rest
+ * are wave3d's, parsed by wave3d_options.h); returns FILE or NULL. */
+static const char *take_compute_model(int *argc, char **argv) {
+  const char *file = NULL;
+  int i, out = 1;
+  for (i = 1; i < *argc; i++) {
+    if (strcmp(argv[i], "--compute-model") == 0 && i + 1 < *argc) {
+      file = argv[++i];
+      continue;
+    }
+    argv[out++] = argv[i];
+  }
+  *argc = out;
+  return file;
+}
+
 int main(int argc, char **argv) {
   struct wave3d_options opt;
   int rank, size, bad, f, r;
@@ -75,10 +98,16 @@ int main(int argc, char **argv) {
   double step_calc_s;
   double *times, *calcs, *mpis;
   MPI_Comm cart;
+  const char *compute_model;
+  BSIM_Model *model = NULL;
+  /* The model's parameters a step's work depends on (perfcast model params). */
+  const char *model_names[6] = {"nx", "ny", "nz", "px", "py", "pz"};
+  double model_values[6];
 
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  compute_model = take_compute_model(&argc, argv);
   if (wave3d_parse_args("wave3d_skel", argc, argv, &opt, rank)) {
     MPI_Finalize();
     return 2;
@@ -118,9 +147,21 @@ int main(int argc, char **argv) {
   count[YLO] = count[YHI] = lx * lz;
   count[ZLO] = count[ZHI] = lx * ly;
 
-  /* The compute of one step on this rank's block: the fitted model. */
+  /* The compute of one step on this rank's block: the fitted model, or the
+   * program model's work (its rank coordinates follow MPI_Cart_create's
+   * row-major order without reordering, as here). */
   step_calc_s = wave3d_calc_time((double)lx * (double)ly * (double)lz);
   if (step_calc_s < 0) step_calc_s = 0;
+  if (compute_model != NULL) {
+    model = BSIM_Model_load(compute_model);
+    model_values[0] = opt.nx;
+    model_values[1] = opt.ny;
+    model_values[2] = opt.nz;
+    model_values[3] = dims[0];
+    model_values[4] = dims[1];
+    model_values[5] = dims[2];
+    step_calc_s = 0; /* priced by the engine as the burst runs: not known here */
+  }
 
   times = calloc((size_t)opt.repeats, sizeof(double));
   calcs = calloc((size_t)opt.repeats, sizeof(double));
@@ -144,7 +185,12 @@ int main(int argc, char **argv) {
       LMPI_Waitall(12, req, MPI_STATUSES_IGNORE);
       mpi_s += MPI_Wtime() - tm;
       /* pack (before the sends in wave3d), unpack and the update: one burst */
-      BSIM_Add_time(step_calc_s);
+      if (model != NULL) {
+        BSIM_Add_model_work(model, "halo_exchange", 6, model_names, model_values);
+        BSIM_Add_model_work(model, "leapfrog_step", 6, model_names, model_values);
+      } else {
+        BSIM_Add_time(step_calc_s);
+      }
     }
     t1 = MPI_Wtime();
     MPI_Pcontrol(0);
@@ -177,9 +223,14 @@ int main(int argc, char **argv) {
 
   bad = 0;
   if (rank == 0) {
-    printf("wave3d_skel: %d x %d x %d grid on %d ranks (%d x %d x %d process grid), %d steps, "
-           "compute %.6g s per step on rank 0\n",
-           opt.nx, opt.ny, opt.nz, size, dims[0], dims[1], dims[2], opt.steps, step_calc_s);
+    if (model != NULL)
+      printf("wave3d_skel: %d x %d x %d grid on %d ranks (%d x %d x %d process grid), %d steps, "
+             "compute from the program model %s\n",
+             opt.nx, opt.ny, opt.nz, size, dims[0], dims[1], dims[2], opt.steps, compute_model);
+    else
+      printf("wave3d_skel: %d x %d x %d grid on %d ranks (%d x %d x %d process grid), %d steps, "
+             "compute %.6g s per step on rank 0\n",
+             opt.nx, opt.ny, opt.nz, size, dims[0], dims[1], dims[2], opt.steps, step_calc_s);
     printf("{\"app\":\"wave3d_skel\",\"ranks\":%d,\"px\":%d,\"py\":%d,\"pz\":%d,\"nx\":%d,\"ny\":%d,\"nz\":%d,"
            "\"steps\":%d,\"repeats\":%d,\"time_s\":%.9g",
            size, dims[0], dims[1], dims[2], opt.nx, opt.ny, opt.nz, opt.steps, opt.repeats,
@@ -191,7 +242,10 @@ int main(int argc, char **argv) {
     printf(",\"calc_s\":%.9g,\"mpi_s\":%.9g", median_of(calcs, opt.repeats), median_of(mpis, opt.repeats));
     print_array("calcs_s", calcs, opt.repeats);
     print_array("mpis_s", mpis, opt.repeats);
-    printf(",\"step_calc_s\":%.9g,\"check\":\"skeleton\"}\n", step_calc_s);
+    if (model != NULL)
+      printf(",\"compute\":\"model\",\"check\":\"skeleton\"}\n");
+    else
+      printf(",\"step_calc_s\":%.9g,\"check\":\"skeleton\"}\n", step_calc_s);
     fflush(stdout);
   }
   /* wave3d's exit flag */

@@ -44,6 +44,9 @@ struct Job {
   // touches nothing but itself (a list of live ops linked each to its
   // neighbours, other ranks' cold ops, cost two cache misses per op), and the
   // chunks go with the job, whatever ops are still live then.
+  // Program models the ranks' BSIM_Add_model_work calls read, and the
+  // engine's pricer of the bursts they make.
+  modelsim::ModelWork model_work;
   std::vector<std::unique_ptr<LiveOp[]>> op_chunks;
   std::vector<LiveOp*> free_ops;
   static constexpr std::size_t kOpsPerChunk = 256;
@@ -378,7 +381,27 @@ void Rank::flush_compute() {
     e.bytes_moved = b;
     emit();
   }
+  if (!pending_work_.empty()) {
+    // The engine prices the work when the burst starts (sim::WorkPricer).
+    const void* burst = job_->model_work.burst(pending_work_);
+    pending_work_.clear();
+    Event& e = begin(Kind::Compute);
+    e.live = const_cast<void*>(burst);
+    emit();
+  }
 }
+
+void Rank::add_model_work(int work) {
+  if (time_scale_ == 0) return;
+  for (auto& [id, multiplier] : pending_work_)
+    if (id == work) {
+      multiplier += time_scale_;
+      return;
+    }
+  pending_work_.emplace_back(work, time_scale_);
+}
+
+modelsim::ModelWork& model_work_of(Rank& rank) { return rank.job_->model_work; }
 
 CommRef Rank::comm(int handle, const char* call) {
   last_call_ = call;
@@ -498,6 +521,7 @@ LiveJobSource::~LiveJobSource() { remove_fatal_handlers(this); }
 
 int LiveJobSource::size() const { return job_->np; }
 const std::vector<std::string>& LiveJobSource::warnings() const { return job_->warnings; }
+const sim::WorkPricer* LiveJobSource::work_pricer() const { return &job_->model_work; }
 const StackRegion& LiveJobSource::stacks() const { return *job_->stacks; }
 int LiveJobSource::exit_code(int rank) const { return job_->exit_codes.at(static_cast<std::size_t>(rank)); }
 

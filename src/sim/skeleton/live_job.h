@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "events/source.h"
+#include "sim/costs.h"
 #include "sim/skeleton/stack_region.h"
 
 namespace perfcast::sim::skeleton {
@@ -48,6 +49,10 @@ class LiveJobSource final : public events::JobSource, public events::DataMover {
   std::unique_ptr<events::RankSource> open_rank(int rank) override;
   void deliver(const events::Event& send, int send_world_rank, events::Event& received, int recv_world_rank) override;
   void collective(const std::vector<events::Event*>& members, const std::vector<int>& world_ranks) override;
+
+  // Prices the compute bursts of the ranks' BSIM_Add_model_work calls: give it
+  // to the engine (sim::SimOptions::work_pricer).
+  const sim::WorkPricer* work_pricer() const;
 
   // One line per writable global of the skeleton that all ranks would share.
   const std::vector<std::string>& warnings() const;

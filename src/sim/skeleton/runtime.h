@@ -10,6 +10,7 @@
 
 #include "events/event.h"
 #include "events/source.h"
+#include "modelsim/model_work.h"
 #include "sim/skeleton/datatypes.h"
 #include "sim/skeleton/live_job.h"
 #include "sim/skeleton/stack_region.h"
@@ -106,6 +107,8 @@ class Rank final : public events::RankSource {
   }
   void add_flops(double f) { pending_flops_ += f * time_scale_; }
   void add_bytes(double b) { pending_bytes_ += b * time_scale_; }
+  // Work of a program model (modelsim::ModelWork's id), times the time scale.
+  void add_model_work(int work);
   double time_scale_ = 1, size_scale_ = 1;
   bool initialized_ = false, finalized_ = false;
 
@@ -148,6 +151,7 @@ class Rank final : public events::RankSource {
   double now_s_ = 0;
   double pending_s_ = 0, pending_flops_ = 0, pending_bytes_ = 0;
   bool has_time_ = false;
+  std::vector<std::pair<int, double>> pending_work_;  // model work and multiplier (ModelWork::Items)
   std::uint64_t next_request_ = 1;
   int exit_code_ = -1;
   std::vector<LiveOp*> requests_;  // active nonblocking requests (few: linear search)
@@ -162,9 +166,13 @@ class Rank final : public events::RankSource {
 
   friend class LiveJobSource;
   friend struct Job;
+  friend modelsim::ModelWork& model_work_of(Rank& rank);
 };
 
 // The rank whose fiber is running on this thread (null outside fibers).
 Rank* current_rank();
+
+// The model work of the job `rank` belongs to (BSIM_Model_load, BSIM_Add_model_work).
+modelsim::ModelWork& model_work_of(Rank& rank);
 
 }  // namespace perfcast::sim::skeleton

@@ -7,6 +7,7 @@
 // there serves counts only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
@@ -166,4 +167,41 @@ TEST(Wave3dSkeleton, BadProcessGridFailsLikeTheApp) {
   SimRun sim = simulate(2, {"--n", "8", "--px", "3"});
   EXPECT_NE(sim.process.stderr_text.find("--px"), std::string::npos) << sim.process.stderr_text;
   EXPECT_TRUE(sim.skeleton.is_null());
+}
+
+TEST(Wave3dSkeleton, ModelComputeIsWhatPredictComputes) {
+  // --compute-model: each step's compute is the model's halo_exchange and
+  // leapfrog_step work for the rank's block (BSIM_Add_model_work), so the
+  // skeleton's step loop computes what `perfcast predict` prices for the
+  // model's main on the same machine file, and makes the same MPI calls as
+  // with its fitted compute.
+  const std::string model = std::string(PERFCAST_SOURCE_DIR) + "/apps/wave3d/wave3d.model.json";
+  for (int ranks : {1, 2}) {
+    SCOPED_TRACE("ranks " + std::to_string(ranks));
+    const std::vector<std::string> args = {"--n", "24", "--steps", "5", "--repeats", "1"};
+    std::vector<std::string> with_model = args;
+    with_model.insert(with_model.end(), {"--compute-model", model});
+    SimRun fitted = simulate(ranks, args), priced = simulate(ranks, with_model);
+    ASSERT_EQ(priced.process.exit_code, 0) << priced.process.stderr_text;
+    ASSERT_TRUE(priced.skeleton.is_object()) << priced.process.stderr_text;
+    EXPECT_EQ(priced.skeleton.value("compute", ""), "model");
+    EXPECT_EQ(priced.sim["kinds"].value("allreduce", -1), fitted.sim["kinds"].value("allreduce", -2));
+    EXPECT_EQ(priced.sim.value("mpi_calls", -1LL), fitted.sim.value("mpi_calls", -2LL));
+
+    auto predict = perfcast::measure::run_process(
+        {kPerfcast, "predict", model, "--machine", kMachine, "--np", std::to_string(ranks), "--param", "n=24", "--param",
+         "steps=5", "--json"},
+        std::chrono::duration<double>(120));
+    ASSERT_EQ(predict.exit_code, 0) << predict.stderr_text;
+    const auto doc = nlohmann::json::parse(predict.stdout_text);
+    double compute = 0;
+    for (const auto& rank : doc["ranks"]) {
+      double sites = 0;
+      for (const auto& site : rank["sites"]) sites += site["refined_s"].get<double>();
+      compute = std::max(compute, sites);
+    }
+    ASSERT_GT(compute, 0);
+    EXPECT_NEAR(priced.skeleton.value("calc_s", 0.0), compute, 1e-9 * compute);
+    EXPECT_NE(priced.skeleton.value("calc_s", 0.0), fitted.skeleton.value("calc_s", 0.0));
+  }
 }
