@@ -172,6 +172,9 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
       if (auto fallback = run_time_check_fallback(br, s_)) {
         n->probability = *fallback == 0 ? 0.0 : 1.0;
         n->note = (n->note.empty() ? "" : n->note + "; ") + "vectoriser run-time check assumed to pass";
+      } else if (auto odd = counts_.unroll_remainder_condition(br)) {
+        n->condition = ex::simplify(*odd);
+        n->note = (n->note.empty() ? "" : n->note + "; ") + "the iteration a loop unrolled by 2 leaves when its count is odd";
       } else if (auto guard = counts_.loop_guard_condition(br)) {
         n->condition = ex::simplify(*guard);
         n->note = (n->note.empty() ? "" : n->note + "; ") + "guard of the loop after it: its trip count > 0";

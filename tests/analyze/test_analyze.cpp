@@ -1078,3 +1078,24 @@ TEST(Analyze, DefaultsWrittenInTheSourceAreTheParametersDefaults) {
   b = model::bind_rank(m, {{"parse.loop1.trips", 4}, {"until_zero.loop1.trips", 2}, {"o.steps", 3}}, 0, 1);
   EXPECT_EQ(model::evaluate_rank(model::symbolic_costs(m, "main"), b, 0).mpi_calls, 3 + 2);
 }
+
+// A row loop whose count is read from memory, unrolled by 2 at run time
+// (rows_unrolled_by_two.c): the unrolled loop runs T div 2 times, the one
+// element left over runs when T is odd, the guard before both when T > 0, so
+// every row counts exactly T elements; a negation is no flop (xorpd, or folded
+// into the subtract). Per row: 2 flops and 20 bytes loaded per element, one
+// divide, and the row's two pointers (16 bytes) loaded when it has elements.
+TEST(Analyze, ARowLoopUnrolledByTwoCountsEveryElementOnce) {
+  auto m = load(analyse_case("rows_unrolled_by_two.c"), "rows_unrolled_by_two");
+  for (int nrow : {0, 1, 5})
+    for (int len : {0, 1, 2, 7, 8}) {
+      expr::Bindings b = {{"nrow", nrow}, {"sweep.loop2.trips", len}};
+      bind_the_rest(m, b);
+      expr::Bindings empty_rows = b;
+      empty_rows["sweep.loop2.trips"] = 0;
+      auto c = counts(m, "sweep", b);
+      EXPECT_EQ(c.flops_double, nrow * (2.0 * len + 1)) << "nrow = " << nrow << ", len = " << len;
+      EXPECT_EQ(c.load_bytes - counts(m, "sweep", empty_rows).load_bytes, nrow * (len > 0 ? 16.0 + 20.0 * len : 0))
+          << "nrow = " << nrow << ", len = " << len;
+    }
+}
