@@ -230,6 +230,15 @@ std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm:
   }
   std::vector<Expr> terms;
   for (auto [p, to] : edges) {
+    // A call that may throw: its normal edge is taken whenever the block is
+    // reached, its unwind edge never (the unwind side is priced at 0).
+    if (auto* invoke = dyn_cast<InvokeInst>(p->getTerminator())) {
+      if (invoke->getUnwindDest() == to) continue;
+      auto r = reach_condition(p, from, region, depth + 1);
+      if (!r) return std::nullopt;
+      terms.push_back(*r);
+      continue;
+    }
     auto r = reach_condition(p, from, region, depth + 1);
     if (!r) return std::nullopt;
     auto* br = dyn_cast<BranchInst>(p->getTerminator());

@@ -1099,3 +1099,20 @@ TEST(Analyze, ARowLoopUnrolledByTwoCountsEveryElementOnce) {
           << "nrow = " << nrow << ", len = " << len;
     }
 }
+
+// The join after an `if` whose one side calls a function that may throw
+// (may_throw_in_branch.cpp: an `invoke`, whose unwind edge leaves the function
+// through a destructor) is reached on every path a run takes: the loop after
+// it counts in full, 2 flops an element, not half of them at a guess.
+TEST(Analyze, WorkAfterABranchThatMayThrowIsCounted) {
+  auto j = analyse_case("may_throw_in_branch.cpp");
+  auto m = load(j, "may_throw_in_branch");
+  for (const auto& b : j["coverage"]["guessed_branches"])
+    EXPECT_NE(b.value("why", ""), "reached on some paths") << b.dump();
+  for (long n : {0L, 1L, 5L, 1000L})
+    for (long big : {0L, 10L}) {
+      expr::Bindings b = {{"n", n}, {"big", big}};
+      bind_the_rest(m, b);
+      EXPECT_EQ(counts(m, "_Z20sum_after_allocationll", b).flops_double, 2.0 * n) << "n = " << n << ", big = " << big;
+    }
+}
