@@ -68,6 +68,9 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
 
   for (Instruction& i : *b) {
     if (isa<DbgInfoIntrinsic>(&i)) continue;
+    // A flop is what perfcast counts counts (src/counts/README.md, Intel's
+    // FP_ARITH_INST_RETIRED): fneg is none, the machine flips the sign bit with
+    // a logic instruction (xorpd) or folds it into the subtract or FMA it feeds.
     if (auto* bo = dyn_cast<BinaryOperator>(&i)) {
       switch (bo->getOpcode()) {
         case Instruction::FAdd: case Instruction::FSub: case Instruction::FMul:
@@ -76,8 +79,6 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
           break;
         default: break;
       }
-    } else if (auto* un = dyn_cast<UnaryOperator>(&i); un && un->getOpcode() == Instruction::FNeg) {
-      add_flops(i, i.getType(), 1);
     } else if (auto* ld = dyn_cast<LoadInst>(&i)) {
       Node& n = compute(i);
       n.loads = n.loads + Expr(1);

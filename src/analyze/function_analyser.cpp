@@ -172,6 +172,9 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
       if (auto fallback = run_time_check_fallback(br, s_)) {
         n->probability = *fallback == 0 ? 0.0 : 1.0;
         n->note = (n->note.empty() ? "" : n->note + "; ") + "vectoriser run-time check assumed to pass";
+      } else if (auto odd = counts_.unroll_remainder_condition(br)) {
+        n->condition = ex::simplify(*odd);
+        n->note = (n->note.empty() ? "" : n->note + "; ") + "the iteration a loop unrolled by 2 leaves when its count is odd";
       } else if (auto guard = counts_.loop_guard_condition(br)) {
         n->condition = ex::simplify(*guard);
         n->note = (n->note.empty() ? "" : n->note + "; ") + "guard of the loop after it: its trip count > 0";
@@ -227,6 +230,15 @@ std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm:
   }
   std::vector<Expr> terms;
   for (auto [p, to] : edges) {
+    // A call that may throw: its normal edge is taken whenever the block is
+    // reached, its unwind edge never (the unwind side is priced at 0).
+    if (auto* invoke = dyn_cast<InvokeInst>(p->getTerminator())) {
+      if (invoke->getUnwindDest() == to) continue;
+      auto r = reach_condition(p, from, region, depth + 1);
+      if (!r) return std::nullopt;
+      terms.push_back(*r);
+      continue;
+    }
     auto r = reach_condition(p, from, region, depth + 1);
     if (!r) return std::nullopt;
     auto* br = dyn_cast<BranchInst>(p->getTerminator());

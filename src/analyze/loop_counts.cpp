@@ -77,12 +77,18 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
   if (computable) {
     using namespace llvm;
     if (unsigned bits = remainder_bits(l)) return trip_counts_[l] = ex::mod(source, Expr(std::int64_t{1} << bits));
-    // The unrolled loop: its remainder loop is a sibling of the same line.
+    // The unrolled loop: its remainder loop is a sibling of the same line, or,
+    // unrolled by 2, the one iteration left over runs behind a test of T's
+    // lowest bit (remainder_test_of).
     auto has_remainder = [&](std::uint64_t factor) {
       const auto& siblings = l->getParentLoop() ? l->getParentLoop()->getSubLoops() : s_.li.getTopLevelLoops();
       for (const Loop* o : siblings)
         if (o != l && s_.where(source_loc(o)).line == w.line && s_.where(source_loc(o)).file == w.file)
           if (unsigned bits = remainder_bits(o); bits && (std::uint64_t{1} << bits) == factor) return true;
+      if (factor == 2 && remainder_test_of(l)) {
+        unrolled_by_two_.emplace(l, source);
+        return true;
+      }
       return false;
     };
     if (auto* d = dyn_cast<SCEVUDivExpr>(btc))
@@ -110,6 +116,73 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
         }
   }
   return trip_counts_[l] = source;
+}
+
+// A loop unrolled by 2 with a run-time trip count T leaves no remainder loop:
+// after the unrolled loop (T div 2 iterations of two source iterations each)
+// one more source iteration runs when T is odd, behind `icmp eq (and X, 1), 0`
+// (or `ne`) with X the trip count the unrolled loop's count reads. The test is
+// a branch outside the loop, in the loop around it, at the loop's source line.
+bool LoopCounts::is_remainder_test(const llvm::BranchInst* br, const llvm::Loop* unrolled) {
+  using namespace llvm;
+  if (!br->isConditional() || unrolled->contains(br->getParent())) return false;
+  if (s_.li.getLoopFor(br->getParent()) != unrolled->getParentLoop()) return false;
+  auto* cmp = dyn_cast<ICmpInst>(br->getCondition());
+  if (!cmp || !cmp->isEquality()) return false;
+  auto* zero = dyn_cast<ConstantInt>(cmp->getOperand(1));
+  auto* low_bit = dyn_cast<BinaryOperator>(cmp->getOperand(0));
+  if (!zero || !zero->isZero() || !low_bit || low_bit->getOpcode() != Instruction::And) return false;
+  auto* one = dyn_cast<ConstantInt>(low_bit->getOperand(1));
+  if (!one || !one->isOne()) return false;
+  Where at = s_.where(br->getDebugLoc()), loop_at = s_.where(source_loc(unrolled));
+  if (at.line != loop_at.line || at.file != loop_at.file) return false;
+  // X is T (or T extended): every value it reads is one the unrolled count reads.
+  const Value* x = low_bit->getOperand(0);
+  if (!s_.se.isSCEVable(x->getType())) return false;
+  const SCEV* btc = s_.se.getBackedgeTakenCount(const_cast<Loop*>(unrolled));
+  if (isa<SCEVCouldNotCompute>(btc)) return false;
+  struct Leaves {
+    std::set<const Value*> values;
+    bool follow(const SCEV* e) {
+      if (auto* u = dyn_cast<SCEVUnknown>(e)) values.insert(u->getValue());
+      return true;
+    }
+    bool isDone() const { return false; }
+  } of_x, of_count;
+  visitAll(s_.se.getSCEV(const_cast<Value*>(x)), of_x);
+  visitAll(btc, of_count);
+  if (of_x.values.empty()) return false;
+  for (const Value* v : of_x.values)
+    if (!of_count.values.count(v)) return false;
+  return true;
+}
+
+const llvm::BranchInst* LoopCounts::remainder_test_of(const llvm::Loop* unrolled) {
+  const llvm::Loop* around = unrolled->getParentLoop();
+  for (const llvm::BasicBlock& b : s_.f) {
+    if (around && !around->contains(&b)) continue;
+    if (auto* br = llvm::dyn_cast<llvm::BranchInst>(b.getTerminator()); br && is_remainder_test(br, unrolled))
+      return br;
+  }
+  return nullptr;
+}
+
+// `(T & 1) == 0` is "T is even": mod(T, 2) < 1 over the source loop's parameter,
+// so the unrolled loop's floordiv(T, 2) pairs and the left-over iteration add
+// up to T for every whole T (a mean of trips counts within one iteration per run).
+std::optional<Expr> LoopCounts::unroll_remainder_condition(const llvm::BranchInst* br) {
+  const llvm::Loop* around = s_.li.getLoopFor(br->getParent());
+  const auto& siblings = around ? around->getSubLoops() : s_.li.getTopLevelLoops();
+  for (llvm::Loop* l : siblings) {
+    if (!is_remainder_test(br, l)) continue;
+    trip_count(l);  // records the loop's share of its source parameter
+    auto it = unrolled_by_two_.find(l);
+    if (it == unrolled_by_two_.end()) continue;
+    Expr odd = ex::compare(ex::Comparison::Ge, ex::mod(it->second, Expr(2)), Expr(1));
+    bool tests_even = llvm::cast<llvm::ICmpInst>(br->getCondition())->getPredicate() == llvm::CmpInst::ICMP_EQ;
+    return tests_even ? Expr(1) - odd : odd;
+  }
+  return std::nullopt;
 }
 
 // Whether the loop-carried values of `l` (its header phis other than affine
@@ -255,6 +328,11 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
       Collect collect{trip_leaves};
       visitAll(btc, collect);
       trips.push_back(trip_count(l));
+      // A loop unrolled by 2 whose left-over iteration this side also runs:
+      // the side runs when the source loop does, T > 0, not T div 2 > 0.
+      if (auto it = unrolled_by_two_.find(l); it != unrolled_by_two_.end())
+        if (const BranchInst* test = remainder_test_of(l); test && inside.count(const_cast<BasicBlock*>(test->getParent())))
+          trips.back() = it->second;
     }
     // Leaves through the phis that start a loop (an unrolled loop starts
     // where its remainder stopped).

@@ -28,6 +28,10 @@ class LoopCounts {
   bool chain_restarts(const llvm::Loop* l);
   llvm::DebugLoc source_loc(const llvm::Loop* l) const;
   std::optional<expr::Expr> loop_guard_condition(const llvm::BranchInst* br);
+  // The test before the one iteration left over by a loop unrolled by 2 at run
+  // time (`(T & 1) == 0`), as a condition of the source loop's trip-count
+  // parameter T; nullopt for any other branch.
+  std::optional<expr::Expr> unroll_remainder_condition(const llvm::BranchInst* br);
   // For a loop whose trip count is a parameter (its exit depends on data):
   // the parameter's name, why, and the source loop's site (for the coverage).
   struct UnknownTrips {
@@ -40,12 +44,17 @@ class LoopCounts {
 
  private:
   unsigned remainder_bits(const llvm::Loop* l);
+  bool is_remainder_test(const llvm::BranchInst* br, const llvm::Loop* unrolled);
+  const llvm::BranchInst* remainder_test_of(const llvm::Loop* unrolled);
   bool fresh_each_run(const llvm::Value* start, const llvm::Loop* l);
 
   FunctionScope& s_;
   ScevToExpr& exprs_;
   std::map<const llvm::Loop*, expr::Expr> trip_counts_;
   std::map<const llvm::Loop*, UnknownTrips> unknown_;
+  // The source loop's trip-count parameter of each loop unrolled by 2 whose
+  // left-over iteration sits behind a test (remainder_test_of).
+  std::map<const llvm::Loop*, expr::Expr> unrolled_by_two_;
 };
 
 }  // namespace perfcast::analyze::detail

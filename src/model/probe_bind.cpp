@@ -165,24 +165,29 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     auto taken = feature(run, at + ":branch.taken");
     auto not_taken = feature(run, at + ":branch.not_taken");
     auto fn = model.functions.find(b.function);
-    if (fn == model.functions.end())
-      f.status = "the model has no such function";
-    else if (feature(run, at + ":branch#2.taken"))
-      f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";
-    else if (!taken || !not_taken) {
-      // No branch of the source there: the optimiser's guard of a loop at that line?
+    // The optimiser's guard of a loop at that line whose trips the run bound:
+    // set by the trips alone, whatever branches the source has there (the
+    // two of `while (a && b)`, none of `for (...; i < n; ...)`).
+    auto bind_as_guard = [&] {
       const Coverage::Loop* guarded = nullptr;
       for (const Coverage::Loop& l : c.unknown_loops)
         if (l.site == b.site && l.probe_trips) guarded = &l;
       double p = 0;
-      if (guarded && set_loop_guard(fn->second.body, site_line(b.site), guarded->trip_count, *guarded->probe_trips > 0,
-                                    origin, p)) {
-        b.probe_probability = p;
-        f.value = p;
-        f.status = "bound (the guard of the loop at that line)";
-      } else {
-        f.status = "no probe at that line";
-      }
+      if (!guarded || !set_loop_guard(fn->second.body, site_line(b.site), guarded->trip_count,
+                                      *guarded->probe_trips > 0, origin, p))
+        return false;
+      b.probe_probability = p;
+      f.value = p;
+      f.status = "bound (the guard of the loop at that line)";
+      return true;
+    };
+    if (fn == model.functions.end())
+      f.status = "the model has no such function";
+    else if (feature(run, at + ":branch#2.taken")) {
+      if (!bind_as_guard())
+        f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";
+    } else if (!taken || !not_taken) {
+      if (!bind_as_guard()) f.status = "no probe at that line";
     }
     else if (*taken + *not_taken == 0) {
       f.status = "not reached by the probe run";

@@ -1078,3 +1078,41 @@ TEST(Analyze, DefaultsWrittenInTheSourceAreTheParametersDefaults) {
   b = model::bind_rank(m, {{"parse.loop1.trips", 4}, {"until_zero.loop1.trips", 2}, {"o.steps", 3}}, 0, 1);
   EXPECT_EQ(model::evaluate_rank(model::symbolic_costs(m, "main"), b, 0).mpi_calls, 3 + 2);
 }
+
+// A row loop whose count is read from memory, unrolled by 2 at run time
+// (rows_unrolled_by_two.c): the unrolled loop runs T div 2 times, the one
+// element left over runs when T is odd, the guard before both when T > 0, so
+// every row counts exactly T elements; a negation is no flop (xorpd, or folded
+// into the subtract). Per row: 2 flops and 20 bytes loaded per element, one
+// divide, and the row's two pointers (16 bytes) loaded when it has elements.
+TEST(Analyze, ARowLoopUnrolledByTwoCountsEveryElementOnce) {
+  auto m = load(analyse_case("rows_unrolled_by_two.c"), "rows_unrolled_by_two");
+  for (int nrow : {0, 1, 5})
+    for (int len : {0, 1, 2, 7, 8}) {
+      expr::Bindings b = {{"nrow", nrow}, {"sweep.loop2.trips", len}};
+      bind_the_rest(m, b);
+      expr::Bindings empty_rows = b;
+      empty_rows["sweep.loop2.trips"] = 0;
+      auto c = counts(m, "sweep", b);
+      EXPECT_EQ(c.flops_double, nrow * (2.0 * len + 1)) << "nrow = " << nrow << ", len = " << len;
+      EXPECT_EQ(c.load_bytes - counts(m, "sweep", empty_rows).load_bytes, nrow * (len > 0 ? 16.0 + 20.0 * len : 0))
+          << "nrow = " << nrow << ", len = " << len;
+    }
+}
+
+// The join after an `if` whose one side calls a function that may throw
+// (may_throw_in_branch.cpp: an `invoke`, whose unwind edge leaves the function
+// through a destructor) is reached on every path a run takes: the loop after
+// it counts in full, 2 flops an element, not half of them at a guess.
+TEST(Analyze, WorkAfterABranchThatMayThrowIsCounted) {
+  auto j = analyse_case("may_throw_in_branch.cpp");
+  auto m = load(j, "may_throw_in_branch");
+  for (const auto& b : j["coverage"]["guessed_branches"])
+    EXPECT_NE(b.value("why", ""), "reached on some paths") << b.dump();
+  for (long n : {0L, 1L, 5L, 1000L})
+    for (long big : {0L, 10L}) {
+      expr::Bindings b = {{"n", n}, {"big", big}};
+      bind_the_rest(m, b);
+      EXPECT_EQ(counts(m, "_Z20sum_after_allocationll", b).flops_double, 2.0 * n) << "n = " << n << ", big = " << big;
+    }
+}

@@ -3,7 +3,8 @@
  * line, and a branch's side depends on the values in an array. With every
  * x[i] = 1, the residual after k sweeps is 2^-k, so a tolerance of 1e-3 takes
  * 10 sweeps; v[i] is 1 for every fourth i, so the branch is taken 1/4 of the
- * time. `probe_run N TOL` */
+ * time; a loop of two conditions, one on the data, makes n / 8 passes.
+ * `probe_run N TOL` */
 #include <mpi.h>
 #include <stdlib.h>
 
@@ -31,6 +32,11 @@ int main(int argc, char **argv) {
     residual = residual / total;
   }
   double acc = 0.0;
+  long passes = 0;
+  while (passes < n / 8 && x[passes] > 0.0) { /* marker: passes */
+    acc += 2.0 * x[passes];
+    ++passes;
+  }
   for (long i = 0; i < n; ++i) {
     if (v[i] > 0.5) /* marker: branch */
       for (int j = 0; j < 8; ++j) acc = acc * 0.5 + x[j];
