@@ -156,7 +156,6 @@ std::string simulation_table(const SimResult& r, const SimulationContext& contex
   std::string out = fmt::format("{} on {} ({} ranks, collectives: {}{})\n", context.source, context.machine,
                                 r.ranks.size(), sim::collective_mode_name(context.collectives),
                                 context.mpi_as_traced ? ", MPI as traced" : "");
-  out += placement_text(r.placement) + "\n";
   if (context.compute_rescale) {
     const auto& c = *context.compute_rescale;
     double lo = c.min_factor(), hi = c.max_factor();
@@ -164,6 +163,7 @@ std::string simulation_table(const SimResult& r, const SimulationContext& contex
                        lo == hi ? fmt::format("{:.4g}", lo) : fmt::format("{:.4g} to {:.4g}", lo, hi), c.host,
                        sim::rescale_by_name(c.by));
   }
+  out += placement_text(r.placement) + "\n";
   using Align = Table::Align;
   if (static_cast<int>(r.ranks.size()) <= max_rows) {
     Table t({"rank", "calc", "wait", "comm", "end"},
