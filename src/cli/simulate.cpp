@@ -3,6 +3,7 @@
 // skeleton (--np N -- ./skel args) is one more branch in open_job(): a JobSource
 // that is also the DataMover moving its MPI_* data (src/sim/skeleton/).
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -23,10 +24,12 @@
 #include "report/otf2_timeline.h"
 #include "report/timeline.h"
 #include "sim/as_traced.h"
+#include "sim/compute_rescale.h"
 #include "sim/engine.h"
 #include "sim/skeleton/live_job.h"
 #include "support/error.h"
 #include "support/output_file.h"
+#include "trace/collect.h"
 
 namespace perfcast::cli {
 
@@ -49,6 +52,9 @@ struct SimulateArgs {
   std::uint64_t max_events = 10'000'000'000ULL;
   std::string max_memory;
   double max_time_s = 0;
+  // A trace's compute rescaled from the machine it was recorded on.
+  std::string traced_machine;  // none: the trace's own traced-machine.toml, if it has one
+  std::string rescale_by;      // empty: auto when the traced machine is known, else none
 };
 
 // Hands each span to every timeline asked for (Chrome trace, OTF2).
@@ -108,6 +114,41 @@ JobChoice open_live(const SimulateArgs& a) {
   return choice;
 }
 
+// The machine a trace was recorded on: --traced-machine, else the file
+// `perfcast trace --machine` kept in the trace directory; none for other
+// sources or when neither is there.
+std::optional<machine::Machine> traced_machine(const SimulateArgs& a) {
+  if (!a.traced_machine.empty()) {
+    if (a.np > 0)
+      throw UserError("a live skeleton was not traced", {"", std::nullopt, "--traced-machine"},
+                      "--traced-machine rescales a trace directory's measured compute");
+    return machine::load_machine_file(machine::find_machine_file(a.traced_machine));
+  }
+  if (a.np > 0) return std::nullopt;
+  std::error_code ec;
+  std::filesystem::path kept = std::filesystem::path(a.events) / trace::kTracedMachineName;
+  if (!std::filesystem::is_regular_file(kept, ec)) return std::nullopt;
+  return machine::load_machine_file(kept);
+}
+
+// What the replay makes of the traced bursts: rescaled by the two machines'
+// core figure (--rescale-by, auto by default) when the traced machine is
+// known; a --rescale-by other than none without it is an error.
+std::optional<sim::ComputeRescale> choose_compute_rescale(const SimulateArgs& a, const machine::Machine& target,
+                                                          int ranks) {
+  sim::RescaleBy by = a.rescale_by.empty() ? sim::RescaleBy::Auto : sim::parse_rescale_by(a.rescale_by, "--rescale-by");
+  std::optional<machine::Machine> host = traced_machine(a);
+  if (!host) {
+    if (!a.rescale_by.empty() && by != sim::RescaleBy::None)
+      throw UserError("the machine the trace was recorded on is not known, so its compute cannot be rescaled",
+                      {"", std::nullopt, "--rescale-by"},
+                      "record it with perfcast trace --machine HOST, or give --traced-machine HOST");
+    return std::nullopt;
+  }
+  if (by == sim::RescaleBy::None) return std::nullopt;
+  return sim::compute_rescale(*host, target, ranks, by);
+}
+
 JobChoice open_job(const SimulateArgs& a) {
   if (a.np > 0) return open_live(a);
   if (!a.skeleton_args.empty())
@@ -145,9 +186,16 @@ void run_simulation(const SimulateArgs& a) {
   };
   if (a.np > 0) check_memory(a.np, true);
   JobChoice choice = open_job(a);
-  std::unique_ptr<events::JobSource> traced_job;  // wraps choice.job, which it must not outlive
-  if (as_traced) traced_job = sim::with_traced_mpi_durations(*choice.job);
-  events::JobSource& job = traced_job ? *traced_job : *choice.job;
+  // Each wrapper wraps the job before it, which it must not outlive: the
+  // traced compute rescaled to the target machine, then MPI at its traced
+  // durations (which are not rescaled: they are what MPI took, not compute).
+  std::optional<sim::ComputeRescale> rescale = choose_compute_rescale(a, machine, choice.job->size());
+  std::unique_ptr<events::JobSource> rescaled_job;
+  if (rescale) rescaled_job = sim::with_compute_rescaled(*choice.job, *rescale);
+  events::JobSource& base_job = rescaled_job ? *rescaled_job : *choice.job;
+  std::unique_ptr<events::JobSource> traced_job;
+  if (as_traced) traced_job = sim::with_traced_mpi_durations(base_job);
+  events::JobSource& job = traced_job ? *traced_job : base_job;
   options.mover = choice.mover;
   if (choice.live) options.work_pricer = choice.live->work_pricer();
   if (!choice.live) check_memory(choice.job->size(), false);
@@ -197,6 +245,7 @@ void run_simulation(const SimulateArgs& a) {
 
   report::SimulationContext context{choice.label, machine.name, options.collectives, true};
   context.mpi_as_traced = as_traced;
+  context.compute_rescale = rescale;
   if (result.placement.nodes == 1)
     context.unused_network_overrides = network_overrides_unused_on_one_node(a.machine, machine);
   for (const auto& w :
@@ -228,6 +277,14 @@ void add_simulate_command(CLI::App& app) {
                   "How MPI calls are priced: model (the machine's network) or as-traced (each call costs its "
                   "traced duration, messages and collectives nothing: a check of the replay itself)")
       ->capture_default_str();
+  cmd->add_option("--traced-machine", a->traced_machine,
+                  "The machine a trace was recorded on (default: the one perfcast trace --machine kept in it); its "
+                  "compute is rescaled to --machine")
+      ->type_name("FILE");
+  cmd->add_option("--rescale-by", a->rescale_by,
+                  "The core figure a trace's compute is rescaled by: auto (clock where both machines give one, "
+                  "else flops; the default), clock, flops, memory or none (docs/trace.md)")
+      ->type_name("FIGURE");
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->add_option("--timeline", a->timeline, "Write a Chrome-trace/Perfetto JSON timeline (one track per rank)")
       ->type_name("FILE");

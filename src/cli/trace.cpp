@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -34,6 +35,7 @@ struct TraceOptions {
   std::vector<std::string> command;
   bool fold_loops = false;
   bool json = false;
+  std::string host_machine;  // the traced host's machine file, copied into the trace
 };
 
 void run_trace(const TraceOptions& o) {
@@ -41,6 +43,9 @@ void run_trace(const TraceOptions& o) {
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   fs::path library = trace::find_trace_library(exe);
   fs::path dir = fs::absolute(o.output).lexically_normal();
+  // Loaded before the run, so a wrong --machine costs no run.
+  std::optional<machine::Machine> host;
+  if (!o.host_machine.empty()) host = machine::load_machine_file(machine::find_machine_file(o.host_machine));
   trace::prepare_trace_dir(dir);
   int status = trace::run_traced(o.command, library, dir, o.fold_loops);
   trace::CollectedTrace collected;
@@ -50,6 +55,12 @@ void run_trace(const TraceOptions& o) {
     if (status == 0) throw;
     throw UserError(fmt::format("{} exited with status {}, and {}", o.command.front(), status, e.what()));
   }
+  if (host)
+    machine::write_machine_file(*host, dir / trace::kTracedMachineName,
+                                {{fmt::format("The machine this trace was recorded on ({}), written by perfcast trace "
+                                              "--machine: perfcast simulate rescales the trace's compute from it.",
+                                              o.host_machine)},
+                                 {}});
   const auto& manifest = collected.manifest;
   if (o.json) {
     nlohmann::json ranks = nlohmann::json::array();
@@ -58,7 +69,9 @@ void run_trace(const TraceOptions& o) {
                              [&](const trace::CutShort& c) { return c.rank == s.rank; });
       ranks.push_back({{"rank", s.rank}, {"events", s.events}, {"cut_short", cut}});
     }
-    std::cout << nlohmann::json{{"trace", dir.string()}, {"exit_status", status}, {"ranks", ranks}}.dump(2) << "\n";
+    nlohmann::json out{{"trace", dir.string()}, {"exit_status", status}, {"ranks", ranks}};
+    out["traced_machine"] = host ? nlohmann::json(host->name) : nlohmann::json(nullptr);
+    std::cout << out.dump(2) << "\n";
   } else {
     std::cout << fmt::format("traced {} rank{} of {} into {}\n", manifest.ranks, manifest.ranks == 1 ? "" : "s",
                              manifest.metadata.program, dir.string());
@@ -172,6 +185,9 @@ void add_trace_command(CLI::App& app) {
   cmd->add_flag("--fold-loops", o->fold_loops,
                 "Store repeated loops once: events exact, times as per-position min/mean/max (docs/methods.md)");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
+  cmd->add_option("--machine", o->host_machine,
+                  "This host's machine file (from perfcast calibrate), kept in the trace so a replay on another "
+                  "machine rescales the compute");
   cmd->require_subcommand(0, 1);
 
   struct ShowOptions {

@@ -152,6 +152,13 @@ nlohmann::json simulation_json(const SimResult& r, const SimulationContext& cont
   j["machine"] = context.machine;
   j["collectives"] = sim::collective_mode_name(context.collectives);
   j["mpi"] = context.mpi_as_traced ? "as-traced" : "model";
+  if (context.compute_rescale) {
+    const auto& c = *context.compute_rescale;
+    j["compute_rescale"] = {{"by", sim::rescale_by_name(c.by)},
+                            {"traced_machine", c.host},
+                            {"factor_min", c.min_factor()},
+                            {"factor_max", c.max_factor()}};
+  }
   j["warnings"]["machine"] = context.machine_warnings;
   return j;
 }
@@ -171,6 +178,13 @@ std::string simulation_table(const SimResult& r, const SimulationContext& contex
   std::string out = fmt::format("{} on {} ({} ranks, collectives: {}{})\n", context.source, context.machine,
                                 r.ranks.size(), sim::collective_mode_name(context.collectives),
                                 context.mpi_as_traced ? ", MPI as traced" : "");
+  if (context.compute_rescale) {
+    const auto& c = *context.compute_rescale;
+    double lo = c.min_factor(), hi = c.max_factor();
+    out += fmt::format("compute as if on {}: each traced burst x {} (recorded on {}, rescaled by {})\n", c.target,
+                       lo == hi ? fmt::format("{:.4g}", lo) : fmt::format("{:.4g} to {:.4g}", lo, hi), c.host,
+                       sim::rescale_by_name(c.by));
+  }
   out += placement_text(r.placement) + "\n";
   using Align = Table::Align;
   if (static_cast<int>(r.ranks.size()) <= max_rows) {

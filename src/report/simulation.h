@@ -5,11 +5,13 @@
 // (docs/json.md).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "report/placement.h"
+#include "sim/compute_rescale.h"
 #include "sim/engine.h"
 
 namespace perfcast::report {
@@ -23,6 +25,9 @@ struct SimulationContext {
   bool given_seconds = true;  // PlacementContext's: a trace or skeleton may give its bursts' seconds
   std::vector<std::string> machine_warnings;  // physics_warnings of the machine: JSON warnings.machine
   bool mpi_as_traced = false;  // MPI priced at the traced durations (sim/as_traced.h), not by the machine
+  // A trace's compute rescaled from the machine it was recorded on (sim/compute_rescale.h);
+  // none when the bursts replay for the seconds they were measured.
+  std::optional<sim::ComputeRescale> compute_rescale;
 };
 
 // One line per machine figure outside what hardware does (machine/physics.h),

@@ -74,7 +74,7 @@ void prepare_trace_dir(const fs::path& dir) {
   std::vector<fs::path> old;
   for (const auto& entry : fs::directory_iterator(dir, error)) {
     std::string name = entry.path().filename().string();
-    if (name == events::kManifestName || is_run_file(name))
+    if (name == events::kManifestName || name == kTracedMachineName || is_run_file(name))
       old.push_back(entry.path());
     else
       throw UserError(fmt::format("holds '{}', which is not part of a trace: not writing a trace here", name),

@@ -28,6 +28,12 @@ struct CutShort {
   std::string stopped;            // why reading stopped there
 };
 
+// The traced host's machine file, which `perfcast trace --machine` writes into
+// the trace so that a replay on another machine can rescale the measured
+// compute (sim/compute_rescale.h). Part of the trace: a new trace over the
+// directory replaces it.
+inline constexpr const char* kTracedMachineName = "traced-machine.toml";
+
 // What the manifest's "tracer" header holds besides the standard fields.
 struct TraceHeader {
   std::vector<std::string> hosts;  // distinct, in rank order
