@@ -221,8 +221,8 @@ std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::L
           if (callee->getName() == "MPI_Comm_size" || callee->getName() == "mpi_comm_size_") return ex::var("size");
         }
     if (auto* g = dyn_cast<GlobalVariable>(p)) {
-      std::string name = sanitize(g->getName().str());
-      s_.describe(name, fmt::format("global variable {}", g->getName().str()));
+      std::string name = global_source_name(*g);
+      s_.describe(name, fmt::format("global variable {} (symbol {})", name, g->getName().str()));
       return ex::var(name);
     }
     // A field of a struct, even read inside a loop around the use (a call in
