@@ -191,6 +191,20 @@ TEST(Fortran, ParameterNamesAreTheSourcesAndStayWhenLinesMove) {
   }
 }
 
+// A module variable a callee writes inside the loop around its read (a step
+// counter) is no parameter: the summary's test mod(step, freq) == 0 is a
+// guessed branch the coverage lists, not a condition on one bound value that
+// would run the summary every step or never.
+TEST(Fortran, AModuleCounterACalleeIncrementsIsNoParameter) {
+  json model = analyse({"step_counter_control.f90", "step_counter.f90"}, "step_counter");
+  ASSERT_TRUE(model.contains("parameters"));
+  EXPECT_FALSE(has(parameter_names(model), "control.step")) << model["parameters"].dump();
+  bool listed = false;
+  for (const auto& b : model["coverage"]["guessed_branches"])
+    listed = listed || b.value("site", "") == "step_counter.f90:18";
+  EXPECT_TRUE(listed) << model["coverage"].dump();
+}
+
 // Flops of one rank of `program` (built in the build tree by flang-new-19
 // -O2) by `perfcast counts` (callgrind): the functions named, each counted
 // once (a function inlined into another is in that one's count).
