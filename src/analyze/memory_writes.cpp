@@ -1,7 +1,5 @@
 #include "analyze/memory_writes.h"
 
-#include "analyze/module_context.h"
-
 #include <algorithm>
 
 #include <llvm/Analysis/ConstantFolding.h>
@@ -11,6 +9,8 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Analysis/LoopInfo.h>
+
+#include "analyze/module_context.h"
 
 namespace perfcast::analyze::detail {
 
@@ -126,8 +126,7 @@ std::optional<bool> MemoryWrites::mem_intrinsic_writes(const llvm::CallBase* cal
   return off <= offset && offset < off + static_cast<int64_t>(len->getZExtValue());
 }
 
-// Whether a function may write the byte at `offset` from the pointer argument
-// `p` (itself or through the functions it passes `p` on to).
+// Whether `f` or a function it calls (defined here) stores to `g`.
 bool MemoryWrites::stores_global(const llvm::Function& f, const llvm::GlobalVariable& g, int depth) {
   auto key = std::make_pair(&f, &g);
   if (auto memo = s_.ctx.stores_global.find(key); memo != s_.ctx.stores_global.end()) return memo->second;
@@ -163,6 +162,8 @@ bool MemoryWrites::global_changes_around(const llvm::GlobalVariable& g, const ll
   return false;
 }
 
+// Whether a function may write the byte at `offset` from the pointer argument
+// `p` (itself or through the functions it passes `p` on to).
 bool MemoryWrites::may_write(const llvm::Argument& p, int64_t offset, int depth) {
   if (depth > 4) return true;
   for (const llvm::BasicBlock& b : *p.getParent())
