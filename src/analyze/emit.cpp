@@ -305,7 +305,8 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
                                                 : exprs_.conv_value(passed, scope);
       if (!e) {
         std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
-        s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param, fm.name,
+        s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param,
+                                   function_source_name(*callee),
                                    file_tag(w.file), w.line));
         e = ex::var(p);
       }

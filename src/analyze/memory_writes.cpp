@@ -10,6 +10,8 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Analysis/LoopInfo.h>
 
+#include "analyze/module_context.h"
+
 namespace perfcast::analyze::detail {
 
 namespace ex = perfcast::expr;
@@ -122,6 +124,42 @@ std::optional<bool> MemoryWrites::mem_intrinsic_writes(const llvm::CallBase* cal
   if (dest != base) return getUnderlyingObject(mi->getRawDest()) == base;
   if (!len) return true;
   return off <= offset && offset < off + static_cast<int64_t>(len->getZExtValue());
+}
+
+// Whether `f` or a function it calls (defined here) stores to `g`.
+bool MemoryWrites::stores_global(const llvm::Function& f, const llvm::GlobalVariable& g, int depth) {
+  auto key = std::make_pair(&f, &g);
+  if (auto memo = s_.ctx.stores_global.find(key); memo != s_.ctx.stores_global.end()) return memo->second;
+  // A call cycle or a deep chain: assume a write (the read is then no parameter).
+  if (depth > 8) return true;
+  s_.ctx.stores_global[key] = false;  // while this function's callees are looked at
+  bool stores = false;
+  for (const llvm::BasicBlock& b : f) {
+    for (const llvm::Instruction& i : b) {
+      if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&i)) {
+        stores = llvm::getUnderlyingObject(st->getPointerOperand()) == &g;
+      } else if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i)) {
+        const llvm::Function* callee = call->getCalledFunction();
+        stores = callee && !callee->isDeclaration() && stores_global(*callee, g, depth + 1);
+      }
+      if (stores) break;
+    }
+    if (stores) break;
+  }
+  return s_.ctx.stores_global[key] = stores;
+}
+
+bool MemoryWrites::global_changes_around(const llvm::GlobalVariable& g, const llvm::Instruction& at) {
+  for (const llvm::Loop* l = s_.li.getLoopFor(at.getParent()); l; l = l->getParentLoop())
+    for (const llvm::BasicBlock* b : l->blocks())
+      for (const llvm::Instruction& i : *b) {
+        if (writes_at(i, &g, 0, 0)) return true;
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
+          if (const llvm::Function* callee = call->getCalledFunction();
+              callee && !callee->isDeclaration() && stores_global(*callee, g, 0))
+            return true;
+      }
+  return false;
 }
 
 // Whether a function may write the byte at `offset` from the pointer argument

@@ -16,6 +16,8 @@ namespace llvm {
 class Argument;
 class BasicBlock;
 class CallBase;
+class Function;
+class GlobalVariable;
 class Instruction;
 class Loop;
 class Value;
@@ -43,12 +45,17 @@ class MemoryWrites {
   // nothing: no one write is known to be the last).
   std::optional<const llvm::Instruction*> last_writer(const llvm::Value* base, int64_t offset,
                                                       const llvm::Instruction* at);
+  // Whether a loop around `at` (in this function) may write the global `g`,
+  // itself or in a function it calls: then a read of `g` at `at` changes
+  // from one iteration to the next (a step counter a callee increments).
+  bool global_changes_around(const llvm::GlobalVariable& g, const llvm::Instruction& at);
   // Whether some path runs from `from` to `to`.
   bool reaches(const llvm::Instruction* from, const llvm::Instruction* to);
 
  private:
   std::optional<bool> mpi_writes(const llvm::CallBase& call, const llvm::Value* base, int64_t offset) const;
   bool may_write(const llvm::Argument& p, int64_t offset, int depth);
+  bool stores_global(const llvm::Function& f, const llvm::GlobalVariable& g, int depth);
   std::optional<bool> mem_intrinsic_writes(const llvm::CallBase* call, const llvm::Value* base, int64_t offset);
 
   FunctionScope& s_;

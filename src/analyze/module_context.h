@@ -15,6 +15,7 @@
 namespace llvm {
 class DataLayout;
 class Function;
+class GlobalVariable;
 template <typename IRUnitT, typename... ExtraArgTs>
 class AnalysisManager;
 using FunctionAnalysisManager = AnalysisManager<Function>;
@@ -61,6 +62,9 @@ struct ModuleContext {
   // order: the ordinals of stable site names (site_names.cpp), filled on first use.
   std::map<std::string, std::vector<unsigned>> site_lines;
   bool sites_collected = false;
+  // Per defined function, whether it or what it calls stores to a global
+  // (memory_writes.cpp), filled on first use.
+  std::map<std::pair<const llvm::Function*, const llvm::GlobalVariable*>, bool> stores_global;
   int mca_loops = 0;  // loops named for the MCA pricing
   // The model of `f`, analysed on first use (function_analyser.cpp).
   FunctionModel& analyse(llvm::Function& f);

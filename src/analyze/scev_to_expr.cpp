@@ -221,8 +221,11 @@ std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::L
           if (callee->getName() == "MPI_Comm_size" || callee->getName() == "mpi_comm_size_") return ex::var("size");
         }
     if (auto* g = dyn_cast<GlobalVariable>(p)) {
-      std::string name = sanitize(g->getName().str());
-      s_.describe(name, fmt::format("global variable {}", g->getName().str()));
+      // A global a loop around the read writes (a step counter incremented
+      // in a callee) holds no one value: not a parameter.
+      if (MemoryWrites(s_).global_changes_around(*g, *load)) return std::nullopt;
+      std::string name = global_source_name(*g);
+      s_.describe(name, fmt::format("global variable {} (symbol {})", name, g->getName().str()));
       return ex::var(name);
     }
     // A field of a struct, even read inside a loop around the use (a call in

@@ -106,7 +106,9 @@ llvm::DebugLoc loop_source_loc(const llvm::Loop* l) {
 std::string function_source_name(const llvm::Function& f) {
   const llvm::DISubprogram* sp = f.getSubprogram();
   if (!sp || sp->getName().empty()) return sanitize(f.getName().str());
-  std::string name = sanitize(sp->getName().str());
+  // flang names the main program's procedure `_QQmain` in the debug info too;
+  // it is the program's entry, as C's main is.
+  std::string name = sp->getName() == "_QQmain" ? "main" : sanitize(sp->getName().str());
   int k = 0, same = 0;
   for (const llvm::Function& g : *f.getParent()) {
     if (g.isDeclaration() || !g.getSubprogram() || g.getSubprogram()->getName() != sp->getName()) continue;

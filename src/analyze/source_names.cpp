@@ -14,6 +14,7 @@
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -49,6 +50,75 @@ const llvm::DIType* strip_qualifiers(const llvm::DIType* t) {
     t = d->getBaseType();
   }
   return t;
+}
+
+namespace {
+
+// The main program's procedure, whose names are unprefixed as main's are.
+bool is_main_program(const std::string& name) { return name == "_QQmain" || name == "main"; }
+
+// `scope.name`, or `name` alone in the main program or at file scope.
+std::string scoped(const std::string& scope, const std::string& name) {
+  return scope.empty() || is_main_program(scope) ? sanitize(name) : sanitize(scope + "." + name);
+}
+
+// flang's mangled name of a variable: `_Q` then scopes, each a tag letter
+// (`M` module, `S` submodule, `F` host procedure, `P` procedure, `B` block)
+// and a lower-case name, then `E` and the variable. Upper case never occurs
+// in a name flang mangles, so the tags are unambiguous.
+std::optional<std::string> fortran_variable_name(const std::string& symbol) {
+  if (symbol.rfind("_Q", 0) != 0) return std::nullopt;
+  auto e = symbol.rfind('E');
+  if (e == std::string::npos || e < 2 || e + 1 == symbol.size()) return std::nullopt;
+  std::string scope, part;
+  char tag = 0;
+  for (size_t i = 2; i <= e; ++i) {
+    char c = symbol[i];
+    if (i == e || std::isupper(static_cast<unsigned char>(c))) {
+      if (tag) scope = part;  // the innermost scope names the variable
+      tag = c;
+      part.clear();
+    } else {
+      part += c;
+    }
+  }
+  return scoped(scope, symbol.substr(e + 1));
+}
+
+}  // namespace
+
+std::string global_source_name(const llvm::GlobalVariable& g) {
+  llvm::SmallVector<llvm::DIGlobalVariableExpression*, 1> declared;
+  g.getDebugInfo(declared);
+  for (const llvm::DIGlobalVariableExpression* d : declared) {
+    const llvm::DIGlobalVariable* var = d->getVariable();
+    if (!var || var->getName().empty()) continue;
+    std::string name = var->getName().str();
+    // The scalar at the variable's start: a derived type's (struct's) first
+    // component, an array's first element.
+    const llvm::DIType* t = strip_qualifiers(var->getType());
+    for (int guard = 0; guard < 16; ++guard) {
+      auto* c = llvm::dyn_cast_or_null<llvm::DICompositeType>(t);
+      if (!c) break;
+      if (c->getTag() == llvm::dwarf::DW_TAG_structure_type && !c->getElements().empty()) {
+        auto* m = llvm::dyn_cast<llvm::DIDerivedType>(c->getElements()[0]);
+        if (!m || m->getTag() != llvm::dwarf::DW_TAG_member || m->getOffsetInBits() != 0) break;
+        name += "." + m->getName().str();
+        t = strip_qualifiers(m->getBaseType());
+      } else if (c->getTag() == llvm::dwarf::DW_TAG_array_type) {
+        name += "_0";
+        t = strip_qualifiers(c->getBaseType());
+      } else {
+        break;
+      }
+    }
+    const llvm::DIScope* scope = var->getScope();
+    if (auto* module = llvm::dyn_cast_or_null<llvm::DIModule>(scope)) return scoped(module->getName().str(), name);
+    if (auto* sp = llvm::dyn_cast_or_null<llvm::DISubprogram>(scope)) return scoped(sp->getName().str(), name);
+    return sanitize(name);
+  }
+  if (auto name = fortran_variable_name(g.getName().str())) return *name;
+  return sanitize(g.getName().str());
 }
 
 std::string file_tag(const std::string& file) {

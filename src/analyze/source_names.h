@@ -13,6 +13,7 @@
 
 namespace llvm {
 class DILocalVariable;
+class GlobalVariable;
 class DIType;
 class LoadInst;
 }  // namespace llvm
@@ -24,6 +25,15 @@ namespace perfcast::analyze::detail {
 std::string sanitize(const std::string& raw);
 // A file's name without directories, as a part of a name.
 std::string file_tag(const std::string& file);
+// The name of a global variable in parameter names, from its debug
+// declaration: a Fortran module variable is `<module>.<variable>`, a SAVEd
+// local of a procedure `<procedure>.<variable>` (of the main program
+// `<variable>`), a C global its own name. Without debug info flang's
+// mangling (`_QM<module>E<variable>`, `_QF<procedure>E<variable>`) is read;
+// any other symbol is its linkage name. A C struct read at its start is its
+// first member (`cfg.n`); flang-19 describes no derived type, so a Fortran
+// one read at its start is the variable's name (`settings.grid`).
+std::string global_source_name(const llvm::GlobalVariable& g);
 // A debug type through its typedefs and qualifiers.
 const llvm::DIType* strip_qualifiers(const llvm::DIType* t);
 

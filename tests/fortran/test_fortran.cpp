@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <tuple>
@@ -144,6 +145,64 @@ TEST(Fortran, MixedCAndFortranLinkIntoOneModel) {
     ASSERT_TRUE(p.contains("ranks"));
     EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(), 3.0 * n) << "n = " << n;
   }
+}
+
+// Parameter names are the source's: module variables as <module>.<variable>
+// (grid%ncells, a derived type's first component, as settings.grid: flang-19
+// describes no derived type in its debug info), the main
+// program's data loop as main.loop<k>.trips; never a mangled symbol (_QM...,
+// _QQmain) or a line. Comment and blank lines added above and between the
+// units rename nothing, and the names bind: per step relax does 3 flops per
+// interior point (the scan's trips bound to 0: its guard, a data test, is
+// priced at a guessed probability).
+TEST(Fortran, ParameterNamesAreTheSourcesAndStayWhenLinesMove) {
+  json model = analyse({"module_names.f90"}, "module_names");
+  ASSERT_TRUE(model.contains("parameters"));
+  auto names = parameter_names(model);
+  for (const char* p : {"settings.nsteps", "settings.grid"}) EXPECT_TRUE(has(names, p)) << p << ": " << model["parameters"].dump();
+  std::string trips;
+  for (const auto& n : names) {
+    EXPECT_EQ(n.find("_Q"), std::string::npos) << n << ": a mangled symbol in a name";
+    EXPECT_EQ(n.find("f90"), std::string::npos) << n << ": a file in a name";
+    if (n.rfind("main.loop", 0) == 0 && n.size() > 6 && n.substr(n.size() - 6) == ".trips") trips = n;
+    else EXPECT_EQ(n.find_first_of("0123456789"), std::string::npos) << n << ": a number in a name (a line?)";
+  }
+  ASSERT_FALSE(trips.empty()) << "no main.loop<k>.trips among " << model["parameters"].dump();
+
+  std::ifstream in(kCases + "module_names.f90");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string program = "program module_names";
+  ASSERT_NE(text.find(program), std::string::npos);
+  text.insert(text.find(program), "\n! the program\n\n\n");
+  text.insert(0, "! a new first comment\n! of two lines\n\n");
+  fs::path dir = perfcast::testing::scratch() / "edited";
+  fs::create_directories(dir);
+  std::ofstream(dir / "module_names.f90") << text;
+  auto r = perfcast_run({"analyze", (dir / "module_names.f90").string(), "-o", (dir / "m.json").string(), "--no-mca"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::ifstream edited(dir / "m.json");
+  EXPECT_EQ(parameter_names(json::parse(edited)), names);
+
+  for (auto [steps, cells] : {std::tuple{4L, 50L}, {9L, 300L}}) {
+    json p = predict("module_names", 1, {{"settings.nsteps", steps}, {"settings.grid", cells}, {trips, 0}});
+    ASSERT_TRUE(p.contains("ranks"));
+    EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(), steps * 3.0 * (cells - 2))
+        << "nsteps = " << steps << ", ncells = " << cells;
+  }
+}
+
+// A module variable a callee writes inside the loop around its read (a step
+// counter) is no parameter: the summary's test mod(step, freq) == 0 is a
+// guessed branch the coverage lists, not a condition on one bound value that
+// would run the summary every step or never.
+TEST(Fortran, AModuleCounterACalleeIncrementsIsNoParameter) {
+  json model = analyse({"step_counter_control.f90", "step_counter.f90"}, "step_counter");
+  ASSERT_TRUE(model.contains("parameters"));
+  EXPECT_FALSE(has(parameter_names(model), "control.step")) << model["parameters"].dump();
+  bool listed = false;
+  for (const auto& b : model["coverage"]["guessed_branches"])
+    listed = listed || b.value("site", "") == "step_counter.f90:18";
+  EXPECT_TRUE(listed) << model["coverage"].dump();
 }
 
 // Flops of one rank of `program` (built in the build tree by flang-new-19
