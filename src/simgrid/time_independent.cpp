@@ -59,6 +59,7 @@ const std::vector<KindMapping>& kind_mapping() {
     add(Kind::CommFree, true, "nothing (free in both simulators)");
     add(Kind::Init, true, "init");
     add(Kind::Finalize, true, "finalize");
+    add(Kind::Pcontrol, true, "nothing (a tool's marker: free in both simulators)");
     add(Kind::Marker, true, "nothing (a point in the program, not a call)");
     return t;
   }();
@@ -82,7 +83,7 @@ class RankWriter {
     ++summary_.events[static_cast<std::size_t>(e.kind)];
     const KindMapping& how = kind_mapping()[static_cast<std::size_t>(e.kind)];
     if (!how.mapped) refuse(how.actions);
-    if (e.kind != Kind::Compute && e.kind != Kind::Marker && !world_like_.contains(e.comm))
+    if (e.kind != Kind::Compute && e.kind != Kind::Marker && e.kind != Kind::Pcontrol && !world_like_.contains(e.comm))
       refuse(fmt::format("it runs on communicator {}, not a copy of MPI_COMM_WORLD: SimGrid's replay runs every "
                          "call on MPI_COMM_WORLD",
                          e.comm));
@@ -92,6 +93,7 @@ class RankWriter {
         if (e.seconds > 0) action("compute {:.17g}", e.seconds * flops_per_s_);
         return;
       case Kind::Marker:
+      case Kind::Pcontrol:
       case Kind::CommFree: return;
       case Kind::Init: action("init"); return;
       case Kind::Finalize: action("finalize"); return;
