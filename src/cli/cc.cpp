@@ -140,6 +140,22 @@ std::vector<std::string> feature_command(bool cxx, bool link, const std::vector<
   return command;
 }
 
+// Prints the compiler command (--show), or becomes it: on success execvp does
+// not return; a compiler that cannot be run names its Debian package.
+void show_or_run(std::vector<std::string>& command, bool show, std::string_view package) {
+  if (show) {
+    std::cout << join(command) << "\n";
+    return;
+  }
+  std::vector<char*> argv;
+  for (auto& w : command) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  execvp(argv[0], argv.data());
+  throw UserError(fmt::format("cannot run {}: {}", command[0], std::strerror(errno)), {},
+                  fmt::format("install {} (Debian package {})", command[0], package));
+}
+
 bool is_fortran_source(const std::string& arg) {
   for (const char* ext : {".f", ".for", ".f77", ".f90", ".f95", ".f03", ".f08", ".F", ".F90", ".F95", ".F03", ".F08"}) {
     std::string e = ext;
@@ -178,17 +194,7 @@ void run_fc(bool show, const std::vector<std::string>& args) {
                     "-Wl,--no-whole-archive"});
     command.push_back("-pthread");
   }
-  if (show) {
-    std::cout << join(command) << "\n";
-    return;
-  }
-  std::vector<char*> argv;
-  for (auto& w : command) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  execvp(argv[0], argv.data());
-  throw UserError(fmt::format("cannot run {}: {}", command[0], std::strerror(errno)), {},
-                  fmt::format("install {} (Debian package {})", command[0], toolchain::kFlangPackage));
+  show_or_run(command, show, toolchain::kFlangPackage);
 }
 
 void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
@@ -221,17 +227,7 @@ void run_cc(const CcOptions& o, const std::vector<std::string>& args) {
     }
     command.insert(command.end(), args.begin(), args.end());
   }
-  if (o.show) {
-    std::cout << join(command) << "\n";
-    return;
-  }
-  std::vector<char*> argv;
-  for (auto& w : command) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  execvp(argv[0], argv.data());
-  throw UserError(fmt::format("cannot run {}: {}", command[0], std::strerror(errno)), {},
-                  fmt::format("install {} (Debian package {})", command[0], toolchain::kClangPackage));
+  show_or_run(command, o.show, toolchain::kClangPackage);
 }
 
 }  // namespace
