@@ -26,6 +26,7 @@ struct ValidateOptions {
   std::string resume;
   std::string build;
   std::string apps;
+  std::string models;
   std::string html;
   bool json = false;
   bool quiet = false;
@@ -78,6 +79,9 @@ void add_validate_command(CLI::App& app) {
                   "Build directory holding apps/<app> and apps/<app>_skel (default: this "
                   "perfcast's)");
   cmd->add_option("--apps", o->apps, "The apps/ folder with each app's validate.toml (default: the source tree's)");
+  cmd->add_option("--models", o->models,
+                  "Keep each app's program model here and reuse it while its source and flags are unchanged "
+                  "(validate where clang is missing with models analysed elsewhere)");
   cmd->add_flag("--json", o->json, "Print {\"rows\": [...], \"summary\": [...]} as JSON");
   cmd->add_option("--html", o->html, "Also write the table and its plots as one self-contained HTML page");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
@@ -104,6 +108,27 @@ void add_validate_command(CLI::App& app) {
     print(outcome, r->json);
   });
 
+  struct ModelsOptions {
+    std::string cases, models, apps;
+  };
+  auto m = std::make_shared<ModelsOptions>();
+  CLI::App* models = cmd->add_subcommand(
+      "models", "Analyse each app of the cases and keep its model for --models, running nothing else");
+  models->add_option("CASES", m->cases, "The cases file")->required()->check(CLI::ExistingFile);
+  models->add_option("--models", m->models, "The folder to keep the models in")->required();
+  models->add_option("--apps", m->apps, "The apps/ folder with each app's validate.toml (default: the source tree's)");
+  models->callback([m] {
+    validate::CasesFile file = validate::load_cases(m->cases);
+    validate::Tools tools;
+    tools.perfcast = fs::canonical("/proc/self/exe");
+    tools.apps_dir = m->apps.empty() ? fs::path(PERFCAST_SOURCE_DIR) / "apps" : fs::absolute(m->apps);
+    tools.models_dir = fs::absolute(m->models);
+    validate::Options options;
+    options.progress = [](const std::string& line) { std::cerr << "perfcast validate models: " << line << "\n"; };
+    int failed = validate::keep_models(file, tools, options);
+    if (failed > 0) throw UserError(fmt::format("{} app{} could not be analysed (above)", failed, failed == 1 ? "" : "s"));
+  });
+
   cmd->callback([cmd, o] {
     if (!cmd->get_subcommands().empty()) return;
     if (o->cases.empty()) throw CLI::RequiredError("cases");
@@ -118,6 +143,7 @@ void add_validate_command(CLI::App& app) {
     validate::Tools tools;
     tools.perfcast = self;
     tools.build_dir = o->build.empty() ? self.parent_path().parent_path() : fs::absolute(o->build);
+    if (!o->models.empty()) tools.models_dir = fs::absolute(o->models);
     tools.apps_dir = o->apps.empty() ? fs::path(PERFCAST_SOURCE_DIR) / "apps" : fs::absolute(o->apps);
     tools.machine =
         o->machine.empty() ? machine_argument(file.settings.machine, fs::absolute(o->cases).parent_path()) : o->machine;

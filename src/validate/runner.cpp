@@ -5,11 +5,15 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "measure/launcher.h"
 #include "measure/timing.h"
+#include "support/crc32.h"
 #include "support/error.h"
+#include "support/output_file.h"
 #include "support/process.h"
 #include "support/scratch_directory.h"
 #include "validate/app_bindings.h"
@@ -92,6 +96,30 @@ class Validation {
  public:
   Validation(const CasesFile& file, const Tools& tools, const Options& options)
       : file_(file), tools_(tools), options_(options), scratch_("perfcast-validate") {}
+
+  // Analyses each app of the cases once and keeps its model in the models
+  // folder, running nothing else; an app that fails is named, the others go on.
+  int keep_models() {
+    std::set<std::string> apps;
+    for (const Case& c : file_.cases) apps.insert(c.app);
+    int failed = 0;
+    for (const std::string& app : apps) {
+      try {
+        const AppBindings* b = app_bindings(app);
+        if (!b) {
+          progress(fmt::format("  {}: no [static] section in its validate.toml, nothing to analyse", app));
+          continue;
+        }
+        double seconds = 0;
+        fs::path kept = model(*b, app, seconds);
+        progress(fmt::format("  {}: {}", app, kept.string()));
+      } catch (const UserError& e) {
+        ++failed;
+        progress(fmt::format("  {}: {}", app, e.what()));
+      }
+    }
+    return failed;
+  }
 
   Outcome run() {
     Outcome out;
@@ -397,11 +425,25 @@ class Validation {
   }
 
   // The app's program model, analysed once per validation; the error repeats on
-  // every row of the app when the analysis failed.
+  // every row of the app when the analysis failed. With a models folder, a model
+  // kept there from the same source text and flags is used as it is (a machine
+  // without clang validates with models analysed elsewhere), and a new analysis
+  // is kept there.
   const fs::path& model(const AppBindings& b, const std::string& app, double& analysis_s) {
     auto it = models_.find(app);
     if (it == models_.end()) {
+      std::string origin = analysed_from(b);
       fs::path out = scratch_.path() / (app + ".model.json");
+      fs::path kept, kept_origin;
+      if (!tools_.models_dir.empty()) {
+        kept = tools_.models_dir / (app + ".model.json");
+        kept_origin = tools_.models_dir / (app + ".model.source");
+        if (fs::exists(kept) && read_text(kept_origin) == origin) {
+          progress(fmt::format("  {}: the model kept in {}", app, tools_.models_dir.string()));
+          analysis_s = 0;
+          return models_.emplace(app, std::make_pair(kept, std::string())).first->second.first;
+        }
+      }
       // The flags go last: a list option such as --branch-probability would swallow a
       // source that followed it.
       std::vector<std::string> args = {"analyze", b.source.string(), "-o", out.string()};
@@ -415,10 +457,38 @@ class Validation {
         error = "perfcast analyze timed out";
       else if (r.exit_code != 0)
         error = "perfcast analyze: " + last_line(r.stderr_text);
+      if (!kept.empty()) {
+        if (!error.empty() && fs::exists(kept))
+          error += fmt::format(" (the model kept in {} was analysed from another source text or flags)",
+                               tools_.models_dir.string());
+        if (error.empty()) {
+          fs::create_directories(tools_.models_dir);
+          write_file_atomically(kept, read_text(out));
+          write_file_atomically(kept_origin, origin);
+          out = kept;
+        }
+      }
       it = models_.emplace(app, std::make_pair(out, error)).first;
     }
     if (!it->second.second.empty()) throw UserError(it->second.second);
     return it->second.first;
+  }
+
+  // What a kept model must have been analysed from: the source's CRC-32 and
+  // size, and the analyse flags (headers the source includes are not covered).
+  static std::string analysed_from(const AppBindings& b) {
+    std::string text = read_text(b.source);
+    std::string flags;
+    for (const std::string& f : b.analyze_flags) flags += " " + f;
+    return fmt::format("{} crc32 {:08x} bytes {} flags{}\n", b.source.filename().string(),
+                       perfcast_crc32(text.data(), text.size()), text.size(), flags);
+  }
+
+  static std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
   }
 
   double refined(const fs::path& model_file, int ranks,
@@ -791,6 +861,11 @@ Row row_from_json(const json& j) {
 
 Outcome run_validation(const CasesFile& file, const Tools& tools, const Options& options) {
   return Validation(file, tools, options).run();
+}
+
+int keep_models(const CasesFile& file, const Tools& tools, const Options& options) {
+  if (tools.models_dir.empty()) throw std::logic_error("keep_models needs Tools::models_dir");
+  return Validation(file, tools, options).keep_models();
 }
 
 }  // namespace perfcast::validate

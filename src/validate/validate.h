@@ -39,6 +39,10 @@ struct Tools {
   std::filesystem::path build_dir;  // holds apps/<app> and apps/<app>_skel
   std::filesystem::path apps_dir;   // the source tree's apps/ (apps/<app>/validate.toml)
   std::string machine;              // passed to --machine: a file or a bundled name
+  // Where the static method keeps each app's program model between validations
+  // (<app>.model.json and its <app>.model.source: the checksum of the source and
+  // flags it was analysed from); empty: analysed once per validation, not kept.
+  std::filesystem::path models_dir;
 };
 
 // One rank of a simulated job (`perfcast simulate --json`'s ranks[]): what the
@@ -86,6 +90,12 @@ struct Outcome {
 };
 
 Outcome run_validation(const CasesFile& file, const Tools& tools, const Options& options);
+
+// Analyses each app of the cases (its [static] source and flags) into
+// tools.models_dir, as the static method would, and runs nothing else: the
+// models a validation on a machine without clang reads (Tools::models_dir).
+// Returns how many apps failed (each named through options.progress).
+int keep_models(const CasesFile& file, const Tools& tools, const Options& options);
 
 // Per method: rows with an error, mean |error|, rows within 20 %, and the naive
 // baseline's figures over the same runs (those with more than one rank).

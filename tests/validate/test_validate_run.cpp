@@ -193,6 +193,54 @@ TEST(ValidateRun, LearnedMethodPredictsFromASweptDataset) {
   EXPECT_NE(row.at("cost_runs").get<std::string>().find("training"), std::string::npos) << row.dump();
 }
 
+// --models DIR keeps each app's model with the checksum of the source and flags it
+// was analysed from: a second validation predicts from the kept model without
+// analysing, and one whose source no longer matches is analysed again.
+TEST(ValidateRun, KeptModelsAreReusedWhileTheirSourceIsTheSame) {
+  namespace fs = std::filesystem;
+  fs::path dir = scratch() / "kept-models";
+  fs::create_directories(dir);
+  fs::path cases = dir / "cases.toml", models = dir / "models";
+  std::ofstream(cases) << "[settings]\nmachine = \"generic-cluster\"\nrepeats = 1\nwarmup = 0\ntimeout_s = 120\n"
+                          "[[case]]\napp = \"wave3d\"\nargs = \"--n {n} --steps {steps} --repeats 1\"\nn = 16\n"
+                          "steps = 5\nranks = [1]\n";
+  auto run = [&] {
+    auto r = perfcast_run({"validate", cases.string(), "--methods", "static", "--models", models.string(), "--json"},
+                          std::chrono::seconds(300));
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    json rows = json::parse(r.stdout_text).at("rows");
+    EXPECT_EQ(rows.size(), 2u) << rows.dump(1);
+    EXPECT_EQ(rows.back().at("method"), "static");
+    return std::make_pair(rows.back(), r.stderr_text);
+  };
+  auto [first, first_log] = run();
+  ASSERT_TRUE(fs::exists(models / "wave3d.model.json"));
+  ASSERT_TRUE(fs::exists(models / "wave3d.model.source"));
+  EXPECT_NE(first_log.find("analysing"), std::string::npos) << first_log;
+  ASSERT_FALSE(first.at("predicted_s").is_null()) << first.dump();
+
+  auto [second, second_log] = run();
+  EXPECT_EQ(second_log.find("analysing"), std::string::npos) << second_log;
+  EXPECT_NE(second_log.find("the model kept in"), std::string::npos) << second_log;
+  EXPECT_EQ(second.at("predicted_s"), first.at("predicted_s")) << "the same model on the same machine";
+
+  std::string origin;
+  {
+    std::ifstream in(models / "wave3d.model.source");
+    std::getline(in, origin);
+  }
+  std::ofstream(models / "wave3d.model.source") << "wave3d.c crc32 00000000 bytes 1 flags\n";
+  auto [third, third_log] = run();
+  EXPECT_NE(third_log.find("analysing"), std::string::npos) << "a changed source is analysed again: " << third_log;
+  std::string rewritten;
+  {
+    std::ifstream in(models / "wave3d.model.source");
+    std::getline(in, rewritten);
+  }
+  EXPECT_EQ(rewritten, origin) << "the new analysis is kept with its source's checksum";
+  EXPECT_EQ(third.at("predicted_s"), first.at("predicted_s"));
+}
+
 // The shipped bindings name parameters the analyser gives the app's model today: a
 // renamed variable, or a loop added before a bound one in its function, fails here
 // rather than as a failed static cell of a long validation.
