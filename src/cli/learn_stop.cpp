@@ -19,6 +19,7 @@
 #include "report/table.h"
 #include "support/error.h"
 #include "trace/launch.h"
+#include "support/file_text.h"
 
 namespace perfcast::cli {
 
@@ -28,13 +29,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 constexpr const char* kStopVariable = "PERFCAST_FEATURES_STOP";  // src/features/feature_abi.h
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A fresh directory for the run: the one asked for (created; it must hold no
 // earlier reports), or a temporary one.
@@ -87,7 +81,7 @@ void predict_with_early_stop(const EarlyStopArgs& a) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return std::nullopt;
     try {
-      return learn::parse_rank_report(read_text(path), path.string());
+      return learn::parse_rank_report(read_file_or_empty(path), path.string());
     } catch (const UserError& e) {
       // Not a report this runtime writes (another version's): the job is not stopped on its account.
       if (bad_report.empty()) bad_report = e.what();
@@ -129,7 +123,7 @@ void predict_with_early_stop(const EarlyStopArgs& a) {
     record = learn::reduce_rank_reports(all, command.str());
     source = "the ranks' reports";
   } else {
-    learn::RecordFile found = learn::parse_feature_records(read_text(final_records), final_records.string());
+    learn::RecordFile found = learn::parse_feature_records(read_file_or_empty(final_records), final_records.string());
     if (found.records.empty())
       throw UserError(fmt::format("{} ended (status {}) before its ranks reported their features, and recorded none "
                                   "at MPI_Finalize (its output: {})",

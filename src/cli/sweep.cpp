@@ -27,6 +27,7 @@
 #include "learn/sweep_plan.h"
 #include "support/error.h"
 #include "support/process.h"
+#include "support/file_text.h"
 
 namespace perfcast::cli {
 
@@ -47,13 +48,6 @@ struct SweepArgs {
   learn::SlurmOptions slurm_options;
   std::string slurm_status;
 };
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The end of a failed run's stderr, for the warning.
 std::string last_lines(const std::string& text, size_t count) {
@@ -124,7 +118,7 @@ void run_sweep(const SweepArgs& a) {
   const fs::path dataset = fs::absolute(a.dataset);
   std::set<std::string> done;
   if (fs::exists(dataset)) {
-    learn::RecordFile file = learn::parse_feature_records(slurp(dataset), dataset.string());
+    learn::RecordFile file = learn::parse_feature_records(read_file_or_empty(dataset), dataset.string());
     for (const auto& r : file.records) done.insert(r.label);
   }
   if (a.slurm && !a.dry_run) return submit_sweep(a, parameters, points, done, dataset);

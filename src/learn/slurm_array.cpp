@@ -14,6 +14,7 @@
 #include "support/error.h"
 #include "support/output_file.h"
 #include "support/process.h"
+#include "support/file_text.h"
 
 namespace perfcast::learn {
 
@@ -25,13 +26,6 @@ using nlohmann::json;
 constexpr const char* kSubmissionFile = "submission.json";
 constexpr const char* kScriptFile = "sweep.sbatch";
 constexpr auto kQueryTimeout = std::chrono::seconds(60);
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The full path of a program PATH finds, or none.
 std::optional<fs::path> on_path(const std::string& program) {
@@ -169,7 +163,7 @@ std::string submit_slurm_array(const SlurmSubmission& s) {
   if (fs::exists(record)) {
     std::string earlier;
     try {
-      earlier = json::parse(slurp(record)).at("job_id").get<std::string>();
+      earlier = json::parse(read_file_or_empty(record)).at("job_id").get<std::string>();
     } catch (const json::exception& e) {
       throw UserError(fmt::format("{}: not a submission record: {}", record.string(), e.what()), {},
                       "remove the work directory, or name another with --slurm-dir");
@@ -296,7 +290,7 @@ SlurmArrayStatus slurm_array_status(const fs::path& work_dir) {
   SlurmArrayStatus status;
   std::vector<SlurmSweepPoint> points;
   try {
-    json j = json::parse(slurp(record));
+    json j = json::parse(read_file_or_empty(record));
     if (j.value("format", "") != "perfcast-slurm-sweep")
       throw UserError(fmt::format("{}: 'format': expected \"perfcast-slurm-sweep\"", record.string()));
     status.job_id = j.at("job_id").get<std::string>();
@@ -328,7 +322,7 @@ SlurmArrayStatus slurm_array_status(const fs::path& work_dir) {
     ++task;
   }
   if (fs::exists(status.dataset)) {
-    RecordFile file = parse_feature_records(slurp(status.dataset), status.dataset.string());
+    RecordFile file = parse_feature_records(read_file_or_empty(status.dataset), status.dataset.string());
     for (const auto& r : file.records) seen.recorded_labels.insert(r.label);
   }
   status.points = classify_slurm_points(points, status.job_id, work_dir, seen);

@@ -11,6 +11,7 @@
 #include "support/error.h"
 #include "support/utc_time.h"
 #include "trace/recorder_environment.h"
+#include "support/file_text.h"
 
 namespace perfcast::trace {
 
@@ -25,13 +26,6 @@ SourceLocation in_file(const fs::path& path) { return {path.string(), std::nullo
 bool is_run_file(const std::string& name) {
   static const std::regex pattern(R"(rank-\d{6}\.(pcev|info\.json|phases\.json)(\.partial|\.partial\.torn|\.partial\.tail|\.partial\.tail\.new)?)");
   return std::regex_match(name, pattern);
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 
@@ -90,7 +84,7 @@ CollectedTrace collect_trace(const fs::path& dir, const std::vector<std::string>
     std::string name = entry.path().filename().string();
     if (!name.ends_with(".info.json")) continue;
     RankInfo info;
-    if (!parse_rank_info(read_text(entry.path()), info))
+    if (!parse_rank_info(read_file_or_empty(entry.path()), info))
       throw UserError("not a rank info file the tracer wrote", in_file(entry.path()));
     infos.push_back(info);
   }
@@ -191,7 +185,7 @@ CollectedTrace collect_trace(const fs::path& dir, const std::vector<std::string>
 
 TraceHeader read_trace_header(const fs::path& dir) {
   TraceHeader header;
-  json document = json::parse(read_text(dir / events::kManifestName), nullptr, false);
+  json document = json::parse(read_file_or_empty(dir / events::kManifestName), nullptr, false);
   if (document.is_discarded() || !document.is_object()) return header;
   auto tracer = document.find("tracer");
   if (tracer == document.end() || !tracer->is_object()) return header;

@@ -18,6 +18,7 @@
 #include "support/scratch_directory.h"
 #include "validate/app_bindings.h"
 #include "validate/validate.h"
+#include "support/file_text.h"
 
 namespace perfcast::validate {
 namespace fs = std::filesystem;
@@ -438,7 +439,7 @@ class Validation {
       if (!tools_.models_dir.empty()) {
         kept = tools_.models_dir / (app + ".model.json");
         kept_origin = tools_.models_dir / (app + ".model.source");
-        if (fs::exists(kept) && read_text(kept_origin) == origin) {
+        if (fs::exists(kept) && read_file_or_empty(kept_origin) == origin) {
           progress(fmt::format("  {}: the model kept in {}", app, tools_.models_dir.string()));
           analysis_s = 0;
           return models_.emplace(app, std::make_pair(kept, std::string())).first->second.first;
@@ -463,7 +464,7 @@ class Validation {
                                tools_.models_dir.string());
         if (error.empty()) {
           fs::create_directories(tools_.models_dir);
-          write_file_atomically(kept, read_text(out));
+          write_file_atomically(kept, read_file_or_empty(out));
           write_file_atomically(kept_origin, origin);
           out = kept;
         }
@@ -477,18 +478,11 @@ class Validation {
   // What a kept model must have been analysed from: the source's CRC-32 and
   // size, and the analyse flags (headers the source includes are not covered).
   static std::string analysed_from(const AppBindings& b) {
-    std::string text = read_text(b.source);
+    std::string text = read_file_or_empty(b.source);
     std::string flags;
     for (const std::string& f : b.analyze_flags) flags += " " + f;
     return fmt::format("{} crc32 {:08x} bytes {} flags{}\n", b.source.filename().string(),
                        perfcast_crc32(text.data(), text.size()), text.size(), flags);
-  }
-
-  static std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
   }
 
   double refined(const fs::path& model_file, int ranks,
