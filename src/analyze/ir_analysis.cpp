@@ -1,8 +1,10 @@
 // LLVM IR -> program model. Optimises each module in-process (after telling LLVM
-// what MPI functions may touch), then walks every defined function: loops from
-// LoopInfo with trip counts from ScalarEvolution, branches as conditions or
-// probabilities, counted work per block, MPI calls and calls between functions
-// (function_analyser.h and the parts it composes); prices loops with MCA
+// what MPI functions may touch), links them, propagates the constants the
+// whole program proves (functions' constant returns), then walks every
+// defined function: loops from LoopInfo with trip counts from ScalarEvolution,
+// branches as conditions or probabilities, counted work per block, MPI calls
+// and calls between functions (function_analyser.h and the parts it
+// composes); prices loops with MCA
 // (mca_pricing.h) and gives the program model's own items (to_model.h).
 //
 // Compiled with LLVM's own flags (-fno-rtti where LLVM was built without RTTI). Exceptions are thrown only from our own
@@ -29,6 +31,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/IPO/SCCP.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
 #include "analyze/ir_analysis.h"
@@ -129,6 +132,36 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level
   mpm.run(m, mam);
 }
 
+// What holds across the linked program and no unit alone could see: a
+// function that returns the same constant on every path (the `return 0` of a
+// kernel whose callers check `ierr += kernel(...); if (ierr) return ierr;`)
+// makes its callers' checks constant, the check's exit never taken and the
+// code after it reached on every run. LLVM's interprocedural SCCP proves it
+// for every function with an exact definition (not weak, not an inline
+// function's linkonce copy), folds the checks and deletes the blocks no run
+// reaches. Function specialisation stays off: its clones would be functions
+// of their own, with new names. Linkage is left as the units gave it, so
+// arguments of external functions stay unknown: a call's constant argument
+// is bound where the analysis prices the call, and the callee keeps its own
+// parameters. At -O0 nothing is folded, as the code built at -O0 folds
+// nothing either.
+void propagate_linked_constants(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level) {
+  if (level == "0") return;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::IPSCCPPass(llvm::IPSCCPOptions(/*AllowFuncSpec=*/false)));
+  mpm.run(m, mam);
+}
+
 // The defined functions a run may enter from `entry`: those it calls, and
 // those whose address reachable code takes (a callback stored in a struct, a
 // handler table in a global initialiser), since a call through a pointer may
@@ -209,6 +242,8 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
       throw UserError("the sources define the same symbol twice (LLVM could not link them)");
     }
   }
+  say("propagating constants across the linked program");
+  propagate_linked_constants(*program, tm.get(), input.opt_level);
   // The analysis reads source names and values from the debug intrinsics
   // (llvm.dbg.value, llvm.dbg.declare), which LLVM 19 keeps by default as
   // records beside the instructions instead; the passes are done, so the

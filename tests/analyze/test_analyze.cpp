@@ -1116,3 +1116,30 @@ TEST(Analyze, WorkAfterABranchThatMayThrowIsCounted) {
       EXPECT_EQ(counts(m, "_Z20sum_after_allocationll", b).flops_double, 2.0 * n) << "n = " << n << ", big = " << big;
     }
 }
+
+// Error codes summed over calls and checked after them (error_code_main.c,
+// HPCG's `ierr += kernel(...); if (ierr != 0) return ierr;`), the two sources
+// analysed as one program: prepare(), in the other unit, and relax(), in the
+// same one, always return 0, so the checks after them never leave and smooth's
+// work counts in full, 3 k n + 4 n flops, with no branch guessed and no
+// parameter for its ierr. count_negative() returns a count of the data: the
+// check after it stays a guessed branch of finish.
+TEST(Analyze, ChecksOfAnErrorCodeEveryCalleeReturnsAsZeroAreNoBranches) {
+  analyze::AnalyzeOptions o;
+  o.sources = {kSource + "/tests/analyze/cases/error_code_main.c",
+               kSource + "/tests/analyze/cases/error_code_kernels.c"};
+  o.mca = false;
+  auto j = analyze::analyze(o);
+  auto m = load(j, "error_code");
+  std::vector<std::string> guessed_in;
+  for (const auto& b : j["coverage"]["guessed_branches"]) guessed_in.push_back(b["function"]);
+  EXPECT_EQ(std::count(guessed_in.begin(), guessed_in.end(), "smooth"), 0) << j["coverage"].dump();
+  EXPECT_EQ(std::count(guessed_in.begin(), guessed_in.end(), "finish"), 1) << j["coverage"].dump();
+  EXPECT_FALSE(j["parameters"].contains("smooth.ierr")) << j["parameters"].dump();
+  EXPECT_EQ(j["coverage"]["functions_defined"], 6);
+  for (auto [k, n] : {std::pair{1, 1}, {3, 8}, {7, 33}, {2, 1000}}) {
+    expr::Bindings b = {{"n", n}, {"k", k}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "smooth", b).flops_double, 3.0 * k * n + 4.0 * n) << "k = " << k << ", n = " << n;
+  }
+}
