@@ -119,8 +119,10 @@ struct Event {
   // Where it came from (0 when unknown): a source line, or a call-site id.
   std::uint32_t site = 0;
 
-  // Live skeletons only: opaque data the runtime attached (buffers, datatypes).
-  // Offline streams leave it null; engines only pass it back through DataMover.
+  // Opaque data the source attached: a live skeleton's buffers and datatypes,
+  // which engines only pass back through DataMover; on a compute burst whose
+  // seconds are not given, the work the source's WorkPricer prices (a
+  // skeleton's model work, a program model's burst). Recorded streams leave it null.
   void* live = nullptr;
 
   bool operator==(const Event& other) const;  // all fields but `live`

@@ -74,10 +74,39 @@ class MpiReach {
   std::set<std::string> active_;
 };
 
-struct Burst {
-  double flops = 0, bytes = 0, seconds = 0;
+// The compute burst a rank is gathering: its totals, and with
+// EventOptions::work its items' counts in order.
+struct PendingBurst {
+  double flops = 0, bytes = 0;
+  std::vector<BurstWork::Run> runs;
   std::uint32_t site = 0;
-  bool empty() const { return flops == 0 && bytes == 0 && seconds == 0; }
+  bool empty() const { return flops == 0 && bytes == 0 && runs.empty(); }
+  void clear() {
+    flops = bytes = 0;
+    runs.clear();  // keeps its capacity: a time loop gathers a burst per step
+    site = 0;
+  }
+};
+
+// One MPI-free item evaluated at one binding of the names its costs need:
+// what it adds to a burst. `work` (EventOptions::work) holds the counts' sites,
+// what pricing reads; an item with neither flops, bytes nor cycles adds nothing.
+struct CountedItem {
+  double flops = 0, bytes = 0;
+  std::optional<RankCounts> work;
+  bool empty() const { return flops == 0 && bytes == 0 && !work; }
+};
+
+// The values of the names an item's costs need (present?, integer?, integer
+// value, real value), in the order of ItemCosts::names.
+using BindingKey = std::vector<std::tuple<bool, bool, std::int64_t, double>>;
+
+// Equal bursts are one BurstWork, found by their runs.
+struct ByRuns {
+  using is_transparent = void;
+  bool operator()(const BurstWork& a, const BurstWork& b) const { return a.runs < b.runs; }
+  bool operator()(const BurstWork& a, const std::vector<BurstWork::Run>& b) const { return a.runs < b; }
+  bool operator()(const std::vector<BurstWork::Run>& a, const BurstWork& b) const { return a < b.runs; }
 };
 
 // A work item's symbolic costs and the names they need (shared by the ranks).
@@ -107,8 +136,10 @@ bool has_sendrecv(const Items& list) {
 }  // namespace
 
 // What every rank's evaluator shares: the model, the work items' symbolic
-// costs (computed once, by whichever rank meets the item first), the event
-// budget, and the sendrecv matching.
+// costs (computed once, by whichever rank meets the item first) and their
+// values per binding (evaluated once, whichever ranks and steps bind the
+// names alike: the counts depend on those names alone), the bursts' work, the
+// event budget, and the sendrecv matching.
 struct ModelJobSource::Shared {
   Shared(const ProgramModel& m, int n, std::map<std::string, expr::Value> p, const EventOptions& o)
       : model(m), scratch(m), reach(m), options(o), np(n), parameters(std::move(p)), budget(o.max_events) {}
@@ -116,6 +147,8 @@ struct ModelJobSource::Shared {
   ProgramModel scratch;
   std::map<const Item*, std::string> item_functions;
   std::map<std::string, ItemCosts> item_costs;
+  std::map<std::pair<const Item*, BindingKey>, CountedItem> counted;
+  std::set<BurstWork, ByRuns> bursts;
   MpiReach reach;
   EventOptions options;
   int np;
@@ -128,7 +161,7 @@ namespace {
 
 using Shared = ModelJobSource::Shared;
 
-// The functions an item priced on its own is put in, in the scratch copy of the model.
+// The functions an item counted on its own is put in, in the scratch copy of the model.
 constexpr const char* kScratchPrefix = "__model_events_item_";
 
 // One rank's stream, made on demand: the model's tree walked with an explicit
@@ -138,7 +171,7 @@ constexpr const char* kScratchPrefix = "__model_events_item_";
 class RankEvaluator {
  public:
   // `mpi_only`: the sendrecv matching's first pass, which needs the MPI calls
-  // alone: work is neither priced nor emitted. `budget` counts what is emitted.
+  // alone: work is neither counted nor emitted. `budget` counts what is emitted.
   RankEvaluator(Shared& shared, int rank, const expr::Bindings& rank_bindings, std::uint64_t& budget,
                 bool mpi_only = false)
       : shared_(shared), options_(shared.options), rank_(rank), size_(shared.np), budget_(budget),
@@ -195,7 +228,7 @@ class RankEvaluator {
     try {
       return step();
     } catch (const ModelItemError& error) {
-      // An item priced on its own sits in a scratch function: it belongs to this one.
+      // An item counted on its own sits in a scratch function: it belongs to this one.
       if (at_function_ && error.function().rfind(kScratchPrefix, 0) == 0) throw error.in_function(*at_function_);
       throw;
     } catch (const UserError& error) {
@@ -298,11 +331,11 @@ class RankEvaluator {
     return whole;
   }
 
-  // MPI-free work: its symbolic costs (computed once per item), evaluated here
-  // once per distinct binding of the names they need. A time loop runs the
-  // same work every step: evaluating and pricing it afresh each time cost
-  // about 1.5 ms per step of wave3d on 2 ranks (2 minutes for 78125
-  // steps); the loop's own counter is rarely among those names.
+  // MPI-free work: its symbolic costs (computed once per item), evaluated
+  // once per distinct binding of the names they need, for every rank. A time
+  // loop runs the same work every step: evaluating it afresh each time cost
+  // about 1.5 ms per step of wave3d on 2 ranks (2 minutes for 78125 steps);
+  // the loop's own counter is rarely among those names.
   void add_work(const Item& it, const expr::Bindings& scope) {
     auto fn = shared_.item_functions.find(&it);
     if (fn == shared_.item_functions.end()) {
@@ -314,29 +347,34 @@ class RankEvaluator {
       fn = shared_.item_functions.emplace(&it, name).first;
     }
     const ItemCosts& costs = shared_.item_costs.at(fn->second);
-    BindingKey key;
-    key.reserve(costs.names.size());
+    std::pair<const Item*, BindingKey> key{&it, {}};
+    key.second.reserve(costs.names.size());
     for (const auto& name : costs.names) {
       auto v = scope.find(name);
       if (v == scope.end())
-        key.emplace_back(false, false, 0, 0.0);
+        key.second.emplace_back(false, false, 0, 0.0);
       else if (v->second.is_integer())
-        key.emplace_back(true, true, v->second.integer(), 0.0);
+        key.second.emplace_back(true, true, v->second.integer(), 0.0);
       else
-        key.emplace_back(true, false, 0, v->second.real());
+        key.second.emplace_back(true, false, 0, v->second.real());
     }
-    auto& priced = priced_[&it];
-    auto done = priced.find(key);
-    if (done == priced.end()) done = priced.emplace(std::move(key), price_work(costs.costs, scope)).first;
-    const Burst& b = done->second;
-    if (b.empty()) return;
+    auto done = shared_.counted.find(key);
+    if (done == shared_.counted.end())
+      done = shared_.counted.emplace(std::move(key), count_work(costs.costs, scope)).first;
+    const CountedItem& item = done->second;
+    if (item.empty()) return;
     if (pending_.empty()) pending_.site = static_cast<std::uint32_t>(std::max(it.line, 0));
-    pending_.flops += b.flops;
-    pending_.bytes += b.bytes;
-    pending_.seconds += b.seconds;
+    pending_.flops += item.flops;
+    pending_.bytes += item.bytes;
+    if (item.work) {
+      if (!pending_.runs.empty() && pending_.runs.back().counts == &*item.work)
+        ++pending_.runs.back().repeats;
+      else
+        pending_.runs.push_back({&*item.work, 1});
+    }
   }
 
-  Burst price_work(const SymbolicCosts& costs, const expr::Bindings& scope) const {
+  CountedItem count_work(const SymbolicCosts& costs, const expr::Bindings& scope) const {
     RankCounts c = evaluate_rank(costs, scope, rank_);
     double math = 0;
     for (const auto& [name, calls] : c.math_calls) {
@@ -346,11 +384,19 @@ class RankEvaluator {
       const machine::MathCosts& table = options_.math ? *options_.math : defaults;
       math += calls * table.flops(base, single ? machine::Precision::Single : machine::Precision::Double);
     }
-    Burst b;
-    b.flops = c.flops_double + c.flops_single + math;
-    b.bytes = c.load_bytes + c.store_bytes;
-    b.seconds = options_.price ? options_.price(c, rank_) : 0;
-    return b;
+    CountedItem item;
+    item.flops = c.flops_double + c.flops_single + math;
+    item.bytes = c.load_bytes + c.store_bytes;
+    // Work that prices at zero whatever the load (no flops, bytes or cycles)
+    // is left out of the burst, as its flops and bytes are.
+    if (options_.work && (item.flops != 0 || item.bytes != 0 || c.cycles != 0)) {
+      // Pricing reads the sites; the MPI calls and totals are not kept.
+      c.mpi.clear();
+      c.math_calls.clear();
+      c.memory.clear();
+      item.work = std::move(c);
+    }
+    return item;
   }
 
   void flush() {
@@ -359,10 +405,15 @@ class RankEvaluator {
     e.kind = Kind::Compute;
     e.flops = pending_.flops;
     e.bytes_moved = pending_.bytes;
-    if (options_.price) e.seconds = pending_.seconds;
+    if (options_.work) {
+      // The engine prices the burst when it starts (sim::WorkPricer); equal bursts share one BurstWork.
+      auto b = shared_.bursts.find(pending_.runs);
+      if (b == shared_.bursts.end()) b = shared_.bursts.insert(BurstWork{pending_.runs}).first;
+      e.live = const_cast<BurstWork*>(&*b);
+    }
     e.site = pending_.site;
     push(std::move(e));
-    pending_ = {};
+    pending_.clear();
   }
 
   void push(Event e) {
@@ -536,12 +587,7 @@ class RankEvaluator {
   std::deque<Event> ready_;  // made, not yet read: one burst and one call at most
   bool ended_ = false;
 
-  // Per work item, its priced bursts by the values of the names its costs
-  // need (present?, integer?, integer value, real value): this rank's prices.
-  using BindingKey = std::vector<std::tuple<bool, bool, std::int64_t, double>>;
-  std::map<const Item*, std::map<BindingKey, Burst>> priced_;
-
-  Burst pending_;
+  PendingBurst pending_;
   std::map<const Item*, double> credit_;
   std::deque<std::uint64_t> pending_requests_;
   std::uint64_t last_request_ = 0;
@@ -596,6 +642,7 @@ std::unique_ptr<events::RankSource> ModelJobSource::open_rank(int rank) {
 std::vector<RankEvents> model_events(const ProgramModel& model, int np,
                                      const std::map<std::string, expr::Value>& parameters,
                                      const EventOptions& options) {
+  if (options.work) throw std::invalid_argument("model_events: bursts with their work need their ModelJobSource");
   ModelJobSource job(model, np, parameters, options);
   std::vector<RankEvents> out(static_cast<size_t>(np));
   for (int r = 0; r < np; ++r) {

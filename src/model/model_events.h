@@ -4,11 +4,11 @@
 //
 // How the model's tree becomes a stream, per rank:
 // - Work with no MPI inside (compute items, and whole loops, branches and calls
-//   that contain no MPI item) is priced symbolically (costs.h) and added to the
+//   that contain no MPI item) is counted symbolically (costs.h) and added to the
 //   pending compute burst: flops (double + single + math calls priced in flops)
-//   and bytes moved (loaded + stored), or the seconds EventOptions::price gives
-//   it. The burst is emitted before the next MPI operation, so a stream
-//   alternates bursts and MPI calls in program order.
+//   and bytes moved (loaded + stored), and with EventOptions::work the item's
+//   counts themselves (BurstWork). The burst is emitted before the next MPI
+//   operation, so a stream alternates bursts and MPI calls in program order.
 // - A loop with MPI inside runs iteration by iteration with its index bound; a
 //   branch with a condition takes the side the condition picks for this rank.
 // - A branch with only a probability and MPI on a side: MPI calls cannot be
@@ -30,7 +30,7 @@
 // The streams are made on demand (ModelJobSource), as the simulator reads a
 // recorded trace: a time loop of 78125 steps on 2 ranks is 4 M events, 818 MB
 // held whole. Only the sendrecv matching needs to look
-// ahead: a first pass over every rank's MPI calls (work not priced) keeps
+// ahead: a first pass over every rank's MPI calls (work not counted) keeps
 // where each sendrecv goes, and only when the model has a sendrecv.
 #pragma once
 
@@ -50,13 +50,30 @@ namespace perfcast::model {
 
 struct RankCounts;
 
+// A compute burst's work, for an engine to price when the burst starts
+// (EventOptions::work): the counts of the MPI-free items the burst gathers, in
+// program order, consecutive equal items as one run. Its price is the sum, in
+// that order, of each item's price repeated `repeats` times. Bursts and counts
+// are shared: ranks and steps whose items have the same counts point at the
+// same RankCounts (its sites: what pricing reads), and equal bursts at the
+// same BurstWork; both live as long as the ModelJobSource that made them.
+struct BurstWork {
+  struct Run {
+    const RankCounts* counts = nullptr;
+    std::uint64_t repeats = 0;
+    auto operator<=>(const Run&) const = default;
+  };
+  std::vector<Run> runs;
+};
+
 struct EventOptions {
   // Flops per math call; none: machine::MathCosts' defaults.
   const machine::MathCosts* math = nullptr;
-  // When given, each piece of MPI-free work is priced here (seconds, for the
-  // rank) and bursts carry that duration; else bursts carry flops and bytes
-  // for the engine to price.
-  std::function<double(const RankCounts&, int rank)> price;
+  // Bursts carry their work: `seconds` < 0 and Event::live pointing at a
+  // const BurstWork, for the engine to price when the burst starts
+  // (sim::WorkPricer; `predict --simulate`). Else bursts carry flops and bytes
+  // alone, for the engine's roofline (`model events`).
+  bool work = false;
   // Refuse to build more events than this over all ranks (memory bound).
   std::uint64_t max_events = 50'000'000;
 };
@@ -68,9 +85,9 @@ struct RankEvents {
 };
 
 // The model's event streams, each rank's made as the reader pulls it: what
-// `perfcast predict --simulate` and `model events` read. The model (and
-// options.price's captures) must outlive the source, and the source the rank
-// sources it opens. The constructor throws UserError for a model whose calls
+// `perfcast predict --simulate` and `model events` read. The model must
+// outlive the source, and the source the rank sources it opens and the
+// BurstWork its events point at. The constructor throws UserError for a model whose calls
 // recurse and, when it has sendrecv calls, for what the first pass meets (as
 // below); next() throws the same errors when it meets them.
 class ModelJobSource : public events::JobSource {
@@ -87,9 +104,11 @@ class ModelJobSource : public events::JobSource {
   std::unique_ptr<Shared> shared_;
 };
 
-// Every rank's stream whole, in memory: for tests and small jobs.
-// Throws UserError for a parameter without a value, an expression that does not
-// evaluate, or more than options.max_events events.
+// Every rank's stream whole, in memory: for tests and small jobs; bursts carry
+// flops and bytes (options.work is refused with std::invalid_argument: their
+// work would outlive the source that holds it). Throws UserError for a
+// parameter without a value, an expression that does not evaluate, or more
+// than options.max_events events.
 std::vector<RankEvents> model_events(const ProgramModel& model, int np,
                                      const std::map<std::string, expr::Value>& parameters,
                                      const EventOptions& options = {});

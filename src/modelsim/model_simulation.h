@@ -11,6 +11,10 @@
 // (model/predict.h: per loop nest, in-core time against footprint traffic with
 // the machine's serial fraction), so the simulated time is every refinement
 // at once: the loop nests' own bounds, then overlap and waits between ranks.
+// Each burst carries its items' counts (model::BurstWork) and is priced when
+// it starts, with the node's ranks computing at that moment (sim/costs.h):
+// where predict has every rank of a node compute at once, a rank computing
+// while the others wait streams with the node's bandwidth to itself.
 #pragma once
 
 #include <functional>

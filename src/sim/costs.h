@@ -15,8 +15,9 @@
 namespace perfcast::sim {
 
 // Work a source gives by its own counts, priced by the source's rules: a
-// compute event with no seconds (< 0) whose `live` points at the work (a live
-// skeleton's BSIM_Add_model_work: a program model's counts). The engine asks
+// compute event with no seconds (< 0) whose `live` points at the work (a
+// program model's counts: a live skeleton's BSIM_Add_model_work, a model's
+// bursts in `predict --simulate`). The engine asks
 // for its seconds when the burst starts, with the node's load of that moment,
 // as it prices flops and bytes; so node sharing and a machine's --set
 // overrides apply to it as to any priced burst.

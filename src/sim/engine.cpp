@@ -364,7 +364,7 @@ void Engine::process(RankState& R, int r) {
   switch (e.kind) {
     case Kind::Compute: {
       if (e.seconds < 0 && e.live && !options_.work_pricer)
-        fail(r, "a compute burst given by its work (BSIM_Add_model_work), and nothing to price it with");
+        fail(r, "a compute burst given by its work (a program model's counts), and nothing to price it with");
       double dt = compute_.start(e, r, R.clock);
       if (dt < 0 || dt != dt) fail(r, fmt::format("compute burst of {} s", dt));
       if (!std::isfinite(R.clock + dt))

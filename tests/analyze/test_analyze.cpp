@@ -558,6 +558,68 @@ bandwidth = "1 GB/s"
   }
 }
 
+// What the ranks of a node share, priced with the ranks computing at the
+// moment: rank 0 streams through 8n bytes while the other three wait at a
+// barrier (imbalance.c), so on the simulator its loop has the node's DRAM to
+// itself (a = 1: 10 GB/s); built with -DBALANCED all four stream at once
+// (a = 4: 2.5 GB/s each). predict without --simulate assumes every rank on
+// the node computes together: a = 4 for both. One node of 4 cores; flops and
+// L1 fast enough that the traffic sets each loop's time.
+TEST(Analyze, SimulatedBurstsShareTheNodeWithTheRanksComputingThen) {
+  auto node = [](const std::string& busy, const std::string& dram) {
+    return machine::load_machine_string(R"(
+name = "shared-dram"
+[node]
+count = 1
+cores = 4
+flops_per_core = "1000 Gflop/s"
+)" + busy + R"(
+[memory]
+L1 = { size = "32 KiB", bandwidth = "10 TB/s" }
+DRAM = { bandwidth = "10 GB/s", )" + dram + R"( }
+[network]
+latency = "1 us"
+bandwidth = "10 GB/s"
+)",
+                                        "shared-dram.toml");
+  };
+  const int np = 4;
+  const std::int64_t n = 100'000'000;
+  const std::map<std::string, expr::Value> params = {{"n", n}};
+  const double alone_s = 8.0 * n / 10e9, four_s = 8.0 * n / 2.5e9;  // 0.08 s and 0.32 s
+  // The rest of main and the loop's flops are far below the tolerance.
+  const double tolerance = 1e-3;
+  auto imbalanced = load(analyse_case("imbalance.c"), "imbalance");
+  auto balanced = load(analyse_case("imbalance.c", {"-DBALANCED"}), "balance");
+
+  // A table of what each core gets at 1 and 4 streaming, or the node's
+  // bandwidth shared (min(10 GB/s, 10 GB/s / a)): the same a = 1 and a = 4.
+  for (const char* dram : {R"(bandwidth_by_cores = { cores = [1, 4], per_core = ["10 GB/s", "2.5 GB/s"] })",
+                           R"(node_bandwidth = "10 GB/s")"}) {
+    SCOPED_TRACE(dram);
+    const auto shared = node("busy_slowdown = 1.5", dram);
+    const auto lone = modelsim::simulate_model(imbalanced, shared, np, params);
+    const auto all = modelsim::simulate_model(balanced, shared, np, params);
+    std::cout << dram << ": rank 0 alone expected " << alone_s << " s, simulated calc " << lone.ranks[0].calc_s
+              << " s; all four expected " << four_s << " s, simulated calc " << all.ranks[0].calc_s << " s\n";
+    EXPECT_NEAR(lone.ranks[0].calc_s, alone_s, tolerance * alone_s);
+    for (int r = 1; r < np; ++r) EXPECT_LT(lone.ranks[r].calc_s, tolerance * alone_s) << "rank " << r << " waits";
+    EXPECT_NEAR(lone.predicted_time_s, alone_s, tolerance * alone_s);
+    for (int r = 0; r < np; ++r) EXPECT_NEAR(all.ranks[r].calc_s, four_s, tolerance * four_s) << "rank " << r;
+
+    // predict without --simulate: every rank on the node computes at once.
+    const auto plain = model::predict(imbalanced, model::symbolic_costs(imbalanced), shared, np, params);
+    EXPECT_EQ(plain.ranks[0].ranks_on_node, np);
+    EXPECT_NEAR(plain.ranks[0].refined_time_s - plain.ranks[0].refined_comm_s, four_s, tolerance * four_s);
+  }
+
+  // Without busy_slowdown or a table, the simulator takes a = every rank
+  // placed on the node, as predict does and as before the keys existed.
+  const auto unmeasured = node("", R"(node_bandwidth = "10 GB/s")");
+  const auto lone = modelsim::simulate_model(imbalanced, unmeasured, np, params);
+  EXPECT_NEAR(lone.ranks[0].calc_s, four_s, tolerance * four_s);
+}
+
 // With MCA on, the machine code's own accesses (constant-pool reads, register
 // spills and reloads: what callgrind counts and the IR does not have) join the
 // counts as items of their own: the IR's 8 bytes per element stay, whole

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <set>
+#include <stdexcept>
 
 #include "events/memory_source.h"
 #include "machine/machine_io.h"
@@ -182,35 +184,89 @@ static ProgramModel four_steps_of(const std::string& flops, const std::string& f
                     R"json("parameters": { "n": {"default": "10"} })json", file);
 }
 
-// Work evaluated once per distinct binding of the names it needs: a burst that
-// depends on the loop's counter differs step by step, one that does not repeats.
-TEST(ModelEvents, WorkThatDependsOnTheStepIsPricedPerStep) {
-  EventOptions options;
-  int priced = 0;
-  options.price = [&](const RankCounts& c, int) {
-    ++priced;
-    return 1e-9 * c.flops_double;
-  };
-  auto ranks = model_events(four_steps_of("it + 1", "per_step.json"), 1, {}, options);
-  std::vector<double> flops, seconds;
-  for (const auto& e : ranks[0].events)
-    if (e.kind == events::Kind::Compute) flops.push_back(e.flops), seconds.push_back(e.seconds);
-  EXPECT_EQ(flops, (std::vector<double>{1, 2, 3, 4}));
-  EXPECT_DOUBLE_EQ(seconds[3], 4e-9);
-  EXPECT_EQ(priced, 4) << "each step's binding of `it` priced once";
+// Every rank's events, read while `job` (which holds the bursts' work) lives.
+static std::vector<std::vector<events::Event>> read_all(ModelJobSource& job) {
+  std::vector<std::vector<events::Event>> out(static_cast<size_t>(job.size()));
+  for (int r = 0; r < job.size(); ++r) {
+    auto source = job.open_rank(r);
+    for (events::Event e; source->next(e, 0);) out[static_cast<size_t>(r)].push_back(e);
+  }
+  return out;
+}
 
-  // The same loop with work that ignores the counter: priced once, four bursts alike.
-  priced = 0;
-  auto again = model_events(four_steps_of("n", "same_step.json"), 1, {}, options);
-  EXPECT_EQ(priced, 1);
-  int bursts = 0;
-  for (const auto& e : again[0].events)
+// Work evaluated once per distinct binding of the names it needs: a burst that
+// depends on the loop's counter differs step by step, one that does not
+// repeats. With EventOptions::work each burst points at its work (its items'
+// counts) for the engine to price, and equal work is shared, not copied.
+TEST(ModelEvents, WorkThatDependsOnTheStepIsCountedPerStep) {
+  EventOptions options;
+  options.work = true;
+  const ProgramModel per_step = four_steps_of("it + 1", "per_step.json");
+  ModelJobSource job(per_step, 1, {}, options);
+  std::vector<double> flops, work_flops;
+  std::set<const void*> works;
+  const auto streams = read_all(job);
+  for (const auto& e : streams[0])
     if (e.kind == events::Kind::Compute) {
-      ++bursts;
-      EXPECT_EQ(e.flops, 10);
-      EXPECT_EQ(e.bytes_moved, 80);
+      flops.push_back(e.flops);
+      EXPECT_LT(e.seconds, 0) << "priced by the engine when it starts";
+      ASSERT_NE(e.live, nullptr);
+      works.insert(e.live);
+      const auto& work = *static_cast<const BurstWork*>(e.live);
+      ASSERT_EQ(work.runs.size(), 1u);
+      EXPECT_EQ(work.runs[0].repeats, 1u);
+      work_flops.push_back(work.runs[0].counts->flops_double);
     }
-  EXPECT_EQ(bursts, 4);
+  EXPECT_EQ(flops, (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_EQ(work_flops, flops);
+  EXPECT_EQ(works.size(), 4u) << "each step's binding of `it` its own work";
+
+  // The same loop with work that ignores the counter: four bursts alike, one work.
+  const ProgramModel same_step = four_steps_of("n", "same_step.json");
+  ModelJobSource again(same_step, 2, {}, options);
+  works.clear();
+  int bursts = 0;
+  for (const auto& rank : read_all(again))
+    for (const auto& e : rank)
+      if (e.kind == events::Kind::Compute) {
+        ++bursts;
+        EXPECT_EQ(e.flops, 10);
+        EXPECT_EQ(e.bytes_moved, 80);
+        works.insert(e.live);
+      }
+  EXPECT_EQ(bursts, 8);
+  EXPECT_EQ(works.size(), 1u) << "both ranks' four steps share one work";
+
+  // Without EventOptions::work, bursts carry flops and bytes alone.
+  for (const auto& e : model_events(same_step, 1, {})[0].events)
+    if (e.kind == events::Kind::Compute) EXPECT_EQ(e.live, nullptr);
+  EXPECT_THROW(model_events(same_step, 1, {}, options), std::invalid_argument) << "its work would dangle";
+}
+
+// Items that repeat between two MPI calls (a loop with MPI on a rare side of
+// a branch) make one run of their work, repeated: a burst stays small however
+// many iterations it gathers.
+TEST(ModelEvents, RepeatedItemsInABurstAreOneRun) {
+  EventOptions options;
+  options.work = true;
+  ProgramModel m = model_from(R"json({
+    "main": { "body": [
+      { "kind": "loop", "var": "i", "trip_count": "1000", "body": [
+        { "kind": "compute", "flops_double": "5" },
+        { "kind": "branch", "condition": "i == 999", "then": [{ "kind": "mpi", "op": "barrier" }] }
+      ]}
+    ]}
+  })json",
+                              "", "runs.json");
+  ModelJobSource job(m, 1, {}, options);
+  const auto ranks = read_all(job);
+  ASSERT_EQ(ranks[0].size(), 2u);
+  const auto& e = ranks[0][0];
+  EXPECT_EQ(e.flops, 5000);
+  const auto& work = *static_cast<const BurstWork*>(e.live);
+  ASSERT_EQ(work.runs.size(), 1u);
+  EXPECT_EQ(work.runs[0].repeats, 1000u);
+  EXPECT_EQ(work.runs[0].counts->flops_double, 5);
 }
 
 // The streams the simulator reads are made as it reads them (ModelJobSource),
