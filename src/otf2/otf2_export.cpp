@@ -4,6 +4,7 @@
 #include <otf2/otf2.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <system_error>
@@ -140,6 +141,14 @@ class RankExport {
     if (it == handles_.end()) throw Refused{fmt::format("communicator {} was made by no earlier call", handle)};
     return static_cast<OTF2_CommRef>(it->second);
   }
+  std::uint64_t members(OTF2_CommRef comm) const {
+    return comm == 1 ? 1 : comms_.comms[comm].world_ranks.size();  // 1: MPI_COMM_SELF
+  }
+  std::uint64_t rank_in(OTF2_CommRef comm) const {
+    if (comm == 1) return 0;
+    const auto& world = comms_.comms[comm].world_ranks;
+    return static_cast<std::uint64_t>(std::find(world.begin(), world.end(), rank_) - world.begin());
+  }
   static std::uint32_t peer_of(std::int32_t peer, const char* what) {
     if (peer == events::kAnySource)
       throw Refused{fmt::format("its {} is MPI_ANY_SOURCE, which the tracer could not resolve (OTF2 records the rank "
@@ -222,7 +231,8 @@ class RankExport {
                                 events::kind_name(e.kind))};
     const OTF2_CommRef comm = comm_of(e.comm);
     out_.check(OTF2_EvtWriter_MpiCollectiveBegin(w_, nullptr, enter), "an MpiCollectiveBegin record");
-    std::uint64_t sent = e.bytes, received = e.bytes2;
+    const std::uint32_t root = events::is_rooted(e.kind) ? static_cast<std::uint32_t>(e.root) : OTF2_UNDEFINED_UINT32;
+    auto [sent, received] = scorep_sizes(e.kind, e.bytes, e.bytes2, members(comm), rank_in(comm), root);
     if (e.kind == Kind::CommSplit || e.kind == Kind::CommDup || e.kind == Kind::CartCreate) {
       const int made = comms_.created[static_cast<std::size_t>(rank_)][creations_++];
       if (made >= 0) {
@@ -235,7 +245,6 @@ class RankExport {
       out_.check(OTF2_EvtWriter_CommDestroy(w_, nullptr, leave, comm), "a CommDestroy record");
       sent = received = 0;
     }
-    const std::uint32_t root = events::is_rooted(e.kind) ? static_cast<std::uint32_t>(e.root) : OTF2_UNDEFINED_UINT32;
     out_.check(OTF2_EvtWriter_MpiCollectiveEnd(w_, nullptr, leave, *op, comm, root, sent, received),
                "an MpiCollectiveEnd record");
     ++totals_.collectives;

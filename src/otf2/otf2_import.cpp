@@ -519,8 +519,16 @@ class LocationReader {
       handles_.erase(call.destroyed.value_or(end.comm));
       return e;
     }
-    e.bytes = end.sent;
-    e.bytes2 = end.received;
+    const auto& members = members_of(end.comm);
+    const auto me = std::find(members.begin(), members.end(), static_cast<std::uint64_t>(world_rank_));
+    if (!members.empty() && me == members.end())
+      throw UserError(fmt::format("this rank is not a member of its communicator {}", end.comm));
+    // MPI_COMM_SELF's group lists no members: the rank alone.
+    const std::uint64_t size = members.empty() ? 1 : members.size();
+    const std::uint64_t rank = members.empty() ? 0 : static_cast<std::uint64_t>(me - members.begin());
+    const CollectiveSizes sizes = perfcast_sizes(e.kind, end.sent, end.received, size, rank, end.root);
+    e.bytes = sizes.sent;
+    e.bytes2 = sizes.received;
     return e;
   }
 

@@ -20,6 +20,7 @@
 #include "events/text.h"
 #include "otf2/otf2_export.h"
 #include "otf2/otf2_import.h"
+#include "otf2/otf2_mpi.h"
 #include "perfcast_cli.h"
 #include "scratch.h"
 #include "support/error.h"
@@ -108,6 +109,29 @@ TEST(Otf2RoundTrip, EveryMappedKindReadsBackAsWritten) {
     for (Event e; source->next(e, 0);) original[static_cast<std::size_t>(r)].push_back(e);
   }
   expect_same_streams(original, read_job(trace), 1e-15);
+}
+
+TEST(Otf2Sizes, CollectiveSizesAreScorePsTotalsAndReadBackAsBuffers) {
+  // Score-P's convention: a 400-byte broadcast on 4 ranks sends 1600 bytes from
+  // the root (a block to each member, itself too) and receives 400 everywhere.
+  EXPECT_EQ(scorep_sizes(Kind::Bcast, 400, 400, 4, 0, 0).sent, 1600u);
+  EXPECT_EQ(scorep_sizes(Kind::Bcast, 400, 400, 4, 2, 0).sent, 0u);
+  EXPECT_EQ(scorep_sizes(Kind::Bcast, 400, 400, 4, 2, 0).received, 400u);
+  EXPECT_EQ(scorep_sizes(Kind::Gather, 8, 8, 4, 1, 1).received, 32u);
+  EXPECT_EQ(scorep_sizes(Kind::Allreduce, 8, 8, 4, 3, 0).sent, 32u);
+  EXPECT_EQ(scorep_sizes(Kind::Scan, 8, 8, 4, 1, 0).sent, 24u);
+  EXPECT_EQ(scorep_sizes(Kind::Scan, 8, 8, 4, 1, 0).received, 16u);
+  for (Kind kind : {Kind::Bcast, Kind::Reduce, Kind::Allreduce, Kind::Allgather, Kind::Alltoall, Kind::Scan,
+                    Kind::Exscan, Kind::Barrier})
+    for (std::uint64_t me = 0; me < 4; ++me) {
+      SCOPED_TRACE(std::string(events::kind_name(kind)) + " rank " + std::to_string(me));
+      const std::uint64_t block = kind == Kind::Barrier ? 0 : 24;
+      const CollectiveSizes scorep = scorep_sizes(kind, block, block, 4, me, 2);
+      const CollectiveSizes back = perfcast_sizes(kind, scorep.sent, scorep.received, 4, me, 2);
+      EXPECT_EQ(back.sent, block);
+      EXPECT_EQ(back.received, block);
+    }
+  EXPECT_THROW(perfcast_sizes(Kind::Allreduce, 10, 10, 4, 0, 0), UserError);
 }
 
 void expect_export_refused(const std::string& text, const std::string& says) {

@@ -3,7 +3,9 @@
 OTF2 Python bindings (Debian's python3-otf2), for tests/otf2: a writer other
 than perfcast's. Regions are named after MPI's C functions (paradigm MPI),
 communicators are defined by their members, messages and collectives carry
-Score-P's records. The clock counts microseconds.
+Score-P's records (a collective's sizes count the bytes to and from every
+member: an 8-byte allreduce on 2 ranks sends and receives 16). The clock
+counts microseconds.
 
 Usage: write_mpi_archive.py DIR VARIANT
   plain   rank 0: MPI_Init, compute (with a user region inside), MPI_Send 1024 B
@@ -56,7 +58,7 @@ with otf2.writer.open(directory, timer_resolution=1000000) as trace:
     w0.leave(1200, send)
     w0.enter(3000, allreduce)
     w0.mpi_collective_begin(3000)
-    w0.mpi_collective_end(3500, CollectiveOp.ALLREDUCE, world, 0xFFFFFFFF, 8, 8)
+    w0.mpi_collective_end(3500, CollectiveOp.ALLREDUCE, world, 0xFFFFFFFF, 16, 16)
     w0.leave(3500, allreduce)
     w0.enter(3600, comm_rank)
     w0.leave(3610, comm_rank)
@@ -74,7 +76,7 @@ with otf2.writer.open(directory, timer_resolution=1000000) as trace:
         w1.rma_put(1400, win, 0, 64, 1)
     w1.enter(3100, allreduce)
     w1.mpi_collective_begin(3100)
-    w1.mpi_collective_end(3500, CollectiveOp.ALLREDUCE, world, 0xFFFFFFFF, 8, 8)
+    w1.mpi_collective_end(3500, CollectiveOp.ALLREDUCE, world, 0xFFFFFFFF, 16, 16)
     w1.leave(3500, allreduce)
     w1.enter(4000, finalize)
     w1.leave(4050, finalize)
