@@ -432,14 +432,22 @@ class LocationReader {
       case Kind::Isend:
       case Kind::Issend: {
         expect_at_most_one(call.sends, "MpiIsend");
-        if (call.sends.empty()) return e;
+        if (call.sends.empty()) {
+          // MPI_PROC_NULL: no record, and no completion names its request. The
+          // blocking form completes at once as the nonblocking one would.
+          e.kind = e.kind == Kind::Isend ? Kind::Send : Kind::Ssend;
+          return e;
+        }
         set_message(e, call.sends.front());
         if (!call.sends.front().request) throw UserError("an MpiSend record where MpiIsend was expected");
         e.request = new_request(*call.sends.front().request);
         return e;
       }
       case Kind::Irecv:
-        if (!call.irecv_request) return e;
+        if (!call.irecv_request) {  // MPI_PROC_NULL, as for MPI_Isend
+          e.kind = Kind::Recv;
+          return e;
+        }
         e.request = new_request(*call.irecv_request);
         unresolved_[*call.irecv_request] = flushed_ + pending_.size();  // filled in by its MpiIrecv record
         return e;

@@ -134,6 +134,32 @@ TEST(Otf2Sizes, CollectiveSizesAreScorePsTotalsAndReadBackAsBuffers) {
   EXPECT_THROW(perfcast_sizes(Kind::Allreduce, 10, 10, 4, 0, 0), UserError);
 }
 
+TEST(Otf2RoundTrip, ANonblockingCallToProcNullReadsBackAsItsBlockingForm) {
+  // OTF2 has no record of a nonblocking call to MPI_PROC_NULL, nor of its
+  // completion (Score-P writes none): it comes back as the blocking call,
+  // which completes at once, and the completion no longer lists its request.
+  auto job = events::parse_text_job(
+      "rank 0\nisend peer=null tag=1 bytes=8 req=1 dur=1e-6\nirecv peer=null tag=1 bytes=8 req=2 dur=1e-6\n"
+      "isend peer=1 tag=2 bytes=8 req=3 dur=1e-6\nwaitall req=1,2,3 dur=1e-6\n"
+      "rank 1\nrecv peer=0 tag=2 bytes=8 dur=1e-6\n");
+  const fs::path archive = scratch() / "proc-null.otf2dir", trace = scratch() / "proc-null-imported";
+  fs::remove_all(archive);
+  fs::remove_all(trace);
+  import_otf2(export_otf2(*job, archive, "proc null").anchor, trace);
+  const auto streams = read_job(trace);
+  ASSERT_EQ(streams[0].size(), 4u);
+  EXPECT_EQ(streams[0][0].kind, Kind::Send);
+  EXPECT_EQ(streams[0][0].peer, events::kProcNull);
+  EXPECT_EQ(streams[0][1].kind, Kind::Recv);
+  EXPECT_EQ(streams[0][1].peer, events::kProcNull);
+  EXPECT_EQ(streams[0][2].kind, Kind::Isend);
+  EXPECT_EQ(streams[0][3].kind, Kind::Waitall);
+  EXPECT_EQ(streams[0][3].requests, (std::vector<std::uint64_t>{streams[0][2].request}));
+  auto sim = perfcast_run({"simulate", trace.string(), "--machine", "generic-cluster", "--json"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.stderr_text;
+  EXPECT_EQ(nlohmann::json::parse(sim.stdout_text)["warnings"]["incomplete_requests"], 0) << sim.stdout_text;
+}
+
 void expect_export_refused(const std::string& text, const std::string& says) {
   auto job = events::parse_text_job(text);
   const fs::path archive = scratch() / "refused.otf2dir";
