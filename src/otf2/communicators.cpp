@@ -58,8 +58,8 @@ JobComms resolve_communicators(const std::vector<std::vector<CreationCall>>& cal
       if (next[static_cast<std::size_t>(r)] >= calls[static_cast<std::size_t>(r)].size()) continue;
       const int parent = parent_of(r);
       if (parent == 1) {
-        throw UserError(fmt::format("rank {}, event {}: a communicator made from MPI_COMM_SELF cannot be written",
-                                    r, calls[static_cast<std::size_t>(r)][next[static_cast<std::size_t>(r)]].event_index));
+        throw UserError(fmt::format("rank {}, event {}: a communicator made from MPI_COMM_SELF cannot be written", r,
+                                    calls[static_cast<std::size_t>(r)][next[static_cast<std::size_t>(r)]].event_index));
       }
       // Every member's next call must be on the same communicator; else wait for them.
       const std::vector<std::int32_t> members = out.comms[static_cast<std::size_t>(parent)].world_ranks;
@@ -76,7 +76,8 @@ JobComms resolve_communicators(const std::vector<std::vector<CreationCall>>& cal
         const CreationCall& c = calls[static_cast<std::size_t>(members[i])][next[static_cast<std::size_t>(members[i])]];
         if (c.kind != kind)
           throw UserError(fmt::format("rank {}, event {}: {} where rank {} makes {} on the same communicator",
-                                      members[i], c.event_index, events::kind_name(c.kind), r, events::kind_name(kind)));
+                                      members[i], c.event_index, events::kind_name(c.kind), r,
+                                      events::kind_name(kind)));
         order.push_back(kind == Kind::CommSplit ? Member{c.color, c.key, static_cast<std::int32_t>(i)}
                                                 : Member{0, 0, static_cast<std::int32_t>(i)});
       }
@@ -117,9 +118,9 @@ JobComms resolve_communicators(const std::vector<std::vector<CreationCall>>& cal
   for (int r = 0; r < n; ++r)
     if (next[static_cast<std::size_t>(r)] < calls[static_cast<std::size_t>(r)].size()) {
       const CreationCall& c = calls[static_cast<std::size_t>(r)][next[static_cast<std::size_t>(r)]];
-      throw UserError(fmt::format(
-          "rank {}, event {}: {} on communicator {} is not matched by the same call on every member", r,
-          c.event_index, events::kind_name(c.kind), c.comm));
+      throw UserError(
+          fmt::format("rank {}, event {}: {} on communicator {} is not matched by the same call on every member", r,
+                      c.event_index, events::kind_name(c.kind), c.comm));
     }
   return out;
 }

@@ -115,18 +115,16 @@ class RankExport {
       out_.check(OTF2_EvtWriter_Leave(w_, nullptr, now_, region), "a Leave record");
       return;
     }
-    if (e.duration_s < 0)
-      throw Refused{"a call without a recorded duration (OTF2 needs its enter and leave times)"};
+    if (e.duration_s < 0) throw Refused{"a call without a recorded duration (OTF2 needs its enter and leave times)"};
     const std::uint64_t enter = now_, leave = now_ + ticks_of(e.duration_s);
     const mpi::Op op = *events::op_of(e.kind);
-    OTF2_RegionRef region = out_.region(std::string(mpi::facts(op).function), region_role_of(e.kind),
-                                        OTF2_PARADIGM_MPI);
+    OTF2_RegionRef region =
+        out_.region(std::string(mpi::facts(op).function), region_role_of(e.kind), OTF2_PARADIGM_MPI);
     OTF2_AttributeList* enter_attributes = nullptr;
     if (e.kind == Kind::Pcontrol) {
       OTF2_AttributeValue value;
       value.int32 = e.tag;
-      out_.check(OTF2_AttributeList_AddAttribute(attributes_, kPcontrolLevel, OTF2_TYPE_INT32, value),
-                 "an attribute");
+      out_.check(OTF2_AttributeList_AddAttribute(attributes_, kPcontrolLevel, OTF2_TYPE_INT32, value), "an attribute");
       enter_attributes = attributes_;
     }
     out_.check(OTF2_EvtWriter_Enter(w_, enter_attributes, enter, region), "an Enter record");
@@ -151,9 +149,10 @@ class RankExport {
   }
   static std::uint32_t peer_of(std::int32_t peer, const char* what) {
     if (peer == events::kAnySource)
-      throw Refused{fmt::format("its {} is MPI_ANY_SOURCE, which the tracer could not resolve (OTF2 records the rank "
-                                "a message came from)",
-                                what)};
+      throw Refused{
+          fmt::format("its {} is MPI_ANY_SOURCE, which the tracer could not resolve (OTF2 records the rank "
+                      "a message came from)",
+                      what)};
     return static_cast<std::uint32_t>(peer);
   }
   static std::uint32_t tag_of(std::int32_t tag) {
@@ -184,8 +183,8 @@ class RankExport {
       }
       case Kind::Recv:
         if (e.peer == events::kProcNull) return;
-        out_.check(OTF2_EvtWriter_MpiRecv(w_, nullptr, leave, peer_of(e.peer, "source"), comm_of(e.comm),
-                                          tag_of(e.tag), e.bytes),
+        out_.check(OTF2_EvtWriter_MpiRecv(w_, nullptr, leave, peer_of(e.peer, "source"), comm_of(e.comm), tag_of(e.tag),
+                                          e.bytes),
                    "an MpiRecv record");
         return;
       case Kind::Irecv: {
@@ -222,8 +221,10 @@ class RankExport {
         return;
       case Kind::Init:
       case Kind::Finalize:
-      case Kind::Pcontrol: return;
-      default: break;
+      case Kind::Pcontrol:
+        return;
+      default:
+        break;
     }
     std::optional<OTF2_CollectiveOp> op = collective_op_of(e.kind);
     if (!op)
@@ -278,9 +279,12 @@ class RankExport {
 
 const char* comm_name_prefix(Kind made_by) {
   switch (made_by) {
-    case Kind::CommSplit: return "MPI_Comm_split";
-    case Kind::CommDup: return "MPI_Comm_dup";
-    default: return "MPI_Cart_create";
+    case Kind::CommSplit:
+      return "MPI_Comm_split";
+    case Kind::CommDup:
+      return "MPI_Comm_dup";
+    default:
+      return "MPI_Cart_create";
   }
 }
 
@@ -318,9 +322,9 @@ void write_definitions(ArchiveWriter& out, const JobComms& comms, const std::vec
     out.check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, name, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                       OTF2_UNDEFINED_LOCATION_GROUP),
               "a location group");
-    out.check(OTF2_GlobalDefWriter_WriteLocation(g, r, string("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD,
-                                                 counts[r], r),
-              "a location");
+    out.check(
+        OTF2_GlobalDefWriter_WriteLocation(g, r, string("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD, counts[r], r),
+        "a location");
   }
   // Groups: 0 the MPI locations (world rank r is location r), 1 MPI_COMM_SELF,
   // then each communicator's members as world ranks (indices into group 0).
@@ -338,19 +342,20 @@ void write_definitions(ArchiveWriter& out, const JobComms& comms, const std::vec
     const OTF2_GroupRef group = c == 1 ? 1 : next_group++;
     if (c != 1) {
       std::vector<std::uint64_t> world(comm.world_ranks.begin(), comm.world_ranks.end());
-      out.check(OTF2_GlobalDefWriter_WriteGroup(g, group, empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                                OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(world.size()),
-                                                world.data()),
-                "a communicator's group");
+      out.check(
+          OTF2_GlobalDefWriter_WriteGroup(g, group, empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(world.size()), world.data()),
+          "a communicator's group");
     }
-    const std::string name = c == 0   ? "MPI_COMM_WORLD"
-                             : c == 1 ? "MPI_COMM_SELF"
-                                      : fmt::format("{} of communicator {}", comm_name_prefix(comm.made_by), comm.parent);
-    out.check(OTF2_GlobalDefWriter_WriteComm(g, static_cast<OTF2_CommRef>(c), string(name), group,
-                                             comm.parent < 0 ? OTF2_UNDEFINED_COMM
-                                                             : static_cast<OTF2_CommRef>(comm.parent),
-                                             c < 2 ? OTF2_COMM_FLAG_NONE : OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS),
-              "a communicator");
+    const std::string name = c == 0 ? "MPI_COMM_WORLD"
+                             : c == 1
+                                 ? "MPI_COMM_SELF"
+                                 : fmt::format("{} of communicator {}", comm_name_prefix(comm.made_by), comm.parent);
+    out.check(
+        OTF2_GlobalDefWriter_WriteComm(g, static_cast<OTF2_CommRef>(c), string(name), group,
+                                       comm.parent < 0 ? OTF2_UNDEFINED_COMM : static_cast<OTF2_CommRef>(comm.parent),
+                                       c < 2 ? OTF2_COMM_FLAG_NONE : OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS),
+        "a communicator");
   }
   out.check(OTF2_Archive_CloseGlobalDefWriter(out.archive_, g), "closing the definitions");
 }
@@ -364,8 +369,8 @@ Otf2Export export_otf2(events::JobSource& job, const fs::path& dir, const std::s
                     "remove it or name another directory");
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec))
-    throw UserError(fmt::format("cannot write the OTF2 archive {}: {} is not a directory", dir.string(),
-                                parent.string()));
+    throw UserError(
+        fmt::format("cannot write the OTF2 archive {}: {} is not a directory", dir.string(), parent.string()));
   const fs::path scratch = parent / fmt::format(".{}.partial-{}", dir.filename().string(), ::getpid());
   fs::remove_all(scratch, ec);
   struct RemoveScratch {
@@ -387,8 +392,8 @@ Otf2Export export_otf2(events::JobSource& job, const fs::path& dir, const std::s
     Event e;
     for (int r = 0; r < job.size(); ++r) {
       OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(out.archive_, static_cast<OTF2_LocationRef>(r));
-      if (!w) throw UserError(fmt::format("cannot write the OTF2 archive {}: no event writer for rank {}",
-                                          dir.string(), r));
+      if (!w)
+        throw UserError(fmt::format("cannot write the OTF2 archive {}: no event writer for rank {}", dir.string(), r));
       RankExport rank(out, w, comms, r, result);
       auto source = job.open_rank(r);
       for (std::uint64_t index = 0; source->next(e, 0); ++index) {
@@ -409,8 +414,9 @@ Otf2Export export_otf2(events::JobSource& job, const fs::path& dir, const std::s
     out.check(OTF2_Archive_OpenDefFiles(out.archive_), "opening the local definition files");
     for (int r = 0; r < job.size(); ++r) {
       OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(out.archive_, static_cast<OTF2_LocationRef>(r));
-      if (!d) throw UserError(fmt::format("cannot write the OTF2 archive {}: no definition writer for rank {}",
-                                          dir.string(), r));
+      if (!d)
+        throw UserError(
+            fmt::format("cannot write the OTF2 archive {}: no definition writer for rank {}", dir.string(), r));
       out.check(OTF2_Archive_CloseDefWriter(out.archive_, d), "closing a local definition file");
     }
     out.check(OTF2_Archive_CloseDefFiles(out.archive_), "closing the local definition files");
@@ -421,8 +427,8 @@ Otf2Export export_otf2(events::JobSource& job, const fs::path& dir, const std::s
   }
   fs::rename(scratch, dir, ec);
   if (ec)
-    throw UserError(fmt::format("cannot move the OTF2 archive from {} to {}: {}", scratch.string(), dir.string(),
-                                ec.message()));
+    throw UserError(
+        fmt::format("cannot move the OTF2 archive from {} to {}: {}", scratch.string(), dir.string(), ec.message()));
   result.anchor = dir / "traces.otf2";
   return result;
 }

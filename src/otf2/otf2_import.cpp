@@ -109,8 +109,8 @@ OTF2_CallbackCode on_group(void* user, OTF2_GroupRef self, OTF2_StringRef, OTF2_
                                                            std::vector<std::uint64_t>(members, members + count)};
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode on_comm(void* user, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
-                          OTF2_CommRef parent, OTF2_CommFlag) {
+OTF2_CallbackCode on_comm(void* user, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group, OTF2_CommRef parent,
+                          OTF2_CommFlag) {
   auto& raw = *static_cast<RawDefinitions*>(user);
   raw.defs.comms[self] = {std::string(), group, parent};
   raw.comm_names[self] = name;
@@ -200,9 +200,9 @@ class LocationReader {
       return OTF2_CALLBACK_SUCCESS;
     }
     if (open_)
-      return refuse(fmt::format("{} entered inside {}: MPI calls do not nest", def->name,
-                                defs_.regions.at(open_->region).name),
-                    time, position);
+      return refuse(
+          fmt::format("{} entered inside {}: MPI calls do not nest", def->name, defs_.regions.at(open_->region).name),
+          time, position);
     OpenCall call{region, std::nullopt, time, position};
     if (std::optional<mpi::Op> op = mpi::op_of_function(def->name)) {
       Kind kind = events::kind_of(*op);
@@ -211,8 +211,8 @@ class LocationReader {
     if (!call.kind) ++totals_.read_as_compute[def->name];
     if (call.kind == Kind::Pcontrol) {
       call.level = int_attribute(attributes, level_attribute_);
-      if (!call.level) return refuse("MPI_Pcontrol without its level (attribute perfcast::pcontrol_level)", time,
-                                     position);
+      if (!call.level)
+        return refuse("MPI_Pcontrol without its level (attribute perfcast::pcontrol_level)", time, position);
     }
     open_ = std::move(call);
     return OTF2_CALLBACK_SUCCESS;
@@ -225,8 +225,7 @@ class LocationReader {
         --user_depth_;
         return OTF2_CALLBACK_SUCCESS;
       }
-      return refuse(fmt::format("Leave of region {} that is not the one entered", region_name(region)), time,
-                    position);
+      return refuse(fmt::format("Leave of region {} that is not the one entered", region_name(region)), time, position);
     }
     OpenCall call = std::move(*open_);
     open_.reset();
@@ -324,9 +323,10 @@ class LocationReader {
       return;
     }
     if (!unresolved_.empty()) {
-      error = fmt::format("location {} (rank {}): MPI_Irecv request {} is never completed by an MpiIrecv record, "
-                          "so its source, tag and size are unknown",
-                          location_, rank_, unresolved_.begin()->first);
+      error = fmt::format(
+          "location {} (rank {}): MPI_Irecv request {} is never completed by an MpiIrecv record, "
+          "so its source, tag and size are unknown",
+          location_, rank_, unresolved_.begin()->first);
       return;
     }
     flush(true);
@@ -339,12 +339,18 @@ class LocationReader {
   }
   static std::string paradigm_name(OTF2_Paradigm p) {
     switch (p) {
-      case OTF2_PARADIGM_OPENMP: return "OpenMP";
-      case OTF2_PARADIGM_PTHREAD: return "POSIX threads";
-      case OTF2_PARADIGM_CUDA: return "CUDA";
-      case OTF2_PARADIGM_OPENCL: return "OpenCL";
-      case OTF2_PARADIGM_SHMEM: return "SHMEM";
-      default: return fmt::format("number {}", static_cast<int>(p));
+      case OTF2_PARADIGM_OPENMP:
+        return "OpenMP";
+      case OTF2_PARADIGM_PTHREAD:
+        return "POSIX threads";
+      case OTF2_PARADIGM_CUDA:
+        return "CUDA";
+      case OTF2_PARADIGM_OPENCL:
+        return "OpenCL";
+      case OTF2_PARADIGM_SHMEM:
+        return "SHMEM";
+      default:
+        return fmt::format("number {}", static_cast<int>(p));
     }
   }
   const RegionDef* region_def(OTF2_RegionRef region) const {
@@ -377,8 +383,8 @@ class LocationReader {
     if (auto it = handles_.find(comm); it != handles_.end()) return it->second;
     auto def = defs_.comms.find(comm);
     if (def == defs_.comms.end()) throw UserError(fmt::format("communicator {} is not defined", comm));
-    throw UserError(fmt::format("communicator {} ({}) was not created on this rank by any MPI call read before",
-                                comm, def->second.name));
+    throw UserError(fmt::format("communicator {} ({}) was not created on this rank by any MPI call read before", comm,
+                                def->second.name));
   }
   const std::vector<std::uint64_t>& members_of(OTF2_CommRef comm) const {
     static const std::vector<std::uint64_t> none;
@@ -417,9 +423,12 @@ class LocationReader {
         e.tag = *call.level;
         e.duration_s = -1;
         return e;
-      case Kind::Pcontrol: e.tag = *call.level; return e;
+      case Kind::Pcontrol:
+        e.tag = *call.level;
+        return e;
       case Kind::Init:
-      case Kind::Finalize: return e;
+      case Kind::Finalize:
+        return e;
       case Kind::Send:
       case Kind::Ssend:
       case Kind::Recv: {
@@ -464,7 +473,8 @@ class LocationReader {
           e.bytes2 = r.bytes;
         }
         return e;
-      case Kind::Probe: throw UserError("OTF2 records no source and tag for a probe");
+      case Kind::Probe:
+        throw UserError("OTF2 records no source and tag for a probe");
       case Kind::Wait:
       case Kind::Waitall:
       case Kind::Waitany:
@@ -475,8 +485,8 @@ class LocationReader {
         for (std::uint64_t otf2_request : call.completed) {
           auto it = requests_.find(otf2_request);
           if (it == requests_.end())
-            throw UserError(fmt::format("it completes request {}, which no earlier MPI_Isend or MPI_Irecv made",
-                                        otf2_request));
+            throw UserError(
+                fmt::format("it completes request {}, which no earlier MPI_Isend or MPI_Irecv made", otf2_request));
           e.requests.push_back(it->second);
           requests_.erase(it);
           if (auto u = unresolved_.find(otf2_request); u != unresolved_.end()) {
@@ -492,7 +502,8 @@ class LocationReader {
         }
         return e;
       }
-      default: break;
+      default:
+        break;
     }
     // Collectives and communicator calls.
     if (!call.collective) throw UserError("no MpiCollectiveEnd record inside it");
@@ -510,8 +521,7 @@ class LocationReader {
     }
     if (e.kind == Kind::CommSplit || e.kind == Kind::CommDup || e.kind == Kind::CartCreate) {
       if (!call.created) {
-        if (e.kind != Kind::CommSplit)
-          throw UserError("no CommCreate record names the communicator it made");
+        if (e.kind != Kind::CommSplit) throw UserError("no CommCreate record names the communicator it made");
         e.color = events::kUndefinedColor;  // this rank got MPI_COMM_NULL
         e.new_comm = -1;
         return e;
@@ -614,8 +624,8 @@ OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t
                                     uint64_t request) {
   return reader_of(u).completion(t, p, std::nullopt, request);
 }
-OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t p, void* u, OTF2_AttributeList*,
-                          uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
+OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t p, void* u, OTF2_AttributeList*, uint32_t sender,
+                          OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
   return reader_of(u).receive(t, p, {sender, comm, tag, bytes, std::nullopt});
 }
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t p, void* u, OTF2_AttributeList*,
@@ -656,16 +666,16 @@ OTF2_CallbackCode on_buffer_flush(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, vo
 OTF2_CallbackCode on_measurement(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t p, void* u, OTF2_AttributeList*,
                                  OTF2_MeasurementMode mode) {
   if (mode == OTF2_MEASUREMENT_ON) return OTF2_CALLBACK_SUCCESS;
-  return reader_of(u).refuse("measurement was switched off here (MeasurementOnOff): the calls after it are missing",
-                             t, p);
+  return reader_of(u).refuse("measurement was switched off here (MeasurementOnOff): the calls after it are missing", t,
+                             p);
 }
 
 // Records no perfcast event stands for: the import stops on them, naming them.
-#define PERFCAST_REFUSE_RECORD(Record, why)                                                                   \
-  OTF2_EvtReaderCallbacks_Set##Record##Callback(                                                              \
-      callbacks,                                                                                             \
+#define PERFCAST_REFUSE_RECORD(Record, why)                                                                            \
+  OTF2_EvtReaderCallbacks_Set##Record##Callback(                                                                       \
+      callbacks,                                                                                                       \
       [](OTF2_LocationRef, OTF2_TimeStamp t, uint64_t p, void* u, OTF2_AttributeList*, auto...) -> OTF2_CallbackCode { \
-        return reader_of(u).refuse(fmt::format("a {} record: {}", #Record, why), t, p);                        \
+        return reader_of(u).refuse(fmt::format("a {} record: {}", #Record, why), t, p);                                \
       })
 
 OTF2_EvtReaderCallbacks* event_callbacks() {
@@ -789,12 +799,14 @@ Otf2Import import_otf2(const fs::path& anchor, const fs::path& trace_dir) {
   for (std::size_t r = 0; r < ranks->members.size(); ++r) rank_of[ranks->members[r]] = static_cast<int>(r);
   for (const auto& [ref, location] : defs.locations) {
     if (rank_of.count(ref) || location.events == 0) continue;
-    archive.fail(fmt::format("location {} ({}) has {} events but is no MPI rank's (a thread, an accelerator or a "
-                             "metric location): perfcast maps one location per rank",
-                             ref, location.name, location.events));
+    archive.fail(
+        fmt::format("location {} ({}) has {} events but is no MPI rank's (a thread, an accelerator or a "
+                    "metric location): perfcast maps one location per rank",
+                    ref, location.name, location.events));
   }
   for (const auto& [ref, rank] : rank_of)
-    if (!defs.locations.count(ref)) archive.fail(fmt::format("MPI rank {} is location {}, which is not defined", rank, ref));
+    if (!defs.locations.count(ref))
+      archive.fail(fmt::format("MPI rank {} is location {}, which is not defined", rank, ref));
 
   // MPI_COMM_WORLD: the communicator without parent over every rank in order; MPI_COMM_SELF by its group type.
   std::optional<OTF2_CommRef> world, self;
@@ -802,15 +814,15 @@ Otf2Import import_otf2(const fs::path& anchor, const fs::path& trace_dir) {
     auto group = defs.groups.find(comm.group);
     if (group == defs.groups.end()) continue;
     if (group->second.type == OTF2_GROUP_TYPE_COMM_SELF && !self) self = ref;
-    bool everyone = group->second.type == OTF2_GROUP_TYPE_COMM_GROUP &&
-                    group->second.members.size() == ranks->members.size();
-    for (std::size_t i = 0; everyone && i < group->second.members.size(); ++i)
-      everyone = group->second.members[i] == i;
+    bool everyone =
+        group->second.type == OTF2_GROUP_TYPE_COMM_GROUP && group->second.members.size() == ranks->members.size();
+    for (std::size_t i = 0; everyone && i < group->second.members.size(); ++i) everyone = group->second.members[i] == i;
     if (everyone && comm.parent == OTF2_UNDEFINED_COMM && !world) world = ref;
   }
   if (!world) archive.fail("it defines no communicator over every MPI rank in order (MPI_COMM_WORLD)");
 
-  for (const auto& [ref, rank] : rank_of) archive.check(OTF2_Reader_SelectLocation(archive.reader_, ref), "selecting a location");
+  for (const auto& [ref, rank] : rank_of)
+    archive.check(OTF2_Reader_SelectLocation(archive.reader_, ref), "selecting a location");
   const bool local_defs = OTF2_Reader_OpenDefFiles(archive.reader_) == OTF2_SUCCESS;
   archive.check(OTF2_Reader_OpenEvtFiles(archive.reader_), "opening the event files");
   // Local definitions hold the mapping tables a measurement system may write: read them first.

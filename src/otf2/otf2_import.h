@@ -20,8 +20,8 @@ namespace perfcast::otf2 {
 
 struct Otf2Import {
   int ranks = 0;
-  std::uint64_t events = 0;     // events written to the trace
-  std::uint64_t records = 0;    // OTF2 event records read
+  std::uint64_t events = 0;   // events written to the trace
+  std::uint64_t records = 0;  // OTF2 event records read
   std::uint64_t ticks_per_second = 0;
   // Regions read as compute: name -> how many times they were entered.
   std::map<std::string, std::uint64_t> read_as_compute;

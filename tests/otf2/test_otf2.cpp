@@ -65,8 +65,10 @@ void expect_same_streams(const std::vector<std::vector<Event>>& original,
       if (a.kind == Kind::CommSplit) a.color = b.color = a.key = b.key = 0;
       a.site = b.site = 0;  // a call site has no OTF2 record
       EXPECT_NEAR(a.seconds, b.seconds, kHalfTick);
-      if (duration_tolerance == 0) EXPECT_EQ(a.duration_s, b.duration_s);
-      else EXPECT_NEAR(a.duration_s, b.duration_s, duration_tolerance);
+      if (duration_tolerance == 0)
+        EXPECT_EQ(a.duration_s, b.duration_s);
+      else
+        EXPECT_NEAR(a.duration_s, b.duration_s, duration_tolerance);
       a.seconds = b.seconds;
       a.duration_s = b.duration_s;
       EXPECT_EQ(a, b);
@@ -176,14 +178,16 @@ void expect_export_refused(const std::string& text, const std::string& says) {
 TEST(Otf2Export, RefusesWhatOtf2CannotHoldNamingRankAndEvent) {
   expect_export_refused("rank 0\ninit dur=0\nprobe peer=1 tag=2 dur=0\nrank 1\n",
                         "rank 0, event 1 (probe): cannot be written as OTF2: OTF2 has no record of a probe");
-  expect_export_refused("rank 0\ncompute flops=1e9\nrank 1\n", "rank 0, event 0 (compute): cannot be written as "
-                                                               "OTF2: a burst without measured seconds");
+  expect_export_refused("rank 0\ncompute flops=1e9\nrank 1\n",
+                        "rank 0, event 0 (compute): cannot be written as "
+                        "OTF2: a burst without measured seconds");
   expect_export_refused("rank 0\nbarrier\nrank 1\nbarrier\n", "a call without a recorded duration");
   expect_export_refused("rank 0\nrecv peer=any bytes=4 dur=0\nrank 1\nsend peer=0 bytes=4 dur=0\n",
                         "rank 0, event 0 (recv): cannot be written as OTF2: its source is MPI_ANY_SOURCE");
-  expect_export_refused("rank 0\nalltoallv counts=1,2 counts2=1,2 dur=0\nrank 1\nalltoallv counts=1,2 "
-                        "counts2=1,2 dur=0\n",
-                        "per-peer counts alltoallv has");
+  expect_export_refused(
+      "rank 0\nalltoallv counts=1,2 counts2=1,2 dur=0\nrank 1\nalltoallv counts=1,2 "
+      "counts2=1,2 dur=0\n",
+      "per-peer counts alltoallv has");
   expect_export_refused("rank 0\nwait req=4 dur=0\nrank 1\n", "request 4, which no earlier call made");
 }
 
@@ -286,9 +290,9 @@ TEST(Otf2RealRun, AHaloRunExportedAndImportedReplaysAsTheOriginal) {
 fs::path python_archive(const std::string& variant) {
   const fs::path dir = scratch() / ("python-" + variant);
   fs::remove_all(dir);
-  auto run = measure::run_process({(fs::path(OTF2_TEST_SOURCE_DIR) / "write_mpi_archive.py").string(), dir.string(),
-                                   variant},
-                                  std::chrono::seconds(60));
+  auto run =
+      measure::run_process({(fs::path(OTF2_TEST_SOURCE_DIR) / "write_mpi_archive.py").string(), dir.string(), variant},
+                           std::chrono::seconds(60));
   if (run.exit_code != 0 && run.stderr_text.find("No module named 'otf2'") != std::string::npos) return {};
   EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
   return dir / "traces.otf2";
@@ -352,7 +356,8 @@ TEST(Otf2Import, RefusesThreadsAndRmaByNameWithTheLocation) {
   if (openmp.empty()) GTEST_SKIP() << "python3-otf2 is not installed";
   expect_import_refused(openmp, {openmp.string(), "location 0", "region !$omp parallel is of paradigm OpenMP"});
   const fs::path rma = python_archive("rma");
-  expect_import_refused(rma, {rma.string(), "location 1", "a RmaPut record: one-sided MPI (RMA) has no perfcast event"});
+  expect_import_refused(rma,
+                        {rma.string(), "location 1", "a RmaPut record: one-sided MPI (RMA) has no perfcast event"});
 }
 
 TEST(Otf2Import, ATruncatedOrMissingArchiveIsAClearErrorNamingTheFile) {
