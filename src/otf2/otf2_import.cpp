@@ -745,6 +745,11 @@ class Archive {
                                 last_error_.empty() ? "" : " (" + last_error_ + ")"),
                     {}, "is it complete? an archive copied or written only in part cannot be read");
   }
+  // The archive reads, but holds what perfcast's streams cannot stand for.
+  [[noreturn]] void refuse(const std::string& what) const {
+    throw UserError(fmt::format("cannot import the OTF2 archive {}: {}", anchor_.string(), what), {},
+                    "perfcast imports the MPI calls of one location per rank (docs/trace.md, OTF2)");
+  }
   void check(OTF2_ErrorCode code, const std::string& what) const {
     if (code != OTF2_SUCCESS) fail(fmt::format("{} failed: {}", what, OTF2_Error_GetDescription(code)));
   }
@@ -794,12 +799,12 @@ Otf2Import import_otf2(const fs::path& anchor, const fs::path& trace_dir) {
   for (const auto& [ref, group] : defs.groups)
     if (group.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && group.paradigm == OTF2_PARADIGM_MPI) ranks = &group;
   if (!ranks || ranks->members.empty())
-    archive.fail("it defines no MPI locations group (OTF2_GROUP_TYPE_COMM_LOCATIONS): not the trace of an MPI run");
+    archive.refuse("it defines no MPI locations group (OTF2_GROUP_TYPE_COMM_LOCATIONS): not the trace of an MPI run");
   std::map<OTF2_LocationRef, int> rank_of;
   for (std::size_t r = 0; r < ranks->members.size(); ++r) rank_of[ranks->members[r]] = static_cast<int>(r);
   for (const auto& [ref, location] : defs.locations) {
     if (rank_of.count(ref) || location.events == 0) continue;
-    archive.fail(
+    archive.refuse(
         fmt::format("location {} ({}) has {} events but is no MPI rank's (a thread, an accelerator or a "
                     "metric location): perfcast maps one location per rank",
                     ref, location.name, location.events));
@@ -819,7 +824,7 @@ Otf2Import import_otf2(const fs::path& anchor, const fs::path& trace_dir) {
     for (std::size_t i = 0; everyone && i < group->second.members.size(); ++i) everyone = group->second.members[i] == i;
     if (everyone && comm.parent == OTF2_UNDEFINED_COMM && !world) world = ref;
   }
-  if (!world) archive.fail("it defines no communicator over every MPI rank in order (MPI_COMM_WORLD)");
+  if (!world) archive.refuse("it defines no communicator over every MPI rank in order (MPI_COMM_WORLD)");
 
   for (const auto& [ref, rank] : rank_of)
     archive.check(OTF2_Reader_SelectLocation(archive.reader_, ref), "selecting a location");
@@ -860,13 +865,13 @@ Otf2Import import_otf2(const fs::path& anchor, const fs::path& trace_dir) {
                   "registering the event callbacks");
     std::uint64_t read = 0;
     OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalEvents(archive.reader_, events, &read);
-    if (!location.error.empty()) archive.fail(location.error);
+    if (!location.error.empty()) archive.refuse(location.error);
     archive.check(code, fmt::format("reading location {}'s events", ref));
     if (read != defs.locations.at(ref).events)
       archive.fail(fmt::format("location {} holds {} events where its definition says {}", ref, read,
                                defs.locations.at(ref).events));
     location.finish();
-    if (!location.error.empty()) archive.fail(location.error);
+    if (!location.error.empty()) archive.refuse(location.error);
     archive.check(OTF2_Reader_CloseEvtReader(archive.reader_, events), "closing an event reader");
   }
   archive.check(OTF2_Reader_CloseEvtFiles(archive.reader_), "closing the event files");

@@ -351,13 +351,15 @@ void expect_import_refused(const fs::path& anchor, const std::vector<std::string
   EXPECT_FALSE(fs::exists(trace)) << "a refused import leaves no trace";
 }
 
-TEST(Otf2Import, RefusesThreadsAndRmaByNameWithTheLocation) {
+TEST(Otf2Import, RefusesThreadsOpenMpAndRmaByNameWithTheLocation) {
   const fs::path openmp = python_archive("openmp");
   if (openmp.empty()) GTEST_SKIP() << "python3-otf2 is not installed";
   expect_import_refused(openmp, {openmp.string(), "location 0", "region !$omp parallel is of paradigm OpenMP"});
   const fs::path rma = python_archive("rma");
   expect_import_refused(rma,
                         {rma.string(), "location 1", "a RmaPut record: one-sided MPI (RMA) has no perfcast event"});
+  const fs::path thread = python_archive("thread");
+  expect_import_refused(thread, {thread.string(), "location 2 (worker thread) has 2 events but is no MPI rank's"});
 }
 
 TEST(Otf2Import, ATruncatedOrMissingArchiveIsAClearErrorNamingTheFile) {

@@ -13,6 +13,7 @@ Usage: write_mpi_archive.py DIR VARIANT
           MPI_Finalize; rank 1: MPI_Init, MPI_Recv, compute, MPI_Allreduce, MPI_Finalize
   openmp  the same, with an OpenMP parallel region on rank 0 (refused)
   rma     the same, with an MPI_Put record on rank 1 (refused)
+  thread  the same, with a second thread in rank 0's process that has events (refused)
 """
 import sys
 
@@ -29,6 +30,8 @@ with otf2.writer.open(directory, timer_resolution=1000000) as trace:
         group = defs.location_group("MPI Rank {}".format(rank), location_group_type=LocationGroupType.PROCESS,
                                     system_tree_parent=node)
         locations.append(defs.location("Master thread", type=LocationType.CPU_THREAD, group=group))
+    if variant == "thread":
+        worker = defs.location("worker thread", type=LocationType.CPU_THREAD, group=locations[0].group)
     defs.group("", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=locations)
     world_group = defs.group("", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=[0, 1])
     self_group = defs.group("", group_type=GroupType.COMM_SELF, paradigm=Paradigm.MPI, members=[])
@@ -64,6 +67,11 @@ with otf2.writer.open(directory, timer_resolution=1000000) as trace:
     w0.leave(3610, comm_rank)
     w0.enter(4000, finalize)
     w0.leave(4100, finalize)
+
+    if variant == "thread":
+        wt = trace.event_writer_from_location(worker)
+        wt.enter(300, kernel)
+        wt.leave(800, kernel)
 
     w1 = trace.event_writer_from_location(locations[1])
     w1.enter(0, init)
