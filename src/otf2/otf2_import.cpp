@@ -167,6 +167,12 @@ class LocationReader {
     marker_attribute_ = defs.attribute(kMarkerIdAttribute);
   }
 
+  // The rank's two predefined communicators, found by the reader.
+  void predefine(OTF2_CommRef world, std::optional<OTF2_CommRef> self) {
+    handles_[world] = events::kCommWorld;
+    if (self) handles_[*self] = events::kCommSelf;
+  }
+
   // The first refusal, with where it happened; empty while all is well.
   std::string error;
 
@@ -394,14 +400,6 @@ class LocationReader {
     return group == defs_.groups.end() ? none : group->second.members;
   }
 
- public:
-  // The rank's two predefined communicators, found by the reader.
-  void predefine(OTF2_CommRef world, std::optional<OTF2_CommRef> self) {
-    handles_[world] = events::kCommWorld;
-    if (self) handles_[*self] = events::kCommSelf;
-  }
-
- private:
   static void expect_at_most_one(const std::vector<Message>& records, const char* what) {
     if (records.size() > 1) throw UserError(fmt::format("{} {} records in one call", records.size(), what));
   }
@@ -529,7 +527,7 @@ class LocationReader {
       // The split's color and key are not recorded: the new communicator's
       // reference and this rank's place in it make the same communicator.
       const auto& members = members_of(*call.created);
-      const auto me = std::find(members.begin(), members.end(), static_cast<std::uint64_t>(world_rank_));
+      const auto me = std::find(members.begin(), members.end(), static_cast<std::uint64_t>(rank_));
       if (me == members.end())
         throw UserError(fmt::format("this rank is not a member of the communicator {} it created", *call.created));
       e.color = static_cast<std::int32_t>(*call.created);
@@ -543,7 +541,7 @@ class LocationReader {
       return e;
     }
     const auto& members = members_of(end.comm);
-    const auto me = std::find(members.begin(), members.end(), static_cast<std::uint64_t>(world_rank_));
+    const auto me = std::find(members.begin(), members.end(), static_cast<std::uint64_t>(rank_));
     if (!members.empty() && me == members.end())
       throw UserError(fmt::format("this rank is not a member of its communicator {}", end.comm));
     // MPI_COMM_SELF's group lists no members: the rank alone.
@@ -595,9 +593,6 @@ class LocationReader {
   std::map<std::uint64_t, std::size_t> unresolved_;  // OTF2 request of an irecv -> its event's index
   std::deque<Event> pending_;
   std::size_t flushed_ = 0;  // events appended to the stream so far
-
- public:
-  std::int32_t world_rank_ = 0;
 };
 
 // --- callbacks ------------------------------------------------------------------------------
@@ -857,7 +852,6 @@ Otf2Import import_otf2(const fs::path& anchor, const fs::path& trace_dir) {
   for (int r = 0; r < result.ranks; ++r) {
     const OTF2_LocationRef ref = ranks->members[static_cast<std::size_t>(r)];
     LocationReader location(defs, ref, r, writer.rank(r), result);
-    location.world_rank_ = r;
     location.predefine(*world, self);
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(archive.reader_, ref);
     if (!events) archive.fail(fmt::format("no event reader for location {}", ref));
