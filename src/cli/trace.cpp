@@ -12,6 +12,8 @@
 #include "cli/machine_options.h"
 #include "events/convert.h"
 #include "machine/machine_io.h"
+#include "otf2/otf2_export.h"
+#include "otf2/otf2_import.h"
 #include "simgrid/time_independent.h"
 #include "support/output_file.h"
 #include "report/table.h"
@@ -154,10 +156,28 @@ void show_trace(const std::string& path, bool json) {
 struct ExportOptions {
   std::string trace;
   std::string simgrid;
+  std::string otf2;
   MachineOptions machine;
 };
 
+void export_otf2(const ExportOptions& o) {
+  refuse_output_over_inputs(o.otf2, {o.trace}, "--otf2");
+  auto job = events::open_events(o.trace);
+  otf2::Otf2Export result = otf2::export_otf2(*job, o.otf2, fmt::format("perfcast trace {}", o.trace));
+  std::cout << fmt::format("wrote {} events of {} ranks into {}: {} messages, {} collectives, {} communicators\n",
+                           result.events, result.ranks, result.anchor.string(), result.messages, result.collectives,
+                           result.communicators);
+  std::cout << fmt::format("read it with: otf2-print {0} (or Vampir); back with: perfcast trace import {0} -o DIR\n",
+                           result.anchor.string());
+}
+
 void export_trace(const ExportOptions& o) {
+  if (o.simgrid.empty() == o.otf2.empty())
+    throw UserError("name one format to export to", {"", std::nullopt, "--simgrid"}, "--simgrid DIR or --otf2 DIR");
+  if (!o.otf2.empty()) return export_otf2(o);
+  if (o.machine.file.empty())
+    throw UserError("a SimGrid export needs the machine its platform is derived from", {"", std::nullopt, "--machine"},
+                    "--machine M");
   refuse_output_over_inputs(o.simgrid, {o.trace, machine::find_machine_file(o.machine.file)}, "--simgrid");
   machine::Machine machine = load_machine(o.machine);
   auto job = events::open_events(o.trace);
@@ -171,6 +191,17 @@ void export_trace(const ExportOptions& o) {
   std::cout << fmt::format("replay it with: smpirun -np {0} -platform {1}/platform.xml -replay {1}/{2} "
                            "$(cat {1}/smpi_options.txt)\n",
                            result.ranks, o.simgrid, result.index_file);
+}
+
+void import_trace(const std::string& archive, const std::string& output) {
+  refuse_output_over_inputs(output, {archive}, "--output");
+  otf2::Otf2Import result = otf2::import_otf2(archive, output);
+  std::cout << fmt::format("read {} OTF2 records of {} ranks into {} events in {}\n", result.records, result.ranks,
+                           result.events, output);
+  for (const auto& [region, calls] : result.read_as_compute)
+    std::cout << fmt::format("read as compute: {} ({} call{})\n", region, calls, calls == 1 ? "" : "s");
+  std::cout << fmt::format("see it with: perfcast trace show {0}; replay it with: perfcast simulate {0} --machine M\n",
+                           output);
 }
 
 }  // namespace
@@ -203,14 +234,26 @@ void add_trace_command(CLI::App& app) {
 
   auto exp = std::make_shared<ExportOptions>();
   CLI::App* export_cmd = cmd->add_subcommand(
-      "export", "Write a trace in another simulator's format: SimGrid's time-independent trace, for smpirun -replay.");
+      "export", "Write a trace in another tool's format: SimGrid's time-independent trace (smpirun -replay) or OTF2.");
   export_cmd->add_option("TRACE", exp->trace, "A trace directory or text events file")->required();
   export_cmd->add_option("--simgrid", exp->simgrid, "The directory to write: rank_N.txt, traces.txt, platform.xml, "
                                                     "smpi_options.txt")
-      ->required()
       ->type_name("DIR");
-  add_machine_options(*export_cmd, exp->machine);
+  export_cmd->add_option("--otf2", exp->otf2, "The directory to write an OTF2 archive with MPI records into "
+                                              "(DIR/traces.otf2: Vampir, otf2-print)")
+      ->type_name("DIR");
+  add_machine_options(*export_cmd, exp->machine, false);
   export_cmd->callback([exp] { export_trace(*exp); });
+
+  struct ImportOptions {
+    std::string archive, output;
+  };
+  auto imp = std::make_shared<ImportOptions>();
+  CLI::App* import_cmd = cmd->add_subcommand(
+      "import", "Read an OTF2 archive (Score-P's) into a trace directory that simulate and trace show read.");
+  import_cmd->add_option("ARCHIVE", imp->archive, "The archive's anchor file (DIR/traces.otf2)")->required();
+  import_cmd->add_option("-o,--output", imp->output, "The trace directory to write")->required();
+  import_cmd->callback([imp] { import_trace(imp->archive, imp->output); });
 
   cmd->callback([cmd, o] {
     if (!cmd->get_subcommands().empty()) return;
