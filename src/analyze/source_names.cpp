@@ -179,6 +179,10 @@ void SourceNames::collect() {
       const llvm::Value* v = dv->getValue();
       if (v && v->getType()->isPointerTy() && e->getNumElements() == 0 && !llvm::isa<llvm::Constant>(v))
         struct_vars_.emplace(v, var);
+      // The compiler's own integers (an OpenMP loop's bounds, `.omp.ub`, and
+      // captured expressions) are no source variable a user could bind: their
+      // values are read from their definitions.
+      if (var->isArtificial() && v && v->getType()->isIntegerTy()) continue;
       if (!v || llvm::isa<llvm::UndefValue>(v) || llvm::isa<llvm::Constant>(v) || debug_names_.count(v)) continue;
       std::string source;
       if (e->getNumElements() == 0) {
