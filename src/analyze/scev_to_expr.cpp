@@ -37,7 +37,9 @@ void ScevToExpr::name_scevs() {
     if (auto* phi = dyn_cast<PHINode>(v); phi && s_.li.isLoopHeader(phi->getParent())) carried.insert(dn.name);
   for (const auto& [v, dn] : names_.debug_names()) {
     if (!v->getType()->isIntegerTy() || !s_.se.isSCEVable(v->getType()) || llvm::isa<Argument>(v)) continue;
-    if (carried.count(dn.name)) continue;
+    // The compiler's own variables: their values are read from their
+    // definitions (n - 1, not `.capture_expr.`), which name the source's.
+    if (carried.count(dn.name) || dn.artificial) continue;
     if (auto* i = dyn_cast<Instruction>(v); i && s_.li.getLoopFor(i->getParent())) continue;
     const SCEV* sc = s_.se.getSCEV(const_cast<Value*>(v));
     if (isa<SCEVConstant>(sc) || isa<SCEVUnknown>(sc) || s_.se.containsAddRecurrence(sc)) continue;

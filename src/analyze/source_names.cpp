@@ -179,10 +179,6 @@ void SourceNames::collect() {
       const llvm::Value* v = dv->getValue();
       if (v && v->getType()->isPointerTy() && e->getNumElements() == 0 && !llvm::isa<llvm::Constant>(v))
         struct_vars_.emplace(v, var);
-      // The compiler's own integers (an OpenMP loop's bounds, `.omp.ub`, and
-      // captured expressions) are no source variable a user could bind: their
-      // values are read from their definitions.
-      if (var->isArtificial() && v && v->getType()->isIntegerTy()) continue;
       if (!v || llvm::isa<llvm::UndefValue>(v) || llvm::isa<llvm::Constant>(v) || debug_names_.count(v)) continue;
       std::string source;
       if (e->getNumElements() == 0) {
@@ -220,8 +216,10 @@ void SourceNames::collect() {
       std::string fn = var->getScope() && var->getScope()->getSubprogram()
                            ? var->getScope()->getSubprogram()->getName().str()
                            : s_.f.getName().str();
-      debug_names_[v] = {name, fmt::format("source variable {} of {} ({}:{})", source, fn,
-                                           file_tag(var->getFilename().str()), var->getLine())};
+      debug_names_[v] = {name,
+                         fmt::format("source variable {} of {} ({}:{})", source, fn,
+                                     file_tag(var->getFilename().str()), var->getLine()),
+                         var->isArtificial()};
       // main's argc: in the programs we model it only sizes the option parsing,
       // whose options are parameters of their own; the default is a run
       // without arguments (bind it when the work depends on it).
