@@ -281,7 +281,8 @@ void BlockEmitter::emit_fork(llvm::CallBase& fork, llvm::Function& region, Items
     if (a < 2 || passed_at >= fork.arg_size()) continue;
     llvm::Type* type = nullptr;
     for (const llvm::User* u : region.getArg(a)->users())
-      if (auto* load = llvm::dyn_cast<llvm::LoadInst>(u); load && load->getType()->isIntegerTy()) type = load->getType();
+      if (auto* load = llvm::dyn_cast<llvm::LoadInst>(u); load && load->getType()->isIntegerTy())
+        type = load->getType();
     auto e = value_by_reference(s_, exprs_, fork.getArgOperand(passed_at), fork, scope, type);
     if (!e) {
       std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, fork), param));

@@ -233,7 +233,8 @@ std::optional<Expr> FunctionAnalyser::switch_condition(const GuardStep& step, co
   auto case_value = [](const llvm::ConstantInt* c) { return ex::integer(c->getSExtValue()); };
   if (step.succ > 0) {
     for (const auto& c : sw->cases())
-      if (c.getSuccessorIndex() == step.succ) return ex::compare(ex::Comparison::Eq, *value, case_value(c.getCaseValue()));
+      if (c.getSuccessorIndex() == step.succ)
+        return ex::compare(ex::Comparison::Eq, *value, case_value(c.getCaseValue()));
     return std::nullopt;
   }
   Expr none = 1;

@@ -75,7 +75,8 @@ std::string shared_integer_name(const SourceNames& names, const llvm::Argument& 
   if (var == names.struct_vars().end()) return "";
   // clang describes a shared variable as a reference to it (`int &n`).
   auto* ref = llvm::dyn_cast_or_null<llvm::DIDerivedType>(strip_qualifiers(var->second->getType()));
-  if (!ref || (ref->getTag() != llvm::dwarf::DW_TAG_reference_type && ref->getTag() != llvm::dwarf::DW_TAG_pointer_type))
+  if (!ref ||
+      (ref->getTag() != llvm::dwarf::DW_TAG_reference_type && ref->getTag() != llvm::dwarf::DW_TAG_pointer_type))
     return "";
   auto* basic = llvm::dyn_cast_or_null<llvm::DIBasicType>(strip_qualifiers(ref->getBaseType()));
   if (!basic || (basic->getEncoding() != llvm::dwarf::DW_ATE_signed &&
@@ -85,8 +86,9 @@ std::string shared_integer_name(const SourceNames& names, const llvm::Argument& 
 }
 
 void describe_team_size(FunctionScope& s) {
-  s.describe(kOmpThreads, "threads of each OpenMP team (the run's OMP_NUM_THREADS; the runtime's default is the cores a "
-                          "rank may run on): a parallel region runs once per thread");
+  s.describe(kOmpThreads,
+             "threads of each OpenMP team (the run's OMP_NUM_THREADS; the runtime's default is the cores a rank may "
+             "run on): a parallel region runs once per thread");
 }
 
 std::optional<Expr> runtime_call_value(FunctionScope& s, const llvm::CallBase& call) {

@@ -92,7 +92,8 @@ TEST(OpenMP, OrphanedConstructsCountOncePerTeam) {
   for (int p : {1, 2, 4}) {
     expr::Bindings b{{"n", 10}, {"omp.threads", p}, {"rank", 0}, {"size", 2}};
     for (const auto& param : m.parameters)
-      if (!b.count(param.name)) b[param.name] = param.default_value ? expr::evaluate(*param.default_value, b) : expr::Value(1);
+      if (!b.count(param.name))
+        b[param.name] = param.default_value ? expr::evaluate(*param.default_value, b) : expr::Value(1);
     model::RankCounts c = model::evaluate_rank(model::symbolic_costs(m, "main"), b, 0);
     double allreduces = 0;
     for (const auto& call : c.mpi)
