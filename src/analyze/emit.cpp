@@ -15,6 +15,7 @@
 #include "analyze/fortran_arguments.h"
 #include "analyze/fortran_bindings.h"
 #include "analyze/mpi_tables.h"
+#include "analyze/openmp_runtime.h"
 #include "analyze/site_names.h"
 #include "analyze/source_names.h"
 
@@ -133,7 +134,14 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
         add_math(i, *math_name(callee->getName().str()), call->getType());
         continue;
       }
-      if (callee && (callee->isIntrinsic() || s_.ctx.ignores(callee->getName().str()))) continue;
+      if (llvm::Function* region = forked_region(*call)) {
+        flush();
+        emit_fork(*call, *region, items, scope);
+        continue;
+      }
+      if (callee && (callee->isIntrinsic() || s_.ctx.ignores(callee->getName().str()) ||
+                     is_openmp_runtime(callee->getName().str())))
+        continue;
       flush();
       emit_call(*call, items, scope);
     }
@@ -252,6 +260,53 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
   items.push_back(std::move(n));
 }
 
+void BlockEmitter::emit_fork(llvm::CallBase& fork, llvm::Function& region, Items& items, const llvm::Loop* scope) {
+  Where w = s_.where(fork.getDebugLoc());
+  s_.ctx.parallel_regions.insert(region.getName().str());
+  FunctionModel& fm = s_.ctx.analyse(region);
+  auto call = std::make_unique<Node>();
+  call->kind = Node::Call;
+  call->line = w.line;
+  call->note = w.note;
+  call->callee = fm.name;
+  for (unsigned a = 0; a < fm.all_arguments.size(); ++a) {
+    const std::string& param = fm.all_arguments[a];
+    if (param.empty() || std::find(fm.parameters.begin(), fm.parameters.end(), param) == fm.parameters.end())
+      continue;
+    if (a == 0) {
+      call->args.emplace_back(param, ex::var(kOmpThread));
+      continue;
+    }
+    unsigned passed_at = kForkFirstShared + a - 2;
+    if (a < 2 || passed_at >= fork.arg_size()) continue;
+    llvm::Type* type = nullptr;
+    for (const llvm::User* u : region.getArg(a)->users())
+      if (auto* load = llvm::dyn_cast<llvm::LoadInst>(u); load && load->getType()->isIntegerTy())
+        type = load->getType();
+    auto e = value_by_reference(s_, exprs_, fork.getArgOperand(passed_at), fork, scope, type);
+    if (!e) {
+      std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, fork), param));
+      s_.describe(p, fmt::format("shared variable {} of the OpenMP parallel region at {}:{} (read from memory)", param,
+                                 file_tag(w.file), w.line));
+      e = ex::var(p);
+    }
+    call->args.emplace_back(param, ex::simplify(*e));
+  }
+  if (std::find(fm.parameters.begin(), fm.parameters.end(), kOmpTeam) != fm.parameters.end())
+    call->args.emplace_back(kOmpTeam, ex::var(kOmpThreads));
+  describe_team_size(s_);
+  auto team = std::make_unique<Node>();
+  team->kind = Node::Loop;
+  team->line = w.line;
+  team->note = (w.note.empty() ? "" : w.note + "; ") +
+               "OpenMP parallel region: each of the team's threads runs it (the counts are the rank's, all threads)";
+  team->var = kOmpThread;
+  team->trip_count = ex::var(kOmpThreads);
+  s_.out.loop_vars.insert(kOmpThread);
+  team->body.push_back(std::move(call));
+  items.push_back(std::move(team));
+}
+
 void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope) {
   using namespace llvm;
   auto* callee = dyn_cast<Function>(call.getCalledOperand()->stripPointerCasts());
@@ -312,6 +367,10 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
       }
       n->args.emplace_back(param, ex::simplify(*e));
     }
+    for (const char* implicit : {kOmpThread, kOmpTeam})
+      if (std::find(fm.parameters.begin(), fm.parameters.end(), implicit) != fm.parameters.end() &&
+          std::find(fm.all_arguments.begin(), fm.all_arguments.end(), implicit) == fm.all_arguments.end())
+        n->args.emplace_back(implicit, implicit_argument(s_, implicit));
     items.push_back(std::move(n));
     return;
   }

@@ -15,6 +15,7 @@
 namespace llvm {
 class BasicBlock;
 class CallBase;
+class Function;
 class Loop;
 class Value;
 }  // namespace llvm
@@ -31,6 +32,9 @@ class BlockEmitter {
 
  private:
   void emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope);
+  // An OpenMP parallel region: its outlined function `region` called once per
+  // thread of the team, with the shared integers the fork passes it.
+  void emit_fork(llvm::CallBase& fork, llvm::Function& region, Items& items, const llvm::Loop* scope);
   // `by_reference`: a Fortran binding, whose arguments are pointers to the values.
   void emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope,
                 bool by_reference);

@@ -96,11 +96,11 @@ std::optional<expr::Expr> read_through(FunctionScope& s, ScevToExpr& exprs, cons
 }  // namespace
 
 std::optional<expr::Expr> value_by_reference(FunctionScope& s, ScevToExpr& exprs, const llvm::Value* pointer,
-                                             const llvm::CallBase& call, const llvm::Loop* scope) {
+                                             const llvm::CallBase& call, const llvm::Loop* scope, llvm::Type* type) {
   if (!pointer->getType()->isPointerTy()) return exprs.conv_value(pointer, scope);
   // Fortran's default INTEGER, the kind of every count, rank and handle of
   // the mpif.h bindings, is 4 bytes under flang.
-  return read_through(s, exprs, pointer, llvm::Type::getInt32Ty(call.getContext()), call, scope);
+  return read_through(s, exprs, pointer, type ? type : llvm::Type::getInt32Ty(call.getContext()), call, scope);
 }
 
 std::string reference_argument_name(const SourceNames& names, const llvm::Value& a) {

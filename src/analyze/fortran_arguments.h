@@ -15,6 +15,7 @@ namespace llvm {
 class CallBase;
 class LoadInst;
 class Loop;
+class Type;
 class Value;
 }  // namespace llvm
 
@@ -24,9 +25,11 @@ namespace perfcast::analyze::detail {
 // global's value, or the value of the one store that is the last to write
 // there before the call, or a variable's name as scalar_in_memory gives it;
 // nothing when none is known (the memory is written by more than one path,
-// by a callee, or elsewhere).
+// by a callee, or elsewhere). `type`: the integer's (nullptr: Fortran's
+// default INTEGER, 4 bytes).
 std::optional<expr::Expr> value_by_reference(FunctionScope& s, ScevToExpr& exprs, const llvm::Value* pointer,
-                                             const llvm::CallBase& call, const llvm::Loop* scope);
+                                             const llvm::CallBase& call, const llvm::Loop* scope,
+                                             llvm::Type* type = nullptr);
 
 // An integer source variable read from its memory at loop `scope`: a local
 // whose address a call took (Fortran passes every variable by reference, to

@@ -1,7 +1,9 @@
 #include "analyze/function_analyser.h"
 
 #include "analyze/fortran_arguments.h"
+#include "analyze/openmp_runtime.h"
 
+#include <algorithm>
 #include <climits>
 #include <memory>
 #include <string>
@@ -41,9 +43,14 @@ FunctionModel& ModuleContext::analyse(llvm::Function& f) {
         used.insert(names.begin(), names.end());
       },
       false);
-  if (f.getName() != "main")
+  if (f.getName() != "main") {
     for (const std::string& a : m.all_arguments)
       if (!a.empty() && used.count(a)) m.parameters.push_back(a);
+    // The OpenMP thread and team the code runs in, passed on at each call.
+    for (const char* implicit : {kOmpThread, kOmpTeam})
+      if (used.count(implicit) && std::find(m.parameters.begin(), m.parameters.end(), implicit) == m.parameters.end())
+        m.parameters.push_back(implicit);
+  }
   return m;
 }
 
@@ -68,6 +75,15 @@ void FunctionAnalyser::run() {
     for (Argument& a : s_.f.args())
       if (std::string name = reference_argument_name(names_, a); !name.empty() && !s_.arguments.count(name))
         s_.out.all_arguments[a.getArgNo()] = name, s_.arguments.insert(name);
+  // A parallel region's outlined function: its first argument is the
+  // thread's number, the integers it shares with its caller are parameters
+  // bound at the fork (openmp_runtime.h).
+  if (in_parallel_region(s_))
+    for (Argument& a : s_.f.args()) {
+      std::string name = a.getArgNo() == 0 ? kOmpThread : shared_integer_name(names_, a);
+      if (!name.empty() && !s_.arguments.count(name))
+        s_.out.all_arguments[a.getArgNo()] = name, s_.arguments.insert(name);
+    }
   exprs_.name_scevs();
   if (DISubprogram* sp = s_.f.getSubprogram()) s_.out.line = static_cast<int>(sp->getLine());
 
@@ -186,6 +202,8 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
         n->guess = "data-dependent condition";
       }
     }
+  } else if (auto cases = switch_condition(step, scope)) {
+    n->condition = ex::simplify(*cases);
   } else if (auto reach = step.target ? reach_condition(step.target, const_cast<BasicBlock*>(step.term->getParent()),
                                                         scope)
                                       : std::nullopt) {
@@ -202,6 +220,26 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
   if (!n->guess.empty()) n->site = site_of(w);
   c.push_back(std::move(n));
   return c.back().get();
+}
+
+// The condition that a switch takes the side `step` names, when its value is
+// known (the way an OpenMP reduction is combined): that case's value, or for
+// the default none of them.
+std::optional<Expr> FunctionAnalyser::switch_condition(const GuardStep& step, const llvm::Loop* scope) {
+  auto* sw = llvm::dyn_cast<llvm::SwitchInst>(step.term);
+  if (!sw || step.succ == UINT_MAX) return std::nullopt;
+  auto value = exprs_.conv_value(sw->getCondition(), scope);
+  if (!value) return std::nullopt;
+  auto case_value = [](const llvm::ConstantInt* c) { return ex::integer(c->getSExtValue()); };
+  if (step.succ > 0) {
+    for (const auto& c : sw->cases())
+      if (c.getSuccessorIndex() == step.succ)
+        return ex::compare(ex::Comparison::Eq, *value, case_value(c.getCaseValue()));
+    return std::nullopt;
+  }
+  Expr none = 1;
+  for (const auto& c : sw->cases()) none = none * ex::compare(ex::Comparison::Ne, *value, case_value(c.getCaseValue()));
+  return none;
 }
 
 // The condition under which the program, at `from`, goes on to reach `b`: a

@@ -65,6 +65,9 @@ struct ModuleContext {
   // Per defined function, whether it or what it calls stores to a global
   // (memory_writes.cpp), filled on first use.
   std::map<std::pair<const llvm::Function*, const llvm::GlobalVariable*>, bool> stores_global;
+  // The functions clang outlined for OpenMP parallel regions, by name: each
+  // runs once per thread of a team (openmp_runtime.h).
+  std::set<std::string> parallel_regions;
   int mca_loops = 0;  // loops named for the MCA pricing
   // The model of `f`, analysed on first use (function_analyser.cpp).
   FunctionModel& analyse(llvm::Function& f);

@@ -45,6 +45,36 @@ int merge_equal_increments(llvm::Function& f) {
   return static_cast<int>(merged.size());
 }
 
+namespace {
+
+// A counter stepping up by s from X0 that leaves when it equals E (`X == E`,
+// or stays while `X != E`; either operand order), E the same for the whole
+// run. ScalarEvolution solves it only when it can prove E - X0 a multiple of
+// s, which it cannot where X0 comes from memory (a loop unrolled by 2 whose
+// one left-over iteration may run first, starting from a worksharing
+// loop's bound): a program that ends reaches E exactly, after (E - X0) / s
+// back edges.
+std::optional<expr::Expr> equality_exit_trip_count(llvm::Loop* l, llvm::ICmpInst* cmp, llvm::ICmpInst::Predicate stay,
+                                                   llvm::ScalarEvolution& se, ScevToExpr& exprs) {
+  using namespace llvm;
+  if (stay != ICmpInst::ICMP_NE) return std::nullopt;
+  for (unsigned k = 0; k < 2; ++k) {
+    auto* x = dyn_cast<SCEVAddRecExpr>(se.getSCEV(cmp->getOperand(k)));
+    const SCEV* end = se.getSCEV(cmp->getOperand(1 - k));
+    if (!x || x->getLoop() != l || !x->isAffine() || !se.isLoopInvariant(end, l)) continue;
+    auto* step = dyn_cast<SCEVConstant>(x->getStepRecurrence(se));
+    if (!step || !step->getAPInt().isStrictlyPositive()) continue;
+    auto start = exprs.conv(x->getStart(), l->getParentLoop());
+    auto e = start ? exprs.conv(end, l->getParentLoop()) : std::nullopt;
+    if (!e) continue;
+    ex::Expr s = ex::integer(static_cast<std::int64_t>(step->getAPInt().getZExtValue()));
+    return ex::simplify(ex::floordiv(*e - *start, s) + ex::integer(1));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<expr::Expr> range_exit_trip_count(llvm::Loop* l, llvm::ScalarEvolution& se, ScevToExpr& exprs) {
   using namespace llvm;
   BasicBlock* latch = l->getLoopLatch();
@@ -56,6 +86,7 @@ std::optional<expr::Expr> range_exit_trip_count(llvm::Loop* l, llvm::ScalarEvolu
   // Stays in the loop while X u< C: the header is the true successor.
   ICmpInst::Predicate pred = cmp->getPredicate();
   if (br->getSuccessor(0) != l->getHeader()) pred = ICmpInst::getInversePredicate(pred);
+  if (auto e = equality_exit_trip_count(l, cmp, pred, se, exprs)) return e;
   if (pred != ICmpInst::ICMP_ULT) return std::nullopt;
   auto* c = dyn_cast<ConstantInt>(cmp->getOperand(1));
   auto* x = dyn_cast<SCEVAddRecExpr>(se.getSCEV(cmp->getOperand(0)));

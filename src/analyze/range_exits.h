@@ -1,9 +1,12 @@
 // Internal: trip counts of loops whose exit test ScalarEvolution cannot solve
-// but whose shape says what it is. The one shape known: a counter stepping
-// down by s, tested as an unsigned range, `(X u< C)` with C negative: the
-// form InstCombine gives the `count > 0` test of a down-counting loop once it
-// is unrolled (flang's DO loops count their trips down so: `do i = 1, n`
-// unrolled by 8 leaves by `(count - 9) u< -2`).
+// but whose shape says what it is. Two shapes: a counter stepping down by s,
+// tested as an unsigned range, `(X u< C)` with C negative: the form
+// InstCombine gives the `count > 0` test of a down-counting loop once it is
+// unrolled (flang's DO loops count their trips down so: `do i = 1, n`
+// unrolled by 8 leaves by `(count - 9) u< -2`); and a counter stepping up by
+// s that leaves when it equals its end, from a start ScalarEvolution cannot
+// prove a multiple of s away (a loop unrolled by 2 over a bound read from
+// memory, as an OpenMP thread's block of a loop).
 #pragma once
 
 #include <optional>

@@ -1,6 +1,7 @@
 #include "analyze/scev_to_expr.h"
 
 #include "analyze/fortran_arguments.h"
+#include "analyze/openmp_runtime.h"
 
 #include <algorithm>
 #include <set>
@@ -36,7 +37,9 @@ void ScevToExpr::name_scevs() {
     if (auto* phi = dyn_cast<PHINode>(v); phi && s_.li.isLoopHeader(phi->getParent())) carried.insert(dn.name);
   for (const auto& [v, dn] : names_.debug_names()) {
     if (!v->getType()->isIntegerTy() || !s_.se.isSCEVable(v->getType()) || llvm::isa<Argument>(v)) continue;
-    if (carried.count(dn.name)) continue;
+    // The compiler's own variables: their values are read from their
+    // definitions (n - 1, not `.capture_expr.`), which name the source's.
+    if (carried.count(dn.name) || dn.artificial) continue;
     if (auto* i = dyn_cast<Instruction>(v); i && s_.li.getLoopFor(i->getParent())) continue;
     const SCEV* sc = s_.se.getSCEV(const_cast<Value*>(v));
     if (isa<SCEVConstant>(sc) || isa<SCEVUnknown>(sc) || s_.se.containsAddRecurrence(sc)) continue;
@@ -220,6 +223,8 @@ std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::L
           if (callee->getName() == "MPI_Comm_rank" || callee->getName() == "mpi_comm_rank_") return ex::var("rank");
           if (callee->getName() == "MPI_Comm_size" || callee->getName() == "mpi_comm_size_") return ex::var("size");
         }
+    // The OpenMP runtime's thread number and worksharing bounds.
+    if (auto value = runtime_loaded_value(s_, *this, *load, scope)) return value;
     if (auto* g = dyn_cast<GlobalVariable>(p)) {
       // A global a loop around the read writes (a step counter incremented
       // in a callee) holds no one value: not a parameter.
@@ -235,6 +240,8 @@ std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::L
     // A scalar variable kept in memory (Fortran's locals and dummy arguments).
     if (auto value = scalar_in_memory(s_, *this, *load, scope)) return value;
   }
+  if (auto* call = dyn_cast<CallBase>(inst))
+    if (auto value = runtime_call_value(s_, *call)) return value;
   // Integer arithmetic SCEV leaves opaque: expand it when its operands convert.
   if (auto* bo = dyn_cast<BinaryOperator>(inst)) {
     auto a = conv_value(bo->getOperand(0), scope, depth + 1);

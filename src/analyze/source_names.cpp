@@ -216,8 +216,10 @@ void SourceNames::collect() {
       std::string fn = var->getScope() && var->getScope()->getSubprogram()
                            ? var->getScope()->getSubprogram()->getName().str()
                            : s_.f.getName().str();
-      debug_names_[v] = {name, fmt::format("source variable {} of {} ({}:{})", source, fn,
-                                           file_tag(var->getFilename().str()), var->getLine())};
+      debug_names_[v] = {name,
+                         fmt::format("source variable {} of {} ({}:{})", source, fn,
+                                     file_tag(var->getFilename().str()), var->getLine()),
+                         var->isArtificial()};
       // main's argc: in the programs we model it only sizes the option parsing,
       // whose options are parameters of their own; the default is a run
       // without arguments (bind it when the work depends on it).

@@ -41,6 +41,9 @@ class SourceNames {
  public:
   struct DebugName {
     std::string name, description;
+    // The compiler's own variable (an OpenMP loop's `.omp.ub`, a captured
+    // `.capture_expr.`), no source variable: a name of last resort.
+    bool artificial = false;
   };
 
   SourceNames(FunctionScope& scope, MemoryWrites& writes) : s_(scope), writes_(writes) {}

@@ -313,6 +313,17 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context) {
   std::vector<std::string> out = placement_warnings(view.prediction.placement, {context.unused_network_overrides});
   for (auto& w : physics_warnings(view.machine)) out.push_back(std::move(w));
+  // OpenMP regions, whose team size the analyser names omp.threads
+  // (docs/program-model.md, "OpenMP regions"): counted right, priced on one
+  // core (the machine model has no threads per rank).
+  const char* omp_threads = "omp.threads";
+  if (std::any_of(view.model.parameters.begin(), view.model.parameters.end(),
+                  [&](const model::Parameter& p) { return p.name == omp_threads; }))
+    out.push_back(fmt::format(
+        "the model has OpenMP parallel regions ({}): their counts are the rank's, all its threads together, but the "
+        "time prices them on one core, as if the threads ran one after another (the machine model has no threads per "
+        "rank yet): the regions' part of the time is the serial time, not the parallel one",
+        omp_threads));
   if (!view.model.coverage || view.model.coverage->guesses() == 0) return out;
   const model::Coverage& c = *view.model.coverage;
   out.push_back(fmt::format(

@@ -65,3 +65,27 @@ TEST(CliCoverage, AHandWrittenModelPredictsWithoutWarnings) {
 }
 
 }  // namespace
+
+// A hybrid MPI+OpenMP program: predict needs the team size (no default: the
+// runtime's is the run's cores) and says that its time prices the threads'
+// work on one core, while the counts are the rank's.
+TEST(CliCoverage, AnOpenMPModelNeedsItsTeamSizeAndWarnsThatItsTimeIsSerial) {
+  auto model = (perfcast::testing::scratch() / "omp.model.json").string();
+  auto a = perfcast_run(
+      {"analyze", kSource + "/tests/analyze/cases/omp_parallel_for.c", "-o", model, "--no-mca", "--", "-fopenmp"});
+  ASSERT_EQ(a.exit_code, 0) << a.stderr_text;
+  EXPECT_TRUE(contains(a.stderr_text, "0 unresolved calls")) << a.stderr_text;
+
+  auto missing = perfcast_run({"predict", model, "--machine", "polus", "--np", "2", "--param", "n=1000"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_TRUE(contains(missing.stderr_text, "omp.threads")) << missing.stderr_text;
+
+  auto pj = perfcast_run({"predict", model, "--machine", "polus", "--np", "2", "--param", "n=1000", "--param",
+                          "omp.threads=4", "--json"});
+  ASSERT_EQ(pj.exit_code, 0) << pj.stderr_text;
+  auto j = nlohmann::json::parse(pj.stdout_text);
+  ASSERT_EQ(j["warnings"].size(), 1u) << j["warnings"];
+  EXPECT_TRUE(contains(j["warnings"][0].get<std::string>(), "on one core")) << j["warnings"];
+  EXPECT_EQ(j["ranks"][0]["flops"], 3000) << j["ranks"][0];
+  std::filesystem::remove(model);
+}
