@@ -24,6 +24,24 @@ namespace perfcast::analyze::detail {
 namespace ex = perfcast::expr;
 using ex::Expr;
 
+namespace {
+
+// `c ? a : b` on a floating-point compare of a and b themselves is a minimum
+// or maximum: the machine does it with one minsd/maxsd (minpd/maxpd per lane),
+// which Intel's FP_ARITH counts, and so does perfcast counts.
+bool is_min_or_max(const llvm::SelectInst& s) {
+  auto* cmp = llvm::dyn_cast<llvm::FCmpInst>(s.getCondition());
+  if (!cmp || !s.getType()->isFPOrFPVectorTy()) return false;
+  const llvm::Value* a = cmp->getOperand(0);
+  const llvm::Value* b = cmp->getOperand(1);
+  const llvm::Value* t = s.getTrueValue();
+  const llvm::Value* f = s.getFalseValue();
+  if (cmp->isEquality()) return false;
+  return (t == a && f == b) || (t == b && f == a);
+}
+
+}  // namespace
+
 void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
   using namespace llvm;
   const Loop* scope = s_.li.getLoopFor(b);
@@ -80,6 +98,8 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
           break;
         default: break;
       }
+    } else if (auto* sel = dyn_cast<SelectInst>(&i); sel && is_min_or_max(*sel)) {
+      add_flops(i, i.getType(), 1);
     } else if (auto* ld = dyn_cast<LoadInst>(&i)) {
       Node& n = compute(i);
       n.loads = n.loads + Expr(1);
@@ -92,6 +112,10 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
     } else if (auto* ii = dyn_cast<IntrinsicInst>(&i)) {
       switch (ii->getIntrinsicID()) {
         case Intrinsic::fma: case Intrinsic::fmuladd: add_flops(i, i.getType(), 2); break;
+        // x86 lowers these to minsd/maxsd (with a compare and blend for NaNs, no flops).
+        case Intrinsic::minnum: case Intrinsic::maxnum: case Intrinsic::minimum: case Intrinsic::maximum:
+          add_flops(i, i.getType(), 1);
+          break;
         case Intrinsic::sqrt: add_math(i, "sqrt", i.getType()); break;
         case Intrinsic::sin: add_math(i, "sin", i.getType()); break;
         case Intrinsic::cos: add_math(i, "cos", i.getType()); break;

@@ -47,7 +47,7 @@ Parameter* parameter(ProgramModel& model, const std::string& name) {
   return nullptr;
 }
 
-void bind(Parameter& p, double value, const std::string& origin) {
+void bind_measure(Parameter& p, double value, const std::string& origin) {
   p.default_value = measure_expr(value);
   // A mean over the loop's arrivals may be fractional: it is what the model's
   // counts need (a mean over the runs is exact), not a value the program holds.
@@ -144,11 +144,17 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     else if (!headers || !entries)
       f.status = "no probe at that line (was the program built with perfcast cc --features from these sources?)";
     else if (*entries == 0) {
-      f.status = "not reached by the probe run";
+      // At the probe's input the loop ran no iteration at all: 0 is what the
+      // run measured, and a parameter on a path the run never takes is not
+      // one the user should have to find.
+      bind_measure(*p, 0, origin + ", never reached there");
       l.probe_not_reached = true;
+      f.value = 0;
+      f.status = "not reached by the probe run: 0";
+      bound.insert(p->name);
     } else {
       double trips = std::max(0.0, (*headers - *entries) / *entries);
-      bind(*p, trips, origin);
+      bind_measure(*p, trips, origin);
       l.probe_trips = trips;
       f.value = trips;
       f.status = "bound";
@@ -217,7 +223,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
           std::count(name.begin(), name.end(), ':') == 2)
         found.emplace_back(name, value);
     if (found.size() != 1) continue;
-    bind(p, found.front().second, origin);
+    bind_measure(p, found.front().second, origin);
     out.push_back({ProbeFinding::Kind::Value, found.front().first, p.name, found.front().second, "bound"});
   }
   c.probe_run = fmt::format("`{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");

@@ -172,7 +172,7 @@ struct Coverage {
     std::string trip_count;  // the parameter that stands for it
     std::string why;
     std::optional<double> probe_trips;  // mean trips per arrival in a probe run, now the parameter's default
-    bool probe_not_reached = false;     // the probe run never reached the loop: the parameter stays required
+    bool probe_not_reached = false;     // the probe run never reached the loop: its trips are bound to 0
   };
   int functions_defined = 0;
   int functions_reachable = 0;  // from the entry by calls or through pointers taken there

@@ -46,7 +46,7 @@ std::string model_summary_text(const model::ProgramModel& m, const std::string& 
     for (const auto& l : c.unknown_loops)
       out += fmt::format("  {:<20} {} in {}: {}{}\n", l.site, l.trip_count, l.function, l.why,
                          l.probe_trips         ? fmt::format(" (bound by the probe run: {:.6g} trips)", *l.probe_trips)
-                         : l.probe_not_reached ? " (not reached by the probe run: still required)"
+                         : l.probe_not_reached ? " (not reached by the probe run: 0 at its input)"
                                                : "");
   }
   if (!c.probe_run.empty()) {

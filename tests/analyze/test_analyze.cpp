@@ -1162,6 +1162,19 @@ TEST(Analyze, ARowLoopUnrolledByTwoCountsEveryElementOnce) {
     }
 }
 
+// A compare-and-select of the same two values is a minimum or maximum, one
+// flop (minsd/maxsd), as fmin/fmax are; a select between other values is
+// none (min_max.c: 3 flops an element and 1 after the loop, which the
+// compiler folds to a constant when the loop never runs).
+TEST(Analyze, MinimaAndMaximaAreOneFlopEach) {
+  auto m = load(analyse_case("min_max.c"), "min_max");
+  for (long n : {0L, 1L, 5L, 1000L}) {
+    expr::Bindings b = {{"n", n}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "clamp_sum", b).flops_double, n == 0 ? 0.0 : 3.0 * n + 1) << "n = " << n;
+  }
+}
+
 // The join after an `if` whose one side calls a function that may throw
 // (may_throw_in_branch.cpp: an `invoke`, whose unwind edge leaves the function
 // through a destructor) is reached on every path a run takes: the loop after

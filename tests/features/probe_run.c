@@ -3,7 +3,8 @@
  * line, and a branch's side depends on the values in an array. With every
  * x[i] = 1, the residual after k sweeps is 2^-k, so a tolerance of 1e-3 takes
  * 10 sweeps; v[i] is 1 for every fourth i, so the branch is taken 1/4 of the
- * time; a loop of two conditions, one on the data, makes n / 8 passes.
+ * time; a loop of two conditions, one on the data, makes n / 8 passes; a
+ * loop sized by the data sits on a path no small input takes.
  * `probe_run N TOL` */
 #include <mpi.h>
 #include <stdlib.h>
@@ -41,6 +42,8 @@ int main(int argc, char **argv) {
     if (v[i] > 0.5) /* marker: branch */
       for (int j = 0; j < 8; ++j) acc = acc * 0.5 + x[j];
   }
+  if (n > 1000000)
+    for (long i = 0; i < (long)x[1]; ++i) acc += x[i]; /* marker: unreached */
   double all = 0.0;
   MPI_Reduce(&acc, &all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   free(x);

@@ -109,6 +109,16 @@ TEST(ProbeRun, BindsTheTripsAndBranchTheSourceCannotSay) {
     if (b["site"] == site("passes")) EXPECT_DOUBLE_EQ(b.value("probe_probability", -1.0), 1.0) << b.dump();
   }
   EXPECT_LT(required(after), required(before)) << after["parameters"].dump();
+  // A loop on a path the run never took ran 0 times there: bound to 0, not asked of the user.
+  std::string unreached;
+  for (const auto& l : after["coverage"]["unknown_loops"])
+    if (l["site"] == site("unreached")) {
+      unreached = l["trip_count"];
+      EXPECT_TRUE(l.value("probe_not_reached", false)) << l.dump();
+    }
+  ASSERT_FALSE(unreached.empty()) << after["coverage"].dump();
+  EXPECT_EQ(after["parameters"][unreached].value("default", ""), "0") << after["parameters"][unreached].dump();
+  EXPECT_NE(after["parameters"][unreached].value("origin", "").find("never reached"), std::string::npos);
 
   // `model show` says which values came from the probe, and at what input.
   r = perfcast_run({"model", "show", bound.string()});
