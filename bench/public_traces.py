@@ -172,6 +172,39 @@ def sign(a):
           f"the naive run's own traced total {traced_total:.3f} s", flush=True)
 
 
+def table(a):
+    """The signature rows of the given results files as a markdown table: one row per
+    configuration (repeats `-rN` of a target grouped), each figure's median and range."""
+    import re
+    import statistics
+    rows = {}
+    for path in a.results:
+        for line in open(path):
+            r = json.loads(line)
+            if r["kind"] != "signature":
+                continue
+            target = re.sub(r"-r\d+$", "", r["target"])
+            key = (r["app"], target, r.get("algorithm", "repeats"), r.get("any_size", False), r.get("measure", 1))
+            runs = rows.setdefault(key, {})
+            runs[r["target"]] = r  # a run priced again (--reuse) replaces its first pricing
+    def spread(values, scale=100, unit=" %"):
+        values = sorted(values)
+        mid = statistics.median(values)
+        text = f"{scale * mid:+.1f}{unit}" if unit == " %" else f"{mid:.3f}{unit}"
+        return text if len(values) == 1 else f"{text} ({scale * values[0]:+.0f} to {scale * values[-1]:+.0f})"
+    print("| app, trace | target | algorithm | runs | signature error | cost | naive error | measured |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (app, target, algorithm, any_size, measure), runs in rows.items():
+        rs = list(runs.values())
+        measured = sorted(r["measured_s"] for r in rs)
+        naive = [r["naive_error"] for r in rs if r["naive_error"] is not None]
+        unmatched = sum(1 for r in rs if not r.get("complete", True))
+        print(f"| {app} | {target}{' --any-size' if any_size else ''} | {algorithm}, --measure {measure} | {len(rs)}"
+              f"{f' ({unmatched} not all measured)' if unmatched else ''} | {spread([r['error'] for r in rs])} | "
+              f"{spread([r['cost'] for r in rs]).replace('+', '')} | {spread(naive) if naive else '-'} | "
+              f"{measured[0]:.2f}{'' if len(measured) == 1 else f' to {measured[-1]:.2f}'} s |")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
@@ -187,11 +220,15 @@ def main():
     s.add_argument("--algorithm", default="repeats", choices=["repeats", "loops"])
     s.add_argument("--any-size", action="store_true", help="signature run --any-size")
     s.add_argument("--reuse", action="store_true", help="price the runs already in --work again (no new run)")
+    t = sub.add_parser("table")
+    t.add_argument("results", nargs="+")
     for q in (r, s):
         q.add_argument("--work", required=True)
         q.add_argument("--name", required=True)
         q.add_argument("app", nargs=argparse.REMAINDER)
     a = p.parse_args()
+    if a.what == "table":
+        return table(a)
     a.app = a.app[1:] if a.app[:1] == ["--"] else a.app
     a.work = os.path.abspath(a.work)
     if hasattr(a, "machine"):
