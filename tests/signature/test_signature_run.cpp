@@ -157,7 +157,8 @@ TEST(SignatureRun, AnySizeRecognisesThePhasesInARunOfAnotherMessageSize) {
   const std::vector<std::string> other = {std::to_string(steps), "0", kWork, "64"};
 
   fs::path exact = scratch() / "sizes-exact.run";
-  auto r = perfcast_run(concat({"signature", "run", sig.string(), "-o", exact.string(), "--json", "--"}, mpirun(2, other)));
+  auto r =
+      perfcast_run(concat({"signature", "run", sig.string(), "-o", exact.string(), "--json", "--"}, mpirun(2, other)));
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text << r.stdout_text;
   json out = json::parse(r.stdout_text);
   EXPECT_FALSE(out["stopped_early"]);
