@@ -33,6 +33,7 @@ struct RunOptions {
   std::string warmup = "auto";
   int measure = 3;
   bool compare = false, json = false;
+  bool any_size = false;  // phases recognised by their calls whatever sizes they move
 };
 
 // The full run of --compare: the traced region's time (MPI_Init's return to
@@ -68,7 +69,7 @@ void run(const RunOptions& o) {
                       "--warmup auto, or a count such as --warmup 1");
     }
   }
-  events::PhasePatterns patterns = signature::phase_patterns(s, warmup, o.measure);
+  events::PhasePatterns patterns = signature::phase_patterns(s, warmup, o.measure, !o.any_size);
   fs::path dir = fs::absolute(o.output).lexically_normal();
   trace::prepare_signature_run_dir(dir);
   fs::path patterns_file = dir / "phases.json";
@@ -110,6 +111,7 @@ void run(const RunOptions& o) {
               {"directory", dir.string()},
               {"warmup", o.warmup},
               {"measure", o.measure},
+              {"any_size", o.any_size},
               {"stopped_early", sig_run.stopped},
               {"exit_status", sig_run.status},
               {"reported_s", sig_run.reported_s},
@@ -131,9 +133,9 @@ void run(const RunOptions& o) {
   }
 
   std::cout << fmt::format(
-      "ran {} with the signature {} ({} relevant phase{}, warm-up {}, then {} timed per rank and phase)\n",
+      "ran {} with the signature {} ({} relevant phase{}, warm-up {}, then {} timed per rank and phase{})\n",
       fmt::join(o.command, " "), o.signature, prediction.phases.size(), prediction.phases.size() == 1 ? "" : "s",
-      o.warmup, o.measure);
+      o.warmup, o.measure, o.any_size ? ", message sizes not compared" : "");
   if (sig_run.stopped)
     std::cout << fmt::format("stopped after {} once every rank had measured (the job's output: {})\n",
                              seconds_text(sig_run.reported_s), (dir / "job.log").string());
@@ -196,6 +198,8 @@ void add_signature_run_command(CLI::App& signature) {
       ->capture_default_str();
   cmd->add_option("--measure", o->measure, "Occurrences of each phase timed per rank after the warm-up")
       ->capture_default_str();
+  cmd->add_flag("--any-size", o->any_size,
+                "Recognise phases by their calls, not their message sizes: for a run of another input size");
   cmd->add_flag("--compare", o->compare, "Also run the app whole: the signed error and the share of its time spent");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   cmd->callback([o] {

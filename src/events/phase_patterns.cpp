@@ -124,6 +124,7 @@ std::string patterns_json(const PhasePatterns& patterns) {
             {"version", 1},
             {"ranks", patterns.ranks},
             {"measured", patterns.measured},
+            {"match_bytes", patterns.match_bytes},
             {"by_rank", std::move(ranks)}};
   return j.dump() + "\n";
 }
@@ -138,6 +139,7 @@ PhasePatterns parse_patterns(const std::string& text, const std::string& file) {
   PhasePatterns out;
   out.ranks = static_cast<int>(in.integer(in.member(j, "", "ranks"), "ranks", 1, kMaxInt32));
   out.measured = static_cast<int>(in.integer(in.member(j, "", "measured"), "measured", 1, 1000000));
+  if (auto it = j.find("match_bytes"); it != j.end()) out.match_bytes = in.boolean(*it, "match_bytes");
   const json& ranks = in.array(in.member(j, "", "by_rank"), "by_rank");
   if (static_cast<int>(ranks.size()) != out.ranks)
     in.fail("by_rank", fmt::format("expected {} ranks' patterns, not {}", out.ranks, ranks.size()));

@@ -5,7 +5,8 @@
 //                            job starts: per rank, each relevant phase as the
 //                            sequence of that rank's MPI events, compared as
 //                            the signature compares them (kind, communicator,
-//                            peer offset, root, bytes, requests listed).
+//                            peer offset, root, bytes unless
+//                            `match_bytes` is false, requests listed).
 //   rank-NNNNNN.phases.json  written by each rank of the job: the occurrences
 //                            it timed, per phase. Written atomically (a
 //                            temporary name, then a rename) once every phase
@@ -53,7 +54,10 @@ struct PhasePattern {
 
 struct PhasePatterns {
   int ranks = 0;
-  int measured = 3;                                // occurrences timed per rank and phase, after its warm-up
+  int measured = 3;  // occurrences timed per rank and phase, after its warm-up
+  // false: message sizes are not compared (the patterns carry none), so a run of
+  // another input size, whose calls are the same but move other sizes, still matches.
+  bool match_bytes = true;
   std::vector<std::vector<PhasePattern>> by_rank;  // by_rank[r]: rank r's patterns, the same phases on every rank
 };
 

@@ -37,13 +37,14 @@ double mean(const std::vector<double>& v) {
 
 }  // namespace
 
-events::PhasePatterns phase_patterns(const Signature& s, std::optional<int> warmup, int measured) {
+events::PhasePatterns phase_patterns(const Signature& s, std::optional<int> warmup, int measured, bool match_bytes) {
   if (warmup && *warmup < 0)
     throw UserError(fmt::format("{} warm-up occurrences", *warmup), {}, "give --warmup auto, 0 or more");
   if (measured < 1) throw UserError(fmt::format("{} measured occurrences", measured), {}, "give --measure 1 or more");
   events::PhasePatterns out;
   out.ranks = s.ranks;
   out.measured = measured;
+  out.match_bytes = match_bytes;
   out.by_rank.resize(static_cast<std::size_t>(s.ranks));
   for (const Phase& phase : s.phases) {
     if (!phase.relevant) continue;
@@ -53,7 +54,9 @@ events::PhasePatterns phase_patterns(const Signature& s, std::optional<int> warm
         if (b.rank < 0 || b.rank >= s.ranks)
           throw UserError(
               fmt::format("phase {} has an event of rank {} in a signature of {} ranks", phase.id, b.rank, s.ranks));
-        out.by_rank[static_cast<std::size_t>(b.rank)].back().events.push_back(pattern_of(b));
+        events::PatternEvent e = pattern_of(b);
+        if (!match_bytes) e.bytes = e.bytes2 = 0;
+        out.by_rank[static_cast<std::size_t>(b.rank)].back().events.push_back(e);
       }
   }
   if (out.by_rank.empty() || out.by_rank.front().empty())

@@ -27,7 +27,9 @@ namespace perfcast::signature {
 // (Phase::representative). Throws UserError when the signature has no
 // relevant phase, or warmup/measured are out of range (naming --warmup and
 // --measure).
-events::PhasePatterns phase_patterns(const Signature& s, std::optional<int> warmup, int measured);
+// `match_bytes` false: the patterns leave message sizes out (signature run --any-size).
+events::PhasePatterns phase_patterns(const Signature& s, std::optional<int> warmup, int measured,
+                                     bool match_bytes = true);
 
 // Reads `dir`'s measurement files of ranks 0..ranks-1; a rank without one is
 // absent from the result (the caller names it).

@@ -36,6 +36,7 @@ bool PhaseMatcher::feed(const events::Event& e, int comm_rank, double end_s) {
   ++calls_;
   ends_[calls_ % ends_.size()] = end_s;
   PatternEvent seen = events::pattern_event(e, comm_rank);
+  if (!patterns_.match_bytes) seen.bytes = seen.bytes2 = 0;
   bool was_complete = complete_;
   bool all_measured = true;
   for (auto& t : tracked_) {

@@ -114,7 +114,7 @@ std::int32_t comm_handle(State& s, MPI_Comm comm) {
   if (it == s.comms.end())
     fail(
         "a communicator the tracer did not see created (it follows MPI_Comm_split, MPI_Comm_split_type, "
-        "MPI_Comm_create, MPI_Comm_dup and MPI_Cart_create only)");
+        "MPI_Comm_create, MPI_Comm_dup, MPI_Cart_create and MPI_Cart_sub only)");
   return it->second;
 }
 

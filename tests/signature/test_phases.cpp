@@ -180,6 +180,12 @@ TEST(Signature, RepresentativeOccurrenceIsWhereThePhaseRunsAsOnAverage) {
     EXPECT_EQ(phase_patterns(sig, 2, 3).by_rank[0][0].warmup, 2);
     EXPECT_THROW(phase_patterns(sig, -1, 3), UserError);
     EXPECT_THROW(phase_patterns(sig, 1, 0), UserError);
+    // Without sizes (--any-size) the patterns carry none, and say so in their file.
+    EXPECT_EQ(chosen.by_rank[1][0].events[0].bytes, 8u);
+    events::PhasePatterns sizeless = phase_patterns(sig, std::nullopt, 3, false);
+    EXPECT_EQ(sizeless.by_rank[1][0].events[0].bytes, 0u);
+    EXPECT_FALSE(events::parse_patterns(events::patterns_json(sizeless), "p.json").match_bytes);
+    EXPECT_TRUE(events::parse_patterns(events::patterns_json(chosen), "p.json").match_bytes);
   }
 }
 

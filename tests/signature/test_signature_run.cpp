@@ -148,6 +148,35 @@ TEST(SignatureRun, ARunThatEndsFirstNamesThePhasesItNeverMeasured) {
   EXPECT_TRUE(m["finalized"]);
 }
 
+// A run of another input size makes the same calls with other message sizes:
+// compared with their sizes the phases never occur in it; with --any-size
+// they are recognised and timed, and the job is stopped early.
+TEST(SignatureRun, AnySizeRecognisesThePhasesInARunOfAnotherMessageSize) {
+  const int steps = 200;
+  fs::path sig = signature_of("sizes", {std::to_string(steps), "0", kWork, "256"});
+  const std::vector<std::string> other = {std::to_string(steps), "0", kWork, "64"};
+
+  fs::path exact = scratch() / "sizes-exact.run";
+  auto r =
+      perfcast_run(concat({"signature", "run", sig.string(), "-o", exact.string(), "--json", "--"}, mpirun(2, other)));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text << r.stdout_text;
+  json out = json::parse(r.stdout_text);
+  EXPECT_FALSE(out["stopped_early"]);
+  EXPECT_FALSE(out["prediction"]["missing_phases"].empty()) << out.dump(1);
+
+  fs::path any = scratch() / "sizes-any.run";
+  r = perfcast_run(
+      concat({"signature", "run", sig.string(), "-o", any.string(), "--json", "--any-size", "--"}, mpirun(2, other)));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text << r.stdout_text;
+  out = json::parse(r.stdout_text);
+  EXPECT_TRUE(out["any_size"]);
+  EXPECT_TRUE(out["stopped_early"]);
+  EXPECT_TRUE(out["prediction"]["complete"]) << out.dump(1);
+  EXPECT_TRUE(out["prediction"]["missing_phases"].empty()) << out.dump(1);
+  for (int rank = 0; rank < 2; ++rank) EXPECT_TRUE(json::parse(read_text(any / fmt_rank(rank)))["complete"]);
+  EXPECT_LT(count_lines_starting(read_text(any / "job.log"), "step "), steps / 2);
+}
+
 TEST(SignatureRun, RefusesABadSignatureFileNamingTheField) {
   fs::path sig = signature_of("bad", {"20", "0", "1000"});
   json s = show(sig);

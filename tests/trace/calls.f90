@@ -5,8 +5,10 @@
 program calls
   use mpi
   implicit none
-  integer :: ierr, rank, nranks, who, i, half, left, right, provided
-  integer :: requests(2)
+  integer :: ierr, rank, nranks, who, i, half, left, right, provided, grid, column, other
+  integer :: requests(2), dims(2)
+  logical :: periods(2), remain(2)
+  double precision :: mine, theirs
   double precision :: x(4), y(4)
   character(len=4096) :: dir
   character(len=4200) :: path
@@ -51,6 +53,32 @@ program calls
   write(10, '(a)') 'barrier comm=2'
   call mpi_comm_free(half, ierr)
   write(10, '(a)') 'comm_free comm=2'
+
+  ! A 2 x 2 grid split into its columns (MPI_CART_SUB, as SNAP makes its sweep
+  ! communicators), then messages and a reduction within a column. Recorded as
+  ! the split that makes the same groups: color = the grid rank of the column's
+  ! first member, key = the rank in the column (reorder off: grid rank = world rank).
+  dims = (/ 2, 2 /)
+  periods = .false.
+  call mpi_cart_create(MPI_COMM_WORLD, 2, dims, periods, .false., grid, ierr)
+  write(10, '(a)') 'cart_create new=3'
+  remain = (/ .true., .false. /)
+  call mpi_cart_sub(grid, remain, column, ierr)
+  write(10, '(a,i0,a,i0,a)') 'comm_split comm=3 color=', mod(rank, 2), ' key=', rank / 2, ' new=4'
+  other = 1 - rank / 2
+  mine = rank
+  call mpi_irecv(theirs, 1, MPI_DOUBLE_PRECISION, other, 30, column, requests(1), ierr)
+  write(10, '(a,i0,a)') 'irecv comm=4 peer=', other, ' tag=30 bytes=8 req=3'
+  call mpi_isend(mine, 1, MPI_DOUBLE_PRECISION, other, 30, column, requests(2), ierr)
+  write(10, '(a,i0,a)') 'isend comm=4 peer=', other, ' tag=30 bytes=8 req=4'
+  call mpi_waitall(2, requests, MPI_STATUSES_IGNORE, ierr)
+  write(10, '(a)') 'waitall req=3,4'
+  call mpi_allreduce(MPI_IN_PLACE, mine, 1, MPI_DOUBLE_PRECISION, MPI_SUM, column, ierr)
+  write(10, '(a)') 'allreduce comm=4 bytes=8 bytes2=8'
+  call mpi_comm_free(column, ierr)
+  write(10, '(a)') 'comm_free comm=4'
+  call mpi_comm_free(grid, ierr)
+  write(10, '(a)') 'comm_free comm=3'
   ! MPI_PCONTROL(LEVEL) has no error argument
   call mpi_pcontrol(1)
   write(10, '(a)') 'pcontrol tag=1'
