@@ -362,14 +362,38 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
   }
   if (!callee->isDeclaration()) {
     if (s_.ctx.in_progress.count(name)) {
+      // A call back into a function under analysis: a recursion, whose
+      // invocations that function's loop of calls per entry counts
+      // (ModuleContext::count_recursion); the call itself is left out.
       auto n = std::make_unique<Node>();
       n->line = w.line;
-      n->note = fmt::format("recursive call of {}: not counted (the model has no recursion)", name);
-      s_.out.unresolved_calls.push_back({"recursive", name, site_of(w)});
+      n->note = fmt::format("recursive call of {}: counted by {}.calls_per_entry", name,
+                            function_source_name(*callee));
+      s_.ctx.recursive_calls[name].push_back(site_of(w));
+      if (!w.origin.empty()) s_.ctx.recursion_origins[name].insert(w.origin);
+      s_.out.calls_back = true;
       items.push_back(std::move(n));
       return;
     }
     FunctionModel& fm = s_.ctx.analyse(*callee);
+    // Entering a recursion from outside it at a function whose calls back were
+    // left out in another one's analysis (the cycle entered at two places):
+    // the rest of its recursion is not counted here.
+    // So is a call of the recursion inlined into a caller outside it (a
+    // function's call of itself, or of the function its calls back come
+    // from): the invocations inlined are counted there, and again in the
+    // count per entry, which the probes measure on the source's functions.
+    auto in = s_.ctx.recursive.find(callee), from = s_.ctx.recursive.find(&s_.f);
+    const bool from_outside =
+        in != s_.ctx.recursive.end() && (from == s_.ctx.recursive.end() || from->second.cycle != in->second.cycle);
+    bool inlined_recursion = false;
+    if (s_.ctx.recursive_calls.count(name) && !w.note.empty()) {
+      const auto& origins = s_.ctx.recursion_origins[name];
+      inlined_recursion = origins.count(w.origin) ||
+                          (callee->getSubprogram() && w.origin == callee->getSubprogram()->getName());
+    }
+    if (from_outside && ((fm.calls_back && !s_.ctx.recursive_calls.count(name)) || inlined_recursion))
+      s_.out.unresolved_calls.push_back({"recursive", name, site_of(w)});
     auto n = std::make_unique<Node>();
     n->kind = Node::Call;
     n->line = w.line;

@@ -20,6 +20,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 
 #include "analyze/run_time_checks.h"
+#include "analyze/site_names.h"
 
 namespace perfcast::analyze::detail {
 
@@ -34,6 +35,7 @@ FunctionModel& ModuleContext::analyse(llvm::Function& f) {
   FunctionAnalyser(*this, f, m).run();
   in_progress.erase(m.name);
   m.done = true;
+  if (auto back = recursive_calls.find(m.name); back != recursive_calls.end()) count_recursion(f, m, back->second);
   // Parameters: the integer arguments the costs use.
   std::set<std::string> used;
   for_each_expression(
@@ -52,6 +54,37 @@ FunctionModel& ModuleContext::analyse(llvm::Function& f) {
         m.parameters.push_back(implicit);
   }
   return m;
+}
+
+// A function called back while its analysis was under way (by itself, or by
+// a function its calls reach): its body, with those calls left out, is what
+// one invocation does on average, and it runs `<function>.calls_per_entry`
+// times per call from outside the recursion, a loop around the body whose
+// trips the coverage lists as unknown (docs/program-model.md, "Recursion").
+void ModuleContext::count_recursion(const llvm::Function& f, FunctionModel& m, const std::vector<std::string>& back) {
+  const std::string name = function_source_name(f) + ".calls_per_entry";
+  Where w;
+  if (const llvm::DISubprogram* sp = f.getSubprogram()) w.file = sp->getFilename().str(), w.line = static_cast<int>(sp->getLine());
+  std::string sites;
+  for (const std::string& s : back) sites += (sites.empty() ? "" : ", ") + s;
+  const std::string why = fmt::format("a recursion: invocations per call from outside it (called back at {})", sites);
+  if (!descriptions.count(name))
+    descriptions[name] = {fmt::format("invocations of the recursive function {} ({}) per call from outside its "
+                                      "recursion (called back at {}); its body counts a mean invocation",
+                                      function_source_name(f), site_of(w), sites),
+                          std::nullopt};
+  auto loop = std::make_unique<Node>();
+  loop->kind = Node::Loop;
+  loop->line = m.line;
+  loop->note = fmt::format("the invocations of recursive {} per call from outside its recursion", function_source_name(f));
+  loop->trip_count = ex::var(name);
+  loop->unknown_trips = name;
+  loop->recursion = true;
+  loop->guess = why;
+  loop->site = site_of(w);
+  loop->body = std::move(m.body);
+  m.body.clear();
+  m.body.push_back(std::move(loop));
 }
 
 void FunctionAnalyser::run() {
@@ -84,6 +117,16 @@ void FunctionAnalyser::run() {
       if (!name.empty() && !s_.arguments.count(name))
         s_.out.all_arguments[a.getArgNo()] = name, s_.arguments.insert(name);
     }
+  // A recursion passes some arguments changed (a level's size halved): in
+  // the body, counted as a mean over the invocations, they stand for no one
+  // value, so what depends on them is unknown (a loop's trips a parameter the
+  // probe run measures as that mean) rather than the outside call's value.
+  if (auto r = s_.ctx.recursive.find(&s_.f); r != s_.ctx.recursive.end() && !s_.entry)
+    for (unsigned a : r->second.varying_arguments)
+      if (a < s_.out.all_arguments.size() && !s_.out.all_arguments[a].empty()) {
+        s_.arguments.erase(s_.out.all_arguments[a]);
+        s_.out.all_arguments[a].clear();
+      }
   exprs_.name_scevs();
   if (DISubprogram* sp = s_.f.getSubprogram()) s_.out.line = static_cast<int>(sp->getLine());
 

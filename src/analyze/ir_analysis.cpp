@@ -268,6 +268,7 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   ctx.dl = &program->getDataLayout();
   ctx.input = &input;
   ctx.fam = &fam;
+  ctx.recursive = find_recursive_functions(*program);
   for (const auto& n : input.library_costs.value("ignore", nlohmann::json::array())) {
     std::string name = n.get<std::string>();
     if (!name.empty() && name.back() == '*') ctx.ignore_prefixes.push_back(name.substr(0, name.size() - 1));
@@ -278,6 +279,11 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   for (llvm::Function& f : *program)
     if (!f.isDeclaration() && !ctx.ignore.count(f.getName().str())) ++defined;
   say(fmt::format("analysing {} functions", defined));
+  // A recursion is counted at the function of its cycle the analysis enters
+  // first (ModuleContext::count_recursion): from the entry, the one the
+  // program calls it at.
+  if (llvm::Function* main = program->getFunction("main"); main && !ctx.recursive.empty() && !main->isDeclaration())
+    ctx.analyse(*main);
   for (llvm::Function& f : *program)
     if (!f.isDeclaration() && !ctx.ignore.count(f.getName().str())) ctx.analyse(f);
 

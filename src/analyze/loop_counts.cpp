@@ -59,15 +59,21 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
   }
   std::string name = loop_site(s_.ctx, s_.f, l) + ".trips";
   bool computable = !llvm::isa<llvm::SCEVCouldNotCompute>(btc);
+  // An argument a recursion changes (recursion.h) makes the count a mean over the invocations.
+  auto varied_argument = [&](const llvm::SCEV* e) {
+    auto* u = llvm::dyn_cast<llvm::SCEVUnknown>(e);
+    auto* a = u ? llvm::dyn_cast<llvm::Argument>(u->getValue()) : nullptr;
+    auto r = s_.ctx.recursive.find(&s_.f);
+    return a && r != s_.ctx.recursive.end() && r->second.varying_arguments.count(a->getArgNo());
+  };
+  const char* why = !computable ? "its exit depends on data (e.g. a convergence test)"
+                    : llvm::SCEVExprContains(btc, varied_argument)
+                        ? "its count depends on an argument its function's recursion changes (a mean over the invocations)"
+                        : "its count depends on values read from memory";
   s_.describe(name, fmt::format("iterations of the loop at {}:{}{} each time it runs (0 when it is skipped): {}",
                                 file_tag(w.file), w.line,
-                                w.origin.empty() || w.origin == s_.f.getName() ? "" : " (in " + w.origin + ")",
-                                computable ? "its count depends on values read from memory"
-                                           : "its exit depends on data (e.g. a convergence test)"));
-  unknown_[l] = {name,
-                 computable ? "its count depends on values read from memory"
-                            : "its exit depends on data (e.g. a convergence test)",
-                 site_of(w)};
+                                w.origin.empty() || w.origin == s_.f.getName() ? "" : " (in " + w.origin + ")", why));
+  unknown_[l] = {name, why, site_of(w)};
   Expr source = ex::var(name);
   // The parameter counts iterations of the source loop. A loop unrolled by U
   // with a run-time trip count becomes two IR loops of that line: the

@@ -11,6 +11,7 @@
 
 #include "analyze/ir_analysis.h"
 #include "analyze/program_tree.h"
+#include "analyze/recursion.h"
 
 namespace llvm {
 class DataLayout;
@@ -37,6 +38,13 @@ struct ModuleContext {
   llvm::FunctionAnalysisManager* fam = nullptr;
   std::map<std::string, FunctionModel> functions;
   std::set<std::string> in_progress;
+  // Functions in recursive cycles of calls and the arguments their recursion
+  // varies (recursion.h); and, per function a call went back into while it
+  // was being analysed, the sites of those calls ("file.c:12"): its body is
+  // then counted once per invocation, times its invocations per entry.
+  RecursiveFunctions recursive;
+  std::map<std::string, std::vector<std::string>> recursive_calls;
+  std::map<std::string, std::set<std::string>> recursion_origins;  // the source functions those calls are in
   std::map<std::string, ParamInfo> descriptions;  // every name an expression may use
   // Library functions the model leaves out (the library-cost table's
   // "ignore"): by name, or by prefix where an entry ends in '*'
@@ -71,6 +79,9 @@ struct ModuleContext {
   int mca_loops = 0;  // loops named for the MCA pricing
   // The model of `f`, analysed on first use (function_analyser.cpp).
   FunctionModel& analyse(llvm::Function& f);
+  // Wraps the body of `f`, called back at `back` during its analysis, in the
+  // loop of its invocations per call from outside the recursion.
+  void count_recursion(const llvm::Function& f, FunctionModel& m, const std::vector<std::string>& back);
   // Whether the input asks for the analysis's reasoning on the progress channel.
   bool debugging() const { return input->debug && input->progress; }
 };

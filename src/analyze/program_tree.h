@@ -48,6 +48,7 @@ struct Node {
   // none derived), "" when it is not; loop: the parameter its unknown trip count
   // stands for, and why. `site` is "file.c:line" for the model's coverage.
   std::string guess, unknown_trips, site;
+  bool recursion = false;  // loop: a recursive function's invocations per call from outside, around its body
   // call
   std::string callee;
   std::vector<std::pair<std::string, expr::Expr>> args;
@@ -81,7 +82,8 @@ struct Node {
 };
 
 // A call the analysis could not follow (the model's coverage): through a
-// pointer, of an external function without a known cost, or recursive.
+// pointer, of an external function without a known cost, or into a recursion
+// at a function whose calls back were left out in another's analysis.
 struct UnresolvedCall {
   std::string kind, callee, site;
 };
@@ -95,6 +97,7 @@ struct FunctionModel {
   Items body;
   bool done = false;
   std::vector<UnresolvedCall> unresolved_calls;
+  bool calls_back = false;  // a call back into a function under analysis was left out (recursion)
   long long instructions = 0;         // IR instructions (debug intrinsics aside)
   long long instructions_priced = 0;  // those in the blocks placed in the model
 };

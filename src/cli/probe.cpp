@@ -77,7 +77,7 @@ void run_probe(const ProbeArgs& a) {
   std::vector<model::ProbeFinding> findings = model::bind_probe_run(m, run);
   model::write_program_model(m, a.output);
 
-  static const char* kinds[] = {"loop trips", "branch", "value"};
+  static const char* kinds[] = {"loop trips", "branch", "value", "recursion"};
   report::Table table({"what", "site", "parameter / function", "value", "status"});
   for (const auto& f : findings)
     table.add_row({kinds[static_cast<int>(f.kind)], f.site, f.name, f.value ? fmt::format("{:.6g}", *f.value) : "-",

@@ -95,6 +95,18 @@ class Parser {
     // version, creator, part, desc, summary, totals, event, thread: nothing to keep.
   }
 
+  // Callgrind names the deeper levels of a recursion `name'2` (--separate-recs,
+  // 2 by default): the same function, whose instructions are the same
+  // addresses, so one row; counted apart, the debug info's frames at those
+  // addresses would give the levels' costs to `name` as well, twice in all.
+  static std::string without_recursion_level(std::string fn) {
+    auto quote = fn.rfind('\'');
+    if (quote != std::string::npos && quote + 1 < fn.size() &&
+        fn.find_first_not_of("0123456789", quote + 1) == std::string::npos)
+      fn.resize(quote);
+    return fn;
+  }
+
   // "(id) name" defines, "(id)" refers, "name" is uncompressed.
   std::string name(std::unordered_map<long, std::string>& table, std::string_view value) {
     value = trim(value);
@@ -129,10 +141,10 @@ class Parser {
     } else if (key == "cob") {
       callee_object_ = name(objects_, value);
     } else if (key == "fn") {
-      function_ = function_index(object_, name(functions_, value));
+      function_ = function_index(object_, without_recursion_level(name(functions_, value)));
       has_function_ = true;
     } else if (key == "cfn") {
-      callee_name_ = name(functions_, value);
+      callee_name_ = without_recursion_level(name(functions_, value));
     } else if (key == "fl" || key == "fi" || key == "fe" || key == "cfi" || key == "cfl" || key == "jfi") {
       name(files_, value);  // only to keep the compression table complete
     } else if (key == "jfn") {

@@ -21,7 +21,12 @@
 //     `.entries` (arrivals from outside);
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
-//     datatype's size, asked of MPI at run time).
+//     datatype's size, asked of MPI at run time);
+//   * a recursive function (in a cycle of direct calls within the module:
+//     itself, or a strongly connected component of several), at its
+//     definition: `file:line:recursion.entries` (its invocations) and
+//     `.recursive_calls` (the calls its cycle makes of it), so entries from
+//     outside the recursion are the difference.
 //
 // A second feature of the same kind on the same line is `branch#2`,
 // `loop#2`, `MPI_Send#2`, in the order of the code.
@@ -40,15 +45,19 @@
 // optimiser then treats the probes as ordinary code. It is marked required so
 // that -O0's optnone functions are instrumented too.
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/DepthFirstIterator.h>
+#include <llvm/ADT/SCCIterator.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/Analysis/CallGraph.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -209,6 +218,7 @@ class FeatureProbes {
     for (Function& f : m_)
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))
         functions.push_back(&f);
+    plan_recursion(functions);
     for (Function* f : functions) instrument(*f);
     if (names_.empty()) {
       placeholder_->eraseFromParent();
@@ -274,6 +284,43 @@ class FeatureProbes {
     b.CreateStore(t, epoch);
   }
   void stamp(IRBuilder<>& b, unsigned slot) { b.CreateStore(now(b), field(b, slot, 2)); }
+
+  // The cycles of direct calls among the instrumented functions, and a pair of
+  // slots per function in one, named at its definition.
+  void plan_recursion(const std::vector<Function*>& functions) {
+    DenseSet<const Function*> instrumented(functions.begin(), functions.end());
+    CallGraph graph(m_);
+    for (auto scc = scc_begin(&graph); !scc.isAtEnd(); ++scc) {
+      if (!scc.hasCycle()) continue;
+      const unsigned cycle = ++cycles_;
+      for (const CallGraphNode* node : *scc) {
+        const Function* f = node->getFunction();
+        const DISubprogram* sp = f ? f->getSubprogram() : nullptr;
+        if (!f || !instrumented.contains(f) || !sp) continue;
+        std::string site = (sys::path::filename(sp->getFilename()) + ":" + Twine(sp->getLine())).str();
+        if (auto slot = add_pair(site, "recursion", "entries", "recursive_calls"))
+          recursive_[f] = {cycle, *slot};
+      }
+    }
+  }
+
+  // A recursive function's entry, and its calls of the functions of its cycle.
+  void instrument_recursion(Function& f) {
+    auto self = recursive_.find(&f);
+    if (self == recursive_.end()) return;
+    std::vector<std::pair<CallBase*, unsigned>> calls;
+    for (Instruction& inst : instructions(f))
+      if (auto* call = dyn_cast<CallBase>(&inst))
+        if (auto callee = recursive_.find(call->getCalledFunction());
+            callee != recursive_.end() && callee->second.cycle == self->second.cycle)
+          calls.emplace_back(call, callee->second.slot);
+    for (auto& [call, slot] : calls) {
+      IRBuilder<> b(call);
+      add_count(b, slot + 1, ConstantInt::get(i64_, 1), nullptr);
+    }
+    IRBuilder<> b(&*f.getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
+    add_count(b, self->second.slot, ConstantInt::get(i64_, 1), nullptr);
+  }
 
   void instrument(Function& f) {
     LoopInfo& loops = fam_->getResult<LoopAnalysis>(f);
@@ -349,6 +396,7 @@ class FeatureProbes {
       b.CreateCall(hook, {field(b, c.slot, 0), field(b, c.slot + 1, 0), b.CreateSExtOrTrunc(count, i64_), datatype});
     }
     for (auto& lp : loop_plans) instrument_loop(*lp.loop, lp.slot);
+    instrument_recursion(f);
   }
 
   // Header executions count at the header without an epoch (an atomic load
@@ -564,6 +612,11 @@ class FeatureProbes {
   DenseMap<Value*, std::optional<unsigned>> variable_slots_;
   DenseMap<const DINode*, std::optional<unsigned>> field_slots_;
   std::optional<StringSet<>> keep_;
+  struct Recursive {
+    unsigned cycle, slot;  // the cycle of calls (numbered), the first slot of its pair
+  };
+  DenseMap<const Function*, Recursive> recursive_;
+  unsigned cycles_ = 0;
 };
 
 struct FeatureProbesPass : PassInfoMixin<FeatureProbesPass> {

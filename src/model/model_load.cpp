@@ -201,10 +201,14 @@ class Reader {
       out.guessed_branches.push_back(std::move(b));
     });
     list("unknown_loops", [&](const json& o, const std::string& p) {
-      only_keys(o, p, {"function", "site", "trip_count", "why", "probe_trips", "probe_not_reached"});
+      only_keys(o, p, {"function", "site", "trip_count", "why", "probe_trips", "probe_not_reached", "recursion"});
       Coverage::Loop l{text(o, p, "function"), text(o, p, "site"), text(o, p, "trip_count"),
                        o.contains("why") ? text(o, p, "why") : ""};
       probe_fields(o, p, "probe_trips", 1e300, l.probe_trips, l.probe_not_reached);
+      if (o.contains("recursion")) {
+        if (!o["recursion"].is_boolean()) fail(p + "/recursion", "expected true or false");
+        l.recursion = o["recursion"].get<bool>();
+      }
       out.unknown_loops.push_back(std::move(l));
     });
     return out;

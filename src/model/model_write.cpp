@@ -171,6 +171,7 @@ json coverage_json(const Coverage& c) {
     json one = {{"function", l.function}, {"site", l.site}, {"trip_count", l.trip_count}, {"why", l.why}};
     if (l.probe_trips) one["probe_trips"] = *l.probe_trips;
     if (l.probe_not_reached) one["probe_not_reached"] = true;
+    if (l.recursion) one["recursion"] = true;
     loops.push_back(std::move(one));
   }
   j["unknown_loops"] = std::move(loops);

@@ -110,6 +110,36 @@ bool set_loop_guard(Items& items, int line, const std::string& trips, bool itera
   return found;
 }
 
+// A recursive function's invocations per call from outside its recursion:
+// the pass counts the function's entries and the calls its recursion makes of
+// it (from itself or the other functions of its cycle), so the calls from
+// outside are the difference and the invocations per such call the ratio.
+void bind_recursion(const ProbeRun& run, Coverage::Loop& l, Parameter* p, const std::string& origin,
+                    ProbeFinding& f) {
+  f.kind = ProbeFinding::Kind::Recursion;
+  const std::string at = feature_site(l.site);
+  auto entries = feature(run, at + ":recursion.entries");
+  auto inner = feature(run, at + ":recursion.recursive_calls");
+  if (!p)
+    f.status = "the model has no such parameter";
+  else if (p->default_value)
+    f.status = "already has a value";
+  else if (!entries || !inner)
+    f.status = "no probe of a recursive function defined there (is its cycle of calls within one source file?)";
+  else if (*entries == 0) {
+    f.status = "not reached by the probe run";
+    l.probe_not_reached = true;
+  } else if (*entries <= *inner) {
+    f.status = "no call from outside its recursion counted";
+  } else {
+    double per_entry = *entries / (*entries - *inner);
+    bind(*p, per_entry, origin);
+    l.probe_trips = per_entry;
+    f.value = per_entry;
+    f.status = "bound";
+  }
+}
+
 }  // namespace
 
 std::string probe_origin(const ProbeRun& run) {
@@ -133,6 +163,12 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     ProbeFinding f{ProbeFinding::Kind::Loop, l.site, l.trip_count, std::nullopt, ""};
     const std::string at = feature_site(l.site);
     Parameter* p = parameter(model, l.trip_count);
+    if (l.recursion) {
+      bind_recursion(run, l, p, origin, f);
+      if (f.value) bound.insert(p->name);
+      out.push_back(std::move(f));
+      continue;
+    }
     auto headers = feature(run, at + ":loop.headers");
     auto entries = feature(run, at + ":loop.entries");
     if (!p)

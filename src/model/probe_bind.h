@@ -4,7 +4,8 @@
 // features") on a small input.
 //
 // Only what the analyser left unknown is filled: a loop's trips parameter
-// without a default (coverage `unknown_loops`), a branch priced at a guessed
+// without a default (coverage `unknown_loops`, which also lists the
+// invocations per call of each recursive function), a branch priced at a guessed
 // probability (coverage `guessed_branches`), and a required parameter named
 // after one of main's scalar variables. A bound parameter gets the measure as
 // its default and `origin` saying which run gave it; a site the run never
@@ -29,10 +30,12 @@ struct ProbeRun {
 };
 
 struct ProbeFinding {
-  enum class Kind { Loop, Branch, Value } kind = Kind::Loop;
-  std::string site;       // "file.c:12" (loops, branches), the feature's name (values)
-  std::string name;       // the parameter (loops, values) or the function (branches)
-  std::optional<double> value;  // trips per arrival, taken fraction, the variable's value; none when not bound
+  // Recursion: a recursive function's invocations per call from outside its recursion.
+  enum class Kind { Loop, Branch, Value, Recursion } kind = Kind::Loop;
+  std::string site;       // "file.c:12" (loops, branches, recursive functions), the feature's name (values)
+  std::string name;       // the parameter (loops, values, recursions) or the function (branches)
+  // trips per arrival, taken fraction, the variable's value, invocations per call; none when not bound
+  std::optional<double> value;
   std::string status;     // "bound", or why not ("not reached by the probe run", "no probe at that line", ...)
 };
 

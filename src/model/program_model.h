@@ -153,7 +153,9 @@ struct McaRecord {
 // says so (docs/program-model.md, "Coverage").
 struct Coverage {
   struct Call {
-    std::string kind;    // "indirect" (through a pointer), "external" (no cost known), "recursive"
+    // "indirect" (through a pointer), "external" (no cost known), "recursive"
+    // (into a recursion at a function other than where its analysis entered it)
+    std::string kind;
     std::string callee;  // "" for an indirect call
     std::string caller;  // the function analysed (the code may be inlined into it)
     std::string site;    // "file.c:12"
@@ -173,6 +175,9 @@ struct Coverage {
     std::string why;
     std::optional<double> probe_trips;  // mean trips per arrival in a probe run, now the parameter's default
     bool probe_not_reached = false;     // the probe run never reached the loop: its trips are bound to 0
+    // The loop of a recursive function's invocations per call from outside its
+    // recursion, around its body (site: the function's definition); else a source loop.
+    bool recursion = false;
   };
   int functions_defined = 0;
   int functions_reachable = 0;  // from the entry by calls or through pointers taken there

@@ -127,6 +127,35 @@ TEST(Callgrind, ParsesCompressedNamesAndSubpositions) {
   EXPECT_EQ(sin.instructions.at(0x5000).executions, 100u);
 }
 
+// A recursion's deeper levels (`kernel'2`, callgrind's --separate-recs) are the
+// same function at the same addresses: one function, their costs added.
+TEST(Callgrind, RecursionLevelsAreOneFunction) {
+  auto p = parse(R"(# callgrind format
+version: 1
+positions: instr line
+events: Ir
+
+ob=(1) /tmp/app
+fl=(1) app.c
+fn=(1) kernel
+0x1020 30 5
+cfn=(2) kernel'2
+calls=1 0x1020 30
+* * 40
+fn=(2)
+0x1020 30 7
+cfn=(2)
+calls=3 0x1020 30
+* * 21
+totals: 12
+)");
+  ASSERT_EQ(p.functions.size(), 1u);
+  const auto& kernel = p.functions[p.find("/tmp/app", "kernel")];
+  EXPECT_EQ(kernel.instructions.at(0x1020).executions, 12u);
+  ASSERT_EQ(kernel.calls.size(), 2u);
+  EXPECT_EQ(p.functions[kernel.calls[0].callee].name, "kernel");
+}
+
 TEST(Callgrind, RejectsProfilesWithoutInstructionPositions) {
   EXPECT_THROW(parse("positions: line\nevents: Ir\nfn=(1) main\n10 5\n"), UserError);
   EXPECT_THROW(parse("positions: instr\nevents: Ir\nfn=(7)\n0x10 5\n"), UserError);  // (7) never defined

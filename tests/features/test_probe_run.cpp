@@ -56,14 +56,14 @@ int required(const json& model) {
 
 // The program built with `flags` through Open MPI's wrapper: the compiler is
 // `perfcast cc --features` for the probe run, clang for callgrind's count.
-fs::path build(const std::string& name, bool features) {
+fs::path build(const std::string& name, bool features, const std::string& source = PROBE_RUN_SOURCE) {
   fs::path dir = scratch() / "probe_run";
   fs::create_directories(dir);
   fs::path program = dir / name;
   EnvironmentOverrides env;
   env["OMPI_CC"] = features ? kBin + "/perfcast cc --features" : std::string(CLANG);
   ProcessResult r =
-      run_process({MPICC, "-O2", "-g", PROBE_RUN_SOURCE, "-o", program.string()}, std::chrono::seconds(120), env);
+      run_process({MPICC, "-O2", "-g", source, "-o", program.string()}, std::chrono::seconds(120), env);
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   return program;
 }
@@ -148,6 +148,62 @@ TEST(ProbeRun, BindsTheTripsAndBranchTheSourceCannotSay) {
   double counted = 0;
   for (const auto& f : counts["per_rank"][0]["functions"])
     if (!f.value("inlined_only", false)) counted += f["flops_double"].get<double>();
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// A V-cycle recursing on the coarser level (tests/analyze/cases/recursive_vcycle.c):
+// the run counts vcycle's entries and its calls of itself, so its invocations
+// per call from main (5 at N = 1024: levels 1024 ... 64); its loops' trips and
+// the branch to the coarser level are means over those invocations. The
+// model's flops against callgrind's on the same input.
+TEST(ProbeRun, BindsARecursionsInvocationsPerEntryFromOutside) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "vcycle.json", bound = dir / "vcycle.bound.json";
+  auto r = perfcast_run({"analyze", RECURSIVE_VCYCLE_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_FALSE(read_json(model)["parameters"]["vcycle.calls_per_entry"].contains("default"));
+
+  fs::path program = build("vcycle_features", true, RECURSIVE_VCYCLE_SOURCE);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), "1024", "4"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("recursion"), std::string::npos) << r.stdout_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["vcycle.calls_per_entry"].value("default", ""), "5") << after["parameters"].dump();
+  bool listed = false;
+  for (const auto& l : after["coverage"]["unknown_loops"])
+    if (l.value("recursion", false)) {
+      listed = true;
+      EXPECT_EQ(l["trip_count"], "vcycle.calls_per_entry");
+      EXPECT_DOUBLE_EQ(l.value("probe_trips", -1.0), 5.0) << l.dump();
+    }
+  EXPECT_TRUE(listed) << after["coverage"].dump();
+  // The loops' trips, means over the 5 invocations: (1024 - 1 + ... + 64 - 1) / 5
+  // and, for the correction run in 4 of them, 1920 / 4.
+  EXPECT_DOUBLE_EQ(std::stod(after["parameters"]["vcycle.loop1.trips"].value("default", "0")), 1979.0 / 5);
+  EXPECT_DOUBLE_EQ(std::stod(after["parameters"]["vcycle.loop2.trips"].value("default", "0")), 1920.0 / 4);
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  fs::path plain = build("vcycle_plain", false, RECURSIVE_VCYCLE_SOURCE);
+  r = perfcast_run({"counts", "-q", "-n", "2", "--json", "--", plain.string(), "1024", "4"},
+                   std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json counts = json::parse(r.stdout_text);
+  double counted = 0;
+  for (const auto& f : counts["per_rank"][0]["functions"])
+    if (!f.value("inlined_only", false)) counted += f["flops_double"].get<double>();
+  // 4 cycles of 2 flops an element over 1979 swept and 1920 corrected
+  // (and the few of MPI's sum of one double per cycle, if counted).
+  EXPECT_NEAR(counted, 4 * (2.0 * 1979 + 2.0 * 1920), 16);
+  // Exact for these costs, linear in each level's n: the mean trips times
+  // the invocations is the sum over the levels. The unrolled loops' shares
+  // of the mean (floordiv(T, 4) + mod(T, 4)) add up to it; a cost not linear
+  // in n would not.
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 

@@ -158,6 +158,7 @@ void expect_same(const ProgramModel& a, const ProgramModel& b) {
       EXPECT_EQ(x.unknown_loops[i].site, y.unknown_loops[i].site) << i;
       EXPECT_EQ(x.unknown_loops[i].trip_count, y.unknown_loops[i].trip_count) << i;
       EXPECT_EQ(x.unknown_loops[i].why, y.unknown_loops[i].why) << i;
+      EXPECT_EQ(x.unknown_loops[i].recursion, y.unknown_loops[i].recursion) << i;
     }
   }
   EXPECT_EQ(a.entry, b.entry);
@@ -287,7 +288,8 @@ ProgramModel every_kind() {
   c.instructions_priced = 90;
   c.unresolved_calls = {{"indirect", "", "main", "every_kind.c:31"}, {"external", "solve", "step", "every_kind.c:7"}};
   c.guessed_branches = {{"main", "every_kind.c:42", 0.25, "one of 4 switch cases"}};
-  c.unknown_loops = {{"main", "every_kind.c:26", "main.loop2.trips", "its exit depends on data"}};
+  c.unknown_loops = {{"main", "every_kind.c:26", "main.loop2.trips", "its exit depends on data"},
+                     {"step", "every_kind.c:5", "step.calls_per_entry", "a recursion", std::nullopt, false, true}};
   m.coverage = c;
   return m;
 }

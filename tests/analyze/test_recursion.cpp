@@ -1,0 +1,164 @@
+// Recursion (docs/program-model.md, "Recursion"): a function called back
+// while it runs is counted once per invocation, times its invocations per
+// call from outside the recursion, a parameter the coverage lists and
+// nothing defaults. cases/recursive_vcycle.c (a function calling itself)
+// and cases/recursive_mutual.c (two calling each other).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "analyze/analyze.h"
+#include "model/costs.h"
+#include "model/program_model.h"
+#include "support/error.h"
+
+using namespace perfcast;
+
+namespace {
+
+const std::string kCases = std::string(PERFCAST_SOURCE_DIR) + "/tests/analyze/cases/";
+
+model::ProgramModel analyse(const std::string& name, std::map<std::string, double> branch_probabilities = {},
+                            std::vector<std::string> flags = {}) {
+  analyze::AnalyzeOptions o;
+  o.sources = {kCases + name};
+  o.compile_flags = std::move(flags);
+  o.mca = false;
+  o.branch_probabilities = std::move(branch_probabilities);
+  return analyze::analyze_model(o);
+}
+
+const model::Coverage::Loop* recursion_of(const model::ProgramModel& m, const std::string& function) {
+  for (const auto& l : m.coverage->unknown_loops)
+    if (l.recursion && l.function == function) return &l;
+  return nullptr;
+}
+
+const model::Parameter* parameter(const model::ProgramModel& m, const std::string& name) {
+  for (const auto& p : m.parameters)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+// Sets the guessed branches at `line` (those without a condition) to `p`, as
+// a probe run sets a loop's guard once it has bound the loop's mean trips.
+void set_guessed(model::Items& items, int line, double p) {
+  for (model::Item& item : items) {
+    if (auto* b = std::get_if<model::BranchItem>(&item.body)) {
+      if (item.line == line && !b->condition) b->probability = p;
+      set_guessed(b->then_items, line, p);
+      set_guessed(b->else_items, line, p);
+    } else if (auto* l = std::get_if<model::LoopItem>(&item.body)) {
+      set_guessed(l->body, line, p);
+    }
+  }
+}
+
+double flops(const model::ProgramModel& m, std::map<std::string, expr::Value> values) {
+  for (const auto& p : m.parameters)
+    if (!values.count(p.name) && !p.default_value) values[p.name] = 1;
+  return model::evaluate_rank(model::symbolic_costs(m), model::bind_rank(m, values, 0, 1), 0).flops_double;
+}
+
+}  // namespace
+
+// vcycle(x, n) smooths n elements, calls itself on n / 2 down to 64, then
+// corrects n elements: at N = 1024 five invocations per call from main, the
+// correction in four. Its loops' trips follow n, which the recursion halves,
+// so they are unknown (means over the invocations, which a probe run
+// measures), not main's n.
+TEST(Recursion, AFunctionCallingItselfRunsItsBodyPerInvocationPerEntry) {
+  model::ProgramModel m = analyse("recursive_vcycle.c", {{"recursive_vcycle.c:16", 0.8}});
+  ASSERT_TRUE(m.coverage);
+  ASSERT_TRUE(m.functions.count("vcycle"));
+  set_guessed(m.functions.at("vcycle").body, 15, 1.0);  // the sweep's guard: its trips average over arrivals
+  const model::Coverage::Loop* r = recursion_of(m, "vcycle");
+  ASSERT_NE(r, nullptr) << "no recursion listed for vcycle";
+  EXPECT_EQ(r->trip_count, "vcycle.calls_per_entry");
+  EXPECT_EQ(r->site, "recursive_vcycle.c:14");  // its definition, where the probes count its entries
+  EXPECT_NE(r->why.find("recursive_vcycle.c:17"), std::string::npos) << r->why;  // the call back
+  for (const auto& c : m.coverage->unresolved_calls) EXPECT_NE(c.kind, "recursive") << c.site;
+
+  const model::Parameter* per_entry = parameter(m, "vcycle.calls_per_entry");
+  ASSERT_NE(per_entry, nullptr);
+  EXPECT_FALSE(per_entry->default_value.has_value()) << "a recursion's count must not default (to 1)";
+  ASSERT_NE(parameter(m, "vcycle.loop1.trips"), nullptr);
+  ASSERT_NE(parameter(m, "vcycle.loop2.trips"), nullptr);
+  EXPECT_EQ(parameter(m, "n"), nullptr) << "vcycle's n priced at main's";
+
+  // Unbound, nothing is predicted: the error names the parameter.
+  std::map<std::string, expr::Value> values;
+  for (const auto& p : m.parameters)
+    if (p.name != per_entry->name && !p.default_value) values[p.name] = 1;
+  try {
+    model::bind_rank(m, values, 0, 1);
+    ADD_FAILURE() << "bound without vcycle.calls_per_entry";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("vcycle.calls_per_entry"), std::string::npos) << e.what();
+  }
+
+  // Bound to the source's run at N = 1024, 4 cycles: 5 invocations per
+  // call, the sweep over (1024 - 1 + ... + 64 - 1) / 5 elements on average,
+  // the correction
+  // (in 4 of the 5, the branch's 0.8) over 1920 / 4; 2 flops an element in
+  // both. The unrolled loops' shares of a fractional mean (floordiv(T, 4)
+  // and mod(T, 4)) add up to it.
+  const double expected = 4 * (2.0 * 1979 + 2.0 * 1920);
+  double got = flops(m, {{"cycles", 4}, {"vcycle.calls_per_entry", 5},
+                         {"vcycle.loop1.trips", 1979.0 / 5}, {"vcycle.loop2.trips", 1920.0 / 4}});
+  EXPECT_NEAR(got, expected, 1e-9 * expected);
+  // The count multiplies the whole body.
+  double twice = flops(m, {{"cycles", 4}, {"vcycle.calls_per_entry", 10},
+                           {"vcycle.loop1.trips", 1979.0 / 5}, {"vcycle.loop2.trips", 1920.0 / 4}});
+  EXPECT_NEAR(twice, 2 * got, 1e-9 * got);
+}
+
+// sweep_down calls sweep_up calls sweep_down: the recursion is counted at
+// the function the program enters it by, sweep_down, whose body holds the
+// call of sweep_up (whose call back is left out); the count multiplies both.
+TEST(Recursion, TwoFunctionsCallingEachOtherAreCountedWhereTheProgramEnters) {
+  model::ProgramModel m = analyse("recursive_mutual.c");
+  ASSERT_TRUE(m.coverage);
+  const model::Coverage::Loop* r = recursion_of(m, "sweep_down");
+  ASSERT_NE(r, nullptr) << "no recursion listed for sweep_down";
+  EXPECT_EQ(r->trip_count, "sweep_down.calls_per_entry");
+  EXPECT_NE(r->why.find("recursive_mutual.c:26"), std::string::npos) << r->why;  // sweep_up's call back
+  EXPECT_EQ(recursion_of(m, "sweep_up"), nullptr);
+  const model::Parameter* per_entry = parameter(m, "sweep_down.calls_per_entry");
+  ASSERT_NE(per_entry, nullptr);
+  EXPECT_FALSE(per_entry->default_value.has_value());
+  ASSERT_TRUE(m.functions.count("sweep_up"));
+
+  double once = flops(m, {{"sweep_down.calls_per_entry", 1}});
+  double thrice = flops(m, {{"sweep_down.calls_per_entry", 3}});
+  EXPECT_GT(once, 0);
+  EXPECT_NEAR(thrice, 3 * once, 1e-9 * once);
+  // sweep_up's work is in each invocation: more than sweep_down's loop alone.
+  model::ProgramModel down_only = m;
+  down_only.functions.at("sweep_up").body.clear();
+  EXPECT_GT(once, flops(down_only, {{"sweep_down.calls_per_entry", 1}}));
+  for (const auto& c : m.coverage->unresolved_calls) EXPECT_NE(c.kind, "recursive") << c.site;
+}
+
+// sweep_down inlined into main and into sweep_up: the code's cycle is
+// sweep_up alone, and main holds one level of the recursion (sweep_down's
+// work, then its call of sweep_up). The count per entry the probes measure
+// is of the source's cycle, which that level is part of: main's call is
+// listed as a recursion the count does not hold for, not priced silently.
+TEST(Recursion, ALevelOfTheRecursionInlinedIntoItsCallerIsListed) {
+  model::ProgramModel m = analyse("recursive_mutual.c", {}, {"-DSWEEP_DOWN_INLINED"});
+  ASSERT_TRUE(m.coverage);
+  ASSERT_NE(recursion_of(m, "sweep_up"), nullptr);
+  bool listed = false;
+  for (const auto& c : m.coverage->unresolved_calls)
+    if (c.kind == "recursive") {
+      listed = true;
+      EXPECT_EQ(c.callee, "sweep_up");
+      EXPECT_EQ(c.caller, "main");
+      EXPECT_EQ(c.site, "recursive_mutual.c:20");  // sweep_down's call, inlined into main
+    }
+  EXPECT_TRUE(listed);
+}
