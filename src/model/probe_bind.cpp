@@ -127,13 +127,16 @@ void bind_recursion(const ProbeRun& run, Coverage::Loop& l, Parameter* p, const 
   else if (!entries || !inner)
     f.status = "no probe of a recursive function defined there (is its cycle of calls within one source file?)";
   else if (*entries == 0) {
-    f.status = "not reached by the probe run";
+    // Never entered at the probe's input: 0 invocations is what the run measured.
+    bind_measure(*p, 0, origin + ", never reached there");
     l.probe_not_reached = true;
+    f.value = 0;
+    f.status = "not reached by the probe run: 0";
   } else if (*entries <= *inner) {
     f.status = "no call from outside its recursion counted";
   } else {
     double per_entry = *entries / (*entries - *inner);
-    bind(*p, per_entry, origin);
+    bind_measure(*p, per_entry, origin);
     l.probe_trips = per_entry;
     f.value = per_entry;
     f.status = "bound";
