@@ -55,20 +55,69 @@ void bind(Parameter& p, double value, const std::string& origin) {
   p.origin = origin;
 }
 
-// Sets the probability of the function's guessed branches at `line`.
-void set_branch_probability(Items& items, int line, double probability, const std::string& origin) {
+// What the probe measured of one branch: the fraction of its arrivals that
+// went to the condition's true side in the code as written, and the source
+// lines that side and the other start at (0: not recorded).
+struct TakenFraction {
+  double taken = 0;
+  int taken_line = 0, not_taken_line = 0;
+};
+
+// How the guessed branch items at one line were bound, counted by whether the
+// optimised code tests the condition as written, inverted, could not be told
+// by the lines its sides start at, or has no such lines (a model from before
+// them, or an item the analyser wrote without: "reached on some paths").
+struct Orientations {
+  int as_written = 0, inverted = 0, untold = 0, no_lines = 0;
+  std::optional<double> priced;  // `then`'s probability: of the first item told, else of the first
+  bool priced_told = false;
+};
+
+// Whether the item's `then` (the true side of the optimised code's test) is
+// the side the probe counted as taken: the optimiser may invert a test (x != 0
+// becoming x == 0 with the successors swapped) after the probes were placed,
+// and the first source line of each side, recorded by both, says which way.
+// Unknown when no side's line matches, or both ways do (sides on one line).
+std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t) {
+  auto same = [](int a, int b) { return a != 0 && a == b; };
+  bool as_written = same(b.then_line, t.taken_line) || same(b.else_line, t.not_taken_line);
+  bool inverted = same(b.then_line, t.not_taken_line) || same(b.else_line, t.taken_line);
+  if (as_written == inverted) return std::nullopt;
+  return as_written;
+}
+
+// Sets the probability of the function's guessed branches at `line`: the
+// taken fraction on the side it was measured on.
+void set_branch_probability(Items& items, int line, const TakenFraction& t, const std::string& origin,
+                            Orientations& o) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
       if (item.line == line && !b->condition) {
-        b->probability = probability;
+        std::optional<bool> then_taken = then_is_taken(*b, t);
+        bool lines = b->then_line || b->else_line;
+        ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
+        // Untold: priced as written, the optimiser's choice when it keeps the test.
+        b->probability = then_taken.value_or(true) ? t.taken : 1 - t.taken;
+        if (!o.priced || (then_taken && !o.priced_told)) {
+          o.priced = b->probability;
+          o.priced_told = then_taken.has_value();
+        }
         item.note = item.note.empty() ? origin : item.note + "; " + origin;
       }
-      set_branch_probability(b->then_items, line, probability, origin);
-      set_branch_probability(b->else_items, line, probability, origin);
+      set_branch_probability(b->then_items, line, t, origin, o);
+      set_branch_probability(b->else_items, line, t, origin, o);
     } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      set_branch_probability(l->body, line, probability, origin);
+      set_branch_probability(l->body, line, t, origin, o);
     }
   }
+}
+
+std::string bound_status(const Orientations& o) {
+  if (o.untold) return "bound (its sides' lines do not say which way the optimised code tests it: priced as written)";
+  if (o.inverted && o.as_written) return "bound (inverted in some of its copies: each priced on the side taken)";
+  if (o.inverted) return "bound (the optimised code tests it inverted: the fraction is its else side's)";
+  if (o.as_written) return "bound";
+  return "bound (no lines of its sides recorded: priced as written)";
 }
 
 bool holds_loop_of(const Items& items, const std::string& trips) {
@@ -158,7 +207,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   }
 
   // Branches: the taken fraction is the probability of the condition's true
-  // side, which the model prices as `then`.
+  // side as written; the model prices `then` as the true side of the optimised
+  // code's test, which may be the other one (then_is_taken).
   for (Coverage::Branch& b : c.guessed_branches) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
     const std::string at = feature_site(b.site);
@@ -193,11 +243,18 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.status = "not reached by the probe run";
       b.probe_not_reached = true;
     } else {
-      double p = *taken / (*taken + *not_taken);
-      set_branch_probability(fn->second.body, site_line(b.site), p, origin);
-      b.probe_probability = p;
-      f.value = p;
-      f.status = "bound";
+      TakenFraction t{*taken / (*taken + *not_taken)};
+      auto line = [&](const std::string& name) {
+        auto c = run.code.find(at + ":branch." + name);
+        return c == run.code.end() ? 0 : static_cast<int>(c->second);
+      };
+      t.taken_line = line("taken_line");
+      t.not_taken_line = line("not_taken_line");
+      Orientations o;
+      set_branch_probability(fn->second.body, site_line(b.site), t, origin, o);
+      b.probe_probability = o.priced.value_or(t.taken);
+      f.value = b.probe_probability;
+      f.status = bound_status(o);
     }
     out.push_back(std::move(f));
   }
