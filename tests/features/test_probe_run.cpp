@@ -173,7 +173,9 @@ void branches_at(const json& items, int line, std::vector<json>& out) {
 // written: `l->coarser != 0`, its heavy side taken 3 times in 4) and the code
 // the analyser prices (-O2: `l->coarser == 0`, the light side first), beside
 // one it keeps: each taken fraction must be priced on the side it was
-// measured on, and the bound model's flops must be callgrind's.
+// measured on. The levels' sizes are read from their structs (one parameter
+// for every call), bound to their mean over the calls; the bound model's
+// flops must be callgrind's.
 TEST(ProbeRun, PricesTheTakenFractionOnTheSideItWasMeasured) {
   const std::string source = BRANCH_SIDES_SOURCE;
   fs::path dir = scratch() / "probe_run";
@@ -215,12 +217,23 @@ TEST(ProbeRun, PricesTheTakenFractionOnTheSideItWasMeasured) {
     EXPECT_DOUBLE_EQ(found[0].value("probability", -1.0), c.inverted ? 0.25 : 0.75) << found[0].dump();
   }
 
+  // Each level's size, read from its struct: one parameter for the four calls,
+  // bound to the mean trips of the loop it sizes over the calls that ran it.
+  // The model's required parameters are main's n and that size.
+  std::vector<std::string> sizes;
+  for (const auto& [name, p] : before["parameters"].items())
+    if (!p.contains("default") && name != "n") sizes.push_back(name);
+  ASSERT_EQ(sizes.size(), 1u) << before["parameters"].dump();
+  const std::string size = sizes.front();
+  EXPECT_EQ(after["parameters"][size].value("default", ""), std::to_string((kN + 3 * kN / 4 + kN / 2) / 3));
+
   r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
-  // smooth: 3 flops an element on the 3 levels with a coarser one, 1 on the
-  // coarsest; weigh: 16 flops an element where w > 0.5, 1 elsewhere; main: 5 sums.
-  EXPECT_DOUBLE_EQ(model_flops, 3 * 3.0 * kN + 1 + kN * (0.75 * 16 + 0.25 * 1) + 5);
+  // smooth: 3 flops an element on the 3 levels with a coarser one (N, 3N/4,
+  // N/2), 1 on the last; weigh: 16 flops an element where w > 0.5, 1
+  // elsewhere; main: 5 sums.
+  EXPECT_DOUBLE_EQ(model_flops, 3.0 * (kN + 3 * kN / 4 + kN / 2) + 1 + kN * (0.75 * 16 + 0.25 * 1) + 5);
   fs::path plain = build("branch_sides_plain", false, source);
   const double counted = counted_flops({plain.string(), std::to_string(kN)});
   EXPECT_NEAR(model_flops, counted, 0.02 * counted);

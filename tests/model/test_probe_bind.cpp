@@ -7,6 +7,7 @@
 
 #include "model/probe_bind.h"
 #include "model/program_model.h"
+#include "support/expr.h"
 
 using namespace perfcast;
 using namespace perfcast::model;
@@ -73,6 +74,55 @@ TEST(ProbeBind, SidesStartingOnOneLineAreNotToldApart) {
   std::vector<ProbeFinding> found = bind_probe_run(m, run);
   EXPECT_DOUBLE_EQ(probability(m, "one_line"), 0.25);
   EXPECT_NE(found[0].status.find("do not say"), std::string::npos) << found[0].status;
+}
+
+}  // namespace
+
+namespace {
+
+// A function `spmv` whose loops at `lines` run `trips` iterations, the size a
+// parameter read from memory.
+ProgramModel sized_model(const std::vector<int>& lines, const std::string& trips) {
+  ProgramModel m;
+  m.entry = "spmv";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"spmv.nrow", "source variable nrow of spmv", std::nullopt, true, ""});
+  Function f;
+  f.name = "spmv";
+  for (int line : lines) {
+    LoopItem l;
+    l.trip_count = perfcast::expr::parse(trips);
+    f.body.push_back(Item{line, "", l});
+  }
+  m.functions["spmv"] = f;
+  return m;
+}
+
+TEST(ProbeBind, ASizeReadFromMemoryIsTheMeanTripsOfTheLoopsItSizes) {
+  // Called on 4096, 512 and 64 rows once each: 4672 iterations over 3 arrivals.
+  ProbeRun run{"./app", 1, {{"spmv.c:61:loop.headers", 4672 + 3}, {"spmv.c:61:loop.entries", 3},
+                            {"other.c:61:loop.headers", 10}, {"other.c:61:loop.entries", 1}},
+               {}};
+  ProgramModel m = sized_model({61}, "zext(spmv.nrow, 32)");
+  m.coverage->unknown_loops.push_back({"spmv", "src/spmv.c:67", "spmv.loop2.trips", "read from memory"});
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  // 1557.33, to the nearest whole number: the program holds the size in an
+  // integer, and the model's casts of it need one.
+  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "1557");
+  EXPECT_TRUE(m.parameters[0].integer);
+  EXPECT_EQ(m.parameters[0].origin, "probe run: `./app` on 1 rank");
+
+  // Two loops it sizes that ran different means: left to the user, saying why.
+  run.features["spmv.c:86:loop.headers"] = 100 + 1;
+  run.features["spmv.c:86:loop.entries"] = 1;
+  ProgramModel two = sized_model({61, 86}, "spmv.nrow");
+  two.coverage->unknown_loops.push_back({"spmv", "src/spmv.c:67", "spmv.loop2.trips", "read from memory"});
+  found = bind_probe_run(two, run);
+  EXPECT_FALSE(two.parameters[0].default_value);
+  bool said = false;
+  for (const auto& f : found) said |= f.status.find("different mean trips") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 }  // namespace
