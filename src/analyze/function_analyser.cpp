@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
@@ -203,6 +204,38 @@ Items* FunctionAnalyser::navigate(Items* c, const std::vector<GuardStep>& guard)
   return c;
 }
 
+namespace {
+
+// The source line the side `succ` of a conditional branch starts at, seen in
+// the branch's own function (code inlined there counts at its call's line):
+// that of the first located instruction of the successor, or of the blocks it
+// goes on to unconditionally (a jump's own location says nothing of the side);
+// 0 when none says. The feature probes record the same of the code as written
+// (side_line in src/features/feature_pass.cpp), where the optimiser has not
+// yet inverted a test or swapped its successors: the binding of a probe run's
+// taken fraction matches the two (model/probe_bind.h).
+int side_line(const llvm::BranchInst& br, unsigned succ) {
+  using namespace llvm;
+  const DILocation* at = br.getDebugLoc().get();
+  if (!at) return 0;
+  const DISubprogram* own = at->getScope()->getSubprogram();
+  const BasicBlock* b = br.getSuccessor(succ);
+  SmallPtrSet<const BasicBlock*, 8> seen;
+  for (; b && seen.insert(b).second; b = b->getSingleSuccessor())
+    for (const Instruction& i : *b) {
+      if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
+      if (auto* jump = dyn_cast<BranchInst>(&i); jump && jump->isUnconditional()) continue;
+      for (const DILocation* loc = i.getDebugLoc().get(); loc; loc = loc->getInlinedAt())
+        if (loc->getLine() != 0 && loc->getScope()->getSubprogram() == own &&
+            loc->getInlinedAt() == at->getInlinedAt())
+          return static_cast<int>(loc->getLine());
+      if (i.isTerminator()) return 0;
+    }
+  return 0;
+}
+
+}  // namespace
+
 Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
   using namespace llvm;
   bool two_way = isa<BranchInst>(step.term) && step.succ != UINT_MAX;
@@ -243,6 +276,8 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
       } else {
         n->note = (n->note.empty() ? "" : n->note + "; ") + "data-dependent condition";
         n->guess = "data-dependent condition";
+        n->then_line = side_line(*br, 0);
+        n->else_line = side_line(*br, 1);
       }
     }
   } else if (auto cases = switch_condition(step, scope)) {

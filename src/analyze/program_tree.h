@@ -41,6 +41,7 @@ struct Node {
   // branch
   std::optional<expr::Expr> condition;
   double probability = 0.5;
+  int then_line = 0, else_line = 0;  // a two-way branch's sides' first source lines (side_line)
   const llvm::Instruction* key = nullptr;
   unsigned key_succ = 0;
   const void* key_target = nullptr;

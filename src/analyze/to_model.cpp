@@ -85,6 +85,8 @@ model::BranchItem branch(const Node& n) {
     b.probability = n.probability;
   b.then_items = to_model_items(n.then_items);
   b.else_items = to_model_items(n.else_items);
+  b.then_line = n.then_line;
+  b.else_line = n.else_line;
   return b;
 }
 

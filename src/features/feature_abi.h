@@ -15,7 +15,11 @@
 /* How a feature is reduced over ranks when the run ends. */
 enum perfcast_feature_kind {
   PERFCAST_FEATURE_COUNT = 0, /* `count` summed over ranks (branches, loops, MPI calls and bytes) */
-  PERFCAST_FEATURE_VALUE = 1  /* `value` when `assigned`: the maximum over the ranks that assigned it */
+  PERFCAST_FEATURE_VALUE = 1, /* `value` when `assigned`: the maximum over the ranks that assigned it */
+  /* A fact of the code the pass knew when it compiled it (the source line a
+   * branch's side starts at): `value`, set in the slot's initialiser, the same
+   * on every rank; recorded in the record's `code` object, not as a feature. */
+  PERFCAST_FEATURE_CODE = 2
 };
 
 /* One feature's slot. `epoch_ms`: the epoch clock when the feature last changed. */

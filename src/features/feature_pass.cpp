@@ -15,7 +15,10 @@
 //     names);
 //   * a conditional branch that is neither a loop's latch nor the test of a
 //     loop's header (the loop counts tell those): `file:line:branch.taken` and
-//     `.not_taken`;
+//     `.not_taken`, and, as facts of the code rather than features
+//     (PERFCAST_FEATURE_CODE, set when compiled), the source line each side
+//     starts at, `.taken_line` and `.not_taken_line`, by which a probe run's
+//     fraction finds its side in the optimised code (side_line);
 //   * a loop: `file:line:loop.headers` (executions of its header, one more
 //     than the iterations per entry for a loop tested at the top) and
 //     `.entries` (arrivals from outside);
@@ -48,6 +51,7 @@
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/DepthFirstIterator.h>
 #include <llvm/ADT/SCCIterator.h>
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
@@ -194,6 +198,33 @@ bool from_system_header(const Function& f) {
   return StringRef(path).starts_with("/usr/");
 }
 
+// The source line the side `succ` of a conditional branch starts at, seen in
+// the branch's own function (code inlined there counts at its call's line):
+// that of the first located instruction of the successor, or of the blocks it
+// goes on to unconditionally (a jump's own location says nothing of the side);
+// 0 when none says. perfcast analyze reads the same of the optimised code
+// (side_line in src/analyze/function_analyser.cpp): the one identity of a side
+// both builds keep, however the optimiser rewrote the condition or swapped the
+// successors, so the binding knows which of the model's sides was taken.
+unsigned side_line(const BranchInst& br, unsigned succ) {
+  const DILocation* at = br.getDebugLoc().get();
+  if (!at) return 0;
+  const DISubprogram* own = at->getScope()->getSubprogram();
+  const BasicBlock* b = br.getSuccessor(succ);
+  SmallPtrSet<const BasicBlock*, 8> seen;
+  for (; b && seen.insert(b).second; b = b->getSingleSuccessor())
+    for (const Instruction& i : *b) {
+      if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
+      if (auto* jump = dyn_cast<BranchInst>(&i); jump && jump->isUnconditional()) continue;
+      for (const DILocation* loc = i.getDebugLoc().get(); loc; loc = loc->getInlinedAt())
+        if (loc->getLine() != 0 && loc->getScope()->getSubprogram() == own &&
+            loc->getInlinedAt() == at->getInlinedAt())
+          return loc->getLine();
+      if (i.isTerminator()) return 0;  // a side that branches on: its first line was the test's
+    }
+  return 0;
+}
+
 bool is_scalar(Type* t) { return (t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy(); }
 
 class FeatureProbes {
@@ -254,6 +285,14 @@ class FeatureProbes {
       kinds_.push_back(PERFCAST_FEATURE_COUNT);
     }
     return static_cast<unsigned>(names_.size() - 2);
+  }
+
+  // A fact of the code (PERFCAST_FEATURE_CODE): its slot's value is set in
+  // the initialiser, so every rank holds it from the start.
+  void add_code(const std::string& name, double value) {
+    names_.push_back(name);
+    kinds_.push_back(PERFCAST_FEATURE_CODE);
+    code_values_.emplace_back(static_cast<unsigned>(names_.size() - 1), value);
   }
 
   Value* field(IRBuilder<>& b, unsigned slot, unsigned member) {
@@ -358,8 +397,14 @@ class FeatureProbes {
       auto* br = dyn_cast<BranchInst>(bb.getTerminator());
       if (!br || !br->isConditional()) continue;
       if (loop && (loop->isLoopLatch(&bb) || (loop->getHeader() == &bb && loop->isLoopExiting(&bb)))) continue;
-      if (auto slot = add_pair(file_line(br->getDebugLoc(), m_), "branch", "taken", "not_taken"))
+      if (auto slot = add_pair(file_line(br->getDebugLoc(), m_), "branch", "taken", "not_taken")) {
         branches.push_back({br, *slot});
+        // Where each side starts: `taken` is the condition's true side here,
+        // which the optimised code the analyser reads may test the other way.
+        std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".taken"));
+        if (unsigned line = side_line(*br, 0)) add_code(base + ".taken_line", line);
+        if (unsigned line = side_line(*br, 1)) add_code(base + ".not_taken_line", line);
+      }
     }
 
     for (auto& s : stores) {
@@ -565,8 +610,16 @@ class FeatureProbes {
   void finish() {
     const unsigned n = static_cast<unsigned>(names_.size());
     auto* slots_type = ArrayType::get(slot_type_, n);
-    auto* slots = new GlobalVariable(m_, slots_type, false, GlobalValue::InternalLinkage,
-                                     Constant::getNullValue(slots_type), "perfcast.features.slots");
+    Constant* initial = Constant::getNullValue(slots_type);
+    if (!code_values_.empty()) {
+      std::vector<Constant*> each(n, Constant::getNullValue(slot_type_));
+      for (auto [slot, value] : code_values_)
+        each[slot] = ConstantStruct::get(slot_type_, {ConstantInt::get(i64_, 0), ConstantFP::get(double_, value),
+                                                      ConstantInt::get(i32_, 0), ConstantInt::get(i32_, 1)});
+      initial = ConstantArray::get(slots_type, each);
+    }
+    auto* slots = new GlobalVariable(m_, slots_type, false, GlobalValue::InternalLinkage, initial,
+                                     "perfcast.features.slots");
     slots->setAlignment(Align(64));
     placeholder_->replaceAllUsesWith(slots);
     placeholder_->eraseFromParent();
@@ -608,6 +661,7 @@ class FeatureProbes {
   GlobalVariable* now_ = nullptr;
   std::vector<std::string> names_;
   std::vector<uint8_t> kinds_;
+  std::vector<std::pair<unsigned, double>> code_values_;  // slot, value
   StringMap<unsigned> repeats_;
   DenseMap<Value*, std::optional<unsigned>> variable_slots_;
   DenseMap<const DINode*, std::optional<unsigned>> field_slots_;

@@ -263,6 +263,34 @@ static void append_record(const char* path, const struct text* record) {
   close(fd);
 }
 
+/* Appends the features (`code` 0: every kind but CODE, as [value, epoch]) or
+ * the facts of the code (`code` 1: kind CODE, as the value alone) of the
+ * sorted array, comma-separated. */
+static void append_features(struct text* body, const struct feature* features, size_t n, int code) {
+  int first = 1;
+  for (size_t i = 0; i < n;) {
+    /* The same name from several modules (a static inline function of a
+     * header) is one feature: counts add up, values take the maximum. */
+    struct feature f = features[i++];
+    for (; i < n && strcmp(features[i].name, f.name) == 0; ++i) {
+      if (f.kind == PERFCAST_FEATURE_COUNT)
+        f.value += features[i].value;
+      else if (features[i].value > f.value)
+        f.value = features[i].value;
+      if (features[i].epoch > f.epoch) f.epoch = features[i].epoch;
+    }
+    if ((f.kind == PERFCAST_FEATURE_CODE) != code) continue;
+    if (!isfinite(f.value)) continue; /* a value never assigned, or not a JSON number */
+    if (!first) append(body, ",", 1);
+    first = 0;
+    append_json_string(body, f.name);
+    if (code)
+      appendf(body, ":%.17g", f.value);
+    else
+      appendf(body, ":[%.17g,%.4g]", f.value, f.epoch);
+  }
+}
+
 static void write_record(struct feature* features, size_t n, double time_s, int ranks) {
   const char* path = getenv(PERFCAST_FEATURES_DATASET_VARIABLE);
   if (!path || !*path) return; /* recording was not asked for */
@@ -277,25 +305,11 @@ static void write_record(struct feature* features, size_t n, double time_s, int 
     append(&body, ",\"label\":", 9);
     append_json_string(&body, label);
   }
+  /* The features, then the facts of the code (kind CODE) in their own object. */
   append(&body, ",\"features\":{", 13);
-  int first = 1;
-  for (size_t i = 0; i < n;) {
-    /* The same name from several modules (a static inline function of a
-     * header) is one feature: counts add up, values take the maximum. */
-    struct feature f = features[i++];
-    for (; i < n && strcmp(features[i].name, f.name) == 0; ++i) {
-      if (f.kind == PERFCAST_FEATURE_COUNT)
-        f.value += features[i].value;
-      else if (features[i].value > f.value)
-        f.value = features[i].value;
-      if (features[i].epoch > f.epoch) f.epoch = features[i].epoch;
-    }
-    if (!isfinite(f.value)) continue; /* a value never assigned, or not a JSON number */
-    if (!first) append(&body, ",", 1);
-    first = 0;
-    append_json_string(&body, f.name);
-    appendf(&body, ":[%.17g,%.4g]", f.value, f.epoch);
-  }
+  append_features(&body, features, n, 0);
+  append(&body, "},\"code\":{", 10);
+  append_features(&body, features, n, 1);
   append(&body, "}}", 2);
 
   struct text line = {0};
@@ -405,6 +419,7 @@ static void write_report(double time_s) {
   for (struct perfcast_feature_module* m = modules; m; m = m->next)
     for (uint32_t j = 0; j < m->features; ++j) {
       const struct perfcast_feature_slot* s = &m->slots[j];
+      if (m->kinds[j] == PERFCAST_FEATURE_CODE) continue; /* a fact of the code, not a feature */
       int count = m->kinds[j] == PERFCAST_FEATURE_COUNT;
       double value = count ? (double)s->count : s->value;
       if ((!count && !s->assigned) || !isfinite(value)) continue;
@@ -496,7 +511,7 @@ static void record(void) {
       for (uint32_t j = 0; j < m->features; ++j, ++i) {
         const struct perfcast_feature_slot* s = &m->slots[j];
         counts[i] = m->kinds[j] == PERFCAST_FEATURE_COUNT ? s->count : 0;
-        maxima[i] = m->kinds[j] == PERFCAST_FEATURE_VALUE ? (s->assigned ? s->value : -INFINITY) : 0;
+        maxima[i] = m->kinds[j] != PERFCAST_FEATURE_COUNT ? (s->assigned ? s->value : -INFINITY) : 0;
         double epoch = run_ms > 0 ? s->epoch_ms / run_ms : 0;
         maxima[count + i] = epoch > 1 ? 1 : epoch;
       }

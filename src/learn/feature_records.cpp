@@ -75,6 +75,15 @@ FeatureRecord read_fields(const nlohmann::json& j, const std::string& text, cons
       throw UserError("a feature may not take a column's reserved name", {source, line, "record.features." + name});
     r.features[name] = v;
   }
+  // The facts of the code the probes' pass knew (optional: records before it
+  // have none): not features, so never columns of the dataset.
+  if (auto code = j.find("code"); code != j.end()) {
+    if (!code->is_object()) throw UserError("not an object", {source, line, "record.code"});
+    for (auto& [name, value] : code->items()) {
+      if (!value.is_number()) throw UserError("expected a number", {source, line, "record.code." + name});
+      r.code[name] = value.get<double>();
+    }
+  }
   return r;
 }
 

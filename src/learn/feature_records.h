@@ -32,6 +32,9 @@ struct FeatureRecord {
   std::string command;
   std::string label;  // the sweep point that made it, or empty
   std::map<std::string, FeatureValue> features;
+  // Facts of the code the probes' pass knew, by name (`f.c:17:branch.taken_line`:
+  // the source line the branch's taken side starts at); not features.
+  std::map<std::string, double> code;
   std::string text;  // the record's JSON as written
 };
 

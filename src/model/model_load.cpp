@@ -1,4 +1,5 @@
 // Reading a program model from JSON, with errors that point into the file.
+#include <cstdint>
 #include <fstream>
 #include <set>
 
@@ -306,7 +307,7 @@ class Reader {
       l.body = items(member(j, path, "body"), path + "/body");
       it.body = std::move(l);
     } else if (kind == "branch") {
-      only_keys(j, path, {"kind", "line", "note", "condition", "probability", "then", "else"});
+      only_keys(j, path, {"kind", "line", "note", "condition", "probability", "then", "else", "then_line", "else_line"});
       BranchItem b;
       b.condition = optional_expr(j, path, "condition");
       if (j.contains("probability")) {
@@ -318,6 +319,13 @@ class Reader {
       }
       if (j.contains("then")) b.then_items = items(j["then"], path + "/then");
       if (j.contains("else")) b.else_items = items(j["else"], path + "/else");
+      for (auto [key, line] : {std::pair{"then_line", &b.then_line}, std::pair{"else_line", &b.else_line}})
+        if (j.contains(key)) {
+          const json& v = j[key];
+          if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > INT32_MAX)
+            fail(path + "/" + key, "expected a source line (an integer from 1)");
+          *line = v.get<int>();
+        }
       it.body = std::move(b);
     } else if (kind == "call") {
       only_keys(j, path, {"kind", "line", "note", "function", "args"});

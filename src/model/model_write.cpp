@@ -89,6 +89,8 @@ void put_branch(json& j, const BranchItem& b) {
     j["probability"] = b.probability;
   j["then"] = items_json(b.then_items);
   j["else"] = items_json(b.else_items);
+  if (b.then_line) j["then_line"] = b.then_line;
+  if (b.else_line) j["else_line"] = b.else_line;
 }
 
 void put_call(json& j, const CallItem& c) {

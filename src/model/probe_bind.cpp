@@ -55,20 +55,69 @@ void bind_measure(Parameter& p, double value, const std::string& origin) {
   p.origin = origin;
 }
 
-// Sets the probability of the function's guessed branches at `line`.
-void set_branch_probability(Items& items, int line, double probability, const std::string& origin) {
+// What the probe measured of one branch: the fraction of its arrivals that
+// went to the condition's true side in the code as written, and the source
+// lines that side and the other start at (0: not recorded).
+struct TakenFraction {
+  double taken = 0;
+  int taken_line = 0, not_taken_line = 0;
+};
+
+// How the guessed branch items at one line were bound, counted by whether the
+// optimised code tests the condition as written, inverted, could not be told
+// by the lines its sides start at, or has no such lines (a model from before
+// them, or an item the analyser wrote without: "reached on some paths").
+struct Orientations {
+  int as_written = 0, inverted = 0, untold = 0, no_lines = 0;
+  std::optional<double> priced;  // `then`'s probability: of the first item told, else of the first
+  bool priced_told = false;
+};
+
+// Whether the item's `then` (the true side of the optimised code's test) is
+// the side the probe counted as taken: the optimiser may invert a test (x != 0
+// becoming x == 0 with the successors swapped) after the probes were placed,
+// and the first source line of each side, recorded by both, says which way.
+// Unknown when no side's line matches, or both ways do (sides on one line).
+std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t) {
+  auto same = [](int a, int b) { return a != 0 && a == b; };
+  bool as_written = same(b.then_line, t.taken_line) || same(b.else_line, t.not_taken_line);
+  bool inverted = same(b.then_line, t.not_taken_line) || same(b.else_line, t.taken_line);
+  if (as_written == inverted) return std::nullopt;
+  return as_written;
+}
+
+// Sets the probability of the function's guessed branches at `line`: the
+// taken fraction on the side it was measured on.
+void set_branch_probability(Items& items, int line, const TakenFraction& t, const std::string& origin,
+                            Orientations& o) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
       if (item.line == line && !b->condition) {
-        b->probability = probability;
+        std::optional<bool> then_taken = then_is_taken(*b, t);
+        bool lines = b->then_line || b->else_line;
+        ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
+        // Untold: priced as written, the optimiser's choice when it keeps the test.
+        b->probability = then_taken.value_or(true) ? t.taken : 1 - t.taken;
+        if (!o.priced || (then_taken && !o.priced_told)) {
+          o.priced = b->probability;
+          o.priced_told = then_taken.has_value();
+        }
         item.note = item.note.empty() ? origin : item.note + "; " + origin;
       }
-      set_branch_probability(b->then_items, line, probability, origin);
-      set_branch_probability(b->else_items, line, probability, origin);
+      set_branch_probability(b->then_items, line, t, origin, o);
+      set_branch_probability(b->else_items, line, t, origin, o);
     } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      set_branch_probability(l->body, line, probability, origin);
+      set_branch_probability(l->body, line, t, origin, o);
     }
   }
+}
+
+std::string bound_status(const Orientations& o) {
+  if (o.untold) return "bound (its sides' lines do not say which way the optimised code tests it: priced as written)";
+  if (o.inverted && o.as_written) return "bound (inverted in some of its copies: each priced on the side taken)";
+  if (o.inverted) return "bound (the optimised code tests it inverted: the fraction is its else side's)";
+  if (o.as_written) return "bound";
+  return "bound (no lines of its sides recorded: priced as written)";
 }
 
 bool holds_loop_of(const Items& items, const std::string& trips) {
@@ -143,6 +192,102 @@ void bind_recursion(const ProbeRun& run, Coverage::Loop& l, Parameter* p, const 
   }
 }
 
+// Whether a loop's trip count is the parameter `name` alone, or a width cast
+// of it (zext(name, 32), which needs a whole number): a loop that runs `name`
+// iterations per arrival.
+enum class Trips { Other, Alone, Cast };
+Trips trips_are(const Expr& trip_count, const std::string& name) {
+  const std::string t = expr::to_string(trip_count);
+  if (t == name) return Trips::Alone;
+  for (const char* cast : {"zext(", "sext(", "trunc("}) {
+    const std::string head = std::string(cast) + name + ", ";
+    if (t.size() > head.size() + 1 && t.compare(0, head.size(), head) == 0 && t.back() == ')' &&
+        t.find_first_not_of("0123456789", head.size()) == t.size() - 1)
+      return Trips::Cast;
+  }
+  return Trips::Other;
+}
+
+// The lines of the loops, in `items` at any depth, whose trips are `name`;
+// not those of code inlined from another function (the analyser's note says
+// so), whose probes count every call of that function in the program.
+void loops_sized_by(const Items& items, const std::string& name, std::vector<int>& lines, bool& cast) {
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      Trips t = trips_are(l->trip_count, name);
+      if (t != Trips::Other && item.note.find("inlined from") == std::string::npos) {
+        lines.push_back(item.line);
+        cast = cast || t == Trips::Cast;
+      }
+      loops_sized_by(l->body, name, lines, cast);
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      loops_sized_by(b->then_items, name, lines, cast);
+      loops_sized_by(b->else_items, name, lines, cast);
+    }
+  }
+}
+
+// The files of a function's coverage sites ("f.c" of "dir/f.c:12"): where its
+// own loops' probes are named, to tell them from other files' loops at the same line.
+std::set<std::string> files_of(const Coverage& c, const std::string& function) {
+  std::set<std::string> files;
+  auto add = [&](const std::string& fn, const std::string& site) {
+    if (fn == function) files.insert(feature_site(site.substr(0, site.rfind(':'))));
+  };
+  for (const auto& l : c.unknown_loops) add(l.function, l.site);
+  for (const auto& b : c.guessed_branches) add(b.function, b.site);
+  for (const auto& u : c.unresolved_calls) add(u.caller, u.site);
+  return files;
+}
+
+// A size a function reads from memory (a struct's field through an argument,
+// HPCG's `nrow = A.localNumberOfRows`) is one parameter however many sizes
+// the calls pass; where it is exactly the trips of the function's loops, the
+// run's mean trips per arrival of those loops is the mean over the calls,
+// which makes the total of a cost linear in it right. The measure, or why
+// not; `cast` when a loop's trips are a cast of it (that needs a whole number).
+std::optional<double> mean_size(const ProgramModel& model, const ProbeRun& run, const std::string& name,
+                                std::string& site, std::string& why, bool& cast) {
+  std::optional<double> mean;
+  for (const auto& [fn_name, fn] : model.functions) {
+    std::vector<int> lines;
+    loops_sized_by(fn.body, name, lines, cast);
+    if (lines.empty()) continue;
+    const std::set<std::string> own = files_of(*model.coverage, fn_name);
+    for (int line : lines) {
+      const std::string suffix = ":" + std::to_string(line) + ":loop.headers";
+      std::vector<std::string> files;
+      for (const auto& [feature, value] : run.features)
+        if (feature.size() > suffix.size() && feature.compare(feature.size() - suffix.size(), suffix.size(), suffix) == 0)
+          files.push_back(feature.substr(0, feature.size() - suffix.size()));
+      if (files.size() > 1) std::erase_if(files, [&](const std::string& f) { return !own.count(f); });
+      if (files.size() != 1) {
+        why = files.empty() ? "no loop probe where it sizes a loop" : "loops at that line in several files";
+        return std::nullopt;
+      }
+      const std::string at = files.front() + ":" + std::to_string(line);
+      if (feature(run, at + ":loop#2.headers")) {
+        why = "several loops start where it sizes one";
+        return std::nullopt;
+      }
+      auto headers = feature(run, at + ":loop.headers"), entries = feature(run, at + ":loop.entries");
+      if (!headers || !entries || *entries == 0) {
+        why = "the loops it sizes were not reached by the probe run";
+        return std::nullopt;
+      }
+      double trips = std::max(0.0, (*headers - *entries) / *entries);
+      if (mean && std::fabs(trips - *mean) > 1e-9 * std::max(1.0, *mean)) {
+        why = "the loops it sizes ran different mean trips";
+        return std::nullopt;
+      }
+      mean = trips;
+      site = at;
+    }
+  }
+  if (!mean) why = "sizes no loop";
+  return mean;
+}
+
 }  // namespace
 
 std::string probe_origin(const ProbeRun& run) {
@@ -203,7 +348,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   }
 
   // Branches: the taken fraction is the probability of the condition's true
-  // side, which the model prices as `then`.
+  // side as written; the model prices `then` as the true side of the optimised
+  // code's test, which may be the other one (then_is_taken).
   for (Coverage::Branch& b : c.guessed_branches) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
     const std::string at = feature_site(b.site);
@@ -238,13 +384,45 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.status = "not reached by the probe run";
       b.probe_not_reached = true;
     } else {
-      double p = *taken / (*taken + *not_taken);
-      set_branch_probability(fn->second.body, site_line(b.site), p, origin);
-      b.probe_probability = p;
-      f.value = p;
-      f.status = "bound";
+      TakenFraction t{*taken / (*taken + *not_taken)};
+      auto line = [&](const std::string& name) {
+        auto c = run.code.find(at + ":branch." + name);
+        return c == run.code.end() ? 0 : static_cast<int>(c->second);
+      };
+      t.taken_line = line("taken_line");
+      t.not_taken_line = line("not_taken_line");
+      Orientations o;
+      set_branch_probability(fn->second.body, site_line(b.site), t, origin, o);
+      b.probe_probability = o.priced.value_or(t.taken);
+      f.value = b.probe_probability;
+      f.status = bound_status(o);
     }
     out.push_back(std::move(f));
+  }
+
+  // Sizes: a required parameter of a function (dotted) that is exactly the
+  // trips of its loops, bound to their mean trips per arrival (mean_size).
+  std::set<std::string> loop_trips;  // bound, or said why not, above
+  for (const Coverage::Loop& l : c.unknown_loops) loop_trips.insert(l.trip_count);
+  for (Parameter& p : model.parameters) {
+    if (p.default_value || bound.count(p.name) || loop_trips.count(p.name) || p.name.find('.') == std::string::npos)
+      continue;
+    std::string site, why;
+    bool cast = false;
+    std::optional<double> mean = mean_size(model, run, p.name, site, why, cast);
+    if (!mean) {  // left to the user, with the reason when it does size a loop
+      if (why != "sizes no loop") out.push_back({ProbeFinding::Kind::Value, site, p.name, std::nullopt, why});
+      continue;
+    }
+    // The program holds a size in an integer, and the analyser's casts of it
+    // (zext(nrow, 32)) need one: the nearest, off by at most half a trip per call.
+    const bool whole = (p.integer || cast) && *mean != std::round(*mean);
+    const double value = whole ? std::round(*mean) : *mean;
+    bind_measure(p, value, origin);
+    bound.insert(p.name);
+    out.push_back({ProbeFinding::Kind::Value, site, p.name, value,
+                   whole ? "bound (the mean trips per arrival of the loops it sizes, to the nearest whole number)"
+                         : "bound (the mean trips per arrival of the loops it sizes)"});
   }
 
   // Values: a required parameter named as one of main's variables (no dot:

@@ -27,6 +27,9 @@ struct ProbeRun {
   // Feature name (`file:line:what`) -> value, counts summed over the ranks,
   // values the maximum over the ranks that assigned them.
   std::map<std::string, double> features;
+  // Facts of the code the probes' pass knew: `file:line:branch.taken_line` and
+  // `.not_taken_line`, the source line each side of that branch starts at.
+  std::map<std::string, double> code;
 };
 
 struct ProbeFinding {

@@ -83,6 +83,10 @@ struct BranchItem {
   std::optional<Expr> condition;  // evaluated per rank
   double probability = 0.5;       // used when there is no condition
   Items then_items, else_items;
+  // The source lines its sides start at (0: not known), as the analyser read
+  // them from the optimised code: how a probe run's taken count, measured on
+  // the code as written, finds the side it belongs to (probe_bind.h).
+  int then_line = 0, else_line = 0;
 };
 
 struct CallItem {
@@ -164,8 +168,9 @@ struct Coverage {
     std::string function, site;
     double probability = 0.5;  // the guess the model prices
     std::string why;
-    // A probe run's measure (docs/program-model.md, "Probe runs"): the taken
-    // fraction it replaced the guess with, or the site never ran in it.
+    // A probe run's measure (docs/program-model.md, "Probe runs"): the
+    // probability of `then` it replaced the guess with (the taken fraction, on
+    // the side it was measured on), or the site never ran in it.
     std::optional<double> probe_probability;
     bool probe_not_reached = false;
   };

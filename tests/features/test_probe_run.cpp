@@ -33,14 +33,19 @@ std::vector<std::string> mpirun(int ranks, const std::vector<std::string>& progr
   return testing::mpirun_command(ranks, program);
 }
 
-// "probe_run.c:LINE" of the line carrying `marker: NAME`.
-std::string site(const std::string& name) {
-  std::ifstream in(PROBE_RUN_SOURCE);
+// The line carrying `marker: NAME` in `source`.
+int marker_line(const std::string& source, const std::string& name) {
+  std::ifstream in(source);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number)
-    if (line.find("marker: " + name + " ") != std::string::npos) return "probe_run.c:" + std::to_string(number);
-  ADD_FAILURE() << "no marker " << name;
-  return "";
+    if (line.find("marker: " + name + " ") != std::string::npos) return number;
+  ADD_FAILURE() << "no marker " << name << " in " << source;
+  return 0;
+}
+
+// "probe_run.c:LINE" of the line carrying `marker: NAME`.
+std::string site(const std::string& name) {
+  return "probe_run.c:" + std::to_string(marker_line(PROBE_RUN_SOURCE, name));
 }
 
 json read_json(const fs::path& path) {
@@ -54,7 +59,7 @@ int required(const json& model) {
   return n;
 }
 
-// The program built with `flags` through Open MPI's wrapper: the compiler is
+// `source` built at -O2 through Open MPI's wrapper: the compiler is
 // `perfcast cc --features` for the probe run, clang for callgrind's count.
 fs::path build(const std::string& name, bool features, const std::string& source = PROBE_RUN_SOURCE) {
   fs::path dir = scratch() / "probe_run";
@@ -149,6 +154,99 @@ TEST(ProbeRun, BindsTheTripsAndBranchTheSourceCannotSay) {
   for (const auto& f : counts["per_rank"][0]["functions"])
     if (!f.value("inlined_only", false)) counted += f["flops_double"].get<double>();
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// The flops of rank 0 callgrind counts in `program args...` on 2 ranks.
+double counted_flops(const std::vector<std::string>& program) {
+  std::vector<std::string> args = {"counts", "-q", "-n", "2", "--json", "--"};
+  args.insert(args.end(), program.begin(), program.end());
+  auto r = perfcast_run(args, std::chrono::seconds(300));
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  if (r.exit_code != 0) return 0;
+  const json counts = json::parse(r.stdout_text);
+  double counted = 0;
+  for (const auto& f : counts["per_rank"][0]["functions"])
+    if (!f.value("inlined_only", false)) counted += f["flops_double"].get<double>();
+  return counted;
+}
+
+// The branch items at `line` among `items`, at any depth.
+void branches_at(const json& items, int line, std::vector<json>& out) {
+  for (const auto& item : items) {
+    if (item["kind"] == "branch" && item.value("line", 0) == line) out.push_back(item);
+    for (const char* inner : {"body", "then", "else"})
+      if (item.contains(inner)) branches_at(item[inner], line, out);
+  }
+}
+
+// A branch the optimiser inverts between the code the probes count (as
+// written: `l->coarser != 0`, its heavy side taken 3 times in 4) and the code
+// the analyser prices (-O2: `l->coarser == 0`, the light side first), beside
+// one it keeps: each taken fraction must be priced on the side it was
+// measured on. The levels' sizes are read from their structs (one parameter
+// for every call), bound to their mean over the calls; the bound model's
+// flops must be callgrind's.
+TEST(ProbeRun, PricesTheTakenFractionOnTheSideItWasMeasured) {
+  const std::string source = BRANCH_SIDES_SOURCE;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "sides.json", bound = dir / "sides.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+
+  // The analysed code really is inverted at the first branch and not at the
+  // second: its `then` starts at the light side's line there.
+  struct Case {
+    const char* function;
+    std::string marker;
+    bool inverted;
+  };
+  const Case cases[] = {{"smooth", "inverted", true}, {"weigh", "kept", false}};
+  for (const Case& c : cases) {
+    std::vector<json> found;
+    branches_at(before["functions"][c.function]["body"], marker_line(source, c.marker), found);
+    ASSERT_EQ(found.size(), 1u) << c.function << ": " << before["functions"][c.function].dump();
+    const int heavy = marker_line(source, c.marker + "_heavy"), light = marker_line(source, c.marker + "_light");
+    EXPECT_EQ(found[0].value("then_line", 0), c.inverted ? light : heavy) << found[0].dump();
+    EXPECT_EQ(found[0].value("else_line", 0), c.inverted ? heavy : light) << found[0].dump();
+  }
+
+  fs::path program = build("branch_sides_features", true, source);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(kN)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("tests it inverted"), std::string::npos) << r.stdout_text;
+  const json after = read_json(bound);
+  // The model's `then` probability: the light side's 1/4 where inverted.
+  for (const Case& c : cases) {
+    std::vector<json> found;
+    branches_at(after["functions"][c.function]["body"], marker_line(source, c.marker), found);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_DOUBLE_EQ(found[0].value("probability", -1.0), c.inverted ? 0.25 : 0.75) << found[0].dump();
+  }
+
+  // Each level's size, read from its struct: one parameter for the four calls,
+  // bound to the mean trips of the loop it sizes over the calls that ran it.
+  // The model's required parameters are main's n and that size.
+  std::vector<std::string> sizes;
+  for (const auto& [name, p] : before["parameters"].items())
+    if (!p.contains("default") && name != "n") sizes.push_back(name);
+  ASSERT_EQ(sizes.size(), 1u) << before["parameters"].dump();
+  const std::string size = sizes.front();
+  EXPECT_EQ(after["parameters"][size].value("default", ""), std::to_string((kN + 3 * kN / 4 + kN / 2) / 3));
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // smooth: 3 flops an element on the 3 levels with a coarser one (N, 3N/4,
+  // N/2), 1 on the last; weigh: 16 flops an element where w > 0.5, 1
+  // elsewhere; main: 5 sums.
+  EXPECT_DOUBLE_EQ(model_flops, 3.0 * (kN + 3 * kN / 4 + kN / 2) + 1 + kN * (0.75 * 16 + 0.25 * 1) + 5);
+  fs::path plain = build("branch_sides_plain", false, source);
+  const double counted = counted_flops({plain.string(), std::to_string(kN)});
+  EXPECT_NEAR(model_flops, counted, 0.02 * counted);
 }
 
 // A V-cycle recursing on the coarser level (tests/analyze/cases/recursive_vcycle.c):

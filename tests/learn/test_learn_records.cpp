@@ -62,6 +62,22 @@ TEST(Records, TornAndAlteredLinesAreSkippedWithAWarningNamingTheLine) {
   EXPECT_NE(d.warnings[1].find("runs.jsonl:3: a torn or damaged record (checksum"), std::string::npos) << d.warnings[1];
 }
 
+// The facts of the code the pass knew (a branch's side lines) are read beside
+// the features and never become columns of the dataset.
+TEST(Records, TheCodeObjectIsReadButIsNoFeature) {
+  std::string with_code = record(1, 2, R"("a.c:12:branch.taken":[7,0.5])");
+  with_code.insert(with_code.size() - 1, R"(,"code":{"a.c:12:branch.taken_line":13,"a.c:12:branch.not_taken_line":15})");
+  RecordFile file = parse_feature_records(framed(with_code), "runs.jsonl");
+  ASSERT_EQ(file.records.size(), 1u);
+  EXPECT_EQ(file.records[0].code,
+            (std::map<std::string, double>{{"a.c:12:branch.not_taken_line", 15}, {"a.c:12:branch.taken_line", 13}}));
+  Dataset d = parse_dataset(framed(with_code), "runs.jsonl");
+  EXPECT_EQ(d.feature_names, (std::vector<std::string>{"a.c:12:branch.taken", "ranks"}));
+  std::string bad = record(1, 2, "");
+  bad.insert(bad.size() - 1, R"(,"code":{"a.c:12:branch.taken_line":"x"})");
+  EXPECT_EQ(error_of(framed(bad)), "runs.jsonl:1: 'record.code.a.c:12:branch.taken_line': expected a number");
+}
+
 TEST(Records, AWholeRecordWithABadFieldIsAnErrorNamingIt) {
   EXPECT_EQ(error_of(framed(record(0, 2, ""))),
             "runs.jsonl:1: 'record.time_s': time 0 is not positive");

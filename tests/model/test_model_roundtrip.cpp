@@ -92,6 +92,8 @@ void expect_same(const Item& a, const Item& b, const std::string& where) {
     const auto& y = std::get<BranchItem>(b.body);
     expect_same(x->condition, y.condition, where + "/condition");
     EXPECT_EQ(x->probability, y.probability) << where;
+    EXPECT_EQ(x->then_line, y.then_line) << where;
+    EXPECT_EQ(x->else_line, y.else_line) << where;
     expect_same(x->then_items, y.then_items, where + "/then");
     expect_same(x->else_items, y.else_items, where + "/else");
   } else if (const auto* x = std::get_if<CallItem>(&a.body)) {
@@ -258,6 +260,8 @@ ProgramModel every_kind() {
   on_root.then_items.push_back(item(40, "", reduce));
   BranchItem sometimes;
   sometimes.probability = 0.25;
+  sometimes.then_line = 41;
+  sometimes.else_line = 43;
   sometimes.else_items.push_back(item(0, "", barrier));
   CallItem call;
   call.function = "step";
