@@ -164,6 +164,7 @@ def measure(opts, name, paths, model):
     out = os.path.join(opts.out, name)
     os.makedirs(out, exist_ok=True)
     workdir = opts.workdir or tempfile.mkdtemp(prefix="probe_overhead.")
+    os.makedirs(workdir, exist_ok=True)
     perfcast = os.path.join(opts.build, "bin", "perfcast")
     runtime = runtime_symbols(opts.build)
     result = {"name": name, "args": opts.args, "np": opts.np, "time": opts.time, "model": model,
