@@ -51,11 +51,12 @@
 // optimiser then treats the probes as ordinary code. It is marked required so
 // that -O0's optnone functions are instrumented too.
 #include <llvm/ADT/DenseMap.h>
-#include <llvm/ADT/MapVector.h>
 #include <llvm/ADT/DepthFirstIterator.h>
+#include <llvm/ADT/MapVector.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/StringSet.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/BinaryFormat/Dwarf.h>
@@ -68,7 +69,6 @@
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
-#include <llvm/ADT/StringSet.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
@@ -296,8 +296,8 @@ class FeatureProbes {
     if (isa<IntrinsicInst>(call)) return true;
     const Function* callee = call.getCalledFunction();
     LibFunc library_function;
-    return callee && !call.isInlineAsm() && callee->isDeclaration() && call.doesNotThrow() &&
-           !call.doesNotReturn() && tli.getLibFunc(*callee, library_function);
+    return callee && !call.isInlineAsm() && callee->isDeclaration() && call.doesNotThrow() && !call.doesNotReturn() &&
+           tli.getLibFunc(*callee, library_function);
   }
   static bool call_free(const Loop& loop, const TargetLibraryInfo& tli) {
     for (const BasicBlock* bb : loop.blocks())

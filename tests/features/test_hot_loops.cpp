@@ -42,8 +42,8 @@ fs::path build(const std::string& name, const std::string& opt, bool probes, con
   EnvironmentOverrides env;
   if (!keep.empty()) env["PERFCAST_FEATURES_KEEP"] = keep;
   if (!probes) env["OMPI_CC"] = CLANG;
-  std::vector<std::string> command = {probes ? kBin + "/perfcast-mpicc" : std::string(MPICC), opt, "-g",
-                                      HOT_LOOPS_SOURCE, "-o", program.string()};
+  std::vector<std::string> command = {
+      probes ? kBin + "/perfcast-mpicc" : std::string(MPICC), opt, "-g", HOT_LOOPS_SOURCE, "-o", program.string()};
   ProcessResult r = run_process(command, std::chrono::seconds(120), env);
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   return program;
