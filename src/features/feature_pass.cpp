@@ -33,7 +33,8 @@
 // calls/bytes) is kept whole when either of its names is listed.
 //
 // Counts inside a call-free loop nest (a loop whose blocks call nothing but
-// LLVM intrinsics and C library functions that return) are kept in the
+// LLVM intrinsics, C library functions that return and loop-free functions
+// of the module that call nothing else) are kept in the
 // function's own variables, which the optimiser holds in registers (a header
 // count becomes an induction variable it can drop, a branch count one add),
 // and added to the slots where the nest is left: a counter in memory inside
@@ -223,6 +224,8 @@ class FeatureProbes {
     for (Function& f : m_)
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))
         functions.push_back(&f);
+    for (Function& f : m_)
+      if (!f.isDeclaration()) returning_leaf(f);
     for (Function* f : functions) instrument(*f);
     if (names_.empty()) {
       placeholder_->eraseFromParent();
@@ -290,16 +293,34 @@ class FeatureProbes {
   void stamp(IRBuilder<>& b, unsigned slot) { b.CreateStore(now(b), field(b, slot, 2)); }
 
   // A call that leaves a loop nest only by returning, soon: an LLVM
-  // intrinsic, or a C library function LLVM knows that neither unwinds nor is
-  // declared not to return (sqrt, memcpy; not exit, abort or longjmp).
-  static bool plain_call(const CallBase& call, const TargetLibraryInfo& tli) {
+  // intrinsic, a C library function LLVM knows that neither unwinds nor is
+  // declared not to return (sqrt, memcpy; not exit, abort or longjmp), or a
+  // function of this module without loops that makes only such calls (an
+  // index helper, before the inliner has put it in its callers' loops).
+  bool plain_call(const CallBase& call, const TargetLibraryInfo& tli) {
     if (isa<IntrinsicInst>(call)) return true;
     const Function* callee = call.getCalledFunction();
+    if (!callee || call.isInlineAsm()) return false;
+    if (!callee->isDeclaration()) return returning_leaf(*callee);
     LibFunc library_function;
-    return callee && !call.isInlineAsm() && callee->isDeclaration() && call.doesNotThrow() && !call.doesNotReturn() &&
-           tli.getLibFunc(*callee, library_function);
+    return call.doesNotThrow() && !call.doesNotReturn() && tli.getLibFunc(*callee, library_function);
   }
-  static bool call_free(const Loop& loop, const TargetLibraryInfo& tli) {
+  // Decided on the function as the front end wrote it (run() asks for every
+  // function before any is instrumented; probes add neither loops nor calls
+  // that would change the answer). A function being decided counts as not
+  // one, so recursion is not.
+  bool returning_leaf(const Function& f) {
+    if (auto found = leaves_.find(&f); found != leaves_.end()) return found->second;
+    leaves_[&f] = false;
+    Function& g = const_cast<Function&>(f);
+    bool leaf = f.hasExactDefinition() && fam_->getResult<LoopAnalysis>(g).empty();
+    const TargetLibraryInfo& tli = fam_->getResult<TargetLibraryAnalysis>(g);
+    for (const BasicBlock& bb : f)
+      for (const Instruction& inst : bb)
+        if (auto* call = dyn_cast<CallBase>(&inst); leaf && call && !plain_call(*call, tli)) leaf = false;
+    return leaves_[&f] = leaf;
+  }
+  bool call_free(const Loop& loop, const TargetLibraryInfo& tli) {
     for (const BasicBlock* bb : loop.blocks())
       for (const Instruction& inst : *bb)
         if (auto* call = dyn_cast<CallBase>(&inst); call && !plain_call(*call, tli)) return false;
@@ -681,6 +702,7 @@ class FeatureProbes {
   // Per function: the outermost call-free loop of each block in one, and the counts each keeps locally.
   DenseMap<const BasicBlock*, Loop*> region_;
   MapVector<Loop*, std::vector<LocalCount>> local_counts_;
+  DenseMap<const Function*, bool> leaves_;  // returning_leaf's answers
 };
 
 struct FeatureProbesPass : PassInfoMixin<FeatureProbesPass> {

@@ -1,5 +1,6 @@
 /* Probes in hot loops: a call-free loop nest with branches in its inner loop
- * (a matrix assembly's shape), a call-free loop left early by a break, both
+ * (a matrix assembly's shape), a loop calling an index helper without
+ * loops, a call-free loop left early by a break, all
  * called from a loop that calls functions. The feature test compares every
  * count with what the code does, and counts the instructions the probes add
  * to the nest. Lines are found by the marker comments. */
@@ -18,6 +19,17 @@ __attribute__((noinline)) long assemble(int n, int* col) {
     }
   }
   return nnz;
+}
+
+/* A loop that calls an index helper without loops: a call-free nest all the same. */
+static int at(int n, int j, int i) { return j * n + i; }
+
+__attribute__((noinline)) long odd_rows(int n) {
+  long odd = 0;
+  for (int j = 0; j < n; ++j) { /* marker: rows */
+    if (at(n, j, 0) % 2) odd++; /* marker: odd */
+  }
+  return odd;
 }
 
 /* The index of the first v in a, or n: the loop is left from its body. */
@@ -39,6 +51,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < repeats; ++r) { /* marker: repeats */
     nnz += assemble(n, col);
     where += find(col, 3 * n, n + 1);
+    nnz += odd_rows(n);
   }
   long total = 0;
   MPI_Allreduce(&nnz, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -85,6 +85,10 @@ void expect_counts(const nlohmann::json& f, int n, int repeats) {
   EXPECT_EQ(value(f, site("search") + ":loop.entries"), times);
   EXPECT_EQ(value(f, site("found") + ":branch.taken"), times);
   EXPECT_EQ(value(f, site("found") + ":branch.not_taken"), times * (3 * n - 1));
+  // j * n is odd for the odd j when n is odd.
+  EXPECT_EQ(value(f, site("rows") + ":loop.headers"), times * (n + 1));
+  EXPECT_EQ(value(f, site("odd") + ":branch.taken"), times * (n % 2 ? n / 2 : 0));
+  EXPECT_EQ(value(f, site("odd") + ":branch.not_taken"), times * (n - (n % 2 ? n / 2 : 0)));
   // The loop that calls functions counts in memory, as before.
   EXPECT_EQ(value(f, site("repeats") + ":loop.headers"), kRanks * (repeats + 1));
   for (auto& [name, pair] : f.items()) {
