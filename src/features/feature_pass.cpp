@@ -40,6 +40,18 @@
 // filtered build records the same names. A pair (taken/not_taken, headers/entries,
 // calls/bytes) is kept whole when either of its names is listed.
 //
+// Counts inside a call-free loop nest (a loop whose blocks call nothing but
+// LLVM intrinsics, C library functions that return and loop-free functions
+// of the module that call nothing else) are kept in the
+// function's own variables, which the optimiser holds in registers (a header
+// count becomes an induction variable it can drop, a branch count one add),
+// and added to the slots where the nest is left: a counter in memory inside
+// a kernel's loop would cost the loop its vectorisation and its loads and
+// stores every iteration. The slots then show those counts, and their epochs,
+// as of the last time the nest was left; nothing can leave it between (no
+// call, so no exit, unwinding or longjmp). Loops that call functions count in
+// memory, so a run watched while it runs sees them grow.
+//
 // The pass runs at the start of the pipeline (PipelineStartEP), which clang
 // runs at -O0 as well as at -O2: the IR is then the front end's, so loops,
 // branches and variables are still the source's (stores to named allocas,
@@ -50,24 +62,27 @@
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/DepthFirstIterator.h>
+#include <llvm/ADT/MapVector.h>
 #include <llvm/ADT/SCCIterator.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/StringSet.h>
 #include <llvm/Analysis/CallGraph.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
-#include <llvm/ADT/StringSet.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
@@ -250,6 +265,8 @@ class FeatureProbes {
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))
         functions.push_back(&f);
     plan_recursion(functions);
+    for (Function& f : m_)
+      if (!f.isDeclaration()) returning_leaf(f);
     for (Function* f : functions) instrument(*f);
     if (names_.empty()) {
       placeholder_->eraseFromParent();
@@ -361,8 +378,85 @@ class FeatureProbes {
     add_count(b, self->second.slot, ConstantInt::get(i64_, 1), nullptr);
   }
 
+  // A call that leaves a loop nest only by returning, soon: an LLVM
+  // intrinsic, a C library function LLVM knows that neither unwinds nor is
+  // declared not to return (sqrt, memcpy; not exit, abort or longjmp), or a
+  // function of this module without loops that makes only such calls (an
+  // index helper, before the inliner has put it in its callers' loops).
+  bool plain_call(const CallBase& call, const TargetLibraryInfo& tli) {
+    if (isa<IntrinsicInst>(call)) return true;
+    const Function* callee = call.getCalledFunction();
+    if (!callee || call.isInlineAsm()) return false;
+    if (!callee->isDeclaration()) return returning_leaf(*callee);
+    LibFunc library_function;
+    return call.doesNotThrow() && !call.doesNotReturn() && tli.getLibFunc(*callee, library_function);
+  }
+  // Decided on the function as the front end wrote it (run() asks for every
+  // function before any is instrumented; probes add neither loops nor calls
+  // that would change the answer). A function being decided counts as not
+  // one, so recursion is not.
+  bool returning_leaf(const Function& f) {
+    if (auto found = leaves_.find(&f); found != leaves_.end()) return found->second;
+    leaves_[&f] = false;
+    Function& g = const_cast<Function&>(f);
+    bool leaf = f.hasExactDefinition() && fam_->getResult<LoopAnalysis>(g).empty();
+    const TargetLibraryInfo& tli = fam_->getResult<TargetLibraryAnalysis>(g);
+    for (const BasicBlock& bb : f)
+      for (const Instruction& inst : bb)
+        if (auto* call = dyn_cast<CallBase>(&inst); leaf && call && !plain_call(*call, tli)) leaf = false;
+    return leaves_[&f] = leaf;
+  }
+  bool call_free(const Loop& loop, const TargetLibraryInfo& tli) {
+    for (const BasicBlock* bb : loop.blocks())
+      for (const Instruction& inst : *bb)
+        if (auto* call = dyn_cast<CallBase>(&inst); call && !plain_call(*call, tli)) return false;
+    return true;
+  }
+
+  // A count kept in a local variable of the function (zero at its entry)
+  // inside a call-free nest; `minus`: the slot's count is this one's less
+  // that one's (a branch's not-taken count: executions less taken).
+  struct LocalCount {
+    AllocaInst* local;
+    unsigned slot;
+    AllocaInst* minus = nullptr;
+  };
+  AllocaInst* local_count(Function& f) {
+    IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
+    AllocaInst* local = b.CreateAlloca(i64_, nullptr, "perfcast.count");
+    b.CreateStore(ConstantInt::get(i64_, 0), local);
+    return local;
+  }
+  void add_local(IRBuilder<>& b, AllocaInst* local, Value* increment) {
+    b.CreateStore(b.CreateAdd(b.CreateLoad(i64_, local), increment), local);
+  }
+  // Where a call-free nest is left: each local count added to its slot (the
+  // epoch stamped when it grew) and set back to zero.
+  void flush(const std::vector<LocalCount>& counts, const SmallVectorImpl<BasicBlock*>& exits) {
+    for (BasicBlock* exit : exits) {
+      IRBuilder<> b(&*exit->getFirstInsertionPt());
+      std::vector<Value*> values;
+      for (const LocalCount& c : counts) {
+        Value* v = b.CreateLoad(i64_, c.local);
+        if (c.minus) v = b.CreateSub(v, b.CreateLoad(i64_, c.minus));
+        values.push_back(v);
+      }
+      for (size_t i = 0; i < counts.size(); ++i)
+        add_count(b, counts[i].slot, values[i], b.CreateICmpNE(values[i], ConstantInt::get(i64_, 0)));
+      for (const LocalCount& c : counts) b.CreateStore(ConstantInt::get(i64_, 0), c.local);
+    }
+  }
+
   void instrument(Function& f) {
     LoopInfo& loops = fam_->getResult<LoopAnalysis>(f);
+    const TargetLibraryInfo& tli = fam_->getResult<TargetLibraryAnalysis>(f);
+    // The outermost call-free loop around each block: its counts are local.
+    region_.clear();
+    local_counts_.clear();
+    for (Loop* top : loops)
+      for (Loop* l : depth_first(top))
+        if (!region_.count(l->getHeader()) && call_free(*l, tli))
+          for (BasicBlock* bb : l->blocks()) region_[bb] = l;
     // Decide everything on the unchanged function, then insert.
     struct ValueStore { StoreInst* store; unsigned slot; };
     struct Branch { BranchInst* branch; unsigned slot; };
@@ -418,9 +512,31 @@ class FeatureProbes {
       b.CreateStore(ConstantInt::get(i32_, 1), field(b, s.slot, 3));
       stamp(b, s.slot);
     }
+    // The exits of the call-free nests, found before any edge is split.
+    DenseMap<Loop*, SmallVector<BasicBlock*, 4>> region_exits;
+    for (auto& [bb, region] : region_)
+      if (!region_exits.count(region)) region->getUniqueExitBlocks(region_exits[region]);
     for (auto& br : branches) {
       IRBuilder<> b(br.branch);
       Value* taken = br.branch->getCondition();
+      if (Loop* region = region_.lookup(br.branch->getParent())) {
+        // Executions (an induction variable where the branch runs every
+        // iteration), and the taken count: one add in the taken block when
+        // only this branch leads there inside the nest, else the condition added.
+        AllocaInst* taken_count = local_count(f);
+        AllocaInst* executions = local_count(f);
+        BasicBlock* taken_block = br.branch->getSuccessor(0);
+        if (taken_block->getSinglePredecessor() == br.branch->getParent() && region_.lookup(taken_block) == region) {
+          IRBuilder<> t(&*taken_block->getFirstInsertionPt());
+          add_local(t, taken_count, ConstantInt::get(i64_, 1));
+        } else {
+          add_local(b, taken_count, b.CreateZExt(taken, i64_));
+        }
+        add_local(b, executions, ConstantInt::get(i64_, 1));
+        local_counts_[region].push_back({taken_count, br.slot});
+        local_counts_[region].push_back({executions, br.slot + 1, taken_count});
+        continue;
+      }
       Value* not_taken = b.CreateNot(taken);
       add_count(b, br.slot, b.CreateZExt(taken, i64_), taken);
       add_count(b, br.slot + 1, b.CreateZExt(not_taken, i64_), not_taken);
@@ -442,20 +558,34 @@ class FeatureProbes {
     }
     for (auto& lp : loop_plans) instrument_loop(*lp.loop, lp.slot);
     instrument_recursion(f);
+    for (auto& lp : loop_plans) instrument_loop(f, *lp.loop, lp.slot);
+    for (auto& [region, counts] : local_counts_) flush(counts, region_exits[region]);
   }
 
   // Header executions count at the header without an epoch (an atomic load
   // each iteration would cost the loop its optimisations); the header count's
   // epoch is stamped where the loop is left, when that count is final for now.
-  // Entries count on the edges from outside the loop.
-  void instrument_loop(Loop& loop, unsigned slot) {
+  // Entries count on the edges from outside the loop. In a call-free nest
+  // both count locally, flushed where the nest is left.
+  void instrument_loop(Function& f, Loop& loop, unsigned slot) {
     BasicBlock* header = loop.getHeader();
-    {
+    Loop* region = region_.lookup(header);
+    AllocaInst* local_entries = nullptr;
+    if (region) {
+      AllocaInst* headers = local_count(f);
+      IRBuilder<> b(&*header->getFirstInsertionPt());
+      add_local(b, headers, ConstantInt::get(i64_, 1));
+      local_counts_[region].push_back({headers, slot});
+      if (region != &loop) {  // a nested loop is entered from inside the nest
+        local_entries = local_count(f);
+        local_counts_[region].push_back({local_entries, slot + 1});
+      }
+    } else {
       IRBuilder<> b(&*header->getFirstInsertionPt());
       add_count(b, slot, ConstantInt::get(i64_, 1), nullptr, /*stamp=*/false);
     }
     SmallVector<BasicBlock*, 4> exits;
-    loop.getUniqueExitBlocks(exits);
+    if (!region) loop.getUniqueExitBlocks(exits);
     for (BasicBlock* exit : exits) {
       if (exit->isEHPad()) continue;
       IRBuilder<> b(&*exit->getFirstInsertionPt());
@@ -475,11 +605,17 @@ class FeatureProbes {
           BasicBlock* edge = SplitEdge(pred, header);
           b.SetInsertPoint(edge->getTerminator());
         }
-        add_count(b, slot + 1, ConstantInt::get(i64_, 1), nullptr);
+        if (local_entries)
+          add_local(b, local_entries, ConstantInt::get(i64_, 1));
+        else
+          add_count(b, slot + 1, ConstantInt::get(i64_, 1), nullptr);
         continue;
       }
       Value* into = br->getSuccessor(0) == header ? br->getCondition() : b.CreateNot(br->getCondition());
-      add_count(b, slot + 1, b.CreateZExt(into, i64_), into);
+      if (local_entries)
+        add_local(b, local_entries, b.CreateZExt(into, i64_));
+      else
+        add_count(b, slot + 1, b.CreateZExt(into, i64_), into);
     }
   }
 
@@ -671,6 +807,10 @@ class FeatureProbes {
   };
   DenseMap<const Function*, Recursive> recursive_;
   unsigned cycles_ = 0;
+  // Per function: the outermost call-free loop of each block in one, and the counts each keeps locally.
+  DenseMap<const BasicBlock*, Loop*> region_;
+  MapVector<Loop*, std::vector<LocalCount>> local_counts_;
+  DenseMap<const Function*, bool> leaves_;  // returning_leaf's answers
 };
 
 struct FeatureProbesPass : PassInfoMixin<FeatureProbesPass> {
