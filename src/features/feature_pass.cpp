@@ -556,10 +556,9 @@ class FeatureProbes {
                                                    Type::getVoidTy(ctx_), ptr_, ptr_, i64_, ptr_);
       b.CreateCall(hook, {field(b, c.slot, 0), field(b, c.slot + 1, 0), b.CreateSExtOrTrunc(count, i64_), datatype});
     }
-    for (auto& lp : loop_plans) instrument_loop(*lp.loop, lp.slot);
-    instrument_recursion(f);
     for (auto& lp : loop_plans) instrument_loop(f, *lp.loop, lp.slot);
     for (auto& [region, counts] : local_counts_) flush(counts, region_exits[region]);
+    instrument_recursion(f);
   }
 
   // Header executions count at the header without an epoch (an atomic load
