@@ -102,17 +102,24 @@ std::unique_ptr<llvm::TargetMachine> target_machine(llvm::Module& m) {
       llvm::CodeGenOptLevel::Default));
 }
 
-void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level) {
+// LLVM's new pass manager with every analysis registered, for `tm`'s target.
+struct PassSetup {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::PassBuilder pb;
+  explicit PassSetup(llvm::TargetMachine* tm) : pb(tm) {
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+  }
+};
+
+void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level) {
+  PassSetup p(tm);
   if (level == "0") {
     // -O0 keeps every variable in memory; promote them so loops have trip counts
     // (the counts then miss -O0's spills and reloads).
@@ -120,7 +127,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level
     fpm.addPass(llvm::PromotePass());
     llvm::ModulePassManager mpm;
     mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
-    mpm.run(m, mam);
+    mpm.run(m, p.mam);
     return;
   }
   llvm::OptimizationLevel ol = level == "1"   ? llvm::OptimizationLevel::O1
@@ -128,8 +135,8 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level
                                : level == "s" ? llvm::OptimizationLevel::Os
                                : level == "z" ? llvm::OptimizationLevel::Oz
                                               : llvm::OptimizationLevel::O2;
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(ol);
-  mpm.run(m, mam);
+  llvm::ModulePassManager mpm = p.pb.buildPerModuleDefaultPipeline(ol);
+  mpm.run(m, p.mam);
 }
 
 // What holds across the linked program and no unit alone could see: a
@@ -148,19 +155,10 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level
 // built at -O0 folds nothing either.
 void propagate_linked_constants(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level) {
   if (level == "0") return;
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  PassSetup p(tm);
   llvm::ModulePassManager mpm;
   mpm.addPass(llvm::IPSCCPPass(llvm::IPSCCPOptions(/*AllowFuncSpec=*/false)));
-  mpm.run(m, mam);
+  mpm.run(m, p.mam);
 }
 
 // The defined functions a run may enter from `entry`: those it calls, and
