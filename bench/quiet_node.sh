@@ -21,5 +21,5 @@ REPORT=${OUT:-$DEST}/quiet_node.md
 mkdir -p "$DEST" "$(dirname "$REPORT")"
 echo "quiet_node.sh: machine $MACHINE, build $BUILD, models ${QN_MODELS:-.device/models}, report $REPORT"
 exec python3 bench/quiet_node.py --build "$BUILD" --machine "$MACHINE" --models "${QN_MODELS:-.device/models}" \
-  --cases "${QN_CASES:-validate/device.toml}" --ranks "${QN_RANKS:-}" --budget-s "${QN_BUDGET_S:-270}" \
+  --cases "${QN_CASES:-validate/device.toml}" --ranks "${QN_RANKS:-${RANKS:-}}" --budget-s "${QN_BUDGET_S:-270}" \
   --repeats "${QN_REPEATS:-3}" --warmup "${QN_WARMUP:-1}" --out "$DEST" --report "$REPORT"
