@@ -78,7 +78,8 @@ class ReportArithmetic(unittest.TestCase):
         self.assertIn("without any run of the app on the target", text)
         self.assertIn("| wave3d | n=96 steps=40 | 2 | naive | timed region | 50 ms | 60 ms | 58 ms - 61 ms | -17 % "
                       "| yes | -17 % |", text)
-        self.assertIn("| refined | 2 | 20 % | 1 | 1 | 15 % | 17 % | 1 |", text)
+        self.assertIn("| refined | none | 2 | 20 % | 1 | 1 | 15 % | 17 % | 1 |", text)
+        self.assertIn("| naive | the 1-rank run | 2 | 27 % | 1 | 2 | 27 % | 27 % | 0 |", text)
         self.assertIn("main:175 memory 100 ms (80 %)", text)
         self.assertIn("| n=40 iters=50 | 1 | spmv | 0.3 ms | 0.2 ms | 0.4 ms | -25 % |", text)
         self.assertIn("cg_kernels exit 2", text)
