@@ -50,8 +50,11 @@ def rows(doc):
         t1 = one_rank.get((run["app"], run["size"]))
         naive = t1 / run["ranks"] if t1 is not None and run["ranks"] > 1 else None
         naive_err = error(naive, measured)
+        check = m.get("check")
         for method in METHODS:
             note = m.get("error", "") if measured is None else ""
+            if check not in (None, "passed"):
+                note = f"the app's check: {check}; " + note
             if method == "naive":
                 predicted, basis = naive, TIMED
                 if run["ranks"] == 1:

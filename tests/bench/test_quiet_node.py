@@ -56,6 +56,8 @@ class ReportArithmetic(unittest.TestCase):
         self.assertIn("rank 3 killed", failed["note"])
         self.assertIn("baseline's time exceeds", row(self.table, "wave3d", 2, "simulated")["note"])
         self.assertIn("no model", row(self.table, "bfs", 2, "refined")["note"])
+        self.assertIn("the app's check: failed", row(self.table, "bfs", 2, "naive")["note"])
+        self.assertNotIn("check", row(self.table, "wave3d", 2, "naive")["note"])
         self.assertIn("1 parameters unbound", row(self.table, "bfs", 1, "refined")["note"])
 
     def test_summary_means_only_timed_region_rows(self):
