@@ -77,7 +77,7 @@ void add_measure_command(CLI::App& app) {
                 "Waiting ranks yield their cores instead of busy-polling (pinned runs poll by default, as jobs "
                 "on dedicated cores do)");
   auto* pattern = cmd->add_option("--time-pattern", options->timing.time_pattern,
-                                  "The app's own time: REGEX's first group (seconds) at its last match in stdout");
+                                  "The app's own time: REGEX's first group (seconds) at its last match in stdout (else stderr)");
   cmd->add_option("--time-file", options->timing.time_file,
                   "Search --time-pattern in the newest file matching GLOB each run wrote, not in stdout")
       ->needs(pattern);

@@ -31,7 +31,7 @@ struct TimingOptions {
   int warmups = 1;
   double timeout_s = 600;  // per run
   // The app's own time: by default its last JSON line's "time_s"; with a
-  // pattern, the pattern's capture in stdout, or in the newest file matching
+  // pattern, the pattern's capture in stdout (else stderr), or in the newest file matching
   // time_file (a glob) the run wrote. Then every run must report one.
   std::optional<std::string> time_pattern;
   std::optional<std::string> time_file;

@@ -3,7 +3,8 @@
  * --text prints the time as benchmarks of their own format do instead
  * (a set-up line, then "Wall clock" in Fortran's E format, twice: a
  * progress report, then the final one); --report FILE writes that report to
- * FILE rather than stdout, as SNAP and HPCG do. */
+ * FILE rather than stdout, as SNAP and HPCG do; --stderr to stderr, as
+ * Fortran's unit 0 is. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   double work_s = 0.01;
   int text = 0;
   const char* report = NULL;
+  int to_stderr = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--fail")) {
       if (rank == 0) fprintf(stderr, "mpi_probe: failing on purpose\n");
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
     }
     if (!strcmp(argv[i], "--work") && i + 1 < argc) work_s = atof(argv[++i]);
     if (!strcmp(argv[i], "--text")) text = 1;
+    if (!strcmp(argv[i], "--stderr")) text = to_stderr = 1;
     if (!strcmp(argv[i], "--report") && i + 1 < argc) report = argv[++i];
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -34,7 +37,7 @@ int main(int argc, char** argv) {
   double local = MPI_Wtime() - t0, elapsed;
   MPI_Reduce(&local, &elapsed, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0 && (text || report)) {
-    FILE* out = report ? fopen(report, "w") : stdout;
+    FILE* out = report ? fopen(report, "w") : to_stderr ? stderr : stdout;
     if (!out) {
       fprintf(stderr, "mpi_probe: cannot write %s\n", report);
       MPI_Abort(MPI_COMM_WORLD, 4);

@@ -136,6 +136,14 @@ TEST(Timing, APatternTakesTheAppsOwnTimeFromItsLastMatch) {
   EXPECT_EQ(to_json(r)["app_time_s"]["samples"].size(), 3u);
 }
 
+// Fortran's unit 0 is stderr: a time printed there is found when stdout has none.
+TEST(Timing, APatternFallsBackToStderr) {
+  TimingOptions options{.repeats = 1, .warmups = 0, .time_pattern = R"(Wall clock\s+([0-9.eE+-]+))"};
+  TimingResult r = time_mpi_runs({.ranks = 1, .program = {probe, "--work", "0.02", "--stderr"}}, options);
+  ASSERT_TRUE(r.app_time.has_value());
+  EXPECT_GE(r.app_time->min, 0.02);
+}
+
 TEST(Timing, APatternReadsTheReportFileTheRunWrote) {
   const std::string report = ::testing::TempDir() + "/mpi_probe_report_" + std::to_string(::getpid()) + ".txt";
   TimingOptions options{.repeats = 2,
