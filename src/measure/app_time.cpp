@@ -39,8 +39,8 @@ AppTimePattern& AppTimePattern::operator=(AppTimePattern&&) noexcept = default;
 std::optional<double> AppTimePattern::find_seconds(const std::string& text, const std::string& where) const {
   std::smatch last;
   bool found = false;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), compiled_->regex); it != std::sregex_iterator();
-       ++it) {
+  const auto no_more = std::sregex_iterator();
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), compiled_->regex); it != no_more; ++it) {
     last = *it;
     found = true;
   }
