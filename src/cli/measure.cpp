@@ -47,11 +47,13 @@ void print_table(const measure::TimingResult& r) {
                    std::to_string(s.count)});
   };
   row("wall (whole launch)", r.wall);
-  if (r.app_time) row("app (its time_s)", *r.app_time);
+  if (r.app_time) row("app (its own time)", *r.app_time);
   std::cout << table.render();
-  if (!r.app_time)
-    std::cout << "\nThe program printed no JSON line with \"time_s\"; only the wall time of the launch "
-                 "(including MPI start-up) is shown.\n";
+  if (r.app_time)
+    std::cout << "\napp time: " << r.app_time_source << "\n";
+  else
+    std::cout << "\nThe program printed no JSON line with \"time_s\" (--time-pattern reads another format); only "
+                 "the wall time of the launch (including MPI start-up) is shown.\n";
 }
 
 }  // namespace
@@ -74,12 +76,18 @@ void add_measure_command(CLI::App& app) {
   cmd->add_flag("--yield", options->yield,
                 "Waiting ranks yield their cores instead of busy-polling (pinned runs poll by default, as jobs "
                 "on dedicated cores do)");
+  auto* pattern = cmd->add_option("--time-pattern", options->timing.time_pattern,
+                                  "The app's own time: REGEX's first group (seconds) at its last match in stdout (else stderr)");
+  cmd->add_option("--time-file", options->timing.time_file,
+                  "Search --time-pattern in the newest file matching GLOB each run wrote, not in stdout")
+      ->needs(pattern);
   cmd->add_flag("--json", options->json, "Print the figures as JSON");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress on stderr");
   cmd->add_option("program", options->program, "The program and its arguments, after '--'")->required();
   cmd->footer(
       "Example: perfcast measure -n 2 --repeats 5 -- build/apps/wave3d --n 64 --steps 20\n"
-      "If the program prints a last JSON line with \"time_s\" (as apps/ do), its own time is summarised too.");
+      "If the program prints a last JSON line with \"time_s\" (as apps/ do), its own time is summarised too;\n"
+      "for other formats: --time-pattern 'Wall clock\\s+([0-9.eE+-]+)'.");
 
   cmd->callback([options] {
     measure::MpiLaunch launch;

@@ -9,7 +9,8 @@
 // Two times are recorded per run: the wall time of the whole launch, measured
 // here (includes MPI start-up), and, when the program reports one, its own time
 // of the region it times: the "time_s" field of the last JSON line it prints
-// (the convention of apps/README.md).
+// (the convention of apps/README.md), or, with a time pattern, the number the
+// pattern captures in its stdout or in a file the run wrote (app_time.h).
 #pragma once
 
 #include <functional>
@@ -19,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/app_time.h"
 #include "measure/launcher.h"
 #include "measure/stats.h"
 
@@ -28,6 +30,11 @@ struct TimingOptions {
   int repeats = 5;
   int warmups = 1;
   double timeout_s = 600;  // per run
+  // The app's own time: by default its last JSON line's "time_s"; with a
+  // pattern, the pattern's capture in stdout (else stderr), or in the newest file matching
+  // time_file (a glob) the run wrote. Then every run must report one.
+  std::optional<std::string> time_pattern;
+  std::optional<std::string> time_file;
 };
 
 struct RunSample {
@@ -44,7 +51,8 @@ struct TimingResult {
   bool busy_poll = false;  // waiting ranks polled their cores (else they yielded them)
   std::vector<RunSample> samples;          // timed runs only, in order
   Summary wall;
-  std::optional<Summary> app_time;         // when every run reported time_s
+  std::optional<Summary> app_time;         // when every run reported its own time
+  std::string app_time_source;             // where that time was read, in words
   nlohmann::json last_app_result;          // the program's last JSON line, if any
 };
 
@@ -53,7 +61,8 @@ using TimingProgress = std::function<void(int run, int total, bool warmup)>;
 
 // Runs the launch warmups + repeats times. Throws UserError if any run fails
 // (non-zero exit, timeout), quoting the end of its stderr: a failed run has no
-// time worth reporting.
+// time worth reporting; likewise when a time pattern was given and a timed run
+// printed (or wrote) nothing it matches.
 TimingResult time_mpi_runs(const MpiLaunch& launch, const TimingOptions& options,
                            const TimingProgress& progress = {});
 

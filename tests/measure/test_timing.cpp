@@ -1,6 +1,14 @@
 // Timing real MPI runs of a probe program with the pinned Open MPI.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
+#include "measure/app_time.h"
 #include "measure/launcher.h"
 #include "measure/timing.h"
 #include "support/error.h"
@@ -112,4 +120,76 @@ TEST(Timing, AFailedRunIsAnErrorNotATime) {
   } catch (const perfcast::UserError& e) {
     EXPECT_NE(std::string(e.what()).find("failing on purpose"), std::string::npos) << e.what();
   }
+}
+
+// A program reporting its timer in its own format: the pattern's group at its
+// last match is the run's own time (the first "Wall clock" is a progress
+// report at half the time), and it is at least the region the probe spun.
+TEST(Timing, APatternTakesTheAppsOwnTimeFromItsLastMatch) {
+  TimingOptions options{.repeats = 3, .warmups = 0, .time_pattern = R"(Wall clock\s+([0-9.eE+-]+))"};
+  TimingResult r = time_mpi_runs({.ranks = 2, .program = {probe, "--work", "0.03", "--text"}}, options);
+  ASSERT_TRUE(r.app_time.has_value());
+  EXPECT_EQ(r.app_time->count, 3u);
+  EXPECT_GE(r.app_time->min, 0.03);
+  EXPECT_GE(r.wall.min, r.app_time->min);
+  EXPECT_NE(r.app_time_source.find("Wall clock"), std::string::npos);
+  EXPECT_EQ(to_json(r)["app_time_s"]["samples"].size(), 3u);
+}
+
+// Fortran's unit 0 is stderr: a time printed there is found when stdout has none.
+TEST(Timing, APatternFallsBackToStderr) {
+  TimingOptions options{.repeats = 1, .warmups = 0, .time_pattern = R"(Wall clock\s+([0-9.eE+-]+))"};
+  TimingResult r = time_mpi_runs({.ranks = 1, .program = {probe, "--work", "0.02", "--stderr"}}, options);
+  ASSERT_TRUE(r.app_time.has_value());
+  EXPECT_GE(r.app_time->min, 0.02);
+}
+
+TEST(Timing, APatternReadsTheReportFileTheRunWrote) {
+  const std::string report = ::testing::TempDir() + "/mpi_probe_report_" + std::to_string(::getpid()) + ".txt";
+  TimingOptions options{.repeats = 2,
+                        .warmups = 0,
+                        .time_pattern = R"(Wall clock\s+([0-9.eE+-]+))",
+                        .time_file = report};
+  TimingResult r = time_mpi_runs({.ranks = 1, .program = {probe, "--work", "0.02", "--report", report}}, options);
+  ASSERT_TRUE(r.app_time.has_value());
+  EXPECT_GE(r.app_time->min, 0.02);
+  EXPECT_NE(r.app_time_source.find(report), std::string::npos);
+  std::remove(report.c_str());
+}
+
+// A file left by an earlier run is not this run's report.
+TEST(Timing, AReportFileTheRunDidNotWriteIsAnError) {
+  const std::string report = ::testing::TempDir() + "/mpi_probe_stale_" + std::to_string(::getpid()) + ".txt";
+  { std::ofstream(report) << " Wall clock 1.0E+00\n"; }
+  std::filesystem::last_write_time(report, std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+  TimingOptions options{.repeats = 1, .warmups = 0, .time_pattern = R"(Wall clock\s+(\S+))", .time_file = report};
+  try {
+    time_mpi_runs({.ranks = 1, .program = {probe, "--work", "0.001"}}, options);
+    FAIL() << "a stale report gave a time";
+  } catch (const perfcast::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("wrote no file matching"), std::string::npos) << e.what();
+  }
+  std::remove(report.c_str());
+}
+
+TEST(Timing, APatternThatMatchesNothingIsAnErrorNotAMissingTime) {
+  TimingOptions options{.repeats = 1, .warmups = 0, .time_pattern = R"(Elapsed: ([0-9.]+))"};
+  try {
+    time_mpi_runs({.ranks = 1, .program = {probe, "--work", "0.001", "--text"}}, options);
+    FAIL() << "no match, yet no error";
+  } catch (const perfcast::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("Elapsed"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Wall clock"), std::string::npos) << "quotes the output: " << e.what();
+  }
+}
+
+TEST(AppTime, PatternsWithoutAGroupOrWithAGroupThatIsNoNumberAreRefused) {
+  EXPECT_THROW(AppTimePattern("Wall clock [0-9.]+"), perfcast::UserError);
+  EXPECT_THROW(AppTimePattern("Wall clock ([0-9.]+"), perfcast::UserError);
+  AppTimePattern words(R"(Wall (\w+))");
+  EXPECT_THROW(words.find_seconds("Wall clock 1.0", "stdout"), perfcast::UserError);
+  AppTimePattern fortran(R"(Solve\s+(\S+))");
+  EXPECT_DOUBLE_EQ(*fortran.find_seconds("    Solve    5.7579E+00\n", "out"), 5.7579);
+  EXPECT_DOUBLE_EQ(*fortran.find_seconds("    Solve    1.5D-01\n", "out"), 0.15);
+  EXPECT_FALSE(fortran.find_seconds("Setup 1.0\n", "out").has_value());
 }
