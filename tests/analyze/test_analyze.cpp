@@ -1209,6 +1209,27 @@ TEST(Analyze, WorkAfterABranchThatPrintsIsCounted) {
   }
 }
 
+// Library code without floating-point work (library_setup.cpp: the nodes of
+// a map, an unordered_map and a list; fgetc, ungetc, fscanf, div, localtime)
+// is left out as set-up by the library table, not left as parameters to
+// bind: no lib_*_flops, and no trips of the containers' own loops, out of
+// line or inlined into setup().
+TEST(Analyze, LibraryHelpersWithoutFloatingPointAreNoParameters) {
+  auto j = analyse_case("library_setup.cpp");
+  for (const auto& [name, p] : j["parameters"].items()) {
+    EXPECT_NE(name.rfind("lib_", 0), 0u) << name;
+    const std::string what = p.value("description", "");
+    if (what.find("iterations of the loop") == std::string::npos && what.find("recursive") == std::string::npos)
+      continue;
+    for (const char* header : {"stl_tree", "hashtable", "list_tcc"})
+      EXPECT_EQ(what.find(header), std::string::npos) << name << ": " << what;
+  }
+  bool unresolved_helper = false;
+  for (const auto& u : j["coverage"]["unresolved_calls"])
+    unresolved_helper |= u.dump().find("Rb_tree") != std::string::npos || u.dump().find("fgetc") != std::string::npos;
+  EXPECT_FALSE(unresolved_helper) << j["coverage"]["unresolved_calls"].dump();
+}
+
 // Error codes summed over calls and checked after them (error_code_main.c,
 // HPCG's `ierr += kernel(...); if (ierr != 0) return ierr;`), the two sources
 // analysed as one program: prepare(), in the other unit, and relax(), in the
