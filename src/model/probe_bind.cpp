@@ -87,13 +87,20 @@ std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t) {
   return as_written;
 }
 
+// The analyser's guess for code that a branch's sides both may reach but
+// that follows neither on every path (a join it could not place): no branch
+// the probes count, so no taken fraction at its line is its probability.
+constexpr const char* kReachedOnSomePaths = "reached on some paths";
+
+bool is_join(const Item& item) { return item.note.find(kReachedOnSomePaths) != std::string::npos; }
+
 // Sets the probability of the function's guessed branches at `line`: the
 // taken fraction on the side it was measured on.
 void set_branch_probability(Items& items, int line, const TakenFraction& t, const std::string& origin,
                             Orientations& o) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->condition) {
+      if (item.line == line && !b->condition && !is_join(item)) {
         std::optional<bool> then_taken = then_is_taken(*b, t);
         bool lines = b->then_line || b->else_line;
         ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
@@ -418,6 +425,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     };
     if (fn == model.functions.end())
       f.status = "the model has no such function";
+    else if (b.why == kReachedOnSomePaths)
+      f.status = "a join the analyser could not place, not a branch the probe counts: left at its guess";
     else if (feature(run, at + ":branch#2.taken")) {
       if (!bind_as_guard())
         f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";

@@ -76,6 +76,26 @@ TEST(ProbeBind, SidesStartingOnOneLineAreNotToldApart) {
   EXPECT_NE(found[0].status.find("do not say"), std::string::npos) << found[0].status;
 }
 
+// Two guessed items at one line: the branch `if (failures) print(...)` and
+// the analyser's "reached on some paths" for the code after it (a join it
+// could not place). The taken fraction is the branch's only: the join keeps
+// its guess, and the finding says why.
+TEST(ProbeBind, AJoinReachedOnSomePathsIsNotTheBranchAtItsLine) {
+  ProbeRun run{"./app", 2, {{"f.c:30:branch.taken", 0}, {"f.c:30:branch.not_taken", 4}},
+               {{"f.c:30:branch.taken_line", 31}, {"f.c:30:branch.not_taken_line", 33}}};
+  ProgramModel m = model_of({{"driver", 30, 31, 33}});
+  BranchItem join;
+  join.then_items.push_back(Item{40, "", LoopItem{}});
+  m.functions["driver"].body.push_back(Item{30, "inlined from print; reached on some paths", join});
+  m.coverage->guessed_branches.push_back({"driver", "dir/f.c:30", 0.5, "reached on some paths"});
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_DOUBLE_EQ(probability(m, "driver"), 0.0);
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(m.functions.at("driver").body.back().body).probability, 0.5);
+  EXPECT_FALSE(m.coverage->guessed_branches[1].probe_probability);
+  EXPECT_NE(found[1].status.find("join"), std::string::npos) << found[1].status;
+}
+
 }  // namespace
 
 namespace {
