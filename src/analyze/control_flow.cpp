@@ -164,7 +164,11 @@ bool ControlFlow::on_way_out(llvm::BasicBlock* b) {
 // (an early `MPI_Finalize(); return`, an abort) that `cur` cannot reach, so not
 // the program's normal end after `cur`. Such exits, perhaps deep inside a loop
 // (an option parser's) or behind a shared return block, make the code after
-// them no less certain: `cur` then counts as reached whenever `d` is.
+// them no less certain: `cur` then counts as reached whenever `d` is. The
+// unwind edge of a call that may throw (an `invoke`) leaves early too: it is
+// taken only when the callee throws (is_error_side), so an `if` one of whose
+// sides prints with iostreams (each `<<` an invoke, each facet check a branch
+// to a throw) does not make the code after it uncertain.
 bool ControlFlow::certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region) {
   using namespace llvm;
   if (on_way_out(cur)) return false;
@@ -182,8 +186,18 @@ bool ControlFlow::certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* c
   }
   std::set<BasicBlock*> seen;
   std::vector<std::pair<BasicBlock*, BasicBlock*>> work;  // (block, the block the walk came from)
-  for (BasicBlock* s : successors(d)) work.push_back({s, d});
   bool left_early = false;
+  auto walk_on = [&](BasicBlock* from) {
+    auto* invoke = dyn_cast<InvokeInst>(from->getTerminator());
+    for (BasicBlock* s : successors(from)) {
+      if (invoke && s == invoke->getUnwindDest() && s != invoke->getNormalDest()) {
+        left_early = true;
+        continue;
+      }
+      work.push_back({s, from});
+    }
+  };
+  walk_on(d);
   while (!work.empty()) {
     auto [b, from] = work.back();
     work.pop_back();
@@ -197,7 +211,7 @@ bool ControlFlow::certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* c
     // Around the loop again, out of it, or out of the function: `cur` missed.
     if (region && (b == region->getHeader() || !region->contains(b))) return result = false;
     if (succ_size(b) == 0) return result = false;
-    for (BasicBlock* s : successors(b)) work.push_back({s, b});
+    walk_on(b);
   }
   return result = left_early;
 }

@@ -86,7 +86,7 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
   };
 
   for (Instruction& i : *b) {
-    if (isa<DbgInfoIntrinsic>(&i)) continue;
+    if (isa<DbgInfoIntrinsic>(&i) || s_.inlined_from_ignored(i.getDebugLoc())) continue;
     // A flop is what perfcast counts counts (src/counts/README.md, Intel's
     // FP_ARITH_INST_RETIRED): fneg is none, the machine flips the sign bit with
     // a logic instruction (xorpd) or folds it into the subtract or FMA it feeds.

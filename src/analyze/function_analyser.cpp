@@ -157,6 +157,18 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
   if (dead_loops_.count(l)) return nullptr;
   auto it = loop_items_.find(l);
   if (it != loop_items_.end()) return it->second;
+  // A loop inlined from library code the table leaves out: left out with it,
+  // rather than a trip count for the user to bind. Its header's first located
+  // instruction says what it was inlined from (the loop's start location may
+  // be its preheader's, in the caller).
+  for (const llvm::Instruction& i : *l->getHeader())
+    if (i.getDebugLoc()) {
+      if (s_.inlined_from_ignored(i.getDebugLoc())) {
+        dead_loops_.insert(l);
+        return nullptr;
+      }
+      break;
+    }
   Items* parent = container_of_loop(l->getParentLoop());
   std::vector<GuardStep> guard;
   if (!parent || !flow_.guard_of(l->getHeader(), l->getParentLoop(), guard)) {

@@ -77,4 +77,12 @@ bool FunctionScope::model_wide(const ex::Expr& e) const {
   return true;
 }
 
+bool FunctionScope::inlined_from_ignored(const llvm::DebugLoc& dl) const {
+  for (const llvm::DILocation* at = dl.get(); at && at->getInlinedAt(); at = at->getInlinedAt())
+    if (const llvm::DISubprogram* sp = at->getScope()->getSubprogram();
+        sp && !sp->getLinkageName().empty() && ctx.ignores(sp->getLinkageName().str()))
+      return true;
+  return false;
+}
+
 }  // namespace perfcast::analyze::detail

@@ -46,6 +46,10 @@ struct FunctionScope {
 
   // The line, file and origin of `dl`; a note when it was inlined from elsewhere.
   Where where(const llvm::DebugLoc& dl) const;
+  // Whether the code at `dl` was inlined from a library function the table
+  // leaves out (a std::map's node search in the program's set-up): left out
+  // with it, as its out-of-line copy is with all it inlines.
+  bool inlined_from_ignored(const llvm::DebugLoc& dl) const;
   // A --branch-probability given for the branch at `w`.
   std::optional<double> probability_override(const Where& w) const;
   // A name of this function's source variable: prefixed with the function's

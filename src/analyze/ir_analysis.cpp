@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -195,21 +196,28 @@ std::set<std::string> reachable_functions(llvm::Module& m, const std::string& en
 
 // The module's functions whose demangled names match the table's
 // "ignore_demangled" globs (the C++ runtime: allocation, streams, static
-// initialisation, exceptions), added to `ignore` by their IR names. Those
-// defined in the module (inline library code) are not analysed either.
+// initialisation, exceptions, containers' nodes), added to `ignore` by their
+// IR names. Those defined in the module (inline library code) are not
+// analysed either, nor are the loops of those inlined into the program's
+// functions (their subprograms' linkage names are added too; FunctionAnalyser
+// leaves out a loop written in one).
 void ignore_runtime_functions(const llvm::Module& m, const nlohmann::json& table, std::set<std::string>& ignore) {
   std::vector<std::string> globs;
   for (const auto& g : table.value("ignore_demangled", nlohmann::json::array())) globs.push_back(g.get<std::string>());
   if (globs.empty()) return;
-  for (const llvm::Function& f : m) {
-    std::string name = f.getName().str();
+  auto consider = [&](const std::string& name) {
     std::string readable = llvm::demangle(name);
     for (const auto& glob : globs)
       if (fnmatch(glob.c_str(), readable.c_str(), 0) == 0) {
         ignore.insert(name);
-        break;
+        return;
       }
-  }
+  };
+  for (const llvm::Function& f : m) consider(f.getName().str());
+  llvm::DebugInfoFinder debug_info;
+  debug_info.processModule(m);
+  for (const llvm::DISubprogram* sp : debug_info.subprograms())
+    if (!sp->getLinkageName().empty()) consider(sp->getLinkageName().str());
 }
 
 }  // namespace

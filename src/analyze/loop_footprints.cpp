@@ -98,6 +98,9 @@ void LoopFootprints::add_footprints(const std::map<const llvm::Loop*, Node*>& lo
     }
     if (!ok) continue;
     for (const CountedAccess& a : counted) {
+      // An access in a loop the model leaves out (inlined library code the
+      // table ignores, a dead loop) is not in the footprint either.
+      if (!loop_nodes.count(s_.li.getLoopFor(a.instruction->getParent()))) continue;
       Expr bytes = runs_in(a, loop) * Expr(static_cast<std::int64_t>(a.bytes));
       if (a.indirect && a.gathered) {
         Where w = s_.where(a.instruction->getDebugLoc());

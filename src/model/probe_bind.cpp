@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <set>
@@ -86,13 +87,20 @@ std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t) {
   return as_written;
 }
 
+// The analyser's guess for code that a branch's sides both may reach but
+// that follows neither on every path (a join it could not place): no branch
+// the probes count, so no taken fraction at its line is its probability.
+constexpr const char* kReachedOnSomePaths = "reached on some paths";
+
+bool is_join(const Item& item) { return item.note.find(kReachedOnSomePaths) != std::string::npos; }
+
 // Sets the probability of the function's guessed branches at `line`: the
 // taken fraction on the side it was measured on.
 void set_branch_probability(Items& items, int line, const TakenFraction& t, const std::string& origin,
                             Orientations& o) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->condition) {
+      if (item.line == line && !b->condition && !is_join(item)) {
         std::optional<bool> then_taken = then_is_taken(*b, t);
         bool lines = b->then_line || b->else_line;
         ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
@@ -192,11 +200,52 @@ void bind_recursion(const ProbeRun& run, Coverage::Loop& l, Parameter* p, const 
   }
 }
 
+// The factor k (a power of two) by which the optimiser unrolled a source loop
+// of `name` iterations into the loop with these trips, or 0: the trips are an
+// expression of `name` alone, `name / k` give or take one at any large size
+// (HPCG's restriction, floordiv(zext(2 * trunc(floordiv(zext(nc, 32), 2), 30)
+// - 2, 64), 2) + 1 for nc by 2). A source loop of `name / k` iterations has
+// such trips too: the unrolled one is told by its remainder (remainder_of).
+int unroll_factor(const Expr& trip_count, const std::string& name) {
+  if (expr::free_names(trip_count) != std::set<std::string>{name}) return 0;
+  // Sizes divisible by every factor tried, small enough for the 30-bit
+  // truncations the vectoriser leaves in such counts.
+  const std::int64_t small = std::int64_t{3} << 20, large = std::int64_t{5} << 20;
+  try {
+    const double at_small = expr::evaluate(trip_count, {{name, small}}).real();
+    const double at_large = expr::evaluate(trip_count, {{name, large}}).real();
+    for (int k = 2; k <= 16; k *= 2)
+      if ((at_large - at_small) * k == large - small && std::fabs(at_small * k - small) <= k) return k;
+  } catch (const UserError&) {  // not defined at these sizes: not such a loop
+  }
+  return 0;
+}
+
+// Whether `items` hold, at `line`, the branch of an unrolled loop's remainder:
+// a test of `name` modulo k (trunc(name, log2 k), the low bits, or mod(name, k)).
+bool remainder_of(const Items& items, int line, const std::string& name, int k) {
+  const std::string low_bits = fmt::format("trunc({}, {})", name, std::countr_zero(static_cast<unsigned>(k)));
+  const std::string modulo = fmt::format("mod({}, {})", name, k);
+  for (const Item& item : items) {
+    if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (item.line == line && b->condition) {
+        const std::string c = expr::to_string(*b->condition);
+        if (c.find(low_bits) != std::string::npos || c.find(modulo) != std::string::npos) return true;
+      }
+      if (remainder_of(b->then_items, line, name, k) || remainder_of(b->else_items, line, name, k)) return true;
+    } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (remainder_of(l->body, line, name, k)) return true;
+    }
+  }
+  return false;
+}
+
 // Whether a loop's trip count is the parameter `name` alone, or a width cast
 // of it (zext(name, 32), which needs a whole number): a loop that runs `name`
-// iterations per arrival.
+// iterations per arrival; or that loop unrolled, its remainder in `function`
+// at `line` (its branches test `name` too, so it needs a whole number as well).
 enum class Trips { Other, Alone, Cast };
-Trips trips_are(const Expr& trip_count, const std::string& name) {
+Trips trips_are(const Expr& trip_count, const std::string& name, const Items& function, int line) {
   const std::string t = expr::to_string(trip_count);
   if (t == name) return Trips::Alone;
   for (const char* cast : {"zext(", "sext(", "trunc("}) {
@@ -205,24 +254,26 @@ Trips trips_are(const Expr& trip_count, const std::string& name) {
         t.find_first_not_of("0123456789", head.size()) == t.size() - 1)
       return Trips::Cast;
   }
-  return Trips::Other;
+  const int k = unroll_factor(trip_count, name);
+  return k && remainder_of(function, line, name, k) ? Trips::Cast : Trips::Other;
 }
 
 // The lines of the loops, in `items` at any depth, whose trips are `name`;
 // not those of code inlined from another function (the analyser's note says
 // so), whose probes count every call of that function in the program.
-void loops_sized_by(const Items& items, const std::string& name, std::vector<int>& lines, bool& cast) {
+void loops_sized_by(const Items& items, const std::string& name, std::vector<int>& lines, bool& cast,
+                    const Items& function) {
   for (const Item& item : items) {
     if (const auto* l = std::get_if<LoopItem>(&item.body)) {
-      Trips t = trips_are(l->trip_count, name);
+      Trips t = trips_are(l->trip_count, name, function, item.line);
       if (t != Trips::Other && item.note.find("inlined from") == std::string::npos) {
         lines.push_back(item.line);
         cast = cast || t == Trips::Cast;
       }
-      loops_sized_by(l->body, name, lines, cast);
+      loops_sized_by(l->body, name, lines, cast, function);
     } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-      loops_sized_by(b->then_items, name, lines, cast);
-      loops_sized_by(b->else_items, name, lines, cast);
+      loops_sized_by(b->then_items, name, lines, cast, function);
+      loops_sized_by(b->else_items, name, lines, cast, function);
     }
   }
 }
@@ -251,7 +302,7 @@ std::optional<double> mean_size(const ProgramModel& model, const ProbeRun& run, 
   std::optional<double> mean;
   for (const auto& [fn_name, fn] : model.functions) {
     std::vector<int> lines;
-    loops_sized_by(fn.body, name, lines, cast);
+    loops_sized_by(fn.body, name, lines, cast, fn.body);
     if (lines.empty()) continue;
     const std::set<std::string> own = files_of(*model.coverage, fn_name);
     for (int line : lines) {
@@ -374,6 +425,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     };
     if (fn == model.functions.end())
       f.status = "the model has no such function";
+    else if (b.why == kReachedOnSomePaths)
+      f.status = "a join the analyser could not place, not a branch the probe counts: left at its guess";
     else if (feature(run, at + ":branch#2.taken")) {
       if (!bind_as_guard())
         f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";

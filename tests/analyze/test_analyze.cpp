@@ -1192,6 +1192,44 @@ TEST(Analyze, WorkAfterABranchThatMayThrowIsCounted) {
     }
 }
 
+// The join after an `if` on a count the model cannot state whose side prints
+// with iostreams (print_in_branch.cpp: every `<<` an `invoke`, each facet
+// check a branch to a throw): no condition of the paths to it can be stated,
+// but every path a run takes reaches it, so it is no guessed branch and the
+// loop after it counts in full, 2 flops an element and 1 for the result.
+TEST(Analyze, WorkAfterABranchThatPrintsIsCounted) {
+  auto j = analyse_case("print_in_branch.cpp");
+  auto m = load(j, "print_in_branch");
+  for (const auto& b : j["coverage"]["guessed_branches"])
+    EXPECT_NE(b.value("why", ""), "reached on some paths") << b.dump();
+  for (long n : {1L, 5L, 1000L}) {
+    expr::Bindings b = {{"n", n}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "_Z11timed_phaselPKli", b).flops_double, 2.0 * n + 1) << "n = " << n;
+  }
+}
+
+// Library code without floating-point work (library_setup.cpp: the nodes of
+// a map, an unordered_map and a list; fgetc, ungetc, fscanf, div, localtime)
+// is left out as set-up by the library table, not left as parameters to
+// bind: no lib_*_flops, and no trips of the containers' own loops, out of
+// line or inlined into setup().
+TEST(Analyze, LibraryHelpersWithoutFloatingPointAreNoParameters) {
+  auto j = analyse_case("library_setup.cpp");
+  for (const auto& [name, p] : j["parameters"].items()) {
+    EXPECT_NE(name.rfind("lib_", 0), 0u) << name;
+    const std::string what = p.value("description", "");
+    if (what.find("iterations of the loop") == std::string::npos && what.find("recursive") == std::string::npos)
+      continue;
+    for (const char* header : {"stl_tree", "hashtable", "list_tcc"})
+      EXPECT_EQ(what.find(header), std::string::npos) << name << ": " << what;
+  }
+  bool unresolved_helper = false;
+  for (const auto& u : j["coverage"]["unresolved_calls"])
+    unresolved_helper |= u.dump().find("Rb_tree") != std::string::npos || u.dump().find("fgetc") != std::string::npos;
+  EXPECT_FALSE(unresolved_helper) << j["coverage"]["unresolved_calls"].dump();
+}
+
 // Error codes summed over calls and checked after them (error_code_main.c,
 // HPCG's `ierr += kernel(...); if (ierr != 0) return ierr;`), the two sources
 // analysed as one program: prepare(), in the other unit, and relax(), in the

@@ -76,6 +76,26 @@ TEST(ProbeBind, SidesStartingOnOneLineAreNotToldApart) {
   EXPECT_NE(found[0].status.find("do not say"), std::string::npos) << found[0].status;
 }
 
+// Two guessed items at one line: the branch `if (failures) print(...)` and
+// the analyser's "reached on some paths" for the code after it (a join it
+// could not place). The taken fraction is the branch's only: the join keeps
+// its guess, and the finding says why.
+TEST(ProbeBind, AJoinReachedOnSomePathsIsNotTheBranchAtItsLine) {
+  ProbeRun run{"./app", 2, {{"f.c:30:branch.taken", 0}, {"f.c:30:branch.not_taken", 4}},
+               {{"f.c:30:branch.taken_line", 31}, {"f.c:30:branch.not_taken_line", 33}}};
+  ProgramModel m = model_of({{"driver", 30, 31, 33}});
+  BranchItem join;
+  join.then_items.push_back(Item{40, "", LoopItem{}});
+  m.functions["driver"].body.push_back(Item{30, "inlined from print; reached on some paths", join});
+  m.coverage->guessed_branches.push_back({"driver", "dir/f.c:30", 0.5, "reached on some paths"});
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_DOUBLE_EQ(probability(m, "driver"), 0.0);
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(m.functions.at("driver").body.back().body).probability, 0.5);
+  EXPECT_FALSE(m.coverage->guessed_branches[1].probe_probability);
+  EXPECT_NE(found[1].status.find("join"), std::string::npos) << found[1].status;
+}
+
 }  // namespace
 
 namespace {
@@ -123,6 +143,35 @@ TEST(ProbeBind, ASizeReadFromMemoryIsTheMeanTripsOfTheLoopsItSizes) {
   bool said = false;
   for (const auto& f : found) said |= f.status.find("different mean trips") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// A size read from memory whose loop the optimiser unrolled by 2 (HPCG's
+// restriction, `for (i = 0; i < nc; ++i)`): the model's loop runs nc / 2
+// iterations, its remainder one more when nc is odd; the probe at the line
+// counted the source loop's nc per arrival, the size's mean over the calls.
+TEST(ProbeBind, ASizeOfALoopUnrolledByTwoIsTheMeanTripsOfTheSourceLoop) {
+  const std::string unrolled = "floordiv(zext(2 * trunc(floordiv(zext(spmv.nrow, 32), 2), 30) - 2, 64), 2) + 1";
+  auto with_remainder = [&](const std::string& remainder) {
+    ProgramModel m = sized_model({51}, unrolled);
+    BranchItem odd;
+    odd.condition = expr::parse(remainder);
+    m.functions["spmv"].body.push_back(Item{51, "", odd});
+    m.coverage->unknown_loops.push_back({"spmv", "src/spmv.c:67", "spmv.loop2.trips", "read from memory"});
+    return m;
+  };
+  // Called on 512, 64 and 8 coarse rows: 584 iterations over 3 arrivals.
+  ProbeRun run{"./app", 1, {{"spmv.c:51:loop.headers", 584 + 3}, {"spmv.c:51:loop.entries", 3}}, {}};
+  ProgramModel m = with_remainder("trunc(spmv.nrow, 1) == 0");
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  // 194.67, to the nearest whole number: the remainder's test needs one.
+  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "195");
+
+  // The same trips with no remainder are a source loop of nrow / 2
+  // iterations: the probe's mean is not nrow's, which is left to the user.
+  ProgramModel halved = with_remainder("spmv.nrow > 100");
+  bind_probe_run(halved, run);
+  EXPECT_FALSE(halved.parameters[0].default_value);
 }
 
 }  // namespace
