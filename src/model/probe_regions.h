@@ -1,0 +1,51 @@
+// Several branches at one source line, bound from a probe run as one region
+// (docs/program-model.md, "Probe runs"): `a && b`, `a || b`, Fortran's
+// `IF (a .OR. b)`. The front end the probes count and the optimised code the
+// analyser prices may test such a line differently (two tests merged into
+// one, or one logical value split into two), so their tests cannot be paired
+// one to one. What both keep is where control goes when it leaves the line:
+// the source line each side starts at. The probes' tests at one line are one
+// region: an edge whose side starts on that line is internal, the region's
+// entries are its evaluations less its internal edges, and its exits are
+// counted by the line they go to. Each of the model's branches at that line
+// then gets the probability that makes its own exits those the run measured.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+
+#include "model/probe_bind.h"
+#include "model/program_model.h"
+
+namespace perfcast::model {
+
+// What the probes counted at one line: every `branch`, `branch#2`, ... there.
+struct LineRegion {
+  int line = 0;
+  int tests = 0;                // the probes' branches at the line
+  double entries = 0;           // evaluations less internal edges
+  double internal = 0;          // edges to a side that starts on the line itself
+  std::map<int, double> exits;  // by the source line the side starts at
+  bool sides_known = true;      // every side's line recorded (a record from before them has none)
+};
+
+// The region the run recorded at feature site `at` ("f.c:12"), or none when
+// it recorded no branch there.
+std::optional<LineRegion> line_region(const ProbeRun& run, const std::string& at, int line);
+
+// The model's guessed branches at `region.line` among `body`: how many.
+int guessed_branches_at(const Items& body, int line);
+
+struct RegionBinding {
+  int bound = 0, untold = 0;          // the model's trees of branches at that line, bound or not
+  bool tests_differ = false;          // bound with the probe's tests split otherwise than the model's
+  std::optional<double> probability;  // `then` of the first branch bound
+  std::string why;                    // why a tree was not bound
+};
+
+// Sets the probabilities of the model's guessed branches at the region's line
+// in `body` (a function's items) where the run says them, noting `origin` on
+// each; a tree of branches whose split the exits cannot tell keeps its guess.
+RegionBinding bind_line_region(Items& body, const LineRegion& region, const std::string& origin);
+
+}  // namespace perfcast::model
