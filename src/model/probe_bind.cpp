@@ -184,7 +184,8 @@ int model_loop_depth(const Items& items, const std::string& trips, int line, int
 
 // The probe's loop (`f.c:12:loop#2`) at feature site `at` that is `depth`
 // deep among the loops of its line (the pass's code fact `.depth`, 1 when
-// absent: the outermost); none, with `why`, when no loop or several are.
+// absent: the outermost), or the line's only one; none, with `why`, when no
+// loop or several are.
 std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at, int depth, std::string& why) {
   std::vector<std::string> found;
   int loops = 0;
@@ -196,6 +197,9 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
     if ((d == run.code.end() ? 1 : static_cast<int>(d->second)) == depth) found.push_back(base);
   }
   if (found.size() == 1) return found.front();
+  // One loop at the line: the model's loops there around it are the
+  // optimiser's or of other lines' locations, not loops the probes missed.
+  if (loops == 1) return at + ":loop";
   why = loops == 0 ? "no probe at that line (was the program built with perfcast cc --features from these sources?)"
         : found.empty() ? fmt::format("no loop of the probe's {} at that line is {} deep in them", loops, depth)
                         : "several loops start at that line, as deep in its loops; the probe cannot tell them apart";
@@ -416,6 +420,11 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
                  "the model prices";
       return;
     }
+    if (region.in_sequence) {
+      f.status = "several tests in a row at that line (statements side by side, not one condition); the probe cannot "
+                 "tell which one the model prices";
+      return;
+    }
     if (region.entries <= 0) {
       f.status = "not reached by the probe run";
       b.probe_not_reached = true;
@@ -428,8 +437,9 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     }
     b.probe_probability = r.probability;
     f.value = r.probability;
-    f.status = fmt::format("bound ({} test{} at that line as one: each branch by where its sides leave the line{}{})",
-                           region.tests, region.tests == 1 ? "" : "s",
+    f.status = fmt::format("bound ({} test{} at that line in the probes' code, {} in the model's, as one: each "
+                           "branch by where its sides leave the line{}{})",
+                           region.tests, region.tests == 1 ? "" : "s", guessed_branches_at(body, region.line),
                            r.tests_differ ? "; the probes' code tests it otherwise, the split between tests not told" : "",
                            r.untold ? fmt::format("; {} cop{} not told: {}", r.untold, r.untold == 1 ? "y" : "ies", r.why)
                                     : "");
@@ -476,13 +486,19 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       return true;
     };
     const int line = site_line(b.site);
+    const std::optional<LineRegion> region = line_region(run, at, line);
+    // Several tests at the line in the probes' code, or one whose two sides
+    // leave to two lines and several in the model's (not copies of one test
+    // alone, which the fraction as written prices as well).
+    const bool several =
+        feature(run, at + ":branch#2.taken") ||
+        (fn != model.functions.end() && region && region->sides_known && region->exits.size() > 1 &&
+         guessed_branches_at(fn->second.body, line) > 1);
     if (fn == model.functions.end())
       f.status = "the model has no such function";
-    else if (feature(run, at + ":branch#2.taken") ||
-             (taken && not_taken && guessed_branches_at(fn->second.body, line) > 1)) {
-      // Several tests at the line, in the probes' code or the model's.
+    else if (several) {
       if (!bind_as_guard()) {
-        if (auto region = line_region(run, at, line))
+        if (region)
           bind_region(fn->second.body, *region, b, f);
         else
           f.status = "no probe at that line";  // a keep list that left out its first test

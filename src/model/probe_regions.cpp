@@ -52,10 +52,15 @@ void collect(Items& items, int line, std::vector<Node>& out, std::vector<Node>& 
   }
 }
 
+// Whether a side goes on to another branch of the line; the others leave it
+// (one starting on the line with no branch behind it, from the line itself).
+bool internal(int side, int line, const std::vector<Node>& children) { return side == line && !children.empty(); }
+
 // How many sides of a tree leave the line for each line, and how many stay on it.
 void tally(const Node& n, int line, std::map<int, int>& exit_sides, int& internal_sides) {
-  for (int side : {n.branch->then_line, n.branch->else_line}) {
-    if (side == line)
+  for (auto [side, children] :
+       {std::pair{n.branch->then_line, &n.then_children}, std::pair{n.branch->else_line, &n.else_children}}) {
+    if (internal(side, line, *children))
       ++internal_sides;
     else if (side != 0)
       ++exit_sides[side];
@@ -82,18 +87,20 @@ class TreeSolver {
   bool solve(const Node& n, double flow, std::optional<double> internal_flow) {
     const BranchItem& b = *n.branch;
     const int line = region_.line, then_line = b.then_line, else_line = b.else_line;
+    const bool then_inside = internal(then_line, line, n.then_children),
+               else_inside = internal(else_line, line, n.else_children);
     double p = b.probability;
     if (flow <= 1e-12) {
       // Not reached within the region: no evidence, and nothing depends on it.
     } else if (then_line == else_line) {
       return fail("both sides of a branch start on one line");
-    } else if (own_exit(then_line)) {
+    } else if (!then_inside && own_exit(then_line)) {
       p = fraction(then_line) / flow;
-    } else if (own_exit(else_line)) {
+    } else if (!else_inside && own_exit(else_line)) {
       p = 1 - fraction(else_line) / flow;
-    } else if ((then_line == line) != (else_line == line) && internal_sides_ == 1) {
+    } else if (then_inside != else_inside && internal_sides_ == 1) {
       double inner = internal_flow ? *internal_flow : flow;
-      p = then_line == line ? inner / flow : 1 - inner / flow;
+      p = then_inside ? inner / flow : 1 - inner / flow;
     } else if (!known(then_line) && !known(else_line)) {
       return fail("a branch whose sides start where the probe saw no test of the line go");
     } else {
@@ -117,7 +124,7 @@ class TreeSolver {
       double p = probability_.at(n.branch);
       for (auto [side, share, children] : {std::tuple{n.branch->then_line, p, &n.then_children},
                                            std::tuple{n.branch->else_line, 1 - p, &n.else_children}}) {
-        if (side != region_.line && side != 0) predicted[side] += flow * share;
+        if (!internal(side, region_.line, *children) && side != 0) predicted[side] += flow * share;
         for (const Node& c : *children) walk(c, flow * share);
       }
     };
@@ -134,9 +141,7 @@ class TreeSolver {
   void reset() { probability_.clear(); }
 
  private:
-  bool own_exit(int side) const {
-    return side != 0 && side != region_.line && region_.exits.count(side) && exit_sides_.at(side) == 1;
-  }
+  bool own_exit(int side) const { return side != 0 && region_.exits.count(side) && exit_sides_.at(side) == 1; }
   bool known(int side) const { return side == region_.line || region_.exits.count(side); }
   double fraction(int side) const { return region_.exits.at(side) / region_.entries; }
   bool fail(const char* why) {
@@ -165,26 +170,34 @@ void apply(const Node& n, const std::map<const BranchItem*, double>& p, const st
 std::optional<LineRegion> line_region(const ProbeRun& run, const std::string& at, int line) {
   LineRegion r;
   r.line = line;
-  double evaluations = 0;
+  double to_line = 0;  // edges to code that starts on the line: a later test, or a statement there
   for (int k = 1;; ++k) {
     const std::string base = at + ":branch" + (k == 1 ? "" : fmt::format("#{}", k));
     auto taken = count(run, base + ".taken"), not_taken = count(run, base + ".not_taken");
     if (!taken || !not_taken) break;
     ++r.tests;
-    evaluations += *taken + *not_taken;
+    // The first test in the code's order is where the line is entered (`a`
+    // of `a && b`); the later ones are reached from it.
+    (k == 1 ? r.entries : r.internal) += *taken + *not_taken;
     for (auto [edges, side] : {std::pair{*taken, "taken_line"}, std::pair{*not_taken, "not_taken_line"}}) {
       auto c = run.code.find(base + "." + side);
       int to = c == run.code.end() ? 0 : static_cast<int>(c->second);
       if (to == 0)
         r.sides_known = false;
       else if (to == line)
-        r.internal += edges;
+        to_line += edges;
       else
         r.exits[to] += edges;
     }
   }
   if (r.tests == 0) return std::nullopt;
-  r.entries = evaluations - r.internal;
+  // What went on on the line and reached no later test ran a statement there
+  // (Fortran's one-line `IF (c) x = 1`): it leaves the line from the line itself.
+  const double on_line = to_line - r.internal;
+  if (on_line < -1e-9 * std::max(1.0, to_line))
+    r.in_sequence = true;  // later tests reached from both sides: statements in a row, not one condition
+  else if (on_line > 0)
+    r.exits[line] += on_line;
   return r;
 }
 

@@ -5,9 +5,9 @@
 // one, or one logical value split into two), so their tests cannot be paired
 // one to one. What both keep is where control goes when it leaves the line:
 // the source line each side starts at. The probes' tests at one line are one
-// region: an edge whose side starts on that line is internal, the region's
-// entries are its evaluations less its internal edges, and its exits are
-// counted by the line they go to. Each of the model's branches at that line
+// region entered at its first test; its exits are counted by the line they
+// go to, and what goes on on the line without reaching a later test leaves
+// from the line itself (a statement there). Each of the model's branches at that line
 // then gets the probability that makes its own exits those the run measured.
 #pragma once
 #include <map>
@@ -23,10 +23,11 @@ namespace perfcast::model {
 struct LineRegion {
   int line = 0;
   int tests = 0;                // the probes' branches at the line
-  double entries = 0;           // evaluations less internal edges
-  double internal = 0;          // edges to a side that starts on the line itself
-  std::map<int, double> exits;  // by the source line the side starts at
+  double entries = 0;           // evaluations of its first test in the code's order
+  double internal = 0;          // evaluations of the later ones, reached from the first
+  std::map<int, double> exits;  // by the source line the side starts at (the line itself: a statement there)
   bool sides_known = true;      // every side's line recorded (a record from before them has none)
+  bool in_sequence = false;     // later tests reached from every side: statements in a row, not one condition
 };
 
 // The region the run recorded at feature site `at` ("f.c:12"), or none when

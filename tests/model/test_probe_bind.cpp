@@ -176,7 +176,8 @@ TEST(ProbeBind, BranchesAtOneLineAreBoundByWhereTheyLeaveIt) {
   EXPECT_DOUBLE_EQ(a.probability, 0.75);
   EXPECT_DOUBLE_EQ(at(a.then_items, 0).probability, 1.0 / 3);
   ASSERT_EQ(found.size(), 2u);
-  EXPECT_EQ(found[0].status.rfind("bound (2 tests at that line as one", 0), 0u) << found[0].status;
+  EXPECT_EQ(found[0].status.rfind("bound (2 tests at that line in the probes' code, 2 in the model's", 0), 0u)
+      << found[0].status;
   EXPECT_EQ(found[1].status, found[0].status);
   EXPECT_EQ(two.functions["f"].body[0].note.find("probe run"), 0u) << two.functions["f"].body[0].note;
   EXPECT_EQ(two.functions["f"].body[0].note.find("probe run", 1), std::string::npos) << "noted once";
@@ -203,6 +204,22 @@ TEST(ProbeBind, ALineTestedOnceBindsTheModelsTwoTestsByTheirExits) {
   EXPECT_DOUBLE_EQ(at(body, 0).probability, 0.0);
   EXPECT_DOUBLE_EQ(at(at(body, 0).else_items, 0).probability, 80.0 / 96);
   EXPECT_DOUBLE_EQ(at(body, 1).probability, 80.0 / 96);
+  EXPECT_NE(found[0].status.find("tests it otherwise"), std::string::npos) << found[0].status;
+}
+
+// Fortran's one-line `IF (a .AND. b) x = 1` at line 10: flang's front end
+// tests one value, whose true side runs the statement on the line itself
+// (1 time in 4); the optimised code tests a, then b, whose true side is that
+// statement. What goes on on the line and reaches no later test leaves from
+// the line: b's `then` gets it.
+TEST(ProbeBind, AStatementOnItsTestsLineLeavesFromTheLineItself) {
+  ProbeRun run{"./app", 1, {}, {}};
+  test(run, 1, 24, 10, 72, 11);
+  ProgramModel m = with_body({branch(10, 10, 11, {branch(10, 10, 11)})}, 2);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  const BranchItem& a = at(m.functions["f"].body, 0);
+  EXPECT_DOUBLE_EQ(a.probability, 1.0);
+  EXPECT_DOUBLE_EQ(at(a.then_items, 0).probability, 0.25);
   EXPECT_NE(found[0].status.find("tests it otherwise"), std::string::npos) << found[0].status;
 }
 
