@@ -430,19 +430,44 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       b.probe_not_reached = true;
       return;
     }
-    RegionBinding r = bind_line_region(body, region, origin);
+    // One test in the probes' code: a tree its exits do not tell is priced
+    // as that test's fraction, on the side it was measured on (then_is_taken).
+    std::function<std::optional<double>(const BranchItem&)> as_one_test;
+    const std::string at = feature_site(b.site);
+    auto taken = feature(run, at + ":branch.taken"), not_taken = feature(run, at + ":branch.not_taken");
+    if (region.tests == 1 && taken && not_taken && *taken + *not_taken > 0) {
+      TakenFraction t{*taken / (*taken + *not_taken)};
+      auto side = [&](const char* name) {
+        auto c = run.code.find(at + ":branch." + name);
+        return c == run.code.end() ? 0 : static_cast<int>(c->second);
+      };
+      t.taken_line = side("taken_line");
+      t.not_taken_line = side("not_taken_line");
+      as_one_test = [t](const BranchItem& item) -> std::optional<double> {
+        return then_is_taken(item, t).value_or(true) ? t.taken : 1 - t.taken;
+      };
+    }
+    RegionBinding r = bind_line_region(body, region, origin, as_one_test);
+    if (r.bound == 0 && r.as_one_test > 0) {
+      b.probe_probability = r.probability;
+      f.value = r.probability;
+      f.status = "bound (its sides' lines do not say which way the optimised code tests it: priced as written)";
+      return;
+    }
     if (r.bound == 0) {
       f.status = fmt::format("several branches at that line; their exits do not tell the model's apart ({})", r.why);
       return;
     }
     b.probe_probability = r.probability;
     f.value = r.probability;
-    f.status = fmt::format("bound ({} test{} at that line in the probes' code, {} in the model's, as one: each "
-                           "branch by where its sides leave the line{}{})",
-                           region.tests, region.tests == 1 ? "" : "s", guessed_branches_at(body, region.line),
-                           r.tests_differ ? "; the probes' code tests it otherwise, the split between tests not told" : "",
-                           r.untold ? fmt::format("; {} cop{} not told: {}", r.untold, r.untold == 1 ? "y" : "ies", r.why)
-                                    : "");
+    std::string rest;
+    if (r.tests_differ) rest += "; the probes' code tests it otherwise, the split between tests not told";
+    if (r.as_one_test) rest += fmt::format("; {} cop{} priced as its one test", r.as_one_test, r.as_one_test == 1 ? "y" : "ies");
+    if (const int left = r.untold - r.as_one_test)
+      rest += fmt::format("; {} cop{} not told: {}", left, left == 1 ? "y" : "ies", r.why);
+    f.status = fmt::format("bound ({} test{} at that line in the probes' code, {} in the model's, as one: each branch "
+                           "by where its sides leave the line{})",
+                           region.tests, region.tests == 1 ? "" : "s", guessed_branches_at(body, region.line), rest);
   };
   // The line's other coverage entries (`a || b` kept as two tests, and the
   // code both reach) take what the first bound.

@@ -214,7 +214,8 @@ int guessed_branches_at(const Items& body, int line) {
   return n;
 }
 
-RegionBinding bind_line_region(Items& body, const LineRegion& region, const std::string& origin) {
+RegionBinding bind_line_region(Items& body, const LineRegion& region, const std::string& origin,
+                               const std::function<std::optional<double>(const BranchItem&)>& as_one_test) {
   RegionBinding out;
   std::vector<Node> roots;
   collect(body, region.line, roots, roots);
@@ -233,6 +234,20 @@ RegionBinding bind_line_region(Items& body, const LineRegion& region, const std:
     if (!told) {
       ++out.untold;
       if (out.why.empty()) out.why = solver.why();
+      std::map<const BranchItem*, double> each;
+      std::function<bool(const Node&)> price = [&](const Node& n) {
+        auto p = as_one_test ? as_one_test(*n.branch) : std::nullopt;
+        if (!p) return false;
+        each[n.branch] = *p;
+        for (const auto* children : {&n.then_children, &n.else_children})
+          for (const Node& c : *children)
+            if (!price(c)) return false;
+        return true;
+      };
+      if (price(root)) {
+        ++out.as_one_test;
+        apply(root, each, origin, out.probability);
+      }
       continue;
     }
     ++out.bound;

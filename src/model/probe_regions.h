@@ -10,6 +10,7 @@
 // from the line itself (a statement there). Each of the model's branches at that line
 // then gets the probability that makes its own exits those the run measured.
 #pragma once
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -39,6 +40,7 @@ int guessed_branches_at(const Items& body, int line);
 
 struct RegionBinding {
   int bound = 0, untold = 0;          // the model's trees of branches at that line, bound or not
+  int as_one_test = 0;                // of the untold, priced by `as_one_test` (bind_line_region)
   bool tests_differ = false;          // bound with the probe's tests split otherwise than the model's
   std::optional<double> probability;  // `then` of the first branch bound
   std::string why;                    // why a tree was not bound
@@ -46,7 +48,10 @@ struct RegionBinding {
 
 // Sets the probabilities of the model's guessed branches at the region's line
 // in `body` (a function's items) where the run says them, noting `origin` on
-// each; a tree of branches whose split the exits cannot tell keeps its guess.
-RegionBinding bind_line_region(Items& body, const LineRegion& region, const std::string& origin);
+// each. A tree of branches whose split the exits cannot tell gets, branch by
+// branch, what `as_one_test` gives (where the probes count one test there: its
+// fraction on the side it was measured on), or keeps its guess.
+RegionBinding bind_line_region(Items& body, const LineRegion& region, const std::string& origin,
+                               const std::function<std::optional<double>(const BranchItem&)>& as_one_test = {});
 
 }  // namespace perfcast::model
