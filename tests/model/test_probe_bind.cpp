@@ -223,6 +223,21 @@ TEST(ProbeBind, AStatementOnItsTestsLineLeavesFromTheLineItself) {
   EXPECT_NE(found[0].status.find("tests it otherwise"), std::string::npos) << found[0].status;
 }
 
+// One probe test whose sides leave to two lines, and two copies of it in the
+// model, one whose sides both start on the test's line (the exits cannot
+// tell it): that one gets the test's fraction as written, as a line of one
+// test does, not its guess (HPCG's `if (tolerance_failures)`, never taken,
+// whose guess put half the benchmark's calls back).
+TEST(ProbeBind, ACopyTheExitsCannotTellTakesItsOneTestsFraction) {
+  ProbeRun run{"./app", 1, {}, {}};
+  test(run, 1, 0, 11, 10, 20);
+  ProgramModel m = with_body({branch(10, 11, 20), branch(10, 10, 10)}, 2);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  EXPECT_DOUBLE_EQ(at(m.functions["f"].body, 0).probability, 0.0);
+  EXPECT_DOUBLE_EQ(at(m.functions["f"].body, 1).probability, 0.0);
+  EXPECT_NE(found[0].status.find("1 copy priced as its one test"), std::string::npos) << found[0].status;
+}
+
 // `a && b && c` kept as three tests, whose first two both go on on the line
 // and leave to the same line as the third's false side: the exits do not say
 // how the flow splits between a and b, so the guesses stay, and probe says why.
