@@ -218,20 +218,19 @@ Items* FunctionAnalyser::navigate(Items* c, const std::vector<GuardStep>& guard)
 
 namespace {
 
-// The source line the side `succ` of a conditional branch starts at, seen in
-// the branch's own function (code inlined there counts at its call's line):
-// that of the first located instruction of the successor, or of the blocks it
-// goes on to unconditionally (a jump's own location says nothing of the side);
+// The source line the block `b` a terminator leads to starts at (side_line:
+// the side `succ` of a conditional branch), seen in the terminator's own
+// function (code inlined there counts at its call's line): that of the first
+// located instruction of the block, or of the blocks it goes on to unconditionally (a jump's own location says nothing of the side);
 // 0 when none says. The feature probes record the same of the code as written
 // (side_line in src/features/feature_pass.cpp), where the optimiser has not
 // yet inverted a test or swapped its successors: the binding of a probe run's
 // taken fraction matches the two (model/probe_bind.h).
-int side_line(const llvm::BranchInst& br, unsigned succ) {
+int block_line(const llvm::Instruction& term, const llvm::BasicBlock* b) {
   using namespace llvm;
-  const DILocation* at = br.getDebugLoc().get();
+  const DILocation* at = term.getDebugLoc().get();
   if (!at) return 0;
   const DISubprogram* own = at->getScope()->getSubprogram();
-  const BasicBlock* b = br.getSuccessor(succ);
   SmallPtrSet<const BasicBlock*, 8> seen;
   for (; b && seen.insert(b).second; b = b->getSingleSuccessor())
     for (const Instruction& i : *b) {
@@ -245,6 +244,7 @@ int side_line(const llvm::BranchInst& br, unsigned succ) {
     }
   return 0;
 }
+int side_line(const llvm::BranchInst& br, unsigned succ) { return block_line(br, br.getSuccessor(succ)); }
 
 }  // namespace
 
@@ -305,6 +305,9 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
     std::string why = step.succ == UINT_MAX ? "reached on some paths" : fmt::format("one of {} switch cases", ways);
     if (auto p = s_.probability_override(w)) n->probability = *p;
     else n->guess = why;
+    // The code reached on some paths (the `then` of `a || b` kept as two
+    // tests) starts where a probe run counts its arrivals (model/probe_bind.h).
+    if (step.succ == UINT_MAX && step.target) n->then_line = block_line(*step.term, step.target);
     n->note = (n->note.empty() ? "" : n->note + "; ") + why;
   }
   if (!n->guess.empty()) n->site = site_of(w);

@@ -119,7 +119,20 @@ std::string function_source_name(const llvm::Function& f) {
 }
 
 std::string loop_site(ModuleContext& ctx, const llvm::Function& f, const llvm::Loop* l) {
-  return site(ctx, f, loop_source_loc(l).get(), "loop");
+  std::string name = site(ctx, f, loop_source_loc(l).get(), "loop");
+  if (unsigned depth = same_line_depth(l); depth > 1) name += fmt::format("_{}", depth);
+  return name;
+}
+
+unsigned same_line_depth(const llvm::Loop* l) {
+  const llvm::DebugLoc at = loop_source_loc(l);
+  auto same = [&](const llvm::DebugLoc& o) {
+    return at && o && o.getLine() == at.getLine() && o->getFilename() == at->getFilename();
+  };
+  unsigned depth = 1;
+  for (const llvm::Loop* p = l->getParentLoop(); p; p = p->getParentLoop())
+    if (same(loop_source_loc(p))) ++depth;
+  return depth;
 }
 
 std::string call_site(ModuleContext& ctx, const llvm::Function& f, const llvm::CallBase& call) {

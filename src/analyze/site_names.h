@@ -28,8 +28,13 @@ llvm::DebugLoc loop_source_loc(const llvm::Loop* l);
 // signature), with `_<k>` when k > 1 defined functions share it (overloads,
 // statics of several files), k counting them in module order.
 std::string function_source_name(const llvm::Function& f);
-// `<function>.loop<k>` for loop `l` of `f`.
+// `<function>.loop<k>` for loop `l` of `f`; `<function>.loop<k>_<d>` for a
+// loop inside d - 1 loops of the same line (a Fortran array statement's
+// nest, `for (...) for (...)` on one line), which are other source loops:
+// the loops an unrolled or vectorised source loop becomes are siblings.
 std::string loop_site(ModuleContext& ctx, const llvm::Function& f, const llvm::Loop* l);
+// 1 + the loops around `l` that start at its source line (its file and line).
+unsigned same_line_depth(const llvm::Loop* l);
 // `<function>.<callee><k>` for `call` (memcpy, memmove, memset for the intrinsics).
 std::string call_site(ModuleContext& ctx, const llvm::Function& f, const llvm::CallBase& call);
 // `<function>.<callee><k>` for the call at `call` that the inliner replaced by

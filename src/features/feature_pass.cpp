@@ -21,7 +21,10 @@
 //     fraction finds its side in the optimised code (side_line);
 //   * a loop: `file:line:loop.headers` (executions of its header, one more
 //     than the iterations per entry for a loop tested at the top) and
-//     `.entries` (arrivals from outside);
+//     `.entries` (arrivals from outside); inside d - 1 loops of its own line
+//     (a Fortran array statement's nest), the code fact `.depth` = d; left
+//     only from its back edges (`do ... while`), the code fact
+//     `.tested_at_bottom` = 1;
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -469,8 +472,23 @@ class FeatureProbes {
 
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
-        if (auto slot = add_pair(file_line(l->getStartLoc(), m_), "loop", "headers", "entries"))
+        const std::string site = file_line(l->getStartLoc(), m_);
+        if (auto slot = add_pair(site, "loop", "headers", "entries")) {
           loop_plans.push_back({l, *slot});
+          const std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".headers"));
+          // A loop inside loops of its own line (a Fortran array statement's
+          // nest): how deep, which the analyser's loops at that line also know.
+          unsigned depth = 1;
+          for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += file_line(p->getStartLoc(), m_) == site;
+          if (depth > 1) add_code(base + ".depth", depth);
+          // A loop left only from its back edges (`do ... while`: the test is
+          // at the bottom) runs its header once per iteration, not once more
+          // to leave (`while (a && b)` leaves from the block after b's test).
+          SmallVector<BasicBlock*, 4> exiting;
+          l->getExitingBlocks(exiting);
+          if (!exiting.empty() && llvm::all_of(exiting, [&](BasicBlock* bb) { return l->isLoopLatch(bb); }))
+            add_code(base + ".tested_at_bottom", 1);
+        }
       }
     for (BasicBlock& bb : f) {
       Loop* loop = loops.getLoopFor(&bb);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <set>
 
+#include "model/probe_regions.h"
 #include "support/error.h"
 #include "support/expr.h"
 
@@ -167,6 +168,61 @@ bool set_loop_guard(Items& items, int line, const std::string& trips, bool itera
   return found;
 }
 
+// The depth among the loops of their own line (1: the outermost) of the
+// loops in `items` whose trips name `trips`, `around` counting the loops of
+// `line` around `items`; 0 when there are none, -1 when they differ.
+int model_loop_depth(const Items& items, const std::string& trips, int line, int around = 0) {
+  int depth = 0;
+  auto merge = [&](int d) {
+    if (d == 0 || depth == -1) return;
+    depth = depth == 0 || depth == d ? d : -1;
+  };
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      const int inside = around + (item.line == line);
+      if (item.line == line && expr::to_string(l->trip_count).find(trips) != std::string::npos) merge(inside);
+      merge(model_loop_depth(l->body, trips, line, inside));
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      merge(model_loop_depth(b->then_items, trips, line, around));
+      merge(model_loop_depth(b->else_items, trips, line, around));
+    }
+  }
+  return depth;
+}
+
+// The probe's loop (`f.c:12:loop#2`) at feature site `at` that is `depth`
+// deep among the loops of its line (the pass's code fact `.depth`, 1 when
+// absent: the outermost), or the line's only one; none, with `why`, when no
+// loop or several are.
+std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at, int depth, std::string& why) {
+  std::vector<std::string> found;
+  int loops = 0;
+  for (int k = 1;; ++k) {
+    const std::string base = at + ":loop" + (k == 1 ? "" : fmt::format("#{}", k));
+    if (!feature(run, base + ".headers")) break;
+    ++loops;
+    auto d = run.code.find(base + ".depth");
+    if ((d == run.code.end() ? 1 : static_cast<int>(d->second)) == depth) found.push_back(base);
+  }
+  if (found.size() == 1) return found.front();
+  // One loop at the line: the model's loops there around it are the
+  // optimiser's or of other lines' locations, not loops the probes missed.
+  if (loops == 1) return at + ":loop";
+  why = loops == 0 ? "no probe at that line (was the program built with perfcast cc --features from these sources?)"
+        : found.empty() ? fmt::format("no loop of the probe's {} at that line is {} deep in them", loops, depth)
+                        : "several loops start at that line, as deep in its loops; the probe cannot tell them apart";
+  return std::nullopt;
+}
+
+// The mean trips per arrival of the probe's loop `probe` (`f.c:12:loop`): a
+// loop tested at the top (`for`, `while`) runs its header once per iteration
+// and once more to leave, one tested at the bottom (`do ... while`, the
+// pass's code fact `.tested_at_bottom`) once per iteration.
+double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
+  const bool bottom = run.code.count(probe + ".tested_at_bottom") > 0;
+  return std::max(0.0, (bottom ? headers : headers - entries) / entries);
+}
+
 // A recursive function's invocations per call from outside its recursion:
 // the pass counts the function's entries and the calls its recursion makes of
 // it (from itself or the other functions of its cycle), so the calls from
@@ -317,16 +373,18 @@ std::optional<double> mean_size(const ProgramModel& model, const ProbeRun& run, 
         return std::nullopt;
       }
       const std::string at = files.front() + ":" + std::to_string(line);
-      if (feature(run, at + ":loop#2.headers")) {
-        why = "several loops start where it sizes one";
+      const int depth = model_loop_depth(fn.body, name, line);
+      std::optional<std::string> probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), why);
+      if (!probe) {
+        why = "several loops start where it sizes one, and the probe cannot tell which";
         return std::nullopt;
       }
-      auto headers = feature(run, at + ":loop.headers"), entries = feature(run, at + ":loop.entries");
+      auto headers = feature(run, *probe + ".headers"), entries = feature(run, *probe + ".entries");
       if (!headers || !entries || *entries == 0) {
         why = "the loops it sizes were not reached by the probe run";
         return std::nullopt;
       }
-      double trips = std::max(0.0, (*headers - *entries) / *entries);
+      double trips = trips_per_arrival(run, *probe, *headers, *entries);
       if (mean && std::fabs(trips - *mean) > 1e-9 * std::max(1.0, *mean)) {
         why = "the loops it sizes ran different mean trips";
         return std::nullopt;
@@ -356,8 +414,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   std::set<std::string> bound;
 
   // Loops: the pass counts a loop's header executions and its arrivals from
-  // outside; a loop tested at the top (for, while) runs its header once per
-  // iteration plus once to leave, so trips per arrival = (headers - entries) / entries.
+  // outside, whence the trips per arrival (trips_per_arrival).
   for (Coverage::Loop& l : c.unknown_loops) {
     ProbeFinding f{ProbeFinding::Kind::Loop, l.site, l.trip_count, std::nullopt, ""};
     const std::string at = feature_site(l.site);
@@ -368,14 +425,21 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       out.push_back(std::move(f));
       continue;
     }
-    auto headers = feature(run, at + ":loop.headers");
-    auto entries = feature(run, at + ":loop.entries");
+    // Loops at one line (a Fortran array statement's nest) are told apart by
+    // how deep each is in that line's loops, outermost first.
+    auto fn = model.functions.find(l.function);
+    int depth = fn == model.functions.end() ? 1 : model_loop_depth(fn->second.body, l.trip_count, site_line(l.site));
+    std::string why;
+    std::optional<std::string> probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), why);
+    if (depth < 0) why = "the model's loops of that parameter are at several depths of that line's loops";
+    auto headers = feature(run, probe.value_or("") + ".headers");
+    auto entries = feature(run, probe.value_or("") + ".entries");
     if (!p)
       f.status = "the model has no such parameter";
     else if (p->default_value)
       f.status = "already has a value";  // the analyser's expression scales with the input; keep it
-    else if (feature(run, at + ":loop#2.headers"))
-      f.status = "several loops start at that line; the probe cannot tell them apart";
+    else if (!probe)
+      f.status = why;
     else if (!headers || !entries)
       f.status = "no probe at that line (was the program built with perfcast cc --features from these sources?)";
     else if (*entries == 0) {
@@ -388,7 +452,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.status = "not reached by the probe run: 0";
       bound.insert(p->name);
     } else {
-      double trips = std::max(0.0, (*headers - *entries) / *entries);
+      double trips = trips_per_arrival(run, *probe, *headers, *entries);
       bind_measure(*p, trips, origin);
       l.probe_trips = trips;
       f.value = trips;
@@ -397,6 +461,80 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     }
     out.push_back(std::move(f));
   }
+
+  // Several branches at one line (`a && b`, `IF (a .OR. b)`): one region,
+  // each of the model's branches priced by where its sides leave the line
+  // (probe_regions.h). Each coverage entry of the line reports the first.
+  auto bind_once = [&](Items& body, const LineRegion& region, Coverage::Branch& b, ProbeFinding& f) {
+    if (!region.sides_known) {
+      f.status = "several branches at that line and no lines of their sides recorded; the probe cannot tell which one "
+                 "the model prices";
+      return;
+    }
+    if (region.in_sequence) {
+      f.status = "several tests in a row at that line (statements side by side, not one condition); the probe cannot "
+                 "tell which one the model prices";
+      return;
+    }
+    if (region.entries <= 0) {
+      f.status = "not reached by the probe run";
+      b.probe_not_reached = true;
+      return;
+    }
+    // One test in the probes' code: a tree its exits do not tell is priced
+    // as that test's fraction, on the side it was measured on (then_is_taken).
+    std::function<std::optional<double>(const BranchItem&)> as_one_test;
+    const std::string at = feature_site(b.site);
+    auto taken = feature(run, at + ":branch.taken"), not_taken = feature(run, at + ":branch.not_taken");
+    if (region.tests == 1 && taken && not_taken && *taken + *not_taken > 0) {
+      TakenFraction t{*taken / (*taken + *not_taken)};
+      auto side = [&](const char* name) {
+        auto c = run.code.find(at + ":branch." + name);
+        return c == run.code.end() ? 0 : static_cast<int>(c->second);
+      };
+      t.taken_line = side("taken_line");
+      t.not_taken_line = side("not_taken_line");
+      as_one_test = [t](const BranchItem& item) -> std::optional<double> {
+        return then_is_taken(item, t).value_or(true) ? t.taken : 1 - t.taken;
+      };
+    }
+    RegionBinding r = bind_line_region(body, region, origin, as_one_test);
+    if (r.bound == 0 && r.as_one_test > 0) {
+      b.probe_probability = r.probability;
+      f.value = r.probability;
+      f.status = "bound (its sides' lines do not say which way the optimised code tests it: priced as written)";
+      return;
+    }
+    if (r.bound == 0) {
+      f.status = fmt::format("several branches at that line; their exits do not tell the model's apart ({})", r.why);
+      return;
+    }
+    b.probe_probability = r.probability;
+    f.value = r.probability;
+    std::string rest;
+    if (r.tests_differ) rest += "; the probes' code tests it otherwise, the split between tests not told";
+    if (r.as_one_test) rest += fmt::format("; {} cop{} priced as its one test", r.as_one_test, r.as_one_test == 1 ? "y" : "ies");
+    if (const int left = r.untold - r.as_one_test)
+      rest += fmt::format("; {} cop{} not told: {}", left, left == 1 ? "y" : "ies", r.why);
+    f.status = fmt::format("bound ({} test{} at that line in the probes' code, {} in the model's, as one: each branch "
+                           "by where its sides leave the line{})",
+                           region.tests, region.tests == 1 ? "" : "s", guessed_branches_at(body, region.line), rest);
+  };
+  // The line's other coverage entries (`a || b` kept as two tests, and the
+  // code both reach) take what the first bound.
+  std::map<std::pair<std::string, int>, std::pair<ProbeFinding, Coverage::Branch>> regions_bound;
+  auto bind_region = [&](Items& body, const LineRegion& region, Coverage::Branch& b, ProbeFinding& f) {
+    const auto key = std::pair{b.function, region.line};
+    if (auto done = regions_bound.find(key); done != regions_bound.end()) {
+      f.value = done->second.first.value;
+      f.status = done->second.first.status;
+      b.probe_probability = done->second.second.probe_probability;
+      b.probe_not_reached = done->second.second.probe_not_reached;
+      return;
+    }
+    bind_once(body, region, b, f);
+    regions_bound.emplace(key, std::pair{f, b});
+  };
 
   // Branches: the taken fraction is the probability of the condition's true
   // side as written; the model prices `then` as the true side of the optimised
@@ -423,13 +561,26 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.status = "bound (the guard of the loop at that line)";
       return true;
     };
+    const int line = site_line(b.site);
+    const std::optional<LineRegion> region = line_region(run, at, line);
+    // Several tests at the line in the probes' code, or one whose two sides
+    // leave to two lines and several in the model's (not copies of one test
+    // alone, which the fraction as written prices as well).
+    const bool several =
+        feature(run, at + ":branch#2.taken") ||
+        (fn != model.functions.end() && region && region->sides_known && region->exits.size() > 1 &&
+         guessed_branches_at(fn->second.body, line) > 1);
     if (fn == model.functions.end())
       f.status = "the model has no such function";
-    else if (b.why == kReachedOnSomePaths)
+    else if (several) {
+      if (!bind_as_guard()) {
+        if (region)
+          bind_region(fn->second.body, *region, b, f);
+        else
+          f.status = "no probe at that line";  // a keep list that left out its first test
+      }
+    } else if (b.why == kReachedOnSomePaths) {
       f.status = "a join the analyser could not place, not a branch the probe counts: left at its guess";
-    else if (feature(run, at + ":branch#2.taken")) {
-      if (!bind_as_guard())
-        f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";
     } else if (!taken || !not_taken) {
       if (!bind_as_guard()) f.status = "no probe at that line";
     }
@@ -438,14 +589,14 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       b.probe_not_reached = true;
     } else {
       TakenFraction t{*taken / (*taken + *not_taken)};
-      auto line = [&](const std::string& name) {
+      auto side_line = [&](const std::string& name) {
         auto c = run.code.find(at + ":branch." + name);
         return c == run.code.end() ? 0 : static_cast<int>(c->second);
       };
-      t.taken_line = line("taken_line");
-      t.not_taken_line = line("not_taken_line");
+      t.taken_line = side_line("taken_line");
+      t.not_taken_line = side_line("not_taken_line");
       Orientations o;
-      set_branch_probability(fn->second.body, site_line(b.site), t, origin, o);
+      set_branch_probability(fn->second.body, line, t, origin, o);
       b.probe_probability = o.priced.value_or(t.taken);
       f.value = b.probe_probability;
       f.status = bound_status(o);

@@ -2,7 +2,9 @@
 // its branch's side and its size are data), built with the feature probes,
 // run on 2 ranks at a small input; the bound model must carry the program's
 // known trips and taken fraction, fewer required parameters, the probe's
-// origin, and predict the flops callgrind counts on the same input.
+// origin, and predict the flops callgrind counts on the same input. Then the
+// same of other shapes: inverted branches, recursion, several branches or
+// loops at one line (C and Fortran), a loop tested at the bottom.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -33,12 +35,15 @@ std::vector<std::string> mpirun(int ranks, const std::vector<std::string>& progr
   return testing::mpirun_command(ranks, program);
 }
 
-// The line carrying `marker: NAME` in `source`.
+// The line carrying `marker: NAME` (then a space or the line's end) in `source`.
 int marker_line(const std::string& source, const std::string& name) {
   std::ifstream in(source);
   std::string line;
+  const std::string marker = "marker: " + name;
   for (int number = 1; std::getline(in, line); ++number)
-    if (line.find("marker: " + name + " ") != std::string::npos) return number;
+    if (auto at = line.find(marker);
+        at != std::string::npos && (at + marker.size() == line.size() || line[at + marker.size()] == ' '))
+      return number;
   ADD_FAILURE() << "no marker " << name << " in " << source;
   return 0;
 }
@@ -302,6 +307,165 @@ TEST(ProbeRun, BindsARecursionsInvocationsPerEntryFromOutside) {
   // the invocations is the sum over the levels. The unrolled loops' shares
   // of the mean (floordiv(T, 4) + mod(T, 4)) add up to it; a cost not linear
   // in n would not.
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// The probabilities of the branch items at `marker`'s line of `function`, in the order of the model.
+std::vector<double> probabilities_at(const json& model, const char* function, const std::string& source,
+                                     const std::string& marker) {
+  std::vector<json> found;
+  branches_at(model["functions"][function]["body"], marker_line(source, marker), found);
+  std::vector<double> p;
+  for (const auto& b : found) p.push_back(b.value("probability", -1.0));
+  return p;
+}
+
+// Several branches or loops at one source line (same_line.c): `a && b` and
+// `a || b` on data, which the front end tests twice and the optimised code
+// also twice (the `then` of `a || b` reached from both tests), a range test
+// the optimiser merges into one, and a double loop written on one line whose
+// trips are data. Each branch gets what makes the line's exits the run's,
+// each loop its own trips, and the bound model's flops are the hand count and
+// callgrind's.
+TEST(ProbeRun, BindsTheBranchesAndLoopsOfOneLine) {
+  const std::string source = SAME_LINE_SOURCE;
+  constexpr long n = 48;  // a multiple of 12
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "same_line.json", bound = dir / "same_line.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  // The optimised code's shapes this test is about.
+  const json before = read_json(model);
+  EXPECT_EQ(probabilities_at(before, "both", source, "and").size(), 2u);
+  EXPECT_EQ(probabilities_at(before, "either", source, "or").size(), 3u);
+  EXPECT_EQ(probabilities_at(before, "range", source, "range").size(), 1u);
+
+  fs::path program = build("same_line_features", true, source);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(n)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(r.stdout_text.find("several"), std::string::npos) << r.stdout_text;
+  const json after = read_json(bound);
+  // a && b: a holds 3 times in 4, b then 1 time in 3.
+  EXPECT_EQ(probabilities_at(after, "both", source, "and"), (std::vector<double>{0.75, 1.0 / 3}));
+  // a || b: a holds 3 times in 4, b then 1 time in 3, and the `then` code is reached 5 times in 6.
+  const std::vector<double> either = probabilities_at(after, "either", source, "or");
+  ASSERT_EQ(either.size(), 3u);
+  EXPECT_DOUBLE_EQ(either[0], 0.75);
+  EXPECT_DOUBLE_EQ(either[1], 1.0 / 3);
+  EXPECT_DOUBLE_EQ(either[2], 5.0 / 6);
+  EXPECT_EQ(probabilities_at(after, "range", source, "range"), (std::vector<double>{0.5}));
+  // N / 4 rows a rank, of 2 elements on the mean.
+  EXPECT_EQ(after["parameters"]["rows.loop1.trips"].value("default", ""), std::to_string(n / 4));
+  EXPECT_EQ(after["parameters"]["rows.loop1_2.trips"].value("default", ""), "2");
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // both: 16 flops where a && b; either: 8 where a || b, 1 elsewhere; range:
+  // 16 where 0.5 < c < 2.5; rows: 2 an element; main: 3 sums.
+  EXPECT_DOUBLE_EQ(model_flops, 16.0 * n / 4 + 8.0 * 5 * n / 6 + 1.0 * n / 6 + 16.0 * n / 2 + 2.0 * 2 * n / 4 + 3);
+  fs::path plain = build("same_line_plain", false, source);
+  const double counted = counted_flops({plain.string(), std::to_string(n)});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// The same in Fortran (same_line.f90, flang-19): an array statement over
+// rank-3 arrays whose extents the subroutine reads from their descriptors,
+// three loops at one line bound outermost first, and IF (a .OR. b), which
+// flang's front end tests as one value.
+TEST(ProbeRun, BindsAFortranArrayStatementsLoopsAndAnOrTest) {
+  const std::string source = SAME_LINE_FORTRAN_SOURCE;
+  constexpr int n1 = 5, n2 = 3, n3 = 4, n = n1 * n2 * n3;  // n a multiple of 12
+  const std::vector<std::string> extents = {std::to_string(n1), std::to_string(n2), std::to_string(n3)};
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "same_line_f.json", bound = dir / "same_line_f.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+
+  const fs::path program = dir / "same_line_f_features";
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", source, "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> command = {program.string()};
+  command.insert(command.end(), extents.begin(), extents.end());
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  // Column-major: the outermost loop runs over the last extent.
+  EXPECT_EQ(after["parameters"]["update.loop1.trips"].value("default", ""), std::to_string(n3));
+  EXPECT_EQ(after["parameters"]["update.loop1_2.trips"].value("default", ""), std::to_string(n2));
+  EXPECT_EQ(after["parameters"]["update.loop1_3.trips"].value("default", ""), std::to_string(n1));
+  bool or_bound = false;
+  for (const auto& b : after["coverage"]["guessed_branches"])
+    if (b["site"] == "same_line.f90:" + std::to_string(marker_line(source, "or"))) {
+      or_bound = true;
+      EXPECT_DOUBLE_EQ(b.value("probe_probability", -1.0), 5.0 / 6) << b.dump();
+    }
+  EXPECT_TRUE(or_bound) << after["coverage"].dump();
+
+  // The extents main reads with READ, which the probes do not see, and
+  // flang's copy of the array statement's result (no flops).
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json", "--param",
+                    "n1=" + extents[0], "--param", "n2=" + extents[1], "--param", "n3=" + extents[2], "--param",
+                    "lib__FortranAAssign_flops=0"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // update: 2 flops an element; either: 1 where a .or. b, 16 elsewhere; main: 1 sum.
+  EXPECT_DOUBLE_EQ(model_flops, 2.0 * n + 5.0 * n / 6 + 16.0 * n / 6 + 1);
+
+  // Built as its users build it (flang-19 -O2, Open MPI's Fortran link) for callgrind.
+  ProcessResult link = run_process({MPIF90, "--showme:link"}, std::chrono::seconds(30));
+  ASSERT_EQ(link.exit_code, 0) << link.stderr_text;
+  const fs::path plain = dir / "same_line_f_plain", modules = dir / "same_line_f.mod.d";
+  fs::create_directories(modules);
+  std::vector<std::string> compile = {FLANG, "-O2", "-g", std::string("-I") + FORTRAN_MODULE_DIR, "-module-dir",
+                                      modules.string(), source, "-o", plain.string()};
+  std::istringstream words(link.stdout_text);
+  for (std::string w; words >> w;) compile.push_back(w);
+  built = run_process(compile, std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  command[0] = plain.string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// A `do ... while` loop whose trips are data (bottom_tested.c): its header is
+// its body, run once per iteration and not once more to leave, so the trips
+// per arrival are headers / entries (9 halvings in 4 on the mean), not one
+// fewer; the bound model's flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsTheTripsOfALoopTestedAtTheBottom) {
+  const std::string source = BOTTOM_TESTED_SOURCE;
+  constexpr long n = 48;  // a multiple of 4
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "bottom_tested.json", bound = dir / "bottom_tested.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  fs::path program = build("bottom_tested_features", true, source);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(n)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  std::string trips;
+  for (const auto& l : after["coverage"]["unknown_loops"])
+    if (l["site"] == "bottom_tested.c:" + std::to_string(marker_line(source, "halve"))) trips = l["trip_count"];
+  ASSERT_FALSE(trips.empty()) << after["coverage"].dump();
+  EXPECT_EQ(after["parameters"][trips].value("default", ""), "2.25");
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // main: 2 flops an element to set x; halvings: 1 a halving, 1 an element to sum.
+  EXPECT_DOUBLE_EQ(model_flops, 2.0 * n + 2.25 * n + n);
+  fs::path plain = build("bottom_tested_plain", false, source);
+  const double counted = counted_flops({plain.string(), std::to_string(n)});
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 

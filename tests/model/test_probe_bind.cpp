@@ -175,3 +175,184 @@ TEST(ProbeBind, ASizeOfALoopUnrolledByTwoIsTheMeanTripsOfTheSourceLoop) {
 }
 
 }  // namespace
+
+namespace {
+
+// A guessed branch at `line` whose sides start at `then_line` and `else_line`, holding `then_items`.
+Item branch(int line, int then_line, int else_line, Items then_items = {}, Items else_items = {}) {
+  BranchItem b;
+  b.then_line = then_line;
+  b.else_line = else_line;
+  b.then_items = std::move(then_items);
+  b.else_items = std::move(else_items);
+  return Item{line, "", b};
+}
+
+// The probes' test k at `at` (line 10 of f.c): taken and not taken, and the lines each side starts at.
+void test(ProbeRun& run, int k, double taken, int taken_line, double not_taken, int not_taken_line) {
+  const std::string base = "f.c:10:branch" + (k == 1 ? std::string() : "#" + std::to_string(k));
+  run.features[base + ".taken"] = taken;
+  run.features[base + ".not_taken"] = not_taken;
+  run.code[base + ".taken_line"] = taken_line;
+  run.code[base + ".not_taken_line"] = not_taken_line;
+}
+
+ProgramModel with_body(Items body, int guessed) {
+  ProgramModel m;
+  m.entry = "f";
+  m.coverage = Coverage{};
+  Function f;
+  f.name = "f";
+  f.body = std::move(body);
+  m.functions["f"] = f;
+  for (int k = 0; k < guessed; ++k)
+    m.coverage->guessed_branches.push_back({"f", "f.c:10", 0.5, "data-dependent condition"});
+  return m;
+}
+
+const BranchItem& at(const Items& items, std::size_t k) { return std::get<BranchItem>(items.at(k).body); }
+
+// `if (a && b)` at line 10 of a loop at line 9, its body at 11: a holds 3
+// times in 4, b then 1 time in 3. The probes test it twice; the optimised
+// code tests it twice (a's true side goes on on line 10) or once, merged.
+TEST(ProbeBind, BranchesAtOneLineAreBoundByWhereTheyLeaveIt) {
+  ProbeRun run{"./app", 1, {}, {}};
+  test(run, 1, 72, 10, 24, 9);  // a: true goes on to b's test, false to the loop's next iteration
+  test(run, 2, 24, 11, 48, 9);  // b
+  ProgramModel two = with_body({branch(10, 10, 9, {branch(10, 11, 9)})}, 2);
+  std::vector<ProbeFinding> found = bind_probe_run(two, run);
+  const BranchItem& a = at(two.functions["f"].body, 0);
+  EXPECT_DOUBLE_EQ(a.probability, 0.75);
+  EXPECT_DOUBLE_EQ(at(a.then_items, 0).probability, 1.0 / 3);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].status.rfind("bound (2 tests at that line in the probes' code, 2 in the model's", 0), 0u)
+      << found[0].status;
+  EXPECT_EQ(found[1].status, found[0].status);
+  EXPECT_EQ(two.functions["f"].body[0].note.find("probe run"), 0u) << two.functions["f"].body[0].note;
+  EXPECT_EQ(two.functions["f"].body[0].note.find("probe run", 1), std::string::npos) << "noted once";
+
+  // Merged into one test (`a & b`): its body is reached 1 time in 4.
+  ProgramModel one = with_body({branch(10, 11, 9)}, 1);
+  bind_probe_run(one, run);
+  EXPECT_DOUBLE_EQ(at(one.functions["f"].body, 0).probability, 0.25);
+}
+
+// `if (a || b) then ... else ...` at line 10 (then at 11, else at 13), a
+// holding 3 times in 4 and b then 1 time in 3. Flang's front end tests it once
+// (Fortran's .OR. is one value); the optimised code may test it twice, the
+// second behind a's false side, and mark the `then` code, reached from both,
+// as reached on some paths. Each gets what makes the line's exits the run's.
+TEST(ProbeBind, ALineTestedOnceBindsTheModelsTwoTestsByTheirExits) {
+  ProbeRun run{"./app", 1, {}, {}};
+  test(run, 1, 80, 11, 16, 13);
+  ProgramModel m = with_body({branch(10, 11, 10, {}, {branch(10, 11, 13)}), branch(10, 11, 0)}, 3);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  const Items& body = m.functions["f"].body;
+  // Each test evaluated every time (the split between them is not measured):
+  // a never decides, b's `else` is the line's 1 in 6.
+  EXPECT_DOUBLE_EQ(at(body, 0).probability, 0.0);
+  EXPECT_DOUBLE_EQ(at(at(body, 0).else_items, 0).probability, 80.0 / 96);
+  EXPECT_DOUBLE_EQ(at(body, 1).probability, 80.0 / 96);
+  EXPECT_NE(found[0].status.find("tests it otherwise"), std::string::npos) << found[0].status;
+}
+
+// Fortran's one-line `IF (a .AND. b) x = 1` at line 10: flang's front end
+// tests one value, whose true side runs the statement on the line itself
+// (1 time in 4); the optimised code tests a, then b, whose true side is that
+// statement. What goes on on the line and reaches no later test leaves from
+// the line: b's `then` gets it.
+TEST(ProbeBind, AStatementOnItsTestsLineLeavesFromTheLineItself) {
+  ProbeRun run{"./app", 1, {}, {}};
+  test(run, 1, 24, 10, 72, 11);
+  ProgramModel m = with_body({branch(10, 10, 11, {branch(10, 10, 11)})}, 2);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  const BranchItem& a = at(m.functions["f"].body, 0);
+  EXPECT_DOUBLE_EQ(a.probability, 1.0);
+  EXPECT_DOUBLE_EQ(at(a.then_items, 0).probability, 0.25);
+  EXPECT_NE(found[0].status.find("tests it otherwise"), std::string::npos) << found[0].status;
+}
+
+// One probe test whose sides leave to two lines, and two copies of it in the
+// model, one whose sides both start on the test's line (the exits cannot
+// tell it): that one gets the test's fraction as written, as a line of one
+// test does, not its guess (HPCG's `if (tolerance_failures)`, never taken,
+// whose guess put half the benchmark's calls back).
+TEST(ProbeBind, ACopyTheExitsCannotTellTakesItsOneTestsFraction) {
+  ProbeRun run{"./app", 1, {}, {}};
+  test(run, 1, 0, 11, 10, 20);
+  ProgramModel m = with_body({branch(10, 11, 20), branch(10, 10, 10)}, 2);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  EXPECT_DOUBLE_EQ(at(m.functions["f"].body, 0).probability, 0.0);
+  EXPECT_DOUBLE_EQ(at(m.functions["f"].body, 1).probability, 0.0);
+  EXPECT_NE(found[0].status.find("1 copy priced as its one test"), std::string::npos) << found[0].status;
+}
+
+// `a && b && c` kept as three tests, whose first two both go on on the line
+// and leave to the same line as the third's false side: the exits do not say
+// how the flow splits between a and b, so the guesses stay, and probe says why.
+TEST(ProbeBind, BranchesWhoseExitsDoNotTellThemApartKeepTheirGuess) {
+  ProbeRun run{"./app", 1, {}, {}};
+  test(run, 1, 8, 10, 4, 9);
+  test(run, 2, 4, 10, 4, 9);
+  test(run, 3, 1, 11, 3, 9);
+  ProgramModel m = with_body({branch(10, 10, 9, {branch(10, 10, 9, {branch(10, 11, 9)})})}, 3);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  EXPECT_DOUBLE_EQ(at(m.functions["f"].body, 0).probability, 0.5);
+  EXPECT_FALSE(found[0].value);
+  EXPECT_NE(found[0].status.find("do not tell"), std::string::npos) << found[0].status;
+  EXPECT_FALSE(m.coverage->guessed_branches[0].probe_probability);
+}
+
+// A double loop on one line (a Fortran array statement's nest): each of the
+// model's loops takes the probe's loop as deep in that line's loops as it is.
+TEST(ProbeBind, LoopsAtOneLineAreMatchedByHowDeepTheyAre) {
+  ProgramModel m;
+  m.entry = "f";
+  m.coverage = Coverage{};
+  for (const char* name : {"f.loop1.trips", "f.loop1_2.trips"}) {
+    m.parameters.push_back({name, "iterations", std::nullopt, true, ""});
+    m.coverage->unknown_loops.push_back({"f", "src/f.c:7", name, "its exit depends on data"});
+  }
+  LoopItem inner, outer;
+  inner.trip_count = expr::parse("f.loop1_2.trips");
+  outer.trip_count = expr::parse("f.loop1.trips");
+  outer.body.push_back(Item{7, "", inner});
+  Function f;
+  f.name = "f";
+  f.body.push_back(Item{7, "", outer});
+  m.functions["f"] = f;
+  // 12 rows a rank on 2 ranks, of 2 elements each on the mean.
+  ProbeRun run{"./app", 2,
+               {{"f.c:7:loop.headers", 26}, {"f.c:7:loop.entries", 2}, {"f.c:7:loop#2.headers", 72},
+                {"f.c:7:loop#2.entries", 24}},
+               {{"f.c:7:loop#2.depth", 2}}};
+  ProgramModel bound = m;
+  bind_probe_run(bound, run);
+  EXPECT_EQ(expr::to_string(*bound.parameters[0].default_value), "12");
+  EXPECT_EQ(expr::to_string(*bound.parameters[1].default_value), "2");
+
+  // A record without the depths (from before them): two loops at depth 1, not told apart.
+  run.code.clear();
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  EXPECT_FALSE(m.parameters[0].default_value);
+  EXPECT_NE(found[0].status.find("cannot tell them apart"), std::string::npos) << found[0].status;
+}
+
+// A `do ... while` loop (the pass's fact `.tested_at_bottom`) runs its header
+// once per iteration: 9 iterations over 4 arrivals are 2.25 trips, not 1.25.
+TEST(ProbeBind, ALoopTestedAtTheBottomRunsItsHeaderOncePerIteration) {
+  ProgramModel m;
+  m.entry = "f";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"f.loop2.trips", "iterations", std::nullopt, true, ""});
+  m.coverage->unknown_loops.push_back({"f", "f.c:11", "f.loop2.trips", "its exit depends on data"});
+  ProbeRun run{"./app", 1, {{"f.c:11:loop.headers", 9}, {"f.c:11:loop.entries", 4}}, {}};
+  ProgramModel top = m;
+  bind_probe_run(top, run);
+  EXPECT_EQ(expr::to_string(*top.parameters[0].default_value), "1.25");
+  run.code["f.c:11:loop.tested_at_bottom"] = 1;
+  bind_probe_run(m, run);
+  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "2.25");
+}
+
+}  // namespace
