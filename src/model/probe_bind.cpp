@@ -572,6 +572,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
          guessed_branches_at(fn->second.body, line) > 1);
     if (fn == model.functions.end())
       f.status = "the model has no such function";
+    else if (b.why == kReachedOnSomePaths)  // a line's region, bound from its branches' entries, may still price it
+      f.status = "a join the analyser could not place, not a branch the probe counts: left at its guess";
     else if (several) {
       if (!bind_as_guard()) {
         if (region)
@@ -579,8 +581,6 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
         else
           f.status = "no probe at that line";  // a keep list that left out its first test
       }
-    } else if (b.why == kReachedOnSomePaths) {
-      f.status = "a join the analyser could not place, not a branch the probe counts: left at its guess";
     } else if (!taken || !not_taken) {
       if (!bind_as_guard()) f.status = "no probe at that line";
     }
