@@ -29,7 +29,10 @@
 //     itself, or a strongly connected component of several), at its
 //     definition: `file:line:recursion.entries` (its invocations) and
 //     `.recursive_calls` (the calls its cycle makes of it), so entries from
-//     outside the recursion are the difference.
+//     outside the recursion are the difference;
+//   * a C++ virtual function (an entry of a vtable this module defines), at
+//     its definition: `file:line:virtual.entries` (its invocations), whose
+//     ratios tell which overrides a virtual call ran.
 //
 // A second feature of the same kind on the same line is `branch#2`,
 // `loop#2`, `MPI_Send#2`, in the order of the code.
@@ -265,6 +268,7 @@ class FeatureProbes {
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))
         functions.push_back(&f);
     plan_recursion(functions);
+    plan_virtual(functions);
     for (Function& f : m_)
       if (!f.isDeclaration()) returning_leaf(f);
     for (Function* f : functions) instrument(*f);
@@ -358,6 +362,39 @@ class FeatureProbes {
           recursive_[f] = {cycle, *slot};
       }
     }
+  }
+
+  // A slot per function of `functions` that a vtable of this module holds
+  // (Itanium C++ ABI vtables, _ZTV<class>), named at its definition.
+  void plan_virtual(const std::vector<Function*>& functions) {
+    DenseSet<const Function*> in_vtables;
+    for (const GlobalVariable& g : m_.globals()) {
+      if (!g.getName().starts_with("_ZTV") || !g.hasInitializer()) continue;
+      SmallVector<const Constant*, 16> work = {g.getInitializer()};
+      while (!work.empty()) {
+        const Constant* c = work.pop_back_val();
+        if (auto* f = dyn_cast<Function>(c->stripPointerCasts()))
+          in_vtables.insert(f);
+        else if (isa<ConstantAggregate>(c))
+          for (const Use& op : c->operands()) work.push_back(cast<Constant>(op.get()));
+      }
+    }
+    for (Function* f : functions) {
+      const DISubprogram* sp = f->getSubprogram();
+      if (!in_vtables.contains(f) || !sp) continue;
+      std::string site = (sys::path::filename(sp->getFilename()) + ":" + Twine(sp->getLine())).str();
+      std::string name = next_name(site, "virtual") + ".entries";
+      if (!kept(name)) continue;
+      names_.push_back(name);
+      kinds_.push_back(PERFCAST_FEATURE_COUNT);
+      virtual_[f] = static_cast<unsigned>(names_.size() - 1);
+    }
+  }
+  void instrument_virtual(Function& f) {
+    auto slot = virtual_.find(&f);
+    if (slot == virtual_.end()) return;
+    IRBuilder<> b(&*f.getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
+    add_count(b, slot->second, ConstantInt::get(i64_, 1), nullptr);
   }
 
   // A recursive function's entry, and its calls of the functions of its cycle.
@@ -559,6 +596,7 @@ class FeatureProbes {
     for (auto& lp : loop_plans) instrument_loop(f, *lp.loop, lp.slot);
     for (auto& [region, counts] : local_counts_) flush(counts, region_exits[region]);
     instrument_recursion(f);
+    instrument_virtual(f);
   }
 
   // Header executions count at the header without an epoch (an atomic load
@@ -805,6 +843,7 @@ class FeatureProbes {
     unsigned cycle, slot;  // the cycle of calls (numbered), the first slot of its pair
   };
   DenseMap<const Function*, Recursive> recursive_;
+  DenseMap<const Function*, unsigned> virtual_;  // a virtual function's entries slot
   unsigned cycles_ = 0;
   // Per function: the outermost call-free loop of each block in one, and the counts each keeps locally.
   DenseMap<const BasicBlock*, Loop*> region_;

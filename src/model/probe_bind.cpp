@@ -192,6 +192,44 @@ void bind_recursion(const ProbeRun& run, Coverage::Loop& l, Parameter* p, const 
   }
 }
 
+// The share of a virtual call's calls that land on one of its overrides: the
+// pass counts each override's entries at its definition (`virtual.entries`),
+// so the share is its entries over those of all the call's overrides. An
+// override also called directly, or from another virtual call of the same
+// slot, counts those entries too: exact when the overrides are reached through
+// this call alone, as a virtual method is through its base class.
+void bind_virtual_share(const ProbeRun& run, const Coverage& c, Coverage::Loop& l, Parameter* p,
+                        const std::string& origin, ProbeFinding& f) {
+  auto entries_at = [&](const std::string& site) { return feature(run, feature_site(site) + ":virtual.entries"); };
+  auto entries = entries_at(l.site);
+  double total = 0;
+  bool each = true;
+  for (const Coverage::Loop& other : c.unknown_loops)
+    if (other.virtual_call == l.virtual_call && other.function == l.function) {
+      auto e = entries_at(other.site);
+      if (!e || feature(run, feature_site(other.site) + ":virtual#2.entries")) each = false;
+      total += e.value_or(0);
+    }
+  if (!p)
+    f.status = "the model has no such parameter";
+  else if (p->default_value)
+    f.status = "already has a value";
+  else if (!entries || !each)
+    f.status = "no probe of one of the call's overrides (each counted at its definition, one override a line)";
+  else if (total == 0) {
+    bind_measure(*p, 0, origin + ", never reached there");
+    l.probe_not_reached = true;
+    f.value = 0;
+    f.status = "not reached by the probe run: 0";
+  } else {
+    const double share = *entries / total;
+    bind_measure(*p, share, origin);
+    l.probe_trips = share;
+    f.value = share;
+    f.status = "bound (the override's share of the entries of the call's overrides)";
+  }
+}
+
 // Whether a loop's trip count is the parameter `name` alone, or a width cast
 // of it (zext(name, 32), which needs a whole number): a loop that runs `name`
 // iterations per arrival.
@@ -313,6 +351,12 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     Parameter* p = parameter(model, l.trip_count);
     if (l.recursion) {
       bind_recursion(run, l, p, origin, f);
+      if (f.value) bound.insert(p->name);
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (!l.virtual_call.empty()) {
+      bind_virtual_share(run, c, l, p, origin, f);
       if (f.value) bound.insert(p->name);
       out.push_back(std::move(f));
       continue;

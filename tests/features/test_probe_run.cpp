@@ -66,9 +66,11 @@ fs::path build(const std::string& name, bool features, const std::string& source
   fs::create_directories(dir);
   fs::path program = dir / name;
   EnvironmentOverrides env;
-  env["OMPI_CC"] = features ? kBin + "/perfcast cc --features" : std::string(CLANG);
-  ProcessResult r =
-      run_process({MPICC, "-O2", "-g", source, "-o", program.string()}, std::chrono::seconds(120), env);
+  const bool cxx = source.ends_with(".cpp");
+  env[cxx ? "OMPI_CXX" : "OMPI_CC"] = features ? kBin + (cxx ? "/perfcast c++ --features" : "/perfcast cc --features")
+                                               : std::string(cxx ? CLANGXX : CLANG);
+  ProcessResult r = run_process({cxx ? MPICXX : MPICC, "-O2", "-g", source, "-o", program.string()},
+                                std::chrono::seconds(120), env);
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   return program;
 }
@@ -302,6 +304,51 @@ TEST(ProbeRun, BindsARecursionsInvocationsPerEntryFromOutside) {
   // the invocations is the sum over the levels. The unrolled loops' shares
   // of the mean (floordiv(T, 4) + mod(T, 4)) add up to it; a cost not linear
   // in n would not.
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// A virtual call whose object's class the input picks
+// (tests/analyze/cases/virtual_dispatch.cpp, style 1: Poly's apply, 4 flops
+// an element): the pass counts each override's entries at its definition, so
+// Poly's share of the call is 1 and Scale's 0, and the model's flops are the
+// run's as callgrind counts them.
+TEST(ProbeRun, BindsTheShareOfEachOverrideAVirtualCallRan) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "virtual.json", bound = dir / "virtual.bound.json";
+  auto r = perfcast_run({"analyze", VIRTUAL_DISPATCH_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_FALSE(read_json(model)["parameters"]["main.virtual1.Poly_apply.share"].contains("default"));
+
+  fs::path program = build("virtual_features", true, VIRTUAL_DISPATCH_SOURCE);
+  const std::vector<std::string> input = {"2000", "1", "5"};  // n, style (Poly), steps
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> command = {program.string()};
+  command.insert(command.end(), input.begin(), input.end());
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["main.virtual1.Poly_apply.share"].value("default", ""), "1")
+      << after["parameters"].dump();
+  EXPECT_EQ(after["parameters"]["main.virtual1.Scale_apply.share"].value("default", ""), "0")
+      << after["parameters"].dump();
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--param", "main.virtual1.n=2000",
+                    "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  fs::path plain = build("virtual_plain", false, VIRTUAL_DISPATCH_SOURCE);
+  std::vector<std::string> counted_run = {"counts", "-q", "-n", "2", "--json", "--", plain.string()};
+  counted_run.insert(counted_run.end(), input.begin(), input.end());
+  r = perfcast_run(counted_run, std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json counts = json::parse(r.stdout_text);
+  double counted = 0;
+  for (const auto& f : counts["per_rank"][0]["functions"])
+    if (!f.value("inlined_only", false)) counted += f["flops_double"].get<double>();
+  EXPECT_NEAR(counted, 5 * (4.0 * 2000 + 1), 16);  // the hand count
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
