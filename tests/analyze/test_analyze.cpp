@@ -1192,6 +1192,23 @@ TEST(Analyze, WorkAfterABranchThatMayThrowIsCounted) {
     }
 }
 
+// The join after an if/else whose sides both call functions that may throw
+// (join_after_throwing_sides.cpp, as miniMD's main after `if (datafile)
+// read_data(...) else create_atoms(...)`): the test's condition cannot be
+// stated, but the two sides' conditions add up to 1, so the loop after the
+// join counts in full, 2 flops an element, not half of them at a guess.
+TEST(Analyze, TheJoinOfAnIfElseWhoseSidesMayThrowIsReachedOnEveryPath) {
+  auto j = analyse_case("join_after_throwing_sides.cpp");
+  auto m = load(j, "join_after_throwing_sides");
+  for (const auto& b : j["coverage"]["guessed_branches"])
+    EXPECT_NE(b.value("why", ""), "reached on some paths") << b.dump();
+  for (long n : {0L, 1L, 5L, 1000L}) {
+    expr::Bindings b = {{"n", n}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "_Z15sum_after_setupPKcl", b).flops_double, 2.0 * n) << "n = " << n;
+  }
+}
+
 // A virtual call (virtual_dispatch.cpp: a kernel object made from the input,
 // its apply called through the vtable each step) is a call of each override
 // its slot may hold, Scale's and Poly's, weighted by the share of the calls
