@@ -416,13 +416,16 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.status = "bound (the guard of the loop at that line)";
       return true;
     };
+    // A guard first: the source's branches at a loop's line (an OpenMP
+    // worksharing loop's test of its bounds, a `while (a && b)`) say how
+    // often they were taken, not which side of the optimised guard runs the loop.
     if (fn == model.functions.end())
       f.status = "the model has no such function";
-    else if (feature(run, at + ":branch#2.taken")) {
-      if (!bind_as_guard())
-        f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";
+    else if (bind_as_guard()) {
+    } else if (feature(run, at + ":branch#2.taken")) {
+      f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";
     } else if (!taken || !not_taken) {
-      if (!bind_as_guard()) f.status = "no probe at that line";
+      f.status = "no probe at that line";
     }
     else if (*taken + *not_taken == 0) {
       f.status = "not reached by the probe run";
