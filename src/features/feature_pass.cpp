@@ -35,7 +35,11 @@
 //     ratios tell which overrides a virtual call ran.
 //
 // A second feature of the same kind on the same line is `branch#2`,
-// `loop#2`, `MPI_Send#2`, in the order of the code.
+// `loop#2`, `MPI_Send#2`, in the order of the code. The instances of a C++
+// template (functions defined at one source line) repeat their loops and
+// branches so: each of theirs gets, as a fact of the code, `.function`, the
+// instance's id (function_id of its linkage name), by which a probe run's
+// measures find the instance the analyser's model names.
 //
 // PERFCAST_FEATURES_KEEP, when set, names a file of the features to keep (a
 // learned model file, whose kept columns' inputs are kept, or one name a
@@ -93,7 +97,9 @@
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -243,6 +249,15 @@ unsigned side_line(const BranchInst& br, unsigned succ) {
   return 0;
 }
 
+// A function's id in the facts of the code: FNV-1a of its linkage name, kept
+// to 53 bits so that a double holds it exactly. perfcast probe computes the
+// same (src/model/probe_bind.cpp).
+double function_id(StringRef linkage_name) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : linkage_name) h = (h ^ c) * 1099511628211ull;
+  return static_cast<double>(h & ((1ull << 53) - 1));
+}
+
 bool is_scalar(Type* t) { return (t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy(); }
 
 class FeatureProbes {
@@ -269,6 +284,8 @@ class FeatureProbes {
         functions.push_back(&f);
     plan_recursion(functions);
     plan_virtual(functions);
+    for (Function* f : functions)
+      if (const DISubprogram* sp = f->getSubprogram()) ++definitions_at_[{sp->getFilename().str(), sp->getLine()}];
     for (Function& f : m_)
       if (!f.isDeclaration()) returning_leaf(f);
     for (Function* f : functions) instrument(*f);
@@ -362,6 +379,13 @@ class FeatureProbes {
           recursive_[f] = {cycle, *slot};
       }
     }
+  }
+
+  // `base.function`, the id of `f`, when another function is defined at its line (a template's instances).
+  void tag_instance(const Function& f, const std::string& base) {
+    const DISubprogram* sp = f.getSubprogram();
+    if (!sp || definitions_at_[{sp->getFilename().str(), sp->getLine()}] < 2) return;
+    add_code(base + ".function", function_id(f.getName()));
   }
 
   // A slot per function of `functions` that a vtable of this module holds
@@ -506,8 +530,10 @@ class FeatureProbes {
 
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
-        if (auto slot = add_pair(file_line(l->getStartLoc(), m_), "loop", "headers", "entries"))
+        if (auto slot = add_pair(file_line(l->getStartLoc(), m_), "loop", "headers", "entries")) {
           loop_plans.push_back({l, *slot});
+          tag_instance(f, names_[*slot].substr(0, names_[*slot].size() - std::strlen(".headers")));
+        }
       }
     for (BasicBlock& bb : f) {
       Loop* loop = loops.getLoopFor(&bb);
@@ -535,6 +561,7 @@ class FeatureProbes {
         std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".taken"));
         if (unsigned line = side_line(*br, 0)) add_code(base + ".taken_line", line);
         if (unsigned line = side_line(*br, 1)) add_code(base + ".not_taken_line", line);
+        tag_instance(f, base);
       }
     }
 
@@ -844,6 +871,7 @@ class FeatureProbes {
   };
   DenseMap<const Function*, Recursive> recursive_;
   DenseMap<const Function*, unsigned> virtual_;  // a virtual function's entries slot
+  std::map<std::pair<std::string, unsigned>, unsigned> definitions_at_;  // functions per definition file and line
   unsigned cycles_ = 0;
   // Per function: the outermost call-free loop of each block in one, and the counts each keeps locally.
   DenseMap<const BasicBlock*, Loop*> region_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <set>
 
@@ -32,6 +33,35 @@ int site_line(const std::string& site) {
 std::optional<double> feature(const ProbeRun& run, const std::string& name) {
   auto f = run.features.find(name);
   return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
+}
+
+// A function's id as the feature pass records it (`.function`, a fact of the
+// code of each loop and branch of a template's instances): FNV-1a of its
+// linkage name, kept to 53 bits (src/features/feature_pass.cpp).
+double function_id(const std::string& linkage_name) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : linkage_name) h = (h ^ c) * 1099511628211ull;
+  return static_cast<double>(h & ((1ull << 53) - 1));
+}
+
+// The feature at `at` of `kind` ("loop", "branch") that is `function`'s: the
+// one feature of that kind there, or, where several are (`loop#2`: a
+// template's instances, each a function defined at one line), the one whose
+// `.function` fact is its id; none when they cannot be told apart (two loops
+// on one line of one function, or a record without the facts).
+std::optional<std::string> own_feature(const ProbeRun& run, const std::string& at, const std::string& kind,
+                                       const char* count, const std::string& function) {
+  if (!feature(run, at + ":" + kind + "#2." + count)) return at + ":" + kind;
+  const double id = function_id(function);
+  std::optional<std::string> found;
+  for (int k = 1; feature(run, at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k)) + "." + count); ++k) {
+    const std::string name = at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k));
+    auto fact = run.code.find(name + ".function");
+    if (fact == run.code.end() || fact->second != id) continue;
+    if (found) return std::nullopt;  // two of one function
+    found = name;
+  }
+  return found;
 }
 
 // A measure as an expression: whole numbers stay integers (an integer
@@ -361,13 +391,14 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       out.push_back(std::move(f));
       continue;
     }
-    auto headers = feature(run, at + ":loop.headers");
-    auto entries = feature(run, at + ":loop.entries");
+    const auto own = own_feature(run, at, "loop", "headers", l.function);
+    auto headers = own ? feature(run, *own + ".headers") : std::nullopt;
+    auto entries = own ? feature(run, *own + ".entries") : std::nullopt;
     if (!p)
       f.status = "the model has no such parameter";
     else if (p->default_value)
       f.status = "already has a value";  // the analyser's expression scales with the input; keep it
-    else if (feature(run, at + ":loop#2.headers"))
+    else if (!own)
       f.status = "several loops start at that line; the probe cannot tell them apart";
     else if (!headers || !entries)
       f.status = "no probe at that line (was the program built with perfcast cc --features from these sources?)";
@@ -397,8 +428,9 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   for (Coverage::Branch& b : c.guessed_branches) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
     const std::string at = feature_site(b.site);
-    auto taken = feature(run, at + ":branch.taken");
-    auto not_taken = feature(run, at + ":branch.not_taken");
+    const auto own = own_feature(run, at, "branch", "taken", b.function);
+    auto taken = own ? feature(run, *own + ".taken") : std::nullopt;
+    auto not_taken = own ? feature(run, *own + ".not_taken") : std::nullopt;
     auto fn = model.functions.find(b.function);
     // The optimiser's guard of a loop at that line whose trips the run bound:
     // set by the trips alone, whatever branches the source has there (the
@@ -422,7 +454,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     if (fn == model.functions.end())
       f.status = "the model has no such function";
     else if (bind_as_guard()) {
-    } else if (feature(run, at + ":branch#2.taken")) {
+    } else if (!own) {
       f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";
     } else if (!taken || !not_taken) {
       f.status = "no probe at that line";
@@ -433,7 +465,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     } else {
       TakenFraction t{*taken / (*taken + *not_taken)};
       auto line = [&](const std::string& name) {
-        auto c = run.code.find(at + ":branch." + name);
+        auto c = run.code.find(*own + "." + name);
         return c == run.code.end() ? 0 : static_cast<int>(c->second);
       };
       t.taken_line = line("taken_line");

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -350,6 +351,47 @@ TEST(ProbeRun, BindsTheShareOfEachOverrideAVirtualCallRan) {
     if (!f.value("inlined_only", false)) counted += f["flops_double"].get<double>();
   EXPECT_NEAR(counted, 5 * (4.0 * 2000 + 1), 16);  // the hand count
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// A function template's two instances share their loop's and branch's source
+// line (tests/features/template_instances.cpp): the probes record which
+// instance each `loop#k` and `branch#k` is, so each instance's trips (n and
+// n / 2 at n = 4000) and cutoff fraction (3 in 4) are bound to the model's
+// function of that instance.
+TEST(ProbeRun, BindsEachTemplateInstancesOwnTripsAndBranch) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "instances.json", bound = dir / "instances.bound.json";
+  auto r = perfcast_run({"analyze", TEMPLATE_INSTANCES_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::map<std::string, std::string> trips;  // function -> its loop's trips parameter
+  const json before = read_json(model);
+  for (const auto& l : before["coverage"]["unknown_loops"]) trips[l["function"]] = l["trip_count"];
+  ASSERT_TRUE(trips.count("_Z5sweepILi1EEdPKdPdPKii") && trips.count("_Z5sweepILi2EEdPKdPdPKii")) << r.stderr_text;
+
+  fs::path program = build("instances_features", true, TEMPLATE_INSTANCES_SOURCE);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), "4000", "3"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][trips["_Z5sweepILi1EEdPKdPdPKii"]].value("default", ""), "4000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][trips["_Z5sweepILi2EEdPKdPdPKii"]].value("default", ""), "2000") << r.stdout_text;
+  // The cutoff test's line: the line after the loop's (the loop's own guard is set by its trips).
+  std::string site_of_cutoff;
+  for (const auto& l : after["coverage"]["unknown_loops"]) {
+    const std::string loop_site = l["site"];
+    const auto colon = loop_site.rfind(':');
+    site_of_cutoff = loop_site.substr(0, colon + 1) + std::to_string(std::stoi(loop_site.substr(colon + 1)) + 1);
+  }
+  int cutoffs = 0;
+  for (const auto& b : after["coverage"]["guessed_branches"])
+    if (std::string(b["function"]).starts_with("_Z5sweep") && b["site"] == site_of_cutoff) {
+      ++cutoffs;
+      EXPECT_DOUBLE_EQ(b.value("probe_probability", -1.0), 0.75) << b.dump();
+    }
+  EXPECT_EQ(cutoffs, 2) << after["coverage"].dump();
 }
 
 // No record to read: the error names the file and the option.
