@@ -9,6 +9,7 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/DataLayout.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 
@@ -18,6 +19,7 @@
 #include "analyze/openmp_runtime.h"
 #include "analyze/site_names.h"
 #include "analyze/source_names.h"
+#include "analyze/virtual_calls.h"
 
 namespace perfcast::analyze::detail {
 
@@ -331,11 +333,136 @@ void BlockEmitter::emit_fork(llvm::CallBase& fork, llvm::Function& region, Items
   items.push_back(std::move(team));
 }
 
+// A call of a function the module defines: its model's call, its arguments
+// bound to what the call passes (a call back into a recursion under analysis
+// is left out, counted by the recursion's loop).
+void BlockEmitter::emit_defined_call(llvm::CallBase& call, llvm::Function& target, Items& items,
+                                     const llvm::Loop* scope) {
+  using namespace llvm;
+  Function* callee = &target;
+  Where w = s_.where(call.getDebugLoc());
+  std::string name = callee->getName().str();
+  if (s_.ctx.in_progress.count(name)) {
+    // A call back into a function under analysis: a recursion, whose
+    // invocations that function's loop of calls per entry counts
+    // (ModuleContext::count_recursion); the call itself is left out.
+    auto n = std::make_unique<Node>();
+    n->line = w.line;
+    n->note = fmt::format("recursive call of {}: counted by {}.calls_per_entry", name,
+                          function_source_name(*callee));
+    s_.ctx.recursive_calls[name].push_back(site_of(w));
+    if (!w.origin.empty()) s_.ctx.recursion_origins[name].insert(w.origin);
+    s_.out.calls_back = true;
+    items.push_back(std::move(n));
+    return;
+  }
+  FunctionModel& fm = s_.ctx.analyse(*callee);
+  // Entering a recursion from outside it at a function whose calls back were
+  // left out in another one's analysis (the cycle entered at two places):
+  // the rest of its recursion is not counted here.
+  // So is a call of the recursion inlined into a caller outside it (a
+  // function's call of itself, or of the function its calls back come
+  // from): the invocations inlined are counted there, and again in the
+  // count per entry, which the probes measure on the source's functions.
+  auto in = s_.ctx.recursive.find(callee), from = s_.ctx.recursive.find(&s_.f);
+  const bool from_outside =
+      in != s_.ctx.recursive.end() && (from == s_.ctx.recursive.end() || from->second.cycle != in->second.cycle);
+  bool inlined_recursion = false;
+  if (s_.ctx.recursive_calls.count(name) && !w.note.empty()) {
+    const auto& origins = s_.ctx.recursion_origins[name];
+    inlined_recursion = origins.count(w.origin) ||
+                        (callee->getSubprogram() && w.origin == callee->getSubprogram()->getName());
+  }
+  if (from_outside && ((fm.calls_back && !s_.ctx.recursive_calls.count(name)) || inlined_recursion))
+    s_.out.unresolved_calls.push_back({"recursive", name, site_of(w)});
+  auto n = std::make_unique<Node>();
+  n->kind = Node::Call;
+  n->line = w.line;
+  n->note = w.note;
+  n->callee = fm.name;
+  for (unsigned a = 0; a < call.arg_size() && a < fm.all_arguments.size(); ++a) {
+    const std::string& param = fm.all_arguments[a];
+    if (param.empty() || std::find(fm.parameters.begin(), fm.parameters.end(), param) == fm.parameters.end())
+      continue;
+    const llvm::Value* passed = call.getArgOperand(a);
+    auto e = passed->getType()->isPointerTy() ? value_by_reference(s_, exprs_, passed, call, scope)
+                                              : exprs_.conv_value(passed, scope);
+    if (!e) {
+      std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
+      s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param,
+                                 function_source_name(*callee),
+                                 file_tag(w.file), w.line));
+      e = ex::var(p);
+    }
+    n->args.emplace_back(param, ex::simplify(*e));
+  }
+  for (const char* implicit : {kOmpThread, kOmpTeam})
+    if (std::find(fm.parameters.begin(), fm.parameters.end(), implicit) != fm.parameters.end() &&
+        std::find(fm.all_arguments.begin(), fm.all_arguments.end(), implicit) == fm.all_arguments.end())
+      n->args.emplace_back(implicit, implicit_argument(s_, implicit));
+  items.push_back(std::move(n));
+}
+
+namespace {
+
+// An override in parameter names: its class and name (Poly_apply), as the
+// source names it; its source name where the debug info has no class.
+std::string override_name(const llvm::Function& f) {
+  const llvm::DISubprogram* sp = f.getSubprogram();
+  if (const auto* cls = sp ? llvm::dyn_cast_or_null<llvm::DIType>(sp->getScope()) : nullptr;
+      cls && !cls->getName().empty())
+    return sanitize(fmt::format("{}_{}", cls->getName().str(), sp->getName().str()));
+  return function_source_name(f);
+}
+
+}  // namespace
+
+// A C++ virtual call (virtual_calls.h): a call of each override its slot may
+// hold, each in a loop of `<site>.<override>.share` trips, the share of the
+// calls at that site that land on it, which a probe run measures from the
+// overrides' entries. One override is the call itself.
+void BlockEmitter::emit_virtual_call(llvm::CallBase& call, const std::vector<llvm::Function*>& targets, Items& items,
+                                     const llvm::Loop* scope) {
+  if (targets.size() == 1) {
+    emit_defined_call(call, *targets.front(), items, scope);
+    return;
+  }
+  Where w = s_.where(call.getDebugLoc());
+  const std::string at = call_site(s_.ctx, s_.f, call);
+  std::string names;
+  for (const llvm::Function* t : targets) names += (names.empty() ? "" : ", ") + override_name(*t);
+  for (llvm::Function* t : targets) {
+    const std::string target = override_name(*t);
+    const std::string share = sanitize(fmt::format("{}.{}.share", at, target));
+    Where defined;
+    if (const llvm::DISubprogram* sp = t->getSubprogram())
+      defined.file = sp->getFilename().str(), defined.line = static_cast<int>(sp->getLine());
+    s_.describe(share, fmt::format("share of the virtual calls at {}:{} that run {} ({}), one of the {} overrides "
+                                   "its slot may hold ({})",
+                                   file_tag(w.file), w.line, target, site_of(defined), targets.size(), names));
+    auto loop = std::make_unique<Node>();
+    loop->kind = Node::Loop;
+    loop->line = w.line;
+    loop->note = fmt::format("the virtual call's calls of {}", target);
+    loop->trip_count = ex::var(share);
+    loop->unknown_trips = share;
+    loop->virtual_call = site_of(w);
+    loop->guess = fmt::format("a virtual call: which of its {} overrides runs depends on the object", targets.size());
+    loop->site = site_of(defined);
+    emit_defined_call(call, *t, loop->body, scope);
+    items.push_back(std::move(loop));
+  }
+}
+
 void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope) {
   using namespace llvm;
   auto* callee = dyn_cast<Function>(call.getCalledOperand()->stripPointerCasts());
   Where w = s_.where(call.getDebugLoc());
   if (!callee) {
+    if (auto targets = virtual_call_targets(call); !targets.empty()) {
+      emit_virtual_call(call, targets, items, scope);
+      return;
+    }
     // Indirect: the model cannot follow it (a struct's callback, a handler
     // table, qsort's comparator); the coverage lists it. Inline assembly is
     // no call.
@@ -361,65 +488,7 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
     return;
   }
   if (!callee->isDeclaration()) {
-    if (s_.ctx.in_progress.count(name)) {
-      // A call back into a function under analysis: a recursion, whose
-      // invocations that function's loop of calls per entry counts
-      // (ModuleContext::count_recursion); the call itself is left out.
-      auto n = std::make_unique<Node>();
-      n->line = w.line;
-      n->note = fmt::format("recursive call of {}: counted by {}.calls_per_entry", name,
-                            function_source_name(*callee));
-      s_.ctx.recursive_calls[name].push_back(site_of(w));
-      if (!w.origin.empty()) s_.ctx.recursion_origins[name].insert(w.origin);
-      s_.out.calls_back = true;
-      items.push_back(std::move(n));
-      return;
-    }
-    FunctionModel& fm = s_.ctx.analyse(*callee);
-    // Entering a recursion from outside it at a function whose calls back were
-    // left out in another one's analysis (the cycle entered at two places):
-    // the rest of its recursion is not counted here.
-    // So is a call of the recursion inlined into a caller outside it (a
-    // function's call of itself, or of the function its calls back come
-    // from): the invocations inlined are counted there, and again in the
-    // count per entry, which the probes measure on the source's functions.
-    auto in = s_.ctx.recursive.find(callee), from = s_.ctx.recursive.find(&s_.f);
-    const bool from_outside =
-        in != s_.ctx.recursive.end() && (from == s_.ctx.recursive.end() || from->second.cycle != in->second.cycle);
-    bool inlined_recursion = false;
-    if (s_.ctx.recursive_calls.count(name) && !w.note.empty()) {
-      const auto& origins = s_.ctx.recursion_origins[name];
-      inlined_recursion = origins.count(w.origin) ||
-                          (callee->getSubprogram() && w.origin == callee->getSubprogram()->getName());
-    }
-    if (from_outside && ((fm.calls_back && !s_.ctx.recursive_calls.count(name)) || inlined_recursion))
-      s_.out.unresolved_calls.push_back({"recursive", name, site_of(w)});
-    auto n = std::make_unique<Node>();
-    n->kind = Node::Call;
-    n->line = w.line;
-    n->note = w.note;
-    n->callee = fm.name;
-    for (unsigned a = 0; a < call.arg_size() && a < fm.all_arguments.size(); ++a) {
-      const std::string& param = fm.all_arguments[a];
-      if (param.empty() || std::find(fm.parameters.begin(), fm.parameters.end(), param) == fm.parameters.end())
-        continue;
-      const llvm::Value* passed = call.getArgOperand(a);
-      auto e = passed->getType()->isPointerTy() ? value_by_reference(s_, exprs_, passed, call, scope)
-                                                : exprs_.conv_value(passed, scope);
-      if (!e) {
-        std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
-        s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param,
-                                   function_source_name(*callee),
-                                   file_tag(w.file), w.line));
-        e = ex::var(p);
-      }
-      n->args.emplace_back(param, ex::simplify(*e));
-    }
-    for (const char* implicit : {kOmpThread, kOmpTeam})
-      if (std::find(fm.parameters.begin(), fm.parameters.end(), implicit) != fm.parameters.end() &&
-          std::find(fm.all_arguments.begin(), fm.all_arguments.end(), implicit) == fm.all_arguments.end())
-        n->args.emplace_back(implicit, implicit_argument(s_, implicit));
-    items.push_back(std::move(n));
+    emit_defined_call(call, *callee, items, scope);
     return;
   }
   if (callee->isIntrinsic() || s_.ctx.ignores(name)) return;

@@ -32,6 +32,9 @@ class BlockEmitter {
 
  private:
   void emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope);
+  void emit_defined_call(llvm::CallBase& call, llvm::Function& target, Items& items, const llvm::Loop* scope);
+  void emit_virtual_call(llvm::CallBase& call, const std::vector<llvm::Function*>& targets, Items& items,
+                         const llvm::Loop* scope);
   // An OpenMP parallel region: its outlined function `region` called once per
   // thread of the team, with the shared integers the fork passes it.
   void emit_fork(llvm::CallBase& fork, llvm::Function& region, Items& items, const llvm::Loop* scope);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -248,6 +249,11 @@ int side_line(const llvm::BranchInst& br, unsigned succ) { return block_line(br,
 
 }  // namespace
 
+namespace {
+// The prefix of reach_condition's names for conditions the model cannot state.
+constexpr const char* kUndecided = "perfcast_undecided_";
+}  // namespace
+
 Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
   using namespace llvm;
   bool two_way = isa<BranchInst>(step.term) && step.succ != UINT_MAX;
@@ -338,7 +344,22 @@ std::optional<Expr> FunctionAnalyser::switch_condition(const GuardStep& step, co
 // The condition under which the program, at `from`, goes on to reach `b`: a
 // sum over b's incoming edges (one execution arrives by exactly one), each the
 // condition of reaching its source times the edge's branch condition. Loops
-// in between count as reached once entered; run-time checks as passing.
+// in between count as reached once entered; run-time checks as passing. A
+// condition the model cannot state stands as an undecided name while the
+// sum is built: both sides of an if/else that meet again add up to 1 and it
+// cancels (the join after an `if (data) {...} else {...}` whose sides call
+// functions that may throw, so that it does not post-dominate the test);
+// where it does not cancel, `b` is reached on some paths only.
+std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from,
+                                                      const llvm::Loop* region) {
+  auto reach = reach_condition(b, from, region, 0);
+  if (!reach) return std::nullopt;
+  Expr r = ex::simplify(*reach);
+  for (const std::string& name : ex::free_names(r))
+    if (name.rfind(kUndecided, 0) == 0) return std::nullopt;
+  return r;
+}
+
 std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from,
                                                       const llvm::Loop* region, int depth) {
   using namespace llvm;
@@ -360,11 +381,15 @@ std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm:
       if (!pl->contains(q)) edges.emplace_back(q, pl->getHeader());
   }
   std::vector<Expr> terms;
+  bool never_taken = false;  // an edge left out as one a run never takes
   for (auto [p, to] : edges) {
     // A call that may throw: its normal edge is taken whenever the block is
     // reached, its unwind edge never (the unwind side is priced at 0).
     if (auto* invoke = dyn_cast<InvokeInst>(p->getTerminator())) {
-      if (invoke->getUnwindDest() == to) continue;
+      if (invoke->getUnwindDest() == to) {
+        never_taken = true;
+        continue;
+      }
       auto r = reach_condition(p, from, region, depth + 1);
       if (!r) return std::nullopt;
       terms.push_back(*r);
@@ -380,14 +405,19 @@ std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm:
       if (auto c = exprs_.conv_bool(br->getCondition(), region)) {
         edge = taken_if_true ? *c : Expr(1) - *c;
       } else if (auto fallback = run_time_check_fallback(br, s_)) {
-        if (br->getSuccessor(*fallback) == to) continue;  // the check passes: never taken
+        if (br->getSuccessor(*fallback) == to) {  // the check passes: never taken
+          never_taken = true;
+          continue;
+        }
       } else {
-        return std::nullopt;
+        Expr undecided = ex::var(fmt::format("{}{:x}", kUndecided, reinterpret_cast<std::uintptr_t>(br)));
+        edge = taken_if_true ? undecided : Expr(1) - undecided;
       }
     }
     terms.push_back(*r * edge);
   }
-  if (terms.empty()) return std::nullopt;
+  // Reached only by edges a run never takes (a landing pad: unwinding): never.
+  if (terms.empty()) return never_taken ? std::optional<Expr>(Expr(0)) : std::nullopt;
   return ex::add(terms);
 }
 

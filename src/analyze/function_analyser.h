@@ -47,8 +47,9 @@ class FunctionAnalyser {
   Items* navigate(Items* c, const std::vector<GuardStep>& guard);
   Node* branch_node(Items& c, const GuardStep& step);
   std::optional<expr::Expr> switch_condition(const GuardStep& step, const llvm::Loop* scope);
+  std::optional<expr::Expr> reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region);
   std::optional<expr::Expr> reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region,
-                                            int depth = 0);
+                                            int depth);
 
   FunctionScope s_;
   MemoryWrites writes_;

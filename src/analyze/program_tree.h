@@ -50,6 +50,9 @@ struct Node {
   // stands for, and why. `site` is "file.c:line" for the model's coverage.
   std::string guess, unknown_trips, site;
   bool recursion = false;  // loop: a recursive function's invocations per call from outside, around its body
+  // loop: the share of a virtual call's calls that land on the override it
+  // calls; the call's site ("file.c:line"); `site` is the override's definition
+  std::string virtual_call;
   // call
   std::string callee;
   std::vector<std::pair<std::string, expr::Expr>> args;

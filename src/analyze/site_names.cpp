@@ -14,6 +14,7 @@
 
 #include "analyze/module_context.h"
 #include "analyze/source_names.h"
+#include "analyze/virtual_calls.h"
 
 namespace perfcast::analyze::detail {
 
@@ -35,7 +36,7 @@ std::string origin_of(const llvm::DILocation* loc, const llvm::Function& f) {
 
 std::string callee_kind(const llvm::CallBase& call) {
   const auto* callee = llvm::dyn_cast<llvm::Function>(call.getCalledOperand()->stripPointerCasts());
-  if (!callee) return "";
+  if (!callee) return is_virtual_call(call) ? "virtual" : "";
   if (const auto* ii = llvm::dyn_cast<llvm::IntrinsicInst>(&call)) {
     switch (ii->getIntrinsicID()) {
       case llvm::Intrinsic::memcpy: return "memcpy";

@@ -32,10 +32,17 @@
 //     itself, or a strongly connected component of several), at its
 //     definition: `file:line:recursion.entries` (its invocations) and
 //     `.recursive_calls` (the calls its cycle makes of it), so entries from
-//     outside the recursion are the difference.
+//     outside the recursion are the difference;
+//   * a C++ virtual function (an entry of a vtable this module defines), at
+//     its definition: `file:line:virtual.entries` (its invocations), whose
+//     ratios tell which overrides a virtual call ran.
 //
 // A second feature of the same kind on the same line is `branch#2`,
-// `loop#2`, `MPI_Send#2`, in the order of the code.
+// `loop#2`, `MPI_Send#2`, in the order of the code. The instances of a C++
+// template (functions defined at one source line) repeat their loops and
+// branches so: each of theirs gets, as a fact of the code, `.function`, the
+// instance's id (function_id of its linkage name), by which a probe run's
+// measures find the instance the analyser's model names.
 //
 // PERFCAST_FEATURES_KEEP, when set, names a file of the features to keep (a
 // learned model file, whose kept columns' inputs are kept, or one name a
@@ -93,7 +100,9 @@
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -243,6 +252,15 @@ unsigned side_line(const BranchInst& br, unsigned succ) {
   return 0;
 }
 
+// A function's id in the facts of the code: FNV-1a of its linkage name, kept
+// to 53 bits so that a double holds it exactly. perfcast probe computes the
+// same (src/model/probe_bind.cpp).
+double function_id(StringRef linkage_name) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : linkage_name) h = (h ^ c) * 1099511628211ull;
+  return static_cast<double>(h & ((1ull << 53) - 1));
+}
+
 bool is_scalar(Type* t) { return (t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy(); }
 
 class FeatureProbes {
@@ -268,6 +286,9 @@ class FeatureProbes {
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))
         functions.push_back(&f);
     plan_recursion(functions);
+    plan_virtual(functions);
+    for (Function* f : functions)
+      if (const DISubprogram* sp = f->getSubprogram()) ++definitions_at_[{sp->getFilename().str(), sp->getLine()}];
     for (Function& f : m_)
       if (!f.isDeclaration()) returning_leaf(f);
     for (Function* f : functions) instrument(*f);
@@ -361,6 +382,46 @@ class FeatureProbes {
           recursive_[f] = {cycle, *slot};
       }
     }
+  }
+
+  // `base.function`, the id of `f`, when another function is defined at its line (a template's instances).
+  void tag_instance(const Function& f, const std::string& base) {
+    const DISubprogram* sp = f.getSubprogram();
+    if (!sp || definitions_at_[{sp->getFilename().str(), sp->getLine()}] < 2) return;
+    add_code(base + ".function", function_id(f.getName()));
+  }
+
+  // A slot per function of `functions` that a vtable of this module holds
+  // (Itanium C++ ABI vtables, _ZTV<class>), named at its definition.
+  void plan_virtual(const std::vector<Function*>& functions) {
+    DenseSet<const Function*> in_vtables;
+    for (const GlobalVariable& g : m_.globals()) {
+      if (!g.getName().starts_with("_ZTV") || !g.hasInitializer()) continue;
+      SmallVector<const Constant*, 16> work = {g.getInitializer()};
+      while (!work.empty()) {
+        const Constant* c = work.pop_back_val();
+        if (auto* f = dyn_cast<Function>(c->stripPointerCasts()))
+          in_vtables.insert(f);
+        else if (isa<ConstantAggregate>(c))
+          for (const Use& op : c->operands()) work.push_back(cast<Constant>(op.get()));
+      }
+    }
+    for (Function* f : functions) {
+      const DISubprogram* sp = f->getSubprogram();
+      if (!in_vtables.contains(f) || !sp) continue;
+      std::string site = (sys::path::filename(sp->getFilename()) + ":" + Twine(sp->getLine())).str();
+      std::string name = next_name(site, "virtual") + ".entries";
+      if (!kept(name)) continue;
+      names_.push_back(name);
+      kinds_.push_back(PERFCAST_FEATURE_COUNT);
+      virtual_[f] = static_cast<unsigned>(names_.size() - 1);
+    }
+  }
+  void instrument_virtual(Function& f) {
+    auto slot = virtual_.find(&f);
+    if (slot == virtual_.end()) return;
+    IRBuilder<> b(&*f.getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
+    add_count(b, slot->second, ConstantInt::get(i64_, 1), nullptr);
   }
 
   // A recursive function's entry, and its calls of the functions of its cycle.
@@ -481,6 +542,7 @@ class FeatureProbes {
           unsigned depth = 1;
           for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += file_line(p->getStartLoc(), m_) == site;
           if (depth > 1) add_code(base + ".depth", depth);
+          tag_instance(f, base);
           // A loop left only from its back edges (`do ... while`: the test is
           // at the bottom) runs its header once per iteration, not once more
           // to leave (`while (a && b)` leaves from the block after b's test).
@@ -516,6 +578,7 @@ class FeatureProbes {
         std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".taken"));
         if (unsigned line = side_line(*br, 0)) add_code(base + ".taken_line", line);
         if (unsigned line = side_line(*br, 1)) add_code(base + ".not_taken_line", line);
+        tag_instance(f, base);
       }
     }
 
@@ -577,6 +640,7 @@ class FeatureProbes {
     for (auto& lp : loop_plans) instrument_loop(f, *lp.loop, lp.slot);
     for (auto& [region, counts] : local_counts_) flush(counts, region_exits[region]);
     instrument_recursion(f);
+    instrument_virtual(f);
   }
 
   // Header executions count at the header without an epoch (an atomic load
@@ -823,6 +887,8 @@ class FeatureProbes {
     unsigned cycle, slot;  // the cycle of calls (numbered), the first slot of its pair
   };
   DenseMap<const Function*, Recursive> recursive_;
+  DenseMap<const Function*, unsigned> virtual_;  // a virtual function's entries slot
+  std::map<std::pair<std::string, unsigned>, unsigned> definitions_at_;  // functions per definition file and line
   unsigned cycles_ = 0;
   // Per function: the outermost call-free loop of each block in one, and the counts each keeps locally.
   DenseMap<const BasicBlock*, Loop*> region_;

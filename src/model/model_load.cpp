@@ -202,7 +202,8 @@ class Reader {
       out.guessed_branches.push_back(std::move(b));
     });
     list("unknown_loops", [&](const json& o, const std::string& p) {
-      only_keys(o, p, {"function", "site", "trip_count", "why", "probe_trips", "probe_not_reached", "recursion"});
+      only_keys(o, p, {"function", "site", "trip_count", "why", "probe_trips", "probe_not_reached", "recursion",
+                         "virtual_call"});
       Coverage::Loop l{text(o, p, "function"), text(o, p, "site"), text(o, p, "trip_count"),
                        o.contains("why") ? text(o, p, "why") : ""};
       probe_fields(o, p, "probe_trips", 1e300, l.probe_trips, l.probe_not_reached);
@@ -210,6 +211,7 @@ class Reader {
         if (!o["recursion"].is_boolean()) fail(p + "/recursion", "expected true or false");
         l.recursion = o["recursion"].get<bool>();
       }
+      if (o.contains("virtual_call")) l.virtual_call = text(o, p, "virtual_call");
       out.unknown_loops.push_back(std::move(l));
     });
     return out;

@@ -174,6 +174,7 @@ json coverage_json(const Coverage& c) {
     if (l.probe_trips) one["probe_trips"] = *l.probe_trips;
     if (l.probe_not_reached) one["probe_not_reached"] = true;
     if (l.recursion) one["recursion"] = true;
+    if (!l.virtual_call.empty()) one["virtual_call"] = l.virtual_call;
     loops.push_back(std::move(one));
   }
   j["unknown_loops"] = std::move(loops);

@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <set>
 
@@ -34,6 +35,35 @@ int site_line(const std::string& site) {
 std::optional<double> feature(const ProbeRun& run, const std::string& name) {
   auto f = run.features.find(name);
   return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
+}
+
+// A function's id as the feature pass records it (`.function`, a fact of the
+// code of each loop and branch of a template's instances): FNV-1a of its
+// linkage name, kept to 53 bits (src/features/feature_pass.cpp).
+double function_id(const std::string& linkage_name) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : linkage_name) h = (h ^ c) * 1099511628211ull;
+  return static_cast<double>(h & ((1ull << 53) - 1));
+}
+
+// The feature at `at` of `kind` ("loop", "branch") that is `function`'s: the
+// one feature of that kind there, or, where several are (`loop#2`: a
+// template's instances, each a function defined at one line), the one whose
+// `.function` fact is its id; none when they cannot be told apart (two loops
+// on one line of one function, or a record without the facts).
+std::optional<std::string> own_feature(const ProbeRun& run, const std::string& at, const std::string& kind,
+                                       const char* count, const std::string& function) {
+  if (!feature(run, at + ":" + kind + "#2." + count)) return at + ":" + kind;
+  const double id = function_id(function);
+  std::optional<std::string> found;
+  for (int k = 1; feature(run, at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k)) + "." + count); ++k) {
+    const std::string name = at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k));
+    auto fact = run.code.find(name + ".function");
+    if (fact == run.code.end() || fact->second != id) continue;
+    if (found) return std::nullopt;  // two of one function
+    found = name;
+  }
+  return found;
 }
 
 // A measure as an expression: whole numbers stay integers (an integer
@@ -296,6 +326,44 @@ bool remainder_of(const Items& items, int line, const std::string& name, int k) 
   return false;
 }
 
+// The share of a virtual call's calls that land on one of its overrides: the
+// pass counts each override's entries at its definition (`virtual.entries`),
+// so the share is its entries over those of all the call's overrides. An
+// override also called directly, or from another virtual call of the same
+// slot, counts those entries too: exact when the overrides are reached through
+// this call alone, as a virtual method is through its base class.
+void bind_virtual_share(const ProbeRun& run, const Coverage& c, Coverage::Loop& l, Parameter* p,
+                        const std::string& origin, ProbeFinding& f) {
+  auto entries_at = [&](const std::string& site) { return feature(run, feature_site(site) + ":virtual.entries"); };
+  auto entries = entries_at(l.site);
+  double total = 0;
+  bool each = true;
+  for (const Coverage::Loop& other : c.unknown_loops)
+    if (other.virtual_call == l.virtual_call && other.function == l.function) {
+      auto e = entries_at(other.site);
+      if (!e || feature(run, feature_site(other.site) + ":virtual#2.entries")) each = false;
+      total += e.value_or(0);
+    }
+  if (!p)
+    f.status = "the model has no such parameter";
+  else if (p->default_value)
+    f.status = "already has a value";
+  else if (!entries || !each)
+    f.status = "no probe of one of the call's overrides (each counted at its definition, one override a line)";
+  else if (total == 0) {
+    bind_measure(*p, 0, origin + ", never reached there");
+    l.probe_not_reached = true;
+    f.value = 0;
+    f.status = "not reached by the probe run: 0";
+  } else {
+    const double share = *entries / total;
+    bind_measure(*p, share, origin);
+    l.probe_trips = share;
+    f.value = share;
+    f.status = "bound (the override's share of the entries of the call's overrides)";
+  }
+}
+
 // Whether a loop's trip count is the parameter `name` alone, or a width cast
 // of it (zext(name, 32), which needs a whole number): a loop that runs `name`
 // iterations per arrival; or that loop unrolled, its remainder in `function`
@@ -425,13 +493,26 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       out.push_back(std::move(f));
       continue;
     }
-    // Loops at one line (a Fortran array statement's nest) are told apart by
-    // how deep each is in that line's loops, outermost first.
+    if (!l.virtual_call.empty()) {
+      bind_virtual_share(run, c, l, p, origin, f);
+      if (f.value) bound.insert(p->name);
+      out.push_back(std::move(f));
+      continue;
+    }
+    // A template's instances share their loops' lines: each its own feature
+    // (own_feature). Otherwise loops at one line (a Fortran array statement's
+    // nest) are told apart by how deep each is in that line's loops.
     auto fn = model.functions.find(l.function);
-    int depth = fn == model.functions.end() ? 1 : model_loop_depth(fn->second.body, l.trip_count, site_line(l.site));
     std::string why;
-    std::optional<std::string> probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), why);
-    if (depth < 0) why = "the model's loops of that parameter are at several depths of that line's loops";
+    std::optional<std::string> probe;
+    if (run.code.count(at + ":loop.function")) {
+      probe = own_feature(run, at, "loop", "headers", l.function);
+      if (!probe) why = "several loops start at that line in one instance; the probe cannot tell them apart";
+    } else {
+      int depth = fn == model.functions.end() ? 1 : model_loop_depth(fn->second.body, l.trip_count, site_line(l.site));
+      probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), why);
+      if (depth < 0) why = "the model's loops of that parameter are at several depths of that line's loops";
+    }
     auto headers = feature(run, probe.value_or("") + ".headers");
     auto entries = feature(run, probe.value_or("") + ".entries");
     if (!p)
@@ -542,8 +623,9 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   for (Coverage::Branch& b : c.guessed_branches) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
     const std::string at = feature_site(b.site);
-    auto taken = feature(run, at + ":branch.taken");
-    auto not_taken = feature(run, at + ":branch.not_taken");
+    const auto own = own_feature(run, at, "branch", "taken", b.function);
+    auto taken = own ? feature(run, *own + ".taken") : std::nullopt;
+    auto not_taken = own ? feature(run, *own + ".not_taken") : std::nullopt;
     auto fn = model.functions.find(b.function);
     // The optimiser's guard of a loop at that line whose trips the run bound:
     // set by the trips alone, whatever branches the source has there (the
@@ -562,27 +644,36 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       return true;
     };
     const int line = site_line(b.site);
-    const std::optional<LineRegion> region = line_region(run, at, line);
+    // A template's instances share the line: their branches are each their
+    // own (own_feature), one test an instance; otherwise the line's tests are
+    // one region (probe_regions.h).
+    const bool instances = run.code.count(at + ":branch.function") > 0;
+    const std::optional<LineRegion> region = instances ? std::nullopt : line_region(run, at, line);
     // Several tests at the line in the probes' code, or one whose two sides
     // leave to two lines and several in the model's (not copies of one test
     // alone, which the fraction as written prices as well).
     const bool several =
-        feature(run, at + ":branch#2.taken") ||
-        (fn != model.functions.end() && region && region->sides_known && region->exits.size() > 1 &&
-         guessed_branches_at(fn->second.body, line) > 1);
+        !instances &&
+        (feature(run, at + ":branch#2.taken") ||
+         (fn != model.functions.end() && region && region->sides_known && region->exits.size() > 1 &&
+          guessed_branches_at(fn->second.body, line) > 1));
+    // A guard first: the source's branches at a loop's line (an OpenMP
+    // worksharing loop's test of its bounds, a `while (a && b)`) say how
+    // often they were taken, not which side of the optimised guard runs the loop.
     if (fn == model.functions.end())
       f.status = "the model has no such function";
     else if (b.why == kReachedOnSomePaths)  // a line's region, bound from its branches' entries, may still price it
       f.status = "a join the analyser could not place, not a branch the probe counts: left at its guess";
-    else if (several) {
-      if (!bind_as_guard()) {
-        if (region)
-          bind_region(fn->second.body, *region, b, f);
-        else
-          f.status = "no probe at that line";  // a keep list that left out its first test
-      }
+    else if (bind_as_guard()) {
+    } else if (several) {
+      if (region)
+        bind_region(fn->second.body, *region, b, f);
+      else
+        f.status = "no probe at that line";  // a keep list that left out its first test
+    } else if (!own) {
+      f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";
     } else if (!taken || !not_taken) {
-      if (!bind_as_guard()) f.status = "no probe at that line";
+      f.status = "no probe at that line";
     }
     else if (*taken + *not_taken == 0) {
       f.status = "not reached by the probe run";
@@ -590,7 +681,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     } else {
       TakenFraction t{*taken / (*taken + *not_taken)};
       auto side_line = [&](const std::string& name) {
-        auto c = run.code.find(at + ":branch." + name);
+        auto c = run.code.find(*own + "." + name);
         return c == run.code.end() ? 0 : static_cast<int>(c->second);
       };
       t.taken_line = side_line("taken_line");

@@ -183,6 +183,10 @@ struct Coverage {
     // The loop of a recursive function's invocations per call from outside its
     // recursion, around its body (site: the function's definition); else a source loop.
     bool recursion = false;
+    // The calls of one override at a C++ virtual call: this call's site
+    // ("file.c:12"; `site` is the override's definition, `trip_count` the
+    // share of the calls that land on it); "" for other loops.
+    std::string virtual_call;
   };
   int functions_defined = 0;
   int functions_reachable = 0;  // from the entry by calls or through pointers taken there

@@ -1256,3 +1256,64 @@ TEST(Analyze, ChecksOfAnErrorCodeEveryCalleeReturnsAsZeroAreNoBranches) {
     EXPECT_EQ(counts(m, "smooth", b).flops_double, 3.0 * k * n + 4.0 * n) << "k = " << k << ", n = " << n;
   }
 }
+
+// The join after an if/else whose sides both call functions that may throw
+// (join_after_throwing_sides.cpp, as miniMD's main after `if (datafile)
+// read_data(...) else create_atoms(...)`): the test's condition cannot be
+// stated, but the two sides' conditions add up to 1, so the loop after the
+// join counts in full, 2 flops an element, not half of them at a guess.
+TEST(Analyze, TheJoinOfAnIfElseWhoseSidesMayThrowIsReachedOnEveryPath) {
+  auto j = analyse_case("join_after_throwing_sides.cpp");
+  auto m = load(j, "join_after_throwing_sides");
+  for (const auto& b : j["coverage"]["guessed_branches"])
+    EXPECT_NE(b.value("why", ""), "reached on some paths") << b.dump();
+  for (long n : {0L, 1L, 5L, 1000L}) {
+    expr::Bindings b = {{"n", n}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "_Z15sum_after_setupPKcl", b).flops_double, 2.0 * n) << "n = " << n;
+  }
+}
+
+// A virtual call (virtual_dispatch.cpp: a kernel object made from the input,
+// its apply called through the vtable each step) is a call of each override
+// its slot may hold, Scale's and Poly's, weighted by the share of the calls
+// that land on it: at a share of 1 for one of them the step loop counts that
+// one's flops exactly, steps * (2n + 1) or steps * (4n + 1); the call is no
+// longer unresolved, and the pure virtual base holds nothing to call.
+TEST(Analyze, AVirtualCallIsACallOfEachOverrideByItsShare) {
+  auto j = analyse_case("virtual_dispatch.cpp");
+  EXPECT_TRUE(j["coverage"]["unresolved_calls"].empty()) << j["coverage"]["unresolved_calls"].dump();
+  auto m = load(j, "virtual_dispatch");
+  // The overrides by the line of their definition in the source.
+  std::ifstream source(kSource + "/tests/analyze/cases/virtual_dispatch.cpp");
+  std::vector<int> apply_lines;
+  std::string text;
+  for (int line = 1; std::getline(source, text); ++line)
+    if (text.find("double apply(") != std::string::npos && text.find("override") != std::string::npos)
+      apply_lines.push_back(line);
+  ASSERT_EQ(apply_lines.size(), 2u);
+  std::string scale_share, poly_share;
+  std::set<std::string> call_sites;
+  for (const auto& l : j["coverage"]["unknown_loops"]) {
+    if (!l.contains("virtual_call")) continue;
+    const std::string site = l["site"];
+    if (site == "virtual_dispatch.cpp:" + std::to_string(apply_lines[0])) scale_share = l["trip_count"];
+    if (site == "virtual_dispatch.cpp:" + std::to_string(apply_lines[1])) poly_share = l["trip_count"];
+    call_sites.insert(l["virtual_call"].get<std::string>());
+  }
+  ASSERT_FALSE(scale_share.empty()) << j["coverage"]["unknown_loops"].dump();
+  ASSERT_FALSE(poly_share.empty()) << j["coverage"]["unknown_loops"].dump();
+  // kernel->apply and the deleting destructor of `delete kernel`.
+  EXPECT_EQ(call_sites.size(), 2u);
+  for (long n : {1L, 100L, 4096L})
+    for (long steps : {1L, 7L}) {
+      for (double poly : {0.0, 1.0, 0.25}) {
+        expr::Bindings b = {{"main.loop1.trips", n}, {"main.loop2.trips", steps}, {"main.virtual1.n", n},
+                            {scale_share, 1 - poly}, {poly_share, poly}};
+        bind_the_rest(m, b);
+        const double expected = steps * ((1 - poly) * 2.0 * n + poly * 4.0 * n + 1);
+        EXPECT_DOUBLE_EQ(counts(m, "main", b).flops_double, expected)
+            << "n = " << n << ", steps = " << steps << ", Poly's share " << poly;
+      }
+    }
+}

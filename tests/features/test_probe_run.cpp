@@ -5,6 +5,7 @@
 // origin, and predict the flops callgrind counts on the same input. Then the
 // same of other shapes: inverted branches, recursion, several branches or
 // loops at one line (C and Fortran), a loop tested at the bottom.
+#include <map>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -71,9 +72,11 @@ fs::path build(const std::string& name, bool features, const std::string& source
   fs::create_directories(dir);
   fs::path program = dir / name;
   EnvironmentOverrides env;
-  env["OMPI_CC"] = features ? kBin + "/perfcast cc --features" : std::string(CLANG);
-  ProcessResult r =
-      run_process({MPICC, "-O2", "-g", source, "-o", program.string()}, std::chrono::seconds(120), env);
+  const bool cxx = source.ends_with(".cpp");
+  env[cxx ? "OMPI_CXX" : "OMPI_CC"] = features ? kBin + (cxx ? "/perfcast c++ --features" : "/perfcast cc --features")
+                                               : std::string(cxx ? CLANGXX : CLANG);
+  ProcessResult r = run_process({cxx ? MPICXX : MPICC, "-O2", "-g", source, "-o", program.string()},
+                                std::chrono::seconds(120), env);
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   return program;
 }
@@ -480,6 +483,92 @@ TEST(ProbeRun, AMissingRecordFileIsNamed) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.stderr_text.find(records.string()), std::string::npos) << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("--record"), std::string::npos) << r.stderr_text;
+}
+
+// A virtual call whose object's class the input picks
+// (tests/analyze/cases/virtual_dispatch.cpp, style 1: Poly's apply, 4 flops
+// an element): the pass counts each override's entries at its definition, so
+// Poly's share of the call is 1 and Scale's 0, and the model's flops are the
+// run's as callgrind counts them.
+TEST(ProbeRun, BindsTheShareOfEachOverrideAVirtualCallRan) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "virtual.json", bound = dir / "virtual.bound.json";
+  auto r = perfcast_run({"analyze", VIRTUAL_DISPATCH_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_FALSE(read_json(model)["parameters"]["main.virtual1.Poly_apply.share"].contains("default"));
+
+  fs::path program = build("virtual_features", true, VIRTUAL_DISPATCH_SOURCE);
+  const std::vector<std::string> input = {"2000", "1", "5"};  // n, style (Poly), steps
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> command = {program.string()};
+  command.insert(command.end(), input.begin(), input.end());
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["main.virtual1.Poly_apply.share"].value("default", ""), "1")
+      << after["parameters"].dump();
+  EXPECT_EQ(after["parameters"]["main.virtual1.Scale_apply.share"].value("default", ""), "0")
+      << after["parameters"].dump();
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--param", "main.virtual1.n=2000",
+                    "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  fs::path plain = build("virtual_plain", false, VIRTUAL_DISPATCH_SOURCE);
+  std::vector<std::string> counted_run = {"counts", "-q", "-n", "2", "--json", "--", plain.string()};
+  counted_run.insert(counted_run.end(), input.begin(), input.end());
+  r = perfcast_run(counted_run, std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json counts = json::parse(r.stdout_text);
+  double counted = 0;
+  for (const auto& f : counts["per_rank"][0]["functions"])
+    if (!f.value("inlined_only", false)) counted += f["flops_double"].get<double>();
+  EXPECT_NEAR(counted, 5 * (4.0 * 2000 + 1), 16);  // the hand count
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// A function template's two instances share their loop's and branch's source
+// line (tests/features/template_instances.cpp): the probes record which
+// instance each `loop#k` and `branch#k` is, so each instance's trips (n and
+// n / 2 at n = 4000) and cutoff fraction (3 in 4) are bound to the model's
+// function of that instance.
+TEST(ProbeRun, BindsEachTemplateInstancesOwnTripsAndBranch) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "instances.json", bound = dir / "instances.bound.json";
+  auto r = perfcast_run({"analyze", TEMPLATE_INSTANCES_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::map<std::string, std::string> trips;  // function -> its loop's trips parameter
+  const json before = read_json(model);
+  for (const auto& l : before["coverage"]["unknown_loops"]) trips[l["function"]] = l["trip_count"];
+  ASSERT_TRUE(trips.count("_Z5sweepILi1EEdPKdPdPKii") && trips.count("_Z5sweepILi2EEdPKdPdPKii")) << r.stderr_text;
+
+  fs::path program = build("instances_features", true, TEMPLATE_INSTANCES_SOURCE);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), "4000", "3"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][trips["_Z5sweepILi1EEdPKdPdPKii"]].value("default", ""), "4000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][trips["_Z5sweepILi2EEdPKdPdPKii"]].value("default", ""), "2000") << r.stdout_text;
+  // The cutoff test's line: the line after the loop's (the loop's own guard is set by its trips).
+  std::string site_of_cutoff;
+  for (const auto& l : after["coverage"]["unknown_loops"]) {
+    const std::string loop_site = l["site"];
+    const auto colon = loop_site.rfind(':');
+    site_of_cutoff = loop_site.substr(0, colon + 1) + std::to_string(std::stoi(loop_site.substr(colon + 1)) + 1);
+  }
+  int cutoffs = 0;
+  for (const auto& b : after["coverage"]["guessed_branches"])
+    if (std::string(b["function"]).starts_with("_Z5sweep") && b["site"] == site_of_cutoff) {
+      ++cutoffs;
+      EXPECT_DOUBLE_EQ(b.value("probe_probability", -1.0), 0.75) << b.dump();
+    }
+  EXPECT_EQ(cutoffs, 2) << after["coverage"].dump();
 }
 
 }  // namespace

@@ -356,3 +356,37 @@ TEST(ProbeBind, ALoopTestedAtTheBottomRunsItsHeaderOncePerIteration) {
 }
 
 }  // namespace
+
+// A guessed branch at a loop's line whose else side holds the loop (the
+// optimised guard of an OpenMP worksharing loop, its sides swapped), where the
+// source's own branch at that line (the runtime's test of its bounds) was
+// taken every time: the loop's bound trips set the guard, 1 for the side that
+// runs the loop, not the taken fraction priced on `then` as written.
+TEST(ProbeBind, AGuardIsSetByItsLoopsTripsBeforeAnyTakenFractionAtItsLine) {
+  ProgramModel m;
+  m.entry = "build";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"build.loop1.trips", "iterations of the loop at f.c:12", std::nullopt, false, ""});
+  LoopItem loop;
+  loop.trip_count = perfcast::expr::parse("build.loop1.trips");
+  BranchItem guard;
+  guard.else_items.push_back(Item{12, "", loop});
+  Function f;
+  f.name = "build";
+  f.body.push_back(Item{12, "", guard});
+  m.functions["build"] = f;
+  m.coverage->guessed_branches.push_back({"build", "dir/f.c:12", 0.5, "data-dependent condition"});
+  m.coverage->unknown_loops.push_back(
+      {"build", "dir/f.c:12", "build.loop1.trips", "its count depends on values read from memory"});
+  ProbeRun run{"./app", 2, {}, {}};
+  run.features["f.c:12:loop.entries"] = 4;
+  run.features["f.c:12:loop.headers"] = 4 + 4 * 100;
+  run.features["f.c:12:branch.taken"] = 4;
+  run.features["f.c:12:branch.not_taken"] = 0;
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  EXPECT_DOUBLE_EQ(probability(m, "build"), 0.0);  // `then`: the side without the loop
+  bool guard_bound = false;
+  for (const ProbeFinding& p : found)
+    if (p.kind == ProbeFinding::Kind::Branch) guard_bound = p.status == "bound (the guard of the loop at that line)";
+  EXPECT_TRUE(guard_bound);
+}
