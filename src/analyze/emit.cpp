@@ -283,6 +283,10 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
     }
     n->root = ex::simplify(*root);
   }
+  // The level marks the app's timed region (docs/methods.md): kept where the
+  // code gives it, so a simulated run of the model finds the region.
+  if (n->op == mpi::Op::Pcontrol)
+    if (auto level = argument(0)) n->level = ex::simplify(*level);
   items.push_back(std::move(n));
 }
 

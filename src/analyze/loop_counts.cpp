@@ -328,9 +328,23 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
     std::set<const Value*> cond_leaves, trip_leaves;
     leaves(br->getCondition(), cond_leaves);
     std::vector<Expr> trips;
+    // A loop whose exit depends on data has a trip-count parameter that is a
+    // mean over every arrival, the skipped ones counting 0: its guard (the test
+    // at the loop's own line that the optimiser puts before a rotated loop)
+    // runs the loop exactly when that mean is > 0. Priced as a guessed branch
+    // instead, the loop would count its fraction of the trips in the formula
+    // and all of them or none in the event walk.
+    bool guards_unknown = false;
     for (Loop* l : loops) {
       const SCEV* btc = s_.se.getBackedgeTakenCount(l);
-      if (isa<SCEVCouldNotCompute>(btc)) return std::nullopt;
+      if (isa<SCEVCouldNotCompute>(btc)) {
+        Where test = s_.where(br->getDebugLoc()), loop = s_.where(source_loc(l));
+        if (loops.size() != 1 || test.line != loop.line || test.file != loop.file) return std::nullopt;
+        trips.push_back(trip_count(l));
+        if (!unknown_.count(l)) return std::nullopt;
+        guards_unknown = true;
+        continue;
+      }
       Collect collect{trip_leaves};
       visitAll(btc, collect);
       trips.push_back(trip_count(l));
@@ -345,7 +359,7 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
     for (const Value* v : std::set<const Value*>(trip_leaves))
       if (auto* phi = dyn_cast<PHINode>(v))
         for (const Value* in_value : phi->incoming_values()) leaves(in_value, trip_leaves);
-    bool shared = false;
+    bool shared = guards_unknown;
     for (const Value* v : cond_leaves) shared = shared || trip_leaves.count(v);
     if (!shared) return std::nullopt;
     Expr runs = ex::compare(ex::Comparison::Gt, ex::add(trips), Expr(0));

@@ -19,6 +19,7 @@ void for_each_expression(const Items& items, const std::function<void(const Expr
     if (n->condition) use(*n->condition);
     if (n->peer) use(*n->peer);
     if (n->root) use(*n->root);
+    if (n->level) use(*n->level);
     for (const auto& [k, v] : n->args) use(v);
     if (with_footprints) {
       if (n->footprint)

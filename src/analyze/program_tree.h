@@ -60,6 +60,7 @@ struct Node {
   mpi::Op op = mpi::Op::Barrier;
   expr::Expr bytes;
   std::optional<expr::Expr> peer, root;
+  std::optional<expr::Expr> level;  // MPI_Pcontrol's level: 1 starts the timed region, 0 ends it
   Items body, then_items, else_items;
   // loop: its IR header's name for the MCA pricing, and the result: for an
   // innermost loop the cycles of its body (an expression of its trip count

@@ -103,6 +103,7 @@ model::MpiItem mpi_call(const Node& n) {
   m.bytes = ex::simplify(n.bytes);
   if (n.peer) m.peer = ex::simplify(*n.peer);
   if (n.root) m.root = ex::simplify(*n.root);
+  if (n.level) m.level = ex::simplify(*n.level);
   return m;
 }
 

@@ -517,8 +517,13 @@ class RankEvaluator {
       case Op::Iprobe:
       case Op::Barrier:
       case Op::Init:
-      case Op::Finalize:
-      case Op::Pcontrol: e.bytes = 0; break;
+      case Op::Finalize: e.bytes = 0; break;
+      // Its level, as a trace records it: 1 starts the timed region, 0 ends it;
+      // -1 (no region mark) where the model does not know it.
+      case Op::Pcontrol:
+        e.bytes = 0;
+        e.tag = m.level ? static_cast<std::int32_t>(expr::evaluate_integer(*m.level, scope)) : -1;
+        break;
       case Op::Bcast:
       case Op::Reduce:
       case Op::Allreduce:

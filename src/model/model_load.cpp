@@ -341,7 +341,7 @@ class Reader {
       }
       it.body = std::move(c);
     } else if (kind == "mpi") {
-      only_keys(j, path, {"kind", "line", "note", "op", "bytes", "peer", "root", "count"});
+      only_keys(j, path, {"kind", "line", "note", "op", "bytes", "peer", "root", "level", "count"});
       MpiItem m;
       std::string op = string_at(member(j, path, "op"), path + "/op");
       auto parsed = mpi::parse_op(op);
@@ -353,6 +353,7 @@ class Reader {
       m.bytes = expr_or_zero(j, path, "bytes");
       m.peer = optional_expr(j, path, "peer");
       m.root = optional_expr(j, path, "root");
+      m.level = optional_expr(j, path, "level");
       if (j.contains("count")) m.count = expr_at(j["count"], path + "/count");
       if ((mpi::facts(m.op).sends || mpi::facts(m.op).receives) && !m.peer)
         fail(path, fmt::format("a point-to-point '{}' needs a \"peer\"", mpi::name(m.op)));

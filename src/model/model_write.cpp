@@ -105,6 +105,7 @@ void put_mpi(json& j, const MpiItem& m) {
   if (!(m.bytes == Expr(0))) j["bytes"] = text(m.bytes);
   if (m.peer) j["peer"] = text(*m.peer);
   if (m.root) j["root"] = text(*m.root);
+  if (m.level) j["level"] = text(*m.level);
   if (!(m.count == Expr(1))) j["count"] = text(m.count);
 }
 

@@ -99,6 +99,7 @@ struct MpiItem {
   Expr bytes;                     // per call
   std::optional<Expr> peer;       // point-to-point; negative = MPI_PROC_NULL
   std::optional<Expr> root;       // rooted collectives
+  std::optional<Expr> level;      // pcontrol: 1 starts the timed region, 0 ends it; none: not known
   Expr count = Expr(1);           // calls
 };
 

@@ -524,6 +524,15 @@ class Validation {
       throw UserError(fmt::format("{} binds {} the model lacks; the model's parameters: {}",
                                   b->file.filename().string(), list, have));
     }
+    // A recursion's invocations per call multiply all its work: a placeholder of 1 would
+    // price one level of a V-cycle and drop the rest silently, so it must be bound.
+    for (const std::string& n : recursion_counts(model_file))
+      if (!bound.count(n))
+        throw UserError(fmt::format("{} leaves {} unbound: the invocations of a recursive function per call from "
+                                    "outside its recursion (docs/program-model.md, \"Recursion\"); bind it in "
+                                    "[static.bind]",
+                                    b->file.filename().string(), n),
+                        {b->file.string(), std::nullopt, "static.bind"});
     // A required parameter left unbound is given 1 and named in the note, as the static
     // bench does: it should not matter to the timed region, and the note lets a reader
     // check. Parameters with a default (neighbours from MPI_Cart_shift) keep it.
@@ -768,6 +777,17 @@ class Validation {
     row.cost_runs = "1 instrumented run (the features) + 1 predict" + once;
     row.note = fmt::format("the whole run (MPI_Init to MPI_Finalize) of the instrumented app, model from {}",
                            dataset.filename().string());
+  }
+
+  // The parameters that count a recursive function's invocations per call from outside
+  // its recursion: the coverage's unknown loops marked `recursion` (docs/json.md).
+  static std::vector<std::string> recursion_counts(const fs::path& model_file) {
+    std::vector<std::string> out;
+    json model = json::parse(read_file_or_empty(model_file), nullptr, false);
+    if (!model.is_object() || !model.contains("coverage")) return out;
+    for (const json& l : model["coverage"].value("unknown_loops", json::array()))
+      if (l.value("recursion", false) && l.contains("trip_count")) out.push_back(l["trip_count"].get<std::string>());
+    return out;
   }
 
   // Every parameter of the model, and those without a default.

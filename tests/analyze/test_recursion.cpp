@@ -11,8 +11,12 @@
 #include <vector>
 
 #include "analyze/analyze.h"
+#include "events/event.h"
+#include "machine/machine_io.h"
 #include "model/costs.h"
+#include "model/model_events.h"
 #include "model/program_model.h"
+#include "modelsim/model_simulation.h"
 #include "support/error.h"
 
 using namespace perfcast;
@@ -161,4 +165,89 @@ TEST(Recursion, ALevelOfTheRecursionInlinedIntoItsCallerIsListed) {
       EXPECT_EQ(c.site, "recursive_mutual.c:20");  // sweep_down's call, inlined into main
     }
   EXPECT_TRUE(listed);
+}
+
+// A multigrid solver's shape (apps/mg): a recursive V-cycle whose every level
+// exchanges a halo (MPI_Sendrecv) and whose coarsest sums over the ranks
+// (MPI_Allreduce), run for a number of cycles read through a pointer (the loop's
+// exit depends on data: its trips are a parameter) between MPI_Pcontrol marks,
+// inside a loop of repeats. The optimiser tests the cycle count before the
+// rotated loop; that test is the loop's guard (it runs when the trips are > 0),
+// not a guessed branch, which the event walk takes wholly or not at all: the
+// simulated run would lose every cycle (or keep them all) whatever the formula
+// counts. The events must hold, at two cycle counts, the calls a hand count
+// gives and the flops the formula gives.
+TEST(Recursion, AVCycleWithMpiCallsIsSimulatedAtEveryCycleTheFormulaCounts) {
+  // LEVELS = 4: three invocations recurse, the coarsest sums (the level test,
+  // line 25, recurses with probability 3/4).
+  model::ProgramModel m = analyse("recursive_vcycle_mpi.c", {{"recursive_vcycle_mpi.c:25", 0.75}});
+  ASSERT_TRUE(m.coverage);
+  for (const auto& b : m.coverage->guessed_branches)
+    EXPECT_NE(b.site, "recursive_vcycle_mpi.c:52") << "the cycle loop's guard is priced as a guess: " << b.why;
+  auto machine = machine::load_machine_string(R"(
+name = "vcycle"
+[node]
+count = 2
+cores = 1
+flops_per_core = "1 Gflop/s"
+[memory]
+DRAM = { bandwidth = "1 TB/s" }
+[network]
+latency = "1 us"
+bandwidth = "1 GB/s"
+)",
+                                              "vcycle.toml");
+  // The solver's rank and size, read from its struct: per rank, as --param
+  // s.rank=rank makes them.
+  for (auto& p : m.parameters)
+    if (p.name == "s.rank" || p.name == "s.size") p.default_value = expr::var(p.name == "s.rank" ? "rank" : "size");
+  const int np = 2;
+  double region_at_2 = 0;
+  for (int cycles : {2, 5}) {
+    // N = 1536: the sweep's mean over the 4 levels (1535 + 767 + 383 + 191) / 4,
+    // the correction's over the 3 that recurse (1536 + 768 + 384) / 3 (whole means:
+    // an unrolled loop's shares of a fractional one count within an iteration).
+    std::map<std::string, expr::Value> params = {{"argc", 5},
+                                                 {"repeats", 1},
+                                                 {"main.loop2.trips", cycles},
+                                                 {"vcycle.calls_per_entry", 4},
+                                                 {"vcycle.loop1.trips", 2876 / 4},
+                                                 {"vcycle.loop2.trips", 2688 / 3}};
+    for (const auto& p : m.parameters)
+      ASSERT_TRUE(params.count(p.name) || p.default_value) << p.name << " unbound";
+    const auto streams = model::model_events(m, np, params);
+    ASSERT_EQ(streams.size(), static_cast<std::size_t>(np));
+    for (const auto& r : streams) {
+      std::map<std::string, int> calls;
+      double flops = 0;
+      for (const auto& e : r.events) {
+        if (e.kind == events::Kind::Compute) flops += e.flops;
+        else ++calls[std::string(events::kind_name(e.kind))];
+      }
+      SCOPED_TRACE(::testing::Message() << cycles << " cycles, rank " << r.rank);
+      EXPECT_EQ(calls["sendrecv"], 4 * cycles);   // one halo per level
+      EXPECT_EQ(calls["allreduce"], cycles + 1);  // the coarsest's sum, then the repeat's time
+      EXPECT_EQ(calls["pcontrol"], 2);
+      // 2 flops an element in the sweep (4 levels) and in the correction (3); the
+      // repeat's clock difference, 1.
+      const double by_hand = cycles * (2.0 * 2876 + 2.0 * 2688) + 1;
+      const double formula = model::evaluate_rank(model::symbolic_costs(m), model::bind_rank(m, params, r.rank, np),
+                                                  r.rank)
+                                 .flops_double;
+      EXPECT_NEAR(formula, by_hand, 1e-9 * by_hand);
+      EXPECT_NEAR(flops, formula, 1e-9 * formula);
+    }
+    // On the simulator: the timed region between the marks holds the cycles.
+    const auto simulated = modelsim::simulate_model(m, machine, np, params);
+    ASSERT_TRUE(simulated.timed_region.has_value());
+    ASSERT_TRUE(simulated.timed_region->problem.empty()) << simulated.timed_region->problem;
+    // Each cycle: 11128 flops at 1 Gflop/s, then 4 halos of 64 bytes and 1 sum.
+    const double per_cycle = 11128e-9;
+    std::cout << cycles << " cycles: timed region " << simulated.timed_region->time_s << " s (compute alone "
+              << cycles * per_cycle << " s)\n";
+    EXPECT_GE(simulated.timed_region->time_s, cycles * per_cycle);
+    EXPECT_LE(simulated.timed_region->time_s, cycles * per_cycle * 2);
+    if (cycles == 2) region_at_2 = simulated.timed_region->time_s;
+    else EXPECT_NEAR(simulated.timed_region->time_s / region_at_2, 2.5, 0.1);
+  }
 }

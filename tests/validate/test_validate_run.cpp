@@ -259,6 +259,13 @@ TEST(ValidateAppBindings, EveryShippedBindingIsAParameterOfTheAnalysedModel) {
     for (const json& param : json::parse(p.stdout_text)) names.insert(param.at("name").get<std::string>());
     for (const auto& [name, bound] : b->bind)
       EXPECT_TRUE(names.count(name)) << app << ": validate.toml binds " << name << ", which the model lacks";
+    // A recursion's invocations per call: a static cell refuses it unbound (no placeholder of 1).
+    std::ifstream in(model);
+    json m = json::parse(in);
+    for (const json& l : m.at("coverage").value("unknown_loops", json::array()))
+      if (l.value("recursion", false))
+        EXPECT_TRUE(b->bind.count(l.at("trip_count").get<std::string>()))
+            << app << ": validate.toml leaves " << l.at("trip_count").get<std::string>() << " unbound";
   }
 }
 
