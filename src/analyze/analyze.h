@@ -81,7 +81,8 @@ struct AnalyzeOptions {
   std::string mcpu;
   HostInstructionCycles host_cycles;
   // Also report on `progress` the analysis's reasoning: loops without a trip
-  // count and why, fields that are no parameters, each priced loop's code.
+  // count and why, fields that are no parameters, each priced loop's code,
+  // and each function's analysis time and value conversions.
   bool debug = false;
 };
 

@@ -4,10 +4,12 @@
 #include "analyze/openmp_runtime.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -34,7 +36,16 @@ FunctionModel& ModuleContext::analyse(llvm::Function& f) {
   if (m.done) return m;
   m.name = f.getName().str();
   in_progress.insert(m.name);
-  FunctionAnalyser(*this, f, m).run();
+  const auto start = std::chrono::steady_clock::now();
+  const double outer_nested = std::exchange(nested_seconds, 0.0);
+  FunctionAnalyser analyser(*this, f, m);
+  analyser.run();
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  analysis_seconds[m.name] = total - nested_seconds;
+  nested_seconds = outer_nested + total;
+  if (debugging())
+    input->progress(fmt::format("analysed {} in {:.3f} s (its callees' analyses apart): {} value conversions", m.name,
+                                analysis_seconds[m.name], analyser.conversions_made()));
   in_progress.erase(m.name);
   m.done = true;
   if (auto back = recursive_calls.find(m.name); back != recursive_calls.end()) count_recursion(f, m, back->second);
@@ -349,22 +360,40 @@ std::optional<Expr> FunctionAnalyser::switch_condition(const GuardStep& step, co
 // sum is built: both sides of an if/else that meet again add up to 1 and it
 // cancels (the join after an `if (data) {...} else {...}` whose sides call
 // functions that may throw, so that it does not post-dominate the test);
-// where it does not cancel, `b` is reached on some paths only.
+// where it does not cancel, `b` is reached on some paths only. None also
+// when a path from `from` to `b` is longer than kMaxReachEdges edges.
 std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from,
                                                       const llvm::Loop* region) {
-  auto reach = reach_condition(b, from, region, 0);
-  if (!reach) return std::nullopt;
-  Expr r = ex::simplify(*reach);
+  std::map<const llvm::BasicBlock*, std::optional<Reach>> memo;
+  auto reached = reach(b, from, region, memo);
+  if (!reached) return std::nullopt;
+  Expr r = ex::simplify(reached->condition);
   for (const std::string& name : ex::free_names(r))
     if (name.rfind(kUndecided, 0) == 0) return std::nullopt;
   return r;
 }
 
-std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from,
-                                                      const llvm::Loop* region, int depth) {
+// reach_condition() of `b`, each block's condition computed once however
+// many paths lead through it (`memo`: a block's entry is empty while its
+// predecessors are being walked, so a cycle among them, which no loop
+// accounts for, fails). With the longest path's length in edges, so the
+// length limit holds for every path, as walking each path would find.
+std::optional<FunctionAnalyser::Reach> FunctionAnalyser::reach(
+    llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region,
+    std::map<const llvm::BasicBlock*, std::optional<Reach>>& memo) {
+  if (auto it = memo.find(b); it != memo.end()) return it->second;
+  memo.emplace(b, std::nullopt);
+  std::optional<Reach> r = reach_uncached(b, from, region, memo);
+  if (r && r->longest_edges > kMaxReachEdges) r.reset();
+  return memo[b] = r;
+}
+
+std::optional<FunctionAnalyser::Reach> FunctionAnalyser::reach_uncached(
+    llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region,
+    std::map<const llvm::BasicBlock*, std::optional<Reach>>& memo) {
   using namespace llvm;
-  if (b == from) return Expr(1);
-  if (depth > 32 || !s_.dt.dominates(from, b)) return std::nullopt;
+  if (b == from) return Reach{Expr(1), 0};
+  if (!s_.dt.dominates(from, b)) return std::nullopt;
   // Edges into b; an edge out of a loop inside the region stands for the edges
   // into that loop's header from outside it.
   std::vector<std::pair<BasicBlock*, BasicBlock*>> edges;
@@ -381,6 +410,7 @@ std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm:
       if (!pl->contains(q)) edges.emplace_back(q, pl->getHeader());
   }
   std::vector<Expr> terms;
+  int longest = 0;
   bool never_taken = false;  // an edge left out as one a run never takes
   for (auto [p, to] : edges) {
     // A call that may throw: its normal edge is taken whenever the block is
@@ -390,13 +420,15 @@ std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm:
         never_taken = true;
         continue;
       }
-      auto r = reach_condition(p, from, region, depth + 1);
+      auto r = reach(p, from, region, memo);
       if (!r) return std::nullopt;
-      terms.push_back(*r);
+      terms.push_back(r->condition);
+      longest = std::max(longest, r->longest_edges + 1);
       continue;
     }
-    auto r = reach_condition(p, from, region, depth + 1);
+    auto r = reach(p, from, region, memo);
     if (!r) return std::nullopt;
+    longest = std::max(longest, r->longest_edges + 1);
     auto* br = dyn_cast<BranchInst>(p->getTerminator());
     if (!br) return std::nullopt;
     Expr edge = 1;
@@ -414,11 +446,11 @@ std::optional<Expr> FunctionAnalyser::reach_condition(llvm::BasicBlock* b, llvm:
         edge = taken_if_true ? undecided : Expr(1) - undecided;
       }
     }
-    terms.push_back(*r * edge);
+    terms.push_back(r->condition * edge);
   }
   // Reached only by edges a run never takes (a landing pad: unwinding): never.
-  if (terms.empty()) return never_taken ? std::optional<Expr>(Expr(0)) : std::nullopt;
-  return ex::add(terms);
+  if (terms.empty()) return never_taken ? std::optional<Reach>(Reach{Expr(0), longest}) : std::nullopt;
+  return Reach{ex::add(terms), longest};
 }
 
 }  // namespace perfcast::analyze::detail

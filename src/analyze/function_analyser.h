@@ -41,6 +41,8 @@ class FunctionAnalyser {
 
   // Fills the function's model (its body and argument names).
   void run();
+  // Values converted to expressions while it ran (ScevToExpr::conversions_made).
+  long long conversions_made() const { return exprs_.conversions_made(); }
 
  private:
   Items* container_of_loop(llvm::Loop* l);
@@ -48,8 +50,15 @@ class FunctionAnalyser {
   Node* branch_node(Items& c, const GuardStep& step);
   std::optional<expr::Expr> switch_condition(const GuardStep& step, const llvm::Loop* scope);
   std::optional<expr::Expr> reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region);
-  std::optional<expr::Expr> reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region,
-                                            int depth);
+  struct Reach {
+    expr::Expr condition;
+    int longest_edges;  // the longest path from `from`, in edges
+  };
+  static constexpr int kMaxReachEdges = 33;
+  std::optional<Reach> reach(llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region,
+                             std::map<const llvm::BasicBlock*, std::optional<Reach>>& memo);
+  std::optional<Reach> reach_uncached(llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region,
+                                      std::map<const llvm::BasicBlock*, std::optional<Reach>>& memo);
 
   FunctionScope s_;
   MemoryWrites writes_;

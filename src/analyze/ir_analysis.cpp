@@ -11,11 +11,14 @@
 // frames (LLVM calls none of our code back), never through LLVM's.
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -220,6 +223,20 @@ void ignore_runtime_functions(const llvm::Module& m, const nlohmann::json& table
     if (!sp->getLinkageName().empty()) consider(sp->getLinkageName().str());
 }
 
+// The progress line after the functions' analysis: its total and the
+// functions whose own analysis took longest, so a slow analysis names where
+// its time goes.
+std::string slowest_functions(const std::map<std::string, double>& seconds, std::size_t shown) {
+  std::vector<std::pair<double, std::string>> by_time;
+  double total = 0;
+  for (const auto& [name, s] : seconds) by_time.push_back({s, name}), total += s;
+  std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string line = fmt::format("analysed {} functions in {:.2f} s", seconds.size(), total);
+  for (std::size_t i = 0; i < by_time.size() && i < shown; ++i)
+    line += fmt::format("{} {} {:.2f} s", i == 0 ? "; the slowest:" : ",", by_time[i].second, by_time[i].first);
+  return line;
+}
+
 }  // namespace
 
 model::ProgramModel analyze_bitcode(const IrInput& input) {
@@ -292,6 +309,7 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
     ctx.analyse(*main);
   for (llvm::Function& f : *program)
     if (!f.isDeclaration() && !ctx.ignore.count(f.getName().str())) ctx.analyse(f);
+  say(slowest_functions(ctx.analysis_seconds, 5));
 
   // In-core cycles of the loops (mca.h), on the optimised code: the bodies of
   // innermost loops, the own blocks of the others.

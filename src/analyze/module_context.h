@@ -77,6 +77,10 @@ struct ModuleContext {
   // runs once per thread of a team (openmp_runtime.h).
   std::set<std::string> parallel_regions;
   int mca_loops = 0;  // loops named for the MCA pricing
+  // Seconds each function's own analysis took (the analyses of the callees
+  // it started excluded), for the progress line naming the slowest.
+  std::map<std::string, double> analysis_seconds;
+  double nested_seconds = 0;  // callees' analyses inside the one under way
   // The model of `f`, analysed on first use (function_analyser.cpp).
   FunctionModel& analyse(llvm::Function& f);
   // Wraps the body of `f`, called back at `back` during its analysis, in the

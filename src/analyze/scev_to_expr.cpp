@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -54,9 +55,43 @@ std::optional<Expr> ScevToExpr::unsigned_operand(const llvm::SCEV* s, const llvm
   return ex::zext(*e, static_cast<int>(s_.se.getTypeSizeInBits(s->getType())));
 }
 
+namespace {
+constexpr int kMaxDepth = 64;  // conversions nest at most this deep
+}  // namespace
+
+template <typename Key, typename Convert>
+std::optional<Expr> ScevToExpr::memoised(Memo<Key>& memo, Key key, const llvm::Loop* scope, int depth,
+                                         Convert convert) {
+  if (!expanding_.empty()) {
+    reached(depth);
+    ++conversions_made_;
+    return convert();
+  }
+  if (auto it = memo.whole.find({key, scope}); it != memo.whole.end() && depth + it->second.height <= kMaxDepth) {
+    reached(depth + it->second.height);
+    return it->second.value;
+  }
+  if (auto it = memo.cut_at_depth.find({key, scope, depth}); it != memo.cut_at_depth.end()) {
+    ++depth_cutoffs_;
+    return it->second;
+  }
+  ++conversions_made_;
+  const long long cutoffs = depth_cutoffs_;
+  const int outer_deepest = std::exchange(deepest_, depth);
+  std::optional<Expr> value = convert();
+  if (depth_cutoffs_ == cutoffs) memo.whole[{key, scope}] = Converted{value, deepest_ - depth};
+  else memo.cut_at_depth[{key, scope, depth}] = value;
+  deepest_ = std::max(outer_deepest, deepest_);
+  return value;
+}
+
 std::optional<Expr> ScevToExpr::conv(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
+  if (depth > kMaxDepth) return cut_short();
+  return memoised(scev_memo_, s, scope, depth, [&] { return conv_scev(s, scope, depth); });
+}
+
+std::optional<Expr> ScevToExpr::conv_scev(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
   using namespace llvm;
-  if (depth > 64) return std::nullopt;
   // A sum or product the source named (lx = n / p + ...) reads as its name.
   // One of rank and size alone that differs per rank (right = rank + 1) has
   // what the code computes as its default: no one bound value would hold for
@@ -185,6 +220,7 @@ std::optional<Expr> ScevToExpr::conv(const llvm::SCEV* s, const llvm::Loop* scop
 }
 
 std::optional<Expr> ScevToExpr::conv_value(const llvm::Value* v, const llvm::Loop* scope, int depth) {
+  reached(depth);
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v)) {
     if (c->getBitWidth() > 64) return std::nullopt;
     return ex::integer(c->getBitWidth() == 1 ? static_cast<std::int64_t>(c->getZExtValue()) : c->getSExtValue());
@@ -196,8 +232,12 @@ std::optional<Expr> ScevToExpr::conv_value(const llvm::Value* v, const llvm::Loo
 }
 
 std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::Loop* scope, int depth) {
+  if (depth > kMaxDepth) return cut_short();
+  return memoised(unknown_memo_, v, scope, depth, [&] { return conv_opaque(v, scope, depth); });
+}
+
+std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Loop* scope, int depth) {
   using namespace llvm;
-  if (depth > 64) return std::nullopt;
   if (auto* c = dyn_cast<ConstantInt>(v)) return conv_value(c, scope, depth);
   if (auto* a = dyn_cast<Argument>(v)) {
     if (!a->getType()->isIntegerTy() || s_.entry) {
@@ -296,8 +336,12 @@ std::optional<Expr> ScevToExpr::conv_unknown(const llvm::Value* v, const llvm::L
 }
 
 std::optional<Expr> ScevToExpr::conv_bool(const llvm::Value* v, const llvm::Loop* scope, int depth) {
+  if (depth > kMaxDepth) return cut_short();
+  return memoised(bool_memo_, v, scope, depth, [&] { return conv_boolean(v, scope, depth); });
+}
+
+std::optional<Expr> ScevToExpr::conv_boolean(const llvm::Value* v, const llvm::Loop* scope, int depth) {
   using namespace llvm;
-  if (depth > 64) return std::nullopt;
   if (auto* c = dyn_cast<ConstantInt>(v)) return ex::integer(c->isZero() ? 0 : 1);
   if (auto* cmp = dyn_cast<ICmpInst>(v)) {
     if (!cmp->getOperand(0)->getType()->isIntegerTy()) return std::nullopt;
@@ -353,7 +397,9 @@ std::optional<Expr> ScevToExpr::conv_bool(const llvm::Value* v, const llvm::Loop
 // branch_node() does.
 std::optional<Expr> ScevToExpr::conv_phi(const llvm::PHINode* phi, const llvm::Loop* scope, int depth) {
   using namespace llvm;
-  if (depth > 64 || !phi->getType()->isIntegerTy()) return std::nullopt;
+  if (depth > kMaxDepth) return cut_short();
+  reached(depth);
+  if (!phi->getType()->isIntegerTy()) return std::nullopt;
   BasicBlock* block = const_cast<BasicBlock*>(phi->getParent());
   std::vector<std::pair<const Value*, BasicBlock*>> in;
   for (unsigned k = 0; k < phi->getNumIncomingValues(); ++k) {

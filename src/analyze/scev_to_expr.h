@@ -3,9 +3,12 @@
 // indices, rank and size); nothing where a value is not a function of those.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "analyze/function_scope.h"
 #include "analyze/source_names.h"
@@ -36,9 +39,38 @@ class ScevToExpr {
   std::optional<expr::Expr> conv_bool(const llvm::Value* v, const llvm::Loop* scope, int depth = 0);
   // The function's source names these conversions use.
   SourceNames& names() { return names_; }
+  // How many conversions were made (not looked up): the work, which grows
+  // with the values and scopes converted, not with the ways to reach them.
+  long long conversions_made() const { return conversions_made_; }
 
  private:
+  // A conversion is made once per value and scope however many ways the
+  // code reaches it (a phi's condition, a chain of selects that each use the
+  // last one twice): `memoised` looks it up first. Results are those of
+  // walking every way: a conversion the depth limit did not touch is kept
+  // with how much deeper than its start it went, and reused from any depth
+  // where it stays within the limit; one the limit touched (it failed, or
+  // fell back to a source name) is reused only from the same depth.
+  struct Converted {
+    std::optional<expr::Expr> value;
+    int height = 0;  // how much deeper than its start its conversions went
+  };
+  template <typename Key>
+  struct Memo {
+    std::map<std::pair<Key, const llvm::Loop*>, Converted> whole;
+    std::map<std::tuple<Key, const llvm::Loop*, int>, std::optional<expr::Expr>> cut_at_depth;
+  };
+  template <typename Key, typename Convert>
+  std::optional<expr::Expr> memoised(Memo<Key>& memo, Key key, const llvm::Loop* scope, int depth, Convert convert);
+  std::nullopt_t cut_short() {  // the depth limit met
+    ++depth_cutoffs_;
+    return std::nullopt;
+  }
+  void reached(int depth) { deepest_ = std::max(deepest_, depth); }
+  std::optional<expr::Expr> conv_scev(const llvm::SCEV* s, const llvm::Loop* scope, int depth);
+  std::optional<expr::Expr> conv_boolean(const llvm::Value* v, const llvm::Loop* scope, int depth);
   std::optional<expr::Expr> conv_unknown(const llvm::Value* v, const llvm::Loop* scope, int depth);
+  std::optional<expr::Expr> conv_opaque(const llvm::Value* v, const llvm::Loop* scope, int depth);
   std::optional<expr::Expr> conv_phi(const llvm::PHINode* phi, const llvm::Loop* scope, int depth);
   std::optional<expr::Expr> unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth);
 
@@ -46,6 +78,14 @@ class ScevToExpr {
   SourceNames& names_;
   std::map<const llvm::SCEV*, const llvm::Value*> named_scevs_;
   std::set<const llvm::SCEV*> expanding_;  // named sums whose value conv() is computing
+  // The conversions made so far (none while a named sum is being expanded:
+  // conv() reads named sums differently then); how many times the depth limit
+  // cut a conversion short; the deepest depth the one under way reached.
+  Memo<const llvm::SCEV*> scev_memo_;
+  Memo<const llvm::Value*> bool_memo_, unknown_memo_;
+  long long depth_cutoffs_ = 0;
+  int deepest_ = 0;
+  long long conversions_made_ = 0;
 };
 
 }  // namespace perfcast::analyze::detail

@@ -302,7 +302,7 @@ void add_analyze_command(CLI::App& app) {
                   "Machine file whose measured FP instruction cycles (node.instruction_cycles) replace the "
                   "scheduling model's: for a CPU newer than the model LLVM has");
   cmd->add_flag("--no-mca", a->no_mca, "Do not price loop bodies with MCA (no cycles_per_iteration)");
-  cmd->add_flag("--debug", a->debug, "Also print the analysis's reasoning: unknown trip counts, each priced loop's code");
+  cmd->add_flag("--debug", a->debug, "Also print the analysis's reasoning: unknown trip counts, each priced loop's code, each function's time");
   cmd->callback([a] { run(*a); });
 }
 
