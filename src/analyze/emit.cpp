@@ -408,9 +408,11 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
                                                 : exprs_.conv_value(passed, scope);
       if (!e) {
         std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
-        s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param,
-                                   function_source_name(*callee),
-                                   file_tag(w.file), w.line));
+        s_.describe(p, fmt::format("argument {} of the call of {} at {}:{}, read from memory: {}", param,
+                                   function_source_name(*callee), file_tag(w.file), w.line,
+                                   passed->getType()->isPointerTy()
+                                       ? by_reference_unknown_reason(s_, passed, call)
+                                       : "a value the code does not compute from the model's parameters"));
         e = ex::var(p);
       }
       n->args.emplace_back(param, ex::simplify(*e));
