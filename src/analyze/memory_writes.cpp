@@ -192,18 +192,22 @@ bool MemoryWrites::keeps_address(const llvm::CallBase& call, const llvm::Value* 
 bool MemoryWrites::keeps_argument(const llvm::Function* f, unsigned a, int depth) const {
   if (!f || f->isDeclaration() || f->isVarArg() || a >= f->arg_size() || f->getArg(a)->hasNoCaptureAttr()) return false;
   if (depth > 4) return true;
+  auto key = std::make_pair(f, a);
+  if (auto memo = s_.ctx.keeps_argument.find(key); memo != s_.ctx.keeps_argument.end()) return memo->second;
+  s_.ctx.keeps_argument[key] = false;  // while the functions it passes the pointer to are looked at
   const llvm::Argument* p = f->getArg(a);
+  bool keeps = false;
   for (const llvm::BasicBlock& b : *f)
     for (const llvm::Instruction& i : b) {
       if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&i); st && st->getValueOperand()->getType()->isPointerTy() &&
                                                           llvm::getUnderlyingObject(st->getValueOperand()) == p)
-        return true;
-      if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
-        for (unsigned k = 0; k < call->arg_size(); ++k)
-          if (call->getArgOperand(k)->getType()->isPointerTy() &&
-              llvm::getUnderlyingObject(call->getArgOperand(k)) == p &&
-              keeps_argument(call->getCalledFunction(), k, depth + 1))
-            return true;
+        keeps = true;
+      if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i); call && !keeps)
+        for (unsigned k = 0; k < call->arg_size() && !keeps; ++k)
+          keeps = call->getArgOperand(k)->getType()->isPointerTy() &&
+                  llvm::getUnderlyingObject(call->getArgOperand(k)) == p &&
+                  keeps_argument(call->getCalledFunction(), k, depth + 1);
+      if (keeps) return s_.ctx.keeps_argument[key] = true;
     }
   return false;
 }
