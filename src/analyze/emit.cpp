@@ -393,9 +393,11 @@ void BlockEmitter::emit_defined_call(llvm::CallBase& call, llvm::Function& targe
                                               : exprs_.conv_value(passed, scope);
     if (!e) {
       std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
-      s_.describe(p, fmt::format("argument {} of the call of {} at {}:{} (read from memory)", param,
-                                 function_source_name(*callee),
-                                 file_tag(w.file), w.line));
+      s_.describe(p, fmt::format("argument {} of the call of {} at {}:{}, read from memory: {}", param,
+                                 function_source_name(*callee), file_tag(w.file), w.line,
+                                 passed->getType()->isPointerTy()
+                                     ? by_reference_unknown_reason(s_, passed, call)
+                                     : "a value the code does not compute from the model's parameters"));
       e = ex::var(p);
     }
     n->args.emplace_back(param, ex::simplify(*e));

@@ -13,8 +13,11 @@
 
 namespace llvm {
 class CallBase;
+class GlobalVariable;
 class LoadInst;
 class Loop;
+class PHINode;
+class SCEV;
 class Type;
 class Value;
 }  // namespace llvm
@@ -41,6 +44,29 @@ std::optional<expr::Expr> value_by_reference(FunctionScope& s, ScevToExpr& exprs
 // other loads.
 std::optional<expr::Expr> scalar_in_memory(FunctionScope& s, ScevToExpr& exprs, const llvm::LoadInst& load,
                                            const llvm::Loop* scope);
+
+// Why value_by_reference found no value for what `call` reads through
+// `pointer`, for the description of the parameter that stands for it: "a call
+// before it may write it (widen)", "the value stored before the call is data",
+// ...
+std::string by_reference_unknown_reason(FunctionScope& s, const llvm::Value* pointer, const llvm::CallBase& call);
+
+// A global variable's value as a parameter named after the source (a C
+// global, a Fortran module variable `settings.nsteps`), described. A
+// communicator handle (a variable an MPI routine creates a communicator in:
+// MPI_Comm_dup, MPI_Cart_create, ...) gets MPI_COMM_WORLD's handle as its
+// default: the model prices every MPI call on the job's ranks, so the handle
+// only decides tests against MPI_COMM_NULL, which a created communicator
+// passes.
+expr::Expr global_value(FunctionScope& s, const llvm::GlobalVariable& g);
+
+// A loop index the loop keeps in memory because a call in the loop takes its
+// address (a Fortran DO variable passed by reference): the loop header's
+// `phi`, whose value on the back edge is what the iteration stored from `phi`
+// reloaded after the call (which does not write it), plus a step the loop does
+// not change. ScalarEvolution's recurrence {start,+,step} of that loop;
+// nullptr for other phis, or when a call in the loop may write the memory.
+const llvm::SCEV* induction_through_memory(FunctionScope& s, const llvm::PHINode& phi);
 
 // The name of the dummy argument `a` passes by reference when it is an
 // integer scalar (Fortran's `integer, intent(in) :: m`); empty otherwise.

@@ -73,6 +73,19 @@ const FortranMpiSpec* fortran_mpi_spec(const std::string& symbol) {
   return it == fortran_specs().end() ? nullptr : &it->second;
 }
 
+std::optional<unsigned> fortran_new_communicator_argument(const std::string& symbol) {
+  // The MPI standard's positions of newcomm (comm_cart for MPI_Cart_create).
+  static const std::map<std::string, unsigned> positions = {
+      {"mpi_comm_dup_", 1},        {"mpi_comm_idup_", 1},    {"mpi_comm_split_", 3},
+      {"mpi_comm_split_type_", 4}, {"mpi_comm_create_", 2},  {"mpi_cart_create_", 5},
+      {"mpi_cart_sub_", 2},        {"mpi_graph_create_", 5}, {"mpi_dist_graph_create_adjacent_", 9},
+      {"mpi_intercomm_merge_", 2}};
+  std::string name = symbol.rfind("pmpi_", 0) == 0 ? symbol.substr(1) : symbol;
+  auto it = positions.find(name);
+  if (it == positions.end()) return std::nullopt;
+  return it->second;
+}
+
 bool is_fortran_mpi_symbol(const std::string& symbol) {
   bool prefixed = symbol.rfind("mpi_", 0) == 0 || symbol.rfind("pmpi_", 0) == 0;
   return prefixed && symbol.size() > 5 && symbol.back() == '_';

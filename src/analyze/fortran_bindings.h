@@ -34,6 +34,11 @@ std::vector<bool> fortran_mpi_inputs(const std::string& symbol);
 // Whether `symbol` is a Fortran MPI binding (mpi_*_ or pmpi_*_, any routine).
 bool is_fortran_mpi_symbol(const std::string& symbol);
 
+// The 0-based position of the communicator the Fortran binding `symbol`
+// creates (mpi_comm_dup_: 1, its newcomm), as MPI defines its C binding;
+// nothing for a routine that creates none.
+std::optional<unsigned> fortran_new_communicator_argument(const std::string& symbol);
+
 // An mpif.h constant by name (MPI_COMM_WORLD, MPI_PROC_NULL), as Open MPI's
 // headers define it.
 std::optional<std::int64_t> fortran_mpi_constant(const std::string& name);

@@ -45,6 +45,11 @@ bool MemoryWrites::writes_at(const llvm::Instruction& i, const llvm::Value* base
   }
   auto* call = dyn_cast<CallBase>(&i);
   if (!call || call->onlyReadsMemory()) return false;
+  // A global: also what a function called here stores to it itself.
+  if (auto* g = dyn_cast<GlobalVariable>(base))
+    if (const Function* callee = call->getCalledFunction();
+        callee && !callee->isDeclaration() && stores_global(*callee, *g, 0))
+      return true;
   if (auto overlap = mem_intrinsic_writes(call, base, offset)) return *overlap;
   if (auto* ii = dyn_cast<IntrinsicInst>(call)) {
     Intrinsic::ID id = ii->getIntrinsicID();
@@ -172,15 +177,51 @@ bool MemoryWrites::may_write(const llvm::Argument& p, int64_t offset, int depth)
   return false;
 }
 
+// Whether `call` hands `base`'s address to a function of the program that
+// keeps it (stores the pointer in memory, itself or in a function it passes
+// it on to), so that any later call may write through the copy. Functions
+// outside the program (MPI, the language runtimes) are taken to keep nothing.
+bool MemoryWrites::keeps_address(const llvm::CallBase& call, const llvm::Value* base) const {
+  for (unsigned a = 0; a < call.arg_size(); ++a)
+    if (call.getArgOperand(a)->getType()->isPointerTy() && llvm::getUnderlyingObject(call.getArgOperand(a)) == base &&
+        keeps_argument(call.getCalledFunction(), a, 0))
+      return true;
+  return false;
+}
+
+bool MemoryWrites::keeps_argument(const llvm::Function* f, unsigned a, int depth) const {
+  if (!f || f->isDeclaration() || f->isVarArg() || a >= f->arg_size() || f->getArg(a)->hasNoCaptureAttr()) return false;
+  if (depth > 4) return true;
+  auto key = std::make_pair(f, a);
+  if (auto memo = s_.ctx.keeps_argument.find(key); memo != s_.ctx.keeps_argument.end()) return memo->second;
+  s_.ctx.keeps_argument[key] = false;  // while the functions it passes the pointer to are looked at
+  const llvm::Argument* p = f->getArg(a);
+  bool keeps = false;
+  for (const llvm::BasicBlock& b : *f)
+    for (const llvm::Instruction& i : b) {
+      if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&i); st && st->getValueOperand()->getType()->isPointerTy() &&
+                                                          llvm::getUnderlyingObject(st->getValueOperand()) == p)
+        keeps = true;
+      if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i); call && !keeps)
+        for (unsigned k = 0; k < call->arg_size() && !keeps; ++k)
+          keeps = call->getArgOperand(k)->getType()->isPointerTy() &&
+                  llvm::getUnderlyingObject(call->getArgOperand(k)) == p &&
+                  keeps_argument(call->getCalledFunction(), k, depth + 1);
+      if (keeps) return s_.ctx.keeps_argument[key] = true;
+    }
+  return false;
+}
+
 // Every instruction of the function that may write the bytes at `offset` of
-// `base` (writes_at); nothing when the address is stored in memory (anything
-// may then write through the copy).
+// `base` (writes_at); nothing when the address is stored in memory, here or
+// by a function called here (anything may then write through the copy).
 std::optional<std::vector<const llvm::Instruction*>> MemoryWrites::writers(const llvm::Value* base, int64_t offset) {
   std::vector<const llvm::Instruction*> out;
   for (const llvm::Instruction& i : llvm::instructions(s_.f)) {
     if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&i); st && st->getValueOperand()->getType()->isPointerTy() &&
                                                         llvm::getUnderlyingObject(st->getValueOperand()) == base)
       return std::nullopt;
+    if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i); call && keeps_address(*call, base)) return std::nullopt;
     if (writes_at(i, base, offset, 0)) out.push_back(&i);
   }
   return out;

@@ -39,7 +39,7 @@ class MemoryWrites {
   // Whether code inside `loop` may write the byte at `offset` of `base`.
   bool written_in_loop(const llvm::Loop* loop, const llvm::Value* base, int64_t offset);
   // Every instruction of the function that may write the byte; nothing when
-  // the address itself is stored in memory.
+  // the address itself is stored in memory (here, or by a function called here).
   std::optional<std::vector<const llvm::Instruction*>> writers(const llvm::Value* base, int64_t offset);
   // The one write whose value `at` reads there (nullptr: none reaches `at`;
   // nothing: no one write is known to be the last).
@@ -53,6 +53,8 @@ class MemoryWrites {
   bool reaches(const llvm::Instruction* from, const llvm::Instruction* to);
 
  private:
+  bool keeps_address(const llvm::CallBase& call, const llvm::Value* base) const;
+  bool keeps_argument(const llvm::Function* f, unsigned argument, int depth) const;
   std::optional<bool> mpi_writes(const llvm::CallBase& call, const llvm::Value* base, int64_t offset) const;
   bool may_write(const llvm::Argument& p, int64_t offset, int depth);
   bool stores_global(const llvm::Function& f, const llvm::GlobalVariable& g, int depth);

@@ -73,6 +73,8 @@ struct ModuleContext {
   // Per defined function, whether it or what it calls stores to a global
   // (memory_writes.cpp), filled on first use.
   std::map<std::pair<const llvm::Function*, const llvm::GlobalVariable*>, bool> stores_global;
+  // MemoryWrites::keeps_argument: whether a function keeps the pointer it gets as argument k.
+  std::map<std::pair<const llvm::Function*, unsigned>, bool> keeps_argument;
   // The functions clang outlined for OpenMP parallel regions, by name: each
   // runs once per thread of a team (openmp_runtime.h).
   std::set<std::string> parallel_regions;

@@ -269,9 +269,7 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
       // A global a loop around the read writes (a step counter incremented
       // in a callee) holds no one value: not a parameter.
       if (MemoryWrites(s_).global_changes_around(*g, *load)) return std::nullopt;
-      std::string name = global_source_name(*g);
-      s_.describe(name, fmt::format("global variable {} (symbol {})", name, g->getName().str()));
-      return ex::var(name);
+      return global_value(s_, *g);
     }
     // A field of a struct, even read inside a loop around the use (a call in
     // the loop kept it from being hoisted): it changes with the loop only if
@@ -324,6 +322,10 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
   if (isa<ICmpInst>(inst)) return conv_bool(inst, scope, depth + 1);
   if (auto* phi = dyn_cast<PHINode>(inst); phi && !s_.li.isLoopHeader(phi->getParent()))
     if (auto e = conv_phi(phi, scope, depth + 1)) return e;
+  // A loop index kept in memory (passed by reference to a call in the loop).
+  if (auto* phi = dyn_cast<PHINode>(inst); phi && s_.li.isLoopHeader(phi->getParent()))
+    if (const SCEV* rec = induction_through_memory(s_, *phi))
+      return conv(s_.se.getSCEVAtScope(rec, const_cast<Loop*>(scope)), scope, depth + 1);
   // A value that changes from one iteration to the next of a loop around the
   // use is no parameter.
   if (Loop* def = s_.li.getLoopFor(inst->getParent()); def && scope && def->contains(scope)) return std::nullopt;

@@ -243,6 +243,45 @@ TEST(Fortran, ModelFlopsAreCallgrindsOnTheFlangBuild) {
             counted_flops("halo_stencil", {"100", "40", "7"}, {"_QQmain", "_QMstencilPsweep"}));
 }
 
+// Values passed by reference that the caller knows (byref_main.f90, its
+// kernels in a unit of their own): the DO index g and the size m = 2 nx + g
+// stored to flang's temporaries before each call are the call's arguments, a
+// module variable stored before a call is the value stored, and a
+// communicator MPI_Comm_dup created is no required parameter. After a
+// subroutine that changes the module variable it stays a parameter of the
+// call. By hand: scale_rows does 2 m flops per call, sum over g = 1..ng of
+// 2 (2 nx + g) = 4 nx ng + ng (ng + 1); add_rows 1 flop per element, nx and
+// then nx + 1; reduce_max none.
+TEST(Fortran, ValuesPassedByReferenceAreTheCallersStores) {
+  json model = analyse({"byref_kernels.f90", "byref_main.f90"}, "byref");
+  ASSERT_TRUE(model.contains("parameters"));
+  std::vector<std::string> required;
+  for (const auto& [name, p] : model["parameters"].items())
+    if (!p.contains("default")) required.push_back(name);
+  std::sort(required.begin(), required.end());
+  EXPECT_EQ(required, (std::vector<std::string>{"main.add_rows2.m", "ng", "nx"})) << model["parameters"].dump(1);
+  EXPECT_EQ(model["parameters"]["byref_kernels.comm_work"].value("default", ""), "0") << model["parameters"].dump(1);
+  // The reason it stays: the subroutine called before may write it.
+  EXPECT_NE(model["parameters"]["main.add_rows2.m"].value("description", "").find("(widen)"), std::string::npos)
+      << model["parameters"].dump(1);
+  for (auto [ng, nx] : {std::pair{3L, 10L}, {20L, 500L}}) {
+    json p = predict("byref", 2, {{"ng", ng}, {"nx", nx}, {"main.add_rows2.m", nx + 1}});
+    ASSERT_TRUE(p.contains("ranks"));
+    for (const auto& rank : p["ranks"]) {
+      EXPECT_EQ(rank["flops_double"].get<double>(), 4.0 * nx * ng + ng * (ng + 1) + 2 * nx + 1)
+          << "ng = " << ng << ", nx = " << nx;
+      EXPECT_EQ(rank["sent_bytes"].get<double>(), 8.0) << "the allreduce of reduce_max";
+    }
+  }
+  // Against callgrind on the program flang builds.
+  const long ng = 20, nx = 500;
+  json p = predict("byref", 1, {{"ng", ng}, {"nx", nx}, {"main.add_rows2.m", nx + 1}});
+  ASSERT_TRUE(p.contains("ranks"));
+  double counted = counted_flops("byref_main", {std::to_string(ng), std::to_string(nx)},
+                                 {"_QQmain", "_QMbyref_kernelsPscale_rows", "_QMbyref_kernelsPadd_rows"});
+  EXPECT_NEAR(p["ranks"][0]["flops_double"].get<double>(), counted, 0.02 * counted);
+}
+
 // A Fortran unit flang cannot compile: the error names the file and flang's
 // message names the line.
 TEST(Fortran, ASourceFlangRefusesNamesTheFileAndLine) {
