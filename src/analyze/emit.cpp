@@ -469,10 +469,27 @@ void BlockEmitter::emit_call(llvm::CallBase& call, Items& items, const llvm::Loo
       emit_virtual_call(call, targets, items, scope);
       return;
     }
-    // Indirect: the model cannot follow it (a struct's callback, a handler
-    // table, qsort's comparator); the coverage lists it. Inline assembly is
-    // no call.
-    if (!isa<InlineAsm>(call.getCalledOperand())) s_.out.unresolved_calls.push_back({"indirect", "", site_of(w)});
+    // Indirect: the analysis cannot follow it (a struct's callback, a handler
+    // table, qsort's comparator); the coverage lists it, and a call item
+    // without a function stands where it is, for a probe run to bind to the
+    // targets it measured there (docs/program-model.md, "Probe runs"), with
+    // the integer arguments the analysis can express. Inline assembly is no call.
+    if (isa<InlineAsm>(call.getCalledOperand())) return;
+    s_.out.unresolved_calls.push_back({"indirect", "", site_of(w)});
+    auto n = std::make_unique<Node>();
+    n->kind = Node::Call;
+    n->indirect = true;
+    n->line = w.line;
+    n->note = w.note;
+    n->site = fmt::format("{}:{}", site_of(w), w.column);
+    for (unsigned a = 0; a < call.arg_size(); ++a) {
+      const llvm::Value* passed = call.getArgOperand(a);
+      std::optional<Expr> e;
+      if (passed->getType()->isIntegerTy()) e = exprs_.conv_value(passed, scope);
+      n->positional_args.push_back(e ? std::optional<Expr>(ex::simplify(*e)) : std::nullopt);
+    }
+    while (!n->positional_args.empty() && !n->positional_args.back()) n->positional_args.pop_back();
+    items.push_back(std::move(n));
     return;
   }
   std::string name = callee->getName().str();

@@ -38,6 +38,7 @@ Where FunctionScope::where(const llvm::DebugLoc& dl) const {
   const llvm::DILocation* loc = dl.get();
   if (!loc) return w;
   w.line = static_cast<int>(loc->getLine());
+  w.column = static_cast<int>(loc->getColumn());
   w.file = loc->getFilename().str();
   if (auto* sp = loc->getScope() ? loc->getScope()->getSubprogram() : nullptr) w.origin = sp->getName().str();
   if (loc->getInlinedAt() && !w.origin.empty() && w.origin != f.getName()) {

@@ -22,7 +22,7 @@ namespace perfcast::analyze::detail {
 
 // A source location as the model states it.
 struct Where {
-  int line = 0;
+  int line = 0, column = 0;
   std::string file, origin, note;  // origin: the function the code was written in
 };
 

@@ -56,6 +56,11 @@ struct Node {
   // call
   std::string callee;
   std::vector<std::pair<std::string, expr::Expr>> args;
+  // an indirect call (callee ""): priced by nothing until a probe run binds
+  // its targets; `site` is then "file.c:line:column", as the probes name it,
+  // and its integer arguments by position (none where not expressible).
+  bool indirect = false;
+  std::vector<std::optional<expr::Expr>> positional_args;
   // mpi
   mpi::Op op = mpi::Op::Barrier;
   expr::Expr bytes;

@@ -93,6 +93,9 @@ model::BranchItem branch(const Node& n) {
 model::CallItem call(const Node& n) {
   model::CallItem c;
   c.function = n.callee;
+  c.indirect = n.indirect;
+  if (n.indirect) c.site = n.site;
+  c.positional_args = n.positional_args;
   for (const auto& [param, value] : n.args) c.args.emplace_back(param, ex::simplify(value));
   return c;
 }
@@ -184,10 +187,20 @@ model::Coverage model_coverage(const std::map<std::string, FunctionModel>& funct
     if (f == functions.end() || !modelled.insert(name).second) continue;
     calls(f->second.body);
   }
+  // The reachable functions no call of the model reaches are the candidate
+  // targets of its indirect calls: their guesses are listed too (a probe run
+  // binds them once it binds a call to them), and their priced instructions
+  // kept apart, to join the priced ones then.
+  std::set<std::string> listed = modelled;
+  for (const std::string& name : reachable)
+    if (!modelled.count(name) && functions.count(name)) {
+      listed.insert(name);
+      c.candidate_instructions_priced[name] = functions.at(name).instructions_priced;
+    }
   std::set<std::tuple<std::string, std::string, std::string, std::string>> seen;  // one entry per source site
-  for (const std::string& name : modelled) {
+  for (const std::string& name : listed) {
     const FunctionModel& fm = functions.at(name);
-    if (reachable.count(name)) c.instructions_priced += fm.instructions_priced;
+    if (reachable.count(name) && modelled.count(name)) c.instructions_priced += fm.instructions_priced;
     for (const UnresolvedCall& u : fm.unresolved_calls)
       if (seen.insert({"call " + u.kind, name, u.site, u.callee}).second)
         c.unresolved_calls.push_back({u.kind, u.callee, name, u.site});
@@ -214,6 +227,9 @@ std::map<std::string, model::Function> model_functions(const std::map<std::strin
     f.name = name;
     f.line = fm.line;
     f.parameters = fm.parameters;
+    // Where the parameters sit among the arguments: an indirect call's
+    // positional arguments meet them there once a probe run binds it.
+    if (!fm.parameters.empty()) f.arguments = fm.all_arguments;
     f.body = to_model_items(fm.body);
     out.emplace(name, std::move(f));
   }

@@ -1,6 +1,6 @@
 // `perfcast probe MODEL -o BOUND (--record FILE | -- COMMAND...)`: binds what
 // the static analysis left unknown (loop trips, guessed branches, values read
-// from the input) from one run of the program built with the feature probes
+// from the input, the targets of calls through pointers) from one run of the program built with the feature probes
 // (docs/program-model.md, "Probe runs"). With a command, runs it and reads the
 // record it appends; with --record only, takes the file's last record.
 #include <fmt/format.h>
@@ -70,14 +70,14 @@ void run_probe(const ProbeArgs& a) {
     throw UserError("no probe run: give its record or the command", {"", {}, "--record"},
                     "perfcast probe model.json -o bound.json -- mpirun.openmpi -n 2 ./app small-args");
   }
-  model::ProbeRun run{r.command, r.ranks, {}, r.code};
+  model::ProbeRun run{r.command, r.ranks, {}, r.code, r.indirect_calls};
   for (const auto& [name, v] : r.features) run.features[name] = v.value;
 
   const size_t before = required_parameters(m);
   std::vector<model::ProbeFinding> findings = model::bind_probe_run(m, run);
   model::write_program_model(m, a.output);
 
-  static const char* kinds[] = {"loop trips", "branch", "value", "recursion"};
+  static const char* kinds[] = {"loop trips", "branch", "value", "recursion", "indirect call"};
   report::Table table({"what", "site", "parameter / function", "value", "status"});
   for (const auto& f : findings)
     table.add_row({kinds[static_cast<int>(f.kind)], f.site, f.name, f.value ? fmt::format("{:.6g}", *f.value) : "-",
@@ -94,8 +94,8 @@ void run_probe(const ProbeArgs& a) {
 void add_probe_command(CLI::App& app) {
   auto a = std::make_shared<ProbeArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "probe", "Bind a model's unknown loop trips, guessed branches and input values from one run built with "
-               "`perfcast cc --features`");
+      "probe", "Bind a model's unknown loop trips, guessed branches, input values and indirect calls' targets "
+               "from one run built with `perfcast cc --features`");
   cmd->add_option("model", a->model_file, "Program model from perfcast analyze (JSON)")
       ->required()
       ->check(CLI::ExistingFile);

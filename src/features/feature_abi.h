@@ -39,7 +39,46 @@ struct perfcast_feature_module {
   struct perfcast_feature_slot* slots;
 };
 
+/* Indirect calls: per call through a pointer, the targets it reached and how
+ * often (docs/program-model.md, "Probe runs"). The probe before the call
+ * looks the target up in the site's small cache, at the entry its address
+ * picks (PERFCAST_INDIRECT_CACHE_INDEX), and counts there when it is that
+ * entry's target; else it hands the target to the runtime
+ * (PERFCAST_FEATURES_INDIRECT), which moves the entry's counts to `table` and
+ * gives the entry to the new target. A module also lists its functions that
+ * a pointer may hold (address taken, or external), by address and linkage
+ * name: the runtime names each target from these tables, so static functions
+ * and those of other units are named as the analyser names them. */
+#define PERFCAST_INDIRECT_CACHE 16
+/* Fibonacci hashing of the address without its alignment bits (functions
+ * are 16-byte aligned): the top 4 bits of the product. */
+#define PERFCAST_INDIRECT_HASH 0x9E3779B97F4A7C15ull
+#define PERFCAST_INDIRECT_CACHE_INDEX(target) \
+  ((size_t)(((((uint64_t)(uintptr_t)(target)) >> 4) * PERFCAST_INDIRECT_HASH) >> 60))
+
+struct perfcast_indirect_target {
+  void* target;
+  int64_t calls;
+};
+
+struct perfcast_indirect_site {
+  const char* name; /* file:line:column of the call */
+  void* table;      /* the runtime's */
+  struct perfcast_indirect_target cache[PERFCAST_INDIRECT_CACHE];
+};
+
+struct perfcast_indirect_module {
+  struct perfcast_indirect_module* next; /* the runtime's */
+  uint32_t sites, functions;
+  struct perfcast_indirect_site* site_records;
+  void* const* function_addresses;
+  const char* const* function_names;
+};
+
 #define PERFCAST_FEATURES_REGISTER "__perfcast_features_register"
+#define PERFCAST_FEATURES_REGISTER_INDIRECT "__perfcast_features_register_indirect"
+/* A call at `site` to a target its cache does not hold: (site, target). */
+#define PERFCAST_FEATURES_INDIRECT "__perfcast_features_indirect"
 /* Milliseconds since MPI_Init (0 before it), advanced by the runtime's clock thread. */
 #define PERFCAST_FEATURES_NOW "__perfcast_features_now_ms"
 /* Before an MPI call that moves data: (calls slot, bytes slot, count, datatype). */
@@ -64,6 +103,8 @@ struct perfcast_feature_module {
 extern "C" {
 #endif
 void __perfcast_features_register(struct perfcast_feature_module* module);
+void __perfcast_features_register_indirect(struct perfcast_indirect_module* module);
+void __perfcast_features_indirect(struct perfcast_indirect_site* site, void* target);
 void __perfcast_features_mpi(struct perfcast_feature_slot* calls, struct perfcast_feature_slot* bytes,
                              int64_t count, void* datatype);
 void __perfcast_features_mpi_fortran(struct perfcast_feature_slot* calls, struct perfcast_feature_slot* bytes,

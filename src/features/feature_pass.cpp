@@ -28,6 +28,13 @@
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
+//   * a call through a pointer (an indirect call) at `file:line:column`: the
+//     functions it reached and how often, kept per site apart from the slots
+//     (feature_abi.h, perfcast_indirect_site; the record's `indirect_calls`):
+//     the probe before the call looks the pointer up in the site's cache of
+//     a few targets and counts there, or hands the target to the runtime. Each module
+//     also lists the functions a pointer may hold (address taken here, or
+//     external) with their linkage names, which name the targets;
 //   * a recursive function (in a cycle of direct calls within the module:
 //     itself, or a strongly connected component of several), at its
 //     definition: `file:line:recursion.entries` (its invocations) and
@@ -89,6 +96,7 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -291,10 +299,17 @@ class FeatureProbes {
       if (const DISubprogram* sp = f->getSubprogram()) ++definitions_at_[{sp->getFilename().str(), sp->getLine()}];
     for (Function& f : m_)
       if (!f.isDeclaration()) returning_leaf(f);
+    // The functions a pointer may hold, decided before any probe takes an address.
+    std::vector<Function*> targets;
+    for (Function& f : m_)
+      if (!f.isDeclaration() && !f.getName().starts_with("perfcast.") &&
+          (f.hasExternalLinkage() || f.hasAddressTaken(nullptr, /*IgnoreCallbackUses=*/true)))
+        targets.push_back(&f);
     for (Function* f : functions) instrument(*f);
+    const bool indirect = finish_indirect(targets);
     if (names_.empty()) {
       placeholder_->eraseFromParent();
-      return false;
+      return indirect;
     }
     finish();
     return true;
@@ -530,6 +545,7 @@ class FeatureProbes {
     std::vector<Branch> branches;
     std::vector<MpiCall> calls;
     std::vector<LoopPlan> loop_plans;
+    const auto indirect_calls = indirect_calls_of(f);
 
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
@@ -641,6 +657,112 @@ class FeatureProbes {
     for (auto& [region, counts] : local_counts_) flush(counts, region_exits[region]);
     instrument_recursion(f);
     instrument_virtual(f);
+    // Last: the probes split the calls' blocks, which the loops above were planned on.
+    for (auto& [call, site] : indirect_calls) instrument_indirect(*call, site);
+  }
+
+  // The calls through pointers of `f` with a source location, each with its
+  // site record (perfcast_indirect_site), named `file:line:column`.
+  std::vector<std::pair<CallBase*, GlobalVariable*>> indirect_calls_of(Function& f) {
+    std::vector<std::pair<CallBase*, GlobalVariable*>> out;
+    for (Instruction& inst : instructions(f)) {
+      auto* call = dyn_cast<CallBase>(&inst);
+      // A constant callee (a function, an alias) is no pointer the program chose.
+      if (!call || call->isInlineAsm() || isa<Constant>(call->getCalledOperand())) continue;
+      const DILocation* loc = call->getDebugLoc().get();
+      if (!loc || loc->getLine() == 0) continue;
+      std::string name = (sys::path::filename(loc->getFilename()) + ":" + Twine(loc->getLine()) + ":" +
+                          Twine(loc->getColumn()))
+                             .str();
+      auto* text = ConstantDataArray::getString(ctx_, name);
+      auto* name_global = new GlobalVariable(m_, text->getType(), true, GlobalValue::PrivateLinkage, text,
+                                             "perfcast.features.indirect_name");
+      auto* site = new GlobalVariable(
+          m_, site_type(), false, GlobalValue::InternalLinkage,
+          ConstantStruct::get(site_type(), {name_global, ConstantPointerNull::get(ptr_),
+                                            Constant::getNullValue(site_type()->getElementType(2))}),
+          "perfcast.features.indirect_site");
+      indirect_sites_.push_back(site);
+      out.emplace_back(call, site);
+    }
+    return out;
+  }
+  // perfcast_indirect_site: its name, the runtime's table, the cache of targets and their calls.
+  StructType* target_type() { return StructType::get(ctx_, {ptr_, i64_}); }
+  StructType* site_type() {
+    return StructType::get(ctx_, {ptr_, ptr_, ArrayType::get(target_type(), PERFCAST_INDIRECT_CACHE)});
+  }
+
+  // entry = &site.cache[index(pointer)]; if (entry->target == pointer)
+  // ++entry->calls; else runtime(site, pointer): a target the cache holds (a
+  // few that alternate, told apart by a hash of their addresses) costs a compare and an add.
+  void instrument_indirect(CallBase& call, GlobalVariable* site) {
+    IRBuilder<> b(&call);
+    Value* pointer = call.getCalledOperand();
+    // PERFCAST_INDIRECT_CACHE_INDEX
+    static_assert(PERFCAST_INDIRECT_CACHE == 16, "the index is the product's top 4 bits");
+    Value* index = b.CreateLShr(b.CreateMul(b.CreateLShr(b.CreatePtrToInt(pointer, i64_), 4),
+                                            ConstantInt::get(i64_, PERFCAST_INDIRECT_HASH)),
+                                60);
+    Value* entry = b.CreateInBoundsGEP(site_type(), site, {ConstantInt::get(i32_, 0), ConstantInt::get(i32_, 2), index});
+    Value* same = b.CreateICmpEQ(b.CreateLoad(ptr_, entry), pointer);
+    Instruction *then_term = nullptr, *else_term = nullptr;
+    SplitBlockAndInsertIfThenElse(same, &call, &then_term, &else_term, MDBuilder(ctx_).createLikelyBranchWeights());
+    IRBuilder<> t(then_term);
+    Value* calls = t.CreateStructGEP(target_type(), entry, 1);
+    t.CreateStore(t.CreateAdd(t.CreateLoad(i64_, calls), ConstantInt::get(i64_, 1)), calls);
+    IRBuilder<> e(else_term);
+    FunctionCallee hook =
+        m_.getOrInsertFunction(PERFCAST_FEATURES_INDIRECT, Type::getVoidTy(ctx_), ptr_, ptr_);
+    e.CreateCall(hook, {site, pointer});
+  }
+
+  // The module's indirect sites and the functions a pointer may hold, with
+  // the constructor that registers them; false when it has neither.
+  bool finish_indirect(const std::vector<Function*>& targets) {
+    if (indirect_sites_.empty() && targets.empty()) return false;
+    const unsigned sites = static_cast<unsigned>(indirect_sites_.size());
+    auto* sites_type = ArrayType::get(site_type(), sites);
+    // The site records become one array: the module's descriptor points at its first.
+    std::vector<Constant*> initial;
+    for (GlobalVariable* g : indirect_sites_) initial.push_back(g->getInitializer());
+    auto* site_array = new GlobalVariable(m_, sites_type, false, GlobalValue::InternalLinkage,
+                                          ConstantArray::get(sites_type, initial), "perfcast.features.indirect_sites");
+    for (unsigned i = 0; i < sites; ++i) {
+      Constant* element = ConstantExpr::getInBoundsGetElementPtr(
+          sites_type, site_array, ArrayRef<Constant*>{ConstantInt::get(i32_, 0), ConstantInt::get(i32_, i)});
+      indirect_sites_[i]->replaceAllUsesWith(element);
+      indirect_sites_[i]->eraseFromParent();
+    }
+    std::vector<Constant*> addresses, names;
+    for (Function* f : targets) {
+      addresses.push_back(f);
+      auto* text = ConstantDataArray::getString(ctx_, f->getName());
+      auto* g = new GlobalVariable(m_, text->getType(), true, GlobalValue::PrivateLinkage, text,
+                                   "perfcast.features.function_name");
+      g->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+      names.push_back(g);
+    }
+    auto* list_type = ArrayType::get(ptr_, targets.size());
+    auto* address_table = new GlobalVariable(m_, list_type, true, GlobalValue::PrivateLinkage,
+                                             ConstantArray::get(list_type, addresses), "perfcast.features.functions");
+    auto* name_table = new GlobalVariable(m_, list_type, true, GlobalValue::PrivateLinkage,
+                                          ConstantArray::get(list_type, names), "perfcast.features.function_names");
+    auto* module_type = StructType::get(ctx_, {ptr_, i32_, i32_, ptr_, ptr_, ptr_});
+    auto* descriptor = new GlobalVariable(
+        m_, module_type, false, GlobalValue::InternalLinkage,
+        ConstantStruct::get(module_type, {ConstantPointerNull::get(ptr_), ConstantInt::get(i32_, sites),
+                                          ConstantInt::get(i32_, static_cast<unsigned>(targets.size())), site_array,
+                                          address_table, name_table}),
+        "perfcast.features.indirect_module");
+    auto* ctor = Function::Create(FunctionType::get(Type::getVoidTy(ctx_), false), GlobalValue::InternalLinkage,
+                                  "perfcast.features.indirect_ctor", m_);
+    IRBuilder<> b(BasicBlock::Create(ctx_, "", ctor));
+    FunctionCallee reg = m_.getOrInsertFunction(PERFCAST_FEATURES_REGISTER_INDIRECT, Type::getVoidTy(ctx_), ptr_);
+    b.CreateCall(reg, {descriptor});
+    b.CreateRetVoid();
+    appendToGlobalCtors(m_, ctor, 0);
+    return true;
   }
 
   // Header executions count at the header without an epoch (an atomic load
@@ -894,6 +1016,7 @@ class FeatureProbes {
   DenseMap<const BasicBlock*, Loop*> region_;
   MapVector<Loop*, std::vector<LocalCount>> local_counts_;
   DenseMap<const Function*, bool> leaves_;  // returning_leaf's answers
+  std::vector<GlobalVariable*> indirect_sites_;  // each site's record until finish_indirect makes them one array
 };
 
 struct FeatureProbesPass : PassInfoMixin<FeatureProbesPass> {

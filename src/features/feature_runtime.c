@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "features/feature_abi.h"
+#include "features/feature_indirect.h"
 #include "support/crc32.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -291,7 +292,7 @@ static void append_features(struct text* body, const struct feature* features, s
   }
 }
 
-static void write_record(struct feature* features, size_t n, double time_s, int ranks) {
+static void write_record(struct feature* features, size_t n, double time_s, int ranks, const char* indirect) {
   const char* path = getenv(PERFCAST_FEATURES_DATASET_VARIABLE);
   if (!path || !*path) return; /* recording was not asked for */
   qsort(features, n, sizeof *features, by_name);
@@ -310,7 +311,13 @@ static void write_record(struct feature* features, size_t n, double time_s, int 
   append_features(&body, features, n, 0);
   append(&body, "},\"code\":{", 10);
   append_features(&body, features, n, 1);
-  append(&body, "}}", 2);
+  append(&body, "}", 1);
+  /* The targets of the calls through pointers, per site (feature_indirect.c). */
+  if (indirect) {
+    append(&body, ",\"indirect_calls\":", 18);
+    append(&body, indirect, strlen(indirect));
+  }
+  append(&body, "}", 1);
 
   struct text line = {0};
   append(&line, "\n{\"record\":", 11);
@@ -492,6 +499,8 @@ static void record(void) {
     return;
   }
 
+  /* Collective: gathered before the features, on every rank. */
+  char* indirect = perfcast_features_gather_indirect(rank, ranks);
   size_t count = (size_t)n;
   int64_t* counts = calloc(count + 1, sizeof *counts);
   double* maxima = calloc(2 * count + 1, sizeof *maxima); /* values, epochs, run time */
@@ -528,9 +537,10 @@ static void record(void) {
           features[i].value = kind == PERFCAST_FEATURE_COUNT ? (double)counts_all[i] : maxima_all[i];
           features[i].epoch = maxima_all[count + i];
         }
-      write_record(features, count, maxima_all[2 * count], ranks);
+      write_record(features, count, maxima_all[2 * count], ranks, indirect);
     }
   }
+  free(indirect);
   free(counts);
   free(maxima);
   free(counts_all);

@@ -84,6 +84,21 @@ FeatureRecord read_fields(const nlohmann::json& j, const std::string& text, cons
       r.code[name] = value.get<double>();
     }
   }
+  // The targets of the calls through pointers, per site (optional: records
+  // before these probes have none); not features either.
+  if (auto sites = j.find("indirect_calls"); sites != j.end()) {
+    if (!sites->is_object()) throw UserError("not an object", {source, line, "record.indirect_calls"});
+    for (auto& [site, targets] : sites->items()) {
+      const std::string field = "record.indirect_calls." + site;
+      if (!targets.is_object()) throw UserError("expected an object: target -> calls", {source, line, field});
+      auto& out = r.indirect_calls[site];
+      for (auto& [target, calls] : targets.items())
+        if (!calls.is_number() || calls.get<double>() < 0)
+          throw UserError("expected a number of calls >= 0", {source, line, field + "." + target});
+        else
+          out[target] = calls.get<double>();
+    }
+  }
   return r;
 }
 

@@ -35,6 +35,9 @@ struct FeatureRecord {
   // Facts of the code the probes' pass knew, by name (`f.c:17:branch.taken_line`:
   // the source line the branch's taken side starts at); not features.
   std::map<std::string, double> code;
+  // Calls through pointers: site (`f.c:27:9`) -> target function -> calls,
+  // summed over the ranks; a site never executed has no targets.
+  std::map<std::string, std::map<std::string, double>> indirect_calls;
   std::string text;  // the record's JSON as written
 };
 

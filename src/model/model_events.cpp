@@ -55,6 +55,7 @@ class MpiReach {
     if (auto* l = std::get_if<LoopItem>(&it.body)) return items(l->body);
     if (auto* b = std::get_if<BranchItem>(&it.body)) return items(b->then_items) || items(b->else_items);
     if (auto* c = std::get_if<CallItem>(&it.body)) {
+      if (c->function.empty()) return false;  // an unbound indirect call: nothing
       // An unknown callee or a recursion: named at the call, in the model's file.
       try {
         return function(c->function);
@@ -299,7 +300,7 @@ class RankEvaluator {
       side.scope = &scope;
       side.function = f.function;
       frames_.push_back(std::move(side));
-    } else if (auto* c = std::get_if<CallItem>(&it.body)) {
+    } else if (auto* c = std::get_if<CallItem>(&it.body); c && !c->function.empty()) {
       // The callee sees the caller's names (as substitution into the caller
       // does in costs.cpp) with its parameters bound to the arguments.
       Frame call;

@@ -141,7 +141,8 @@ class Reader {
     const std::string path = "/coverage";
     if (!c.is_object()) fail(path, "expected an object: {\"functions_defined\": ..., \"unresolved_calls\": [...], ...}");
     only_keys(c, path, {"functions_defined", "functions_reachable", "instructions", "instructions_priced",
-                        "priced_share", "unresolved_calls", "guessed_branches", "unknown_loops", "probe_run"});
+                        "priced_share", "unresolved_calls", "guessed_branches", "unknown_loops", "probe_run",
+                        "candidate_instructions_priced"});
     Coverage out;
     auto whole = [&](const char* key) -> std::int64_t {
       const json& v = member(c, path, key);
@@ -168,6 +169,16 @@ class Reader {
     auto text = [&](const json& o, const std::string& p, const char* key) {
       return string_at(member(o, p, key), p + "/" + key);
     };
+    if (c.contains("candidate_instructions_priced")) {
+      const json& a = c["candidate_instructions_priced"];
+      const std::string ap = path + "/candidate_instructions_priced";
+      if (!a.is_object()) fail(ap, "expected an object: function -> instructions priced in it");
+      for (auto f = a.begin(); f != a.end(); ++f) {
+        if (!f.value().is_number_integer() || f.value().get<long long>() < 0)
+          fail(ap + "/" + f.key(), "expected a whole number >= 0");
+        out.candidate_instructions_priced[f.key()] = f.value().get<std::int64_t>();
+      }
+    }
     if (c.contains("probe_run")) out.probe_run = string_at(c["probe_run"], path + "/probe_run");
     // A probe run's fields on a guessed branch or an unknown loop.
     auto probe_fields = [&](const json& o, const std::string& p, const char* value_key, double most,
@@ -184,9 +195,22 @@ class Reader {
       }
     };
     list("unresolved_calls", [&](const json& o, const std::string& p) {
-      only_keys(o, p, {"kind", "callee", "caller", "site"});
+      only_keys(o, p, {"kind", "callee", "caller", "site", "probe_targets", "probe_not_reached"});
       Coverage::Call k{text(o, p, "kind"), o.contains("callee") ? text(o, p, "callee") : "", text(o, p, "caller"),
                        text(o, p, "site")};
+      if (o.contains("probe_targets")) {
+        const json& t = o["probe_targets"];
+        if (!t.is_object()) fail(p + "/probe_targets", "expected an object: function -> calls per execution");
+        for (auto e = t.begin(); e != t.end(); ++e) {
+          if (!e.value().is_number() || e.value().get<double>() < 0)
+            fail(p + "/probe_targets/" + e.key(), "expected a number >= 0 (calls per execution of the site)");
+          k.probe_targets.emplace_back(e.key(), e.value().get<double>());
+        }
+      }
+      if (o.contains("probe_not_reached")) {
+        if (!o["probe_not_reached"].is_boolean()) fail(p + "/probe_not_reached", "expected true or false");
+        k.probe_not_reached = o["probe_not_reached"].get<bool>();
+      }
       if (k.kind != "indirect" && k.kind != "external" && k.kind != "recursive")
         fail(p + "/kind", fmt::format("unknown kind '{}'; expected indirect, external or recursive", k.kind));
       out.unresolved_calls.push_back(std::move(k));
@@ -330,9 +354,25 @@ class Reader {
         }
       it.body = std::move(b);
     } else if (kind == "call") {
-      only_keys(j, path, {"kind", "line", "note", "function", "args"});
+      only_keys(j, path, {"kind", "line", "note", "function", "args", "indirect", "site", "arguments"});
       CallItem c;
-      c.function = string_at(member(j, path, "function"), path + "/function");
+      if (j.contains("indirect")) {
+        if (!j["indirect"].is_boolean()) fail(path + "/indirect", "expected true or false");
+        c.indirect = j["indirect"].get<bool>();
+      }
+      // An indirect call no probe run has bound has no function: it prices nothing.
+      if (!c.indirect || j.contains("function"))
+        c.function = string_at(member(j, path, "function"), path + "/function");
+      if (j.contains("site")) c.site = string_at(j["site"], path + "/site");
+      if (c.indirect && c.site.empty())
+        fail(path + "/site", "an indirect call needs its site (file:line:column), by which a probe run binds it");
+      if (j.contains("arguments")) {
+        const json& a = j["arguments"];
+        if (!a.is_array()) fail(path + "/arguments", "expected an array: an expression or null per argument");
+        for (size_t i = 0; i < a.size(); ++i)
+          c.positional_args.push_back(a[i].is_null() ? std::nullopt
+                                                     : std::optional<Expr>(expr_at(a[i], fmt::format("{}/arguments/{}", path, i))));
+      }
       if (j.contains("args")) {
         const json& a = j["args"];
         if (!a.is_object()) fail(path + "/args", "expected an object: callee parameter -> expression");
@@ -429,7 +469,7 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
   for (auto f = fs.begin(); f != fs.end(); ++f) {
     std::string path = "/functions/" + f.key();
     if (!f.value().is_object()) r.fail(path, "expected an object with a \"body\"");
-    r.only_keys(f.value(), path, {"line", "parameters", "body", "note"});
+    r.only_keys(f.value(), path, {"line", "parameters", "arguments", "body", "note"});
     Function fn;
     fn.name = f.key();
     if (f.value().contains("line")) {
@@ -440,6 +480,11 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
       const json& ps = f.value()["parameters"];
       if (!ps.is_array()) r.fail(path + "/parameters", "expected an array of parameter names");
       for (const auto& p : ps) fn.parameters.push_back(r.string_at(p, path + "/parameters"));
+    }
+    if (f.value().contains("arguments")) {
+      const json& as = f.value()["arguments"];
+      if (!as.is_array()) r.fail(path + "/arguments", "expected an array of argument names by position (\"\" for none)");
+      for (const auto& a : as) fn.arguments.push_back(r.string_at(a, path + "/arguments"));
     }
     fn.body = r.items(r.member(f.value(), path, "body"), path + "/body");
     m.functions.emplace(fn.name, std::move(fn));

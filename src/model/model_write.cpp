@@ -94,7 +94,16 @@ void put_branch(json& j, const BranchItem& b) {
 }
 
 void put_call(json& j, const CallItem& c) {
-  j["function"] = c.function;
+  if (c.indirect) {
+    j["indirect"] = true;
+    j["site"] = c.site;
+  }
+  if (!c.function.empty() || !c.indirect) j["function"] = c.function;
+  if (!c.positional_args.empty()) {
+    json a = json::array();
+    for (const auto& e : c.positional_args) a.push_back(e ? json(text(*e)) : json());
+    j["arguments"] = a;
+  }
   json a = json::object();
   for (const auto& [param, value] : c.args) a[param] = text(value);
   j["args"] = a;
@@ -158,9 +167,20 @@ json coverage_json(const Coverage& c) {
     if (!k.callee.empty()) one["callee"] = k.callee;
     one["caller"] = k.caller;
     one["site"] = k.site;
+    if (!k.probe_targets.empty()) {
+      json targets = json::object();
+      for (const auto& [name, per_execution] : k.probe_targets) targets[name] = per_execution;
+      one["probe_targets"] = targets;
+    }
+    if (k.probe_not_reached) one["probe_not_reached"] = true;
     calls.push_back(std::move(one));
   }
   j["unresolved_calls"] = std::move(calls);
+  if (!c.candidate_instructions_priced.empty()) {
+    json candidates = json::object();
+    for (const auto& [name, n] : c.candidate_instructions_priced) candidates[name] = n;
+    j["candidate_instructions_priced"] = std::move(candidates);
+  }
   json branches = json::array();
   for (const auto& b : c.guessed_branches) {
     json one = {{"function", b.function}, {"site", b.site}, {"probability", b.probability}, {"why", b.why}};
@@ -220,6 +240,7 @@ json program_model_json(const ProgramModel& model) {
     json one;
     if (f.line) one["line"] = f.line;
     if (!f.parameters.empty()) one["parameters"] = f.parameters;
+    if (!f.arguments.empty()) one["arguments"] = f.arguments;
     one["body"] = items_json(f.body);
     functions[name] = one;
   }

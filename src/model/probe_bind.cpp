@@ -9,6 +9,7 @@
 #include <set>
 
 #include "model/probe_regions.h"
+#include "model/probe_indirect.h"
 #include "support/error.h"
 #include "support/expr.h"
 
@@ -738,6 +739,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     bind_measure(p, found.front().second, origin);
     out.push_back({ProbeFinding::Kind::Value, found.front().first, p.name, found.front().second, "bound"});
   }
+  bind_indirect_calls(model, run, origin, out);
   c.probe_run = fmt::format("`{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");
   return out;
 }

@@ -7,7 +7,8 @@
 // without a default (coverage `unknown_loops`, which also lists the
 // invocations per call of each recursive function), a branch priced at a guessed
 // probability (coverage `guessed_branches`), and a required parameter named
-// after one of main's scalar variables. A bound parameter gets the measure as
+// after one of main's scalar variables; and the targets of a call through a
+// pointer (probe_indirect.h). A bound parameter gets the measure as
 // its default and `origin` saying which run gave it; a site the run never
 // reached stays as it was and is marked so. Values measured at one input may
 // not hold at another: the origin says at which input they were taken.
@@ -30,14 +31,21 @@ struct ProbeRun {
   // Facts of the code the probes' pass knew: `file:line:branch.taken_line` and
   // `.not_taken_line`, the source line each side of that branch starts at.
   std::map<std::string, double> code;
+  // Calls through pointers: site (`file:line:column`) -> target -> calls,
+  // summed over the ranks; a site the run never executed has no targets.
+  std::map<std::string, std::map<std::string, double>> indirect_calls;
 };
 
 struct ProbeFinding {
   // Recursion: a recursive function's invocations per call from outside its recursion.
-  enum class Kind { Loop, Branch, Value, Recursion } kind = Kind::Loop;
-  std::string site;       // "file.c:12" (loops, branches, recursive functions), the feature's name (values)
-  std::string name;       // the parameter (loops, values, recursions) or the function (branches)
-  // trips per arrival, taken fraction, the variable's value, invocations per call; none when not bound
+  // IndirectCall: a target of a call through a pointer (one finding per target).
+  enum class Kind { Loop, Branch, Value, Recursion, IndirectCall } kind = Kind::Loop;
+  std::string site;       // "file.c:12" (loops, branches, recursive functions), the feature's name (values),
+                          // "file.c:12:9" (indirect calls)
+  std::string name;       // the parameter (loops, values, recursions), the function (branches), the target
+                          // (indirect calls; the caller when no target was measured)
+  // trips per arrival, taken fraction, the variable's value, invocations per
+  // call, a target's calls per execution of its site; none when not bound
   std::optional<double> value;
   std::string status;     // "bound", or why not ("not reached by the probe run", "no probe at that line", ...)
 };

@@ -90,8 +90,15 @@ struct BranchItem {
 };
 
 struct CallItem {
-  std::string function;
+  std::string function;  // "" for an indirect call no probe run has bound: it prices nothing
   std::vector<std::pair<std::string, Expr>> args;  // callee parameter -> caller expression
+  // A call through a pointer (docs/program-model.md, "Indirect calls"): its
+  // site as the probes name it (`file.c:line:column`), and its arguments by
+  // position (none where the analysis could not express one), which a probe
+  // run's binding gives to each target it measured there.
+  bool indirect = false;
+  std::string site;
+  std::vector<std::optional<Expr>> positional_args;
 };
 
 struct MpiItem {
@@ -126,6 +133,9 @@ struct Function {
   int line = 0;
   std::vector<std::string> parameters;  // bound by the caller's args
   Items body;
+  // The integer arguments by position ("" for others), written where an
+  // indirect call may need them: how its positional arguments meet `parameters`.
+  std::vector<std::string> arguments;
 };
 
 // The rest of the model's "mca" record (`perfcast analyze`): how the loops
@@ -164,6 +174,10 @@ struct Coverage {
     std::string callee;  // "" for an indirect call
     std::string caller;  // the function analysed (the code may be inlined into it)
     std::string site;    // "file.c:12"
+    // An indirect call's targets a probe run measured there (docs/program-model.md,
+    // "Probe runs"): function -> calls per execution of the site; or the site never ran.
+    std::vector<std::pair<std::string, double>> probe_targets;
+    bool probe_not_reached = false;
   };
   struct Branch {
     std::string function, site;
@@ -194,6 +208,10 @@ struct Coverage {
   std::int64_t instructions = 0;         // IR instructions of the reachable functions
   std::int64_t instructions_priced = 0;  // those inside what the model prices
   std::vector<Call> unresolved_calls;
+  // The reachable functions the model's calls do not reach (the candidate
+  // targets of its indirect calls) -> their instructions in priced blocks,
+  // which join `instructions_priced` once a probe run binds a call to them.
+  std::map<std::string, std::int64_t> candidate_instructions_priced;
   std::vector<Branch> guessed_branches;
   std::vector<Loop> unknown_loops;
   // The probe run whose measures replaced guesses ("`./app 8` on 2 ranks"); "" if none.

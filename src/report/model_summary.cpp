@@ -27,9 +27,15 @@ std::string model_summary_text(const model::ProgramModel& m, const std::string& 
                      c.instructions_priced);
   if (!c.unresolved_calls.empty()) {
     out += fmt::format("unresolved calls ({}): their work is not in the model\n", c.unresolved_calls.size());
-    for (const auto& k : c.unresolved_calls)
-      out += fmt::format("  {:<20} {:<9} in {}{}\n", k.site, k.kind, k.caller,
-                         k.callee.empty() ? " (through a pointer)" : ", calls " + k.callee);
+    for (const auto& k : c.unresolved_calls) {
+      std::string probe;
+      for (const auto& [target, per_execution] : k.probe_targets)
+        probe += fmt::format("{}{} {:.4g}", probe.empty() ? " (bound by the probe run: " : ", ", target, per_execution);
+      if (!probe.empty()) probe += " calls per execution)";
+      if (k.probe_not_reached) probe = " (not reached by the probe run)";
+      out += fmt::format("  {:<20} {:<9} in {}{}{}\n", k.site, k.kind, k.caller,
+                         k.callee.empty() ? " (through a pointer)" : ", calls " + k.callee, probe);
+    }
   }
   if (!c.guessed_branches.empty()) {
     out += fmt::format("branches at a guessed probability ({}): set one with perfcast analyze --branch-probability "

@@ -326,21 +326,25 @@ std::vector<std::string> prediction_warnings(const PredictionView& view, const P
         omp_threads));
   if (!view.model.coverage || view.model.coverage->guesses() == 0) return out;
   const model::Coverage& c = *view.model.coverage;
+  // An indirect call a probe run bound is counted (at its measured targets).
+  const auto unbound = std::count_if(c.unresolved_calls.begin(), c.unresolved_calls.end(),
+                                     [](const model::Coverage::Call& k) { return k.probe_targets.empty(); });
   out.push_back(fmt::format(
       "the prediction rests on what the analyser could not follow: {} unresolved calls (their work is not counted), "
       "{} branches at a guessed probability, {} loops of unknown trip count (priced at their parameters' values); "
       "{:.1f} % of the reachable IR instructions are priced. 'perfcast model show {}' lists them",
-      c.unresolved_calls.size(), c.guessed_branches.size(), c.unknown_loops.size(), 100.0 * c.priced_share(),
-      context.model_file));
+      unbound, c.guessed_branches.size(), c.unknown_loops.size(), 100.0 * c.priced_share(), context.model_file));
   if (!c.probe_run.empty()) {
-    int loops = 0, branches = 0, not_reached = 0;
+    int loops = 0, branches = 0, calls = 0, not_reached = 0;
     for (const auto& l : c.unknown_loops) loops += l.probe_trips.has_value(), not_reached += l.probe_not_reached;
     for (const auto& b : c.guessed_branches)
       branches += b.probe_probability.has_value(), not_reached += b.probe_not_reached;
+    for (const auto& k : c.unresolved_calls) calls += !k.probe_targets.empty(), not_reached += k.probe_not_reached;
     out.push_back(fmt::format(
-        "{} loop trip counts and {} branch probabilities (and the parameters marked 'probe run') were measured by the "
-        "probe run {}, at that input: they may not hold at another; {} sites were not reached by it",
-        loops, branches, c.probe_run, not_reached));
+        "{} loop trip counts, {} branch probabilities and the targets of {} indirect calls (and the parameters marked "
+        "'probe run') were measured by the probe run {}, at that input: they may not hold at another; {} sites were "
+        "not reached by it",
+        loops, branches, calls, c.probe_run, not_reached));
   }
   return out;
 }

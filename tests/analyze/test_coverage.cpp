@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -43,6 +44,34 @@ TEST(Coverage, CallThroughAFunctionPointerIsListedWithItsSite) {
   EXPECT_GT(c.instructions_priced, 0);
   EXPECT_LT(c.priced_share(), 0.9) << c.instructions_priced << " of " << c.instructions;
   EXPECT_TRUE(c.unknown_loops.empty());
+}
+
+// The same call in the model: a call item without a function, at its site
+// with the column, which prices nothing until a probe run binds it; the
+// kernels it may land on are analysed and kept as candidates, with their
+// priced instructions apart.
+TEST(Coverage, CallThroughAFunctionPointerStaysInTheModelAsAnUnboundCall) {
+  analyze::AnalyzeOptions o;
+  o.sources = {kCases + "coverage_callback.c"};
+  o.mca = false;
+  model::ProgramModel m = analyze::analyze_model(o);
+  std::vector<const model::CallItem*> calls;
+  std::function<void(const model::Items&)> find = [&](const model::Items& items) {
+    for (const auto& it : items) {
+      if (const auto* c = std::get_if<model::CallItem>(&it.body); c && c->indirect) calls.push_back(c);
+      if (const auto* l = std::get_if<model::LoopItem>(&it.body)) find(l->body);
+      if (const auto* b = std::get_if<model::BranchItem>(&it.body)) find(b->then_items), find(b->else_items);
+    }
+  };
+  find(m.functions.at("main").body);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->function, "");
+  EXPECT_EQ(calls[0]->site, "coverage_callback.c:27:5");
+  ASSERT_TRUE(m.coverage.has_value());
+  EXPECT_EQ(m.coverage->candidate_instructions_priced.size(), 2u);
+  EXPECT_GT(m.coverage->candidate_instructions_priced.at("gravity"), 0);
+  EXPECT_GT(m.coverage->candidate_instructions_priced.at("spring"), 0);
+  EXPECT_TRUE(m.functions.count("gravity") && m.functions.count("spring"));
 }
 
 // A convergence loop: its trip count is a parameter, listed with its line.

@@ -5,11 +5,12 @@
 // origin, and predict the flops callgrind counts on the same input. Then the
 // same of other shapes: inverted branches, recursion, several branches or
 // loops at one line (C and Fortran), a loop tested at the bottom.
-#include <map>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -569,6 +570,128 @@ TEST(ProbeRun, BindsEachTemplateInstancesOwnTripsAndBranch) {
       EXPECT_DOUBLE_EQ(b.value("probe_probability", -1.0), 0.75) << b.dump();
     }
   EXPECT_EQ(cutoffs, 2) << after["coverage"].dump();
+}
+
+// The items of a model's function body, at any depth, of `kind`.
+void items_of_kind(const json& items, const std::string& kind, std::vector<json>& out) {
+  for (const auto& item : items) {
+    if (item["kind"] == kind) out.push_back(item);
+    for (const char* inner : {"body", "then", "else"})
+      if (item.contains(inner)) items_of_kind(item[inner], kind, out);
+  }
+}
+
+double warned_flops(const fs::path& model, const std::vector<std::string>& params, std::string& warnings) {
+  std::vector<std::string> args = {"predict", model.string(), "--machine", "polus", "--np", "2", "--json"};
+  for (const auto& p : params) args.insert(args.end(), {"--param", p});
+  auto r = perfcast_run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  if (r.exit_code != 0) return -1;
+  const json predicted = json::parse(r.stdout_text);
+  warnings = predicted["warnings"].dump();
+  return predicted["ranks"][0]["flops_double"].get<double>();
+}
+
+// A solver's `apply` pointer chosen from a table by an option, and a table of
+// callbacks called per element, one of them in a unit the analysis does not
+// see (indirect_calls.c, indirect_calls_kept.c). Unbound, the calls price
+// nothing and are listed; the probe run names each call's targets and their
+// shares, and the bound model's flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsTheTargetsOfCallsThroughPointers) {
+  constexpr long kElements = 4096;  // per rank, a multiple of 4
+  constexpr int kSolverSweeps = 6;
+  const std::string source = INDIRECT_CALLS_SOURCE;
+  auto at = [&](const std::string& marker) { return "indirect_calls.c:" + std::to_string(marker_line(source, marker)); };
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "indirect.json", bound = dir / "indirect.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+
+  // Unbound: both calls listed, as call items without a function; the
+  // functions a pointer may hold are in the model.
+  std::set<std::string> listed;
+  for (const auto& u : before["coverage"]["unresolved_calls"])
+    if (u["kind"] == "indirect") listed.insert(u["site"].get<std::string>());
+  EXPECT_TRUE(listed.count(at("apply")) && listed.count(at("weights"))) << before["coverage"].dump();
+  std::vector<json> calls;
+  items_of_kind(before["functions"]["main"]["body"], "call", calls);
+  int unbound = 0;
+  for (const auto& c : calls)
+    if (c.value("indirect", false) && !c.contains("function")) ++unbound;
+  EXPECT_EQ(unbound, 2) << before["functions"]["main"].dump();
+  for (const char* f : {"jacobi", "damped", "square", "cube"}) EXPECT_TRUE(before["functions"].contains(f)) << f;
+  // The sweeps' count, read after a call that may write it, is a loop's trips.
+  std::string sweeps;
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l["site"] == at("sweeps")) sweeps = l["trip_count"];
+  ASSERT_FALSE(sweeps.empty()) << before["coverage"].dump();
+  const std::vector<std::string> sizes = {"n=" + std::to_string(kElements), sweeps + "=" + std::to_string(kSolverSweeps),
+                                          "argc=4"};
+  std::string warnings;
+  // Only the sum of the callbacks' results is outside them: 1 flop an element.
+  EXPECT_DOUBLE_EQ(warned_flops(model, sizes, warnings), kElements);
+  const size_t unresolved = before["coverage"]["unresolved_calls"].size();
+  EXPECT_NE(warnings.find(std::to_string(unresolved) + " unresolved calls"), std::string::npos) << warnings;
+
+  // Built with the probes, both units; run with the damped solver.
+  const fs::path program = dir / "indirect_features";
+  EnvironmentOverrides env;
+  env["OMPI_CC"] = kBin + "/perfcast cc --features";
+  ProcessResult built = run_process({MPICC, "-O2", "-g", source, INDIRECT_CALLS_KEPT_SOURCE, "-o", program.string()},
+                                    std::chrono::seconds(120), env);
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  const std::vector<std::string> run_args = {std::to_string(kElements), std::to_string(kSolverSweeps), "1"};
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> command = {program.string()};
+  command.insert(command.end(), run_args.begin(), run_args.end());
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  // The target outside the model is named, with its share.
+  EXPECT_NE(r.stdout_text.find("kept"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("not in the model"), std::string::npos) << r.stdout_text;
+  const json after = read_json(bound);
+
+  std::map<std::string, std::map<std::string, double>> targets;
+  for (const auto& u : after["coverage"]["unresolved_calls"])
+    if (u.contains("probe_targets"))
+      for (const auto& [name, share] : u["probe_targets"].items()) targets[u["site"]][name] = share.get<double>();
+  EXPECT_EQ(targets[at("apply")], (std::map<std::string, double>{{"damped", 1.0}})) << after["coverage"].dump();
+  EXPECT_EQ(targets[at("weights")], (std::map<std::string, double>{{"cube", 0.25}, {"kept", 0.25}, {"square", 0.5}}))
+      << after["coverage"].dump();
+  // The solver's size is the caller's n, passed by position.
+  calls.clear();
+  items_of_kind(after["functions"]["main"]["body"], "call", calls);
+  bool damped = false;
+  for (const auto& c : calls)
+    if (c.value("function", "") == "damped") {
+      damped = true;
+      const std::string len = c["args"].value("len", "");
+      EXPECT_TRUE(len == "n" || len == "select(argc > 1, n, 1024)") << c.dump();
+      EXPECT_NE(c.value("site", "").find(at("apply") + ":"), std::string::npos) << c.dump();
+    }
+  EXPECT_TRUE(damped) << after["functions"]["main"].dump();
+  EXPECT_GT(after["coverage"]["instructions_priced"].get<double>(), before["coverage"]["instructions_priced"].get<double>());
+
+  // damped: 4 flops an element per sweep; the callbacks: cube 2, square 1,
+  // kept none, and the sum 1 an element.
+  const double model_flops = warned_flops(bound, {}, warnings);
+  EXPECT_DOUBLE_EQ(model_flops, 4.0 * kSolverSweeps * kElements + 2.0 * kElements);
+  EXPECT_NE(warnings.find("targets of 2 indirect calls"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find(std::to_string(unresolved - 2) + " unresolved calls"), std::string::npos) << warnings;
+
+  const fs::path plain = dir / "indirect_plain";
+  env["OMPI_CC"] = CLANG;
+  // DWARF 4: valgrind 3.19 cannot read all of clang's DWARF 5.
+  built = run_process({MPICC, "-O2", "-gdwarf-4", source, INDIRECT_CALLS_KEPT_SOURCE, "-o", plain.string()},
+                      std::chrono::seconds(120), env);
+  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+  std::vector<std::string> counted_command = {plain.string()};
+  counted_command.insert(counted_command.end(), run_args.begin(), run_args.end());
+  const double counted = counted_flops(counted_command);
+  EXPECT_NEAR(model_flops, counted, 0.02 * counted);
 }
 
 }  // namespace

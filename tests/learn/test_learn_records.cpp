@@ -78,6 +78,22 @@ TEST(Records, TheCodeObjectIsReadButIsNoFeature) {
   EXPECT_EQ(error_of(framed(bad)), "runs.jsonl:1: 'record.code.a.c:12:branch.taken_line': expected a number");
 }
 
+// The targets of the calls through pointers, per site: read, never features;
+// a count that is no number is named by its site and target.
+TEST(Records, TheIndirectCallsAreReadButAreNoFeatures) {
+  std::string with_calls = record(1, 2, R"("a.c:12:loop.headers":[7,0.5])");
+  with_calls.insert(with_calls.size() - 1, R"(,"indirect_calls":{"a.c:30:9":{"jacobi":40,"kept":8},"a.c:31:5":{}})");
+  RecordFile file = parse_feature_records(framed(with_calls), "runs.jsonl");
+  ASSERT_EQ(file.records.size(), 1u);
+  EXPECT_EQ(file.records[0].indirect_calls.at("a.c:30:9"), (std::map<std::string, double>{{"jacobi", 40}, {"kept", 8}}));
+  EXPECT_TRUE(file.records[0].indirect_calls.at("a.c:31:5").empty());
+  Dataset d = parse_dataset(framed(with_calls), "runs.jsonl");
+  EXPECT_EQ(d.feature_names, (std::vector<std::string>{"a.c:12:loop.headers", "ranks"}));
+  std::string bad = record(1, 2, "");
+  bad.insert(bad.size() - 1, R"(,"indirect_calls":{"a.c:30:9":{"jacobi":"x"}})");
+  EXPECT_EQ(error_of(framed(bad)), "runs.jsonl:1: 'record.indirect_calls.a.c:30:9.jacobi': expected a number of calls >= 0");
+}
+
 TEST(Records, AWholeRecordWithABadFieldIsAnErrorNamingIt) {
   EXPECT_EQ(error_of(framed(record(0, 2, ""))),
             "runs.jsonl:1: 'record.time_s': time 0 is not positive");

@@ -427,6 +427,49 @@ TEST(ModelRoundtrip, ProbeRunFieldsSurviveAWriteAndARead) {
   std::filesystem::remove(file);
 }
 
+// A call through a pointer: unbound (no function) and bound, its site and
+// positional arguments, the callee's arguments by position, the coverage's
+// measured targets and candidates; an unbound one without its site is refused.
+TEST(ModelRoundtrip, IndirectCallsAndTheirTargetsSurviveAWriteAndARead) {
+  ProgramModel m = every_kind();
+  CallItem unbound;
+  unbound.indirect = true;
+  unbound.site = "f.c:12:7";
+  unbound.positional_args = {std::nullopt, expr::parse("2 * n")};
+  CallItem bound = unbound;
+  bound.function = "main";
+  m.functions["main"].body.push_back(Item{12, "", unbound});
+  m.functions["main"].body.push_back(Item{12, "", bound});
+  m.functions["main"].arguments = {"", "n"};
+  m.coverage->unresolved_calls.push_back({"indirect", "", "main", "f.c:12"});
+  m.coverage->unresolved_calls.back().probe_targets = {{"jacobi", 0.75}, {"libsolve", 0.25}};
+  m.coverage->candidate_instructions_priced = {{"jacobi", 12}};
+  auto file = perfcast::testing::scratch() / "indirect.model.json";
+  std::ofstream(file) << program_model_json(m).dump(2);
+  ProgramModel back = load_program_model(file);
+  EXPECT_EQ(program_model_json(back).dump(), program_model_json(m).dump());
+  const auto& body = back.functions.at("main").body;
+  const auto& first = std::get<CallItem>(body[body.size() - 2].body);
+  EXPECT_TRUE(first.indirect);
+  EXPECT_EQ(first.function, "");
+  EXPECT_EQ(first.site, "f.c:12:7");
+  ASSERT_EQ(first.positional_args.size(), 2u);
+  EXPECT_FALSE(first.positional_args[0].has_value());
+  EXPECT_EQ(back.coverage->unresolved_calls.back().probe_targets[1].first, "libsolve");
+  EXPECT_EQ(back.coverage->candidate_instructions_priced.at("jacobi"), 12);
+  auto j = program_model_json(m);
+  j["functions"]["main"]["body"].back().erase("site");
+  j["functions"]["main"]["body"].back().erase("function");
+  std::ofstream(file) << j.dump(2);
+  try {
+    load_program_model(file);
+    ADD_FAILURE() << "an indirect call without its site was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("/site"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(file);
+}
+
 TEST(ModelRoundtrip, CoverageSection) {
   auto j = program_model_json(every_kind());
   ASSERT_TRUE(j.contains("coverage"));

@@ -5,6 +5,10 @@
 // status says so.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "model/costs.h"
+#include "model/model_write.h"
 #include "model/probe_bind.h"
 #include "model/program_model.h"
 #include "support/expr.h"
@@ -389,4 +393,87 @@ TEST(ProbeBind, AGuardIsSetByItsLoopsTripsBeforeAnyTakenFractionAtItsLine) {
   for (const ProbeFinding& p : found)
     if (p.kind == ProbeFinding::Kind::Branch) guard_bound = p.status == "bound (the guard of the loop at that line)";
   EXPECT_TRUE(guard_bound);
+}
+
+namespace {
+
+// main calls `solve(n)` through a pointer at f.c:12:7 (its argument n by
+// position, then one the analysis could not express); jacobi and damped take
+// their size as the parameter `len`, the first argument.
+ProgramModel indirect_model() {
+  ProgramModel m;
+  m.entry = "main";
+  m.parameters.push_back(Parameter{"n", "size", std::nullopt});
+  m.coverage = Coverage{};
+  CallItem call;
+  call.indirect = true;
+  call.site = "f.c:12:7";
+  call.positional_args = {expr::parse("2 * n"), std::nullopt};
+  Function main_fn{"main", 10, {}, {}};
+  main_fn.body.push_back(Item{12, "", call});
+  m.functions["main"] = main_fn;
+  for (const auto& [name, flops] : {std::pair{"jacobi", "2 * len"}, std::pair{"damped", "4 * len + width"}}) {
+    ComputeItem work;
+    work.flops_double = expr::parse(flops);
+    Function f{name, 1, {"len"}, {}, {"len"}};
+    if (std::string(name) == "damped") f.parameters = {"len", "width"}, f.arguments = {"len", "width"};
+    f.body.push_back(Item{2, "", work});
+    m.functions[name] = f;
+  }
+  m.coverage->unresolved_calls.push_back({"indirect", "", "main", "f.c:12"});
+  m.coverage->candidate_instructions_priced = {{"jacobi", 5}, {"damped", 7}};
+  m.coverage->instructions = 30;
+  m.coverage->instructions_priced = 10;
+  return m;
+}
+
+double main_flops(const ProgramModel& m, double n) {
+  expr::Bindings b;
+  b["n"] = n;
+  for (const auto& p : m.parameters)
+    if (p.name != "n") b[p.name] = 100.0;  // the arguments the analysis could not express
+  return expr::evaluate(symbolic_costs(m).flops_double, b).real();
+}
+
+}  // namespace
+
+// Unbound, the call prices nothing; bound, each target is taken its share of
+// the site's executions, with the caller's expression of its argument, and a
+// target outside the model is reported and priced as nothing.
+TEST(ProbeBind, AnIndirectCallBecomesCallsOfItsTargetsByTheirShares) {
+  ProgramModel m = indirect_model();
+  EXPECT_DOUBLE_EQ(main_flops(m, 10), 0);
+  ProbeRun run{"./app", 2, {}, {}, {{"f.c:12:7", {{"jacobi", 60}, {"damped", 20}, {"libsolve", 20}}}}};
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].name, "jacobi");
+  EXPECT_DOUBLE_EQ(*found[0].value, 0.6);
+  EXPECT_EQ(found[2].name, "libsolve");
+  EXPECT_NE(found[2].status.find("not in the model"), std::string::npos) << found[2].status;
+  // 0.6 * 2 * (2n) + 0.2 * (4 * (2n) + width), width a new parameter of its own.
+  ASSERT_TRUE(std::any_of(m.parameters.begin(), m.parameters.end(),
+                          [](const Parameter& p) { return p.name == "damped.width" && !p.default_value; }));
+  EXPECT_DOUBLE_EQ(main_flops(m, 10), 0.6 * 2 * 20 + 0.2 * (4 * 20 + 100));
+  const Coverage::Call& entry = m.coverage->unresolved_calls.front();
+  ASSERT_EQ(entry.probe_targets.size(), 3u);
+  EXPECT_EQ(entry.probe_targets[1].first, "damped");
+  EXPECT_DOUBLE_EQ(entry.probe_targets[1].second, 0.2);
+  // Both targets in the model are now reached: their instructions are priced.
+  EXPECT_EQ(m.coverage->instructions_priced, 22);
+  EXPECT_TRUE(m.coverage->candidate_instructions_priced.empty());
+}
+
+TEST(ProbeBind, AnIndirectCallTheRunNeverMadeStaysUnbound) {
+  ProgramModel m = indirect_model();
+  ProbeRun run{"./app", 1, {}, {}, {{"f.c:12:7", {}}}};
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].status.find("not reached"), std::string::npos) << found[0].status;
+  EXPECT_TRUE(m.coverage->unresolved_calls.front().probe_not_reached);
+  EXPECT_DOUBLE_EQ(main_flops(m, 10), 0);
+  // A record without the site (a build without the probes there): said so.
+  ProgramModel other = indirect_model();
+  found = bind_probe_run(other, ProbeRun{"./app", 1, {}, {}, {}});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].status.find("no probe"), std::string::npos) << found[0].status;
 }
