@@ -14,6 +14,7 @@
 
 #include "features/feature_abi.h"
 #include "features/feature_indirect.h"
+#include "features/feature_text.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -112,33 +113,9 @@ static void target_name(void* target, char* out, size_t size) {
 }
 
 /* Text that grows; `failed` once out of memory. */
-struct lines {
-  char* data;
-  size_t size, capacity;
-  int failed;
-};
-
-static void add_text(struct lines* t, const char* s) {
-  size_t n = strlen(s);
-  if (t->failed) return;
-  if (t->size + n + 1 > t->capacity) {
-    size_t capacity = t->capacity ? t->capacity : 1024;
-    while (capacity < t->size + n + 1) capacity *= 2;
-    char* grown = realloc(t->data, capacity);
-    if (!grown) {
-      t->failed = 1;
-      return;
-    }
-    t->data = grown;
-    t->capacity = capacity;
-  }
-  memcpy(t->data + t->size, s, n + 1);
-  t->size += n;
-}
-
 /* This rank's sites as lines `site\ttarget\tcalls\n`; a site with no calls
  * as `site\t\t0`, so that the record says it was never executed. */
-static void rank_lines(struct lines* out) {
+static void rank_lines(struct feature_text* out) {
   char line[1024], name[512];
   for (struct perfcast_indirect_module* m = indirect_modules; m; m = m->next)
     for (uint32_t s = 0; s < m->sites; ++s) {
@@ -150,29 +127,18 @@ static void rank_lines(struct lines* out) {
       struct target_table* t = site->table;
       if (!t) {
         snprintf(line, sizeof line, "%s\t\t0\n", site->name);
-        add_text(out, line);
+        feature_text_append(out, line, strlen(line));
       }
       for (; t; t = t->more)
         for (size_t i = 0; i < t->size; ++i) {
           target_name(t->entries[i].target, name, sizeof name);
           snprintf(line, sizeof line, "%s\t%s\t%lld\n", site->name, name, (long long)t->entries[i].calls);
-          add_text(out, line);
+          feature_text_append(out, line, strlen(line));
         }
     }
 }
 
 static int by_text(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
-
-static void add_json_string(struct lines* out, const char* s, size_t n) {
-  add_text(out, "\"");
-  for (size_t i = 0; i < n; ++i) {
-    char c[8] = {s[i], 0};
-    if (s[i] == '"' || s[i] == '\\') snprintf(c, sizeof c, "\\%c", s[i]);
-    else if ((unsigned char)s[i] < 0x20) snprintf(c, sizeof c, "\\u%04x", (unsigned char)s[i]);
-    add_text(out, c);
-  }
-  add_text(out, "\"");
-}
 
 /* Every rank's lines, sorted, as one JSON object: a site's targets with
  * their calls summed over the ranks. */
@@ -180,7 +146,7 @@ static char* merged_json(char* all, int total) {
   size_t n = 0;
   for (int i = 0; i < total; ++i) n += all[i] == '\n';
   char** lines = calloc(n + 1, sizeof *lines);
-  struct lines out = {0};
+  struct feature_text out = {0};
   if (!lines) return NULL;
   size_t k = 0;
   for (char *p = all, *end = all + total; p < end && k < n;) {
@@ -191,7 +157,7 @@ static char* merged_json(char* all, int total) {
     p = nl + 1;
   }
   qsort(lines, k, sizeof *lines, by_text);
-  add_text(&out, "{");
+  feature_text_append(&out, "{", 1);
   const char* open_site = NULL;
   size_t open_len = 0;
   int first_target = 1;
@@ -210,25 +176,25 @@ static char* merged_json(char* all, int total) {
     for (; j < k && strncmp(lines[j], lines[i], (size_t)(target_end - lines[i]) + 1) == 0; ++j)
       calls += atoll(strrchr(lines[j], '\t') + 1);
     if (!open_site || open_len != site_len || strncmp(open_site, lines[i], site_len) != 0) {
-      if (open_site) add_text(&out, "},");
-      add_json_string(&out, lines[i], site_len);
-      add_text(&out, ":{");
+      if (open_site) feature_text_append(&out, "},", 2);
+      feature_text_append_json(&out, lines[i], site_len);
+      feature_text_append(&out, ":{", 2);
       open_site = lines[i];
       open_len = site_len;
       first_target = 1;
     }
     if (target_len > 0 && calls > 0) {
       char number[32];
-      if (!first_target) add_text(&out, ",");
+      if (!first_target) feature_text_append(&out, ",", 1);
       first_target = 0;
-      add_json_string(&out, site_end + 1, target_len);
+      feature_text_append_json(&out, site_end + 1, target_len);
       snprintf(number, sizeof number, ":%lld", calls);
-      add_text(&out, number);
+      feature_text_append(&out, number, strlen(number));
     }
     i = j;
   }
-  if (open_site) add_text(&out, "}");
-  add_text(&out, "}");
+  if (open_site) feature_text_append(&out, "}", 1);
+  feature_text_append(&out, "}", 1);
   free(lines);
   if (out.failed) {
     free(out.data);
@@ -238,7 +204,7 @@ static char* merged_json(char* all, int total) {
 }
 
 char* perfcast_features_gather_indirect(int rank, int ranks) {
-  struct lines mine = {0};
+  struct feature_text mine = {0};
   rank_lines(&mine);
   int size = mine.failed ? 0 : (int)mine.size;
   int* sizes = rank == 0 ? calloc((size_t)ranks, sizeof *sizes) : NULL;

@@ -29,6 +29,7 @@
 
 #include "features/feature_abi.h"
 #include "features/feature_indirect.h"
+#include "features/feature_text.h"
 #include "support/crc32.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -136,31 +137,7 @@ EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided)
 
 /* ---- the record ---- */
 
-struct text {
-  char* data;
-  size_t size, capacity;
-  int failed;
-};
-
-static void append(struct text* t, const char* s, size_t n) {
-  if (t->failed) return;
-  if (t->size + n + 1 > t->capacity) {
-    size_t capacity = t->capacity ? t->capacity : 4096;
-    while (capacity < t->size + n + 1) capacity *= 2;
-    char* grown = realloc(t->data, capacity);
-    if (!grown) {
-      t->failed = 1;
-      return;
-    }
-    t->data = grown;
-    t->capacity = capacity;
-  }
-  memcpy(t->data + t->size, s, n);
-  t->size += n;
-  t->data[t->size] = '\0';
-}
-
-static void appendf(struct text* t, const char* format, ...) {
+static void appendf(struct feature_text* t, const char* format, ...) {
   char small[128];
   va_list args;
   va_start(args, format);
@@ -170,27 +147,11 @@ static void appendf(struct text* t, const char* format, ...) {
     t->failed = 1;
     return;
   }
-  append(t, small, (size_t)n);
-}
-
-static void append_json_string(struct text* t, const char* s) {
-  append(t, "\"", 1);
-  for (; *s; ++s) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') {
-      char e[2] = {'\\', (char)c};
-      append(t, e, 2);
-    } else if (c < 0x20) {
-      appendf(t, "\\u%04x", c);
-    } else {
-      append(t, (const char*)&c, 1);
-    }
-  }
-  append(t, "\"", 1);
+  feature_text_append(t, small, (size_t)n);
 }
 
 /* The command line, words joined by spaces (from /proc, which every Linux has). */
-static void append_command(struct text* t) {
+static void append_command(struct feature_text* t) {
   char buffer[8192];
   size_t n = 0;
   int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -203,7 +164,7 @@ static void append_command(struct text* t) {
   for (size_t i = 0; i < n; ++i)
     if (buffer[i] == '\0') buffer[i] = ' ';
   buffer[n] = '\0';
-  append_json_string(t, buffer);
+  feature_text_append_json(t, buffer, strlen(buffer));
 }
 
 struct feature {
@@ -221,7 +182,7 @@ static int by_name(const void* a, const void* b) {
  * is one line ending in its checksum; a file whose last line was torn (its
  * writer killed) gets a newline first, so the torn line stays alone and the
  * reader skips it. */
-static void append_record(const char* path, const struct text* record) {
+static void append_record(const char* path, const struct feature_text* record) {
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     log_once("cannot open the dataset %s: %s", path, strerror(errno));
@@ -267,7 +228,7 @@ static void append_record(const char* path, const struct text* record) {
 /* Appends the features (`code` 0: every kind but CODE, as [value, epoch]) or
  * the facts of the code (`code` 1: kind CODE, as the value alone) of the
  * sorted array, comma-separated. */
-static void append_features(struct text* body, const struct feature* features, size_t n, int code) {
+static void append_features(struct feature_text* body, const struct feature* features, size_t n, int code) {
   int first = 1;
   for (size_t i = 0; i < n;) {
     /* The same name from several modules (a static inline function of a
@@ -282,9 +243,9 @@ static void append_features(struct text* body, const struct feature* features, s
     }
     if ((f.kind == PERFCAST_FEATURE_CODE) != code) continue;
     if (!isfinite(f.value)) continue; /* a value never assigned, or not a JSON number */
-    if (!first) append(body, ",", 1);
+    if (!first) feature_text_append(body, ",", 1);
     first = 0;
-    append_json_string(body, f.name);
+    feature_text_append_json(body, f.name, strlen(f.name));
     if (code)
       appendf(body, ":%.17g", f.value);
     else
@@ -297,31 +258,31 @@ static void write_record(struct feature* features, size_t n, double time_s, int 
   if (!path || !*path) return; /* recording was not asked for */
   qsort(features, n, sizeof *features, by_name);
 
-  struct text body = {0};
+  struct feature_text body = {0};
   appendf(&body, "{\"format\":\"perfcast-features\",\"version\":1,\"time_s\":%.9g,\"ranks\":%d,\"command\":",
           time_s, ranks);
   append_command(&body);
   const char* label = getenv(PERFCAST_FEATURES_LABEL_VARIABLE);
   if (label && *label) {
-    append(&body, ",\"label\":", 9);
-    append_json_string(&body, label);
+    feature_text_append(&body, ",\"label\":", 9);
+    feature_text_append_json(&body, label, strlen(label));
   }
   /* The features, then the facts of the code (kind CODE) in their own object. */
-  append(&body, ",\"features\":{", 13);
+  feature_text_append(&body, ",\"features\":{", 13);
   append_features(&body, features, n, 0);
-  append(&body, "},\"code\":{", 10);
+  feature_text_append(&body, "},\"code\":{", 10);
   append_features(&body, features, n, 1);
-  append(&body, "}", 1);
+  feature_text_append(&body, "}", 1);
   /* The targets of the calls through pointers, per site (feature_indirect.c). */
   if (indirect) {
-    append(&body, ",\"indirect_calls\":", 18);
-    append(&body, indirect, strlen(indirect));
+    feature_text_append(&body, ",\"indirect_calls\":", 18);
+    feature_text_append(&body, indirect, strlen(indirect));
   }
-  append(&body, "}", 1);
+  feature_text_append(&body, "}", 1);
 
-  struct text line = {0};
-  append(&line, "\n{\"record\":", 11);
-  if (!body.failed) append(&line, body.data, body.size);
+  struct feature_text line = {0};
+  feature_text_append(&line, "\n{\"record\":", 11);
+  if (!body.failed) feature_text_append(&line, body.data, body.size);
   appendf(&line, ",\"crc32\":\"%08x\"}\n", body.failed ? 0u : perfcast_crc32(body.data, body.size));
   if (body.failed || line.failed)
     log_once("out of memory while writing the record");
@@ -418,7 +379,7 @@ static void plan_stop(void) {
 }
 
 static void write_report(double time_s) {
-  struct text body = {0};
+  struct feature_text body = {0};
   appendf(&body, "{\"format\":\"perfcast-features-report\",\"version\":1,\"rank\":%d,\"ranks\":%d,\"pid\":%ld,",
           stop.rank, stop.ranks, (long)getpid());
   appendf(&body, "\"time_s\":%.9g,\"features\":{", time_s);
@@ -430,12 +391,12 @@ static void write_report(double time_s) {
       int count = m->kinds[j] == PERFCAST_FEATURE_COUNT;
       double value = count ? (double)s->count : s->value;
       if ((!count && !s->assigned) || !isfinite(value)) continue;
-      if (!first) append(&body, ",", 1);
+      if (!first) feature_text_append(&body, ",", 1);
       first = 0;
-      append_json_string(&body, m->names[j]);
+      feature_text_append_json(&body, m->names[j], strlen(m->names[j]));
       appendf(&body, ":[\"%s\",%.17g,%.4f]", count ? "count" : "value", value, s->epoch_ms / 1e3);
     }
-  append(&body, "}}\n", 3);
+  feature_text_append(&body, "}}\n", 3);
   char path[4200], partial[4300];
   snprintf(path, sizeof path, "%s/rank-%d.features.json", stop.report_dir, stop.rank);
   snprintf(partial, sizeof partial, "%s.partial", path);
