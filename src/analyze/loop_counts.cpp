@@ -43,6 +43,50 @@ unsigned LoopCounts::remainder_bits(const llvm::Loop* l) {
   return 0;
 }
 
+// Whether the loop vectoriser made `l` (its vector body or the scalar loop
+// it leaves for the iterations that fill no vector): LLVM marks both so.
+static bool vectorised(const llvm::Loop* l) {
+  const llvm::MDNode* id = l->getLoopID();
+  if (!id) return false;
+  for (const llvm::MDOperand& op : id->operands())
+    if (const auto* node = llvm::dyn_cast_or_null<llvm::MDNode>(op.get()))
+      if (node->getNumOperands() > 0)
+        if (const auto* name = llvm::dyn_cast_or_null<llvm::MDString>(node->getOperand(0).get());
+            name && name->getString() == "llvm.loop.isvectorized")
+          return true;
+  return false;
+}
+
+// The source iterations one trip of a vectoriser's vector body does (its
+// backedge-taken count a udiv by that power of two), 0 for other loops.
+std::uint64_t LoopCounts::vector_width(const llvm::Loop* l) {
+  using namespace llvm;
+  if (!vectorised(l)) return 0;
+  const SCEV* btc = s_.se.getBackedgeTakenCount(const_cast<Loop*>(l));
+  if (auto* d = dyn_cast<SCEVUDivExpr>(btc))
+    if (auto* c = dyn_cast<SCEVConstant>(d->getRHS()); c && c->getAPInt().ugt(1) && c->getAPInt().isPowerOf2())
+      return c->getAPInt().getZExtValue();
+  return 0;
+}
+
+// The other loop the vectoriser made of `l`'s source loop: a sibling at the
+// same source line, its vector body (want_vector_body) or its scalar
+// remainder; none when there is not exactly one.
+const llvm::Loop* LoopCounts::vectoriser_sibling(const llvm::Loop* l, bool want_vector_body) {
+  Where at = s_.where(source_loc(l));
+  const auto& siblings = l->getParentLoop() ? l->getParentLoop()->getSubLoops() : s_.li.getTopLevelLoops();
+  const llvm::Loop* found = nullptr;
+  for (const llvm::Loop* o : siblings) {
+    if (o == l || !vectorised(o)) continue;
+    Where there = s_.where(source_loc(o));
+    if (there.line != at.line || there.file != at.file) continue;
+    if ((vector_width(o) != 0) != want_vector_body) continue;
+    if (found) return nullptr;
+    found = o;
+  }
+  return found;
+}
+
 Expr LoopCounts::trip_count(llvm::Loop* l) {
   if (auto it = trip_counts_.find(l); it != trip_counts_.end()) return it->second;
   const llvm::SCEV* btc = s_.se.getBackedgeTakenCount(l);
@@ -83,6 +127,16 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
   if (computable) {
     using namespace llvm;
     if (unsigned bits = remainder_bits(l)) return trip_counts_[l] = ex::mod(source, Expr(std::int64_t{1} << bits));
+    // A loop the vectoriser split: its vector body does W source iterations
+    // a trip (T div W trips), its scalar loop what fills no vector (T mod W;
+    // all T when T < W, where the vector body is skipped). The run-time
+    // checks before them are taken to pass, as everywhere.
+    if (vectorised(l)) {
+      if (std::uint64_t width = vector_width(l); width && vectoriser_sibling(l, false))
+        return trip_counts_[l] = ex::floordiv(source, Expr(static_cast<std::int64_t>(width)));
+      if (const Loop* body = vectoriser_sibling(l, true); body && !vector_width(l))
+        return trip_counts_[l] = ex::mod(source, Expr(static_cast<std::int64_t>(vector_width(body))));
+    }
     // The unrolled loop: its remainder loop is a sibling of the same line, or,
     // unrolled by 2, the one iteration left over runs behind a test of T's
     // lowest bit (remainder_test_of).

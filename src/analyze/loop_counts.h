@@ -44,6 +44,8 @@ class LoopCounts {
 
  private:
   unsigned remainder_bits(const llvm::Loop* l);
+  std::uint64_t vector_width(const llvm::Loop* l);
+  const llvm::Loop* vectoriser_sibling(const llvm::Loop* l, bool want_vector_body);
   bool is_remainder_test(const llvm::BranchInst* br, const llvm::Loop* unrolled);
   const llvm::BranchInst* remainder_test_of(const llvm::Loop* unrolled);
   bool fresh_each_run(const llvm::Value* start, const llvm::Loop* l);

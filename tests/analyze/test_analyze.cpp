@@ -1162,6 +1162,25 @@ TEST(Analyze, ARowLoopUnrolledByTwoCountsEveryElementOnce) {
     }
 }
 
+// A loop whose range is read from memory, split by the vectoriser
+// (vectorised_chunks.c): its one parameter counts the source loop's
+// iterations, T, of which the vector body does T div W trips of W elements
+// and the scalar loop T mod W; the scalar loop's entry, a join the analyser
+// guesses at one half, is within one vector of the whole. Priced at T each,
+// the two loops counted 10 flops an element where the code does 2.
+TEST(Analyze, AVectorisedLoopOfUnknownTripsSharesThemBetweenItsTwoLoops) {
+  auto m = load(analyse_case("vectorised_chunks.c"), "vectorised_chunks");
+  for (long chunks : {1L, 3L})
+    for (long t : {0L, 1L, 3L, 4L, 7L, 1000L, 1003L}) {
+      expr::Bindings b = {{"chunks", chunks}, {"axpy_chunks.loop2.trips", t}};
+      bind_the_rest(m, b);
+      const double flops = counts(m, "axpy_chunks", b).flops_double;
+      EXPECT_LE(flops, chunks * 2.0 * t + 1e-9) << "chunks = " << chunks << ", trips = " << t;
+      EXPECT_GE(flops, chunks * (2.0 * t - 8)) << "chunks = " << chunks << ", trips = " << t;
+      if (t % 8 == 0) EXPECT_EQ(flops, chunks * 2.0 * t) << "chunks = " << chunks << ", trips = " << t;
+    }
+}
+
 // A compare-and-select of the same two values is a minimum or maximum, one
 // flop (minsd/maxsd), as fmin/fmax are; a select between other values is
 // none (min_max.c: 3 flops an element and 1 after the loop, which the
