@@ -485,6 +485,24 @@ class FeatureProbes {
         if (auto* call = dyn_cast<CallBase>(&inst); leaf && call && !plain_call(*call, tli)) leaf = false;
     return leaves_[&f] = leaf;
   }
+  // "memset", "memcpy" or "memmove" for such a call whose length is not a
+  // constant (the llvm.mem* intrinsics, or the C library's functions called
+  // by name): the analyser names its bytes a parameter, which the probe run's
+  // mean bytes per call binds. Null for any other call.
+  static const char* memory_call_kind(const CallBase& call) {
+    const char* kind = nullptr;
+    if (auto* intrinsic = dyn_cast<MemIntrinsic>(&call)) {
+      kind = isa<MemSetInst>(intrinsic) ? "memset" : isa<MemMoveInst>(intrinsic) ? "memmove" : "memcpy";
+    } else if (const Function* callee = call.getCalledFunction(); callee && callee->isDeclaration()) {
+      StringRef name = callee->getName();
+      for (const char* libc : {"memset", "memcpy", "memmove"})
+        if (name == libc) kind = libc;
+    }
+    if (!kind || call.arg_size() < 3 || isa<Constant>(call.getArgOperand(2)) ||
+        !call.getArgOperand(2)->getType()->isIntegerTy())
+      return nullptr;
+    return kind;
+  }
   bool call_free(const Loop& loop, const TargetLibraryInfo& tli) {
     for (const BasicBlock* bb : loop.blocks())
       for (const Instruction& inst : *bb)
@@ -540,10 +558,12 @@ class FeatureProbes {
     struct ValueStore { StoreInst* store; unsigned slot; };
     struct Branch { BranchInst* branch; unsigned slot; };
     struct MpiCall { CallBase* call; const MpiBinding* binding; unsigned slot; bool fortran; };
+    struct MemoryCall { CallBase* call; unsigned slot; };
     struct LoopPlan { Loop* loop; unsigned slot; };
     std::vector<ValueStore> stores;
     std::vector<Branch> branches;
     std::vector<MpiCall> calls;
+    std::vector<MemoryCall> memory_calls;
     std::vector<LoopPlan> loop_plans;
     const auto indirect_calls = indirect_calls_of(f);
 
@@ -576,6 +596,11 @@ class FeatureProbes {
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
+          if (const char* kind = memory_call_kind(*call)) {
+            if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind, "calls", "bytes"))
+              memory_calls.push_back({call, *slot});
+            continue;
+          }
           bool fortran = false;
           const MpiBinding* binding = mpi_binding(callee->getName(), fortran);
           if (!binding || call->arg_size() <= static_cast<unsigned>(std::max(binding->count, binding->datatype)))
@@ -652,6 +677,11 @@ class FeatureProbes {
       FunctionCallee hook = m_.getOrInsertFunction(c.fortran ? PERFCAST_FEATURES_MPI_FORTRAN : PERFCAST_FEATURES_MPI,
                                                    Type::getVoidTy(ctx_), ptr_, ptr_, i64_, ptr_);
       b.CreateCall(hook, {field(b, c.slot, 0), field(b, c.slot + 1, 0), b.CreateSExtOrTrunc(count, i64_), datatype});
+    }
+    for (auto& mc : memory_calls) {
+      IRBuilder<> b(mc.call);
+      add_count(b, mc.slot, ConstantInt::get(i64_, 1), nullptr);
+      add_count(b, mc.slot + 1, b.CreateZExtOrTrunc(mc.call->getArgOperand(2), i64_), nullptr, false);
     }
     for (auto& lp : loop_plans) instrument_loop(f, *lp.loop, lp.slot);
     for (auto& [region, counts] : local_counts_) flush(counts, region_exits[region]);

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <regex>
 #include <set>
 
 #include "model/probe_regions.h"
@@ -466,6 +469,62 @@ std::optional<double> mean_size(const ProgramModel& model, const ProbeRun& run, 
   return mean;
 }
 
+
+// The analyser's tag of a source file in descriptions: its name without the
+// folder, each character but letters and digits as `_` (src/analyze/source_names.cpp).
+std::string file_tag(const std::string& file) {
+  std::string tag;
+  for (char c : file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1))
+    tag += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return tag;
+}
+
+// A memset/memcpy/memmove's bytes the analyser could not express
+// (`<function>.memset<k>.bytes`, described "bytes of the memset at
+// <file tag>:<line>"), bound to the run's mean bytes per call at that line:
+// the sum over the probes there (each inlined copy, and a memmove the
+// optimiser made a memcpy) of bytes over calls. A line the run never reached
+// binds 0, as a loop's trips do. Nothing when `p` is no such parameter.
+std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p, const std::string& origin) {
+  static const std::regex name_form(R"(\.(memset|memcpy|memmove)[0-9]+\.bytes$)");
+  static const std::regex described(R"(bytes of the mem(set|cpy) at (\S+):([0-9]+)$)");
+  std::smatch name, where;
+  if (!std::regex_search(p.name, name, name_form) || !std::regex_search(p.description, where, described))
+    return std::nullopt;
+  const bool set = name[1] == "memset";
+  const std::string tag = where[2], line = where[3];
+  double calls = 0, bytes = 0;
+  std::string site;
+  bool probed = false;
+  for (const auto& [feature_name, value] : run.features) {
+    // file:line:kind[#k].calls, the file tagged as the analyser tags it
+    static const std::regex feature_form(R"(^(.*):([0-9]+):(memset|memcpy|memmove)(#[0-9]+)?\.calls$)");
+    std::smatch f;
+    if (!std::regex_match(feature_name, f, feature_form) || f[2] != line || file_tag(f[1]) != tag ||
+        (f[3] == "memset") != set)
+      continue;
+    auto b = feature(run, feature_name.substr(0, feature_name.size() - std::strlen(".calls")) + ".bytes");
+    if (!b) continue;
+    probed = true;
+    site = std::string(f[1]) + ":" + line;
+    calls += value;
+    bytes += *b;
+  }
+  ProbeFinding out{ProbeFinding::Kind::Value, site.empty() ? tag + ":" + line : site, p.name, std::nullopt, ""};
+  if (!probed) {
+    out.status = "no probe of that call at that line (was the program built with perfcast cc --features from these "
+                 "sources?)";
+  } else if (calls == 0) {
+    bind_measure(p, 0, origin + ", never reached there");
+    out.value = 0;
+    out.status = "not reached by the probe run: 0";
+  } else {
+    bind_measure(p, bytes / calls, origin);
+    out.value = bytes / calls;
+    out.status = "bound (the mean bytes per call at that line)";
+  }
+  return out;
+}
 }  // namespace
 
 std::string probe_origin(const ProbeRun& run) {
@@ -694,6 +753,15 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.status = bound_status(o);
     }
     out.push_back(std::move(f));
+  }
+
+  // Bytes of memset/memcpy/memmove calls (bind_memory_bytes).
+  for (Parameter& p : model.parameters) {
+    if (p.default_value || bound.count(p.name)) continue;
+    if (auto f = bind_memory_bytes(run, p, origin)) {
+      if (f->value) bound.insert(p.name);
+      out.push_back(std::move(*f));
+    }
   }
 
   // Sizes: a required parameter of a function (dotted) that is exactly the

@@ -6,7 +6,8 @@
 // Only what the analyser left unknown is filled: a loop's trips parameter
 // without a default (coverage `unknown_loops`, which also lists the
 // invocations per call of each recursive function), a branch priced at a guessed
-// probability (coverage `guessed_branches`), and a required parameter named
+// probability (coverage `guessed_branches`), a memset/memcpy's bytes the
+// analyser could not express (its mean bytes per call), and a required parameter named
 // after one of main's scalar variables; and the targets of a call through a
 // pointer (probe_indirect.h). A bound parameter gets the measure as
 // its default and `origin` saying which run gave it; a site the run never

@@ -473,6 +473,61 @@ TEST(ProbeRun, BindsTheTripsOfALoopTestedAtTheBottom) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// memset and memcpy lengths read from a table (memory_calls.c): the analyser
+// names their bytes parameters; the probe run binds each to its mean bytes
+// per call and an unreached one to 0, and the bound model's bytes are the
+// hand count.
+TEST(ProbeRun, BindsTheMeanBytesOfMemsetAndMemcpyCalls) {
+  const std::string source = MEMORY_CALLS_SOURCE;
+  constexpr long n = 40;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "memory_calls.json", bound = dir / "memory_calls.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  // The parameter described at the marker's line.
+  auto bytes_at = [&](const json& m, const std::string& marker) {
+    const std::string at = "memory_calls_c:" + std::to_string(marker_line(source, marker));
+    std::string found;
+    for (const auto& [name, p] : m["parameters"].items())
+      if (name.ends_with(".bytes") && p.value("description", "").ends_with(at)) found = name;
+    return found;
+  };
+  const std::string set = bytes_at(before, "memset"), copy = bytes_at(before, "memcpy"),
+                    unreached = bytes_at(before, "unreached");
+  ASSERT_FALSE(set.empty() || copy.empty() || unreached.empty()) << before["parameters"].dump(1);
+  EXPECT_FALSE(before["parameters"][set].contains("default"));
+  EXPECT_FALSE(before["parameters"][copy].contains("default"));
+
+  fs::path program = build("memory_calls_features", true, source);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(n)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  // Rows of N, 2N, 3N bytes by turns: 2N a memset, half that a memcpy.
+  EXPECT_EQ(after["parameters"][set].value("default", ""), std::to_string(2 * n));
+  EXPECT_EQ(after["parameters"][copy].value("default", ""), std::to_string(n));
+  EXPECT_EQ(after["parameters"][unreached].value("default", ""), "0");
+  EXPECT_NE(after["parameters"][set].value("origin", "").find("probe run"), std::string::npos);
+
+  // The calls' bytes in the prediction: the bound model less the same with
+  // the two parameters 0 is 6 rows' memsets (stored) and memcpys (loaded and stored).
+  auto bytes = [&](const std::vector<std::string>& params) {
+    std::vector<std::string> a = {"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"};
+    for (const auto& p : params) a.insert(a.end(), {"--param", p});
+    auto p = perfcast_run(a);
+    EXPECT_EQ(p.exit_code, 0) << p.stderr_text;
+    const json rank = json::parse(p.stdout_text)["ranks"][0];
+    return std::pair(rank["load_bytes"].get<double>(), rank["store_bytes"].get<double>());
+  };
+  const auto [loads, stores] = bytes({});
+  const auto [loads0, stores0] = bytes({set + "=0", copy + "=0"});
+  EXPECT_DOUBLE_EQ(stores - stores0, 6.0 * 2 * n + 6.0 * n);
+  EXPECT_DOUBLE_EQ(loads - loads0, 6.0 * n);
+}
+
 // No record to read: the error names the file and the option.
 TEST(ProbeRun, AMissingRecordFileIsNamed) {
   fs::path dir = scratch() / "probe_missing";

@@ -477,3 +477,36 @@ TEST(ProbeBind, AnIndirectCallTheRunNeverMadeStaysUnbound) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].status.find("no probe"), std::string::npos) << found[0].status;
 }
+
+namespace {
+
+// A memcpy's bytes at one line are the mean over every probe of a copy there
+// (each inlined copy, `#2`; a memmove the optimiser made a memcpy) in the
+// file the description's tag names; a memset at that line, or a copy at that
+// line of another file, is not it.
+TEST(ProbeBind, AMemcpysBytesAreTheMeanPerCallOfTheCopiesAtItsLine) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"pack.memmove1.bytes", "bytes of the memcpy at halo_c:5", std::nullopt, true, ""});
+  m.parameters.push_back({"pack.memset1.bytes", "bytes of the memset at halo_c:9", std::nullopt, true, ""});
+  ProbeRun run{"./app", 2, {}, {}};
+  run.features["halo.c:5:memcpy.calls"] = 3;
+  run.features["halo.c:5:memcpy.bytes"] = 300;
+  run.features["halo.c:5:memmove#2.calls"] = 1;
+  run.features["halo.c:5:memmove#2.bytes"] = 500;
+  run.features["halo.c:5:memset.calls"] = 7;
+  run.features["halo.c:5:memset.bytes"] = 7000;
+  run.features["other.c:5:memcpy.calls"] = 1;
+  run.features["other.c:5:memcpy.bytes"] = 9000;
+  run.features["halo.c:9:memset.calls"] = 0;
+  run.features["halo.c:9:memset.bytes"] = 0;
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(m.parameters[0].default_value->str(), "200");  // (300 + 500) / 4
+  EXPECT_EQ(m.parameters[0].origin, probe_origin(run));
+  EXPECT_EQ(m.parameters[1].default_value->str(), "0");     // never reached
+  EXPECT_NE(found[1].status.find("not reached"), std::string::npos);
+}
+
+}  // namespace
