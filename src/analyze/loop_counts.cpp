@@ -58,10 +58,18 @@ static bool vectorised(const llvm::Loop* l) {
 }
 
 // The source iterations one trip of a vectoriser's vector body does (its
-// backedge-taken count a udiv by that power of two), 0 for other loops.
+// backedge-taken count a udiv by that power of two), 0 for other loops. The
+// vector body computes in vectors; the scalar loop it leaves, once the
+// unroller has unrolled it at run time, is marked and counted alike but does
+// not (a loop only interleaved, in no vectors, is taken for such a one).
 std::uint64_t LoopCounts::vector_width(const llvm::Loop* l) {
   using namespace llvm;
   if (!vectorised(l)) return 0;
+  bool in_vectors = false;
+  for (const BasicBlock* b : l->blocks())
+    for (const Instruction& i : *b)
+      in_vectors = in_vectors || i.getType()->isVectorTy();
+  if (!in_vectors) return 0;
   const SCEV* btc = s_.se.getBackedgeTakenCount(const_cast<Loop*>(l));
   if (auto* d = dyn_cast<SCEVUDivExpr>(btc))
     if (auto* c = dyn_cast<SCEVConstant>(d->getRHS()); c && c->getAPInt().ugt(1) && c->getAPInt().isPowerOf2())
@@ -70,8 +78,9 @@ std::uint64_t LoopCounts::vector_width(const llvm::Loop* l) {
 }
 
 // The other loop the vectoriser made of `l`'s source loop: a sibling at the
-// same source line, its vector body (want_vector_body) or its scalar
-// remainder; none when there is not exactly one.
+// same source line, its vector body (want_vector_body; none when there is not
+// exactly one) or a loop of its scalar remainder (the first, which the
+// unroller may have made two of).
 const llvm::Loop* LoopCounts::vectoriser_sibling(const llvm::Loop* l, bool want_vector_body) {
   Where at = s_.where(source_loc(l));
   const auto& siblings = l->getParentLoop() ? l->getParentLoop()->getSubLoops() : s_.li.getTopLevelLoops();
@@ -81,6 +90,7 @@ const llvm::Loop* LoopCounts::vectoriser_sibling(const llvm::Loop* l, bool want_
     Where there = s_.where(source_loc(o));
     if (there.line != at.line || there.file != at.file) continue;
     if ((vector_width(o) != 0) != want_vector_body) continue;
+    if (!want_vector_body) return o;
     if (found) return nullptr;
     found = o;
   }
@@ -126,17 +136,18 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
   // iterations, U source iterations each). Each gets its share of T.
   if (computable) {
     using namespace llvm;
-    if (unsigned bits = remainder_bits(l)) return trip_counts_[l] = ex::mod(source, Expr(std::int64_t{1} << bits));
     // A loop the vectoriser split: its vector body does W source iterations
     // a trip (T div W trips), its scalar loop what fills no vector (T mod W;
-    // all T when T < W, where the vector body is skipped). The run-time
-    // checks before them are taken to pass, as everywhere.
+    // all T when T < W, where the vector body is skipped), which the unroller
+    // may split further as below. The run-time checks before them are taken
+    // to pass, as everywhere.
     if (vectorised(l)) {
       if (std::uint64_t width = vector_width(l); width && vectoriser_sibling(l, false))
         return trip_counts_[l] = ex::floordiv(source, Expr(static_cast<std::int64_t>(width)));
       if (const Loop* body = vectoriser_sibling(l, true); body && !vector_width(l))
-        return trip_counts_[l] = ex::mod(source, Expr(static_cast<std::int64_t>(vector_width(body))));
+        source = ex::mod(source, Expr(static_cast<std::int64_t>(vector_width(body))));
     }
+    if (unsigned bits = remainder_bits(l)) return trip_counts_[l] = ex::mod(source, Expr(std::int64_t{1} << bits));
     // The unrolled loop: its remainder loop is a sibling of the same line, or,
     // unrolled by 2, the one iteration left over runs behind a test of T's
     // lowest bit (remainder_test_of).

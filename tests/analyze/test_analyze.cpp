@@ -1206,6 +1206,27 @@ TEST(Analyze, AVectorisedLoopOfUnknownTripsSharesThemBetweenItsTwoLoops) {
     }
 }
 
+// The same split when the unroller has also unrolled the scalar loop by 2
+// with its odd iteration peeled before the pairs (vectorised_pairs.c): the
+// scalar pair loop, marked as vectorised and counted in steps of 2 as a
+// vector body is, holds no vectors; it shares T mod W with the peeled
+// iteration, and the vector body keeps T div W. Priced at T, the vector body
+// alone counted 8 flops an element where the code does 4.
+TEST(Analyze, AVectorisedLoopWhoseScalarLoopIsUnrolledSharesItsTrips) {
+  auto m = load(analyse_case("vectorised_pairs.c"), "vectorised_pairs");
+  for (long chunks : {1L, 3L})
+    for (long t : {0L, 1L, 2L, 3L, 4L, 7L, 1000L, 1003L}) {
+      expr::Bindings b = {{"chunks", chunks}, {"work_rate.loop2.trips", t}};
+      bind_the_rest(m, b);
+      const double flops = counts(m, "work_rate", b).flops_double;
+      EXPECT_LE(flops, chunks * 4.0 * t + 1e-9) << "chunks = " << chunks << ", trips = " << t;
+      EXPECT_GE(flops, chunks * (4.0 * t - 16)) << "chunks = " << chunks << ", trips = " << t;
+      if (t % 8 == 0) {
+        EXPECT_EQ(flops, chunks * 4.0 * t) << "chunks = " << chunks << ", trips = " << t;
+      }
+    }
+}
+
 // A compare-and-select of the same two values is a minimum or maximum, one
 // flop (minsd/maxsd), as fmin/fmax are; a select between other values is
 // none (min_max.c: 3 flops an element and 1 after the loop, which the
