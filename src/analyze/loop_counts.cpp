@@ -58,10 +58,18 @@ static bool vectorised(const llvm::Loop* l) {
 }
 
 // The source iterations one trip of a vectoriser's vector body does (its
-// backedge-taken count a udiv by that power of two), 0 for other loops.
+// backedge-taken count a udiv by that power of two), 0 for other loops. The
+// vector body computes in vectors; the scalar loop it leaves, once the
+// unroller has unrolled it at run time, is marked and counted alike but does
+// not (a loop only interleaved, in no vectors, is taken for such a one).
 std::uint64_t LoopCounts::vector_width(const llvm::Loop* l) {
   using namespace llvm;
   if (!vectorised(l)) return 0;
+  bool in_vectors = false;
+  for (const BasicBlock* b : l->blocks())
+    for (const Instruction& i : *b)
+      in_vectors = in_vectors || i.getType()->isVectorTy();
+  if (!in_vectors) return 0;
   const SCEV* btc = s_.se.getBackedgeTakenCount(const_cast<Loop*>(l));
   if (auto* d = dyn_cast<SCEVUDivExpr>(btc))
     if (auto* c = dyn_cast<SCEVConstant>(d->getRHS()); c && c->getAPInt().ugt(1) && c->getAPInt().isPowerOf2())
@@ -70,8 +78,9 @@ std::uint64_t LoopCounts::vector_width(const llvm::Loop* l) {
 }
 
 // The other loop the vectoriser made of `l`'s source loop: a sibling at the
-// same source line, its vector body (want_vector_body) or its scalar
-// remainder; none when there is not exactly one.
+// same source line, its vector body (want_vector_body; none when there is not
+// exactly one) or a loop of its scalar remainder (the first, which the
+// unroller may have made two of).
 const llvm::Loop* LoopCounts::vectoriser_sibling(const llvm::Loop* l, bool want_vector_body) {
   Where at = s_.where(source_loc(l));
   const auto& siblings = l->getParentLoop() ? l->getParentLoop()->getSubLoops() : s_.li.getTopLevelLoops();
@@ -81,6 +90,7 @@ const llvm::Loop* LoopCounts::vectoriser_sibling(const llvm::Loop* l, bool want_
     Where there = s_.where(source_loc(o));
     if (there.line != at.line || there.file != at.file) continue;
     if ((vector_width(o) != 0) != want_vector_body) continue;
+    if (!want_vector_body) return o;
     if (found) return nullptr;
     found = o;
   }
@@ -126,17 +136,18 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
   // iterations, U source iterations each). Each gets its share of T.
   if (computable) {
     using namespace llvm;
-    if (unsigned bits = remainder_bits(l)) return trip_counts_[l] = ex::mod(source, Expr(std::int64_t{1} << bits));
     // A loop the vectoriser split: its vector body does W source iterations
     // a trip (T div W trips), its scalar loop what fills no vector (T mod W;
-    // all T when T < W, where the vector body is skipped). The run-time
-    // checks before them are taken to pass, as everywhere.
+    // all T when T < W, where the vector body is skipped), which the unroller
+    // may split further as below. The run-time checks before them are taken
+    // to pass, as everywhere.
     if (vectorised(l)) {
       if (std::uint64_t width = vector_width(l); width && vectoriser_sibling(l, false))
         return trip_counts_[l] = ex::floordiv(source, Expr(static_cast<std::int64_t>(width)));
       if (const Loop* body = vectoriser_sibling(l, true); body && !vector_width(l))
-        return trip_counts_[l] = ex::mod(source, Expr(static_cast<std::int64_t>(vector_width(body))));
+        source = ex::mod(source, Expr(static_cast<std::int64_t>(vector_width(body))));
     }
+    if (unsigned bits = remainder_bits(l)) return trip_counts_[l] = ex::mod(source, Expr(std::int64_t{1} << bits));
     // The unrolled loop: its remainder loop is a sibling of the same line, or,
     // unrolled by 2, the one iteration left over runs behind a test of T's
     // lowest bit (remainder_test_of).
@@ -179,10 +190,14 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
 }
 
 // A loop unrolled by 2 with a run-time trip count T leaves no remainder loop:
-// after the unrolled loop (T div 2 iterations of two source iterations each)
-// one more source iteration runs when T is odd, behind `icmp eq (and X, 1), 0`
-// (or `ne`) with X the trip count the unrolled loop's count reads. The test is
-// a branch outside the loop, in the loop around it, at the loop's source line.
+// one source iteration runs alone when T is odd, behind `icmp eq (and X, 1), 0`
+// (or `ne`) with X the trip count the unrolled loop's count reads, and the
+// unrolled loop does the T div 2 pairs. LLVM puts that iteration after the
+// unrolled loop (an epilogue) or, when no index of the loop starts at a
+// constant (`for (s = first; s < last; ++s)`), before it (a prologue): the
+// unrolled loop then starts from a phi of where the prologue did or did not
+// leave the index, which is read through. The test is a branch outside the
+// loop, in the loop around it, at the loop's source line.
 bool LoopCounts::is_remainder_test(const llvm::BranchInst* br, const llvm::Loop* unrolled) {
   using namespace llvm;
   if (!br->isConditional() || unrolled->contains(br->getParent())) return false;
@@ -211,6 +226,10 @@ bool LoopCounts::is_remainder_test(const llvm::BranchInst* br, const llvm::Loop*
   } of_x, of_count;
   visitAll(s_.se.getSCEV(const_cast<Value*>(x)), of_x);
   visitAll(btc, of_count);
+  for (const Value* v : std::set<const Value*>(of_count.values))
+    if (auto* start = dyn_cast<PHINode>(v); start && !unrolled->contains(start->getParent()))
+      for (const Value* in : start->incoming_values())
+        if (s_.se.isSCEVable(in->getType())) visitAll(s_.se.getSCEV(const_cast<Value*>(in)), of_count);
   if (of_x.values.empty()) return false;
   for (const Value* v : of_x.values)
     if (!of_count.values.count(v)) return false;
@@ -298,6 +317,21 @@ bool LoopCounts::fresh_each_run(const llvm::Value* start, const llvm::Loop* l) {
   return true;
 }
 
+// Whether `b` is in the one iteration that a loop of `loops` unrolled by 2
+// runs alone when its count is odd: on the odd side of its remainder test.
+bool LoopCounts::in_left_over_iteration(const llvm::BasicBlock* b, const std::vector<llvm::Loop*>& loops) {
+  for (llvm::Loop* l : loops) {
+    trip_count(l);  // records whether it is unrolled by 2
+    if (!unrolled_by_two_.count(l)) continue;
+    const llvm::BranchInst* test = remainder_test_of(l);
+    if (!test) continue;
+    bool tests_even = llvm::cast<llvm::ICmpInst>(test->getCondition())->getPredicate() == llvm::CmpInst::ICMP_EQ;
+    const llvm::BasicBlock* odd = test->getSuccessor(tests_even ? 1 : 0);
+    if (odd->getSinglePredecessor() == test->getParent() && s_.dt.dominates(odd, b)) return true;
+  }
+  return false;
+}
+
 // A branch that only guards a loop: one side enters the loop (through its
 // preheader), or the loops the optimiser made of one source loop (a
 // remainder and an unrolled copy), and nothing else that works; the other
@@ -346,6 +380,7 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
     std::set<BasicBlock*> inside(region.begin(), region.end());
     if (inside.count(skip) || inside.count(from)) continue;
     std::vector<Loop*> loops;
+    std::vector<BasicBlock*> working;  // blocks outside the loops that store or call
     bool ok = true;
     for (BasicBlock* b : region) {
       for (BasicBlock* succ : successors(b))
@@ -369,16 +404,24 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
           if (l->getHeader() == b) loops.push_back(l);
         continue;
       }
-      // Outside the loops: preheader arithmetic and loads only.
+      // Outside the loops: preheader arithmetic and loads only, or the
+      // iteration a loop unrolled by 2 leaves over (checked below).
       for (Instruction& i : *b) {
-        if (isa<StoreInst>(&i)) ok = false;
+        bool works = isa<StoreInst>(&i);
         if (auto* call = dyn_cast<CallBase>(&i); call && !isa<DbgInfoIntrinsic>(&i) && !call->onlyReadsMemory())
           if (!isa<IntrinsicInst>(call) || cast<IntrinsicInst>(call)->getIntrinsicID() == Intrinsic::memset ||
               cast<IntrinsicInst>(call)->getIntrinsicID() == Intrinsic::memcpy)
-            ok = false;
+            works = true;
+        if (works) {
+          working.push_back(b);
+          break;
+        }
       }
     }
     if (!ok || loops.empty()) continue;
+    for (BasicBlock* b : working)
+      if (!in_left_over_iteration(b, loops)) ok = false;
+    if (!ok) continue;
     std::set<const Value*> cond_leaves, trip_leaves;
     leaves(br->getCondition(), cond_leaves);
     std::vector<Expr> trips;

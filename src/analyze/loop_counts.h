@@ -7,11 +7,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "analyze/function_scope.h"
 #include "analyze/scev_to_expr.h"
 
 namespace llvm {
+class BasicBlock;
 class BranchInst;
 class DebugLoc;
 class Loop;
@@ -49,6 +51,7 @@ class LoopCounts {
   bool is_remainder_test(const llvm::BranchInst* br, const llvm::Loop* unrolled);
   const llvm::BranchInst* remainder_test_of(const llvm::Loop* unrolled);
   bool fresh_each_run(const llvm::Value* start, const llvm::Loop* l);
+  bool in_left_over_iteration(const llvm::BasicBlock* b, const std::vector<llvm::Loop*>& loops);
 
   FunctionScope& s_;
   ScevToExpr& exprs_;

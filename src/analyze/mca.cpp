@@ -285,7 +285,7 @@ class McaEngine {
   }
 
   // Cycles per iteration of `lines` run as a loop body, or an error message.
-  std::variant<LoopCycles, std::string> price(const std::vector<std::string>& lines) {
+  std::variant<LoopCycles, std::string> price(const std::vector<std::string>& lines, bool rbp_frame_pointer) {
     std::string text;
     for (const auto& l : lines) text += l + "\n";
     llvm::SourceMgr sm;
@@ -359,14 +359,18 @@ class McaEngine {
     LoopCycles lc;
     resource_bound(priced, lc);
     // Accesses the IR does not have: the stack (spills, reloads) and the
-    // constant pool, by their base register in the text (x86-64, AT&T). A
-    // wide IR access split into narrower machine ones is the IR's, not extra.
+    // constant pool, by their base register in the text (x86-64, AT&T): %rsp,
+    // %rip, and %rbp where the function keeps its frame there (without a
+    // frame pointer %rbp is one more register, an array's address as often
+    // as not). A wide IR access split into narrower machine ones is the
+    // IR's, not extra.
     if (insts.size() == lines.size()) {
       for (size_t k = 0; k < lines.size(); ++k) {
         const llvm::MCInstrDesc& desc = mcii_->get(insts[k].getOpcode());
         if (desc.isCall() || desc.isReturn()) continue;
         const std::string& text = lines[k];
-        bool outside_ir = text.find("(%rsp") != std::string::npos || text.find("(%rbp") != std::string::npos ||
+        bool outside_ir = text.find("(%rsp") != std::string::npos ||
+                          (rbp_frame_pointer && text.find("(%rbp") != std::string::npos) ||
                           text.find("(%rip)") != std::string::npos;
         if (!outside_ir) continue;
         lc.loads += desc.mayLoad() ? 1 : 0;
@@ -627,7 +631,7 @@ LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachi
           lines.insert(lines.end(), o.instructions.begin(), o.instructions.end());
           if (ends_with_exit_jump(o, header)) lines.pop_back();
         }
-      auto priced = engine.price(lines);
+      auto priced = engine.price(lines, sets_frame_pointer(fn));
       if (auto* e = std::get_if<std::string>(&priced)) {
         result.warnings.push_back(fmt::format("{}: {}: {}", fn.name, b.ir_name, *e));
         continue;
@@ -645,12 +649,21 @@ LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachi
 
 std::vector<AsmFunction> parse_assembly(const std::string& text) { return read_assembly(text); }
 
+bool sets_frame_pointer(const AsmFunction& fn) {
+  for (const AsmBlock& b : fn.blocks)
+    for (const std::string& inst : b.instructions) {
+      std::string op = inst.substr(0, inst.find_first_of(" \t"));
+      if (op == "movq" && inst.find("%rsp, %rbp") != std::string::npos) return true;
+    }
+  return false;
+}
+
 LoopCycles price_sequence(const std::vector<std::string>& lines, const std::string& mcpu,
-                          const analyze::HostInstructionCycles& host) {
+                          const analyze::HostInstructionCycles& host, bool rbp_frame_pointer) {
   initialise_target();
   McaEngine engine(llvm::Triple(llvm::sys::getDefaultTargetTriple()), llvm::sys::getHostCPUName().str(), "", mcpu,
                    host);
-  auto priced = engine.price(lines);
+  auto priced = engine.price(lines, rbp_frame_pointer);
   if (auto* e = std::get_if<std::string>(&priced)) throw UserError("MCA cannot price the sequence: " + *e);
   return std::get<LoopCycles>(priced);
 }

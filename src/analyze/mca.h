@@ -125,6 +125,9 @@ LoopCyclesResult loop_cycles(const llvm::Module& module, const llvm::TargetMachi
 // `lines` (AT&T, code for this host) repeated back to back, on `mcpu`.
 std::vector<AsmFunction> parse_assembly(const std::string& text);
 LoopCycles price_sequence(const std::vector<std::string>& lines, const std::string& mcpu,
-                          const analyze::HostInstructionCycles& host = {});
+                          const analyze::HostInstructionCycles& host = {}, bool rbp_frame_pointer = true);
+// Whether the function keeps its frame in %rbp (`movq %rsp, %rbp`, x86-64):
+// only then are its accesses through %rbp the stack's.
+bool sets_frame_pointer(const AsmFunction& fn);
 
 }  // namespace perfcast::analyze::detail

@@ -1162,6 +1162,31 @@ TEST(Analyze, ARowLoopUnrolledByTwoCountsEveryElementOnce) {
     }
 }
 
+// A loop over a range read from memory, unrolled by 2 at run time with its
+// odd iteration peeled before the pairs (chunks_unrolled_by_two.c: the index
+// starts at a value read from memory, so LLVM's remainder is a prologue): the
+// pair loop runs T div 2 times, the peeled iteration when T is odd, the guard
+// before both when T > 0, the test of T == 1 before the pairs when T div 2 > 0,
+// so every chunk counts exactly T sides. Per side 4 flops, 40 bytes loaded and
+// 8 stored, per chunk its first and last; callgrind counts the same flops and
+// per-side bytes (20020 flops at 5 chunks of 1001). Priced at T pairs, the
+// loop counted 8 flops a side, the peeled iteration at a guessed half.
+TEST(Analyze, APairLoopAfterAPeeledOddIterationCountsEverySideOnce) {
+  auto j = analyse_case("chunks_unrolled_by_two.c");
+  for (const auto& b : j["coverage"]["guessed_branches"])
+    EXPECT_EQ(b.value("function", ""), "main") << b.dump();
+  auto m = load(j, "chunks_unrolled_by_two");
+  for (long chunks : {1L, 3L})
+    for (long t : {0L, 1L, 2L, 3L, 7L, 8L, 1001L}) {
+      expr::Bindings b = {{"chunks", chunks}, {"corner_mass.loop2.trips", t}};
+      bind_the_rest(m, b);
+      auto c = counts(m, "corner_mass", b);
+      EXPECT_EQ(c.flops_double, chunks * 4.0 * t) << "chunks = " << chunks << ", trips = " << t;
+      EXPECT_EQ(c.load_bytes, chunks * (8.0 + 40.0 * t)) << "chunks = " << chunks << ", trips = " << t;
+      EXPECT_EQ(c.store_bytes, chunks * 8.0 * t) << "chunks = " << chunks << ", trips = " << t;
+    }
+}
+
 // A loop whose range is read from memory, split by the vectoriser
 // (vectorised_chunks.c): its one parameter counts the source loop's
 // iterations, T, of which the vector body does T div W trips of W elements
@@ -1178,6 +1203,27 @@ TEST(Analyze, AVectorisedLoopOfUnknownTripsSharesThemBetweenItsTwoLoops) {
       EXPECT_LE(flops, chunks * 2.0 * t + 1e-9) << "chunks = " << chunks << ", trips = " << t;
       EXPECT_GE(flops, chunks * (2.0 * t - 8)) << "chunks = " << chunks << ", trips = " << t;
       if (t % 8 == 0) EXPECT_EQ(flops, chunks * 2.0 * t) << "chunks = " << chunks << ", trips = " << t;
+    }
+}
+
+// The same split when the unroller has also unrolled the scalar loop by 2
+// with its odd iteration peeled before the pairs (vectorised_pairs.c): the
+// scalar pair loop, marked as vectorised and counted in steps of 2 as a
+// vector body is, holds no vectors; it shares T mod W with the peeled
+// iteration, and the vector body keeps T div W. Priced at T, the vector body
+// alone counted 8 flops an element where the code does 4.
+TEST(Analyze, AVectorisedLoopWhoseScalarLoopIsUnrolledSharesItsTrips) {
+  auto m = load(analyse_case("vectorised_pairs.c"), "vectorised_pairs");
+  for (long chunks : {1L, 3L})
+    for (long t : {0L, 1L, 2L, 3L, 4L, 7L, 1000L, 1003L}) {
+      expr::Bindings b = {{"chunks", chunks}, {"work_rate.loop2.trips", t}};
+      bind_the_rest(m, b);
+      const double flops = counts(m, "work_rate", b).flops_double;
+      EXPECT_LE(flops, chunks * 4.0 * t + 1e-9) << "chunks = " << chunks << ", trips = " << t;
+      EXPECT_GE(flops, chunks * (4.0 * t - 16)) << "chunks = " << chunks << ", trips = " << t;
+      if (t % 8 == 0) {
+        EXPECT_EQ(flops, chunks * 4.0 * t) << "chunks = " << chunks << ", trips = " << t;
+      }
     }
 }
 

@@ -572,3 +572,38 @@ TEST(Mca, TheAnalysersModelReadsBackToTheSameDocument) {
   no_zero_counts(written);
   fs::remove(file);
 }
+
+// Without a frame pointer (clang's default at -O2 on x86-64) %rbp is one more
+// register and may hold an array's address (PENNANT's setVelDiff kept `pu`
+// there): its accesses are the IR's, not spills. The machine code's extra
+// accesses count %rbp's only where the function sets it up as its frame, as
+// the same source compiled with -fno-omit-frame-pointer does.
+TEST(Mca, AccessesThroughRbpAreTheStacksOnlyWhereItHoldsTheFrame) {
+  for (bool frame : {false, true}) {
+    fs::path s = perfcast::testing::scratch() / (frame ? "rows_fp.s" : "rows_nofp.s");
+    std::string command = std::string(toolchain::kClang) + " -O2 -S" + (frame ? " -fno-omit-frame-pointer" : "") +
+                          " -o " + s.string() + " " + kRows;
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    std::ifstream in(s);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bool found = false;
+    for (const auto& f : analyze::detail::parse_assembly(text))
+      if (f.name == "rows") {
+        found = true;
+        EXPECT_EQ(analyze::detail::sets_frame_pointer(f), frame) << text;
+      }
+    EXPECT_TRUE(found) << text;
+  }
+  // A gather through %rbp (two loads), a reload from the stack, a store to an array.
+  const std::vector<std::string> body = {"movslq\t(%r13,%r15,4), %rsi", "movsd\t(%rbp,%rsi,8), %xmm1",
+                                         "subsd\t8(%rbp,%rsi,8), %xmm1",  "movsd\t-16(%rsp), %xmm2",
+                                         "addsd\t%xmm1, %xmm2",           "movsd\t%xmm2, (%r14,%r15,8)",
+                                         "incq\t%r15",                    "cmpq\t%r15, %r9",
+                                         "jne\t.LBB0_1"};
+  auto without = analyze::detail::price_sequence(body, "znver3", {}, false);
+  EXPECT_EQ(without.loads, 1);
+  EXPECT_EQ(without.stores, 0);
+  auto with = analyze::detail::price_sequence(body, "znver3", {}, true);
+  EXPECT_EQ(with.loads, 3);
+  EXPECT_EQ(with.stores, 0);
+}
