@@ -1,5 +1,4 @@
 #include "model/probe_bind.h"
-#include "model/later_test.h"
 
 #include <fmt/format.h>
 
@@ -12,8 +11,9 @@
 #include <regex>
 #include <set>
 
-#include "model/probe_regions.h"
+#include "model/later_test.h"
 #include "model/probe_indirect.h"
+#include "model/probe_regions.h"
 #include "support/error.h"
 #include "support/expr.h"
 
@@ -132,23 +132,20 @@ bool is_join(const Item& item) { return item.note.find(kReachedOnSomePaths) != s
 bool is_later_test(const Item& item) { return item.note.find(kLaterTestWhy) != std::string::npos; }
 
 // Sets the probability of the function's branches at `line` around a later
-// test's arithmetic (kLaterTestWhy); how many.
-int set_later_test_probability(Items& items, int line, double p, const std::string& origin) {
-  int n = 0;
+// test's arithmetic (kLaterTestWhy).
+void set_later_test_probability(Items& items, int line, double p, const std::string& origin) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
       if (item.line == line && !b->condition && is_later_test(item)) {
         b->probability = p;
         item.note += "; " + origin;
-        ++n;
       }
-      n += set_later_test_probability(b->then_items, line, p, origin);
-      n += set_later_test_probability(b->else_items, line, p, origin);
+      set_later_test_probability(b->then_items, line, p, origin);
+      set_later_test_probability(b->else_items, line, p, origin);
     } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      n += set_later_test_probability(l->body, line, p, origin);
+      set_later_test_probability(l->body, line, p, origin);
     }
   }
-  return n;
 }
 
 // Sets the probability of the function's guessed branches at `line`: the

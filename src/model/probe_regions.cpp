@@ -1,5 +1,4 @@
 #include "model/probe_regions.h"
-#include "model/later_test.h"
 
 #include <fmt/format.h>
 
@@ -8,6 +7,8 @@
 #include <functional>
 #include <tuple>
 #include <vector>
+
+#include "model/later_test.h"
 
 namespace perfcast::model {
 namespace {
