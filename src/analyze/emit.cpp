@@ -44,7 +44,8 @@ bool is_min_or_max(const llvm::SelectInst& s) {
 
 }  // namespace
 
-void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
+void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items,
+                              const std::function<bool(const llvm::Instruction&)>& include) {
   using namespace llvm;
   const Loop* scope = s_.li.getLoopFor(b);
   std::unique_ptr<Node> acc;
@@ -88,7 +89,7 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items) {
   };
 
   for (Instruction& i : *b) {
-    if (isa<DbgInfoIntrinsic>(&i) || s_.inlined_from_ignored(i.getDebugLoc())) continue;
+    if (isa<DbgInfoIntrinsic>(&i) || s_.inlined_from_ignored(i.getDebugLoc()) || (include && !include(i))) continue;
     // A flop is what perfcast counts counts (src/counts/README.md, Intel's
     // FP_ARITH_INST_RETIRED): fneg is none, the machine flips the sign bit with
     // a logic instruction (xorpd) or folds it into the subtract or FMA it feeds.

@@ -4,6 +4,7 @@
 // library calls priced from the library-cost table or left as a parameter.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,7 @@ namespace llvm {
 class BasicBlock;
 class CallBase;
 class Function;
+class Instruction;
 class Loop;
 class Value;
 }  // namespace llvm
@@ -27,8 +29,10 @@ class BlockEmitter {
   BlockEmitter(FunctionScope& scope, ScevToExpr& exprs, RankReasoning& ranks)
       : s_(scope), exprs_(exprs), ranks_(ranks) {}
 
-  // Appends the items of `b` to `items`.
-  void emit_block(llvm::BasicBlock* b, Items& items);
+  // Appends the items of `b` to `items`: of its instructions `include`
+  // accepts, when given.
+  void emit_block(llvm::BasicBlock* b, Items& items,
+                  const std::function<bool(const llvm::Instruction&)>& include = nullptr);
 
  private:
   void emit_call(llvm::CallBase& call, Items& items, const llvm::Loop* scope);

@@ -1,6 +1,7 @@
 #include "analyze/function_analyser.h"
 
 #include "analyze/fortran_arguments.h"
+#include "analyze/later_tests.h"
 #include "analyze/openmp_runtime.h"
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 
 #include "analyze/run_time_checks.h"
 #include "analyze/site_names.h"
+#include "model/later_test.h"
 
 namespace perfcast::analyze::detail {
 
@@ -158,10 +160,39 @@ void FunctionAnalyser::run() {
     if (!c) continue;
     std::vector<GuardStep> guard;
     if (!flow_.guard_of(b, l, guard)) continue;
-    emitter_.emit_block(b, *navigate(c, guard));
+    Items& items = *navigate(c, guard);
+    LaterTest later = later_test_of(*b, s_.dt);
+    if (!later.branch) {
+      emitter_.emit_block(b, items);
+    } else {
+      emitter_.emit_block(b, items, [&](const Instruction& i) { return !later.own.count(&i); });
+      Node& n = later_test_node(items, later);
+      emitter_.emit_block(b, n.then_items, [&](const Instruction& i) { return later.own.count(&i) > 0; });
+    }
     s_.out.instructions_priced += instructions(*b);
   }
   footprints_.add_footprints(loop_nodes_);
+}
+
+// The branch around a later test's own arithmetic (later_tests.h): taken
+// where the earlier test does not decide, a condition where the model can
+// state the earlier test, else a guess a probe run binds (`first_test`).
+Node& FunctionAnalyser::later_test_node(Items& items, const LaterTest& later) {
+  auto n = std::make_unique<Node>();
+  n->kind = Node::Branch;
+  Where w = s_.where(later.branch->getDebugLoc());
+  n->line = w.line;
+  n->note = w.note.empty() ? model::kLaterTestWhy : w.note + "; " + model::kLaterTestWhy;
+  const llvm::Loop* scope = s_.li.getLoopFor(later.branch->getParent());
+  if (auto first = exprs_.conv_bool(later.first, scope)) {
+    n->condition = ex::simplify(later.is_or ? Expr(1) - *first : *first);
+  } else {
+    n->probability = 0.5;
+    n->guess = model::kLaterTestWhy;
+    n->site = site_of(w);
+  }
+  items.push_back(std::move(n));
+  return *items.back();
 }
 
 Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {

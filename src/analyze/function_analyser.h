@@ -12,6 +12,7 @@
 #include "analyze/control_flow.h"
 #include "analyze/emit.h"
 #include "analyze/function_scope.h"
+#include "analyze/later_tests.h"
 #include "analyze/loop_counts.h"
 #include "analyze/loop_footprints.h"
 #include "analyze/memory_writes.h"
@@ -48,6 +49,7 @@ class FunctionAnalyser {
   Items* container_of_loop(llvm::Loop* l);
   Items* navigate(Items* c, const std::vector<GuardStep>& guard);
   Node* branch_node(Items& c, const GuardStep& step);
+  Node& later_test_node(Items& items, const LaterTest& later);
   std::optional<expr::Expr> switch_condition(const GuardStep& step, const llvm::Loop* scope);
   std::optional<expr::Expr> reach_condition(llvm::BasicBlock* b, llvm::BasicBlock* from, const llvm::Loop* region);
   struct Reach {

@@ -19,6 +19,14 @@
 //     (PERFCAST_FEATURE_CODE, set when compiled), the source line each side
 //     starts at, `.taken_line` and `.not_taken_line`, by which a probe run's
 //     fraction finds its side in the optimised code (side_line);
+//   * a conditional branch on one value `a .OR. b` / `a .AND. b` (flang's
+//     front end holds the two tests as an `or`/`and` of i1, which x86 code
+//     tests as two jumps, the later one's arithmetic run only where the first
+//     does not decide): `file:line:first_test.decides` and `.passes_on`, the
+//     outcomes of the test the optimised code makes first. The pass marks the
+//     branch here and a second pass counts at the end of the optimiser
+//     (FirstTestCounts), where the optimiser has ordered the operands as the
+//     code generator will test them;
 //   * a loop: `file:line:loop.headers` (executions of its header, one more
 //     than the iterations per entry for a loop tested at the top) and
 //     `.entries` (arrivals from outside); inside d - 1 loops of its own line
@@ -99,6 +107,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/IR/PatternMatch.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
 #include <llvm/Support/JSON.h>
@@ -120,6 +129,21 @@
 using namespace llvm;
 
 namespace {
+
+// The metadata by which the first pass marks a branch on `a .OR. b` for
+// FirstTestCounts: the first slot of its `first_test` pair.
+constexpr const char* kFirstTestMetadata = "perfcast.first_test";
+
+// The operands of a branch condition `a || b` (or `a && b`, `is_or` false)
+// held as one value: `or`/`and` of i1 or their `select` forms.
+bool logical_operands(Value* condition, Value*& first, bool& is_or) {
+  using namespace llvm::PatternMatch;
+  Value* later = nullptr;
+  if (condition->getType()->isVectorTy()) return false;
+  if (match(condition, m_LogicalOr(m_Value(first), m_Value(later)))) return is_or = true;
+  if (match(condition, m_LogicalAnd(m_Value(first), m_Value(later)))) return !(is_or = false);
+  return false;
+}
 
 // The count and datatype argument positions of the MPI bindings that move data.
 struct MpiBinding {
@@ -620,6 +644,12 @@ class FeatureProbes {
         if (unsigned line = side_line(*br, 0)) add_code(base + ".taken_line", line);
         if (unsigned line = side_line(*br, 1)) add_code(base + ".not_taken_line", line);
         tag_instance(f, base);
+        Value* first = nullptr;
+        bool is_or = false;
+        if (logical_operands(br->getCondition(), first, is_or))
+          if (auto first_slot = add_pair(file_line(br->getDebugLoc(), m_), "first_test", "decides", "passes_on"))
+            br->setMetadata(kFirstTestMetadata,
+                            MDNode::get(ctx_, ConstantAsMetadata::get(ConstantInt::get(i64_, *first_slot))));
       }
     }
 
@@ -1056,11 +1086,47 @@ struct FeatureProbesPass : PassInfoMixin<FeatureProbesPass> {
   static bool isRequired() { return true; }
 };
 
+// The end of the optimiser: at each branch the first pass marked that still
+// tests one `or`/`and` value, the outcome of its first operand, the test the
+// code generator makes first, counted in memory (the slots of the mark).
+// A branch the optimiser turned into other code counts nothing.
+struct FirstTestCounts : PassInfoMixin<FirstTestCounts> {
+  PreservedAnalyses run(Module& m, ModuleAnalysisManager&) {
+    const unsigned kind = m.getContext().getMDKindID(kFirstTestMetadata);
+    GlobalVariable* slots = m.getGlobalVariable("perfcast.features.slots", true);
+    Type* i64 = Type::getInt64Ty(m.getContext());
+    bool changed = false;
+    for (Function& f : m)
+      for (BasicBlock& bb : f) {
+        auto* br = dyn_cast<BranchInst>(bb.getTerminator());
+        MDNode* mark = br ? br->getMetadata(kind) : nullptr;
+        if (!mark) continue;
+        br->setMetadata(kind, nullptr);
+        changed = true;
+        Value* first = nullptr;
+        bool is_or = false;
+        if (!slots || !br->isConditional() || !logical_operands(br->getCondition(), first, is_or)) continue;
+        const auto slot = mdconst::extract<ConstantInt>(mark->getOperand(0))->getZExtValue();
+        IRBuilder<> b(br);
+        Value* decides = is_or ? first : b.CreateNot(first);
+        const std::pair<std::uint64_t, Value*> counts[] = {{slot, decides}, {slot + 1, b.CreateNot(decides)}};
+        for (auto [at, outcome] : counts) {
+          Value* count = b.CreateConstInBoundsGEP2_64(slots->getValueType(), slots, 0, at);
+          b.CreateStore(b.CreateAdd(b.CreateLoad(i64, count), b.CreateZExt(outcome, i64)), count);
+        }
+      }
+    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
 }  // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "perfcast-features", "1", [](PassBuilder& pb) {
             pb.registerPipelineStartEPCallback(
                 [](ModulePassManager& mpm, OptimizationLevel) { mpm.addPass(FeatureProbesPass()); });
+            pb.registerOptimizerLastEPCallback(
+                [](ModulePassManager& mpm, OptimizationLevel) { mpm.addPass(FirstTestCounts()); });
           }};
 }

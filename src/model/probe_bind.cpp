@@ -11,8 +11,9 @@
 #include <regex>
 #include <set>
 
-#include "model/probe_regions.h"
+#include "model/later_test.h"
 #include "model/probe_indirect.h"
+#include "model/probe_regions.h"
 #include "support/error.h"
 #include "support/expr.h"
 
@@ -128,6 +129,24 @@ std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t) {
 constexpr const char* kReachedOnSomePaths = "reached on some paths";
 
 bool is_join(const Item& item) { return item.note.find(kReachedOnSomePaths) != std::string::npos; }
+bool is_later_test(const Item& item) { return item.note.find(kLaterTestWhy) != std::string::npos; }
+
+// Sets the probability of the function's branches at `line` around a later
+// test's arithmetic (kLaterTestWhy).
+void set_later_test_probability(Items& items, int line, double p, const std::string& origin) {
+  for (Item& item : items) {
+    if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (item.line == line && !b->condition && is_later_test(item)) {
+        b->probability = p;
+        item.note += "; " + origin;
+      }
+      set_later_test_probability(b->then_items, line, p, origin);
+      set_later_test_probability(b->else_items, line, p, origin);
+    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      set_later_test_probability(l->body, line, p, origin);
+    }
+  }
+}
 
 // Sets the probability of the function's guessed branches at `line`: the
 // taken fraction on the side it was measured on.
@@ -135,7 +154,7 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
                             Orientations& o) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->condition && !is_join(item)) {
+      if (item.line == line && !b->condition && !is_join(item) && !is_later_test(item)) {
         std::optional<bool> then_taken = then_is_taken(*b, t);
         bool lines = b->then_line || b->else_line;
         ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
@@ -677,6 +696,30 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     regions_bound.emplace(key, std::pair{f, b});
   };
 
+  // A later test's arithmetic: run where the earlier test passes on, which
+  // the probes count at the end of the optimiser (`first_test`), on the
+  // operand the code generator tests first.
+  auto bind_later_test = [&](Items& body, int line, Coverage::Branch& b, ProbeFinding& f) {
+    const std::string at = feature_site(b.site);
+    auto decides = feature(run, at + ":first_test.decides"), passes_on = feature(run, at + ":first_test.passes_on");
+    auto taken = feature(run, at + ":branch.taken"), not_taken = feature(run, at + ":branch.not_taken");
+    if (!decides || !passes_on) {
+      f.status = "no probe of the earlier test at that line (the probes count it where the front end holds `a .OR. "
+                 "b` as one value): left at its guess";
+    } else if (*decides + *passes_on > 0) {
+      const double p = *passes_on / (*decides + *passes_on);
+      set_later_test_probability(body, line, p, origin);
+      b.probe_probability = p;
+      f.value = p;
+      f.status = "bound (the earlier test's outcomes in the optimised code)";
+    } else if (taken && not_taken && *taken + *not_taken > 0) {
+      f.status = "the probe build's optimised code does not test that line's or/and as one value: left at its guess";
+    } else {
+      f.status = "not reached by the probe run";
+      b.probe_not_reached = true;
+    }
+  };
+
   // Branches: the taken fraction is the probability of the condition's true
   // side as written; the model prices `then` as the true side of the optimised
   // code's test, which may be the other one (then_is_taken).
@@ -724,6 +767,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.status = "the model has no such function";
     else if (b.why == kReachedOnSomePaths)  // a line's region, bound from its branches' entries, may still price it
       f.status = "a join the analyser could not place, not a branch the probe counts: left at its guess";
+    else if (b.why == kLaterTestWhy)
+      bind_later_test(fn->second.body, line, b, f);
     else if (bind_as_guard()) {
     } else if (several) {
       if (region)

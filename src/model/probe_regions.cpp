@@ -8,6 +8,8 @@
 #include <tuple>
 #include <vector>
 
+#include "model/later_test.h"
+
 namespace perfcast::model {
 namespace {
 
@@ -27,7 +29,8 @@ struct Node {
 
 bool guessed_at(const Item& item, int line) {
   const auto* b = std::get_if<BranchItem>(&item.body);
-  return b && item.line == line && !b->condition;
+  // A later test's branch is no test of the line's branches (kLaterTestWhy).
+  return b && item.line == line && !b->condition && item.note.find(kLaterTestWhy) == std::string::npos;
 }
 
 // The trees of guessed branches at `line` in `items`: a branch at the line

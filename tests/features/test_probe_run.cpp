@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/mpirun_command.h"
+#include "model/later_test.h"
 #include "perfcast_cli.h"
 #include "scratch.h"
 #include "support/process.h"
@@ -427,6 +428,66 @@ TEST(ProbeRun, BindsAFortranArrayStatementsLoopsAndAnOrTest) {
   ProcessResult link = run_process({MPIF90, "--showme:link"}, std::chrono::seconds(30));
   ASSERT_EQ(link.exit_code, 0) << link.stderr_text;
   const fs::path plain = dir / "same_line_f_plain", modules = dir / "same_line_f.mod.d";
+  fs::create_directories(modules);
+  std::vector<std::string> compile = {FLANG, "-O2", "-g", std::string("-I") + FORTRAN_MODULE_DIR, "-module-dir",
+                                      modules.string(), source, "-o", plain.string()};
+  std::istringstream words(link.stdout_text);
+  for (std::string w; words >> w;) compile.push_back(w);
+  built = run_process(compile, std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  command[0] = plain.string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// IF (l > 0 .OR. d >= 0) whose later test in the optimised code, l > 0, has
+// 5 flops of its own (or_split.f90): the analyser prices them under a branch
+// of their own, which the probe run binds from the outcomes of d >= 0, the
+// test the optimised code makes first (d < 0 for 2 elements in 8); the bound
+// model's flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsWhereTheFirstTestOfAnOrDoesNotDecide) {
+  const std::string source = OR_SPLIT_SOURCE;
+  constexpr int n = 96;  // a multiple of 8
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "or_split.json", bound = dir / "or_split.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string at = "or_split.f90:" + std::to_string(marker_line(source, "or"));
+  auto later_test = [&](const json& m) {
+    for (const auto& b : m["coverage"]["guessed_branches"])
+      if (b["site"] == at && b["why"] == model::kLaterTestWhy) return b;
+    return json();
+  };
+  ASSERT_FALSE(later_test(read_json(model)).is_null()) << read_json(model)["coverage"].dump();
+
+  const fs::path program = dir / "or_split_features";
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", source, "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> command = {program.string(), std::to_string(n)};
+  for (auto& w : mpirun(1, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_DOUBLE_EQ(later_test(after).value("probe_probability", -1.0), 2.0 / 8) << after["coverage"].dump();
+  for (const auto& b : after["coverage"]["guessed_branches"])
+    if (b["site"] == at && b["why"] != model::kLaterTestWhy)
+      EXPECT_DOUBLE_EQ(b.value("probe_probability", -1.0), 7.0 / 8) << b.dump();
+
+  // n, which main reads with READ (the probes do not see it).
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json", "--param",
+                    "n=" + std::to_string(n)});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // kern: d's 2 flops an element, l's 5 where d < 0, the else side's 9 (its
+  // MAX one); main: 1 sum.
+  EXPECT_DOUBLE_EQ(model_flops, 2.0 * n + 5.0 * n / 4 + 9.0 * n / 8 + 1);
+
+  ProcessResult link = run_process({MPIF90, "--showme:link"}, std::chrono::seconds(30));
+  ASSERT_EQ(link.exit_code, 0) << link.stderr_text;
+  const fs::path plain = dir / "or_split_plain", modules = dir / "or_split.mod.d";
   fs::create_directories(modules);
   std::vector<std::string> compile = {FLANG, "-O2", "-g", std::string("-I") + FORTRAN_MODULE_DIR, "-module-dir",
                                       modules.string(), source, "-o", plain.string()};
