@@ -12,11 +12,12 @@
 //   * a value assigned, in a block outside every loop, to an integer or
 //     floating-point field of a struct object that debug info names: a
 //     local or global struct (`opts.n = ...`) or the struct a pointer
-//     variable points to (`o->n = ...`, o a parameter or a local): its last
-//     value, feature `file:line:struct.field` at the field's declaration, so
-//     every store to that field, whichever object or function it is in, is
-//     one feature (the options struct an app parses into is one set of
-//     names);
+//     variable or a C++ reference points to (`o->n = ...`, `r.n = ...`, o
+//     or r a parameter or a local): its last value, feature
+//     `file:line:struct.field` at the field's declaration, so every store to
+//     that field, whichever object or function it is in, is one feature (the
+//     options struct an app parses into is one set of names); an integer's
+//     measures as above;
 //   * a conditional branch that is neither a loop's latch nor the test of a
 //     loop's header (the loop counts tell those): `file:line:branch.taken` and
 //     `.not_taken`, and, as facts of the code rather than features
@@ -945,8 +946,11 @@ class FeatureProbes {
         global->getDebugInfo(info);
         if (!info.empty()) pointer = info.front()->getVariable()->getType();
       }
+      // A C++ reference (`Vector& v`: v.n = ...) is a pointer too.
       auto* derived = dyn_cast_or_null<DIDerivedType>(strip_qualifiers(pointer).first);
-      if (!derived || derived->getTag() != dwarf::DW_TAG_pointer_type) return std::nullopt;
+      if (!derived || (derived->getTag() != dwarf::DW_TAG_pointer_type && derived->getTag() != dwarf::DW_TAG_reference_type &&
+                       derived->getTag() != dwarf::DW_TAG_rvalue_reference_type))
+        return std::nullopt;
       type = derived->getBaseType();
     } else if (auto* alloca = dyn_cast<AllocaInst>(base)) {
       if (DILocalVariable* var = variable_of(alloca)) type = var->getType();
