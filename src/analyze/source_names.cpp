@@ -320,6 +320,7 @@ std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load) {
   const uint64_t size = s_.dl.getTypeStoreSizeInBits(load->getType());
   std::string path = var->getName().str();
   bool member = false;
+  const DIDerivedType* field = nullptr;  // the innermost struct member read
   // Structs only: a local array (neighbour ranks, MPI_Dims_create's dims) is
   // no set of named sizes; MPI peers and roots read from one get a parameter
   // per element (element_rank).
@@ -338,6 +339,7 @@ std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load) {
         }
       if (!found || found->getName().empty()) return std::nullopt;
       path += "." + found->getName().str();
+      field = found;
       bits -= found->getOffsetInBits();
       t = strip_qualifiers(found->getBaseType());
       member = true;
@@ -374,8 +376,11 @@ std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load) {
   std::string fn = var->getScope() && var->getScope()->getSubprogram()
                        ? var->getScope()->getSubprogram()->getName().str()
                        : s_.f.getName().str();
-  s_.describe(name, fmt::format("field {} of {} ({}:{}), read from memory (a value the loops that read it leave alone)",
-                                path, fn, file_tag(var->getFilename().str()), var->getLine()));
+  // Where the field is declared: the feature probes name a field's stores by it.
+  s_.describe(name, fmt::format("field {} of {} ({}:{}), read from memory (a value the loops that read it leave "
+                                "alone); the field is declared at {}:{}",
+                                path, fn, file_tag(var->getFilename().str()), var->getLine(),
+                                file_tag(field->getFilename().str()), field->getLine()));
   return name;
 }
 

@@ -19,7 +19,12 @@ enum perfcast_feature_kind {
   /* A fact of the code the pass knew when it compiled it (the source line a
    * branch's side starts at): `value`, set in the slot's initialiser, the same
    * on every rank; recorded in the record's `code` object, not as a feature. */
-  PERFCAST_FEATURE_CODE = 2
+  PERFCAST_FEATURE_CODE = 2,
+  /* A measure for `perfcast probe`, not a feature of the learned models:
+   * `count` summed over the ranks, recorded in the record's `measures` object
+   * (an integer variable's assignments, the sum of the values assigned, and
+   * how many of them differed from the value before). */
+  PERFCAST_FEATURE_MEASURE = 3
 };
 
 /* One feature's slot. `epoch_ms`: the epoch clock when the feature last changed. */

@@ -5,14 +5,19 @@
 //   * a value assigned to a named integer or floating-point scalar (a local
 //     with debug info, or a global) in a block outside every loop: its last
 //     value, feature `file:line:variable` (the variable's declaration);
+//     for an integer, also the measures (PERFCAST_FEATURE_MEASURE, for
+//     `perfcast probe`, not features) `.assignments`, `.sum` (of the values
+//     assigned) and `.changes` (assignments of a value other than the one
+//     before), whose mean binds a parameter the analyser names after it;
 //   * a value assigned, in a block outside every loop, to an integer or
 //     floating-point field of a struct object that debug info names: a
 //     local or global struct (`opts.n = ...`) or the struct a pointer
-//     variable points to (`o->n = ...`, o a parameter or a local): its last
-//     value, feature `file:line:struct.field` at the field's declaration, so
-//     every store to that field, whichever object or function it is in, is
-//     one feature (the options struct an app parses into is one set of
-//     names);
+//     variable or a C++ reference points to (`o->n = ...`, `r.n = ...`, o
+//     or r a parameter or a local): its last value, feature
+//     `file:line:struct.field` at the field's declaration, so every store to
+//     that field, whichever object or function it is in, is one feature (the
+//     options struct an app parses into is one set of names); an integer's
+//     measures as above;
 //   * a conditional branch that is neither a loop's latch nor the test of a
 //     loop's header (the loop counts tell those): `file:line:branch.taken` and
 //     `.not_taken`, and, as facts of the code rather than features
@@ -293,6 +298,8 @@ double function_id(StringRef linkage_name) {
   return static_cast<double>(h & ((1ull << 53) - 1));
 }
 
+// An integer a size or a count can be (not a flag).
+bool is_integer(Type* t) { return t->isIntegerTy() && t->getIntegerBitWidth() > 1 && t->getIntegerBitWidth() <= 64; }
 bool is_scalar(Type* t) { return (t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy(); }
 
 class FeatureProbes {
@@ -330,6 +337,10 @@ class FeatureProbes {
           (f.hasExternalLinkage() || f.hasAddressTaken(nullptr, /*IgnoreCallbackUses=*/true)))
         targets.push_back(&f);
     for (Function* f : functions) instrument(*f);
+    // A variable assigned at several places outside loops (`n = 10; if (...) n = m;`):
+    // the mean of its values is no one place's, which the binding must know.
+    for (auto [slot, stores] : definitions_)
+      if (stores > 1 && has_measures(slot)) add_code(names_[slot] + ".definitions", stores);
     const bool indirect = finish_indirect(targets);
     if (names_.empty()) {
       placeholder_->eraseFromParent();
@@ -347,13 +358,24 @@ class FeatureProbes {
     return n == 1 ? base : base + "#" + std::to_string(n);
   }
   bool kept(const std::string& name) const { return !keep_ || keep_->contains(name); }
-  // A value feature's slot, or nothing when the keep list leaves it out.
-  std::optional<unsigned> add_value(const std::string& site, const std::string& what) {
+  // A value feature's slot, or nothing when the keep list leaves it out; an
+  // integer's is followed by its measures' three slots (has_measures), which a
+  // keep list leaves out unless it names them (a learned model never does).
+  std::optional<unsigned> add_value(const std::string& site, const std::string& what, bool integer) {
     std::string name = next_name(site, what);
     if (!kept(name)) return std::nullopt;
     names_.push_back(name);
     kinds_.push_back(PERFCAST_FEATURE_VALUE);
-    return static_cast<unsigned>(names_.size() - 1);
+    const auto slot = static_cast<unsigned>(names_.size() - 1);
+    if (integer && kept(name + ".sum"))
+      for (const char* measure : {".assignments", ".sum", ".changes"}) {
+        names_.push_back(name + measure);
+        kinds_.push_back(PERFCAST_FEATURE_MEASURE);
+      }
+    return slot;
+  }
+  bool has_measures(unsigned value_slot) const {
+    return value_slot + 1 < kinds_.size() && kinds_[value_slot + 1] == PERFCAST_FEATURE_MEASURE;
   }
   // The first slot of a pair of counts named site:what.first and site:what.second.
   std::optional<unsigned> add_pair(const std::string& site, const std::string& what, const char* first,
@@ -654,12 +676,22 @@ class FeatureProbes {
     }
 
     for (auto& s : stores) {
+      ++definitions_[s.slot];
       IRBuilder<> b(s.store->getNextNode());
       Value* v = s.store->getValueOperand();
       Type* t = v->getType();
       Value* d = t->isFloatingPointTy() ? b.CreateFPCast(v, double_)
                  : t->getIntegerBitWidth() == 1 ? b.CreateUIToFP(v, double_)
                                                 : b.CreateSIToFP(v, double_);
+      if (has_measures(s.slot)) {
+        // Before the value is replaced: whether this one differs from it.
+        Value* before = b.CreateLoad(double_, field(b, s.slot, 1));
+        Value* assigned = b.CreateICmpNE(b.CreateLoad(i32_, field(b, s.slot, 3)), ConstantInt::get(i32_, 0));
+        Value* changed = b.CreateAnd(assigned, b.CreateFCmpUNE(before, d));
+        add_count(b, s.slot + 1, ConstantInt::get(i64_, 1), nullptr, /*stamp=*/false);
+        add_count(b, s.slot + 2, b.CreateSExtOrTrunc(v, i64_), nullptr, /*stamp=*/false);
+        add_count(b, s.slot + 3, b.CreateZExt(changed, i64_), nullptr, /*stamp=*/false);
+      }
       b.CreateStore(d, field(b, s.slot, 1));
       b.CreateStore(ConstantInt::get(i32_, 1), field(b, s.slot, 3));
       stamp(b, s.slot);
@@ -912,7 +944,10 @@ class FeatureProbes {
     } else {
       return field_slot(store);
     }
-    std::optional<unsigned> slot = add_value(site, name);
+    std::optional<unsigned> slot = add_value(site, name, is_integer(t));
+    // A global's symbol tells it from other variables of its name (a module's `n`).
+    if (slot && isa<GlobalVariable>(target) && has_measures(*slot))
+      add_code(names_[*slot] + ".symbol", function_id(target->getName()));
     variable_slots_[target] = slot;
     return slot;
   }
@@ -941,8 +976,11 @@ class FeatureProbes {
         global->getDebugInfo(info);
         if (!info.empty()) pointer = info.front()->getVariable()->getType();
       }
+      // A C++ reference (`Vector& v`: v.n = ...) is a pointer too.
       auto* derived = dyn_cast_or_null<DIDerivedType>(strip_qualifiers(pointer).first);
-      if (!derived || derived->getTag() != dwarf::DW_TAG_pointer_type) return std::nullopt;
+      if (!derived || (derived->getTag() != dwarf::DW_TAG_pointer_type && derived->getTag() != dwarf::DW_TAG_reference_type &&
+                       derived->getTag() != dwarf::DW_TAG_rvalue_reference_type))
+        return std::nullopt;
       type = derived->getBaseType();
     } else if (auto* alloca = dyn_cast<AllocaInst>(base)) {
       if (DILocalVariable* var = variable_of(alloca)) type = var->getType();
@@ -987,7 +1025,7 @@ class FeatureProbes {
     auto found = field_slots_.find(member);
     if (found != field_slots_.end()) return found->second;  // named once, kept or not
     std::string site = (sys::path::filename(member->getFilename()) + ":" + Twine(member->getLine())).str();
-    std::optional<unsigned> slot = add_value(site, struct_name + "." + member->getName().str());
+    std::optional<unsigned> slot = add_value(site, struct_name + "." + member->getName().str(), is_integer(t));
     field_slots_[member] = slot;
     return slot;
   }
@@ -1063,6 +1101,7 @@ class FeatureProbes {
   std::vector<std::pair<unsigned, double>> code_values_;  // slot, value
   StringMap<unsigned> repeats_;
   DenseMap<Value*, std::optional<unsigned>> variable_slots_;
+  std::map<unsigned, unsigned> definitions_;  // value slot -> stores probed
   DenseMap<const DINode*, std::optional<unsigned>> field_slots_;
   std::optional<StringSet<>> keep_;
   struct Recursive {

@@ -225,28 +225,36 @@ static void append_record(const char* path, const struct feature_text* record) {
   close(fd);
 }
 
-/* Appends the features (`code` 0: every kind but CODE, as [value, epoch]) or
- * the facts of the code (`code` 1: kind CODE, as the value alone) of the
- * sorted array, comma-separated. */
-static void append_features(struct feature_text* body, const struct feature* features, size_t n, int code) {
+/* Which object of the record a kind is written in. */
+enum record_object { RECORD_FEATURES, RECORD_CODE, RECORD_MEASURES };
+static enum record_object object_of(int kind) {
+  return kind == PERFCAST_FEATURE_CODE ? RECORD_CODE : kind == PERFCAST_FEATURE_MEASURE ? RECORD_MEASURES : RECORD_FEATURES;
+}
+static int summed(int kind) { return kind == PERFCAST_FEATURE_COUNT || kind == PERFCAST_FEATURE_MEASURE; }
+
+/* Appends the sorted array's features of one object, comma-separated: the
+ * features as [value, epoch], the facts of the code and the measures as the
+ * value alone. */
+static void append_features(struct feature_text* body, const struct feature* features, size_t n,
+                            enum record_object object) {
   int first = 1;
   for (size_t i = 0; i < n;) {
     /* The same name from several modules (a static inline function of a
      * header) is one feature: counts add up, values take the maximum. */
     struct feature f = features[i++];
     for (; i < n && strcmp(features[i].name, f.name) == 0; ++i) {
-      if (f.kind == PERFCAST_FEATURE_COUNT)
+      if (summed(f.kind))
         f.value += features[i].value;
       else if (features[i].value > f.value)
         f.value = features[i].value;
       if (features[i].epoch > f.epoch) f.epoch = features[i].epoch;
     }
-    if ((f.kind == PERFCAST_FEATURE_CODE) != code) continue;
+    if (object_of(f.kind) != object) continue;
     if (!isfinite(f.value)) continue; /* a value never assigned, or not a JSON number */
     if (!first) feature_text_append(body, ",", 1);
     first = 0;
     feature_text_append_json(body, f.name, strlen(f.name));
-    if (code)
+    if (object != RECORD_FEATURES)
       appendf(body, ":%.17g", f.value);
     else
       appendf(body, ":[%.17g,%.4g]", f.value, f.epoch);
@@ -267,11 +275,14 @@ static void write_record(struct feature* features, size_t n, double time_s, int 
     feature_text_append(&body, ",\"label\":", 9);
     feature_text_append_json(&body, label, strlen(label));
   }
-  /* The features, then the facts of the code (kind CODE) in their own object. */
+  /* The features, then the facts of the code (kind CODE) and the measures
+   * for `perfcast probe` (kind MEASURE) in their own objects. */
   feature_text_append(&body, ",\"features\":{", 13);
-  append_features(&body, features, n, 0);
+  append_features(&body, features, n, RECORD_FEATURES);
   feature_text_append(&body, "},\"code\":{", 10);
-  append_features(&body, features, n, 1);
+  append_features(&body, features, n, RECORD_CODE);
+  feature_text_append(&body, "},\"measures\":{", 14);
+  append_features(&body, features, n, RECORD_MEASURES);
   feature_text_append(&body, "}", 1);
   /* The targets of the calls through pointers, per site (feature_indirect.c). */
   if (indirect) {
@@ -387,7 +398,7 @@ static void write_report(double time_s) {
   for (struct perfcast_feature_module* m = modules; m; m = m->next)
     for (uint32_t j = 0; j < m->features; ++j) {
       const struct perfcast_feature_slot* s = &m->slots[j];
-      if (m->kinds[j] == PERFCAST_FEATURE_CODE) continue; /* a fact of the code, not a feature */
+      if (object_of(m->kinds[j]) != RECORD_FEATURES) continue; /* a fact of the code or a measure */
       int count = m->kinds[j] == PERFCAST_FEATURE_COUNT;
       double value = count ? (double)s->count : s->value;
       if ((!count && !s->assigned) || !isfinite(value)) continue;
@@ -480,8 +491,8 @@ static void record(void) {
     for (struct perfcast_feature_module* m = modules; m; m = m->next)
       for (uint32_t j = 0; j < m->features; ++j, ++i) {
         const struct perfcast_feature_slot* s = &m->slots[j];
-        counts[i] = m->kinds[j] == PERFCAST_FEATURE_COUNT ? s->count : 0;
-        maxima[i] = m->kinds[j] != PERFCAST_FEATURE_COUNT ? (s->assigned ? s->value : -INFINITY) : 0;
+        counts[i] = summed(m->kinds[j]) ? s->count : 0;
+        maxima[i] = !summed(m->kinds[j]) ? (s->assigned ? s->value : -INFINITY) : 0;
         double epoch = run_ms > 0 ? s->epoch_ms / run_ms : 0;
         maxima[count + i] = epoch > 1 ? 1 : epoch;
       }
@@ -495,7 +506,7 @@ static void record(void) {
           int kind = m->kinds[j];
           features[i].name = m->names[j];
           features[i].kind = kind;
-          features[i].value = kind == PERFCAST_FEATURE_COUNT ? (double)counts_all[i] : maxima_all[i];
+          features[i].value = summed(kind) ? (double)counts_all[i] : maxima_all[i];
           features[i].epoch = maxima_all[count + i];
         }
       write_record(features, count, maxima_all[2 * count], ranks, indirect);

@@ -84,6 +84,15 @@ FeatureRecord read_fields(const nlohmann::json& j, const std::string& text, cons
       r.code[name] = value.get<double>();
     }
   }
+  // The measures for a probe run (optional: records before them have none);
+  // not features either.
+  if (auto measures = j.find("measures"); measures != j.end()) {
+    if (!measures->is_object()) throw UserError("not an object", {source, line, "record.measures"});
+    for (auto& [name, value] : measures->items()) {
+      if (!value.is_number()) throw UserError("expected a number", {source, line, "record.measures." + name});
+      r.measures[name] = value.get<double>();
+    }
+  }
   // The targets of the calls through pointers, per site (optional: records
   // before these probes have none); not features either.
   if (auto sites = j.find("indirect_calls"); sites != j.end()) {

@@ -35,6 +35,9 @@ struct FeatureRecord {
   // Facts of the code the probes' pass knew, by name (`f.c:17:branch.taken_line`:
   // the source line the branch's taken side starts at); not features.
   std::map<std::string, double> code;
+  // Measures for `perfcast probe`, summed over the ranks (`f.c:12:n.sum`: the
+  // sum of the values assigned to n); not features.
+  std::map<std::string, double> measures;
   // Calls through pointers: site (`f.c:27:9`) -> target function -> calls,
   // summed over the ranks; a site never executed has no targets.
   std::map<std::string, std::map<std::string, double>> indirect_calls;

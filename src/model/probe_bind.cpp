@@ -14,11 +14,48 @@
 #include "model/later_test.h"
 #include "model/probe_indirect.h"
 #include "model/probe_regions.h"
+#include "model/probe_values.h"
 #include "support/error.h"
 #include "support/expr.h"
 
 namespace perfcast::model {
+
+// Shared with probe_values.cpp (declared in probe_bind.h).
+double function_id(const std::string& linkage_name) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : linkage_name) h = (h ^ c) * 1099511628211ull;
+  return static_cast<double>(h & ((1ull << 53) - 1));
+}
+
+std::string file_tag(const std::string& file) {
+  std::string tag;
+  for (char c : file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1))
+    tag += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return tag;
+}
+
+// A measure as an expression: whole numbers stay integers (an integer
+// parameter takes them), others are reals with ten significant digits.
+static Expr measure_expr(double v) {
+  if (v == std::trunc(v) && std::fabs(v) < 9e15) return expr::parse(fmt::format("{}", static_cast<long long>(v)));
+  return expr::parse(fmt::format("{:.10g}", v));
+}
+
+void bind_measure(Parameter& p, double value, const std::string& origin) {
+  p.default_value = measure_expr(value);
+  // A mean over the loop's arrivals may be fractional: it is what the model's
+  // counts need (a mean over the runs is exact), not a value the program holds.
+  if (value != std::trunc(value)) p.integer = false;
+  p.origin = origin;
+}
+
 namespace {
+
+Parameter* parameter(ProgramModel& model, const std::string& name) {
+  for (Parameter& p : model.parameters)
+    if (p.name == name) return &p;
+  return nullptr;
+}
 
 // "dir/f.c:12" -> "f.c:12": features are named by the file without its folder.
 std::string feature_site(const std::string& site) {
@@ -42,15 +79,6 @@ std::optional<double> feature(const ProbeRun& run, const std::string& name) {
   return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
 }
 
-// A function's id as the feature pass records it (`.function`, a fact of the
-// code of each loop and branch of a template's instances): FNV-1a of its
-// linkage name, kept to 53 bits (src/features/feature_pass.cpp).
-double function_id(const std::string& linkage_name) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : linkage_name) h = (h ^ c) * 1099511628211ull;
-  return static_cast<double>(h & ((1ull << 53) - 1));
-}
-
 // The feature at `at` of `kind` ("loop", "branch") that is `function`'s: the
 // one feature of that kind there, or, where several are (`loop#2`: a
 // template's instances, each a function defined at one line), the one whose
@@ -69,27 +97,6 @@ std::optional<std::string> own_feature(const ProbeRun& run, const std::string& a
     found = name;
   }
   return found;
-}
-
-// A measure as an expression: whole numbers stay integers (an integer
-// parameter takes them), others are reals with ten significant digits.
-Expr measure_expr(double v) {
-  if (v == std::trunc(v) && std::fabs(v) < 9e15) return expr::parse(fmt::format("{}", static_cast<long long>(v)));
-  return expr::parse(fmt::format("{:.10g}", v));
-}
-
-Parameter* parameter(ProgramModel& model, const std::string& name) {
-  for (Parameter& p : model.parameters)
-    if (p.name == name) return &p;
-  return nullptr;
-}
-
-void bind_measure(Parameter& p, double value, const std::string& origin) {
-  p.default_value = measure_expr(value);
-  // A mean over the loop's arrivals may be fractional: it is what the model's
-  // counts need (a mean over the runs is exact), not a value the program holds.
-  if (value != std::trunc(value)) p.integer = false;
-  p.origin = origin;
 }
 
 // What the probe measured of one branch: the fraction of its arrivals that
@@ -489,15 +496,6 @@ std::optional<double> mean_size(const ProgramModel& model, const ProbeRun& run, 
 }
 
 
-// The analyser's tag of a source file in descriptions: its name without the
-// folder, each character but letters and digits as `_` (src/analyze/source_names.cpp).
-std::string file_tag(const std::string& file) {
-  std::string tag;
-  for (char c : file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1))
-    tag += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return tag;
-}
-
 // A memset/memcpy/memmove's bytes the analyser could not express
 // (`<function>.memset<k>.bytes`, described "bytes of the memset at
 // <file tag>:<line>"), bound to the run's mean bytes per call at that line:
@@ -850,8 +848,11 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
         found.emplace_back(name, value);
     if (found.size() != 1) continue;
     bind_measure(p, found.front().second, origin);
+    bound.insert(p.name);
     out.push_back({ProbeFinding::Kind::Value, found.front().first, p.name, found.front().second, "bound"});
   }
+  // Other functions' variables, globals and MPI element counts, by their probes' mean (probe_values.h).
+  bind_source_values(model, run, origin, bound, out);
   bind_indirect_calls(model, run, origin, out);
   c.probe_run = fmt::format("`{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");
   return out;

@@ -7,9 +7,10 @@
 // without a default (coverage `unknown_loops`, which also lists the
 // invocations per call of each recursive function), a branch priced at a guessed
 // probability (coverage `guessed_branches`), a memset/memcpy's bytes the
-// analyser could not express (its mean bytes per call), and a required parameter named
-// after one of main's scalar variables; and the targets of a call through a
-// pointer (probe_indirect.h). A bound parameter gets the measure as
+// analyser could not express (its mean bytes per call), a required parameter named
+// after one of main's scalar variables, and one named after another
+// function's variable, a global or an MPI call's count (probe_values.h); and
+// the targets of a call through a pointer (probe_indirect.h). A bound parameter gets the measure as
 // its default and `origin` saying which run gave it; a site the run never
 // reached stays as it was and is marked so. Values measured at one input may
 // not hold at another: the origin says at which input they were taken.
@@ -35,6 +36,10 @@ struct ProbeRun {
   // Calls through pointers: site (`file:line:column`) -> target -> calls,
   // summed over the ranks; a site the run never executed has no targets.
   std::map<std::string, std::map<std::string, double>> indirect_calls;
+  // An integer variable's assignments outside loops, summed over the ranks:
+  // `file:line:name.assignments`, `.sum` (of the values) and `.changes`
+  // (assignments of another value than the one before), at its declaration.
+  std::map<std::string, double> measures;
 };
 
 struct ProbeFinding {
@@ -58,5 +63,15 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
 
 // "probe run: `CMD` on N ranks": the origin written on what a run bound.
 std::string probe_origin(const ProbeRun& run);
+
+// Helpers of the binders (probe_bind, probe_values): `value` as `p`'s default
+// with `origin` (a fractional one drops `integer`); the analyser's tag of a
+// source file in descriptions (its name without the folder, each character
+// but letters and digits as `_`, src/analyze/source_names.cpp); a function's
+// or a global's id as the feature pass records it (`.function`, `.symbol`:
+// FNV-1a of its linkage name, kept to 53 bits, src/features/feature_pass.cpp).
+void bind_measure(Parameter& p, double value, const std::string& origin);
+std::string file_tag(const std::string& file);
+double function_id(const std::string& linkage_name);
 
 }  // namespace perfcast::model

@@ -589,6 +589,80 @@ TEST(ProbeRun, BindsTheMeanBytesOfMemsetAndMemcpyCalls) {
   EXPECT_DOUBLE_EQ(loads - loads0, 6.0 * n);
 }
 
+// Sizes a function reads and passes on (passed_sizes.cpp: HPCG's `nrow =
+// A.localNumberOfRows` in CG, sizing another function's loop; 3 calls on a
+// grid of N rows, 3 on one of N / 2) and a module variable set at set-up
+// (module_sizes.f90, SNAP's shape): required before the probe run, bound to
+// the mean of the values assigned after it, and the bound model's flops are
+// the hand count and callgrind's.
+TEST(ProbeRun, BindsTheSizesAFunctionReadsAndPassesOn) {
+  constexpr long n = 40;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "passed_sizes.json", bound = dir / "passed_sizes.bound.json";
+  auto r = perfcast_run({"analyze", PASSED_SIZES_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("smooth.nrow")) << before["parameters"].dump(1);
+  EXPECT_FALSE(before["parameters"]["smooth.nrow"].contains("default"));
+
+  fs::path program = build("passed_sizes_features", true, PASSED_SIZES_SOURCE);
+  const fs::path record = dir / "passed_sizes.jsonl";
+  fs::remove(record);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--record", record.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(n)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(required(after), required(before) - 1);
+  // The field stored through a reference: 2 stores a rank, the two grids' rows.
+  std::ifstream lines(record);
+  std::string line;
+  while (std::getline(lines, line) && line.empty()) {
+  }
+  ASSERT_FALSE(line.empty()) << record;
+  const json measures = json::parse(line)["record"]["measures"];
+  const std::string rows = "passed_sizes.cpp:" + std::to_string(marker_line(PASSED_SIZES_SOURCE, "rows")) + ":Grid.rows";
+  EXPECT_EQ(measures.value(rows + ".assignments", -1.0), 4) << measures.dump();
+  EXPECT_EQ(measures.value(rows + ".sum", -1.0), 2.0 * (n + n / 2)) << measures.dump();
+  const json& nrow = after["parameters"]["smooth.nrow"];
+  EXPECT_EQ(nrow.value("default", ""), std::to_string((n + n / 2) / 2)) << nrow.dump();
+  EXPECT_NE(nrow.value("origin", "").find("probe run"), std::string::npos) << nrow.dump();
+  EXPECT_NE(nrow.value("origin", "").find("varied"), std::string::npos) << nrow.dump();
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // scale: 1 flop an element, 3 calls of N rows and 3 of N / 2; main: 1 add.
+  EXPECT_DOUBLE_EQ(model_flops, 3.0 * n + 3.0 * (n / 2) + 1);
+  fs::path plain = build("passed_sizes_plain", false, PASSED_SIZES_SOURCE);
+  const double counted = counted_flops({plain.string(), std::to_string(n)});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+
+  // The module variable: named after its module, found by its symbol.
+  constexpr int cells = 21;
+  const fs::path fmodel = dir / "module_sizes.json", fbound = dir / "module_sizes.bound.json";
+  r = perfcast_run({"analyze", MODULE_SIZES_SOURCE, "-o", fmodel.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json fbefore = read_json(fmodel);
+  ASSERT_TRUE(fbefore["parameters"].contains("sizes.nx")) << fbefore["parameters"].dump(1);
+  EXPECT_FALSE(fbefore["parameters"]["sizes.nx"].contains("default"));
+  const fs::path fprogram = dir / "module_sizes_features";
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", dir.string(),
+                                     MODULE_SIZES_SOURCE, "-o", fprogram.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  args = {"probe", fmodel.string(), "-o", fbound.string(), "--"};
+  for (auto& w : mpirun(2, {fprogram.string(), std::to_string(cells)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json fafter = read_json(fbound);
+  EXPECT_EQ(fafter["parameters"]["sizes.nx"].value("default", ""), std::to_string(2 * cells))
+      << fafter["parameters"].dump(1);
+  EXPECT_EQ(fafter["parameters"]["sizes.nx"].value("origin", "").find("varied"), std::string::npos);
+  EXPECT_EQ(required(fafter), required(fbefore) - 1);
+}
+
 // No record to read: the error names the file and the option.
 TEST(ProbeRun, AMissingRecordFileIsNamed) {
   fs::path dir = scratch() / "probe_missing";

@@ -78,6 +78,22 @@ TEST(Records, TheCodeObjectIsReadButIsNoFeature) {
   EXPECT_EQ(error_of(framed(bad)), "runs.jsonl:1: 'record.code.a.c:12:branch.taken_line': expected a number");
 }
 
+// The measures for a probe run (an integer variable's assignments and their
+// sum) are read beside the features and never become columns of the dataset.
+TEST(Records, TheMeasuresAreReadButAreNoFeatures) {
+  std::string with_measures = record(1, 2, R"("a.c:12:n":[64,0.5])");
+  with_measures.insert(with_measures.size() - 1, R"(,"measures":{"a.c:12:n.assignments":3,"a.c:12:n.sum":160})");
+  RecordFile file = parse_feature_records(framed(with_measures), "runs.jsonl");
+  ASSERT_EQ(file.records.size(), 1u);
+  EXPECT_EQ(file.records[0].measures,
+            (std::map<std::string, double>{{"a.c:12:n.assignments", 3}, {"a.c:12:n.sum", 160}}));
+  Dataset d = parse_dataset(framed(with_measures), "runs.jsonl");
+  EXPECT_EQ(d.feature_names, (std::vector<std::string>{"a.c:12:n", "ranks"}));
+  std::string bad = record(1, 2, "");
+  bad.insert(bad.size() - 1, R"(,"measures":{"a.c:12:n.sum":"x"})");
+  EXPECT_EQ(error_of(framed(bad)), "runs.jsonl:1: 'record.measures.a.c:12:n.sum': expected a number");
+}
+
 // The targets of the calls through pointers, per site: read, never features;
 // a count that is no number is named by its site and target.
 TEST(Records, TheIndirectCallsAreReadButAreNoFeatures) {

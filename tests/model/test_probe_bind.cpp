@@ -509,4 +509,114 @@ TEST(ProbeBind, AMemcpysBytesAreTheMeanPerCallOfTheCopiesAtItsLine) {
   EXPECT_NE(found[1].status.find("not reached"), std::string::npos);
 }
 
+// The measures of an integer variable's assignments, as the probes record
+// them at its declaration (`file:line:name`, summed over the ranks), and its
+// value feature (the maximum over the ranks of its last value).
+void assigned(ProbeRun& run, const std::string& probe, double count, double sum, double changes, double last) {
+  run.measures[probe + ".assignments"] = count;
+  run.measures[probe + ".sum"] = sum;
+  run.measures[probe + ".changes"] = changes;
+  run.features[probe] = last;
+}
+
+// HPCG's `nrow = A.localNumberOfRows` in CG, passed on to the kernels: the
+// parameter named after the variable is bound to the mean of the values
+// assigned at its declaration (file and line, as the analyser describes it),
+// rounded for an integer; a value that varied says so in its origin.
+TEST(ProbeBind, ASourceVariableIsTheMeanOfTheValuesAssignedToIt) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"CG.nrow", "source variable nrow of CG (CG_cpp:72)", std::nullopt, true, ""});
+  m.parameters.push_back({"TestCG.nrow", "source variable nrow of TestCG (TestCG_cpp:40)", std::nullopt, true, ""});
+  m.parameters.push_back({"Setup.n", "source variable n of Setup (setup_c:9), read from memory", std::nullopt, true, ""});
+  m.parameters.push_back({"Mesh.nx", "source variable nx of Mesh (mesh_c:3)", std::nullopt, true, ""});
+  ProbeRun run{"./app", 2, {}, {}};
+  assigned(run, "CG.cpp:72:nrow", 4, 4 * 4096, 0, 4096);         // the same on every call and rank
+  assigned(run, "CG.cpp:80:nrow", 1, 7, 0, 7);                   // another line's nrow
+  assigned(run, "TestCG.cpp:40:nrow", 3, 4096 + 512 + 65, 2, 4096);  // levels: 1557.67
+  assigned(run, "setup.c:9:n", 4, 2 * 10 + 2 * 20, 0, 20);  // constant on each rank, 10 and 20
+  assigned(run, "mesh.c:3:nx", 0, 0, 0, 0);                     // declared, never assigned in the run
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  EXPECT_EQ(m.parameters[0].default_value->str(), "4096");
+  EXPECT_EQ(m.parameters[0].origin, probe_origin(run));
+  ASSERT_TRUE(m.parameters[1].default_value);
+  EXPECT_EQ(m.parameters[1].default_value->str(), "1558");
+  EXPECT_NE(m.parameters[1].origin.find("varied"), std::string::npos) << m.parameters[1].origin;
+  ASSERT_TRUE(m.parameters[2].default_value);
+  EXPECT_EQ(m.parameters[2].default_value->str(), "15");
+  EXPECT_NE(m.parameters[2].origin.find("varied"), std::string::npos) << m.parameters[2].origin;
+  EXPECT_FALSE(m.parameters[3].default_value);
+  const auto mesh = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) { return f.name == "Mesh.nx"; });
+  ASSERT_NE(mesh, found.end());
+  EXPECT_NE(mesh->status.find("never assigned"), std::string::npos) << mesh->status;
+}
+
+// A variable assigned at two places with different values (`n = 10; if (...)
+// n = m;`): the mean is neither place's value, so it is left to the user; a
+// global is found by its symbol, whatever the probes named it; an MPI call's
+// elements per call are its mean bytes per call over the bytes of an element.
+TEST(ProbeBind, GlobalsByTheirSymbolAndMessageCountsByTheirBytes) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"f.n", "source variable n of f (f_c:5)", std::nullopt, true, ""});
+  m.parameters.push_back({"sizes.nx", "global variable sizes.nx (symbol _QMsizesEnx)", std::nullopt, true, ""});
+  m.parameters.push_back(
+      {"halo.MPI_Send1.count", "elements per call of MPI_Send at halo_c:20 (read from memory)", std::nullopt, true, ""});
+  MpiItem send;
+  send.op = mpi::Op::Send;
+  send.bytes = expr::parse("halo.MPI_Send1.count * 8");
+  Function halo;
+  halo.name = "halo";
+  halo.body.push_back(Item{20, "", send});
+  m.functions["halo"] = halo;
+  ProbeRun run{"./app", 2, {}, {}};
+  assigned(run, "f.c:5:n", 4, 10 + 10 + 30 + 30, 2, 30);
+  run.code["f.c:5:n.definitions"] = 2;
+  assigned(run, "sizes.f90:3:nx", 2, 2 * 96, 0, 96);
+  run.code["sizes.f90:3:nx.symbol"] = function_id("_QMsizesEnx");
+  assigned(run, "other.f90:3:nx", 2, 2 * 5, 0, 5);
+  run.code["other.f90:3:nx.symbol"] = function_id("_QMotherEnx");
+  run.features["halo.c:20:MPI_Send.calls"] = 6;
+  run.features["halo.c:20:MPI_Send.bytes"] = 6 * 8 * 256;
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  EXPECT_FALSE(m.parameters[0].default_value);
+  const auto f = std::find_if(found.begin(), found.end(), [](const ProbeFinding& x) { return x.name == "f.n"; });
+  ASSERT_NE(f, found.end());
+  EXPECT_NE(f->status.find("2 places"), std::string::npos) << f->status;
+  ASSERT_TRUE(m.parameters[1].default_value);
+  EXPECT_EQ(m.parameters[1].default_value->str(), "96");
+  ASSERT_TRUE(m.parameters[2].default_value);
+  EXPECT_EQ(m.parameters[2].default_value->str(), "256");
+}
+
+// A field read from memory (HPCG's `params.npz`, `A.localNumberOfColumns`):
+// its probes count the stores into every object of its struct, at the
+// field's declaration (which the analyser's description gives). All the same
+// value, it is that value; values that varied (a matrix per grid level) say
+// nothing of which object the model's function reads, and it stays required.
+TEST(ProbeBind, AFieldIsBoundWhenEveryStoreToItAgreed) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  const char* tail = ", read from memory (a value the loops that read it leave alone); the field is declared at ";
+  m.parameters.push_back({"params.npz", std::string("field params.npz of main (main_cpp:79)") + tail + "hpcg_hpp:45",
+                          std::nullopt, true, ""});
+  m.parameters.push_back({"A.ncol", std::string("field A.ncol of main (main_cpp:133)") + tail + "SparseMatrix_hpp:30",
+                          std::nullopt, true, ""});
+  ProbeRun run{"./app", 2, {}, {}};
+  assigned(run, "hpcg.hpp:45:HPCG_Params.npz", 2, 4, 0, 2);
+  assigned(run, "Geometry.hpp:45:Geometry.npz", 2, 40, 0, 20);  // another struct's field of that name
+  assigned(run, "SparseMatrix.hpp:30:SparseMatrix.ncol", 8, 2 * (4352 + 576 + 80 + 12), 6, 4352);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  EXPECT_EQ(m.parameters[0].default_value->str(), "2");
+  EXPECT_FALSE(m.parameters[1].default_value);
+  const auto ncol = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) { return f.name == "A.ncol"; });
+  ASSERT_NE(ncol, found.end());
+  EXPECT_NE(ncol->status.find("varied"), std::string::npos) << ncol->status;
+}
+
 }  // namespace

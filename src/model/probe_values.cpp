@@ -1,0 +1,206 @@
+#include "model/probe_values.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <regex>
+
+#include "support/expr.h"
+
+namespace perfcast::model {
+
+namespace {
+
+// Which variable's measures a parameter's description names: a local, an
+// argument or a struct's field by its declaration (file tag and line) and
+// source name, or a global by its symbol.
+struct VariableOf {
+  std::string name;
+  std::string tag;
+  int line = 0;
+  std::string symbol;  // a global's; empty for a local
+  bool field = false;  // a struct's field: `name` is the field's, matched after the struct's name
+};
+
+std::optional<VariableOf> variable_of(const std::string& description) {
+  static const std::regex local(R"(^source variable ([^ ]+) of .*? \(([A-Za-z0-9_]+):([0-9]+)\))");
+  static const std::regex global(R"(^global variable ([^ ]+) \(symbol ([^ )]+)\))");
+  std::smatch m;
+  static const std::regex field(R"(^field [^ ]*?\.([^ .]+) of .*; the field is declared at ([A-Za-z0-9_]+):([0-9]+)$)");
+  if (std::regex_search(description, m, local)) return VariableOf{m[1], m[2], std::stoi(m[3]), "", false};
+  if (std::regex_search(description, m, field)) return VariableOf{m[1], m[2], std::stoi(m[3]), "", true};
+  if (std::regex_search(description, m, global)) {
+    return VariableOf{m[1], "", 0, m[2], false};
+  }
+  return std::nullopt;
+}
+
+// The measures of one variable, summed over its probes (a template's
+// instances repeat a local at its line: `n#2`) and over the ranks.
+struct Assignments {
+  double count = 0, sum = 0, changes = 0;
+  bool varied = false;  // some assignment differed from the one before, or ranks held different values
+  double definitions = 1;  // the places outside loops that assign it
+  std::string feature;     // the first probe's name
+};
+
+std::optional<double> lookup(const std::map<std::string, double>& m, const std::string& name) {
+  auto it = m.find(name);
+  return it == m.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+std::optional<Assignments> measured(const ProbeRun& run, const VariableOf& v) {
+  static const std::regex form(R"(^(.*):([0-9]+):([^:]+?)(#[0-9]+)?\.assignments$)");
+  const double symbol = v.symbol.empty() ? 0 : function_id(v.symbol);
+  std::optional<Assignments> found;
+  std::optional<double> first_mean;
+  for (const auto& [name, count] : run.measures) {
+    std::smatch f;
+    if (!std::regex_match(name, f, form)) continue;
+    // A local by its name and declaration; a field likewise, its probes named
+    // `Struct.field` at the field's declaration; a global by its symbol alone
+    // (one without debug information is named by its symbol).
+    const std::string probe = name.substr(0, name.size() - std::string(".assignments").size());
+    const std::string variable = f[3];
+    const std::string name_of = v.field ? variable.substr(variable.rfind('.') + 1) : variable;
+    if (v.field && variable.find('.') == std::string::npos) continue;
+    if (v.symbol.empty() ? (name_of != v.name || std::stoi(f[2]) != v.line || file_tag(f[1]) != v.tag)
+                         : lookup(run.code, probe + ".symbol") != symbol)
+      continue;
+    auto sum = lookup(run.measures, probe + ".sum");
+    auto changes = lookup(run.measures, probe + ".changes");
+    if (!sum || !changes) continue;
+    if (!found) found = Assignments{0, 0, 0, false, 1, probe};
+    found->definitions = std::max(found->definitions, lookup(run.code, probe + ".definitions").value_or(1));
+    found->count += count;
+    found->sum += *sum;
+    found->changes += *changes;
+    // Constant on every rank, yet the ranks' values differ when their mean
+    // is not their maximum (the value feature, the maximum over the ranks).
+    auto last = lookup(run.features, probe);
+    found->varied = found->varied || *changes > 0 || (count > 0 && last && *last != *sum / count);
+    if (count > 0) {  // a template's instances whose means differ
+      if (first_mean && *first_mean != *sum / count) found->varied = true;
+      if (!first_mean) first_mean = *sum / count;
+    }
+  }
+  return found;
+}
+
+// The size in bytes of one element of the MPI calls whose bytes are a
+// multiple of `name` (`count * 8`), the same for all of them; none otherwise.
+std::optional<double> element_bytes(const Items& items, const std::string& name, std::optional<double> size,
+                                   bool& mixed) {
+  for (const Item& item : items) {
+    if (const auto* m = std::get_if<MpiItem>(&item.body)) {
+      if (!expr::free_names(m->bytes).count(name)) continue;
+      try {
+        const double one = expr::evaluate(m->bytes, {{name, expr::Value(1)}}).real();
+        const double two = expr::evaluate(m->bytes, {{name, expr::Value(2)}}).real();
+        if (two - one != one || one <= 0 || (size && *size != one)) mixed = true;
+        size = one;
+      } catch (const std::exception&) {  // bytes that need other names too
+        mixed = true;
+      }
+    } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      size = element_bytes(l->body, name, size, mixed);
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      size = element_bytes(b->then_items, name, size, mixed);
+      size = element_bytes(b->else_items, name, size, mixed);
+    }
+  }
+  return size;
+}
+
+// An MPI call's elements per call read from memory (described "elements per
+// call of MPI_Send at <file tag>:<line>"): the run's mean bytes per call at
+// that line (its `.calls` and `.bytes` features) over the bytes of one
+// element, which the model's bytes of that call say. Nothing when `p` is no
+// such parameter.
+std::optional<ProbeFinding> bind_message_count(const ProgramModel& model, const ProbeRun& run, Parameter& p,
+                                               const std::string& origin) {
+  static const std::regex described(R"(^elements per call of (MPI_[A-Za-z_]+) at ([A-Za-z0-9_]+):([0-9]+))");
+  std::smatch where;
+  if (!std::regex_search(p.description, where, described)) return std::nullopt;
+  const std::string op = where[1], tag = where[2], line = where[3];
+  static const std::regex feature_form(R"(^(.*):([0-9]+):(MPI_[A-Za-z_]+)(#[0-9]+)?\.calls$)");
+  double calls = 0, bytes = 0;
+  std::string site;
+  for (const auto& [name, value] : run.features) {
+    std::smatch f;
+    if (!std::regex_match(name, f, feature_form) || f[2] != line || f[3] != op || file_tag(f[1]) != tag) continue;
+    auto b = lookup(run.features, name.substr(0, name.size() - std::string(".calls").size()) + ".bytes");
+    if (!b) continue;
+    site = std::string(f[1]) + ":" + line;
+    calls += value;
+    bytes += *b;
+  }
+  if (site.empty()) return std::nullopt;
+  ProbeFinding out{ProbeFinding::Kind::Value, site, p.name, std::nullopt, ""};
+  bool mixed = false;
+  std::optional<double> size;
+  for (const auto& [fn_name, fn] : model.functions) size = element_bytes(fn.body, p.name, size, mixed);
+  if (!size || mixed) {
+    out.status = "the model's bytes of that call are not a multiple of its elements";
+  } else if (calls == 0) {
+    out.status = "not reached by the probe run";
+  } else {
+    const double value = std::round(bytes / calls / *size);  // MPI counts are integers
+    bind_measure(p, value, origin);
+    out.value = value;
+    out.status = fmt::format("bound (the mean bytes per call at that line over {} bytes an element)", *size);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::string& origin,
+                        std::set<std::string>& bound, std::vector<ProbeFinding>& out) {
+  for (Parameter& p : model.parameters) {
+    if (p.default_value || bound.count(p.name)) continue;
+    if (auto f = bind_message_count(model, run, p, origin)) {
+      if (f->value) bound.insert(p.name);
+      out.push_back(std::move(*f));
+      continue;
+    }
+    auto v = variable_of(p.description);
+    if (!v) continue;
+    auto a = measured(run, *v);
+    if (!a) continue;  // no probe there: assigned only in loops, or a unit built without the probes
+    ProbeFinding f{ProbeFinding::Kind::Value, a->feature, p.name, std::nullopt, ""};
+    if (a->count == 0) {
+      f.status = "never assigned outside loops by the probe run";
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (a->varied && v->field) {  // stores into every object of its type: which one is read, the probe cannot tell
+      f.status = "its stores, into any object of its struct, had values that varied: the probe cannot tell which "
+                 "object the model reads";
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (a->varied && a->definitions > 1) {  // `n = 10; if (...) n = m;`: the mean is no one place's value
+      f.status = fmt::format("assigned at {} places with values that varied: the probe cannot tell which the model reads",
+                             a->definitions);
+      out.push_back(std::move(f));
+      continue;
+    }
+    const double mean = a->sum / a->count;
+    // The probes measure integers only: the program holds it in one, and the
+    // analyser's casts of it (zext(n, 32)) need one. The nearest, off by at
+    // most a half per assignment.
+    const double value = std::round(mean);
+    bind_measure(p, value, a->varied ? fmt::format("{}, the mean of {} values that varied", origin, a->count) : origin);
+    bound.insert(p.name);
+    f.value = value;
+    f.status = a->varied ? fmt::format("bound (the mean of {} assignments, whose values varied)", a->count)
+                         : fmt::format("bound (the value of its {} assignments)", a->count);
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace perfcast::model
