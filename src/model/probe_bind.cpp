@@ -211,14 +211,15 @@ bool set_loop_guard(Items& items, int line, const std::string& trips, bool itera
 std::optional<double> line_arrivals(const ProbeRun& run, const std::string& file, int line,
                                     const std::string& function) {
   const std::string at = file + ":" + std::to_string(line);
-  for (const char* kind : {"loop", "branch"}) {
-    const char* count = kind == std::string("loop") ? "entries" : "taken";
+  for (const bool loop : {true, false}) {
+    const std::string kind = loop ? "loop" : "branch";
+    const char* count = loop ? "entries" : "taken";
     if (!feature(run, at + ":" + kind + "." + count)) continue;
     std::optional<std::string> own = run.code.count(at + ":" + kind + ".function")
                                          ? own_feature(run, at, kind, count, function)
                                          : std::optional<std::string>(at + ":" + kind);
     if (!own) return std::nullopt;
-    if (kind == std::string("loop")) return feature(run, *own + ".entries");
+    if (loop) return feature(run, *own + ".entries");
     auto taken = feature(run, *own + ".taken"), not_taken = feature(run, *own + ".not_taken");
     if (!taken || !not_taken) return std::nullopt;
     return *taken + *not_taken;
