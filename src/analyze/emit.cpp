@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -12,6 +14,8 @@
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include "analyze/fortran_arguments.h"
 #include "analyze/fortran_bindings.h"
@@ -40,6 +44,24 @@ bool is_min_or_max(const llvm::SelectInst& s) {
   const llvm::Value* f = s.getFalseValue();
   if (cmp->isEquality()) return false;
   return (t == a && f == b) || (t == b && f == a);
+}
+
+// Whether the machine fuses a multiply-add (llvm.fmuladd) into one FMA
+// instruction: on x86 only with the FMA extension the unit was built for (its
+// target features); other targets (AArch64, POWER) always have one.
+bool fuses_multiply_add(const llvm::Function& f) {
+  if (!llvm::Triple(f.getParent()->getTargetTriple()).isX86()) return true;
+  return f.getFnAttribute("target-features").getValueAsString().contains("+fma");
+}
+
+// The product of a multiply, its operands unordered and a negation taken off
+// (-a * b is the product a * b, subtracted).
+std::pair<const llvm::Value*, const llvm::Value*> product_of(const llvm::Value* a, const llvm::Value* b) {
+  auto unnegated = [](const llvm::Value* v) {
+    auto* neg = llvm::dyn_cast<llvm::UnaryOperator>(v);
+    return neg && neg->getOpcode() == llvm::Instruction::FNeg ? neg->getOperand(0) : v;
+  };
+  return std::minmax(unnegated(a), unnegated(b));
 }
 
 }  // namespace
@@ -88,6 +110,16 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items,
     n.math[key] = it == n.math.end() ? calls : it->second + calls;
   };
 
+  // Without FMA instructions a multiply-add is a multiply and an add, and the
+  // code generator computes a product once per block however many of them
+  // use it (`fi += d * force; f[j] -= d * force`): such a multiply-add's
+  // product, already computed there, costs only its add.
+  const bool fused = fuses_multiply_add(s_.f);
+  std::set<std::pair<const Value*, const Value*>> products;
+  if (!fused)
+    for (Instruction& i : *b)
+      if (i.getOpcode() == Instruction::FMul) products.insert(product_of(i.getOperand(0), i.getOperand(1)));
+
   for (Instruction& i : *b) {
     if (isa<DbgInfoIntrinsic>(&i) || s_.inlined_from_ignored(i.getDebugLoc()) || (include && !include(i))) continue;
     // A flop is what perfcast counts counts (src/counts/README.md, Intel's
@@ -114,7 +146,11 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items,
           n.store_bytes + Expr(static_cast<std::int64_t>(s_.dl.getTypeStoreSize(st->getValueOperand()->getType())));
     } else if (auto* ii = dyn_cast<IntrinsicInst>(&i)) {
       switch (ii->getIntrinsicID()) {
-        case Intrinsic::fma: case Intrinsic::fmuladd: add_flops(i, i.getType(), 2); break;
+        case Intrinsic::fma: add_flops(i, i.getType(), 2); break;
+        case Intrinsic::fmuladd:
+          add_flops(i, i.getType(),
+                    fused || products.insert(product_of(ii->getArgOperand(0), ii->getArgOperand(1))).second ? 2 : 1);
+          break;
         // x86 lowers these to minsd/maxsd (with a compare and blend for NaNs, no flops).
         case Intrinsic::minnum: case Intrinsic::maxnum: case Intrinsic::minimum: case Intrinsic::maximum:
           add_flops(i, i.getType(), 1);

@@ -228,6 +228,81 @@ bool set_loop_guard(Items& items, int line, const std::string& trips, bool itera
   return found;
 }
 
+// How often the run arrived at `line` of `function` (in the file of feature
+// site `file`): a loop there is entered once per arrival (its `entries`);
+// otherwise the line's first test, where the line is entered (`a` of
+// `a && b`), is evaluated once per arrival. None when the probes have
+// neither, or several instances of a template share the line and none is
+// told to be `function`'s.
+std::optional<double> line_arrivals(const ProbeRun& run, const std::string& file, int line,
+                                    const std::string& function) {
+  const std::string at = file + ":" + std::to_string(line);
+  for (const bool loop : {true, false}) {
+    const std::string kind = loop ? "loop" : "branch";
+    const char* count = loop ? "entries" : "taken";
+    if (!feature(run, at + ":" + kind + "." + count)) continue;
+    std::optional<std::string> own = run.code.count(at + ":" + kind + ".function")
+                                         ? own_feature(run, at, kind, count, function)
+                                         : std::optional<std::string>(at + ":" + kind);
+    if (!own) return std::nullopt;
+    if (loop) return feature(run, *own + ".entries");
+    auto taken = feature(run, *own + ".taken"), not_taken = feature(run, *own + ".not_taken");
+    if (!taken || !not_taken) return std::nullopt;
+    return *taken + *not_taken;
+  }
+  return std::nullopt;
+}
+
+// The arrivals of the first item of `items`, in order, whose line the run
+// counted (line_arrivals); each item of a list runs once per arrival at the
+// list. Code inlined from another function is skipped: its lines are another
+// function's, which the probes count over all of its calls.
+std::optional<double> first_counted(const ProbeRun& run, const std::string& file, const std::string& function,
+                                    const Items& items, const Item* skip = nullptr) {
+  for (const Item& item : items) {
+    if (&item == skip || item.note.find("inlined from") != std::string::npos) continue;
+    if (!std::holds_alternative<BranchItem>(item.body) && !std::holds_alternative<LoopItem>(item.body)) continue;
+    if (auto n = line_arrivals(run, file, item.line, function)) return n;
+  }
+  return std::nullopt;
+}
+
+// A join the analyser could not place (the code after `if (a && b) return;`,
+// reached on some paths) is reached in the run as often as the first counted
+// line of its `then`, out of the arrivals at the list that holds it (another
+// counted item of that list): their ratio is its probability, a mean over
+// every arrival as a taken fraction is. Returns how many joins at `line` it
+// set (the first one's probability in `probability`), or 0 with `why`.
+int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, int line, const std::string& function,
+                   const std::string& origin, std::optional<double>& probability, std::string& why) {
+  int set = 0;
+  for (Item& item : items) {
+    if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (item.line == line && !b->condition && is_join(item)) {
+        auto reached = first_counted(run, file, function, b->then_items);
+        auto arrivals = first_counted(run, file, function, items, &item);
+        if (!reached || !arrivals)
+          why = "no counted line in the code it reaches, or in the code around it";
+        else if (*arrivals <= 0)
+          why = "the code around it was not reached by the probe run";
+        else if (*reached > *arrivals * (1 + 1e-9))
+          why = "the code it reaches ran more often than the code around it (its lines run elsewhere too)";
+        else {
+          b->probability = std::min(1.0, *reached / *arrivals);
+          if (!probability) probability = b->probability;
+          item.note += "; " + origin;
+          ++set;
+        }
+      }
+      set += set_join_reach(run, b->then_items, file, line, function, origin, probability, why);
+      set += set_join_reach(run, b->else_items, file, line, function, origin, probability, why);
+    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      set += set_join_reach(run, l->body, file, line, function, origin, probability, why);
+    }
+  }
+  return set;
+}
+
 // The depth among the loops of their own line (1: the outermost) of the
 // loops in `items` whose trips name `trips`, `around` counting the loops of
 // `line` around `items`; 0 when there are none, -1 when they differ.
@@ -763,11 +838,22 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     // often they were taken, not which side of the optimised guard runs the loop.
     if (fn == model.functions.end())
       f.status = "the model has no such function";
-    else if (b.why == kReachedOnSomePaths)  // a line's region, bound from its branches' entries, may still price it
-      f.status = "a join the analyser could not place, not a branch the probe counts: left at its guess";
-    else if (b.why == kLaterTestWhy)
+    else if (b.why == kReachedOnSomePaths) {
+      // Not a branch the probe counts: the lines around it say how often it was reached.
+      const std::string at = feature_site(b.site);
+      std::optional<double> p;
+      std::string why;
+      if (set_join_reach(run, fn->second.body, at.substr(0, at.rfind(':')), line, b.function, origin, p, why) > 0) {
+        b.probe_probability = p;
+        f.value = p;
+        f.status = "bound (a join the analyser could not place: the arrivals at the code it reaches over those "
+                   "at the code around it)";
+      } else {
+        f.status = "a join the analyser could not place, left at its guess: " + why;
+      }
+    } else if (b.why == kLaterTestWhy) {
       bind_later_test(fn->second.body, line, b, f);
-    else if (bind_as_guard()) {
+    } else if (bind_as_guard()) {
     } else if (several) {
       if (region)
         bind_region(fn->second.body, *region, b, f);

@@ -762,6 +762,58 @@ TEST(ProbeRun, BindsEachTemplateInstancesOwnTripsAndBranch) {
   EXPECT_EQ(cutoffs, 2) << after["coverage"].dump();
 }
 
+// The work after early returns whose conditions join several tests
+// (tests/features/early_returns.cpp: `if (step > 0 && step % every) return;`)
+// is a join the analyser cannot place, reached on some paths. The probe run
+// counts the arrivals at the line that starts it (the loop, 4 of report()'s
+// 22 calls at 20 steps of 8) and at the lines around it (22), so it is bound
+// at 4/22 and the model's flops are the hand count and callgrind's, where a
+// guessed half priced 11 reports.
+TEST(ProbeRun, BindsHowOftenTheCodeAfterEarlyReturnsIsReached) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "early_returns.json", bound = dir / "early_returns.bound.json";
+  auto r = perfcast_run({"analyze", EARLY_RETURNS_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string report = "_Z6reportiR5StatsPKdi";
+  auto join_of = [&](const json& m) {
+    for (const auto& b : m["coverage"]["guessed_branches"])
+      if (b["function"] == report && b["why"] == "reached on some paths") return b;
+    return json();
+  };
+  ASSERT_FALSE(join_of(read_json(model)).is_null()) << read_json(model)["coverage"].dump();
+
+  fs::path program = build("early_returns_features", true, EARLY_RETURNS_SOURCE);
+  const std::vector<std::string> input = {"1000", "20", "8"};  // n, steps, every
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> command = {program.string()};
+  command.insert(command.end(), input.begin(), input.end());
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json join = join_of(read_json(bound));
+  EXPECT_NEAR(join.value("probe_probability", -1.0), 4.0 / 22, 1e-9) << join.dump() << r.stdout_text;
+
+  std::vector<std::string> predict = {"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"};
+  for (const char* call : {"main.report1.n=1000", "main.report2.n=1000", "main.report3.n=1000"})
+    predict.insert(predict.end(), {"--param", call});
+  r = perfcast_run(predict);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  fs::path plain = build("early_returns_plain", false, EARLY_RETURNS_SOURCE);
+  std::vector<std::string> counted_run = {"counts", "-q", "-n", "2", "--json", "--", plain.string()};
+  counted_run.insert(counted_run.end(), input.begin(), input.end());
+  r = perfcast_run(counted_run, std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json counts = json::parse(r.stdout_text);
+  double counted = 0;
+  for (const auto& f : counts["per_rank"][0]["functions"])
+    if (!f.value("inlined_only", false)) counted += f["flops_double"].get<double>();
+  EXPECT_NEAR(counted, 4 * (2.0 * 1000 + 1), 16);  // the hand count: 4 reports
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // The items of a model's function body, at any depth, of `kind`.
 void items_of_kind(const json& items, const std::string& kind, std::vector<json>& out) {
   for (const auto& item : items) {

@@ -100,6 +100,42 @@ TEST(ProbeBind, AJoinReachedOnSomePathsIsNotTheBranchAtItsLine) {
   EXPECT_NE(found[1].status.find("join"), std::string::npos) << found[1].status;
 }
 
+// The code after `if (step > 0 && step % every) return;` is a join the
+// analyser could not place. The run arrived 22 times at the early return's
+// line and 4 times at the loop the join holds: the join is reached 4 times in
+// 22. Without a counted line in it, it keeps its guess and says why.
+TEST(ProbeBind, AJoinIsReachedAsOftenAsTheFirstCountedLineItHolds) {
+  auto model_with_join = [] {
+    ProgramModel m = model_of({{"report", 19, 19, 21}});
+    m.functions["report"].body.front().body = BranchItem{expr::parse("step > 0"), 0.5, {}, {}, 0, 0};
+    BranchItem join;
+    join.then_items.push_back(Item{21, "", ComputeItem{}});
+    join.then_items.push_back(Item{22, "", LoopItem{}});
+    m.functions["report"].body.push_back(Item{19, "reached on some paths", join});
+    m.coverage->guessed_branches.front().why = "reached on some paths";
+    return m;
+  };
+  ProbeRun run{"./app", 2,
+               {{"f.c:19:branch.taken", 20}, {"f.c:19:branch.not_taken", 2}, {"f.c:22:loop.entries", 4},
+                {"f.c:22:loop.headers", 4004}, {"f.c:22:branch.taken", 4000}, {"f.c:22:branch.not_taken", 4}},
+               {}};
+  ProgramModel m = model_with_join();
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(m.functions.at("report").body.back().body).probability, 4.0 / 22);
+  EXPECT_DOUBLE_EQ(m.coverage->guessed_branches[0].probe_probability.value_or(-1), 4.0 / 22);
+  EXPECT_NE(m.functions.at("report").body.back().note.find("probe run"), std::string::npos);
+
+  run.features.erase("f.c:22:loop.entries");
+  run.features.erase("f.c:22:loop.headers");
+  run.features.erase("f.c:22:branch.taken");
+  run.features.erase("f.c:22:branch.not_taken");
+  m = model_with_join();
+  found = bind_probe_run(m, run);
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(m.functions.at("report").body.back().body).probability, 0.5);
+  EXPECT_NE(found[0].status.find("left at its guess"), std::string::npos) << found[0].status;
+}
+
 }  // namespace
 
 namespace {
