@@ -1226,6 +1226,8 @@ TEST(Analyze, AVectorisedLoopWhoseScalarLoopIsUnrolledSharesItsTrips) {
         EXPECT_EQ(flops, chunks * 4.0 * t) << "chunks = " << chunks << ", trips = " << t;
       }
     }
+}
+
 // A pair kernel whose two updates share a product, `fi += d * force;
 // f[j] -= d * force` (shared_products.c), each a multiply-add in the IR: on
 // x86-64's baseline, without FMA, the machine multiplies once and adds and

@@ -473,8 +473,9 @@ TEST(ProbeRun, BindsWhereTheFirstTestOfAnOrDoesNotDecide) {
   const json after = read_json(bound);
   EXPECT_DOUBLE_EQ(later_test(after).value("probe_probability", -1.0), 2.0 / 8) << after["coverage"].dump();
   for (const auto& b : after["coverage"]["guessed_branches"])
-    if (b["site"] == at && b["why"] != model::kLaterTestWhy)
+    if (b["site"] == at && b["why"] != model::kLaterTestWhy) {
       EXPECT_DOUBLE_EQ(b.value("probe_probability", -1.0), 7.0 / 8) << b.dump();
+    }
 
   // n, which main reads with READ (the probes do not see it).
   r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json", "--param",
