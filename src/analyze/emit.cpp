@@ -113,12 +113,15 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items,
   // Without FMA instructions a multiply-add is a multiply and an add, and the
   // code generator computes a product once per block however many of them
   // use it (`fi += d * force; f[j] -= d * force`): such a multiply-add's
-  // product, already computed there, costs only its add.
+  // product, already computed there, costs only its add. Only the block's
+  // instructions priced here count: a product the part priced apart computes
+  // (a later test's own arithmetic) may not run where this part does.
   const bool fused = fuses_multiply_add(s_.f);
   std::set<std::pair<const Value*, const Value*>> products;
   if (!fused)
     for (Instruction& i : *b)
-      if (i.getOpcode() == Instruction::FMul) products.insert(product_of(i.getOperand(0), i.getOperand(1)));
+      if (i.getOpcode() == Instruction::FMul && (!include || include(i)))
+        products.insert(product_of(i.getOperand(0), i.getOperand(1)));
 
   for (Instruction& i : *b) {
     if (isa<DbgInfoIntrinsic>(&i) || s_.inlined_from_ignored(i.getDebugLoc()) || (include && !include(i))) continue;
