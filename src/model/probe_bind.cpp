@@ -250,11 +250,12 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
 
 // The mean trips per arrival of the probe's loop `probe` (`f.c:12:loop`): a
 // loop tested at the top (`for`, `while`) runs its header once per iteration
-// and once more to leave, one tested at the bottom (`do ... while`, the
-// pass's code fact `.tested_at_bottom`) once per iteration.
+// and once more to leave; one tested at the bottom (`do ... while`, the
+// pass's code fact `.tested_at_bottom`) or never left from its header (`DO`
+// ... `EXIT`, `.left_from_body`) once per iteration it starts.
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
-  const bool bottom = run.code.count(probe + ".tested_at_bottom") > 0;
-  return std::max(0.0, (bottom ? headers : headers - entries) / entries);
+  const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
+  return std::max(0.0, (once ? headers : headers - entries) / entries);
 }
 
 // A recursive function's invocations per call from outside its recursion:

@@ -439,6 +439,38 @@ TEST(ProbeRun, BindsAFortranArrayStatementsLoopsAndAnOrTest) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A named DO loop without control, left by EXIT, whose body starts with an
+// array statement over another dimension (exit_loop.f90, SNAP's fixup loop):
+// the optimised code starts the loop at that statement's line, where the
+// front end had only the array statement's loop; the probes name the DO loop
+// there too, and count its passes, 2 a cell on the mean, not the angles.
+TEST(ProbeRun, BindsThePassesOfADoLoopLeftByExit) {
+  const std::string source = EXIT_LOOP_SOURCE;
+  constexpr int ncell = 12, nang = 10;  // ncell a multiple of 3
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "exit_loop.json", bound = dir / "exit_loop.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string passes = "exit_loop.f90:" + std::to_string(marker_line(source, "passes"));
+  const json before = read_json(model);
+  std::string trips;
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l["site"] == passes) trips = l["trip_count"];
+  ASSERT_FALSE(trips.empty()) << before["coverage"].dump();
+
+  const fs::path program = dir / "exit_loop_features";
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", source, "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  const std::vector<std::string> command = {program.string(), std::to_string(ncell), std::to_string(nang)};
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(read_json(bound)["parameters"][trips].value("default", ""), "2") << r.stdout_text;
+}
+
 // A `do ... while` loop whose trips are data (bottom_tested.c): its header is
 // its body, run once per iteration and not once more to leave, so the trips
 // per arrival are headers / entries (9 halvings in 4 on the mean), not one
