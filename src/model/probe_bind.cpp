@@ -135,7 +135,7 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
                             Orientations& o) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->condition && !is_join(item)) {
+      if (item.line == line && !b->computed() && !is_join(item)) {
         std::optional<bool> then_taken = then_is_taken(*b, t);
         bool lines = b->then_line || b->else_line;
         ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
@@ -184,7 +184,7 @@ bool set_loop_guard(Items& items, int line, const std::string& trips, bool itera
   bool found = false;
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->condition) {
+      if (item.line == line && !b->computed()) {
         bool then_side = holds_loop_of(b->then_items, trips), else_side = holds_loop_of(b->else_items, trips);
         if (then_side != else_side) {
           b->probability = then_side == iterated ? 1.0 : 0.0;

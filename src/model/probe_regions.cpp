@@ -27,7 +27,7 @@ struct Node {
 
 bool guessed_at(const Item& item, int line) {
   const auto* b = std::get_if<BranchItem>(&item.body);
-  return b && item.line == line && !b->condition;
+  return b && item.line == line && !b->computed();
 }
 
 // The trees of guessed branches at `line` in `items`: a branch at the line
