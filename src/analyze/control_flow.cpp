@@ -245,12 +245,41 @@ bool ControlFlow::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::v
         if (region && !region->contains(t->getSuccessor(s))) leaves_region = true;
       }
       if (side != UINT_MAX && is_error_side(d, t->getSuccessor(side))) return false;
-      // A loop's exit test is its trip count; an error path's alternative is certain.
+      // A loop's exit test is its trip count; an error path's alternative is
+      // certain. The code after the exits of a loop left only from the middle
+      // of its body (`DO` ... `EXIT`, `for (;;)` ... `break`) misses the last
+      // of the iterations the loop's header starts.
       if (!others_error && !leaves_region) rev.push_back({t, side, side == UINT_MAX ? cur : nullptr});
+      else if (leaves_region && side != UINT_MAX && misses_last_iteration(region, cur))
+        rev.push_back({t, side, nullptr, region});
     }
     cur = d;
   }
   out.assign(rev.rbegin(), rev.rend());
+  return true;
+}
+
+// Whether `cur`, after an exit of loop `l`, runs on all of l's iterations but
+// the last: l is left only from the middle of its body (no exit at its header
+// or a latch: each run starts its iterations at the header and leaves from
+// inside the last, the optimiser's copies of one EXIT test alike), and no
+// exit follows `cur` within an iteration, so the iteration that leaves never
+// reaches it.
+bool ControlFlow::misses_last_iteration(const llvm::Loop* l, llvm::BasicBlock* cur) {
+  using namespace llvm;
+  SmallVector<BasicBlock*, 4> exiting;
+  l->getExitingBlocks(exiting);
+  for (BasicBlock* b : exiting)
+    if (b == l->getHeader() || l->isLoopLatch(b)) return false;
+  std::set<const BasicBlock*> seen;
+  std::vector<BasicBlock*> work = {cur};
+  while (!work.empty()) {
+    BasicBlock* b = work.back();
+    work.pop_back();
+    if (b == l->getHeader() || !l->contains(b) || !seen.insert(b).second) continue;
+    if (llvm::is_contained(exiting, b)) return false;
+    for (BasicBlock* s : successors(b)) work.push_back(s);
+  }
   return true;
 }
 

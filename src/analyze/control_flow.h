@@ -29,6 +29,9 @@ struct GuardStep {
   const llvm::Instruction* term;
   unsigned succ;                       // UINT_MAX: reached on some paths only
   llvm::BasicBlock* target = nullptr;  // for those: the block reached
+  // `term` is an exit of the loop around, in the middle of its body: `succ`
+  // stays in the loop, on all but the loop's last iteration.
+  const llvm::Loop* after_exit_of = nullptr;
 };
 
 class ControlFlow {
@@ -54,6 +57,7 @@ class ControlFlow {
   bool ends_normally_avoiding(llvm::BasicBlock* from, llvm::BasicBlock* avoid);
   bool leaves_early(llvm::BasicBlock* from, llvm::BasicBlock* exit);
   bool certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region);
+  static bool misses_last_iteration(const llvm::Loop* l, llvm::BasicBlock* cur);
 
   FunctionScope& s_;
   std::map<const llvm::BasicBlock*, bool> error_sides_;

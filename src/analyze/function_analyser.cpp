@@ -253,7 +253,7 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
 Items* FunctionAnalyser::navigate(Items* c, const std::vector<GuardStep>& guard) {
   for (const GuardStep& s : guard) {
     Node* b = branch_node(*c, s);
-    bool two_way = llvm::isa<llvm::BranchInst>(s.term) && s.succ != UINT_MAX;
+    bool two_way = llvm::isa<llvm::BranchInst>(s.term) && s.succ != UINT_MAX && !s.after_exit_of;
     c = (two_way && s.succ == 1) ? &b->else_items : &b->then_items;
   }
   return c;
@@ -298,7 +298,7 @@ constexpr const char* kUndecided = "perfcast_undecided_";
 
 Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
   using namespace llvm;
-  bool two_way = isa<BranchInst>(step.term) && step.succ != UINT_MAX;
+  bool two_way = isa<BranchInst>(step.term) && step.succ != UINT_MAX && !step.after_exit_of;
   for (auto it = c.rbegin(); it != c.rend(); ++it)
     if ((*it)->kind == Node::Branch && (*it)->key == step.term && (two_way || (*it)->key_succ == step.succ) &&
         (*it)->key_target == step.target)
@@ -312,7 +312,12 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
   n->line = w.line;
   n->note = w.note;
   const Loop* scope = s_.li.getLoopFor(step.term->getParent());
-  if (two_way) {
+  if (step.after_exit_of) {
+    // All but the last of the T iterations the loop starts: (T - 1) / T.
+    const ex::Expr trips = counts_.trip_count(const_cast<Loop*>(step.after_exit_of));
+    n->share = ex::simplify(ex::maximum({trips - ex::Expr(1), ex::Expr(0)}) / ex::maximum({trips, ex::Expr(1)}));
+    n->note = (n->note.empty() ? "" : n->note + "; ") + "after the loop's exit: all its iterations but the last";
+  } else if (two_way) {
     auto* br = cast<BranchInst>(step.term);
     if (auto p = s_.probability_override(w)) {
       n->probability = *p;

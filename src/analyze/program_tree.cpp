@@ -17,6 +17,7 @@ void for_each_expression(const Items& items, const std::function<void(const Expr
     use(n->store_bytes), use(n->trip_count), use(n->bytes);
     for (const auto& [k, v] : n->math) use(v);
     if (n->condition) use(*n->condition);
+    if (n->share) use(*n->share);
     if (n->peer) use(*n->peer);
     if (n->root) use(*n->root);
     if (n->level) use(*n->level);

@@ -40,6 +40,7 @@ struct Node {
   expr::Expr trip_count;
   // branch
   std::optional<expr::Expr> condition;
+  std::optional<expr::Expr> share;  // the share of runs taking `then` (model::BranchItem::share)
   double probability = 0.5;
   int then_line = 0, else_line = 0;  // a two-way branch's sides' first source lines (side_line)
   const llvm::Instruction* key = nullptr;

@@ -81,6 +81,8 @@ model::BranchItem branch(const Node& n) {
   model::BranchItem b;
   if (n.condition)
     b.condition = ex::simplify(*n.condition);
+  else if (n.share)
+    b.share = *n.share;
   else
     b.probability = n.probability;
   b.then_items = to_model_items(n.then_items);

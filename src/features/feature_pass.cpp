@@ -37,7 +37,9 @@
 //     `.entries` (arrivals from outside); inside d - 1 loops of its own line
 //     (a Fortran array statement's nest), the code fact `.depth` = d; left
 //     only from its back edges (`do ... while`), the code fact
-//     `.tested_at_bottom` = 1;
+//     `.tested_at_bottom` = 1; never left from its header nor by a test before
+//     its body's work (`DO` ... `EXIT`), `.left_from_body` = 1. A loop is named where the optimised code starts
+//     it (loop_site: a `DO` without control at its body's first line);
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -126,6 +128,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -185,6 +188,63 @@ std::string file_line(const DebugLoc& loc, const Module& m) {
     return (sys::path::filename(scope->getFilename()) + ":" + Twine(loc.getLine())).str();
   }
   return (sys::path::filename(m.getSourceFileName()) + ":0").str();
+}
+
+// The `file:line` of every instruction of `f` that computes or tests
+// something (not an unconditional branch): the lines the optimised code keeps.
+std::set<std::string> lines_with_code(const Function& f, const Module& m) {
+  std::set<std::string> lines;
+  for (const Instruction& i : instructions(f)) {
+    const auto* br = dyn_cast<BranchInst>(&i);
+    if (i.getDebugLoc() && !(br && br->isUnconditional()) && !isa<DbgInfoIntrinsic>(i))
+      lines.insert(file_line(i.getDebugLoc(), m));
+  }
+  return lines;
+}
+
+// Whether the exit test in `exiting` comes before any work of an iteration of
+// `l`: the blocks from its header to it hold only code of the loop statement's
+// own line or of the test's (`while (a && b)`, whose `&&` the front end joins
+// below the header; `for (;;) { if (done) break; ... }`). Each run then tests
+// once more than it iterates, as at the header.
+bool tested_first(const Loop& l, const BasicBlock& exiting, const Module& m) {
+  const std::string statement = file_line(l.getStartLoc(), m), test = file_line(exiting.getTerminator()->getDebugLoc(), m);
+  auto own = [&](const BasicBlock& b) {
+    for (const Instruction& i : b) {
+      const auto* br = dyn_cast<BranchInst>(&i);
+      if (!i.getDebugLoc() || isa<DbgInfoIntrinsic>(i) || (br && br->isUnconditional())) continue;
+      const std::string at = file_line(i.getDebugLoc(), m);
+      if (at != statement && at != test) return false;
+    }
+    return true;
+  };
+  SmallPtrSet<const BasicBlock*, 8> seen;
+  SmallVector<const BasicBlock*, 8> work = {l.getHeader()};
+  while (!work.empty()) {
+    const BasicBlock* b = work.pop_back_val();
+    if (b == &exiting) return true;
+    if (!l.contains(b) || !seen.insert(b).second || !own(*b)) continue;
+    for (const BasicBlock* s : successors(b)) work.push_back(s);
+  }
+  return false;
+}
+
+// Where loop `l` starts, as the analyser will read it in the optimised code:
+// clang's loop metadata, else the branch into the loop (Loop::getStartLoc).
+// A loop statement that is that branch alone (Fortran's `DO` without
+// control, left by `EXIT`) leaves no code at its line: the optimiser folds
+// the branch away, and the preheader it makes anew takes the header's first
+// location (LoopSimplify), so the optimised loop starts at its body's first
+// line; the probe names it there too.
+std::string loop_site(const Loop& l, const std::set<std::string>& code_lines, const Module& m) {
+  const std::string start = file_line(l.getStartLoc(), m);
+  if (MDNode* id = l.getLoopID())
+    for (unsigned i = 1; i < id->getNumOperands(); ++i)
+      if (isa<DILocation>(id->getOperand(i))) return start;
+  if (code_lines.count(start)) return start;
+  for (const Instruction& i : *l.getHeader())
+    if (i.getDebugLoc() && !isa<PHINode>(i) && !isa<DbgInfoIntrinsic>(i)) return file_line(i.getDebugLoc(), m);
+  return start;
 }
 
 // The source variable an alloca holds: from its dbg.declare, or, where clang
@@ -613,25 +673,33 @@ class FeatureProbes {
     std::vector<LoopPlan> loop_plans;
     const auto indirect_calls = indirect_calls_of(f);
 
+    const std::set<std::string> code_lines = lines_with_code(f, m_);
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
-        const std::string site = file_line(l->getStartLoc(), m_);
+        const std::string site = loop_site(*l, code_lines, m_);
         if (auto slot = add_pair(site, "loop", "headers", "entries")) {
           loop_plans.push_back({l, *slot});
           const std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".headers"));
           // A loop inside loops of its own line (a Fortran array statement's
-          // nest): how deep, which the analyser's loops at that line also know.
+          // nest, or the array statements that start a `DO` without control):
+          // how deep, which the analyser's loops at that line also know.
           unsigned depth = 1;
-          for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += file_line(p->getStartLoc(), m_) == site;
+          for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += loop_site(*p, code_lines, m_) == site;
           if (depth > 1) add_code(base + ".depth", depth);
           tag_instance(f, base);
           // A loop left only from its back edges (`do ... while`: the test is
           // at the bottom) runs its header once per iteration, not once more
-          // to leave (`while (a && b)` leaves from the block after b's test).
+          // to leave (`while (a && b)` leaves from the block after b's test);
+          // so does one never left from its header nor by a test before its
+          // body's work (`DO` ... work ... `EXIT`): each iteration it starts
+          // runs its header once.
           SmallVector<BasicBlock*, 4> exiting;
           l->getExitingBlocks(exiting);
           if (!exiting.empty() && llvm::all_of(exiting, [&](BasicBlock* bb) { return l->isLoopLatch(bb); }))
             add_code(base + ".tested_at_bottom", 1);
+          else if (!exiting.empty() && !l->isLoopExiting(l->getHeader()) &&
+                   llvm::none_of(exiting, [&](BasicBlock* bb) { return tested_first(*l, *bb, m_); }))
+            add_code(base + ".left_from_body", 1);
         }
       }
     for (BasicBlock& bb : f) {

@@ -401,8 +401,12 @@ class Composer {
 
   Costs cost(const BranchItem& b, const Item&, const Context& ctx) {
     Costs then_costs = items(b.then_items, ctx), else_costs = items(b.else_items, ctx);
-    Expr taken = b.condition ? expr::select(*b.condition, Expr(1), Expr(0)) : expr::real(b.probability);
-    Expr not_taken = b.condition ? expr::select(*b.condition, Expr(0), Expr(1)) : expr::real(1 - b.probability);
+    Expr taken = b.condition ? expr::select(*b.condition, Expr(1), Expr(0))
+                 : b.share   ? *b.share
+                             : expr::real(b.probability);
+    Expr not_taken = b.condition ? expr::select(*b.condition, Expr(0), Expr(1))
+                     : b.share   ? Expr(1) - *b.share
+                                 : expr::real(1 - b.probability);
     Costs out = scaled(then_costs, taken);
     out.checks = checks_scaled(std::move(then_costs.checks), taken);
     Costs otherwise = scaled(else_costs, not_taken);

@@ -291,7 +291,7 @@ class RankEvaluator {
         then_side = expr::evaluate(*b->condition, scope).real() != 0;
       } else {
         double& credit = credit_[&it];
-        credit += b->probability;
+        credit += b->share ? expr::evaluate(*b->share, scope).real() : b->probability;
         then_side = credit >= 0.5;
         if (then_side) credit -= 1;
       }

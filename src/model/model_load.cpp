@@ -333,11 +333,14 @@ class Reader {
       l.body = items(member(j, path, "body"), path + "/body");
       it.body = std::move(l);
     } else if (kind == "branch") {
-      only_keys(j, path, {"kind", "line", "note", "condition", "probability", "then", "else", "then_line", "else_line"});
+      only_keys(j, path,
+                {"kind", "line", "note", "condition", "share", "probability", "then", "else", "then_line", "else_line"});
       BranchItem b;
       b.condition = optional_expr(j, path, "condition");
+      b.share = optional_expr(j, path, "share");
+      if (b.condition && b.share) fail(path, "give one of a condition, a share or a probability, not two");
       if (j.contains("probability")) {
-        if (b.condition) fail(path, "give either a condition or a probability, not both");
+        if (b.condition || b.share) fail(path, "give one of a condition, a share or a probability, not two");
         const json& p = j["probability"];
         if (!p.is_number() || p.get<double>() < 0 || p.get<double>() > 1)
           fail(path + "/probability", "expected a number between 0 and 1");

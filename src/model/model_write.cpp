@@ -85,6 +85,8 @@ void put_loop(json& j, const LoopItem& l) {
 void put_branch(json& j, const BranchItem& b) {
   if (b.condition)
     j["condition"] = text(*b.condition);
+  else if (b.share)
+    j["share"] = text(*b.share);
   else
     j["probability"] = b.probability;
   j["then"] = items_json(b.then_items);

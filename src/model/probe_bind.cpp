@@ -161,7 +161,7 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
                             Orientations& o) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->condition && !is_join(item) && !is_later_test(item)) {
+      if (item.line == line && !b->computed() && !is_join(item) && !is_later_test(item)) {
         std::optional<bool> then_taken = then_is_taken(*b, t);
         bool lines = b->then_line || b->else_line;
         ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
@@ -210,7 +210,7 @@ bool set_loop_guard(Items& items, int line, const std::string& trips, bool itera
   bool found = false;
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->condition) {
+      if (item.line == line && !b->computed()) {
         bool then_side = holds_loop_of(b->then_items, trips), else_side = holds_loop_of(b->else_items, trips);
         if (then_side != else_side) {
           b->probability = then_side == iterated ? 1.0 : 0.0;
@@ -351,11 +351,12 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
 
 // The mean trips per arrival of the probe's loop `probe` (`f.c:12:loop`): a
 // loop tested at the top (`for`, `while`) runs its header once per iteration
-// and once more to leave, one tested at the bottom (`do ... while`, the
-// pass's code fact `.tested_at_bottom`) once per iteration.
+// and once more to leave; one tested at the bottom (`do ... while`, the
+// pass's code fact `.tested_at_bottom`) or never left from its header (`DO`
+// ... `EXIT`, `.left_from_body`) once per iteration it starts.
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
-  const bool bottom = run.code.count(probe + ".tested_at_bottom") > 0;
-  return std::max(0.0, (bottom ? headers : headers - entries) / entries);
+  const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
+  return std::max(0.0, (once ? headers : headers - entries) / entries);
 }
 
 // A recursive function's invocations per call from outside its recursion:

@@ -30,7 +30,7 @@ struct Node {
 bool guessed_at(const Item& item, int line) {
   const auto* b = std::get_if<BranchItem>(&item.body);
   // A later test's branch is no test of the line's branches (kLaterTestWhy).
-  return b && item.line == line && !b->condition && item.note.find(kLaterTestWhy) == std::string::npos;
+  return b && item.line == line && !b->computed() && item.note.find(kLaterTestWhy) == std::string::npos;
 }
 
 // The trees of guessed branches at `line` in `items`: a branch at the line

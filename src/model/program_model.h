@@ -81,7 +81,14 @@ struct LoopItem {
 
 struct BranchItem {
   std::optional<Expr> condition;  // evaluated per rank
-  double probability = 0.5;       // used when there is no condition
+  // The share of its runs that take `then`, evaluated per rank (0..1): the
+  // code after a loop's only exit, in the middle of its body, runs on all but
+  // the last of the loop's iterations, (T - 1) / T of them.
+  std::optional<Expr> share;
+  double probability = 0.5;       // used when there is neither
+  // Whether the model computes which side is taken (a condition or a share),
+  // so no probe run binds it.
+  bool computed() const { return condition || share; }
   Items then_items, else_items;
   // The source lines its sides start at (0: not known), as the analyser read
   // them from the optimised code: how a probe run's taken count, measured on

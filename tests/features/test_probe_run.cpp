@@ -501,6 +501,69 @@ TEST(ProbeRun, BindsWhereTheFirstTestOfAnOrDoesNotDecide) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A named DO loop without control, left by EXIT, whose body starts with an
+// array statement over another dimension (exit_loop.f90, SNAP's fixup loop):
+// the optimised code starts the loop at that statement's line, where the
+// front end had only the array statement's loop; the probes name the DO loop
+// there too, and count its passes, 2 a cell on the mean, not the angles. The
+// statement after the EXIT runs on all passes but the last, and the data test
+// before an array statement inside the loop is a branch the probe run binds,
+// not a vectoriser's run-time check: the bound model's flops are the hand
+// count and callgrind's.
+TEST(ProbeRun, BindsThePassesOfADoLoopLeftByExit) {
+  const std::string source = EXIT_LOOP_SOURCE;
+  constexpr int ncell = 12, nang = 10;  // ncell a multiple of 3
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "exit_loop.json", bound = dir / "exit_loop.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string passes = "exit_loop.f90:" + std::to_string(marker_line(source, "passes"));
+  const std::string guarded = "exit_loop.f90:" + std::to_string(marker_line(source, "guarded"));
+  const json before = read_json(model);
+  std::string trips;
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l["site"] == passes) trips = l["trip_count"];
+  ASSERT_FALSE(trips.empty()) << before["coverage"].dump();
+  bool guessed = false;
+  for (const auto& b : before["coverage"]["guessed_branches"]) guessed |= b["site"] == guarded;
+  EXPECT_TRUE(guessed) << before["coverage"].dump();
+
+  const fs::path program = dir / "exit_loop_features";
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", source, "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> command = {program.string(), std::to_string(ncell), std::to_string(nang), "0.5"};
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(read_json(bound)["parameters"][trips].value("default", ""), "2") << r.stdout_text;
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json", "--param",
+                    "ncell=" + std::to_string(ncell), "--param", "nang=" + std::to_string(nang)});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // 2 passes a cell: each 2 flops an angle for fx, 2 for w * e and 1 for x;
+  // pc's 2 an angle on 1 pass; out's 1 an angle.
+  EXPECT_DOUBLE_EQ(model_flops, ncell * (2.0 * (4.0 * nang + 1) + 2.0 * nang + nang));
+
+  // Built as its users build it (flang-19 -O2, Open MPI's Fortran link) for callgrind.
+  ProcessResult link = run_process({MPIF90, "--showme:link"}, std::chrono::seconds(30));
+  ASSERT_EQ(link.exit_code, 0) << link.stderr_text;
+  const fs::path plain = dir / "exit_loop_plain", modules = dir / "exit_loop.mod.d";
+  fs::create_directories(modules);
+  std::vector<std::string> compile = {FLANG, "-O2", "-g", std::string("-I") + FORTRAN_MODULE_DIR, "-module-dir",
+                                      modules.string(), source, "-o", plain.string()};
+  std::istringstream words(link.stdout_text);
+  for (std::string w; words >> w;) compile.push_back(w);
+  built = run_process(compile, std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  command[0] = plain.string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A `do ... while` loop whose trips are data (bottom_tested.c): its header is
 // its body, run once per iteration and not once more to leave, so the trips
 // per arrival are headers / entries (9 halvings in 4 on the mean), not one

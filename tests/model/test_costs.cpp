@@ -61,6 +61,20 @@ TEST(Costs, ProbabilityBranchWeighsBothSides) {
   EXPECT_DOUBLE_EQ(counts(m, {}).flops_double, 0.25 * 400 + 0.75 * 800);
 }
 
+// The code after a loop's only exit, in the middle of its body: on all the
+// loop's T iterations but the last, (T - 1) / T of them, also for a mean T.
+TEST(Costs, AShareBranchWeighsItsSidesByItsValue) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "loop", "trip_count": "t", "body": [
+        {"kind": "compute", "flops_double": "3"},
+        {"kind": "branch", "share": "max(t - 1, 0) / max(t, 1)",
+         "then": [{"kind": "compute", "flops_double": "10"}], "else": []}]}]}})J",
+                      R"J("parameters": {"t": {}})J");
+  EXPECT_DOUBLE_EQ(counts(m, {{"t", 4}}).flops_double, 4 * 3 + 3 * 10);
+  EXPECT_DOUBLE_EQ(counts(m, {{"t", 1}}).flops_double, 3);
+  EXPECT_DOUBLE_EQ(counts(m, {{"t", 2.5}}).flops_double, 2.5 * 3 + 1.5 * 10);
+}
+
 TEST(Costs, CallsSubstituteTheirArguments) {
   auto m = model_from(R"J({
       "main": {"body": [{"kind": "call", "function": "axpy", "args": {"len": "2 * n"}},
@@ -181,6 +195,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "unknown math function"},
         BadModel{"bad_probability", R"J({"main": {"body": [{"kind": "branch", "probability": 2}]}})J",
                  "between 0 and 1"},
+        BadModel{"share_and_probability",
+                 R"J({"main": {"body": [{"kind": "branch", "share": "0.5", "probability": 0.5}]}})J",
+                 "not two"},
         BadModel{"footprint_not_object",
                  R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "footprint": "64", "body": []}]}})J",
                  "/functions/main/body/0/footprint"},

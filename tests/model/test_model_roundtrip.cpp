@@ -91,6 +91,7 @@ void expect_same(const Item& a, const Item& b, const std::string& where) {
   } else if (const auto* x = std::get_if<BranchItem>(&a.body)) {
     const auto& y = std::get<BranchItem>(b.body);
     expect_same(x->condition, y.condition, where + "/condition");
+    expect_same(x->share, y.share, where + "/share");
     EXPECT_EQ(x->probability, y.probability) << where;
     EXPECT_EQ(x->then_line, y.then_line) << where;
     EXPECT_EQ(x->else_line, y.else_line) << where;
@@ -239,6 +240,11 @@ ProgramModel every_kind() {
   // An outer loop's: no chain_restarts, no divides.
   outer.mca = LoopItem::McaFigures{3.5, 3.0, 12, std::nullopt, "dispatch width", 3.0, 0, 0};
   outer.body.push_back(item(11, "inlined from step (called at line 30)", inner));
+  // The code after a loop's exit in the middle of its body.
+  BranchItem after_exit;
+  after_exit.share = e("max(steps - 1, 0) / max(steps, 1)");
+  after_exit.then_items.push_back(item(13, "", work));
+  outer.body.push_back(item(13, "after the loop's exit", after_exit));
   LoopItem constant_cycles;
   constant_cycles.var = "k";
   constant_cycles.trip_count = e("4");
@@ -325,6 +331,8 @@ TEST(ModelRoundtrip, ConstantCyclesAreNumbersAndDefaultsAreLeftOut) {
   EXPECT_EQ(body[0]["trip_count"], "steps");
   EXPECT_FALSE(body[2].contains("count"));  // one call: the default
   EXPECT_FALSE(body[4].contains("condition"));
+  EXPECT_TRUE(body[0]["body"][1]["share"].is_string());
+  EXPECT_FALSE(body[0]["body"][1].contains("probability"));
   EXPECT_EQ(body[4]["probability"].get<double>(), 0.25);
   EXPECT_EQ(body[3]["then"][0]["count"], "2");
   EXPECT_FALSE(j["functions"]["main"].contains("parameters"));

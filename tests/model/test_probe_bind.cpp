@@ -395,6 +395,22 @@ TEST(ProbeBind, ALoopTestedAtTheBottomRunsItsHeaderOncePerIteration) {
   EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "2.25");
 }
 
+// A loop never left from its header (`DO` ... `EXIT`: the pass's fact
+// `.left_from_body`) runs its header once per iteration it starts: 8 passes
+// over 4 arrivals are 2 trips, not 1.
+TEST(ProbeBind, ALoopLeftFromItsBodyRunsItsHeaderOncePerIteration) {
+  ProgramModel m;
+  m.entry = "f";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"f.loop2.trips", "iterations", std::nullopt, true, ""});
+  m.coverage->unknown_loops.push_back({"f", "f.f90:19", "f.loop2.trips", "its exit depends on data"});
+  ProbeRun run{"./app", 1,
+               {{"f.f90:19:loop.headers", 8}, {"f.f90:19:loop.entries", 4}},
+               {{"f.f90:19:loop.left_from_body", 1}}};
+  bind_probe_run(m, run);
+  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "2");
+}
+
 }  // namespace
 
 // A guessed branch at a loop's line whose else side holds the loop (the
