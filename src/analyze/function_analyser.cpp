@@ -190,7 +190,9 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
   Items* c = navigate(parent, guard);
   auto n = std::make_unique<Node>();
   n->kind = Node::Loop;
-  Where w = s_.where(l->getStartLoc());
+  // The line its site is named after (site_names): the one a probe run's
+  // loop at that line is matched by.
+  Where w = s_.where(counts_.source_loc(l));
   n->line = w.line;
   n->note = w.note;
   n->var = names_.loop_var(l);
