@@ -251,10 +251,13 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
 // The mean trips per arrival of the probe's loop `probe` (`f.c:12:loop`): a
 // loop tested at the top (`for`, `while`) runs its header once per iteration
 // and once more to leave, one tested at the bottom (`do ... while`, the
-// pass's code fact `.tested_at_bottom`) once per iteration.
+// pass's code fact `.tested_at_bottom`) once per iteration. An iteration left
+// from inside the body after its work (`.exits_after_work`: `EXIT` on a
+// convergence test) ran, and never went back to the header.
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
   const bool bottom = run.code.count(probe + ".tested_at_bottom") > 0;
-  return std::max(0.0, (bottom ? headers : headers - entries) / entries);
+  const double left_after_work = feature(run, probe + ".exits_after_work").value_or(0.0);
+  return std::max(0.0, (bottom ? headers : headers - entries + left_after_work) / entries);
 }
 
 // A recursive function's invocations per call from outside its recursion:
