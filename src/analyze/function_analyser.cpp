@@ -221,7 +221,9 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
   Items* c = navigate(parent, guard);
   auto n = std::make_unique<Node>();
   n->kind = Node::Loop;
-  Where w = s_.where(l->getStartLoc());
+  // The line its site is named after (site_names): the one a probe run's
+  // loop at that line is matched by.
+  Where w = s_.where(counts_.source_loc(l));
   n->line = w.line;
   n->note = w.note;
   n->var = names_.loop_var(l);
@@ -265,17 +267,21 @@ namespace {
 // the side `succ` of a conditional branch), seen in the terminator's own
 // function (code inlined there counts at its call's line): that of the first
 // located instruction of the block, or of the blocks it goes on to unconditionally (a jump's own location says nothing of the side);
-// 0 when none says. The feature probes record the same of the code as written
+// 0 when none says, and, with `loop`, for a side that goes on to the next
+// iteration of the terminator's loop (its latch or header: `CYCLE`; asked only
+// where both sides would start on one line). The feature probes
+// record the same of the code as written
 // (side_line in src/features/feature_pass.cpp), where the optimiser has not
 // yet inverted a test or swapped its successors: the binding of a probe run's
 // taken fraction matches the two (model/probe_bind.h).
-int block_line(const llvm::Instruction& term, const llvm::BasicBlock* b) {
+int block_line(const llvm::Instruction& term, const llvm::BasicBlock* b, const llvm::Loop* loop) {
   using namespace llvm;
   const DILocation* at = term.getDebugLoc().get();
   if (!at) return 0;
   const DISubprogram* own = at->getScope()->getSubprogram();
   SmallPtrSet<const BasicBlock*, 8> seen;
-  for (; b && seen.insert(b).second; b = b->getSingleSuccessor())
+  for (; b && seen.insert(b).second; b = b->getSingleSuccessor()) {
+    if (loop && (b == loop->getHeader() || loop->isLoopLatch(b))) return 0;
     for (const Instruction& i : *b) {
       if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
       if (auto* jump = dyn_cast<BranchInst>(&i); jump && jump->isUnconditional()) continue;
@@ -285,9 +291,12 @@ int block_line(const llvm::Instruction& term, const llvm::BasicBlock* b) {
           return static_cast<int>(loc->getLine());
       if (i.isTerminator()) return 0;
     }
+  }
   return 0;
 }
-int side_line(const llvm::BranchInst& br, unsigned succ) { return block_line(br, br.getSuccessor(succ)); }
+int side_line(const llvm::BranchInst& br, unsigned succ, const llvm::Loop* loop) {
+  return block_line(br, br.getSuccessor(succ), loop);
+}
 
 }  // namespace
 
@@ -341,8 +350,12 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
       } else {
         n->note = (n->note.empty() ? "" : n->note + "; ") + "data-dependent condition";
         n->guess = "data-dependent condition";
-        n->then_line = side_line(*br, 0);
-        n->else_line = side_line(*br, 1);
+        n->then_line = side_line(*br, 0, nullptr);
+        n->else_line = side_line(*br, 1, nullptr);
+        if (n->then_line && n->then_line == n->else_line) {  // one side may be the loop's continuation
+          n->then_line = side_line(*br, 0, scope);
+          n->else_line = side_line(*br, 1, scope);
+        }
       }
     }
   } else if (auto cases = switch_condition(step, scope)) {
@@ -360,7 +373,7 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
     else n->guess = why;
     // The code reached on some paths (the `then` of `a || b` kept as two
     // tests) starts where a probe run counts its arrivals (model/probe_bind.h).
-    if (step.succ == UINT_MAX && step.target) n->then_line = block_line(*step.term, step.target);
+    if (step.succ == UINT_MAX && step.target) n->then_line = block_line(*step.term, step.target, nullptr);
     n->note = (n->note.empty() ? "" : n->note + "; ") + why;
   }
   if (!n->guess.empty()) n->site = site_of(w);

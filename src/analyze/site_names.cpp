@@ -98,9 +98,41 @@ llvm::DebugLoc loop_source_loc(const llvm::Loop* l) {
   bool own = false;
   if (llvm::MDNode* id = l->getLoopID())
     for (unsigned k = 1; k < id->getNumOperands(); ++k) own = own || llvm::isa<llvm::DILocation>(id->getOperand(k));
+  // Without a location of its own (flang's loops), the start is the
+  // preheader's branch and the back edge's; either may carry a line of the
+  // body once the loop is rotated: the back edge that of an EXIT test at the
+  // bottom, the preheader that of an inner loop's guard hoisted out. The
+  // loop's statement comes before its body, so of the two in one scope the
+  // earlier line is taken.
   if (!own)
     if (llvm::BasicBlock* latch = l->getLoopLatch())
-      if (llvm::DebugLoc dl = latch->getTerminator()->getDebugLoc(); dl && dl.getLine()) at = dl;
+      if (llvm::DebugLoc dl = latch->getTerminator()->getDebugLoc(); dl && dl.getLine()) {
+        const bool comparable = at && at.getLine() && at->getScope() == dl->getScope() &&
+                                at->getInlinedAt() == dl->getInlinedAt();
+        if (!comparable || dl.getLine() < at.getLine()) at = dl;
+      }
+  // A loop whose control has no line (flang's loops of MAXVAL, of an array
+  // temporary): the first line its code has (its function's own before an
+  // inlined one's), else the last line of the code that leads to it (the
+  // statement it is part of), else its outer loop's, so that loops without a
+  // line are not one site, one parameter for loops at several depths.
+  if (at && at.getLine()) return at;
+  auto usable = [](const llvm::Instruction& i, bool inlined) {
+    const llvm::DebugLoc& dl = i.getDebugLoc();
+    return dl && dl.getLine() && (inlined || !dl.getInlinedAt()) && !llvm::isa<llvm::DbgInfoIntrinsic>(i);
+  };
+  for (bool inlined : {false, true})
+    for (const llvm::BasicBlock* bb : l->blocks())
+      for (const llvm::Instruction& i : *bb)
+        if (usable(i, inlined)) return i.getDebugLoc();
+  const llvm::BasicBlock* before = l->getLoopPredecessor();
+  for (int steps = 0; before && steps < 16; ++steps, before = before->getSinglePredecessor())
+    for (const llvm::Instruction& i : llvm::reverse(*before))
+      if (usable(i, true)) return i.getDebugLoc();
+  // A loop of a loop without a line (a rank-2 reduction's inner loop): the
+  // statement its outer loop was given.
+  if (const llvm::Loop* parent = l->getParentLoop())
+    if (llvm::DebugLoc outer = loop_source_loc(parent); outer && outer.getLine()) return outer;
   return at;
 }
 

@@ -22,7 +22,8 @@ namespace perfcast::analyze::detail {
 struct ModuleContext;
 
 // The source loop's location: the loop's own when LLVM kept it, else its back
-// edge's (the `for` statement's).
+// edge's (the `for` statement's), else, for a loop whose control has no line,
+// the first line of its code.
 llvm::DebugLoc loop_source_loc(const llvm::Loop* l);
 // The name of function `f` in parameter names: its source name (demangled, no
 // signature), with `_<k>` when k > 1 defined functions share it (overloads,

@@ -38,8 +38,12 @@
 //     (a Fortran array statement's nest), the code fact `.depth` = d; left
 //     only from its back edges (`do ... while`), the code fact
 //     `.tested_at_bottom` = 1; never left from its header nor by a test before
-//     its body's work (`DO` ... `EXIT`), `.left_from_body` = 1. A loop is named where the optimised code starts
-//     it (loop_site: a `DO` without control at its body's first line);
+//     its body's work (`DO` ... `EXIT`), `.left_from_body` = 1; left also from
+//     inside its body after the iteration's work (`CALL step; IF (converged)
+//     EXIT`: an iteration that does not go back to the header),
+//     `.exits_after_work` (those exits). A loop is named where the optimised
+//     code starts it (loop_site: a `DO` without control at its body's first
+//     line);
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -102,6 +106,7 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/StringSet.h>
 #include <llvm/Analysis/CallGraph.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/BinaryFormat/Dwarf.h>
@@ -326,17 +331,22 @@ bool from_system_header(const Function& f) {
 // the branch's own function (code inlined there counts at its call's line):
 // that of the first located instruction of the successor, or of the blocks it
 // goes on to unconditionally (a jump's own location says nothing of the side);
-// 0 when none says. perfcast analyze reads the same of the optimised code
-// (side_line in src/analyze/function_analyser.cpp): the one identity of a side
-// both builds keep, however the optimiser rewrote the condition or swapped the
-// successors, so the binding knows which of the model's sides was taken.
-unsigned side_line(const BranchInst& br, unsigned succ) {
+// 0 when none says, and, with `loop`, for a side that goes on to the next
+// iteration of the branch's loop (`CYCLE`: its latch or header, whose code
+// flang gives the body's last line, so both sides would start on one line;
+// asked only then). perfcast analyze reads the
+// same of the optimised code (side_line in src/analyze/function_analyser.cpp):
+// the one identity of a side both builds keep, however the optimiser rewrote
+// the condition or swapped the successors, so the binding knows which of the
+// model's sides was taken.
+unsigned side_line(const BranchInst& br, unsigned succ, const Loop* loop) {
   const DILocation* at = br.getDebugLoc().get();
   if (!at) return 0;
   const DISubprogram* own = at->getScope()->getSubprogram();
   const BasicBlock* b = br.getSuccessor(succ);
   SmallPtrSet<const BasicBlock*, 8> seen;
-  for (; b && seen.insert(b).second; b = b->getSingleSuccessor())
+  for (; b && seen.insert(b).second; b = b->getSingleSuccessor()) {
+    if (loop && (b == loop->getHeader() || loop->isLoopLatch(b))) return 0;
     for (const Instruction& i : *b) {
       if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
       if (auto* jump = dyn_cast<BranchInst>(&i); jump && jump->isUnconditional()) continue;
@@ -346,6 +356,7 @@ unsigned side_line(const BranchInst& br, unsigned succ) {
           return loc->getLine();
       if (i.isTerminator()) return 0;  // a side that branches on: its first line was the test's
     }
+  }
   return 0;
 }
 
@@ -665,20 +676,21 @@ class FeatureProbes {
     struct Branch { BranchInst* branch; unsigned slot; };
     struct MpiCall { CallBase* call; const MpiBinding* binding; unsigned slot; bool fortran; };
     struct MemoryCall { CallBase* call; unsigned slot; };
-    struct LoopPlan { Loop* loop; unsigned slot; };
+    struct LoopPlan { Loop* loop; unsigned slot; std::optional<unsigned> exits_slot; SmallVector<BasicBlock*, 2> late; };
     std::vector<ValueStore> stores;
     std::vector<Branch> branches;
     std::vector<MpiCall> calls;
     std::vector<MemoryCall> memory_calls;
     std::vector<LoopPlan> loop_plans;
     const auto indirect_calls = indirect_calls_of(f);
+    const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
 
     const std::set<std::string> code_lines = lines_with_code(f, m_);
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
         const std::string site = loop_site(*l, code_lines, m_);
         if (auto slot = add_pair(site, "loop", "headers", "entries")) {
-          loop_plans.push_back({l, *slot});
+          loop_plans.push_back({l, *slot, std::nullopt, exits_after_work(*l, dominators)});
           const std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".headers"));
           // A loop inside loops of its own line (a Fortran array statement's
           // nest, or the array statements that start a `DO` without control):
@@ -700,6 +712,11 @@ class FeatureProbes {
           else if (!exiting.empty() && !l->isLoopExiting(l->getHeader()) &&
                    llvm::none_of(exiting, [&](BasicBlock* bb) { return tested_first(*l, *bb, m_); }))
             add_code(base + ".left_from_body", 1);
+          if (!loop_plans.back().late.empty()) {
+            loop_plans.back().exits_slot = static_cast<unsigned>(names_.size());
+            names_.push_back(base + ".exits_after_work");
+            kinds_.push_back(PERFCAST_FEATURE_COUNT);
+          }
         }
       }
     for (BasicBlock& bb : f) {
@@ -731,8 +748,13 @@ class FeatureProbes {
         // Where each side starts: `taken` is the condition's true side here,
         // which the optimised code the analyser reads may test the other way.
         std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".taken"));
-        if (unsigned line = side_line(*br, 0)) add_code(base + ".taken_line", line);
-        if (unsigned line = side_line(*br, 1)) add_code(base + ".not_taken_line", line);
+        unsigned taken_line = side_line(*br, 0, nullptr), not_taken_line = side_line(*br, 1, nullptr);
+        if (taken_line && taken_line == not_taken_line) {  // one side may be the loop's continuation
+          taken_line = side_line(*br, 0, loop);
+          not_taken_line = side_line(*br, 1, loop);
+        }
+        if (taken_line) add_code(base + ".taken_line", taken_line);
+        if (not_taken_line) add_code(base + ".not_taken_line", not_taken_line);
         tag_instance(f, base);
         Value* first = nullptr;
         bool is_or = false;
@@ -813,7 +835,10 @@ class FeatureProbes {
       add_count(b, mc.slot, ConstantInt::get(i64_, 1), nullptr);
       add_count(b, mc.slot + 1, b.CreateZExtOrTrunc(mc.call->getArgOperand(2), i64_), nullptr, false);
     }
-    for (auto& lp : loop_plans) instrument_loop(f, *lp.loop, lp.slot);
+    for (auto& lp : loop_plans) {
+      instrument_loop(f, *lp.loop, lp.slot);
+      if (lp.exits_slot) count_exits(f, *lp.loop, lp.late, *lp.exits_slot);
+    }
     for (auto& [region, counts] : local_counts_) flush(counts, region_exits[region]);
     instrument_recursion(f);
     instrument_virtual(f);
@@ -979,6 +1004,54 @@ class FeatureProbes {
         add_local(b, local_entries, b.CreateZExt(into, i64_));
       else
         add_count(b, slot + 1, b.CreateZExt(into, i64_), into);
+    }
+  }
+
+  // The blocks that leave `l` from inside its body once the iteration's work
+  // is done: exiting blocks other than its header and latches whose branch
+  // leaves or stays, with no work (a call, a floating-point operation) in the
+  // loop's blocks they dominate. An iteration left there ran (`CALL step;
+  // IF (converged) EXIT`), so it counts among the loop's trips though it never
+  // went back to the header; one left by a test before its work
+  // (`IF (g == 0) EXIT; CALL sweep(g)`) did not run, and is not counted.
+  SmallVector<BasicBlock*, 2> exits_after_work(Loop& l, const DominatorTree& dominators) {
+    SmallVector<BasicBlock*, 2> late;
+    SmallVector<BasicBlock*, 4> exiting;
+    l.getExitingBlocks(exiting);
+    auto works = [](const BasicBlock* bb) {
+      return llvm::any_of(*bb, [](const Instruction& i) {
+        if (isa<DbgInfoIntrinsic>(i)) return false;
+        return isa<CallBase>(i) || i.getType()->isFPOrFPVectorTy();
+      });
+    };
+    for (BasicBlock* e : exiting) {
+      if (e == l.getHeader() || l.isLoopLatch(e) || !isa<BranchInst>(e->getTerminator())) continue;
+      bool work_after = false;
+      for (BasicBlock* bb : l.blocks())
+        if (bb != e && dominators.dominates(e, bb) && works(bb)) work_after = true;
+      if (!work_after) late.push_back(e);
+    }
+    return late;
+  }
+
+  // The exits of `loop` from the blocks `late` (exits_after_work), counted on
+  // their edges: in a call-free nest locally, flushed with its other counts.
+  void count_exits(Function& f, Loop& loop, const SmallVectorImpl<BasicBlock*>& late, unsigned slot) {
+    Loop* region = region_.lookup(loop.getHeader());
+    AllocaInst* local = region ? local_count(f) : nullptr;
+    if (local) local_counts_[region].push_back({local, slot});
+    for (BasicBlock* e : late) {
+      auto* br = cast<BranchInst>(e->getTerminator());
+      IRBuilder<> b(br);
+      Value* leaves = ConstantInt::getTrue(ctx_);
+      if (br->isConditional()) {
+        const bool first_out = !loop.contains(br->getSuccessor(0)), second_out = !loop.contains(br->getSuccessor(1));
+        if (!(first_out && second_out)) leaves = first_out ? br->getCondition() : b.CreateNot(br->getCondition());
+      }
+      if (local)
+        add_local(b, local, b.CreateZExt(leaves, i64_));
+      else
+        add_count(b, slot, b.CreateZExt(leaves, i64_), leaves);
     }
   }
 

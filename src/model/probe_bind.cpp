@@ -353,10 +353,13 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
 // loop tested at the top (`for`, `while`) runs its header once per iteration
 // and once more to leave; one tested at the bottom (`do ... while`, the
 // pass's code fact `.tested_at_bottom`) or never left from its header (`DO`
-// ... `EXIT`, `.left_from_body`) once per iteration it starts.
+// ... `EXIT`, `.left_from_body`) once per iteration it starts. Otherwise an
+// iteration left from inside the body after its work (`.exits_after_work`:
+// `EXIT` on a convergence test) ran, and never went back to the header.
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
   const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
-  return std::max(0.0, (once ? headers : headers - entries) / entries);
+  const double left_after_work = once ? 0.0 : feature(run, probe + ".exits_after_work").value_or(0.0);
+  return std::max(0.0, (once ? headers : headers - entries + left_after_work) / entries);
 }
 
 // A recursive function's invocations per call from outside its recursion:

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -562,6 +563,102 @@ TEST(ProbeRun, BindsThePassesOfADoLoopLeftByExit) {
   command[0] = plain.string();
   const double counted = counted_flops(command);
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// Loops left by EXIT after their work (loop_exits.f90: outer iterations on a
+// convergence test, inner ones on a limit), which never go back to their
+// header on the iteration that leaves; a corner loop whose preheader and back
+// edge carry lines of its body once optimised; a group loop left by EXIT
+// before its work; MAXVAL's loops, which flang gives no line; a group skipped
+// by CYCLE, whose side flang gives the line of the other. The bound trips
+// are the hand count, each line-less loop has a parameter of its own, and the
+// flops of the sweeps and of the checks are the hand count.
+TEST(ProbeRun, BindsTheTripsOfLoopsLeftByExitAndNamesLoopsWithoutALine) {
+  const std::string source = LOOP_EXITS_SOURCE;
+  constexpr int kCorners = 4, kOuters = 4, kInners = 5 + 4 + 3 + 2, kGroups = 2, kElements = 16;
+  auto at = [&](const std::string& marker) { return "loop_exits.f90:" + std::to_string(marker_line(source, marker)); };
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "loop_exits.json", bound = dir / "loop_exits.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const fs::path program = dir / "loop_exits_features";
+  const fs::path modules = dir / "loop_exits.mod.d";
+  fs::create_directories(modules);
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(), source,
+                                     "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(kCorners), "0.1"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+
+  // Each loop's parameter, by the line its site names; the loops of one line
+  // at several depths must have one parameter each.
+  std::map<std::string, std::set<std::string>> trips_at;
+  std::map<std::string, std::set<std::string>> sites_of;
+  for (const auto& l : after["coverage"]["unknown_loops"]) {
+    trips_at[l["site"].get<std::string>()].insert(l["trip_count"].get<std::string>());
+    sites_of[l["trip_count"].get<std::string>()].insert(l["site"].get<std::string>());
+  }
+  auto bound_trips = [&](const std::string& site) {
+    if (trips_at[site].size() != 1) return std::string("loops at ") + site + ": " + after["coverage"].dump();
+    return after["parameters"][*trips_at[site].begin()].value("default", std::string("unbound"));
+  };
+  EXPECT_EQ(bound_trips(at("outers")), std::to_string(kOuters));
+  EXPECT_EQ(bound_trips(at("inners")), "3.5");  // 14 inners in 4 outers
+  EXPECT_EQ(after["parameters"]["loop_exits_kernels.ncor"].value("default", ""), std::to_string(kCorners));
+  for (const auto& [parameter, sites] : sites_of) EXPECT_EQ(sites.size(), 1u) << parameter;
+  EXPECT_EQ(trips_at[at("reductions")].size(), 2u) << after["coverage"].dump();  // MAXVAL's two loops
+  EXPECT_FALSE(trips_at.count("?:0")) << after["coverage"].dump();
+
+  // What the probes cannot see: MAXVAL's extents (7 columns of 5), MINVAL,
+  // which the runtime computes, and flang's copy of grp_act's constructor.
+  args = {"predict", bound.string(), "--machine", "polus", "--np", "2", "--json",
+          "--param", "lib__FortranAMinvalReal8_flops=0", "--param", "lib__FortranAAssign_flops=0"};
+  for (const auto& name : trips_at[at("reductions")])
+    args.insert(args.end(), {"--param", name + "=" + (name.find('_') == std::string::npos ? "7" : "5")});
+  r = perfcast_run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json predicted = json::parse(r.stdout_text);
+  double sweeps = 0;
+  for (const auto& s : predicted["ranks"][0]["sites"])
+    if (s.value("line", 0) == marker_line(source, "inners")) sweeps += s["flops"].get<double>();
+  EXPECT_DOUBLE_EQ(sweeps, 2.0 * kElements * kGroups * kCorners * kInners) << predicted["ranks"][0]["sites"].dump();
+
+  // The test CYCLE skips on: 2 groups in 3 run the check, on whichever side
+  // of the optimised test its code (at the `df` line) is.
+  const int cycle_line = marker_line(source, "checks") + 1, df_line = marker_line(source, "df");
+  std::function<bool(const json&)> holds_df = [&](const json& items) {
+    for (const auto& item : items) {
+      if (item.value("line", 0) == df_line) return true;
+      for (const char* side : {"body", "then", "else"})
+        if (item.contains(side) && holds_df(item[side])) return true;
+    }
+    return false;
+  };
+  int checked = 0;
+  std::function<void(const json&)> check = [&](const json& items) {
+    for (const auto& item : items) {
+      if (item.value("kind", "") == "branch" && item.value("line", 0) == cycle_line && item.contains("probability")) {
+        const double then_p = item["probability"].get<double>();
+        if (holds_df(item.value("then", json::array()))) {
+          EXPECT_DOUBLE_EQ(then_p, 2.0 / 3) << item.dump();
+          ++checked;
+        }
+        if (holds_df(item.value("else", json::array()))) {
+          EXPECT_DOUBLE_EQ(1 - then_p, 2.0 / 3) << item.dump();
+          ++checked;
+        }
+      }
+      for (const char* side : {"body", "then", "else"})
+        if (item.contains(side)) check(item[side]);
+    }
+  };
+  for (const auto& [name, function] : after["functions"].items()) check(function["body"]);
+  EXPECT_GT(checked, 0) << "no branch at line " << cycle_line;
 }
 
 // A `do ... while` loop whose trips are data (bottom_tested.c): its header is
