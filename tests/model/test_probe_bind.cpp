@@ -107,7 +107,7 @@ TEST(ProbeBind, AJoinReachedOnSomePathsIsNotTheBranchAtItsLine) {
 TEST(ProbeBind, AJoinIsReachedAsOftenAsTheFirstCountedLineItHolds) {
   auto model_with_join = [] {
     ProgramModel m = model_of({{"report", 19, 19, 21}});
-    m.functions["report"].body.front().body = BranchItem{expr::parse("step > 0"), 0.5, {}, {}, 0, 0};
+    m.functions["report"].body.front().body = BranchItem{expr::parse("step > 0"), std::nullopt, 0.5, {}, {}, 0, 0};
     BranchItem join;
     join.then_items.push_back(Item{21, "", ComputeItem{}});
     join.then_items.push_back(Item{22, "", LoopItem{}});
