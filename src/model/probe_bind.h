@@ -9,7 +9,9 @@
 // probability (coverage `guessed_branches`), a memset/memcpy's bytes the
 // analyser could not express (its mean bytes per call), and a required parameter named
 // after one of main's scalar variables; and the targets of a call through a
-// pointer (probe_indirect.h). A bound parameter gets the measure as
+// pointer (probe_indirect.h). Last, a required parameter read only where the
+// run never went (a side never taken, a loop never entered, a function no
+// call reaches) is bound to 0. A bound parameter gets the measure as
 // its default and `origin` saying which run gave it; a site the run never
 // reached stays as it was and is marked so. Values measured at one input may
 // not hold at another: the origin says at which input they were taken.
