@@ -621,6 +621,93 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
   }
   return out;
 }
+
+// The names the code the run may have executed reads, once the run's
+// measures are in (`known`): from the entry, every item's expressions, each
+// called function's once; not a branch's side weighed 0 (the run never took
+// it), nor the body of a loop of 0 trips (never entered). A callee's loop whose
+// trips are its own argument is walked whatever the caller passes.
+std::set<std::string> names_read_on_paths_taken(const ProgramModel& model, const expr::Substitution& known) {
+  std::set<std::string> names, walked;
+  auto read = [&](const Expr& e) { names.merge(expr::free_names(e)); };
+  auto is_zero = [&](const Expr& e) {
+    Expr s = expr::simplify(expr::substitute(e, known));
+    return s.is_constant() && s.real_value() == 0;
+  };
+  std::vector<std::string> todo = {model.entry};
+  std::function<void(const Items&)> walk = [&](const Items& items) {
+    for (const Item& item : items) {
+      if (const auto* c = std::get_if<ComputeItem>(&item.body)) {
+        for (const Expr* e :
+             {&c->flops_double, &c->flops_single, &c->loads, &c->stores, &c->load_bytes, &c->store_bytes})
+          read(*e);
+        for (const auto& [name, calls] : c->math_calls) read(calls);
+      } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+        read(l->trip_count);
+        if (is_zero(l->trip_count)) continue;
+        if (l->working_set_bytes) read(*l->working_set_bytes);
+        if (l->footprint) read(l->footprint->bytes), read(l->footprint->load_bytes), read(l->footprint->store_bytes);
+        for (const auto& offsets : l->stream_offsets)
+          for (const Expr& e : offsets) read(e);
+        if (l->cycles_per_iteration) read(*l->cycles_per_iteration);
+        if (l->overhead_cycles_per_iteration) read(*l->overhead_cycles_per_iteration);
+        walk(l->body);
+      } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+        if (b->condition) {
+          read(*b->condition);
+          walk(b->then_items), walk(b->else_items);
+        } else {
+          if (b->probability != 0) walk(b->then_items);
+          if (b->probability != 1) walk(b->else_items);
+        }
+      } else if (const auto* call = std::get_if<CallItem>(&item.body)) {
+        for (const auto& [param, arg] : call->args) read(arg);
+        // Unbound, it prices nothing yet, but its arguments will once bound.
+        for (const auto& arg : call->positional_args)
+          if (arg && call->function.empty()) read(*arg);
+        if (!call->function.empty()) todo.push_back(call->function);
+      } else if (const auto* m = std::get_if<MpiItem>(&item.body)) {
+        read(m->count), read(m->bytes);
+        for (const auto* e : {&m->peer, &m->root, &m->level})
+          if (*e) read(**e);
+      }
+    }
+  };
+  while (!todo.empty()) {
+    const std::string name = todo.back();
+    todo.pop_back();
+    auto fn = model.functions.find(name);
+    if (fn == model.functions.end() || !walked.insert(name).second) continue;
+    walk(fn->second.body);
+  }
+  return names;
+}
+
+// A required parameter read only where the run never went (in a function no
+// call reaches, on a side the run never took, in a loop it never entered)
+// prices nothing at the run's input: like an unreached loop's trips, not one
+// the user should have to find. Bound to 0, after everything else, so the
+// measures decide which paths the run took.
+void bind_parameters_on_no_path_taken(ProgramModel& model, const std::string& origin, std::vector<ProbeFinding>& out) {
+  if (!model.functions.count(model.entry)) return;
+  expr::Substitution known;
+  for (const Parameter& p : model.parameters)
+    if (p.default_value && p.default_value->is_constant()) known.emplace(p.name, *p.default_value);
+  std::set<std::string> needed = names_read_on_paths_taken(model, known);
+  // A default that is an expression needs the parameters it names.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Parameter& p : model.parameters)
+      if (p.default_value && needed.count(p.name))
+        for (const auto& name : expr::free_names(*p.default_value)) grew |= needed.insert(name).second;
+  }
+  for (Parameter& p : model.parameters) {
+    if (p.default_value || needed.count(p.name)) continue;
+    bind_measure(p, 0, origin + ", on no path the run took");
+    out.push_back({ProbeFinding::Kind::Value, "", p.name, 0.0,
+                   "on no path the probe run took (read only where it never went): 0"});
+  }
+}
 }  // namespace
 
 std::string probe_origin(const ProbeRun& run) {
@@ -944,6 +1031,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // Other functions' variables, globals and MPI element counts, by their probes' mean (probe_values.h).
   bind_source_values(model, run, origin, bound, out);
   bind_indirect_calls(model, run, origin, out);
+  bind_parameters_on_no_path_taken(model, origin, out);
   c.probe_run = fmt::format("`{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");
   return out;
 }

@@ -10,9 +10,11 @@
 // analyser could not express (its mean bytes per call), a required parameter named
 // after one of main's scalar variables, and one named after another
 // function's variable, a global or an MPI call's count (probe_values.h); and
-// the targets of a call through a pointer (probe_indirect.h). A bound parameter gets the measure as
-// its default and `origin` saying which run gave it; a site the run never
-// reached stays as it was and is marked so. Values measured at one input may
+// the targets of a call through a pointer (probe_indirect.h). Last, a required
+// parameter read only where the run never went (a side never taken, a loop
+// never entered, a function no call reaches) is bound to 0. A bound parameter
+// gets the measure as its default and `origin` saying which run gave it; a
+// site the run never reached stays as it was and is marked so. Values measured at one input may
 // not hold at another: the origin says at which input they were taken.
 #pragma once
 #include <map>

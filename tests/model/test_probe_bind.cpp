@@ -672,3 +672,75 @@ TEST(ProbeBind, AFieldIsBoundWhenEveryStoreToItAgreed) {
 }
 
 }  // namespace
+
+namespace {
+
+Item compute_flops(int line, const char* flops) {
+  ComputeItem c;
+  c.flops_double = perfcast::expr::parse(flops);
+  return Item{line, "", c};
+}
+
+}  // namespace
+
+// A parameter read only where the run never went (a side never taken, a loop
+// never entered, a function nothing calls) prices nothing at the run's input:
+// bound to 0 like an unreached loop's trips. One the code the run took reads
+// stays required, and so does one that a read parameter's default names.
+TEST(ProbeBind, AParameterOnNoPathTheRunTookIsBoundToZero) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  for (const char* name : {"main.k", "main.w", "main.m", "main.loop1.trips", "coarsen.rows", "unused.size"})
+    m.parameters.push_back({name, "a value read from memory", std::nullopt, true, ""});
+  m.parameters.push_back({"main.len", "4 words a row", perfcast::expr::parse("4 * main.w"), true, ""});
+  Function main_fn;
+  main_fn.name = "main";
+  main_fn.body.push_back(compute_flops(10, "2 * main.k"));
+  BranchItem coarse;  // if (levels > 1) coarsen(); else the rows' words
+  CallItem call;
+  call.function = "coarsen";
+  coarse.then_items.push_back(Item{20, "", call});
+  coarse.else_items.push_back(compute_flops(22, "main.len"));
+  coarse.then_line = 21;
+  coarse.else_line = 22;
+  main_fn.body.push_back(Item{20, "", coarse});
+  LoopItem loop;  // a loop the run never entered
+  loop.trip_count = perfcast::expr::parse("main.loop1.trips");
+  loop.body.push_back(compute_flops(31, "main.m"));
+  main_fn.body.push_back(Item{30, "", loop});
+  m.functions["main"] = main_fn;
+  Function coarsen;
+  coarsen.name = "coarsen";
+  coarsen.body.push_back(compute_flops(40, "3 * coarsen.rows"));
+  m.functions["coarsen"] = coarsen;
+  Function unused;  // no call reaches it
+  unused.name = "unused";
+  unused.body.push_back(compute_flops(50, "unused.size"));
+  m.functions["unused"] = unused;
+  m.coverage->guessed_branches.push_back({"main", "dir/f.c:20", 0.5, "data-dependent condition"});
+  m.coverage->unknown_loops.push_back({"main", "dir/f.c:30", "main.loop1.trips", "its exit depends on data"});
+
+  ProbeRun run{"./app", 2, {}, {}};
+  run.features["f.c:20:branch.taken"] = 0;
+  run.features["f.c:20:branch.not_taken"] = 2;
+  run.code["f.c:20:branch.taken_line"] = 21;
+  run.code["f.c:20:branch.not_taken_line"] = 22;
+  run.features["f.c:30:loop.entries"] = 0;
+  run.features["f.c:30:loop.headers"] = 0;
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+
+  std::map<std::string, const Parameter*> by_name;
+  for (const Parameter& p : m.parameters) by_name[p.name] = &p;
+  for (const char* name : {"main.m", "coarsen.rows", "unused.size"}) {
+    ASSERT_TRUE(by_name[name]->default_value) << name;
+    EXPECT_EQ(by_name[name]->default_value->str(), "0") << name;
+    EXPECT_NE(by_name[name]->origin.find("on no path the run took"), std::string::npos) << by_name[name]->origin;
+    bool said = false;
+    for (const ProbeFinding& f : found)
+      if (f.name == name) said = f.status.find("on no path the probe run took") != std::string::npos;
+    EXPECT_TRUE(said) << name;
+  }
+  EXPECT_FALSE(by_name["main.k"]->default_value);  // the flops the run made read it
+  EXPECT_FALSE(by_name["main.w"]->default_value);  // main.len's default names it
+}
