@@ -41,9 +41,8 @@
 //     its body's work (`DO` ... `EXIT`), `.left_from_body` = 1; left also from
 //     inside its body after the iteration's work (`CALL step; IF (converged)
 //     EXIT`: an iteration that does not go back to the header),
-//     `.exits_after_work` (those exits). A loop is named where the optimised
-//     code starts it (loop_site: a `DO` without control at its body's first
-//     line);
+//     `.exits_after_work` (those exits). A loop is named by its statement's
+//     line (loop_site), as the analyser names it;
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -195,18 +194,6 @@ std::string file_line(const DebugLoc& loc, const Module& m) {
   return (sys::path::filename(m.getSourceFileName()) + ":0").str();
 }
 
-// The `file:line` of every instruction of `f` that computes or tests
-// something (not an unconditional branch): the lines the optimised code keeps.
-std::set<std::string> lines_with_code(const Function& f, const Module& m) {
-  std::set<std::string> lines;
-  for (const Instruction& i : instructions(f)) {
-    const auto* br = dyn_cast<BranchInst>(&i);
-    if (i.getDebugLoc() && !(br && br->isUnconditional()) && !isa<DbgInfoIntrinsic>(i))
-      lines.insert(file_line(i.getDebugLoc(), m));
-  }
-  return lines;
-}
-
 // Whether the exit test in `exiting` comes before any work of an iteration of
 // `l`: the blocks from its header to it hold only code of the loop statement's
 // own line or of the test's (`while (a && b)`, whose `&&` the front end joins
@@ -234,23 +221,11 @@ bool tested_first(const Loop& l, const BasicBlock& exiting, const Module& m) {
   return false;
 }
 
-// Where loop `l` starts, as the analyser will read it in the optimised code:
-// clang's loop metadata, else the branch into the loop (Loop::getStartLoc).
-// A loop statement that is that branch alone (Fortran's `DO` without
-// control, left by `EXIT`) leaves no code at its line: the optimiser folds
-// the branch away, and the preheader it makes anew takes the header's first
-// location (LoopSimplify), so the optimised loop starts at its body's first
-// line; the probe names it there too.
-std::string loop_site(const Loop& l, const std::set<std::string>& code_lines, const Module& m) {
-  const std::string start = file_line(l.getStartLoc(), m);
-  if (MDNode* id = l.getLoopID())
-    for (unsigned i = 1; i < id->getNumOperands(); ++i)
-      if (isa<DILocation>(id->getOperand(i))) return start;
-  if (code_lines.count(start)) return start;
-  for (const Instruction& i : *l.getHeader())
-    if (i.getDebugLoc() && !isa<PHINode>(i) && !isa<DbgInfoIntrinsic>(i)) return file_line(i.getDebugLoc(), m);
-  return start;
-}
+// Where loop `l` starts: clang's loop metadata, else the branch into the
+// loop (Loop::getStartLoc), the loop statement's line. The analyser names the
+// optimised loop by the same line (of its preheader's and back edge's lines
+// the earlier: a rotated loop's back edge may carry an EXIT test's line).
+std::string loop_site(const Loop& l, const Module& m) { return file_line(l.getStartLoc(), m); }
 
 // The source variable an alloca holds: from its dbg.declare, or, where clang
 // tracks assignments (-O1 and up with -g, set up before this pass runs), from
@@ -685,10 +660,9 @@ class FeatureProbes {
     const auto indirect_calls = indirect_calls_of(f);
     const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
 
-    const std::set<std::string> code_lines = lines_with_code(f, m_);
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
-        const std::string site = loop_site(*l, code_lines, m_);
+        const std::string site = loop_site(*l, m_);
         if (auto slot = add_pair(site, "loop", "headers", "entries")) {
           loop_plans.push_back({l, *slot, std::nullopt, exits_after_work(*l, dominators)});
           const std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".headers"));
@@ -696,7 +670,7 @@ class FeatureProbes {
           // nest, or the array statements that start a `DO` without control):
           // how deep, which the analyser's loops at that line also know.
           unsigned depth = 1;
-          for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += loop_site(*p, code_lines, m_) == site;
+          for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += loop_site(*p, m_) == site;
           if (depth > 1) add_code(base + ".depth", depth);
           tag_instance(f, base);
           // A loop left only from its back edges (`do ... while`: the test is

@@ -16,7 +16,7 @@ contains
     integer :: c
     do c = 1, ncell
       x = start(c)
-      passes: do
+      passes: do ! marker: statement
         fx(:) = 2.0d0 * pc(:) - e(:) ! marker: passes
         if (w /= 0.0d0) fx(:) = fx(:) + w * e(:) ! marker: guarded
         x = x * 0.5d0

@@ -519,7 +519,7 @@ TEST(ProbeRun, BindsThePassesOfADoLoopLeftByExit) {
   const fs::path model = dir / "exit_loop.json", bound = dir / "exit_loop.bound.json";
   auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  const std::string passes = "exit_loop.f90:" + std::to_string(marker_line(source, "passes"));
+  const std::string passes = "exit_loop.f90:" + std::to_string(marker_line(source, "statement"));
   const std::string guarded = "exit_loop.f90:" + std::to_string(marker_line(source, "guarded"));
   const json before = read_json(model);
   std::string trips;
