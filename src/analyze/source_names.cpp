@@ -192,7 +192,13 @@ void SourceNames::collect() {
       // Every value one variable (or field) takes outside constants has its
       // name: the value a user binds is what the variable holds.
       const llvm::DILocation* copy = dvi->getDebugLoc() ? dvi->getDebugLoc()->getInlinedAt() : nullptr;
-      if (auto same = by_variable.find({var, copy, source}); same != by_variable.end()) {
+      // An argument's own name stands for what the caller passed: another
+      // value of it (written through a reference `f(n)` gave an `int&`, merged
+      // at a branch) is a value of its own. The entry's (main's argc, which
+      // MPI_Init may rewrite) have no caller: the user binds them as one.
+      if (auto same = by_variable.find({var, copy, source});
+          same != by_variable.end() &&
+          (s_.entry || copy || !llvm::isa<llvm::Argument>(same->second) || llvm::isa<llvm::Argument>(v))) {
         debug_names_[v] = debug_names_.at(same->second);
         continue;
       }

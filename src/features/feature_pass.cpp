@@ -18,6 +18,11 @@
 //     that field, whichever object or function it is in, is one feature (the
 //     options struct an app parses into is one set of names); an integer's
 //     measures as above;
+//   * for a variable or field whose address escapes in the unit (passed to a
+//     call that may write through it, stored, converted: feature_variables.h),
+//     the fact of the code `.address_escapes` = 1 on its probe's name (a
+//     global's or a field's even where the unit does not store to it): stores
+//     through that address are not among the measures;
 //   * a conditional branch that is neither a loop's latch nor the test of a
 //     loop's header (the loop counts tell those): `file:line:branch.taken` and
 //     `.not_taken`, and, as facts of the code rather than features
@@ -134,11 +139,15 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "features/feature_abi.h"
+#include "features/feature_variables.h"
 
 using namespace llvm;
+using perfcast::features::field_at;
+using perfcast::features::variable_of;
 
 namespace {
 
@@ -226,18 +235,6 @@ bool tested_first(const Loop& l, const BasicBlock& exiting, const Module& m) {
 // optimised loop by the same line (of its preheader's and back edge's lines
 // the earlier: a rotated loop's back edge may carry an EXIT test's line).
 std::string loop_site(const Loop& l, const Module& m) { return file_line(l.getStartLoc(), m); }
-
-// The source variable an alloca holds: from its dbg.declare, or, where clang
-// tracks assignments (-O1 and up with -g, set up before this pass runs), from
-// the dbg.assign markers linked to the alloca; in either form of debug info
-// LLVM 19 keeps in memory (intrinsics or records).
-DILocalVariable* variable_of(AllocaInst* alloca) {
-  for (auto* declare : findDbgDeclares(alloca)) return declare->getVariable();
-  for (auto* record : findDVRDeclares(alloca)) return record->getVariable();
-  for (auto* marker : at::getAssignmentMarkers(alloca)) return marker->getVariable();
-  for (auto* record : at::getDVRAssignmentMarkers(alloca)) return record->getVariable();
-  return nullptr;
-}
 
 // The features PERFCAST_FEATURES_KEEP lists, or nothing (keep all). A file
 // that cannot be read is a compile error naming it.
@@ -382,7 +379,10 @@ class FeatureProbes {
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.") &&
           (f.hasExternalLinkage() || f.hasAddressTaken(nullptr, /*IgnoreCallbackUses=*/true)))
         targets.push_back(&f);
+    // Before any probe: the variables whose stores the probes may not all see.
+    const perfcast::features::EscapedAddresses escaped = perfcast::features::escaped_addresses(m_);
     for (Function* f : functions) instrument(*f);
+    record_escapes(escaped);
     // A variable assigned at several places outside loops (`n = 10; if (...) n = m;`):
     // the mean of its values is no one place's, which the binding must know.
     for (auto [slot, stores] : definitions_)
@@ -1027,6 +1027,14 @@ class FeatureProbes {
       else
         add_count(b, slot, b.CreateZExt(leaves, i64_), leaves);
     }
+  // The declaration's file:line and the name of a global's probe (the unit's
+  // file and its symbol without debug information).
+  std::pair<std::string, std::string> global_site_name(const GlobalVariable& global) const {
+    SmallVector<DIGlobalVariableExpression*, 1> info;
+    global.getDebugInfo(info);
+    if (info.empty()) return {(sys::path::filename(m_.getSourceFileName()) + ":0").str(), global.getName().str()};
+    DIGlobalVariable* var = info.front()->getVariable();
+    return {(sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str(), var->getName().str()};
   }
 
   // The slot of a store to a named scalar variable, or nothing.
@@ -1046,16 +1054,7 @@ class FeatureProbes {
     } else if (auto* global = dyn_cast<GlobalVariable>(target)) {
       if (global->getName().starts_with("perfcast.")) return std::nullopt;
       if (global->getValueType() != t) return field_slot(store);  // the first field of a struct?
-      SmallVector<DIGlobalVariableExpression*, 1> info;
-      global->getDebugInfo(info);
-      if (!info.empty()) {
-        DIGlobalVariable* var = info.front()->getVariable();
-        site = (sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str();
-        name = var->getName().str();
-      } else {
-        site = (sys::path::filename(m_.getSourceFileName()) + ":0").str();
-        name = global->getName().str();
-      }
+      std::tie(site, name) = global_site_name(*global);
     } else {
       return field_slot(store);
     }
@@ -1067,95 +1066,47 @@ class FeatureProbes {
     return slot;
   }
 
-  // The slot of a store into a scalar field of a struct whose debug type is
-  // known, or nothing. The address is taken apart into a base and a constant
-  // byte offset (a struct GEP, or none for the first field); the base is a
-  // struct variable (alloca or global) or a pointer loaded from a pointer
-  // variable; the field is the member of the struct's debug type at that
-  // offset with the stored value's size (nested structs are entered; bit
-  // fields, arrays and variable offsets are not fields here).
-  std::optional<unsigned> field_slot(StoreInst& store) {
-    Type* t = store.getValueOperand()->getType();
-    const DataLayout& dl = m_.getDataLayout();
-    APInt offset(dl.getIndexTypeSizeInBits(store.getPointerOperand()->getType()), 0);
-    Value* base = store.getPointerOperand()->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true);
-    if (offset.isNegative()) return std::nullopt;
-    DIType* type = nullptr;
-    if (auto* load = dyn_cast<LoadInst>(base)) {
-      // o->field: the pointee of the pointer variable the address was loaded from.
-      DIType* pointer = nullptr;
-      if (auto* alloca = dyn_cast<AllocaInst>(load->getPointerOperand())) {
-        if (DILocalVariable* var = variable_of(alloca)) pointer = var->getType();
-      } else if (auto* global = dyn_cast<GlobalVariable>(load->getPointerOperand())) {
-        SmallVector<DIGlobalVariableExpression*, 1> info;
-        global->getDebugInfo(info);
-        if (!info.empty()) pointer = info.front()->getVariable()->getType();
+  // `.address_escapes` = 1, a fact of the code, for each variable of this
+  // unit whose address escapes (feature_variables.h): of its probe where it
+  // has one, else named as its probe would be, for a global or a field another
+  // unit may store to and probe. A keep list (a learned model) leaves them out.
+  void record_escapes(const perfcast::features::EscapedAddresses& escaped) {
+    if (keep_) return;
+    for (const Value* v : escaped.variables) {
+      auto found = variable_slots_.find(const_cast<Value*>(v));
+      if (found != variable_slots_.end()) {
+        if (found->second && has_measures(*found->second)) add_code(names_[*found->second] + ".address_escapes", 1);
+      } else if (auto* global = dyn_cast<GlobalVariable>(v);
+                 global && is_integer(global->getValueType()) && !global->getName().starts_with("__")) {  // not `__dso_handle`
+        auto [site, name] = global_site_name(*global);
+        const std::string probe = next_name(site, name);
+        add_code(probe + ".address_escapes", 1);
+        add_code(probe + ".symbol", function_id(global->getName()));
       }
-      // A C++ reference (`Vector& v`: v.n = ...) is a pointer too.
-      auto* derived = dyn_cast_or_null<DIDerivedType>(strip_qualifiers(pointer).first);
-      if (!derived || (derived->getTag() != dwarf::DW_TAG_pointer_type && derived->getTag() != dwarf::DW_TAG_reference_type &&
-                       derived->getTag() != dwarf::DW_TAG_rvalue_reference_type))
-        return std::nullopt;
-      type = derived->getBaseType();
-    } else if (auto* alloca = dyn_cast<AllocaInst>(base)) {
-      if (DILocalVariable* var = variable_of(alloca)) type = var->getType();
-    } else if (auto* global = dyn_cast<GlobalVariable>(base)) {
-      if (global->getName().starts_with("perfcast.")) return std::nullopt;
-      SmallVector<DIGlobalVariableExpression*, 1> info;
-      global->getDebugInfo(info);
-      if (!info.empty()) type = info.front()->getVariable()->getType();
     }
-    uint64_t offset_bits = offset.getZExtValue() * 8;
-    uint64_t size_bits = dl.getTypeStoreSizeInBits(t);
-    const DIDerivedType* member = nullptr;
-    std::string struct_name;
-    // Descend through nested structs to the innermost member at the offset.
-    for (auto [stripped, typedef_name] = strip_qualifiers(type); stripped;) {
-      auto* composite = dyn_cast<DICompositeType>(stripped);
-      if (!composite || composite->getTag() != dwarf::DW_TAG_structure_type) break;
-      const DIDerivedType* found = nullptr;
-      for (DINode* element : composite->getElements()) {
-        auto* m = dyn_cast_or_null<DIDerivedType>(element);
-        if (!m || m->getTag() != dwarf::DW_TAG_member || m->isBitField() || m->isStaticMember()) continue;
-        if (offset_bits >= m->getOffsetInBits() && offset_bits < m->getOffsetInBits() + std::max<uint64_t>(m->getSizeInBits(), 1)) {
-          found = m;
-          break;
-        }
-      }
-      if (!found) break;
-      member = found;
-      struct_name = !composite->getName().empty() ? composite->getName().str() : typedef_name;
-      offset_bits -= found->getOffsetInBits();
-      auto next = strip_qualifiers(found->getBaseType());
-      stripped = next.first;
-      typedef_name = next.second;
+    for (const auto& [member, struct_name] : escaped.fields) {
+      auto found = field_slots_.find(member);
+      if (found == field_slots_.end())
+        add_code(next_name(field_site(member), struct_name + "." + member->getName().str()) + ".address_escapes", 1);
+      else if (found->second && has_measures(*found->second))
+        add_code(names_[*found->second] + ".address_escapes", 1);
     }
-    if (!member || offset_bits != 0 || member->getSizeInBits() != size_bits || struct_name.empty() ||
-        member->getName().empty())
-      return std::nullopt;
-    // The member must be a scalar itself (not the first element of an array or struct).
-    auto* basic = dyn_cast_or_null<DIBasicType>(strip_qualifiers(member->getBaseType()).first);
-    auto* enumeration = dyn_cast_or_null<DICompositeType>(strip_qualifiers(member->getBaseType()).first);
-    if (!basic && !(enumeration && enumeration->getTag() == dwarf::DW_TAG_enumeration_type)) return std::nullopt;
-    auto found = field_slots_.find(member);
-    if (found != field_slots_.end()) return found->second;  // named once, kept or not
-    std::string site = (sys::path::filename(member->getFilename()) + ":" + Twine(member->getLine())).str();
-    std::optional<unsigned> slot = add_value(site, struct_name + "." + member->getName().str(), is_integer(t));
-    field_slots_[member] = slot;
-    return slot;
   }
 
-  // A type without typedefs, const and volatile, and the last typedef's name
-  // (the name of an anonymous struct declared through a typedef).
-  static std::pair<DIType*, std::string> strip_qualifiers(DIType* type) {
-    std::string typedef_name;
-    while (auto* derived = dyn_cast_or_null<DIDerivedType>(type)) {
-      unsigned tag = derived->getTag();
-      if (tag == dwarf::DW_TAG_typedef) typedef_name = derived->getName().str();
-      else if (tag != dwarf::DW_TAG_const_type && tag != dwarf::DW_TAG_volatile_type) break;
-      type = derived->getBaseType();
-    }
-    return {type, typedef_name};
+  // The slot of a store into a scalar field of a struct whose debug type is
+  // known (feature_variables.h, field_at), or nothing.
+  std::optional<unsigned> field_slot(StoreInst& store) {
+    Type* t = store.getValueOperand()->getType();
+    auto field = field_at(store.getPointerOperand(), m_.getDataLayout().getTypeStoreSizeInBits(t), m_.getDataLayout());
+    if (!field) return std::nullopt;
+    auto found = field_slots_.find(field->member);
+    if (found != field_slots_.end()) return found->second;  // named once, kept or not
+    std::optional<unsigned> slot = add_value(field_site(field->member), field->struct_name + "." + field->member->getName().str(), is_integer(t));
+    field_slots_[field->member] = slot;
+    return slot;
+  }
+  static std::string field_site(const DIDerivedType* member) {
+    return (sys::path::filename(member->getFilename()) + ":" + Twine(member->getLine())).str();
   }
 
   // The slots, the name and kind tables, the descriptor and its constructor.
@@ -1217,7 +1168,7 @@ class FeatureProbes {
   StringMap<unsigned> repeats_;
   DenseMap<Value*, std::optional<unsigned>> variable_slots_;
   std::map<unsigned, unsigned> definitions_;  // value slot -> stores probed
-  DenseMap<const DINode*, std::optional<unsigned>> field_slots_;
+  DenseMap<const DIDerivedType*, std::optional<unsigned>> field_slots_;
   std::optional<StringSet<>> keep_;
   struct Recursive {
     unsigned cycle, slot;  // the cycle of calls (numbered), the first slot of its pair

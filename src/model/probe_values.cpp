@@ -52,24 +52,44 @@ std::optional<double> lookup(const std::map<std::string, double>& m, const std::
   return it == m.end() ? std::nullopt : std::optional<double>(it->second);
 }
 
+// The probe `file:line:variable` (`#n` on repeats) that `name`, the name of
+// one of its measures or facts ending in `suffix`, belongs to, when that
+// probe is v's: a local by its name and declaration; a field likewise, its
+// probes named `Struct.field` at the field's declaration; a global by its
+// symbol alone (one without debug information is named by its symbol).
+std::optional<std::string> probe_of(const ProbeRun& run, const VariableOf& v, const std::string& name,
+                                    const std::string& suffix) {
+  static const std::regex form(R"(^(.*):([0-9]+):([^:]+?)(#[0-9]+)?$)");
+  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return std::nullopt;
+  const std::string probe = name.substr(0, name.size() - suffix.size());
+  std::smatch f;
+  if (!std::regex_match(probe, f, form)) return std::nullopt;
+  const std::string variable = f[3];
+  if (v.field && variable.find('.') == std::string::npos) return std::nullopt;
+  const std::string name_of = v.field ? variable.substr(variable.rfind('.') + 1) : variable;
+  if (v.symbol.empty() ? (name_of != v.name || std::stoi(f[2]) != v.line || file_tag(f[1]) != v.tag)
+                       : lookup(run.code, probe + ".symbol") != function_id(v.symbol))
+    return std::nullopt;
+  return probe;
+}
+
+// Whether some unit said v's address escapes (the probes' fact of the code
+// `.address_escapes`): stores through that address are not among its
+// measures, so their mean is no value of v's.
+bool address_escapes(const ProbeRun& run, const VariableOf& v) {
+  for (const auto& [name, value] : run.code)
+    if (value != 0 && probe_of(run, v, name, ".address_escapes")) return true;
+  return false;
+}
+
 std::optional<Assignments> measured(const ProbeRun& run, const VariableOf& v) {
-  static const std::regex form(R"(^(.*):([0-9]+):([^:]+?)(#[0-9]+)?\.assignments$)");
-  const double symbol = v.symbol.empty() ? 0 : function_id(v.symbol);
   std::optional<Assignments> found;
   std::optional<double> first_mean;
   for (const auto& [name, count] : run.measures) {
-    std::smatch f;
-    if (!std::regex_match(name, f, form)) continue;
-    // A local by its name and declaration; a field likewise, its probes named
-    // `Struct.field` at the field's declaration; a global by its symbol alone
-    // (one without debug information is named by its symbol).
-    const std::string probe = name.substr(0, name.size() - std::string(".assignments").size());
-    const std::string variable = f[3];
-    const std::string name_of = v.field ? variable.substr(variable.rfind('.') + 1) : variable;
-    if (v.field && variable.find('.') == std::string::npos) continue;
-    if (v.symbol.empty() ? (name_of != v.name || std::stoi(f[2]) != v.line || file_tag(f[1]) != v.tag)
-                         : lookup(run.code, probe + ".symbol") != symbol)
-      continue;
+    auto at = probe_of(run, v, name, ".assignments");
+    if (!at) continue;
+    const std::string& probe = *at;
     auto sum = lookup(run.measures, probe + ".sum");
     auto changes = lookup(run.measures, probe + ".changes");
     if (!sum || !changes) continue;
@@ -174,6 +194,12 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     ProbeFinding f{ProbeFinding::Kind::Value, a->feature, p.name, std::nullopt, ""};
     if (a->count == 0) {
       f.status = "never assigned outside loops by the probe run";
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (address_escapes(run, *v)) {  // `f(&n)`, `g(s.n)` to an `int&`: stores the probes did not see
+      f.status = "its address escapes (passed to a call that may write through it, or stored): the probes do not see "
+                 "every store to it";
       out.push_back(std::move(f));
       continue;
     }

@@ -113,6 +113,20 @@ TEST(Analyze, CallsBindTheCalleesParameters) {
   for (int n : {0, 1, 7, 50}) EXPECT_EQ(counts(m, "driver", {{"n", n}}).flops_double, 3.0 * n + 3) << "n = " << n;
 }
 
+// An argument a call may rewrite through a reference (cases/argument_rewritten.cpp):
+// read after that call, it is a parameter of its own, not what the caller
+// passed (0 here, which the model would divide by).
+TEST(Analyze, AnArgumentACallRewritesIsNotTheCallersValue) {
+  auto m = load(analyse_case("argument_rewritten.cpp"), "argument_rewritten");
+  const auto p = std::find_if(m.parameters.begin(), m.parameters.end(),
+                              [](const model::Parameter& q) { return q.name == "grid.npx"; });
+  ASSERT_NE(p, m.parameters.end());
+  EXPECT_FALSE(p->default_value);
+  for (int npx : {1, 2, 4})
+    EXPECT_EQ(counts(m, "_Z4gridiii", {{"nx", 64}, {"npx", 0}, {"grid.npx", npx}}).flops_double, 2.0 * (64 / npx))
+        << "npx = " << npx;
+}
+
 TEST(Analyze, UserLibraryCostsPriceCallsTheAnalysisCannotSee) {
   // my_kernel(n, x) costs 3n flops and 8n bytes loaded per call, by the user's table.
   fs::path table = perfcast::testing::scratch() / "library-costs.json";

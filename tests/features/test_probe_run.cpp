@@ -824,6 +824,57 @@ TEST(ProbeRun, BindsTheSizesAFunctionReadsAndPassesOn) {
   EXPECT_EQ(required(fafter), required(fbefore) - 1);
 }
 
+// HPCG's process grid: a field zeroed by the input's reader, then written
+// through an `int&` another function is given it as, divides the loop bound.
+// The probes see only the zero store; the field's address escapes, so it is
+// left required (bound, it would be 0 and predict would divide by it); its
+// neighbour, whose stores were all seen, is bound. Given the ranks, the
+// model's flops are the hand count and callgrind's.
+TEST(ProbeRun, LeavesAFieldWhoseAddressEscapesRequired) {
+  constexpr long n = 64;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "escaped_sizes.json", bound = dir / "escaped_sizes.bound.json";
+  const fs::path record = dir / "escaped_sizes.jsonl";
+  auto r = perfcast_run({"analyze", ESCAPED_SIZES_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("params.npx")) << before["parameters"].dump(1);
+  ASSERT_TRUE(before["parameters"].contains("params.nx")) << before["parameters"].dump(1);
+
+  fs::path program = build("escaped_sizes_features", true, ESCAPED_SIZES_SOURCE);
+  fs::remove(record);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--record", record.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(n)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("address escapes"), std::string::npos) << r.stdout_text;
+  const json after = read_json(bound);
+  EXPECT_FALSE(after["parameters"]["params.npx"].contains("default")) << after["parameters"]["params.npx"].dump();
+  EXPECT_EQ(after["parameters"]["params.nx"].value("default", ""), std::to_string(n));
+  // The zero was the only store the probes saw: 1 a rank.
+  std::ifstream lines(record);
+  std::string line;
+  while (std::getline(lines, line) && line.empty()) {
+  }
+  ASSERT_FALSE(line.empty()) << record;
+  const json parsed = json::parse(line)["record"];
+  const std::string npx = "escaped_sizes.cpp:" + std::to_string(marker_line(ESCAPED_SIZES_SOURCE, "npx")) + ":Params.npx";
+  EXPECT_EQ(parsed["measures"].value(npx + ".assignments", -1.0), 2) << parsed["measures"].dump();
+  EXPECT_EQ(parsed["measures"].value(npx + ".sum", -1.0), 0) << parsed["measures"].dump();
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.stderr_text.find("params.npx"), std::string::npos) << r.stderr_text;
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json", "--param", "params.npx=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  EXPECT_DOUBLE_EQ(model_flops, n / 2.0);  // 1 flop an element of the rank's share
+  fs::path plain = build("escaped_sizes_plain", false, ESCAPED_SIZES_SOURCE);
+  const double counted = counted_flops({plain.string(), std::to_string(n)});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // No record to read: the error names the file and the option.
 TEST(ProbeRun, AMissingRecordFileIsNamed) {
   fs::path dir = scratch() / "probe_missing";

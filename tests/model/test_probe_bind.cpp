@@ -675,6 +675,37 @@ TEST(ProbeBind, AFieldIsBoundWhenEveryStoreToItAgreed) {
 
 namespace {
 
+// A field or a global whose address some unit said escapes (the probes' fact
+// `.address_escapes`, in a unit with no store of its own: the `#2` probe) is
+// left required: its stores through that address were not measured. A
+// variable of that name declared elsewhere is still bound.
+TEST(ProbeBind, AVariableWhoseAddressEscapesIsLeftRequired) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  const char* tail = ", read from memory (a value the loops that read it leave alone); the field is declared at ";
+  m.parameters.push_back({"params.npx", std::string("field params.npx of main (main_cpp:79)") + tail + "hpcg_hpp:43",
+                          std::nullopt, true, ""});
+  m.parameters.push_back({"geom.npx", std::string("field geom.npx of main (main_cpp:90)") + tail + "Geometry_hpp:43",
+                          std::nullopt, true, ""});
+  m.parameters.push_back({"grid.n", "global variable grid.n (symbol _QMgridEn)", std::nullopt, true, ""});
+  ProbeRun run{"./app", 2, {}, {}};
+  assigned(run, "hpcg.hpp:43:HPCG_Params.npx", 2, 0, 0, 0);
+  run.code["hpcg.hpp:43:HPCG_Params.npx#2.address_escapes"] = 1;
+  assigned(run, "Geometry.hpp:43:Geometry.npx", 2, 4, 0, 2);
+  assigned(run, "grid.f90:3:n", 2, 20, 0, 10);
+  run.code["grid.f90:3:n.symbol"] = function_id("_QMgridEn");
+  run.code["grid.f90:3:n.address_escapes"] = 1;
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  EXPECT_FALSE(m.parameters[0].default_value);
+  ASSERT_TRUE(m.parameters[1].default_value);
+  EXPECT_EQ(m.parameters[1].default_value->str(), "2");
+  EXPECT_FALSE(m.parameters[2].default_value);
+  const auto npx = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) { return f.name == "params.npx"; });
+  ASSERT_NE(npx, found.end());
+  EXPECT_NE(npx->status.find("address escapes"), std::string::npos) << npx->status;
+}
+
 Item compute_flops(int line, const char* flops) {
   ComputeItem c;
   c.flops_double = perfcast::expr::parse(flops);

@@ -1,0 +1,160 @@
+#include "features/feature_variables.h"
+
+#include <llvm/ADT/APInt.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/IntrinsicInst.h>
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace perfcast::features {
+
+// From its dbg.declare, or, where clang tracks assignments (-O1 and up with
+// -g, set up before the probes' pass runs), from the dbg.assign markers
+// linked to the alloca; in either form of debug info LLVM 19 keeps in memory
+// (intrinsics or records).
+DILocalVariable* variable_of(AllocaInst* alloca) {
+  for (auto* declare : findDbgDeclares(alloca)) return declare->getVariable();
+  for (auto* record : findDVRDeclares(alloca)) return record->getVariable();
+  for (auto* marker : at::getAssignmentMarkers(alloca)) return marker->getVariable();
+  for (auto* record : at::getDVRAssignmentMarkers(alloca)) return record->getVariable();
+  return nullptr;
+}
+
+std::pair<DIType*, std::string> strip_qualifiers(DIType* type) {
+  std::string typedef_name;
+  while (auto* derived = dyn_cast_or_null<DIDerivedType>(type)) {
+    unsigned tag = derived->getTag();
+    if (tag == dwarf::DW_TAG_typedef) typedef_name = derived->getName().str();
+    else if (tag != dwarf::DW_TAG_const_type && tag != dwarf::DW_TAG_volatile_type) break;
+    type = derived->getBaseType();
+  }
+  return {type, typedef_name};
+}
+
+namespace {
+
+DIType* global_type(GlobalVariable* global) {
+  SmallVector<DIGlobalVariableExpression*, 1> info;
+  global->getDebugInfo(info);
+  return info.empty() ? nullptr : info.front()->getVariable()->getType();
+}
+
+// The debug type of the object at `base`: a struct variable's, or the
+// pointee of the pointer (or C++ reference) variable `base` was loaded from.
+DIType* object_type(Value* base) {
+  if (auto* load = dyn_cast<LoadInst>(base)) {
+    DIType* pointer = nullptr;
+    if (auto* alloca = dyn_cast<AllocaInst>(load->getPointerOperand())) {
+      if (DILocalVariable* var = variable_of(alloca)) pointer = var->getType();
+    } else if (auto* global = dyn_cast<GlobalVariable>(load->getPointerOperand())) {
+      pointer = global_type(global);
+    }
+    auto* derived = dyn_cast_or_null<DIDerivedType>(strip_qualifiers(pointer).first);
+    if (!derived || (derived->getTag() != dwarf::DW_TAG_pointer_type && derived->getTag() != dwarf::DW_TAG_reference_type &&
+                     derived->getTag() != dwarf::DW_TAG_rvalue_reference_type))
+      return nullptr;
+    return derived->getBaseType();
+  }
+  if (auto* alloca = dyn_cast<AllocaInst>(base)) {
+    DILocalVariable* var = variable_of(alloca);
+    return var ? var->getType() : nullptr;
+  }
+  if (auto* global = dyn_cast<GlobalVariable>(base))
+    return global->getName().starts_with("perfcast.") ? nullptr : global_type(global);
+  return nullptr;
+}
+
+bool scalar_member(const DIDerivedType* member) {
+  DIType* type = strip_qualifiers(member->getBaseType()).first;
+  auto* enumeration = dyn_cast_or_null<DICompositeType>(type);
+  return isa_and_nonnull<DIBasicType>(type) || (enumeration && enumeration->getTag() == dwarf::DW_TAG_enumeration_type);
+}
+
+}  // namespace
+
+std::optional<FieldAt> field_at(Value* pointer, std::uint64_t size_bits, const DataLayout& dl) {
+  APInt offset(dl.getIndexTypeSizeInBits(pointer->getType()), 0);
+  Value* base = pointer->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true);
+  if (offset.isNegative()) return std::nullopt;
+  uint64_t offset_bits = offset.getZExtValue() * 8;
+  const DIDerivedType* member = nullptr;
+  std::string struct_name;
+  // Descend through nested structs to the innermost member at the offset.
+  for (auto [stripped, typedef_name] = strip_qualifiers(object_type(base)); stripped;) {
+    auto* composite = dyn_cast<DICompositeType>(stripped);
+    if (!composite || composite->getTag() != dwarf::DW_TAG_structure_type) break;
+    const DIDerivedType* found = nullptr;
+    for (DINode* element : composite->getElements()) {
+      auto* m = dyn_cast_or_null<DIDerivedType>(element);
+      if (!m || m->getTag() != dwarf::DW_TAG_member || m->isBitField() || m->isStaticMember()) continue;
+      if (offset_bits >= m->getOffsetInBits() && offset_bits < m->getOffsetInBits() + std::max<uint64_t>(m->getSizeInBits(), 1)) {
+        found = m;
+        break;
+      }
+    }
+    if (!found) break;
+    member = found;
+    struct_name = !composite->getName().empty() ? composite->getName().str() : typedef_name;
+    offset_bits -= found->getOffsetInBits();
+    auto next = strip_qualifiers(found->getBaseType());
+    stripped = next.first;
+    typedef_name = next.second;
+  }
+  if (!member || offset_bits != 0 || (size_bits && member->getSizeInBits() != size_bits) || struct_name.empty() ||
+      member->getName().empty() || !scalar_member(member))
+    return std::nullopt;
+  return FieldAt{member, struct_name};
+}
+
+namespace {
+
+// Whether the use of an address lets memory be written through it other than
+// by a store the probes see: a load, a store into it, a comparison, a copy's
+// source and a call that only reads it do not; a derived address (a GEP or a
+// cast) is judged at its own uses.
+bool escapes(const Use& use) {
+  const auto* user = cast<Instruction>(use.getUser());
+  if (isa<LoadInst, GetElementPtrInst, CastInst, CmpInst>(user) && !isa<PtrToIntInst>(user)) return false;
+  if (isa<StoreInst>(user)) return use.getOperandNo() != StoreInst::getPointerOperandIndex();
+  if (const auto* call = dyn_cast<CallBase>(user)) {
+    if (isa<DbgInfoIntrinsic>(call) || call->isLifetimeStartOrEnd() || isa<PseudoProbeInst>(call)) return false;
+    if (isa<MemTransferInst>(call)) return use.getOperandNo() == 0;
+    if (!call->isArgOperand(&use)) return !call->isBundleOperand(&use) || !call->onlyReadsMemory();
+    const unsigned arg = call->getArgOperandNo(&use);
+    return !call->onlyReadsMemory(arg) && !call->onlyReadsMemory();
+  }
+  return true;  // stored as a value's part, converted to an integer, returned, merged in a phi or select
+}
+
+}  // namespace
+
+EscapedAddresses escaped_addresses(Module& m) {
+  EscapedAddresses out;
+  const DataLayout& dl = m.getDataLayout();
+  for (Function& f : m) {
+    for (Instruction& inst : instructions(f)) {
+      for (const Use& use : inst.operands()) {
+        Value* address = use.get();
+        if (!address->getType()->isPointerTy() || isa<Function>(address) || isa<ConstantPointerNull>(address) ||
+            !escapes(use))
+          continue;
+        const Value* object = getUnderlyingObject(address);
+        const Value* own = address->stripPointerCasts();
+        if (auto* alloca = dyn_cast<AllocaInst>(object); alloca && !alloca->getAllocatedType()->isAggregateType())
+          out.variables.insert(alloca);
+        else if (auto* global = dyn_cast<GlobalVariable>(object); global && !global->getValueType()->isAggregateType())
+          out.variables.insert(global);
+        if (own == object) continue;  // a whole object's address (a struct variable, a pointer to one)
+        if (auto field = field_at(address, 0, dl)) out.fields.emplace(field->member, field->struct_name);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace perfcast::features

@@ -1,0 +1,52 @@
+// Which source variable an address names, for the feature probes
+// (feature_pass.cpp): a local by its alloca's debug variable, a struct's
+// scalar field by the struct's debug type; and the variables whose address
+// escapes, whose stores the probes may not all see.
+#pragma once
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace perfcast::features {
+
+// The source variable an alloca holds, or null.
+llvm::DILocalVariable* variable_of(llvm::AllocaInst* alloca);
+
+// A type without typedefs, const and volatile, and the last typedef's name
+// (the name of an anonymous struct declared through a typedef).
+std::pair<llvm::DIType*, std::string> strip_qualifiers(llvm::DIType* type);
+
+struct FieldAt {
+  const llvm::DIDerivedType* member;
+  std::string struct_name;
+};
+
+// The scalar field (an integer, floating-point or enumeration member, no bit
+// field) that `pointer` addresses: a base and a constant byte offset, the
+// base a struct variable (alloca or global) or a pointer or C++ reference
+// loaded from a variable, the member the innermost at that offset whose size
+// is `size_bits` (any size when 0). Nothing when the debug types do not say.
+std::optional<FieldAt> field_at(llvm::Value* pointer, std::uint64_t size_bits, const llvm::DataLayout& dl);
+
+// The variables of a module whose address escapes: passed to a call that may
+// write through it (`MPI_Comm_rank(..., &rank)`, `f(int& n)` given `s.n`),
+// stored into memory, converted to an integer or returned. A scalar local or
+// global by its alloca or global; a struct's field by its member, when the
+// escaping address is the field's own (an address of the whole struct passed
+// on is not: the callee's stores name the field through the struct's type).
+// Stores through an escaped address are stores the probes cannot attribute.
+struct EscapedAddresses {
+  llvm::SmallPtrSet<const llvm::Value*, 16> variables;
+  std::map<const llvm::DIDerivedType*, std::string> fields;  // the member, its struct's name
+};
+EscapedAddresses escaped_addresses(llvm::Module& m);
+
+}  // namespace perfcast::features
