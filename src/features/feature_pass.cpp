@@ -1027,6 +1027,8 @@ class FeatureProbes {
       else
         add_count(b, slot, b.CreateZExt(leaves, i64_), leaves);
     }
+  }
+
   // The declaration's file:line and the name of a global's probe (the unit's
   // file and its symbol without debug information).
   std::pair<std::string, std::string> global_site_name(const GlobalVariable& global) const {
