@@ -271,7 +271,7 @@ namespace {
 // iteration of the terminator's loop (its latch or header: `CYCLE`; asked only
 // where both sides would start on one line). The feature probes
 // record the same of the code as written
-// (side_line in src/features/feature_pass.cpp), where the optimiser has not
+// (side_line in src/features/feature_code_sites.cpp), where the optimiser has not
 // yet inverted a test or swapped its successors: the binding of a probe run's
 // taken fraction matches the two (model/probe_bind.h).
 int block_line(const llvm::Instruction& term, const llvm::BasicBlock* b, const llvm::Loop* loop) {

@@ -28,15 +28,16 @@
 //     `.not_taken`, and, as facts of the code rather than features
 //     (PERFCAST_FEATURE_CODE, set when compiled), the source line each side
 //     starts at, `.taken_line` and `.not_taken_line`, by which a probe run's
-//     fraction finds its side in the optimised code (side_line);
+//     fraction finds its side in the optimised code (side_line,
+//     feature_code_sites.h);
 //   * a conditional branch on one value `a .OR. b` / `a .AND. b` (flang's
 //     front end holds the two tests as an `or`/`and` of i1, which x86 code
 //     tests as two jumps, the later one's arithmetic run only where the first
 //     does not decide): `file:line:first_test.decides` and `.passes_on`, the
 //     outcomes of the test the optimised code makes first. The pass marks the
 //     branch here and a second pass counts at the end of the optimiser
-//     (FirstTestCounts), where the optimiser has ordered the operands as the
-//     code generator will test them;
+//     (FirstTestCounts, feature_first_test.h), where the optimiser has
+//     ordered the operands as the code generator will test them;
 //   * a loop: `file:line:loop.headers` (executions of its header, one more
 //     than the iterations per entry for a loop tested at the top) and
 //     `.entries` (arrivals from outside); inside d - 1 loops of its own line
@@ -47,7 +48,7 @@
 //     inside its body after the iteration's work (`CALL step; IF (converged)
 //     EXIT`: an iteration that does not go back to the header),
 //     `.exits_after_work` (those exits). A loop is named by its statement's
-//     line (loop_site), as the analyser names it;
+//     line (loop_site in feature_code_sites.h), as the analyser names it;
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -143,28 +144,14 @@
 #include <vector>
 
 #include "features/feature_abi.h"
+#include "features/feature_code_sites.h"
+#include "features/feature_first_test.h"
 #include "features/feature_variables.h"
 
 using namespace llvm;
-using perfcast::features::field_at;
-using perfcast::features::variable_of;
+using namespace perfcast::features;
 
 namespace {
-
-// The metadata by which the first pass marks a branch on `a .OR. b` for
-// FirstTestCounts: the first slot of its `first_test` pair.
-constexpr const char* kFirstTestMetadata = "perfcast.first_test";
-
-// The operands of a branch condition `a || b` (or `a && b`, `is_or` false)
-// held as one value: `or`/`and` of i1 or their `select` forms.
-bool logical_operands(Value* condition, Value*& first, bool& is_or) {
-  using namespace llvm::PatternMatch;
-  Value* later = nullptr;
-  if (condition->getType()->isVectorTy()) return false;
-  if (match(condition, m_LogicalOr(m_Value(first), m_Value(later)))) return is_or = true;
-  if (match(condition, m_LogicalAnd(m_Value(first), m_Value(later)))) return !(is_or = false);
-  return false;
-}
 
 // The count and datatype argument positions of the MPI bindings that move data.
 struct MpiBinding {
@@ -195,46 +182,6 @@ const MpiBinding* mpi_binding(StringRef name, bool& fortran) {
   return nullptr;
 }
 
-std::string file_line(const DebugLoc& loc, const Module& m) {
-  if (loc) {
-    auto* scope = cast<DIScope>(loc.getScope());
-    return (sys::path::filename(scope->getFilename()) + ":" + Twine(loc.getLine())).str();
-  }
-  return (sys::path::filename(m.getSourceFileName()) + ":0").str();
-}
-
-// Whether the exit test in `exiting` comes before any work of an iteration of
-// `l`: the blocks from its header to it hold only code of the loop statement's
-// own line or of the test's (`while (a && b)`, whose `&&` the front end joins
-// below the header; `for (;;) { if (done) break; ... }`). Each run then tests
-// once more than it iterates, as at the header.
-bool tested_first(const Loop& l, const BasicBlock& exiting, const Module& m) {
-  const std::string statement = file_line(l.getStartLoc(), m), test = file_line(exiting.getTerminator()->getDebugLoc(), m);
-  auto own = [&](const BasicBlock& b) {
-    for (const Instruction& i : b) {
-      const auto* br = dyn_cast<BranchInst>(&i);
-      if (!i.getDebugLoc() || isa<DbgInfoIntrinsic>(i) || (br && br->isUnconditional())) continue;
-      const std::string at = file_line(i.getDebugLoc(), m);
-      if (at != statement && at != test) return false;
-    }
-    return true;
-  };
-  SmallPtrSet<const BasicBlock*, 8> seen;
-  SmallVector<const BasicBlock*, 8> work = {l.getHeader()};
-  while (!work.empty()) {
-    const BasicBlock* b = work.pop_back_val();
-    if (b == &exiting) return true;
-    if (!l.contains(b) || !seen.insert(b).second || !own(*b)) continue;
-    for (const BasicBlock* s : successors(b)) work.push_back(s);
-  }
-  return false;
-}
-
-// Where loop `l` starts: clang's loop metadata, else the branch into the
-// loop (Loop::getStartLoc), the loop statement's line. The analyser names the
-// optimised loop by the same line (of its preheader's and back edge's lines
-// the earlier: a rotated loop's back edge may carry an EXIT test's line).
-std::string loop_site(const Loop& l, const Module& m) { return file_line(l.getStartLoc(), m); }
 
 // The features PERFCAST_FEATURES_KEEP lists, or nothing (keep all). A file
 // that cannot be read is a compile error naming it.
@@ -297,39 +244,6 @@ bool from_system_header(const Function& f) {
     sys::path::append(path, sp->getFilename());
   }
   return StringRef(path).starts_with("/usr/");
-}
-
-// The source line the side `succ` of a conditional branch starts at, seen in
-// the branch's own function (code inlined there counts at its call's line):
-// that of the first located instruction of the successor, or of the blocks it
-// goes on to unconditionally (a jump's own location says nothing of the side);
-// 0 when none says, and, with `loop`, for a side that goes on to the next
-// iteration of the branch's loop (`CYCLE`: its latch or header, whose code
-// flang gives the body's last line, so both sides would start on one line;
-// asked only then). perfcast analyze reads the
-// same of the optimised code (side_line in src/analyze/function_analyser.cpp):
-// the one identity of a side both builds keep, however the optimiser rewrote
-// the condition or swapped the successors, so the binding knows which of the
-// model's sides was taken.
-unsigned side_line(const BranchInst& br, unsigned succ, const Loop* loop) {
-  const DILocation* at = br.getDebugLoc().get();
-  if (!at) return 0;
-  const DISubprogram* own = at->getScope()->getSubprogram();
-  const BasicBlock* b = br.getSuccessor(succ);
-  SmallPtrSet<const BasicBlock*, 8> seen;
-  for (; b && seen.insert(b).second; b = b->getSingleSuccessor()) {
-    if (loop && (b == loop->getHeader() || loop->isLoopLatch(b))) return 0;
-    for (const Instruction& i : *b) {
-      if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
-      if (auto* jump = dyn_cast<BranchInst>(&i); jump && jump->isUnconditional()) continue;
-      for (const DILocation* loc = i.getDebugLoc().get(); loc; loc = loc->getInlinedAt())
-        if (loc->getLine() != 0 && loc->getScope()->getSubprogram() == own &&
-            loc->getInlinedAt() == at->getInlinedAt())
-          return loc->getLine();
-      if (i.isTerminator()) return 0;  // a side that branches on: its first line was the test's
-    }
-  }
-  return 0;
 }
 
 // A function's id in the facts of the code: FNV-1a of its linkage name, kept
@@ -981,33 +895,6 @@ class FeatureProbes {
     }
   }
 
-  // The blocks that leave `l` from inside its body once the iteration's work
-  // is done: exiting blocks other than its header and latches whose branch
-  // leaves or stays, with no work (a call, a floating-point operation) in the
-  // loop's blocks they dominate. An iteration left there ran (`CALL step;
-  // IF (converged) EXIT`), so it counts among the loop's trips though it never
-  // went back to the header; one left by a test before its work
-  // (`IF (g == 0) EXIT; CALL sweep(g)`) did not run, and is not counted.
-  SmallVector<BasicBlock*, 2> exits_after_work(Loop& l, const DominatorTree& dominators) {
-    SmallVector<BasicBlock*, 2> late;
-    SmallVector<BasicBlock*, 4> exiting;
-    l.getExitingBlocks(exiting);
-    auto works = [](const BasicBlock* bb) {
-      return llvm::any_of(*bb, [](const Instruction& i) {
-        if (isa<DbgInfoIntrinsic>(i)) return false;
-        return isa<CallBase>(i) || i.getType()->isFPOrFPVectorTy();
-      });
-    };
-    for (BasicBlock* e : exiting) {
-      if (e == l.getHeader() || l.isLoopLatch(e) || !isa<BranchInst>(e->getTerminator())) continue;
-      bool work_after = false;
-      for (BasicBlock* bb : l.blocks())
-        if (bb != e && dominators.dominates(e, bb) && works(bb)) work_after = true;
-      if (!work_after) late.push_back(e);
-    }
-    return late;
-  }
-
   // The exits of `loop` from the blocks `late` (exits_after_work), counted on
   // their edges: in a call-free nest locally, flushed with its other counts.
   void count_exits(Function& f, Loop& loop, const SmallVectorImpl<BasicBlock*>& late, unsigned slot) {
@@ -1189,40 +1076,6 @@ class FeatureProbes {
 struct FeatureProbesPass : PassInfoMixin<FeatureProbesPass> {
   PreservedAnalyses run(Module& m, ModuleAnalysisManager& mam) {
     return FeatureProbes(m, mam).run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
-  }
-  static bool isRequired() { return true; }
-};
-
-// The end of the optimiser: at each branch the first pass marked that still
-// tests one `or`/`and` value, the outcome of its first operand, the test the
-// code generator makes first, counted in memory (the slots of the mark).
-// A branch the optimiser turned into other code counts nothing.
-struct FirstTestCounts : PassInfoMixin<FirstTestCounts> {
-  PreservedAnalyses run(Module& m, ModuleAnalysisManager&) {
-    const unsigned kind = m.getContext().getMDKindID(kFirstTestMetadata);
-    GlobalVariable* slots = m.getGlobalVariable("perfcast.features.slots", true);
-    Type* i64 = Type::getInt64Ty(m.getContext());
-    bool changed = false;
-    for (Function& f : m)
-      for (BasicBlock& bb : f) {
-        auto* br = dyn_cast<BranchInst>(bb.getTerminator());
-        MDNode* mark = br ? br->getMetadata(kind) : nullptr;
-        if (!mark) continue;
-        br->setMetadata(kind, nullptr);
-        changed = true;
-        Value* first = nullptr;
-        bool is_or = false;
-        if (!slots || !br->isConditional() || !logical_operands(br->getCondition(), first, is_or)) continue;
-        const auto slot = mdconst::extract<ConstantInt>(mark->getOperand(0))->getZExtValue();
-        IRBuilder<> b(br);
-        Value* decides = is_or ? first : b.CreateNot(first);
-        const std::pair<std::uint64_t, Value*> counts[] = {{slot, decides}, {slot + 1, b.CreateNot(decides)}};
-        for (auto [at, outcome] : counts) {
-          Value* count = b.CreateConstInBoundsGEP2_64(slots->getValueType(), slots, 0, at);
-          b.CreateStore(b.CreateAdd(b.CreateLoad(i64, count), b.CreateZExt(outcome, i64)), count);
-        }
-      }
-    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }
 };

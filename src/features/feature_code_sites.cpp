@@ -1,0 +1,89 @@
+// The sites and loop-exit facts the probes are named by (feature_code_sites.h).
+#include "features/feature_code_sites.h"
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Support/Path.h>
+
+using namespace llvm;
+
+namespace perfcast::features {
+
+std::string file_line(const DebugLoc& loc, const Module& m) {
+  if (loc) {
+    auto* scope = cast<DIScope>(loc.getScope());
+    return (sys::path::filename(scope->getFilename()) + ":" + Twine(loc.getLine())).str();
+  }
+  return (sys::path::filename(m.getSourceFileName()) + ":0").str();
+}
+
+bool tested_first(const Loop& l, const BasicBlock& exiting, const Module& m) {
+  const std::string statement = file_line(l.getStartLoc(), m), test = file_line(exiting.getTerminator()->getDebugLoc(), m);
+  auto own = [&](const BasicBlock& b) {
+    for (const Instruction& i : b) {
+      const auto* br = dyn_cast<BranchInst>(&i);
+      if (!i.getDebugLoc() || isa<DbgInfoIntrinsic>(i) || (br && br->isUnconditional())) continue;
+      const std::string at = file_line(i.getDebugLoc(), m);
+      if (at != statement && at != test) return false;
+    }
+    return true;
+  };
+  SmallPtrSet<const BasicBlock*, 8> seen;
+  SmallVector<const BasicBlock*, 8> work = {l.getHeader()};
+  while (!work.empty()) {
+    const BasicBlock* b = work.pop_back_val();
+    if (b == &exiting) return true;
+    if (!l.contains(b) || !seen.insert(b).second || !own(*b)) continue;
+    for (const BasicBlock* s : successors(b)) work.push_back(s);
+  }
+  return false;
+}
+
+std::string loop_site(const Loop& l, const Module& m) { return file_line(l.getStartLoc(), m); }
+
+unsigned side_line(const BranchInst& br, unsigned succ, const Loop* loop) {
+  const DILocation* at = br.getDebugLoc().get();
+  if (!at) return 0;
+  const DISubprogram* own = at->getScope()->getSubprogram();
+  const BasicBlock* b = br.getSuccessor(succ);
+  SmallPtrSet<const BasicBlock*, 8> seen;
+  for (; b && seen.insert(b).second; b = b->getSingleSuccessor()) {
+    if (loop && (b == loop->getHeader() || loop->isLoopLatch(b))) return 0;
+    for (const Instruction& i : *b) {
+      if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
+      if (auto* jump = dyn_cast<BranchInst>(&i); jump && jump->isUnconditional()) continue;
+      for (const DILocation* loc = i.getDebugLoc().get(); loc; loc = loc->getInlinedAt())
+        if (loc->getLine() != 0 && loc->getScope()->getSubprogram() == own &&
+            loc->getInlinedAt() == at->getInlinedAt())
+          return loc->getLine();
+      if (i.isTerminator()) return 0;  // a side that branches on: its first line was the test's
+    }
+  }
+  return 0;
+}
+
+SmallVector<BasicBlock*, 2> exits_after_work(Loop& l, const DominatorTree& dominators) {
+  SmallVector<BasicBlock*, 2> late;
+  SmallVector<BasicBlock*, 4> exiting;
+  l.getExitingBlocks(exiting);
+  auto works = [](const BasicBlock* bb) {
+    return llvm::any_of(*bb, [](const Instruction& i) {
+      if (isa<DbgInfoIntrinsic>(i)) return false;
+      return isa<CallBase>(i) || i.getType()->isFPOrFPVectorTy();
+    });
+  };
+  for (BasicBlock* e : exiting) {
+    if (e == l.getHeader() || l.isLoopLatch(e) || !isa<BranchInst>(e->getTerminator())) continue;
+    bool work_after = false;
+    for (BasicBlock* bb : l.blocks())
+      if (bb != e && dominators.dominates(e, bb) && works(bb)) work_after = true;
+    if (!work_after) late.push_back(e);
+  }
+  return late;
+}
+
+}  // namespace perfcast::features

@@ -1,0 +1,65 @@
+// Where a probe's feature is named in the source, read of the front end's IR
+// the way perfcast analyze reads the optimised code, so that a probe run's
+// counts find the loop or branch side of the analyser's model: a site's
+// `file:line`, the line a loop is named at (loop_site) and a branch's side
+// starts at (side_line), and the facts of a loop's exits (tested_first,
+// exits_after_work). Pure queries of the IR: nothing here changes it.
+#ifndef PERFCAST_FEATURES_FEATURE_CODE_SITES_H
+#define PERFCAST_FEATURES_FEATURE_CODE_SITES_H
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/DebugLoc.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+
+#include <string>
+
+namespace perfcast::features {
+
+// `file:line` of `loc` (the file without its directory), or the module's
+// source file at line 0 for code without a location: a feature's site.
+std::string file_line(const llvm::DebugLoc& loc, const llvm::Module& m);
+
+// Whether the exit test in `exiting` comes before any work of an iteration of
+// `l`: the blocks from its header to it hold only code of the loop statement's
+// own line or of the test's (`while (a && b)`, whose `&&` the front end joins
+// below the header; `for (;;) { if (done) break; ... }`). Each run then tests
+// once more than it iterates, as at the header.
+bool tested_first(const llvm::Loop& l, const llvm::BasicBlock& exiting, const llvm::Module& m);
+
+// Where loop `l` starts: clang's loop metadata, else the branch into the
+// loop (Loop::getStartLoc), the loop statement's line. The analyser names the
+// optimised loop by the same line (of its preheader's and back edge's lines
+// the earlier: a rotated loop's back edge may carry an EXIT test's line).
+std::string loop_site(const llvm::Loop& l, const llvm::Module& m);
+
+// The source line the side `succ` of a conditional branch starts at, seen in
+// the branch's own function (code inlined there counts at its call's line):
+// that of the first located instruction of the successor, or of the blocks it
+// goes on to unconditionally (a jump's own location says nothing of the side);
+// 0 when none says, and, with `loop`, for a side that goes on to the next
+// iteration of the branch's loop (`CYCLE`: its latch or header, whose code
+// flang gives the body's last line, so both sides would start on one line;
+// asked only then). perfcast analyze reads the
+// same of the optimised code (side_line in src/analyze/function_analyser.cpp):
+// the one identity of a side both builds keep, however the optimiser rewrote
+// the condition or swapped the successors, so the binding knows which of the
+// model's sides was taken.
+unsigned side_line(const llvm::BranchInst& br, unsigned succ, const llvm::Loop* loop);
+
+// The blocks that leave `l` from inside its body once the iteration's work
+// is done: exiting blocks other than its header and latches whose branch
+// leaves or stays, with no work (a call, a floating-point operation) in the
+// loop's blocks they dominate. An iteration left there ran (`CALL step;
+// IF (converged) EXIT`), so it counts among the loop's trips though it never
+// went back to the header; one left by a test before its work
+// (`IF (g == 0) EXIT; CALL sweep(g)`) did not run, and is not counted.
+llvm::SmallVector<llvm::BasicBlock*, 2> exits_after_work(llvm::Loop& l, const llvm::DominatorTree& dominators);
+
+}  // namespace perfcast::features
+
+#endif
