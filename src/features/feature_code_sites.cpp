@@ -21,6 +21,16 @@ std::string file_line(const DebugLoc& loc, const Module& m) {
   return (sys::path::filename(m.getSourceFileName()) + ":0").str();
 }
 
+std::set<std::string> lines_with_code(const Function& f, const Module& m) {
+  std::set<std::string> lines;
+  for (const Instruction& i : instructions(f)) {
+    const auto* br = dyn_cast<BranchInst>(&i);
+    if (i.getDebugLoc() && !(br && br->isUnconditional()) && !isa<DbgInfoIntrinsic>(i))
+      lines.insert(file_line(i.getDebugLoc(), m));
+  }
+  return lines;
+}
+
 bool tested_first(const Loop& l, const BasicBlock& exiting, const Module& m) {
   const std::string statement = file_line(l.getStartLoc(), m), test = file_line(exiting.getTerminator()->getDebugLoc(), m);
   auto own = [&](const BasicBlock& b) {
@@ -43,7 +53,16 @@ bool tested_first(const Loop& l, const BasicBlock& exiting, const Module& m) {
   return false;
 }
 
-std::string loop_site(const Loop& l, const Module& m) { return file_line(l.getStartLoc(), m); }
+std::string loop_site(const Loop& l, const std::set<std::string>& code_lines, const Module& m) {
+  const std::string start = file_line(l.getStartLoc(), m);
+  if (MDNode* id = l.getLoopID())
+    for (unsigned i = 1; i < id->getNumOperands(); ++i)
+      if (isa<DILocation>(id->getOperand(i))) return start;
+  if (code_lines.count(start)) return start;
+  for (const Instruction& i : *l.getHeader())
+    if (i.getDebugLoc() && !isa<PHINode>(i) && !isa<DbgInfoIntrinsic>(i)) return file_line(i.getDebugLoc(), m);
+  return start;
+}
 
 unsigned side_line(const BranchInst& br, unsigned succ, const Loop* loop) {
   const DILocation* at = br.getDebugLoc().get();

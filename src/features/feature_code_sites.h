@@ -16,6 +16,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 
+#include <set>
 #include <string>
 
 namespace perfcast::features {
@@ -24,6 +25,10 @@ namespace perfcast::features {
 // source file at line 0 for code without a location: a feature's site.
 std::string file_line(const llvm::DebugLoc& loc, const llvm::Module& m);
 
+// The `file:line` of every instruction of `f` that computes or tests
+// something (not an unconditional branch): the lines the optimised code keeps.
+std::set<std::string> lines_with_code(const llvm::Function& f, const llvm::Module& m);
+
 // Whether the exit test in `exiting` comes before any work of an iteration of
 // `l`: the blocks from its header to it hold only code of the loop statement's
 // own line or of the test's (`while (a && b)`, whose `&&` the front end joins
@@ -31,11 +36,14 @@ std::string file_line(const llvm::DebugLoc& loc, const llvm::Module& m);
 // once more than it iterates, as at the header.
 bool tested_first(const llvm::Loop& l, const llvm::BasicBlock& exiting, const llvm::Module& m);
 
-// Where loop `l` starts: clang's loop metadata, else the branch into the
-// loop (Loop::getStartLoc), the loop statement's line. The analyser names the
-// optimised loop by the same line (of its preheader's and back edge's lines
-// the earlier: a rotated loop's back edge may carry an EXIT test's line).
-std::string loop_site(const llvm::Loop& l, const llvm::Module& m);
+// Where loop `l` starts, as the analyser will read it in the optimised code:
+// clang's loop metadata, else the branch into the loop (Loop::getStartLoc).
+// A loop statement that is that branch alone (Fortran's `DO` without
+// control, left by `EXIT`) leaves no code at its line: the optimiser folds
+// the branch away, and the preheader it makes anew takes the header's first
+// location (LoopSimplify), so the optimised loop starts at its body's first
+// line; the probe names it there too.
+std::string loop_site(const llvm::Loop& l, const std::set<std::string>& code_lines, const llvm::Module& m);
 
 // The source line the side `succ` of a conditional branch starts at, seen in
 // the branch's own function (code inlined there counts at its call's line):

@@ -47,8 +47,9 @@
 //     its body's work (`DO` ... `EXIT`), `.left_from_body` = 1; left also from
 //     inside its body after the iteration's work (`CALL step; IF (converged)
 //     EXIT`: an iteration that does not go back to the header),
-//     `.exits_after_work` (those exits). A loop is named by its statement's
-//     line (loop_site in feature_code_sites.h), as the analyser names it;
+//     `.exits_after_work` (those exits). A loop is named where the optimised
+//     code starts it (loop_site in feature_code_sites.h: a `DO` without
+//     control at its body's first line);
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -574,9 +575,10 @@ class FeatureProbes {
     const auto indirect_calls = indirect_calls_of(f);
     const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
 
+    const std::set<std::string> code_lines = lines_with_code(f, m_);
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
-        const std::string site = loop_site(*l, m_);
+        const std::string site = loop_site(*l, code_lines, m_);
         if (auto slot = add_pair(site, "loop", "headers", "entries")) {
           loop_plans.push_back({l, *slot, std::nullopt, exits_after_work(*l, dominators)});
           const std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".headers"));
@@ -584,8 +586,12 @@ class FeatureProbes {
           // nest, or the array statements that start a `DO` without control):
           // how deep, which the analyser's loops at that line also know.
           unsigned depth = 1;
-          for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += loop_site(*p, m_) == site;
+          for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += loop_site(*p, code_lines, m_) == site;
           if (depth > 1) add_code(base + ".depth", depth);
+          // Named at its body's first line: the statement's, where the
+          // analyser may name it (probe_bind's probe_loop).
+          if (const DebugLoc start = l->getStartLoc(); start && start.getLine() && site != file_line(start, m_))
+            add_code(base + ".statement_line", start.getLine());
           tag_instance(f, base);
           // A loop left only from its back edges (`do ... while`: the test is
           // at the bottom) runs its header once per iteration, not once more

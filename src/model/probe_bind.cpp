@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <regex>
@@ -340,6 +341,21 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
     if ((d == run.code.end() ? 1 : static_cast<int>(d->second)) == depth) found.push_back(base);
   }
   if (found.size() == 1) return found.front();
+  if (loops == 0) {
+    // A `DO` without control the probes named at its body's first line, which
+    // the analyser named by its statement (`.statement_line`, a code fact).
+    const std::size_t colon = at.rfind(':');
+    const std::string file = at.substr(0, colon + 1);
+    const double line = std::atof(at.c_str() + colon + 1);
+    std::vector<std::string> named;
+    for (const auto& [key, value] : run.code) {
+      const std::string suffix = ".statement_line";
+      if (value == line && key.size() > suffix.size() && key.compare(0, file.size(), file) == 0 &&
+          key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0)
+        named.push_back(key.substr(0, key.size() - suffix.size()));
+    }
+    if (named.size() == 1) return named.front();
+  }
   // One loop at the line: the model's loops there around it are the
   // optimiser's or of other lines' locations, not loops the probes missed.
   if (loops == 1) return at + ":loop";
