@@ -167,6 +167,22 @@ TEST(ProbeRun, BindsTheTripsAndBranchTheSourceCannotSay) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// `source` built as its users build it (flang-19 -O2, Open MPI's Fortran
+// link), without the probes, into dir/<stem>_plain: the program callgrind counts.
+void build_plain_fortran(const std::string& source, const fs::path& dir, const std::string& stem, fs::path& plain) {
+  ProcessResult link = run_process({MPIF90, "--showme:link"}, std::chrono::seconds(30));
+  ASSERT_EQ(link.exit_code, 0) << link.stderr_text;
+  plain = dir / (stem + "_plain");
+  const fs::path modules = dir / (stem + ".mod.d");
+  fs::create_directories(modules);
+  std::vector<std::string> compile = {FLANG, "-O2", "-g", std::string("-I") + FORTRAN_MODULE_DIR, "-module-dir",
+                                      modules.string(), source, "-o", plain.string()};
+  std::istringstream words(link.stdout_text);
+  for (std::string w; words >> w;) compile.push_back(w);
+  ProcessResult built = run_process(compile, std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+}
+
 // The flops of rank 0 callgrind counts in `program args...` on 2 ranks.
 double counted_flops(const std::vector<std::string>& program) {
   std::vector<std::string> args = {"counts", "-q", "-n", "2", "--json", "--"};
@@ -425,17 +441,8 @@ TEST(ProbeRun, BindsAFortranArrayStatementsLoopsAndAnOrTest) {
   // update: 2 flops an element; either: 1 where a .or. b, 16 elsewhere; main: 1 sum.
   EXPECT_DOUBLE_EQ(model_flops, 2.0 * n + 5.0 * n / 6 + 16.0 * n / 6 + 1);
 
-  // Built as its users build it (flang-19 -O2, Open MPI's Fortran link) for callgrind.
-  ProcessResult link = run_process({MPIF90, "--showme:link"}, std::chrono::seconds(30));
-  ASSERT_EQ(link.exit_code, 0) << link.stderr_text;
-  const fs::path plain = dir / "same_line_f_plain", modules = dir / "same_line_f.mod.d";
-  fs::create_directories(modules);
-  std::vector<std::string> compile = {FLANG, "-O2", "-g", std::string("-I") + FORTRAN_MODULE_DIR, "-module-dir",
-                                      modules.string(), source, "-o", plain.string()};
-  std::istringstream words(link.stdout_text);
-  for (std::string w; words >> w;) compile.push_back(w);
-  built = run_process(compile, std::chrono::seconds(180));
-  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  fs::path plain;
+  ASSERT_NO_FATAL_FAILURE(build_plain_fortran(source, dir, "same_line_f", plain));
   command[0] = plain.string();
   const double counted = counted_flops(command);
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
@@ -487,16 +494,8 @@ TEST(ProbeRun, BindsWhereTheFirstTestOfAnOrDoesNotDecide) {
   // MAX one); main: 1 sum.
   EXPECT_DOUBLE_EQ(model_flops, 2.0 * n + 5.0 * n / 4 + 9.0 * n / 8 + 1);
 
-  ProcessResult link = run_process({MPIF90, "--showme:link"}, std::chrono::seconds(30));
-  ASSERT_EQ(link.exit_code, 0) << link.stderr_text;
-  const fs::path plain = dir / "or_split_plain", modules = dir / "or_split.mod.d";
-  fs::create_directories(modules);
-  std::vector<std::string> compile = {FLANG, "-O2", "-g", std::string("-I") + FORTRAN_MODULE_DIR, "-module-dir",
-                                      modules.string(), source, "-o", plain.string()};
-  std::istringstream words(link.stdout_text);
-  for (std::string w; words >> w;) compile.push_back(w);
-  built = run_process(compile, std::chrono::seconds(180));
-  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  fs::path plain;
+  ASSERT_NO_FATAL_FAILURE(build_plain_fortran(source, dir, "or_split", plain));
   command[0] = plain.string();
   const double counted = counted_flops(command);
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
@@ -549,17 +548,8 @@ TEST(ProbeRun, BindsThePassesOfADoLoopLeftByExit) {
   // pc's 2 an angle on 1 pass; out's 1 an angle.
   EXPECT_DOUBLE_EQ(model_flops, ncell * (2.0 * (4.0 * nang + 1) + 2.0 * nang + nang));
 
-  // Built as its users build it (flang-19 -O2, Open MPI's Fortran link) for callgrind.
-  ProcessResult link = run_process({MPIF90, "--showme:link"}, std::chrono::seconds(30));
-  ASSERT_EQ(link.exit_code, 0) << link.stderr_text;
-  const fs::path plain = dir / "exit_loop_plain", modules = dir / "exit_loop.mod.d";
-  fs::create_directories(modules);
-  std::vector<std::string> compile = {FLANG, "-O2", "-g", std::string("-I") + FORTRAN_MODULE_DIR, "-module-dir",
-                                      modules.string(), source, "-o", plain.string()};
-  std::istringstream words(link.stdout_text);
-  for (std::string w; words >> w;) compile.push_back(w);
-  built = run_process(compile, std::chrono::seconds(180));
-  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  fs::path plain;
+  ASSERT_NO_FATAL_FAILURE(build_plain_fortran(source, dir, "exit_loop", plain));
   command[0] = plain.string();
   const double counted = counted_flops(command);
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
