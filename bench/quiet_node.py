@@ -243,6 +243,67 @@ def cg_kernels(pc, a, doc, deadline):
         doc["kernels"].append(entry)
 
 
+def predict_all(pc, a, runs):
+    """Every run's prediction, in parallel: the parameters each model needs, then every case."""
+    required = {}
+    for app in sorted({r["app"] for r in runs}):
+        try:
+            ps = json.loads(pc.run(["model", "params", os.path.join(a.models, f"{app}.model.json"), "--json"]))
+            required[app] = [p["name"] for p in ps if "default" not in p]
+        except (RuntimeError, ValueError) as e:
+            required[app] = e
+    def predict(run):
+        if isinstance(required[run["app"]], Exception):
+            return {"error": f"no model: {required[run['app']]}"}
+        try:
+            return predict_case(pc, a, run, required[run["app"]])
+        except (RuntimeError, ValueError, KeyError, OSError) as e:
+            return {"error": f"{type(e).__name__}: {e}"}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        for run, pred in zip(runs, pool.map(predict, runs)):
+            run["prediction"] = pred
+
+
+def reprice(pc, a, t0):
+    """A recorded run's cases priced again beside its recorded measurements (and cg's kernels'
+    recorded times beside the new model's sites); writes OUT/quiet_node.json and the report."""
+    with open(a.reprice) as f:
+        doc = json.load(f)
+    doc["repriced"] = {"from": os.path.abspath(a.reprice), "machine": os.path.abspath(a.machine),
+                       "build": a.build, "at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    doc["machine"] = os.path.abspath(a.machine)
+    doc["sharing"] = machine_sharing(pc, a.machine)
+    predict_all(pc, a, doc["runs"])
+    spec = importlib.util.spec_from_file_location("cg_bindings", os.path.join(a.apps, "cg", "bindings.py"))
+    cg_bindings = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cg_bindings)
+    for entry in doc.get("kernels", []):
+        run = next((r for r in doc["runs"] if r["app"] == "cg" and r["size"] == entry["case"]
+                    and r["ranks"] == entry["ranks"]), None)
+        if not run or "rows" not in entry:
+            continue
+        pred, K = run.get("prediction") or {}, entry["calls"]
+        by_line = {}
+        for s in pred.get("sites", []):
+            by_line[s["line"]] = by_line.get(s["line"], 0.0) + s["refined_s"]
+        for row in entry["rows"]:
+            if row["kernel"] == "solve":
+                total = pred.get("estimates", {}).get("refined")
+                row["model_s"] = total / K if total else None
+            elif row["kernel"] in cg_bindings.KERNEL_SITES:
+                line, per_iter = cg_bindings.KERNEL_SITES[row["kernel"]]
+                model = by_line.get(line)
+                row["model_s"] = model / (K * per_iter) if model is not None else None
+    doc["predict_s"] = round(time.monotonic() - t0, 1)
+    path = os.path.join(a.out, "quiet_node.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+    report = a.report or os.path.join(a.out, "quiet_node.md")
+    with open(report, "w") as f:
+        f.write(quiet_node_report.render(doc))
+    print(f"quiet_node: {len(doc['runs'])} cases repriced in {doc['predict_s']} s: {report}", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"), help="bin/perfcast, apps/, bench/")
@@ -259,6 +320,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="predictions at once")
     ap.add_argument("--out", required=True, help="folder for quiet_node.json (and quiet_node.md)")
     ap.add_argument("--report", help="the markdown report's path (default: OUT/quiet_node.md)")
+    ap.add_argument("--reprice", metavar="QUIET_NODE_JSON",
+                    help="measure nothing: price a recorded run's cases again (this build, --machine, --models) "
+                         "beside its recorded measurements; a fit to those runs, not a test")
     a = ap.parse_args()
     t0 = time.monotonic()
     deadline = t0 + a.budget_s
@@ -268,6 +332,8 @@ def main():
     pc = Perfcast(os.path.join(a.build, "bin", "perfcast"), timeout_s=120)
     os.makedirs(a.out, exist_ok=True)
     ranks_filter = {int(x) for x in a.ranks.replace(",", " ").split()}
+    if a.reprice:
+        return reprice(pc, a, t0)
     runs = expand_cases(a.cases, ranks_filter)
     doc = {"started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "host": os.uname().nodename, "cores": os.cpu_count(), "machine": os.path.abspath(a.machine),
@@ -286,24 +352,8 @@ def main():
             os.replace(report + ".tmp", report)
 
     doc["sharing"] = machine_sharing(pc, a.machine)
-    # 1. predictions, in parallel: the parameters each model needs, then every case.
-    required = {}
-    for app in sorted({r["app"] for r in runs}):
-        try:
-            ps = json.loads(pc.run(["model", "params", os.path.join(a.models, f"{app}.model.json"), "--json"]))
-            required[app] = [p["name"] for p in ps if "default" not in p]
-        except (RuntimeError, ValueError) as e:
-            required[app] = e
-    def predict(run):
-        if isinstance(required[run["app"]], Exception):
-            return {"error": f"no model: {required[run['app']]}"}
-        try:
-            return predict_case(pc, a, run, required[run["app"]])
-        except (RuntimeError, ValueError, KeyError, OSError) as e:
-            return {"error": f"{type(e).__name__}: {e}"}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        for run, pred in zip(runs, pool.map(predict, runs)):
-            run["prediction"] = pred
+    # 1. predictions, in parallel (they read no clock)
+    predict_all(pc, a, runs)
     doc["predict_s"] = round(time.monotonic() - t0, 1)
     print(f"quiet_node: {len(runs)} predictions in {doc['predict_s']} s", file=sys.stderr, flush=True)
     save(with_report=True)

@@ -128,6 +128,13 @@ def render(doc):
         "",
         sharing_line(doc.get("sharing")),
         "",
+    ]
+    rp = doc.get("repriced")
+    if rp:
+        lines += [f"**Repriced** {rp.get('at', '?')} by `{rp.get('build', '?')}` on `{rp.get('machine', '?')}` from "
+                  f"`{rp.get('from', '?')}`: the recorded measurements beside new predictions, a fit to those runs "
+                  "(a fresh run is the test).", ""]
+    lines += [
         "**formula, refined, simulated: predictions made without any run of the app on the target** (the "
         "program model analysed elsewhere, priced with the machine file calibrated on the target). "
         "**naive** (the same size's measured 1-rank time / ranks) needs the 1-rank run. Error = predicted / "

@@ -91,6 +91,17 @@ class ReportArithmetic(unittest.TestCase):
                       "4 cores 9 GB/s, 16 cores 6.31 GB/s.", text)
 
 
+    def test_a_repriced_run_says_so(self):
+        doc = load()
+        self.assertNotIn("Repriced", qr.render(doc))
+        doc["repriced"] = {"from": "lease.json", "machine": "lease.toml", "build": "build", "at": "2026-11-27 09:00 UTC"}
+        text = qr.render(doc)
+        self.assertIn("**Repriced** 2026-11-27 09:00 UTC", text)
+        self.assertIn("a fit to those runs", text)
+        # the rows are the same arithmetic as the recorded run's
+        self.assertIn("| refined | none | 2 | 20 % | 1 | 1 | 15 % | 17 % | 1 |", text)
+
+
 class ReportCommand(unittest.TestCase):
     def run_report(self, *args):
         return subprocess.run([sys.executable, os.path.join(ROOT, "bench", "quiet_node_report.py"), *args],
