@@ -133,6 +133,8 @@ def predict_case(pc, a, run, required):
         params[n] = "1"  # as perfcast validate: named in the note
     cmd = ["predict", os.path.join(a.models, f"{app}.model.json"), "--machine", a.machine, "--np", str(R),
            "--json", "--simulate"]
+    for kv in a.set:
+        cmd += ["--set", kv]
     for k, v in sorted(params.items()):
         cmd += ["--param", f"{k}={v}"]
     base = BASELINES.get(app)
@@ -149,7 +151,8 @@ def predict_case(pc, a, run, required):
     j = json.loads(pc.run(cmd))
     est = {e["name"]: e for e in j["estimates"]}
     out = {"basis": basis, "factor": factor, "unbound": unbound, "estimates": {}, "unavailable": {}}
-    for method, name in (("formula", "formula"), ("refined", "refined"), ("simulated", "simulated")):
+    for method, name in (("formula", "formula"), ("refined", "refined"), ("noisy", "noisy"),
+                         ("simulated", "simulated")):
         e = est.get(name)
         if e and e.get("time_s") is not None:
             out["estimates"][method] = e["time_s"] * factor
@@ -270,7 +273,8 @@ def reprice(pc, a, t0):
     with open(a.reprice) as f:
         doc = json.load(f)
     doc["repriced"] = {"from": os.path.abspath(a.reprice), "machine": os.path.abspath(a.machine),
-                       "build": a.build, "at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+                       "build": a.build, "at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                       "set": a.set}
     doc["machine"] = os.path.abspath(a.machine)
     doc["sharing"] = machine_sharing(pc, a.machine)
     predict_all(pc, a, doc["runs"])
@@ -320,6 +324,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="predictions at once")
     ap.add_argument("--out", required=True, help="folder for quiet_node.json (and quiet_node.md)")
     ap.add_argument("--report", help="the markdown report's path (default: OUT/quiet_node.md)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="passed to every predict: a machine-file key changed (repeatable; a what-if)")
     ap.add_argument("--reprice", metavar="QUIET_NODE_JSON",
                     help="measure nothing: price a recorded run's cases again (this build, --machine, --models) "
                          "beside its recorded measurements; a fit to those runs, not a test")

@@ -9,9 +9,10 @@
     beside the phases the app times itself (wave3d's compute and MPI, bfs's generation and
     construction) and cg's kernels timed one by one.
 
-Methods: `formula`, `refined` and `simulated` are `perfcast predict` (`--simulate`) of the
-program model on the machine file calibrated on the target, made without any run of the app
-there; `naive` is the same size's measured 1-rank time over the rank count, so it needs a run.
+Methods: `formula`, `refined`, `noisy` and `simulated` are `perfcast predict` (`--simulate`) of
+the program model on the machine file calibrated on the target, made without any run of the app
+there (`noisy`: the refined time under the file's measured `node.noise`, where it has one);
+`naive` is the same size's measured 1-rank time over the rank count, so it needs a run.
 Only rows whose basis is the app's timed region enter the means; a whole-program prediction
 (no baseline for the app) is listed and counted apart.
 
@@ -21,7 +22,7 @@ import argparse
 import json
 import sys
 
-MODEL_METHODS = ("formula", "refined", "simulated")
+MODEL_METHODS = ("formula", "refined", "noisy", "simulated")
 METHODS = MODEL_METHODS + ("naive",)
 WITHIN = 0.20
 TIMED = "timed region"
@@ -133,9 +134,9 @@ def render(doc):
     if rp:
         lines += [f"**Repriced** {rp.get('at', '?')} by `{rp.get('build', '?')}` on `{rp.get('machine', '?')}` from "
                   f"`{rp.get('from', '?')}`: the recorded measurements beside new predictions, a fit to those runs "
-                  "(a fresh run is the test).", ""]
+                  "(a fresh run is the test)." + set_note(rp.get("set")), ""]
     lines += [
-        "**formula, refined, simulated: predictions made without any run of the app on the target** (the "
+        "**formula, refined, noisy, simulated: predictions made without any run of the app on the target** (the "
         "program model analysed elsewhere, priced with the machine file calibrated on the target). "
         "**naive** (the same size's measured 1-rank time / ranks) needs the 1-rank run. Error = predicted / "
         "measured - 1; means over timed-region rows only.",
@@ -161,6 +162,14 @@ def render(doc):
     if doc.get("total_s") is not None:
         lines += ["", f"Predictions took {doc.get('predict_s')} s, everything {doc['total_s']} s."]
     return "\n".join(lines) + "\n"
+
+
+def set_note(changed):
+    """A reprice with machine keys changed (quiet_node.py --set) names them: a what-if chosen after
+    seeing the runs."""
+    if not changed:
+        return ""
+    return " Machine keys changed for it: " + ", ".join(f"`{kv}`" for kv in changed) + "."
 
 
 def sharing_line(sharing):

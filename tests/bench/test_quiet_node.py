@@ -102,6 +102,24 @@ class ReportArithmetic(unittest.TestCase):
         self.assertIn("| refined | none | 2 | 20 % | 1 | 1 | 15 % | 17 % | 1 |", text)
 
 
+class Noisy(unittest.TestCase):
+    def test_noisy_is_a_model_method_with_its_own_rows(self):
+        doc = load()
+        doc["runs"][0]["prediction"]["estimates"]["noisy"] = 0.11  # measured 0.1 s at 1 rank
+        table = qr.rows(doc)
+        self.assertAlmostEqual(row(table, "wave3d", 1, "noisy")["error"], 0.10)
+        s = {x["method"]: x for x in qr.summary(table)}
+        self.assertEqual(s["noisy"]["rows"], 1)
+        self.assertIn("| noisy | none | 1 | 10 % | 1 |", qr.render(doc))
+
+    def test_a_reprice_names_the_machine_keys_it_changed(self):
+        doc = load()
+        doc["repriced"] = {"from": "lease.json", "machine": "lease.toml", "build": "build", "at": "t", "set": []}
+        self.assertNotIn("Machine keys changed", qr.render(doc))
+        doc["repriced"]["set"] = ['node.clock="1.5 GHz"']
+        self.assertIn('Machine keys changed for it: `node.clock="1.5 GHz"`.', qr.render(doc))
+
+
 class ReportCommand(unittest.TestCase):
     def run_report(self, *args):
         return subprocess.run([sys.executable, os.path.join(ROOT, "bench", "quiet_node_report.py"), *args],
