@@ -109,6 +109,34 @@ TEST(CalibrationJson, CarriesTheClockProbeItsWitnessesAndTheFindings) {
   EXPECT_EQ(j["findings"][0]["bound"], "at most 6.5 GHz");
 }
 
+// A clock that moved while calibrate watched (its slowest sample far below
+// the fastest, which the file takes) is said in the file's raw comments and
+// in the JSON; one that held is written without the note.
+TEST(CalibrationJson, SaysWhenTheClockMovedDuringTheProbe) {
+  Calibration cal;
+  cal.clock_probe.register_add_Hz = 2.6e9;
+  cal.clock_probe.multiply_Hz = 2.6e9;
+  cal.clock_probe.attempts = 1;
+  cal.clock_probe.slowest_register_add_Hz = 1.4e9;
+  auto joined = [](const std::vector<std::string>& lines) {
+    std::string all;
+    for (const auto& l : lines) all += l + "\n";
+    return all;
+  };
+  std::string text = joined(machine_file_comments(cal).trailer);
+  EXPECT_NE(text.find("Clock samples (register adds): slowest 1.4 GHz, fastest 2.6 GHz: the clock moved"),
+            std::string::npos)
+      << text;
+  auto j = calibration_json(cal);
+  EXPECT_DOUBLE_EQ(j["compute"]["clock_probe"]["slowest_register_add_Hz"].get<double>(), 1.4e9);
+  EXPECT_TRUE(j["compute"]["clock_probe"]["clock_moved"].get<bool>());
+  cal.clock_probe.slowest_register_add_Hz = 2.5e9;
+  text = joined(machine_file_comments(cal).trailer);
+  EXPECT_NE(text.find("slowest 2.5 GHz, fastest 2.6 GHz\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("the clock moved"), std::string::npos);
+  EXPECT_FALSE(calibration_json(cal)["compute"]["clock_probe"]["clock_moved"].get<bool>());
+}
+
 // calibration_findings: the clock probe judged by its witnesses, then the
 // machine's figures; a calibration as a real one returns passes.
 TEST(CalibrationFindings, ASoundCalibrationPassesAndAMisreadClockIsRefused) {

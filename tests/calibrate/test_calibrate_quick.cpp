@@ -324,6 +324,7 @@ void check_clock(const toml::table& t, const std::filesystem::path& file) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("# Clock: dependent register adds "), std::string::npos);
   EXPECT_NE(text.find("# Clock witnesses: TSC "), std::string::npos);
+  EXPECT_NE(text.find("# Clock samples (register adds): slowest "), std::string::npos);
   EXPECT_NE(text.find("perf cycles"), std::string::npos);
   EXPECT_EQ(text.find("Implausible"), std::string::npos);
   const double clock = quantity(t["node"]["clock"], Dimension::Hertz, "node.clock");

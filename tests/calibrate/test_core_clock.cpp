@@ -49,9 +49,30 @@ TEST(CoreClock, TwoChainsAgreeOnAClockTheWitnessesBound) {
   // folds them they run several a cycle, and that is recorded, not the clock.
   EXPECT_GT(p.immediate_adds_per_cycle(), 0.8);
   EXPECT_TRUE(clock_findings(p, w).empty()) << machine::describe(clock_findings(p, w).front());
+  // The slowest register-chain sample is kept beside the fastest, which is the clock.
+  EXPECT_GT(p.slowest_register_add_Hz, 0);
+  EXPECT_LE(p.slowest_register_add_Hz, hz);
 #else
   EXPECT_FALSE(probe_core_clock(1).measured());
 #endif
+}
+
+// A host that holds a busy core at a lower clock for a spell shows it as slow
+// samples of the register chain: 15 % below the fastest counts as moved (a
+// lent Xeon went between 2.6 and 1.4 GHz), a few percent of sampling noise
+// does not, and an unmeasured probe never has.
+TEST(CoreClock, MovedWhenTheSlowestSampleIsFarBelowTheFastest) {
+  ClockProbe p;
+  EXPECT_FALSE(p.moved());
+  p.register_add_Hz = 2.6e9;
+  p.slowest_register_add_Hz = 1.4e9;
+  EXPECT_TRUE(p.moved());
+  p.slowest_register_add_Hz = 2.5e9;
+  EXPECT_FALSE(p.moved());
+  p.slowest_register_add_Hz = (1 - kClockMovedFraction) * 2.6e9 * 0.999;
+  EXPECT_TRUE(p.moved());
+  p.slowest_register_add_Hz = 0;  // not recorded (an older probe)
+  EXPECT_FALSE(p.moved());
 }
 
 // The TSC counted against the raw monotonic clock is a clock some CPU has:

@@ -16,6 +16,11 @@ double ClockProbe::disagreement() const {
   return std::abs(register_add_Hz - multiply_Hz) / std::min(register_add_Hz, multiply_Hz);
 }
 
+bool ClockProbe::moved() const {
+  return register_add_Hz > 0 && slowest_register_add_Hz > 0 &&
+         slowest_register_add_Hz < (1 - kClockMovedFraction) * register_add_Hz;
+}
+
 double ClockProbe::immediate_adds_per_cycle() const {
   return register_add_Hz > 0 ? immediate_add_Hz / register_add_Hz : 0;
 }
@@ -65,7 +70,9 @@ ClockProbe probe_core_clock(int repeats, int attempts) {
     // In turns, so a slow spell of the host slows one sample of each chain
     // rather than every sample of one.
     for (int r = 0; r < repeats; ++r) {
-      p.register_add_Hz = std::max(p.register_add_Hz, links_per_s(detail::register_add_chain, rounds));
+      const double add_Hz = links_per_s(detail::register_add_chain, rounds);
+      p.register_add_Hz = std::max(p.register_add_Hz, add_Hz);
+      p.slowest_register_add_Hz = p.slowest_register_add_Hz > 0 ? std::min(p.slowest_register_add_Hz, add_Hz) : add_Hz;
       p.multiply_Hz =
           std::max(p.multiply_Hz, detail::kMultiplyCycles * links_per_s(detail::multiply_chain, rounds / 3 + 1));
       p.immediate_add_Hz = std::max(p.immediate_add_Hz, links_per_s(detail::immediate_add_chain, rounds));

@@ -18,15 +18,26 @@ namespace perfcast::calibrate {
 // assumed rate is far outside.
 inline constexpr double kClockChainTolerance = 0.15;
 
+// How far below the fastest the slowest sample of the register chain may be
+// before the clock counts as having moved while calibrate watched: a host can
+// hold a busy core at a lower clock for 0.1 s to seconds by itself (a lent
+// 16-core Xeon went between 2.6 and 1.4 GHz), and in-core work then takes
+// longer by as much, where the file gives the fastest.
+inline constexpr double kClockMovedFraction = 0.15;
+
 struct ClockProbe {
-  double register_add_Hz = 0;   // dependent `add reg, reg` per second: one a cycle
-  double multiply_Hz = 0;       // dependent `imul` per second x 3 cycles: the clock another way
-  double immediate_add_Hz = 0;  // dependent `add $1, reg` per second: never the clock (clock_chains.h)
-  int attempts = 0;             // measurements made, until the two agreed or the last allowed
+  double register_add_Hz = 0;          // dependent `add reg, reg` per second: one a cycle
+  double multiply_Hz = 0;              // dependent `imul` per second x 3 cycles: the clock another way
+  double immediate_add_Hz = 0;         // dependent `add $1, reg` per second: never the clock (clock_chains.h)
+  int attempts = 0;                    // measurements made, until the two agreed or the last allowed
+  double slowest_register_add_Hz = 0;  // the slowest sample of the register chain (the clock's low)
   bool measured() const { return register_add_Hz > 0 && multiply_Hz > 0; }
   // |add - multiply| over the lower of the two; 0 when not measured.
   double disagreement() const;
   bool agree() const { return disagreement() <= kClockChainTolerance; }
+  // The slowest register-chain sample more than kClockMovedFraction below the
+  // fastest: the clock moved during the probe.
+  bool moved() const;
   // Immediate adds per cycle: about 1, or up to 5 where the renamer folds them.
   double immediate_adds_per_cycle() const;
 };

@@ -32,6 +32,12 @@ void raw_measurements(std::ostringstream& out, const Calibration& cal) {
                        100 * p.disagreement(), p.attempts, p.attempts == 1 ? "" : "s",
                        q(p.immediate_add_Hz, Dimension::Hertz), p.immediate_adds_per_cycle(),
                        p.immediate_adds_per_cycle() > 1.5 ? ": the renamer folds them, never the clock" : "");
+    if (p.slowest_register_add_Hz > 0)
+      out << fmt::format("Clock samples (register adds): slowest {}, fastest {}{}\n",
+                         q(p.slowest_register_add_Hz, Dimension::Hertz), q(p.register_add_Hz, Dimension::Hertz),
+                         p.moved() ? ": the clock moved while calibrate watched; node.clock is the fastest, and "
+                                     "in-core work runs slower by as much while the host holds the lower clock"
+                                   : "");
     out << "Clock witnesses:";
     for (const auto& line : witness_lines(cal.clock_witnesses)) out << " " << line << ";";
     out << "\n";
@@ -190,6 +196,8 @@ nlohmann::json calibration_json(const Calibration& cal) {
   j["compute"]["reported_clock_Hz"] = cal.reported_clock_Hz > 0 ? json(cal.reported_clock_Hz) : json(nullptr);
   const ClockProbe& probe = cal.clock_probe;
   j["compute"]["clock_probe"] = {{"register_add_Hz", probe.register_add_Hz},
+                                 {"slowest_register_add_Hz", probe.slowest_register_add_Hz},
+                                 {"clock_moved", probe.moved()},
                                  {"multiply_Hz", probe.multiply_Hz},
                                  {"immediate_add_Hz", probe.immediate_add_Hz},
                                  {"immediate_adds_per_cycle", probe.immediate_adds_per_cycle()},
