@@ -34,19 +34,26 @@ bool fortran(const Function& f) {
   }
 }
 
-// The integer type of the object `address` names as the front end wrote it:
-// a variable (alloca or global) of that type, or an element or component
-// addressed by a GEP whose last index lands on one. Null for anything else
-// (a pointer loaded from memory, an array's base), whose type the IR does
-// not say.
-Type* integer_at(const Value* address) {
+// The integer type of the object `address` names as the front end wrote it,
+// where the object is sure to exist: a variable (alloca or global) of that
+// type, a component of a struct (a GEP whose source type is a struct, the
+// derived type's `t%n`), or an element of an array variable (a GEP into an
+// alloca or a global). Null for anything else: an element of an array reached
+// through a pointer (a Fortran array's descriptor), which a program may pass
+// as `a(1)` even where the array is empty, unless `any_element` (a reference
+// the call says is dereferenceable); or a pointer loaded from memory.
+Type* integer_at(const Value* address, bool any_element) {
   Type* t = nullptr;
-  if (const auto* alloca = dyn_cast<AllocaInst>(address))
+  if (const auto* alloca = dyn_cast<AllocaInst>(address)) {
     t = alloca->isArrayAllocation() ? nullptr : alloca->getAllocatedType();
-  else if (const auto* global = dyn_cast<GlobalVariable>(address))
+  } else if (const auto* global = dyn_cast<GlobalVariable>(address)) {
     t = global->getValueType();
-  else if (const auto* gep = dyn_cast<GEPOperator>(address))
-    t = gep->getResultElementType();
+  } else if (const auto* gep = dyn_cast<GEPOperator>(address)) {
+    const Value* base = gep->getPointerOperand();
+    if (any_element || gep->getSourceElementType()->isStructTy() || isa<AllocaInst>(base) ||
+        isa<GlobalVariable>(base))
+      t = gep->getResultElementType();
+  }
   return sized_integer(t) ? t : nullptr;
 }
 
@@ -78,10 +85,11 @@ std::vector<ArgumentRead> arguments_to_record(const CallBase& call) {
       continue;
     }
     if (!t->isPointerTy() || isa<ConstantPointerNull>(passed) || isa<UndefValue>(passed)) continue;
-    Type* referenced = integer_at(passed);
+    const std::uint64_t dereferenceable = call.getParamDereferenceableBytes(i);
+    Type* referenced = integer_at(passed, dereferenceable > 0);
     if (!referenced) continue;
     const std::uint64_t size = referenced->getIntegerBitWidth() / 8;
-    if (by_reference_is_an_object || call.getParamDereferenceableBytes(i) >= size) out.push_back({i, referenced});
+    if (dereferenceable >= size || (dereferenceable == 0 && by_reference_is_an_object)) out.push_back({i, referenced});
   }
   return out;
 }
