@@ -57,14 +57,15 @@ Type* integer_at(const Value* address, bool any_element) {
   return sized_integer(t) ? t : nullptr;
 }
 
-// C library functions (memcpy, printf), MPI's bindings (C and Fortran), the
-// Fortran runtime (_FortranA*) and the probes' own hooks.
+// Intrinsics, MPI's bindings (C and Fortran), the Fortran runtime
+// (_FortranA*), the probes' own hooks, and a declared function of a reserved
+// name (the C++ and OpenMP runtimes', `__cxa_*`, `__kmpc_*`). The C library's
+// functions the pass tells by LLVM's list of them.
 bool library_callee(const Function& callee) {
   StringRef name = callee.getName();
-  if (callee.isIntrinsic() || name.starts_with("_Fortran") || name.starts_with("__perfcast") ||
-      name.starts_with("perfcast.") || name.starts_with_insensitive("mpi_") || name.starts_with_insensitive("pmpi_"))
-    return true;
-  return false;
+  return callee.isIntrinsic() || name.starts_with("_Fortran") || name.starts_with("perfcast.") ||
+         name.starts_with_insensitive("mpi_") || name.starts_with_insensitive("pmpi_") ||
+         (callee.isDeclaration() && name.starts_with("__"));
 }
 
 }  // namespace
@@ -73,9 +74,6 @@ std::vector<ArgumentRead> arguments_to_record(const CallBase& call) {
   std::vector<ArgumentRead> out;
   const Function* callee = call.getCalledFunction();
   if (!callee || call.isInlineAsm() || isa<DbgInfoIntrinsic>(call) || library_callee(*callee)) return out;
-  // A declaration that is no function of the program: the C library's, whose
-  // names LLVM knows as library functions, or one declared in a system header.
-  if (callee->isDeclaration() && callee->getName().starts_with("__")) return out;
   const bool by_reference_is_an_object = fortran(*call.getFunction());
   for (unsigned i = 0; i < call.arg_size(); ++i) {
     const Value* passed = call.getArgOperand(i);

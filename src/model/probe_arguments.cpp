@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <regex>
+#include <tuple>
 #include <utility>
 
 #include "support/expr.h"
@@ -77,40 +79,42 @@ struct CallSite {
   int line = 0;
 };
 
-void calls_passing(const Items& items, const std::string& name, std::vector<std::pair<const CallItem*, int>>& out) {
+// The calls of the model by the name each passes alone as an argument: the
+// call and the callee's parameter it is passed as.
+using Passing = std::map<std::string, std::vector<std::pair<const CallItem*, std::string>>>;
+void calls_passing(const Items& items, Passing& out) {
   for (const Item& item : items) {
     if (const auto* c = std::get_if<CallItem>(&item.body)) {
       for (const auto& [formal, passed] : c->args)
-        if (expr::to_string(passed) == name) out.emplace_back(c, item.line);
+        if (const auto names = expr::free_names(passed); names.size() == 1 && expr::to_string(passed) == *names.begin())
+          out[*names.begin()].emplace_back(c, formal);
     } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
-      calls_passing(l->body, name, out);
+      calls_passing(l->body, out);
     } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-      calls_passing(b->then_items, name, out);
-      calls_passing(b->else_items, name, out);
+      calls_passing(b->then_items, out);
+      calls_passing(b->else_items, out);
     }
   }
 }
 
 // The call site of `p` when the analyser described it as an argument of a
-// call and the model's calls pass it as that argument of one function at that
-// line; why not in `why` when it is such a parameter but the model does not say.
-std::optional<CallSite> call_site_of(const ProgramModel& model, const Parameter& p, std::string& why) {
+// call and the model's calls pass it as that argument of one function; why
+// not in `why` when it is such a parameter but the model does not say.
+std::optional<CallSite> call_site_of(const ProgramModel& model, const Passing& passing, const Parameter& p,
+                                     std::string& why) {
   static const std::regex described(R"(^argument ([^ ]+) of the call of [^ ]+ at ([A-Za-z0-9_]+):([0-9]+), read from memory)");
   std::smatch m;
   if (!std::regex_search(p.description, m, described)) return std::nullopt;
   const std::string formal = m[1];
   CallSite site{"", 0, m[2], std::stoi(m[3])};
-  std::vector<std::pair<const CallItem*, int>> calls;
-  for (const auto& [fn_name, fn] : model.functions) calls_passing(fn.body, p.name, calls);
-  for (const auto& [call, line] : calls) {
-    bool passes = false;
-    for (const auto& [f, passed] : call->args) passes = passes || (f == formal && expr::to_string(passed) == p.name);
-    if (!passes || call->function.empty() || (!site.callee.empty() && site.callee != call->function)) {
-      why = "the model's calls do not pass it as that argument of one function";
-      return std::nullopt;
+  if (auto calls = passing.find(p.name); calls != passing.end())
+    for (const auto& [call, passed_as] : calls->second) {
+      if (passed_as != formal || call->function.empty() || (!site.callee.empty() && site.callee != call->function)) {
+        why = "the model's calls do not pass it as that argument of one function";
+        return std::nullopt;
+      }
+      site.callee = call->function;
     }
-    site.callee = call->function;
-  }
   auto callee = site.callee.empty() ? model.functions.end() : model.functions.find(site.callee);
   if (callee == model.functions.end()) {
     why = "no call of the model passes it";
@@ -139,17 +143,27 @@ struct Passed {
   std::string feature;  // the first probe's
 };
 
-std::optional<Passed> measured(const ProbeRun& run, const CallSite& site) {
+// The call probes of the run (`file:line:call.callee`, `#k` on repeats) by
+// their file tag, line and callee id: the probes' names without `.callee`.
+using CallProbes = std::map<std::tuple<std::string, int, double>, std::vector<std::string>>;
+CallProbes call_probes(const ProbeRun& run) {
   static const std::regex form(R"(^(.*):([0-9]+):call(#[0-9]+)?\.callee$)");
-  std::optional<Passed> found;
-  std::optional<double> first_mean;
-  const double callee_id = function_id(site.callee);
+  CallProbes out;
   for (const auto& [name, id] : run.code) {
     std::smatch f;
-    if (id != callee_id || !std::regex_match(name, f, form) || std::stoi(f[2]) != site.line || file_tag(f[1]) != site.tag)
-      continue;
-    const std::string argument =
-        name.substr(0, name.size() - std::string(".callee").size()) + ".arg" + std::to_string(site.position + 1);
+    if (name.ends_with(".callee") && std::regex_match(name, f, form))
+      out[{file_tag(f[1]), std::stoi(f[2]), id}].push_back(name.substr(0, name.size() - std::string(".callee").size()));
+  }
+  return out;
+}
+
+std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, const CallSite& site) {
+  auto at = probes.find({site.tag, site.line, function_id(site.callee)});
+  if (at == probes.end()) return std::nullopt;
+  std::optional<Passed> found;
+  std::optional<double> first_mean;
+  for (const std::string& call : at->second) {
+    const std::string argument = call + ".arg" + std::to_string(site.position + 1);
     auto calls = lookup(run.measures, argument + ".assignments");
     auto sum = lookup(run.measures, argument + ".sum");
     auto changes = lookup(run.measures, argument + ".changes");
@@ -180,15 +194,19 @@ bool used_only_as_size(const ProgramModel& model, const std::string& name) {
 
 void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::string& origin,
                          std::set<std::string>& bound, std::vector<ProbeFinding>& out) {
+  const CallProbes probes = call_probes(run);
+  if (probes.empty()) return;  // a program built without the probes of calls
+  Passing passing;
+  for (const auto& [fn_name, fn] : model.functions) calls_passing(fn.body, passing);
   for (Parameter& p : model.parameters) {
     if (p.default_value || bound.count(p.name)) continue;
     std::string why;
-    auto site = call_site_of(model, p, why);
+    auto site = call_site_of(model, passing, p, why);
     if (!site) {
       if (!why.empty()) out.push_back({ProbeFinding::Kind::Value, "", p.name, std::nullopt, why});
       continue;
     }
-    auto passed = measured(run, *site);
+    auto passed = measured(run, probes, *site);
     if (!passed) continue;  // no probe there: a unit built without the probes, or an argument they do not read
     ProbeFinding f{ProbeFinding::Kind::Value, passed->feature, p.name, std::nullopt, ""};
     if (passed->calls == 0) {  // read only by a call the run never made, as an unreached loop's trips
