@@ -50,8 +50,7 @@ Type* integer_at(const Value* address, bool any_element) {
     t = global->getValueType();
   } else if (const auto* gep = dyn_cast<GEPOperator>(address)) {
     const Value* base = gep->getPointerOperand();
-    if (any_element || gep->getSourceElementType()->isStructTy() || isa<AllocaInst>(base) ||
-        isa<GlobalVariable>(base))
+    if (any_element || gep->getSourceElementType()->isStructTy() || isa<AllocaInst>(base) || isa<GlobalVariable>(base))
       t = gep->getResultElementType();
   }
   return sized_integer(t) ? t : nullptr;

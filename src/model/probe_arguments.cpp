@@ -102,7 +102,8 @@ void calls_passing(const Items& items, Passing& out) {
 // not in `why` when it is such a parameter but the model does not say.
 std::optional<CallSite> call_site_of(const ProgramModel& model, const Passing& passing, const Parameter& p,
                                      std::string& why) {
-  static const std::regex described(R"(^argument ([^ ]+) of the call of [^ ]+ at ([A-Za-z0-9_]+):([0-9]+), read from memory)");
+  static const std::regex described(
+      R"(^argument ([^ ]+) of the call of [^ ]+ at ([A-Za-z0-9_]+):([0-9]+), read from memory)");
   std::smatch m;
   if (!std::regex_search(p.description, m, described)) return std::nullopt;
   const std::string formal = m[1];
@@ -218,22 +219,24 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
       continue;
     }
     if (passed->varied && !used_only_as_size(model, p.name)) {
-      f.status = "its values varied between calls or ranks, and the callee tests it, not only sizes loops with it: "
-                 "a mean would pick one side of that test for every call";
+      f.status =
+          "its values varied between calls or ranks, and the callee tests it, not only sizes loops with it: "
+          "a mean would pick one side of that test for every call";
       out.push_back(std::move(f));
       continue;
     }
     // An integer in the program, which the analyser's casts of it need: the
     // nearest, off by at most a half per call where the values varied.
     const double value = std::round(passed->sum / passed->calls);
-    bind_measure(p, value,
-                 passed->varied ? fmt::format("{}, the mean of {} calls' values, which varied", origin, passed->calls)
-                                : origin);
+    bind_measure(
+        p, value,
+        passed->varied ? fmt::format("{}, the mean of {} calls' values, which varied", origin, passed->calls) : origin);
     bound.insert(p.name);
     f.value = value;
-    f.status = passed->varied
-                   ? fmt::format("bound (the mean of the values of its {} calls, which varied; it only sizes)", passed->calls)
-                   : fmt::format("bound (the value of its {} calls)", passed->calls);
+    f.status =
+        passed->varied
+            ? fmt::format("bound (the mean of the values of its {} calls, which varied; it only sizes)", passed->calls)
+            : fmt::format("bound (the value of its {} calls)", passed->calls);
     out.push_back(std::move(f));
   }
 }
