@@ -53,6 +53,13 @@
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
+//   * a direct call of a program's function, outside call-free nests: the
+//     integer arguments it passes (by value, or read through a C++ reference
+//     or a Fortran argument's address just before the call: the value the
+//     callee is entered with, feature_arguments.h), each a value feature
+//     `file:line:call.argN` with an integer's measures, and the callee's id
+//     `.callee` as a fact of the code, by which `perfcast probe` binds the
+//     arguments the analyser could not follow;
 //   * a call through a pointer (an indirect call) at `file:line:column`: the
 //     functions it reached and how often, kept per site apart from the slots
 //     (feature_abi.h, perfcast_indirect_site; the record's `indirect_calls`):
@@ -145,6 +152,7 @@
 #include <vector>
 
 #include "features/feature_abi.h"
+#include "features/feature_arguments.h"
 #include "features/feature_code_sites.h"
 #include "features/feature_first_test.h"
 #include "features/feature_variables.h"
@@ -387,6 +395,80 @@ class FeatureProbes {
   }
   void stamp(IRBuilder<>& b, unsigned slot) { b.CreateStore(now(b), field(b, slot, 2)); }
 
+  // A value feature's slot takes `v` as its last value; an integer's measures
+  // count it, add it to their sum and count it as a change when it differs
+  // from the value before.
+  void record_value(IRBuilder<>& b, unsigned slot, Value* v) {
+    Type* t = v->getType();
+    Value* d = t->isFloatingPointTy() ? b.CreateFPCast(v, double_)
+               : t->getIntegerBitWidth() == 1 ? b.CreateUIToFP(v, double_)
+                                              : b.CreateSIToFP(v, double_);
+    if (has_measures(slot)) {
+      // Before the value is replaced: whether this one differs from it.
+      Value* before = b.CreateLoad(double_, field(b, slot, 1));
+      Value* assigned = b.CreateICmpNE(b.CreateLoad(i32_, field(b, slot, 3)), ConstantInt::get(i32_, 0));
+      Value* changed = b.CreateAnd(assigned, b.CreateFCmpUNE(before, d));
+      add_count(b, slot + 1, ConstantInt::get(i64_, 1), nullptr, /*stamp=*/false);
+      add_count(b, slot + 2, b.CreateSExtOrTrunc(v, i64_), nullptr, /*stamp=*/false);
+      add_count(b, slot + 3, b.CreateZExt(changed, i64_), nullptr, /*stamp=*/false);
+    }
+    b.CreateStore(d, field(b, slot, 1));
+    b.CreateStore(ConstantInt::get(i32_, 1), field(b, slot, 3));
+    stamp(b, slot);
+  }
+
+  // The integer arguments of a call of a program's function (outside the
+  // call-free nests, whose calls are leaves that size nothing): a value
+  // feature `file:line:call.argN` (N from 1) with an integer's measures, and
+  // the fact of the code `file:line:call.callee`, the callee's id, by which
+  // perfcast probe finds the call the analyser's parameter names
+  // (probe_arguments.h). `#2` on a second call at the line: `call#2.arg1`.
+  struct ArgumentPlan {
+    CallBase* call;
+    std::vector<std::pair<ArgumentRead, unsigned>> reads;  // each argument and its slot
+  };
+  std::optional<ArgumentPlan> plan_arguments(CallBase& call, const TargetLibraryInfo& tli) {
+    const Function* callee = call.getCalledFunction();
+    LibFunc library_function;
+    if (!callee || tli.getLibFunc(*callee, library_function) || from_system_header(*callee)) return std::nullopt;
+    std::vector<ArgumentRead> reads = arguments_to_record(call);
+    if (reads.empty()) return std::nullopt;
+    const std::string base = next_name(file_line(call.getDebugLoc(), m_), "call");
+    ArgumentPlan plan{&call, {}};
+    for (const ArgumentRead& r : reads) {
+      const std::string name = base + ".arg" + std::to_string(r.position + 1);
+      if (!kept(name)) continue;
+      names_.push_back(name);
+      kinds_.push_back(PERFCAST_FEATURE_VALUE);
+      const auto slot = static_cast<unsigned>(names_.size() - 1);
+      if (kept(name + ".sum"))
+        for (const char* measure : {".assignments", ".sum", ".changes"}) {
+          names_.push_back(name + measure);
+          kinds_.push_back(PERFCAST_FEATURE_MEASURE);
+        }
+      plan.reads.emplace_back(r, slot);
+    }
+    if (plan.reads.empty()) return std::nullopt;
+    if (!keep_) add_code(base + ".callee", function_id(callee->getName()));
+    return plan;
+  }
+  // Before the call: each argument's value, read through a reference only
+  // where the reference is not null (an absent OPTIONAL argument).
+  void instrument_arguments(const ArgumentPlan& plan) {
+    for (const auto& [read, slot] : plan.reads) {
+      Value* passed = plan.call->getArgOperand(read.position);
+      if (!read.referenced) {
+        IRBuilder<> b(plan.call);
+        record_value(b, slot, passed);
+        continue;
+      }
+      IRBuilder<> before(plan.call);
+      Instruction* then_term = SplitBlockAndInsertIfThen(before.CreateIsNotNull(passed), plan.call, false);
+      IRBuilder<> b(then_term);
+      record_value(b, slot, b.CreateLoad(read.referenced, passed));
+    }
+  }
+
   // The cycles of direct calls among the instrumented functions, and a pair of
   // slots per function in one, named at its definition.
   void plan_recursion(const std::vector<Function*>& functions) {
@@ -572,6 +654,7 @@ class FeatureProbes {
     std::vector<MpiCall> calls;
     std::vector<MemoryCall> memory_calls;
     std::vector<LoopPlan> loop_plans;
+    std::vector<ArgumentPlan> argument_plans;
     const auto indirect_calls = indirect_calls_of(f);
     const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
 
@@ -621,6 +704,8 @@ class FeatureProbes {
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
+          if (!region_.lookup(&bb))
+            if (auto plan = plan_arguments(*call, tli)) argument_plans.push_back(std::move(*plan));
           if (const char* kind = memory_call_kind(*call)) {
             if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind, "calls", "bytes"))
               memory_calls.push_back({call, *slot});
@@ -662,23 +747,7 @@ class FeatureProbes {
     for (auto& s : stores) {
       ++definitions_[s.slot];
       IRBuilder<> b(s.store->getNextNode());
-      Value* v = s.store->getValueOperand();
-      Type* t = v->getType();
-      Value* d = t->isFloatingPointTy() ? b.CreateFPCast(v, double_)
-                 : t->getIntegerBitWidth() == 1 ? b.CreateUIToFP(v, double_)
-                                                : b.CreateSIToFP(v, double_);
-      if (has_measures(s.slot)) {
-        // Before the value is replaced: whether this one differs from it.
-        Value* before = b.CreateLoad(double_, field(b, s.slot, 1));
-        Value* assigned = b.CreateICmpNE(b.CreateLoad(i32_, field(b, s.slot, 3)), ConstantInt::get(i32_, 0));
-        Value* changed = b.CreateAnd(assigned, b.CreateFCmpUNE(before, d));
-        add_count(b, s.slot + 1, ConstantInt::get(i64_, 1), nullptr, /*stamp=*/false);
-        add_count(b, s.slot + 2, b.CreateSExtOrTrunc(v, i64_), nullptr, /*stamp=*/false);
-        add_count(b, s.slot + 3, b.CreateZExt(changed, i64_), nullptr, /*stamp=*/false);
-      }
-      b.CreateStore(d, field(b, s.slot, 1));
-      b.CreateStore(ConstantInt::get(i32_, 1), field(b, s.slot, 3));
-      stamp(b, s.slot);
+      record_value(b, s.slot, s.store->getValueOperand());
     }
     // The exits of the call-free nests, found before any edge is split.
     DenseMap<Loop*, SmallVector<BasicBlock*, 4>> region_exits;
@@ -738,6 +807,7 @@ class FeatureProbes {
     instrument_virtual(f);
     // Last: the probes split the calls' blocks, which the loops above were planned on.
     for (auto& [call, site] : indirect_calls) instrument_indirect(*call, site);
+    for (const ArgumentPlan& plan : argument_plans) instrument_arguments(plan);
   }
 
   // The calls through pointers of `f` with a source location, each with its

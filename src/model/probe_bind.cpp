@@ -13,6 +13,7 @@
 #include <set>
 
 #include "model/later_test.h"
+#include "model/probe_arguments.h"
 #include "model/probe_indirect.h"
 #include "model/probe_regions.h"
 #include "model/probe_values.h"
@@ -999,6 +1000,10 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       out.push_back(std::move(*f));
     }
   }
+
+  // A call site's arguments the analyser could not follow, by the values the
+  // calls passed (probe_arguments.h).
+  bind_call_arguments(model, run, origin, bound, out);
 
   // Sizes: a required parameter of a function (dotted) that is exactly the
   // trips of its loops, bound to their mean trips per arrival (mean_size).

@@ -169,18 +169,25 @@ TEST(ProbeRun, BindsTheTripsAndBranchTheSourceCannotSay) {
 
 // `source` built as its users build it (flang-19 -O2, Open MPI's Fortran
 // link), without the probes, into dir/<stem>_plain: the program callgrind counts.
-void build_plain_fortran(const std::string& source, const fs::path& dir, const std::string& stem, fs::path& plain) {
+void build_plain_fortran(const std::vector<std::string>& sources, const fs::path& dir, const std::string& stem,
+                         fs::path& plain) {
   ProcessResult link = run_process({MPIF90, "--showme:link"}, std::chrono::seconds(30));
   ASSERT_EQ(link.exit_code, 0) << link.stderr_text;
   plain = dir / (stem + "_plain");
   const fs::path modules = dir / (stem + ".mod.d");
   fs::create_directories(modules);
   std::vector<std::string> compile = {FLANG, "-O2", "-g", std::string("-I") + FORTRAN_MODULE_DIR, "-module-dir",
-                                      modules.string(), source, "-o", plain.string()};
+                                      modules.string()};
+  compile.insert(compile.end(), sources.begin(), sources.end());
+  compile.insert(compile.end(), {"-o", plain.string()});
   std::istringstream words(link.stdout_text);
   for (std::string w; words >> w;) compile.push_back(w);
   ProcessResult built = run_process(compile, std::chrono::seconds(180));
   ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+}
+
+void build_plain_fortran(const std::string& source, const fs::path& dir, const std::string& stem, fs::path& plain) {
+  build_plain_fortran(std::vector<std::string>{source}, dir, stem, plain);
 }
 
 // The flops of rank 0 callgrind counts in `program args...` on 2 ranks.
@@ -812,6 +819,85 @@ TEST(ProbeRun, BindsTheSizesAFunctionReadsAndPassesOn) {
       << fafter["parameters"].dump(1);
   EXPECT_EQ(fafter["parameters"]["sizes.nx"].value("origin", "").find("varied"), std::string::npos);
   EXPECT_EQ(required(fafter), required(fbefore) - 1);
+}
+
+// CloverLeaf's tiles: a kernel (C by value, Fortran by reference, each in
+// the shape of tile_arguments.c, tile_arguments.f90 and tile_kernel.f90) is
+// given its loop bounds from fields of one of several structs the analyser
+// cannot follow, so each argument is a parameter of the call site. The probes
+// record the values the calls pass; the x bounds vary between the calls, the
+// y bounds between the ranks (constant on each): bound to their means, which
+// the kernel uses only as sizes, the models need no other binding and their
+// flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsTheArgumentsAKernelIsCalledWith) {
+  constexpr long n = 16;
+  constexpr int tiles = 2;  // (t + 1) n columns each: n and 2n, 3n a step
+  // 2 flops a cell, 3 steps, n rows of 3n columns.
+  constexpr double hand_count = 2.0 * 3 * n * (3 * n);
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  auto check = [&](const json& before, const json& after, const std::string& call, const std::string& x_min,
+                   const std::string& x_max, const std::string& y_min, const std::string& y_max) {
+    for (const std::string& name : {x_min, x_max, y_min, y_max}) {
+      const std::string p = call + "." + name;
+      ASSERT_TRUE(before["parameters"].contains(p)) << before["parameters"].dump(1);
+      EXPECT_FALSE(before["parameters"][p].contains("default")) << p;
+      // Varied: the x bounds between the calls, the y bounds between the ranks.
+      EXPECT_NE(after["parameters"][p].value("origin", "").find("varied"), std::string::npos)
+          << after["parameters"][p].dump();
+    }
+    EXPECT_EQ(after["parameters"][call + "." + x_min].value("default", ""), std::to_string((1 + n + 1) / 2));
+    EXPECT_EQ(after["parameters"][call + "." + x_max].value("default", ""), std::to_string((n + 3 * n) / 2));
+    EXPECT_EQ(after["parameters"][call + "." + y_min].value("default", ""), std::to_string((1 + n + 1) / 2));
+    EXPECT_EQ(after["parameters"][call + "." + y_max].value("default", ""), std::to_string((n + 2 * n) / 2));
+    EXPECT_EQ(required(after), 0) << after["parameters"].dump(1);
+  };
+  auto predicted_flops = [&](const fs::path& bound) {
+    auto r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    return r.exit_code == 0 ? json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>() : 0.0;
+  };
+
+  // C: the arguments by value.
+  const fs::path model = dir / "tile_arguments_c.json", bound = dir / "tile_arguments_c.bound.json";
+  auto r = perfcast_run({"analyze", TILE_ARGUMENTS_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  fs::path program = build("tile_arguments_features", true, TILE_ARGUMENTS_SOURCE);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(n), std::to_string(tiles)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  check(read_json(model), read_json(bound), "main.smooth_kernel1", "xmin", "xmax", "ymin", "ymax");
+  double model_flops = predicted_flops(bound);
+  EXPECT_DOUBLE_EQ(model_flops, hand_count);
+  fs::path plain = build("tile_arguments_plain", false, TILE_ARGUMENTS_SOURCE);
+  double counted = counted_flops({plain.string(), std::to_string(n), std::to_string(tiles)});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+
+  // Fortran: derived-type components by reference, the kernel a unit of its own.
+  const fs::path fmodel = dir / "tile_arguments_f.json", fbound = dir / "tile_arguments_f.bound.json";
+  r = perfcast_run({"analyze", TILE_KERNEL_FORTRAN_SOURCE, TILE_ARGUMENTS_FORTRAN_SOURCE, "-o", fmodel.string(),
+                    "--no-mca"},
+                   std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const fs::path fprogram = dir / "tile_arguments_f_features", modules = dir / "tile_arguments_f.mod.d";
+  fs::create_directories(modules);
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(),
+                                     TILE_KERNEL_FORTRAN_SOURCE, TILE_ARGUMENTS_FORTRAN_SOURCE, "-o", fprogram.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  args = {"probe", fmodel.string(), "-o", fbound.string(), "--"};
+  for (auto& w : mpirun(2, {fprogram.string(), std::to_string(n)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  check(read_json(fmodel), read_json(fbound), "main.smooth_kernel1", "x_min", "x_max", "y_min", "y_max");
+  model_flops = predicted_flops(fbound);
+  EXPECT_DOUBLE_EQ(model_flops, hand_count);
+  ASSERT_NO_FATAL_FAILURE(
+      build_plain_fortran(std::vector<std::string>{TILE_KERNEL_FORTRAN_SOURCE, TILE_ARGUMENTS_FORTRAN_SOURCE}, dir,
+                          "tile_arguments_f", plain));
+  counted = counted_flops({plain.string(), std::to_string(n)});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
 // HPCG's process grid: a field zeroed by the input's reader, then written

@@ -5,10 +5,13 @@
 // status says so.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "model/costs.h"
 #include "model/model_write.h"
+#include "model/probe_arguments.h"
 #include "model/probe_bind.h"
 #include "model/program_model.h"
 #include "support/expr.h"
@@ -774,4 +777,87 @@ TEST(ProbeBind, AParameterOnNoPathTheRunTookIsBoundToZero) {
   }
   EXPECT_FALSE(by_name["main.k"]->default_value);  // the flops the run made read it
   EXPECT_FALSE(by_name["main.w"]->default_value);  // main.len's default names it
+}
+
+// A call's argument the analyser could not follow (CloverLeaf's tiles'
+// extents): bound to the values the call site's calls passed, recorded as
+// `file:line:call.argN` with the callee's id. Where the values varied (between
+// calls, or constant on each rank but different between ranks), only an
+// argument the callee uses as a size (its loops' trips and their tests) takes
+// the mean; one it tests otherwise stays required, as does one whose probe
+// names another callee.
+TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  Function kernel;
+  kernel.name = "kernel_";
+  kernel.parameters = {"x_min", "x_max", "y_min", "mode"};
+  kernel.arguments = {"x_min", "x_max", "y_min", "mode", ""};
+  LoopItem loop;
+  loop.trip_count = expr::parse("x_max - x_min + 1");
+  loop.body.push_back(compute_flops(11, "2 * y_min"));
+  BranchItem guard;  // the loop's guard, at its line
+  guard.condition = expr::parse("x_max < x_min");
+  guard.else_items.push_back(Item{10, "", loop});
+  kernel.body.push_back(Item{10, "", guard});
+  BranchItem test;  // a test of the argument's value, not of a loop
+  test.condition = expr::parse("mode == 1");
+  test.then_items.push_back(compute_flops(21, "100"));
+  kernel.body.push_back(Item{20, "", test});
+  m.functions["kernel_"] = kernel;
+  Function other;
+  other.name = "other";
+  other.parameters = {"n"};
+  other.arguments = {"n"};
+  other.body.push_back(compute_flops(5, "n"));
+  m.functions["other"] = other;
+  Function main_fn;
+  main_fn.name = "main";
+  CallItem call;
+  call.function = "kernel_";
+  for (const char* a : {"x_min", "x_max", "y_min", "mode"}) call.args.emplace_back(a, expr::var(std::string("main.kernel_1.") + a));
+  main_fn.body.push_back(Item{40, "", call});
+  CallItem call_other;
+  call_other.function = "other";
+  call_other.args.emplace_back("n", expr::var("main.other1.n"));
+  main_fn.body.push_back(Item{41, "", call_other});
+  m.functions["main"] = main_fn;
+  for (const char* a : {"x_min", "x_max", "y_min", "mode"})
+    m.parameters.push_back({std::string("main.kernel_1.") + a,
+                            fmt::format("argument {} of the call of kernel at drive_f90:40, read from memory: its "
+                                        "address is computed",
+                                        a),
+                            std::nullopt, true, ""});
+  m.parameters.push_back({"main.other1.n", "argument n of the call of other at drive_f90:41, read from memory: a value",
+                          std::nullopt, true, ""});
+  EXPECT_TRUE(used_only_as_size(m, "main.kernel_1.x_min"));
+  EXPECT_FALSE(used_only_as_size(m, "main.kernel_1.mode"));
+
+  ProbeRun run{"./app", 2, {}, {}};
+  run.code["drive.f90:40:call.callee"] = function_id("kernel_");
+  assigned(run, "drive.f90:40:call.arg1", 6, 3 * 1 + 3 * 17, 4, 17);  // two tiles: 1 and 17, alternating
+  assigned(run, "drive.f90:40:call.arg2", 6, 6 * 32, 0, 32);          // the same on every call and rank
+  assigned(run, "drive.f90:40:call.arg3", 6, 3 * 1 + 3 * 33, 0, 33);  // constant on each rank: 1 and 33
+  assigned(run, "drive.f90:40:call.arg4", 6, 3 * 1 + 3 * 2, 4, 2);    // a mode that varied
+  run.code["drive.f90:41:call.callee"] = function_id("kernel_");      // not `other`'s probe
+  assigned(run, "drive.f90:41:call.arg1", 2, 2 * 7, 0, 7);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  std::map<std::string, const Parameter*> by_name;
+  for (const Parameter& p : m.parameters) by_name[p.name] = &p;
+  ASSERT_TRUE(by_name["main.kernel_1.x_min"]->default_value);
+  EXPECT_EQ(by_name["main.kernel_1.x_min"]->default_value->str(), "9");
+  EXPECT_NE(by_name["main.kernel_1.x_min"]->origin.find("varied"), std::string::npos);
+  ASSERT_TRUE(by_name["main.kernel_1.x_max"]->default_value);
+  EXPECT_EQ(by_name["main.kernel_1.x_max"]->default_value->str(), "32");
+  EXPECT_EQ(by_name["main.kernel_1.x_max"]->origin, probe_origin(run));
+  ASSERT_TRUE(by_name["main.kernel_1.y_min"]->default_value);
+  EXPECT_EQ(by_name["main.kernel_1.y_min"]->default_value->str(), "17");
+  EXPECT_NE(by_name["main.kernel_1.y_min"]->origin.find("varied"), std::string::npos);
+  EXPECT_FALSE(by_name["main.kernel_1.mode"]->default_value);
+  EXPECT_FALSE(by_name["main.other1.n"]->default_value);
+  const auto mode = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) { return f.name == "main.kernel_1.mode"; });
+  ASSERT_NE(mode, found.end());
+  EXPECT_NE(mode->status.find("tests it"), std::string::npos) << mode->status;
+  EXPECT_EQ(mode->site, "drive.f90:40:call.arg4");
 }

@@ -1,0 +1,94 @@
+#include "features/feature_arguments.h"
+
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Operator.h>
+
+using namespace llvm;
+
+namespace perfcast::features {
+
+namespace {
+
+bool sized_integer(const Type* t) {
+  return t && t->isIntegerTy() && t->getIntegerBitWidth() >= 8 && t->getIntegerBitWidth() <= 64;
+}
+
+bool fortran(const Function& f) {
+  const DISubprogram* sp = f.getSubprogram();
+  const DICompileUnit* unit = sp ? sp->getUnit() : nullptr;
+  if (!unit) return false;
+  switch (unit->getSourceLanguage()) {
+    case dwarf::DW_LANG_Fortran77:
+    case dwarf::DW_LANG_Fortran90:
+    case dwarf::DW_LANG_Fortran95:
+    case dwarf::DW_LANG_Fortran03:
+    case dwarf::DW_LANG_Fortran08:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The integer type of the object `address` names as the front end wrote it,
+// where the object is sure to exist: a variable (alloca or global) of that
+// type, a component of a struct (a GEP whose source type is a struct, the
+// derived type's `t%n`), or an element of an array variable (a GEP into an
+// alloca or a global). Null for anything else: an element of an array reached
+// through a pointer (a Fortran array's descriptor), which a program may pass
+// as `a(1)` even where the array is empty, unless `any_element` (a reference
+// the call says is dereferenceable); or a pointer loaded from memory.
+Type* integer_at(const Value* address, bool any_element) {
+  Type* t = nullptr;
+  if (const auto* alloca = dyn_cast<AllocaInst>(address)) {
+    t = alloca->isArrayAllocation() ? nullptr : alloca->getAllocatedType();
+  } else if (const auto* global = dyn_cast<GlobalVariable>(address)) {
+    t = global->getValueType();
+  } else if (const auto* gep = dyn_cast<GEPOperator>(address)) {
+    const Value* base = gep->getPointerOperand();
+    if (any_element || gep->getSourceElementType()->isStructTy() || isa<AllocaInst>(base) || isa<GlobalVariable>(base))
+      t = gep->getResultElementType();
+  }
+  return sized_integer(t) ? t : nullptr;
+}
+
+// Intrinsics, MPI's bindings (C and Fortran), the Fortran runtime
+// (_FortranA*), the probes' own hooks, and a declared function of a reserved
+// name (the C++ and OpenMP runtimes', `__cxa_*`, `__kmpc_*`). The C library's
+// functions the pass tells by LLVM's list of them.
+bool library_callee(const Function& callee) {
+  StringRef name = callee.getName();
+  return callee.isIntrinsic() || name.starts_with("_Fortran") || name.starts_with("perfcast.") ||
+         name.starts_with_insensitive("mpi_") || name.starts_with_insensitive("pmpi_") ||
+         (callee.isDeclaration() && name.starts_with("__"));
+}
+
+}  // namespace
+
+std::vector<ArgumentRead> arguments_to_record(const CallBase& call) {
+  std::vector<ArgumentRead> out;
+  const Function* callee = call.getCalledFunction();
+  if (!callee || call.isInlineAsm() || isa<DbgInfoIntrinsic>(call) || library_callee(*callee)) return out;
+  const bool by_reference_is_an_object = fortran(*call.getFunction());
+  for (unsigned i = 0; i < call.arg_size(); ++i) {
+    const Value* passed = call.getArgOperand(i);
+    Type* t = passed->getType();
+    if (sized_integer(t)) {
+      out.push_back({i, nullptr});
+      continue;
+    }
+    if (!t->isPointerTy() || isa<ConstantPointerNull>(passed) || isa<UndefValue>(passed)) continue;
+    const std::uint64_t dereferenceable = call.getParamDereferenceableBytes(i);
+    Type* referenced = integer_at(passed, dereferenceable > 0);
+    if (!referenced) continue;
+    const std::uint64_t size = referenced->getIntegerBitWidth() / 8;
+    if (dereferenceable >= size || (dereferenceable == 0 && by_reference_is_an_object)) out.push_back({i, referenced});
+  }
+  return out;
+}
+
+}  // namespace perfcast::features

@@ -1,0 +1,244 @@
+#include "model/probe_arguments.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <regex>
+#include <tuple>
+#include <utility>
+
+#include "support/expr.h"
+
+namespace perfcast::model {
+
+namespace {
+
+bool names(const std::optional<Expr>& e, const std::string& name) { return e && expr::free_names(*e).count(name); }
+
+// The lines of the loops in `items`, at any depth.
+void loop_lines(const Items& items, std::set<int>& lines) {
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      lines.insert(item.line);
+      loop_lines(l->body, lines);
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      loop_lines(b->then_items, lines);
+      loop_lines(b->else_items, lines);
+    }
+  }
+}
+
+using Visited = std::set<std::pair<std::string, std::string>>;  // function, name
+
+bool only_sizes(const ProgramModel& model, const Items& items, const std::set<int>& loops, const std::string& name,
+                Visited& visited);
+
+bool only_sizes_in(const ProgramModel& model, const std::string& function, const std::string& name, Visited& visited) {
+  if (!visited.insert({function, name}).second) return true;
+  auto fn = model.functions.find(function);
+  if (fn == model.functions.end()) return true;
+  std::set<int> loops;
+  loop_lines(fn->second.body, loops);
+  return only_sizes(model, fn->second.body, loops, name, visited);
+}
+
+// A branch at the line of one of the function's loops is a test of that loop
+// statement (its guard, the vectoriser's run-time checks, an unrolled loop's
+// remainder): it prices the loop's iterations, so a mean prices their mean.
+bool only_sizes(const ProgramModel& model, const Items& items, const std::set<int>& loops, const std::string& name,
+                Visited& visited) {
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (!only_sizes(model, l->body, loops, name, visited)) return false;
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (names(b->condition, name) && !loops.count(item.line)) return false;
+      if (!only_sizes(model, b->then_items, loops, name, visited) ||
+          !only_sizes(model, b->else_items, loops, name, visited))
+        return false;
+    } else if (const auto* c = std::get_if<CallItem>(&item.body)) {
+      for (const auto& a : c->positional_args)
+        if (names(a, name)) return false;
+      for (const auto& [formal, passed] : c->args)
+        if (names(passed, name) && !only_sizes_in(model, c->function, formal, visited)) return false;
+    } else if (const auto* m = std::get_if<MpiItem>(&item.body)) {
+      if (names(m->peer, name) || names(m->root, name) || names(m->level, name)) return false;
+    }
+  }
+  return true;
+}
+
+// The call site a parameter names: the callee (the model's function), the
+// argument's position among its arguments, and the caller's file tag and line.
+struct CallSite {
+  std::string callee;
+  std::size_t position = 0;
+  std::string tag;
+  int line = 0;
+};
+
+// The calls of the model by the name each passes alone as an argument: the
+// call and the callee's parameter it is passed as.
+using Passing = std::map<std::string, std::vector<std::pair<const CallItem*, std::string>>>;
+void calls_passing(const Items& items, Passing& out) {
+  for (const Item& item : items) {
+    if (const auto* c = std::get_if<CallItem>(&item.body)) {
+      for (const auto& [formal, passed] : c->args)
+        if (const auto names = expr::free_names(passed); names.size() == 1 && expr::to_string(passed) == *names.begin())
+          out[*names.begin()].emplace_back(c, formal);
+    } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      calls_passing(l->body, out);
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      calls_passing(b->then_items, out);
+      calls_passing(b->else_items, out);
+    }
+  }
+}
+
+// The call site of `p` when the analyser described it as an argument of a
+// call and the model's calls pass it as that argument of one function; why
+// not in `why` when it is such a parameter but the model does not say.
+std::optional<CallSite> call_site_of(const ProgramModel& model, const Passing& passing, const Parameter& p,
+                                     std::string& why) {
+  static const std::regex described(
+      R"(^argument ([^ ]+) of the call of [^ ]+ at ([A-Za-z0-9_]+):([0-9]+), read from memory)");
+  std::smatch m;
+  if (!std::regex_search(p.description, m, described)) return std::nullopt;
+  const std::string formal = m[1];
+  CallSite site{"", 0, m[2], std::stoi(m[3])};
+  if (auto calls = passing.find(p.name); calls != passing.end())
+    for (const auto& [call, passed_as] : calls->second) {
+      if (passed_as != formal || call->function.empty() || (!site.callee.empty() && site.callee != call->function)) {
+        why = "the model's calls do not pass it as that argument of one function";
+        return std::nullopt;
+      }
+      site.callee = call->function;
+    }
+  auto callee = site.callee.empty() ? model.functions.end() : model.functions.find(site.callee);
+  if (callee == model.functions.end()) {
+    why = "no call of the model passes it";
+    return std::nullopt;
+  }
+  const auto& arguments = callee->second.arguments;
+  auto at = std::find(arguments.begin(), arguments.end(), formal);
+  if (at == arguments.end()) {
+    why = "the model does not say where the argument sits among the callee's";
+    return std::nullopt;
+  }
+  site.position = static_cast<std::size_t>(at - arguments.begin());
+  return site;
+}
+
+std::optional<double> lookup(const std::map<std::string, double>& m, const std::string& name) {
+  auto it = m.find(name);
+  return it == m.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+// One argument's measures at a call site, summed over the probes of that
+// callee at that line (each call the line makes of it) and over the ranks.
+struct Passed {
+  double calls = 0, sum = 0;
+  bool varied = false;  // between calls, between ranks, or between the line's calls
+  std::string feature;  // the first probe's
+};
+
+// The call probes of the run (`file:line:call.callee`, `#k` on repeats) by
+// their file tag, line and callee id: the probes' names without `.callee`.
+using CallProbes = std::map<std::tuple<std::string, int, double>, std::vector<std::string>>;
+CallProbes call_probes(const ProbeRun& run) {
+  static const std::regex form(R"(^(.*):([0-9]+):call(#[0-9]+)?\.callee$)");
+  CallProbes out;
+  for (const auto& [name, id] : run.code) {
+    std::smatch f;
+    if (name.ends_with(".callee") && std::regex_match(name, f, form))
+      out[{file_tag(f[1]), std::stoi(f[2]), id}].push_back(name.substr(0, name.size() - std::string(".callee").size()));
+  }
+  return out;
+}
+
+std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, const CallSite& site) {
+  auto at = probes.find({site.tag, site.line, function_id(site.callee)});
+  if (at == probes.end()) return std::nullopt;
+  std::optional<Passed> found;
+  std::optional<double> first_mean;
+  for (const std::string& call : at->second) {
+    const std::string argument = call + ".arg" + std::to_string(site.position + 1);
+    auto calls = lookup(run.measures, argument + ".assignments");
+    auto sum = lookup(run.measures, argument + ".sum");
+    auto changes = lookup(run.measures, argument + ".changes");
+    if (!calls || !sum || !changes) continue;
+    if (!found) found = Passed{0, 0, false, argument};
+    found->calls += *calls;
+    found->sum += *sum;
+    // Constant on every rank, yet the ranks' values differ where their mean
+    // is not their maximum (the value feature, the maximum over the ranks).
+    auto last = lookup(run.features, argument);
+    found->varied = found->varied || *changes > 0 || (*calls > 0 && last && *last != *sum / *calls);
+    if (*calls > 0) {
+      if (first_mean && *first_mean != *sum / *calls) found->varied = true;
+      if (!first_mean) first_mean = *sum / *calls;
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+bool used_only_as_size(const ProgramModel& model, const std::string& name) {
+  Visited visited;
+  for (const auto& [fn_name, fn] : model.functions)
+    if (!only_sizes_in(model, fn_name, name, visited)) return false;
+  return true;
+}
+
+void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::string& origin,
+                         std::set<std::string>& bound, std::vector<ProbeFinding>& out) {
+  const CallProbes probes = call_probes(run);
+  if (probes.empty()) return;  // a program built without the probes of calls
+  Passing passing;
+  for (const auto& [fn_name, fn] : model.functions) calls_passing(fn.body, passing);
+  for (Parameter& p : model.parameters) {
+    if (p.default_value || bound.count(p.name)) continue;
+    std::string why;
+    auto site = call_site_of(model, passing, p, why);
+    if (!site) {
+      if (!why.empty()) out.push_back({ProbeFinding::Kind::Value, "", p.name, std::nullopt, why});
+      continue;
+    }
+    auto passed = measured(run, probes, *site);
+    if (!passed) continue;  // no probe there: a unit built without the probes, or an argument they do not read
+    ProbeFinding f{ProbeFinding::Kind::Value, passed->feature, p.name, std::nullopt, ""};
+    if (passed->calls == 0) {  // read only by a call the run never made, as an unreached loop's trips
+      bind_measure(p, 0, origin + ", never called there");
+      bound.insert(p.name);
+      f.value = 0;
+      f.status = "the call was not reached by the probe run: 0";
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (passed->varied && !used_only_as_size(model, p.name)) {
+      f.status =
+          "its values varied between calls or ranks, and the callee tests it, not only sizes loops with it: "
+          "a mean would pick one side of that test for every call";
+      out.push_back(std::move(f));
+      continue;
+    }
+    // An integer in the program, which the analyser's casts of it need: the
+    // nearest, off by at most a half per call where the values varied.
+    const double value = std::round(passed->sum / passed->calls);
+    bind_measure(
+        p, value,
+        passed->varied ? fmt::format("{}, the mean of {} calls' values, which varied", origin, passed->calls) : origin);
+    bound.insert(p.name);
+    f.value = value;
+    f.status =
+        passed->varied
+            ? fmt::format("bound (the mean of the values of its {} calls, which varied; it only sizes)", passed->calls)
+            : fmt::format("bound (the value of its {} calls)", passed->calls);
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace perfcast::model

@@ -1,0 +1,40 @@
+// A probe run's values of the arguments a call passes, for the parameters the
+// analyser named after a call site's argument it could not follow
+// (`main.kernel1.x_min`, described "argument x_min of the call of kernel at
+// f_c:12, read from memory: ..."): a loop bound a caller reads from memory it
+// cannot follow (a field of one of several structs, CloverLeaf's
+// `chunk%tiles(t)%t_xmin`) and passes to a kernel. The probes record, per call
+// of a program's function, each integer argument's value at the callee's
+// entry (`file:line:call.argN`: the calls, the sum of the values and how many
+// differed from the call before; `.callee`, the callee's id). Such a
+// parameter is bound to the value of its call site's calls where it did not
+// vary (to 0 where the run never made that call, as an unreached loop's
+// trips); where it varied (between calls or between ranks), to their mean only
+// where the callee uses it as a size: trip counts, counts and bytes, and
+// the tests of the loops it bounds, whose totals are linear in it, never a
+// test whose side a mean would decide for every call.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/probe_bind.h"
+#include "model/program_model.h"
+
+namespace perfcast::model {
+
+// Binds every required parameter of `model` not in `bound` that the analyser
+// described as an argument of a call of one of the model's functions, whose
+// call site the run recorded; adds each to `bound` and says in `out` what
+// became of those the run measured.
+void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::string& origin,
+                         std::set<std::string>& bound, std::vector<ProbeFinding>& out);
+
+// Whether `name` is used in `model` only as a size: in trip counts, counts
+// and bytes, and in a branch at the line of one of its function's loops (the
+// loop's guard, the vectoriser's checks, an unrolled loop's remainder);
+// through calls, as the callee's parameter it is passed as. Never in another branch's condition,
+// an MPI call's peer or root, or an argument of a call through a pointer.
+bool used_only_as_size(const ProgramModel& model, const std::string& name);
+
+}  // namespace perfcast::model
