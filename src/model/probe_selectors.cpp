@@ -121,33 +121,44 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
     f.status = "the model has no such branch";
     return;
   }
-  // The files whose first branch probe is at that line: the entry's own, or,
-  // where it names none, the one file that has one there.
-  static const std::regex first_probe(R"(^(.*):([0-9]+):branch\.taken$)");
+  // The files whose first branch probe, or a switch's sides, are at that
+  // line: the entry's own, or, where it names none, the one file that has one there.
+  static const std::regex first_probe(R"(^(.*):([0-9]+):(branch\.taken|switch\.runs)$)");
   std::vector<std::string> files;
   for (const auto& [name, value] : run.features) {
     std::smatch m;
-    if (std::regex_match(name, m, first_probe) && std::stoi(m[2]) == line && (file.empty() || m[1] == file))
+    if (std::regex_match(name, m, first_probe) && std::stoi(m[2]) == line && (file.empty() || m[1] == file) &&
+        std::find(files.begin(), files.end(), m[1]) == files.end())
       files.push_back(m[1]);
   }
   if (files.size() != 1) {
-    f.status = files.empty() ? "no branch probe at that line (a C switch is not counted): left at its guess"
-                             : "branch probes at that line in several files: left at its guess";
+    f.status = files.empty() ? "no branch or switch probe at that line: left at its guess"
+                             : "probes at that line in several files: left at its guess";
     return;
   }
   const std::string at = files.front();
   if (file.empty()) b.site = fmt::format("{}:{}", at, line);
-  const double arrivals = lookup(run.features, fmt::format("{}:{}:branch.taken", at, line)).value_or(0) +
-                          lookup(run.features, fmt::format("{}:{}:branch.not_taken", at, line)).value_or(0);
-  // Arrivals into a line: the sides of the file's branch probes that start there.
+  // Arrivals at the line: its first branch probe's, else the runs of its switch's sides.
+  double arrivals = lookup(run.features, fmt::format("{}:{}:branch.taken", at, line)).value_or(0) +
+                    lookup(run.features, fmt::format("{}:{}:branch.not_taken", at, line)).value_or(0);
+  if (!lookup(run.features, fmt::format("{}:{}:branch.taken", at, line))) {
+    const std::string sides = fmt::format("{}:{}:switch", at, line);
+    for (const auto& [name, value] : run.features)
+      if (name.starts_with(sides) && name.ends_with(".runs")) arrivals += value;
+  }
+  // Arrivals into a line: the sides of the file's branch probes, and of its
+  // switches, that start there.
   auto into = [&](int side_line) -> std::optional<double> {
     if (side_line == 0) return std::nullopt;
-    static const std::regex side_fact(R"(^(.*):([0-9]+):(branch(#[0-9]+)?)\.(taken|not_taken)_line$)");
+    static const std::regex side_fact(
+        R"(^(.*):([0-9]+):((branch(#[0-9]+)?)\.(taken|not_taken)_line|(switch(#[0-9]+)?)\.side_line)$)");
     std::optional<double> total;
     for (const auto& [name, value] : run.code) {
       std::smatch m;
       if (value != side_line || !std::regex_match(name, m, side_fact) || m[1] != at) continue;
-      const std::string count = fmt::format("{}:{}:{}.{}", at, std::string(m[2]), std::string(m[3]), std::string(m[5]));
+      const std::string count = m[4].matched ? fmt::format("{}:{}:{}.{}", at, std::string(m[2]), std::string(m[4]),
+                                                           std::string(m[6]))
+                                             : fmt::format("{}:{}:{}.runs", at, std::string(m[2]), std::string(m[7]));
       total = total.value_or(0) + lookup(run.features, count).value_or(0);
     }
     return total;
@@ -162,7 +173,7 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
     auto& item = std::get<BranchItem>(copy->body);
     const std::optional<double> then_runs = into(item.then_line), else_runs = into(item.else_line);
     if (!then_runs && !else_runs) {
-      f.status = "no branch probe has a side starting where its sides do: left at its guess";
+      f.status = "no branch or switch probe has a side starting where its sides do: left at its guess";
       continue;
     }
     const double runs = then_runs ? *then_runs : *else_runs;

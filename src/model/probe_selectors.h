@@ -39,9 +39,10 @@ int unfold_equality_tests(ProgramModel& model, const std::map<std::string, std::
 
 // Prices one coverage entry unfold_equality_tests wrote: the run's arrivals
 // into the line one of its sides starts at (the branch probes whose taken or
-// not-taken side starts there) over its arrivals at the branch's line (the
-// first branch probe there). Leaves it guessed, with the reason in `f`,
-// where the run has no such counts (a C `switch`, which the probes do not count).
+// not-taken side starts there, and the switches' sides that do) over its
+// arrivals at the branch's line (the first branch probe there, else the runs
+// of all the sides of the switch there, the probes' `switch.runs`). Leaves it
+// guessed, with the reason in `f`, where the run has no such counts.
 void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Branch& b, const std::string& origin,
                         ProbeFinding& f);
 

@@ -4,7 +4,7 @@
 // (test ProbeRun.PricesTheTestsOfASelectorThatVariedByTheSidesThatRan).
 // Over an odd number of steps, sides 1 and 4 run once more than 2 and 3:
 // their mean, 2.5, would send every call to side 3. `tally` tests the same
-// selector in a switch, which the probes do not count: its tests stay guessed.
+// selector in a switch, whose sides the probes count.
 #include <mpi.h>
 #include <stdlib.h>
 

@@ -1153,8 +1153,7 @@ TEST(ProbeRun, BindsTheTargetsOfCallsThroughPointers) {
 // often the run entered each side, not evaluated at its mean (2.5 -> 3, every
 // call on side 3). Over 5 steps sides 1 and 4 run 3 times, 2 and 3 twice; the
 // bound model's flops are the hand count and callgrind's. The same selector
-// in a C switch (`tally`), which the probes do not count, stays a guessed
-// branch listed in the coverage.
+// in a C switch (`tally`) is priced by the runs of the switch's sides.
 TEST(ProbeRun, PricesTheTestsOfASelectorThatVariedByTheSidesThatRan) {
   constexpr long n = 64;
   constexpr int steps = 5;
@@ -1218,17 +1217,22 @@ TEST(ProbeRun, PricesTheTestsOfASelectorThatVariedByTheSidesThatRan) {
       const double p = t.value("probability", -1.0);
       EXPECT_TRUE(std::fabs(p - 0.3) < 1e-9 || std::fabs(p - 0.2) < 1e-9) << t.dump();
     }
-    int priced = 0, switched = 0;
-    for (const auto& b : after["coverage"]["guessed_branches"]) {
-      if (b["why"].get<std::string>().find("varied") == std::string::npos) continue;
-      const bool switch_test = b["function"] == "tally";  // listed as guessed, not folded, not priced
-      EXPECT_EQ(b.contains("probe_probability"), !switch_test) << b.dump();
-      ++(switch_test ? switched : priced);
-    }
+    int priced = 0;
+    for (const auto& b : after["coverage"]["guessed_branches"])
+      if (b["why"].get<std::string>().find("varied") != std::string::npos) {
+        EXPECT_TRUE(b.contains("probe_probability")) << b.dump();
+        priced += b["function"] == kernel;
+      }
     EXPECT_EQ(priced, static_cast<int>(tests.size())) << after["coverage"].dump();
-    if (std::string(language.name) == "c") {
-      EXPECT_GE(switched, 3) << after["coverage"].dump();
-      EXPECT_NE(r.stdout_text.find("a C switch is not counted"), std::string::npos) << r.stdout_text;
+    if (std::string(language.name) == "c") {  // the switch, priced by the runs of its sides
+      std::vector<json> cases;
+      branches_at(after["functions"]["tally"]["body"], marker_line(language.kernel_source, "switch"), cases);
+      EXPECT_GE(cases.size(), 3u) << after["functions"]["tally"].dump();
+      for (const json& t : cases) {
+        EXPECT_FALSE(t.contains("condition")) << t.dump();
+        const double p = t.value("probability", -1.0);
+        EXPECT_TRUE(std::fabs(p - 0.3) < 1e-9 || std::fabs(p - 0.2) < 1e-9) << t.dump();
+      }
     }
 
     r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json", "--param",

@@ -881,5 +881,38 @@ TEST(ProbeBind, AValueThatVariedIsNotFoldedIntoItsEqualityTests) {
     return f.kind == ProbeFinding::Kind::Branch && f.name == "pick";
   });
   ASSERT_NE(unpriced, found.end());
-  EXPECT_NE(unpriced->status.find("no branch probe"), std::string::npos) << unpriced->status;
+  EXPECT_NE(unpriced->status.find("no branch or switch probe"), std::string::npos) << unpriced->status;
+}
+
+// A C switch on such a value: the probes count each of its sides (the
+// default first) and the line it starts at; the runs of all of them are the
+// arrivals at the switch.
+TEST(ProbeBind, ASwitchOnAValueThatVariedIsPricedByTheRunsOfItsSides) {
+  ProgramModel m;
+  m.entry = "pick";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"pick.sel", "source variable sel of pick (pick_c:3)", std::nullopt, true, ""});
+  Function pick;
+  pick.name = "pick";
+  for (const auto& [test, side_line] : {std::pair{"pick.sel == 2", 12}, std::pair{"pick.sel == 1", 11}}) {
+    BranchItem b;
+    b.condition = perfcast::expr::parse(test);
+    b.then_items.push_back(compute_flops(side_line, "1"));
+    pick.body.push_back(Item{10, "", b});
+  }
+  m.functions["pick"] = pick;
+  ProbeRun run{"./app", 1, {}, {}};
+  const double runs[] = {5, 3, 2};  // the default, `case 1`, `case 2`
+  const int lines[] = {13, 11, 12};
+  for (int k = 0; k < 3; ++k) {
+    const std::string side = "pick.c:10:switch" + (k ? "#" + std::to_string(k + 1) : std::string());
+    run.features[side + ".runs"] = runs[k];
+    run.code[side + ".side_line"] = lines[k];
+  }
+  assigned(run, "pick.c:3:sel", 10, 3 * 1 + 2 * 2 + 5 * 7, 9, 7);
+  bind_probe_run(m, run);
+  const Items& body = m.functions.at("pick").body;
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(body[0].body).probability, 2.0 / 10);
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(body[1].body).probability, 3.0 / 10);
+  for (const Coverage::Branch& b : m.coverage->guessed_branches) EXPECT_TRUE(b.probe_probability) << b.why;
 }
