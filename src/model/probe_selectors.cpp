@@ -68,7 +68,8 @@ void unfold(Items& items, const std::string& function, const std::string& fallba
 }
 
 // The file of a function's other coverage sites ("dir/f.c" of "dir/f.c:12"),
-// else its name: where its branches' sites are named.
+// where its branches' sites are named; "" when it has none (the binding then
+// looks for the one file with a probe at the branch's line).
 std::string file_of(const Coverage& c, const std::string& function) {
   for (const auto& b : c.guessed_branches)
     if (b.function == function) return b.site.substr(0, b.site.rfind(':'));
