@@ -64,7 +64,7 @@ std::string loop_site(const Loop& l, const std::set<std::string>& code_lines, co
   return start;
 }
 
-unsigned side_line(const BranchInst& br, unsigned succ, const Loop* loop) {
+unsigned side_line(const Instruction& br, unsigned succ, const Loop* loop) {
   const DILocation* at = br.getDebugLoc().get();
   if (!at) return 0;
   const DISubprogram* own = at->getScope()->getSubprogram();

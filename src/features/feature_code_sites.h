@@ -57,7 +57,7 @@ std::string loop_site(const llvm::Loop& l, const std::set<std::string>& code_lin
 // the one identity of a side both builds keep, however the optimiser rewrote
 // the condition or swapped the successors, so the binding knows which of the
 // model's sides was taken.
-unsigned side_line(const llvm::BranchInst& br, unsigned succ, const llvm::Loop* loop);
+unsigned side_line(const llvm::Instruction& br, unsigned succ, const llvm::Loop* loop);  // a branch or a switch
 
 // The blocks that leave `l` from inside its body once the iteration's work
 // is done: exiting blocks other than its header and latches whose branch

@@ -30,6 +30,11 @@
 //     starts at, `.taken_line` and `.not_taken_line`, by which a probe run's
 //     fraction finds its side in the optimised code (side_line,
 //     feature_code_sites.h);
+//   * a switch outside the call-free nests: per distinct side, the default
+//     first, `file:line:switch.runs` (`switch#2.runs`, ...), how often it ran,
+//     and the code fact `.side_line`, the line it starts at (side_line), by
+//     which a probe run prices the model's tests of a selector (the
+//     optimiser's switch, or the analyser's `sel == k`: probe_selectors.h);
 //   * a conditional branch on one value `a .OR. b` / `a .AND. b` (flang's
 //     front end holds the two tests as an `or`/`and` of i1, which x86 code
 //     tests as two jumps, the later one's arithmetic run only where the first
@@ -358,6 +363,15 @@ class FeatureProbes {
     return static_cast<unsigned>(names_.size() - 2);
   }
 
+  // The slot of one count named site:what.counted (what#k on repeats).
+  std::optional<unsigned> add_one(const std::string& site, const std::string& what, const char* counted) {
+    std::string name = next_name(site, what) + "." + counted;
+    if (!kept(name)) return std::nullopt;
+    names_.push_back(name);
+    kinds_.push_back(PERFCAST_FEATURE_COUNT);
+    return static_cast<unsigned>(names_.size() - 1);
+  }
+
   // A fact of the code (PERFCAST_FEATURE_CODE): its slot's value is set in
   // the initialiser, so every rank holds it from the start.
   void add_code(const std::string& name, double value) {
@@ -646,11 +660,13 @@ class FeatureProbes {
     // Decide everything on the unchanged function, then insert.
     struct ValueStore { StoreInst* store; unsigned slot; };
     struct Branch { BranchInst* branch; unsigned slot; };
+    struct SwitchSide { SwitchInst* inst; BasicBlock* dest; unsigned slot; };
     struct MpiCall { CallBase* call; const MpiBinding* binding; unsigned slot; bool fortran; };
     struct MemoryCall { CallBase* call; unsigned slot; };
     struct LoopPlan { Loop* loop; unsigned slot; std::optional<unsigned> exits_slot; SmallVector<BasicBlock*, 2> late; };
     std::vector<ValueStore> stores;
     std::vector<Branch> branches;
+    std::vector<SwitchSide> switch_sides;
     std::vector<MpiCall> calls;
     std::vector<MemoryCall> memory_calls;
     std::vector<LoopPlan> loop_plans;
@@ -719,6 +735,22 @@ class FeatureProbes {
             calls.push_back({call, binding, *slot, fortran});
         }
       }
+      if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && !region_.lookup(&bb)) {
+        // A switch: how often each of its sides ran (its default first), and
+        // the line each starts at, as a branch's sides.
+        SmallPtrSet<BasicBlock*, 8> seen;
+        const std::string site = file_line(sw->getDebugLoc(), m_);
+        for (unsigned k = 0; k < sw->getNumSuccessors(); ++k) {
+          if (!seen.insert(sw->getSuccessor(k)).second) continue;
+          auto slot = add_one(site, "switch", "runs");
+          if (!slot) continue;
+          switch_sides.push_back({sw, sw->getSuccessor(k), *slot});
+          const std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".runs"));
+          if (unsigned line = side_line(*sw, k, nullptr)) add_code(base + ".side_line", line);
+          tag_instance(f, base);
+        }
+        continue;
+      }
       auto* br = dyn_cast<BranchInst>(bb.getTerminator());
       if (!br || !br->isConditional()) continue;
       if (loop && (loop->isLoopLatch(&bb) || (loop->getHeader() == &bb && loop->isLoopExiting(&bb)))) continue;
@@ -777,6 +809,20 @@ class FeatureProbes {
       Value* not_taken = b.CreateNot(taken);
       add_count(b, br.slot, b.CreateZExt(taken, i64_), taken);
       add_count(b, br.slot + 1, b.CreateZExt(not_taken, i64_), not_taken);
+    }
+    for (auto& side : switch_sides) {
+      // Its default runs where no case that goes elsewhere matches; another
+      // side where one of its cases does.
+      IRBuilder<> b(side.inst);
+      const bool is_default = side.dest == side.inst->getDefaultDest();
+      Value* ran = is_default ? b.getTrue() : b.getFalse();
+      for (auto c : side.inst->cases()) {
+        if (is_default && c.getCaseSuccessor() != side.dest)
+          ran = b.CreateAnd(ran, b.CreateICmpNE(side.inst->getCondition(), c.getCaseValue()));
+        else if (!is_default && c.getCaseSuccessor() == side.dest)
+          ran = b.CreateOr(ran, b.CreateICmpEQ(side.inst->getCondition(), c.getCaseValue()));
+      }
+      add_count(b, side.slot, b.CreateZExt(ran, i64_), ran);
     }
     for (auto& c : calls) {
       IRBuilder<> b(c.call);

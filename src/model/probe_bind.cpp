@@ -16,6 +16,7 @@
 #include "model/probe_arguments.h"
 #include "model/probe_indirect.h"
 #include "model/probe_regions.h"
+#include "model/probe_selectors.h"
 #include "model/probe_values.h"
 #include "support/error.h"
 #include "support/expr.h"
@@ -163,7 +164,7 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
                             Orientations& o) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->computed() && !is_join(item) && !is_later_test(item)) {
+      if (item.line == line && !b->computed() && !is_join(item) && !is_later_test(item) && !is_equality_test(item)) {
         std::optional<bool> then_taken = then_is_taken(*b, t);
         bool lines = b->then_line || b->else_line;
         ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
@@ -212,7 +213,7 @@ bool set_loop_guard(Items& items, int line, const std::string& trips, bool itera
   bool found = false;
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->computed()) {
+      if (item.line == line && !b->computed() && !is_equality_test(item)) {
         bool then_side = holds_loop_of(b->then_items, trips), else_side = holds_loop_of(b->else_items, trips);
         if (then_side != else_side) {
           b->probability = then_side == iterated ? 1.0 : 0.0;
@@ -904,8 +905,16 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // Branches: the taken fraction is the probability of the condition's true
   // side as written; the model prices `then` as the true side of the optimised
   // code's test, which may be the other one (then_is_taken).
+  // A value that varied, tested for equality: its branches priced by the
+  // run's counts, not folded at its mean (probe_selectors.h).
+  unfold_equality_tests(model, varied_source_values(model, run));
   for (Coverage::Branch& b : c.guessed_branches) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
+    if (b.why.starts_with(kEqualityTestWhy)) {
+      bind_equality_test(model, run, b, origin, f);
+      out.push_back(std::move(f));
+      continue;
+    }
     const std::string at = feature_site(b.site);
     const auto own = own_feature(run, at, "branch", "taken", b.function);
     auto taken = own ? feature(run, *own + ".taken") : std::nullopt;

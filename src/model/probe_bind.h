@@ -9,9 +9,11 @@
 // probability (coverage `guessed_branches`), a memset/memcpy's bytes the
 // analyser could not express (its mean bytes per call), a required parameter named
 // after one of main's scalar variables, and one named after another
-// function's variable, a global or an MPI call's count (probe_values.h); a
-// call site's argument it could not follow (probe_arguments.h); and the
-// targets of a call through a pointer (probe_indirect.h). Last, a required
+// function's variable, a global or an MPI call's count (probe_values.h), whose
+// tests for equality, where its values varied, are priced by the sides the run
+// entered instead (probe_selectors.h); a call site's argument it could not
+// follow (probe_arguments.h); and the targets of a call through a pointer
+// (probe_indirect.h). Last, a required
 // parameter read only where the run never went (a side never taken, a loop
 // never entered, a function no call reaches) is bound to 0. A bound parameter
 // gets the measure as its default and `origin` saying which run gave it; a

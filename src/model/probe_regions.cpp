@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/later_test.h"
+#include "model/probe_selectors.h"
 
 namespace perfcast::model {
 namespace {
@@ -29,8 +30,10 @@ struct Node {
 
 bool guessed_at(const Item& item, int line) {
   const auto* b = std::get_if<BranchItem>(&item.body);
-  // A later test's branch is no test of the line's branches (kLaterTestWhy).
-  return b && item.line == line && !b->computed() && item.note.find(kLaterTestWhy) == std::string::npos;
+  // A later test's branch is no test of the line's branches (kLaterTestWhy),
+  // nor is a test of a value that varied, priced apart (probe_selectors.h).
+  return b && item.line == line && !b->computed() && item.note.find(kLaterTestWhy) == std::string::npos &&
+         !is_equality_test(item);
 }
 
 // The trees of guessed branches at `line` in `items`: a branch at the line

@@ -178,6 +178,21 @@ std::optional<ProbeFinding> bind_message_count(const ProgramModel& model, const 
 
 }  // namespace
 
+std::map<std::string, std::string> varied_source_values(const ProgramModel& model, const ProbeRun& run) {
+  std::map<std::string, std::string> varied;
+  for (const Parameter& p : model.parameters) {
+    if (p.default_value) continue;
+    auto v = variable_of(p.description);
+    if (!v) continue;
+    auto a = measured(run, *v);
+    if (!a || !a->varied) continue;
+    const std::string& probe = a->feature;  // file:line:name
+    const std::size_t line = probe.rfind(':', probe.rfind(':') - 1);
+    varied[p.name] = v->symbol.empty() ? probe.substr(0, line) : "";
+  }
+  return varied;
+}
+
 void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::string& origin,
                         std::set<std::string>& bound, std::vector<ProbeFinding>& out) {
   for (Parameter& p : model.parameters) {

@@ -7,6 +7,7 @@
 // after that variable (its declaration's file and line, or a global's
 // symbol, as the analyser describes it) is bound to the mean.
 #pragma once
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,5 +24,11 @@ namespace perfcast::model {
 // `bound` and says in `out` what became of those the run measured.
 void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::string& origin,
                         std::set<std::string>& bound, std::vector<ProbeFinding>& out);
+
+// The required parameters of `model` described as a source variable, a
+// global or a field whose values the run measured and that varied (an
+// assignment differed from the one before, or the ranks' values differed)
+// -> the file of the variable's probe ("" for a global, assigned anywhere).
+std::map<std::string, std::string> varied_source_values(const ProgramModel& model, const ProbeRun& run);
 
 }  // namespace perfcast::model

@@ -7,6 +7,7 @@
 // loops at one line (C and Fortran), a loop tested at the bottom.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -167,7 +168,7 @@ TEST(ProbeRun, BindsTheTripsAndBranchTheSourceCannotSay) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
-// `source` built as its users build it (flang-19 -O2, Open MPI's Fortran
+// `sources` built as their users build them (flang-19 -O2, Open MPI's Fortran
 // link), without the probes, into dir/<stem>_plain: the program callgrind counts.
 void build_plain_fortran(const std::vector<std::string>& sources, const fs::path& dir, const std::string& stem,
                          fs::path& plain) {
@@ -1222,6 +1223,110 @@ TEST(ProbeRun, BindsTheTargetsOfCallsThroughPointers) {
   counted_command.insert(counted_command.end(), run_args.begin(), run_args.end());
   const double counted = counted_flops(counted_command);
   EXPECT_NEAR(model_flops, counted, 0.02 * counted);
+}
+
+// A selector that cycles through 1..4 (selector_sides.c, and in Fortran
+// selector_sides.f90 with its kernel in selector_kernel.f90: CloverLeaf's
+// advec_mom_kernel), whose values the probes measured and saw vary: the
+// model's tests of it, which the optimiser made a switch, are priced by how
+// often the run entered each side, not evaluated at its mean (2.5 -> 3, every
+// call on side 3). Over 5 steps sides 1 and 4 run 3 times, 2 and 3 twice; the
+// bound model's flops are the hand count and callgrind's. The same selector
+// in a C switch (`tally`) is priced by the runs of the switch's sides.
+TEST(ProbeRun, PricesTheTestsOfASelectorThatVariedByTheSidesThatRan) {
+  constexpr long n = 64;
+  constexpr int steps = 5;
+  // 1, 2, 4 and 5 flops an element on sides 1..4 (a multiply-add is 2).
+  constexpr double hand = n * (3 * 1.0 + 2 * 2.0 + 2 * 4.0 + 3 * 5.0);
+  struct Language {
+    const char* name;
+    std::vector<std::string> sources;
+    const char* kernel_source;
+  };
+  const Language languages[] = {
+      {"c", {SELECTOR_SIDES_SOURCE}, SELECTOR_SIDES_SOURCE},
+      {"fortran", {SELECTOR_KERNEL_FORTRAN_SOURCE, SELECTOR_SIDES_FORTRAN_SOURCE}, SELECTOR_KERNEL_FORTRAN_SOURCE}};
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  for (const Language& language : languages) {
+    SCOPED_TRACE(language.name);
+    const std::string stem = std::string("selector_") + language.name;
+    const fs::path model = dir / (stem + ".json"), bound = dir / (stem + ".bound.json");
+    std::vector<std::string> args = {"analyze"};
+    args.insert(args.end(), language.sources.begin(), language.sources.end());
+    args.insert(args.end(), {"-o", model.string(), "--no-mca"});
+    auto r = perfcast_run(args, std::chrono::seconds(300));
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    const json before = read_json(model);
+    ASSERT_TRUE(before["parameters"].contains("kernel.sel")) << before["parameters"].dump(1);
+    // The analyser's tests of it, at the chain's first line: conditions on it.
+    const int first = marker_line(language.kernel_source, "first");
+    std::string kernel;
+    for (const auto& [name, fn] : before["functions"].items())
+      if (fn.dump().find("kernel.sel") != std::string::npos) kernel = name;
+    ASSERT_FALSE(kernel.empty());
+    std::vector<json> tests;
+    branches_at(before["functions"][kernel]["body"], first, tests);
+    ASSERT_GE(tests.size(), 3u) << before["functions"][kernel].dump();
+    for (const json& t : tests) EXPECT_NE(t.value("condition", "").find("kernel.sel"), std::string::npos) << t.dump();
+
+    fs::path program;
+    if (language.sources.size() == 1) {
+      program = build(stem + "_features", true, language.sources.front());
+    } else {
+      program = dir / (stem + "_features");
+      std::vector<std::string> compile = {kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", dir.string()};
+      compile.insert(compile.end(), language.sources.begin(), language.sources.end());
+      compile.insert(compile.end(), {"-o", program.string()});
+      ProcessResult built = run_process(compile, std::chrono::seconds(180));
+      ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+    }
+    args = {"probe", model.string(), "-o", bound.string(), "--"};
+    for (auto& w : mpirun(2, {program.string(), std::to_string(n), std::to_string(steps)})) args.push_back(w);
+    r = perfcast_run(args, std::chrono::seconds(180));
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    // Each test now a branch priced at the share of the calls its side ran:
+    // 3 or 2 of 10, never the 0 or 1 of one value.
+    tests.clear();
+    branches_at(after["functions"][kernel]["body"], first, tests);
+    ASSERT_GE(tests.size(), 3u);
+    for (const json& t : tests) {
+      EXPECT_FALSE(t.contains("condition")) << t.dump();
+      const double p = t.value("probability", -1.0);
+      EXPECT_TRUE(std::fabs(p - 0.3) < 1e-9 || std::fabs(p - 0.2) < 1e-9) << t.dump();
+    }
+    int priced = 0;
+    for (const auto& b : after["coverage"]["guessed_branches"])
+      if (b["why"].get<std::string>().find("varied") != std::string::npos) {
+        EXPECT_TRUE(b.contains("probe_probability")) << b.dump();
+        priced += b["function"] == kernel;
+      }
+    EXPECT_EQ(priced, static_cast<int>(tests.size())) << after["coverage"].dump();
+    if (std::string(language.name) == "c") {  // the switch, priced by the runs of its sides
+      std::vector<json> cases;
+      branches_at(after["functions"]["tally"]["body"], marker_line(language.kernel_source, "switch"), cases);
+      EXPECT_GE(cases.size(), 3u) << after["functions"]["tally"].dump();
+      for (const json& t : cases) {
+        EXPECT_FALSE(t.contains("condition")) << t.dump();
+        const double p = t.value("probability", -1.0);
+        EXPECT_TRUE(std::fabs(p - 0.3) < 1e-9 || std::fabs(p - 0.2) < 1e-9) << t.dump();
+      }
+    }
+
+    r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json", "--param",
+                      "n=" + std::to_string(n), "--param", "steps=" + std::to_string(steps)});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+    EXPECT_DOUBLE_EQ(model_flops, hand);
+    fs::path plain;
+    if (language.sources.size() == 1)
+      plain = build(stem + "_plain", false, language.sources.front());
+    else
+      ASSERT_NO_FATAL_FAILURE(build_plain_fortran(language.sources, dir, stem, plain));
+    const double counted = counted_flops({plain.string(), std::to_string(n), std::to_string(steps)});
+    EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+  }
 }
 
 }  // namespace

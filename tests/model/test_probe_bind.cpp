@@ -861,3 +861,144 @@ TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
   EXPECT_NE(mode->status.find("tests it"), std::string::npos) << mode->status;
   EXPECT_EQ(mode->site, "drive.f90:40:call.arg4");
 }
+
+// CloverLeaf's advec_mom_kernel: `sel` takes 1..4 (40 calls) and picks one of
+// four sides, which the optimiser makes a switch, the model's branches on
+// `sel == k` at the chain's first line. Its mean (2.55 -> 3) would send every
+// call to side 3. Each equality test becomes a guessed branch priced by how
+// often the run entered the line its side starts at (a side that starts where
+// no branch probe's side does, or a switch the probes do not count, keeps its
+// guess); an ordered test and a size keep the mean; a value that never varied
+// is still folded into its tests.
+TEST(ProbeBind, AValueThatVariedIsNotFoldedIntoItsEqualityTests) {
+  ProgramModel m;
+  m.entry = "kernel";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"kernel.sel", "source variable sel of kernel (kernel_f90:5)", std::nullopt, true, ""});
+  m.parameters.push_back({"pick.sel", "source variable sel of pick (pick_c:3)", std::nullopt, true, ""});
+  m.parameters.push_back({"other.k", "source variable k of other (other_c:3)", std::nullopt, true, ""});
+  auto branch = [](const char* condition, std::vector<Item> then_items, std::vector<Item> else_items) {
+    BranchItem b;
+    b.condition = perfcast::expr::parse(condition);
+    b.then_items = std::move(then_items);
+    b.else_items = std::move(else_items);
+    return b;
+  };
+  Function kernel;
+  kernel.name = "kernel";
+  kernel.body.push_back(Item{7, "", branch("kernel.sel == 2", {compute_flops(12, "2")}, {})});
+  kernel.body.push_back(Item{7, "", branch("zext(kernel.sel, 32) == 1", {compute_flops(8, "1")}, {})});
+  kernel.body.push_back(Item{7, "", branch("kernel.sel != 3", {}, {compute_flops(16, "4")})});
+  kernel.body.push_back(Item{30, "", branch("kernel.sel > 2", {compute_flops(31, "1")}, {})});
+  LoopItem sized;  // a size: the mean is right for a cost linear in it
+  sized.trip_count = perfcast::expr::parse("kernel.sel");
+  sized.body.push_back(compute_flops(41, "1"));
+  kernel.body.push_back(Item{40, "", sized});
+  CallItem to_pick, to_other;
+  to_pick.function = "pick";
+  to_other.function = "other";
+  kernel.body.push_back(Item{45, "", to_pick});
+  kernel.body.push_back(Item{46, "", to_other});
+  m.functions["kernel"] = kernel;
+  Function pick;  // a C switch: no branch probe at its line
+  pick.name = "pick";
+  pick.body.push_back(Item{50, "", branch("pick.sel == 1", {compute_flops(51, "1")}, {compute_flops(53, "2")})});
+  m.functions["pick"] = pick;
+  Function other;
+  other.name = "other";
+  other.body.push_back(Item{60, "", branch("other.k == 2", {compute_flops(61, "1")}, {})});
+  m.functions["other"] = other;
+
+  ProbeRun run{"./app", 2, {}, {}};
+  // Sides 1..4 run 10, 10, 8 and 12 times: the chain's tests at lines 7, 11, 15, 19.
+  const int tests[] = {7, 11, 15, 19};
+  const double reached[] = {40, 30, 20, 12}, side_runs[] = {10, 10, 8, 12};
+  for (int k = 0; k < 4; ++k) {
+    const std::string at = "kernel.f90:" + std::to_string(tests[k]) + ":branch";
+    run.features[at + ".taken"] = side_runs[k];
+    run.features[at + ".not_taken"] = reached[k] - side_runs[k];
+    run.code[at + ".taken_line"] = tests[k] + 1;
+    if (k < 3) run.code[at + ".not_taken_line"] = tests[k + 1];
+  }
+  assigned(run, "kernel.f90:5:sel", 40, 10 * 1 + 10 * 2 + 8 * 3 + 12 * 4, 39, 4);
+  assigned(run, "pick.c:3:sel", 4, 6, 3, 2);
+  assigned(run, "other.c:3:k", 2, 4, 0, 2);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+
+  const Items& body = m.functions.at("kernel").body;
+  auto probability_at = [&](size_t k) {
+    const auto& b = std::get<BranchItem>(body[k].body);
+    EXPECT_FALSE(b.condition) << k;
+    return b.probability;
+  };
+  EXPECT_DOUBLE_EQ(probability_at(0), 10.0 / 40);       // side 2, started at line 12
+  EXPECT_DOUBLE_EQ(probability_at(1), 10.0 / 40);       // side 1, through a cast
+  EXPECT_DOUBLE_EQ(probability_at(2), 1 - 8.0 / 40);    // `!= 3`: its else side, side 3, at line 16
+  EXPECT_TRUE(std::get<BranchItem>(body[3].body).condition);  // `> 2`: ordered, kept
+  // The size keeps the mean: (10 + 20 + 24 + 48) / 40, to the nearest whole number.
+  ASSERT_TRUE(m.parameters[0].default_value);
+  EXPECT_EQ(m.parameters[0].default_value->str(), "3");
+  // The switch the probes do not count stays a guess, said so.
+  const auto& switched = std::get<BranchItem>(m.functions.at("pick").body.front().body);
+  EXPECT_FALSE(switched.condition);
+  EXPECT_DOUBLE_EQ(switched.probability, 0.5);
+  // A value that never varied is folded as before.
+  EXPECT_TRUE(std::get<BranchItem>(m.functions.at("other").body.front().body).condition);
+  ASSERT_TRUE(m.parameters[2].default_value);
+  EXPECT_EQ(m.parameters[2].default_value->str(), "2");
+
+  // Each test is a guessed branch of the coverage, with what the run measured.
+  int kernel_tests = 0;
+  for (const Coverage::Branch& b : m.coverage->guessed_branches) {
+    ASSERT_EQ(b.why.rfind("tests for equality a value that varied", 0), 0u) << b.why;
+    if (b.function == "kernel") {
+      ++kernel_tests;
+      EXPECT_EQ(b.site, "kernel.f90:7");
+      EXPECT_TRUE(b.probe_probability) << b.why;
+    } else {
+      EXPECT_EQ(b.function, "pick");
+      EXPECT_EQ(b.site, "pick.c:50");
+      EXPECT_FALSE(b.probe_probability);
+    }
+  }
+  EXPECT_EQ(kernel_tests, 3);
+  EXPECT_EQ(m.coverage->guessed_branches.size(), 4u);
+  const auto unpriced = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) {
+    return f.kind == ProbeFinding::Kind::Branch && f.name == "pick";
+  });
+  ASSERT_NE(unpriced, found.end());
+  EXPECT_NE(unpriced->status.find("no branch or switch probe"), std::string::npos) << unpriced->status;
+}
+
+// A C switch on such a value: the probes count each of its sides (the
+// default first) and the line it starts at; the runs of all of them are the
+// arrivals at the switch.
+TEST(ProbeBind, ASwitchOnAValueThatVariedIsPricedByTheRunsOfItsSides) {
+  ProgramModel m;
+  m.entry = "pick";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"pick.sel", "source variable sel of pick (pick_c:3)", std::nullopt, true, ""});
+  Function pick;
+  pick.name = "pick";
+  for (const auto& [test, side_line] : {std::pair{"pick.sel == 2", 12}, std::pair{"pick.sel == 1", 11}}) {
+    BranchItem b;
+    b.condition = perfcast::expr::parse(test);
+    b.then_items.push_back(compute_flops(side_line, "1"));
+    pick.body.push_back(Item{10, "", b});
+  }
+  m.functions["pick"] = pick;
+  ProbeRun run{"./app", 1, {}, {}};
+  const double runs[] = {5, 3, 2};  // the default, `case 1`, `case 2`
+  const int lines[] = {13, 11, 12};
+  for (int k = 0; k < 3; ++k) {
+    const std::string side = "pick.c:10:switch" + (k ? "#" + std::to_string(k + 1) : std::string());
+    run.features[side + ".runs"] = runs[k];
+    run.code[side + ".side_line"] = lines[k];
+  }
+  assigned(run, "pick.c:3:sel", 10, 3 * 1 + 2 * 2 + 5 * 7, 9, 7);
+  bind_probe_run(m, run);
+  const Items& body = m.functions.at("pick").body;
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(body[0].body).probability, 2.0 / 10);
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(body[1].body).probability, 3.0 / 10);
+  for (const Coverage::Branch& b : m.coverage->guessed_branches) EXPECT_TRUE(b.probe_probability) << b.why;
+}

@@ -1,0 +1,196 @@
+#include "model/probe_selectors.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <regex>
+#include <vector>
+
+#include "support/expr.h"
+
+namespace perfcast::model {
+
+namespace {
+
+// Whether `e` compares a value that reads `name` for equality or inequality
+// with a constant anywhere in it (`zext(k.sel, 32) == 3`, `select(k.sel != 1, ...)`).
+bool tests_for_equality(const Expr& e, const std::string& name) {
+  if (e.kind() == expr::Kind::Compare &&
+      (e.comparison() == expr::Comparison::Eq || e.comparison() == expr::Comparison::Ne)) {
+    const Expr& a = e.operands()[0];
+    const Expr& b = e.operands()[1];
+    if ((a.is_constant() && expr::free_names(b).count(name)) || (b.is_constant() && expr::free_names(a).count(name)))
+      return true;
+  }
+  if (e.kind() == expr::Kind::Integer || e.kind() == expr::Kind::Real || e.kind() == expr::Kind::Name) return false;
+  return std::any_of(e.operands().begin(), e.operands().end(),
+                     [&](const Expr& o) { return tests_for_equality(o, name); });
+}
+
+// The line the first item of a side starts at that the analyser located (0: none).
+int first_line(const Items& items) {
+  for (const Item& item : items)
+    if (item.line > 0) return item.line;
+  return 0;
+}
+
+std::string note_of(const std::string& test) { return std::string(kEqualityTestWhy) + test; }
+
+void unfold(Items& items, const std::string& function, const std::string& fallback_file,
+            const std::map<std::string, std::string>& varied, Coverage& c, int& count) {
+  for (Item& item : items) {
+    if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (b->condition) {
+        for (const auto& [name, own_file] : varied) {
+          if (!tests_for_equality(*b->condition, name)) continue;
+          const std::string test = expr::to_string(*b->condition);
+          b->condition.reset();
+          b->probability = 0.5;
+          if (!b->then_line) b->then_line = first_line(b->then_items);
+          if (!b->else_line) b->else_line = first_line(b->else_items);
+          item.note = item.note.empty() ? note_of(test) : item.note + "; " + note_of(test);
+          // A local's tests are in its own file, where its probe is.
+          const std::string& file = own_file.empty() ? fallback_file : own_file;
+          c.guessed_branches.push_back({function, fmt::format("{}:{}", file, item.line), 0.5, note_of(test)});
+          ++count;
+          break;
+        }
+      }
+      unfold(b->then_items, function, fallback_file, varied, c, count);
+      unfold(b->else_items, function, fallback_file, varied, c, count);
+    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      unfold(l->body, function, fallback_file, varied, c, count);
+    }
+  }
+}
+
+// The file of a function's other coverage sites ("dir/f.c" of "dir/f.c:12"),
+// where its branches' sites are named; "" when it has none (the binding then
+// looks for the one file with a probe at the branch's line).
+std::string file_of(const Coverage& c, const std::string& function) {
+  for (const auto& b : c.guessed_branches)
+    if (b.function == function) return b.site.substr(0, b.site.rfind(':'));
+  for (const auto& l : c.unknown_loops)
+    if (l.function == function && l.virtual_call.empty() && !l.recursion) return l.site.substr(0, l.site.rfind(':'));
+  for (const auto& u : c.unresolved_calls)
+    if (u.caller == function) return u.site.substr(0, u.site.rfind(':'));
+  return "";
+}
+
+// The branch items at `line` of `items` whose note names `why`: the copies
+// of one test (an inlined or unrolled copy), each priced by its own sides.
+void find_items(Items& items, int line, const std::string& why, std::vector<Item*>& out) {
+  for (Item& item : items) {
+    if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (item.line == line && !b->computed() && item.note.find(why) != std::string::npos) out.push_back(&item);
+      find_items(b->then_items, line, why, out);
+      find_items(b->else_items, line, why, out);
+    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      find_items(l->body, line, why, out);
+    }
+  }
+}
+
+std::optional<double> lookup(const std::map<std::string, double>& m, const std::string& name) {
+  auto it = m.find(name);
+  return it == m.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+}  // namespace
+
+int unfold_equality_tests(ProgramModel& model, const std::map<std::string, std::string>& varied) {
+  if (!model.coverage || varied.empty()) return 0;
+  int count = 0;
+  for (auto& [name, fn] : model.functions)
+    unfold(fn.body, name, file_of(*model.coverage, name), varied, *model.coverage, count);
+  return count;
+}
+
+void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Branch& b, const std::string& origin,
+                        ProbeFinding& f) {
+  const std::size_t colon = b.site.rfind(':');
+  const int line = std::atoi(b.site.c_str() + colon + 1);
+  std::string file = b.site.substr(0, colon);
+  file = file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1);
+  auto fn = model.functions.find(b.function);
+  std::vector<Item*> copies;
+  if (fn != model.functions.end()) find_items(fn->second.body, line, b.why, copies);
+  if (copies.empty()) {
+    f.status = "the model has no such branch";
+    return;
+  }
+  // The files whose first branch probe, or a switch's sides, are at that
+  // line: the entry's own, or, where it names none, the one file that has one there.
+  static const std::regex first_probe(R"(^(.*):([0-9]+):(branch\.taken|switch\.runs)$)");
+  std::vector<std::string> files;
+  for (const auto& [name, value] : run.features) {
+    std::smatch m;
+    if (std::regex_match(name, m, first_probe) && std::stoi(m[2]) == line && (file.empty() || m[1] == file) &&
+        std::find(files.begin(), files.end(), m[1]) == files.end())
+      files.push_back(m[1]);
+  }
+  if (files.size() != 1) {
+    f.status = files.empty() ? "no branch or switch probe at that line: left at its guess"
+                             : "probes at that line in several files: left at its guess";
+    return;
+  }
+  const std::string at = files.front();
+  if (file.empty()) b.site = fmt::format("{}:{}", at, line);
+  // Arrivals at the line: its first branch probe's, else the runs of its switch's sides.
+  double arrivals = lookup(run.features, fmt::format("{}:{}:branch.taken", at, line)).value_or(0) +
+                    lookup(run.features, fmt::format("{}:{}:branch.not_taken", at, line)).value_or(0);
+  if (!lookup(run.features, fmt::format("{}:{}:branch.taken", at, line))) {
+    const std::string sides = fmt::format("{}:{}:switch", at, line);
+    for (const auto& [name, value] : run.features)
+      if (name.starts_with(sides) && name.ends_with(".runs")) arrivals += value;
+  }
+  // Arrivals into a line: the sides of the file's branch probes, and of its
+  // switches, that start there.
+  auto into = [&](int side_line) -> std::optional<double> {
+    if (side_line == 0) return std::nullopt;
+    static const std::regex side_fact(
+        R"(^(.*):([0-9]+):((branch(#[0-9]+)?)\.(taken|not_taken)_line|(switch(#[0-9]+)?)\.side_line)$)");
+    std::optional<double> total;
+    for (const auto& [name, value] : run.code) {
+      std::smatch m;
+      if (value != side_line || !std::regex_match(name, m, side_fact) || m[1] != at) continue;
+      const std::string count = m[4].matched ? fmt::format("{}:{}:{}.{}", at, std::string(m[2]), std::string(m[4]),
+                                                           std::string(m[6]))
+                                             : fmt::format("{}:{}:{}.runs", at, std::string(m[2]), std::string(m[7]));
+      total = total.value_or(0) + lookup(run.features, count).value_or(0);
+    }
+    return total;
+  };
+  if (arrivals <= 0) {
+    f.status = "not reached by the probe run";
+    b.probe_not_reached = true;
+    return;
+  }
+  std::optional<double> priced;
+  for (Item* copy : copies) {
+    auto& item = std::get<BranchItem>(copy->body);
+    const std::optional<double> then_runs = into(item.then_line), else_runs = into(item.else_line);
+    if (!then_runs && !else_runs) {
+      f.status = "no branch or switch probe has a side starting where its sides do: left at its guess";
+      continue;
+    }
+    const double runs = then_runs ? *then_runs : *else_runs;
+    if (runs > arrivals * (1 + 1e-9)) {
+      f.status = "its side's line was entered more often than the branch was reached (its lines run elsewhere "
+                 "too): left at its guess";
+      continue;
+    }
+    item.probability = then_runs ? runs / arrivals : 1 - runs / arrivals;
+    copy->note += "; " + origin;
+    if (!priced) priced = item.probability;
+  }
+  if (!priced) return;
+  b.probe_probability = priced;
+  f.value = priced;
+  f.status = "bound (the arrivals into the line its side starts at over those at its line)";
+}
+
+}  // namespace perfcast::model

@@ -1,0 +1,49 @@
+// A value that varied in a probe run, tested for equality (docs/program-model.md,
+// "Probe runs"): CloverLeaf's `mom_sweep = direction + 2*(sweep_number - 1)`
+// takes 1..4 and `IF (mom_sweep .EQ. 1) ... ELSEIF (mom_sweep .EQ. 4)` picks a
+// side; the optimiser makes the chain a switch, which the analyser writes as
+// branches on `mom_sweep == k`. The parameter's mean (2.5 -> 3) evaluates every
+// such test as one value would, so every call runs one side. A test is not
+// linear in the value: what the run measured of it is how often each side ran.
+//
+// So a branch whose condition compares such a parameter for equality or
+// inequality with a constant (alone, cast, or inside a select) loses its
+// condition and becomes a guessed branch, listed in the coverage; the branch
+// counts of the run price it by the lines its sides start at. A size (a trip
+// count, bytes) keeps the mean: a cost linear in it is right with it.
+#pragma once
+#include <map>
+#include <string>
+
+#include "model/probe_bind.h"
+#include "model/program_model.h"
+
+namespace perfcast::model {
+
+// The coverage `why` of such a branch, followed by its test (`kernel.sel == 3`),
+// which the branch item's note repeats.
+inline constexpr const char* kEqualityTestWhy = "tests for equality a value that varied in the probe run: ";
+
+// Whether `item` is such a branch (its note names kEqualityTestWhy): the
+// other binders of branches at its line leave it to bind_equality_test.
+inline bool is_equality_test(const Item& item) { return item.note.find(kEqualityTestWhy) != std::string::npos; }
+
+// Makes every branch item of `model` whose condition tests one of `varied`
+// (parameter name -> the file of its variable's probe, "" for a global's) for
+// equality or inequality with a constant a guessed branch (no condition;
+// `then_line`, `else_line` from its sides' first items where the analyser
+// wrote none) and adds its coverage entry, its site in that file (a global's:
+// in the function's other coverage sites' file, else none until priced).
+// Returns how many.
+int unfold_equality_tests(ProgramModel& model, const std::map<std::string, std::string>& varied);
+
+// Prices one coverage entry unfold_equality_tests wrote: the run's arrivals
+// into the line one of its sides starts at (the branch probes whose taken or
+// not-taken side starts there, and the switches' sides that do) over its
+// arrivals at the branch's line (the first branch probe there, else the runs
+// of all the sides of the switch there, the probes' `switch.runs`). Leaves it
+// guessed, with the reason in `f`, where the run has no such counts.
+void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Branch& b, const std::string& origin,
+                        ProbeFinding& f);
+
+}  // namespace perfcast::model
