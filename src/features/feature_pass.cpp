@@ -30,11 +30,8 @@
 //     starts at, `.taken_line` and `.not_taken_line`, by which a probe run's
 //     fraction finds its side in the optimised code (side_line,
 //     feature_code_sites.h);
-//   * a switch outside the call-free nests: per distinct side, the default
-//     first, `file:line:switch.runs` (`switch#2.runs`, ...), how often it ran,
-//     and the code fact `.side_line`, the line it starts at (side_line), by
-//     which a probe run prices the model's tests of a selector (the
-//     optimiser's switch, or the analyser's `sel == k`: probe_selectors.h);
+//   * a switch outside the call-free nests: how often each distinct side ran,
+//     and the line it starts at (feature_switches.h);
 //   * a conditional branch on one value `a .OR. b` / `a .AND. b` (flang's
 //     front end holds the two tests as an `or`/`and` of i1, which x86 code
 //     tests as two jumps, the later one's arithmetic run only where the first
@@ -59,12 +56,10 @@
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
 //   * a direct call of a program's function, outside call-free nests: the
-//     integer arguments it passes (by value, or read through a C++ reference
-//     or a Fortran argument's address just before the call: the value the
-//     callee is entered with, feature_arguments.h), each a value feature
-//     `file:line:call.argN` with an integer's measures, and the callee's id
-//     `.callee` as a fact of the code, by which `perfcast probe` binds the
-//     arguments the analyser could not follow;
+//     integer arguments the callee is entered with (feature_arguments.h), each
+//     a value feature `file:line:call.argN`, and the callee's id `.callee` as
+//     a fact of the code, by which `perfcast probe` binds the arguments the
+//     analyser could not follow;
 //   * a call through a pointer (an indirect call) at `file:line:column`: the
 //     functions it reached and how often, kept per site apart from the slots
 //     (feature_abi.h, perfcast_indirect_site; the record's `indirect_calls`):
@@ -158,6 +153,7 @@
 
 #include "features/feature_abi.h"
 #include "features/feature_arguments.h"
+#include "features/feature_switches.h"
 #include "features/feature_code_sites.h"
 #include "features/feature_first_test.h"
 #include "features/feature_variables.h"
@@ -736,8 +732,7 @@ class FeatureProbes {
         }
       }
       if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && !region_.lookup(&bb)) {
-        // A switch: how often each of its sides ran (its default first), and
-        // the line each starts at, as a branch's sides.
+        // A switch: each side's runs (the default first) and its first line.
         SmallPtrSet<BasicBlock*, 8> seen;
         const std::string site = file_line(sw->getDebugLoc(), m_);
         for (unsigned k = 0; k < sw->getNumSuccessors(); ++k) {
@@ -811,17 +806,8 @@ class FeatureProbes {
       add_count(b, br.slot + 1, b.CreateZExt(not_taken, i64_), not_taken);
     }
     for (auto& side : switch_sides) {
-      // Its default runs where no case that goes elsewhere matches; another
-      // side where one of its cases does.
       IRBuilder<> b(side.inst);
-      const bool is_default = side.dest == side.inst->getDefaultDest();
-      Value* ran = is_default ? b.getTrue() : b.getFalse();
-      for (auto c : side.inst->cases()) {
-        if (is_default && c.getCaseSuccessor() != side.dest)
-          ran = b.CreateAnd(ran, b.CreateICmpNE(side.inst->getCondition(), c.getCaseValue()));
-        else if (!is_default && c.getCaseSuccessor() == side.dest)
-          ran = b.CreateOr(ran, b.CreateICmpEQ(side.inst->getCondition(), c.getCaseValue()));
-      }
+      Value* ran = switch_goes_to(b, *side.inst, side.dest);
       add_count(b, side.slot, b.CreateZExt(ran, i64_), ran);
     }
     for (auto& c : calls) {
