@@ -240,6 +240,13 @@ class Evaluator {
                        e.operands()[0].str(), x.d));
     int bits = e.bits();
     i128 modulus = i128{1} << bits;
+    // A 64-bit value the program holds is in [-2^63, 2^64): beyond, the exact
+    // value overflowed the machine's registers, and its low bits are no count
+    // (a footprint that sums a skipped loop's wrapped trips). Narrower widths
+    // wrap as the program's own arithmetic does.
+    if (bits == 64 && (x.i < -(modulus >> 1) || x.i >= modulus))
+      throw Overflow(fmt::format("integer overflow in '{}' ({} is no 64-bit value) while evaluating '{}'", e.str(),
+                                 x.str(), root_.str()));
     i128 low = x.i & (modulus - 1);  // two's complement: the low bits, read unsigned
     if (e.kind() == Kind::SExt && (low >> (bits - 1)) != 0) low -= modulus;
     return Num::of(low);

@@ -146,6 +146,11 @@ TEST(Expr, WidthConversionsAreTwosComplement) {
   EXPECT_EQ(eval("sext(4294967295, 32)"), Value(-1));
   EXPECT_EQ(eval("sext(-5, 64)"), Value(-5));
   EXPECT_THROW(eval("zext(-1, 64)"), UserError);  // 2^64 - 1 does not fit the result
+  // No 64-bit value is beyond [-2^63, 2^64): an overflow, not its low bits.
+  std::string m = error_of([] { eval("zext(4 * zext(-1, 64), 64) - zext(-4, 64)"); });
+  EXPECT_NE(m.find("no 64-bit value"), std::string::npos) << m;
+  EXPECT_EQ(eval("(1 < 0) * zext(4 * zext(-1, 64), 64)"), Value(0));
+  EXPECT_EQ(eval("trunc(4 * zext(-1, 32), 32)"), Value(4294967292));  // narrower widths wrap
 }
 
 TEST(Expr, VectorisedTripCountIsExact) {
