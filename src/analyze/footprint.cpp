@@ -1,5 +1,7 @@
 #include "analyze/footprint.h"
 
+#include "analyze/entered_counts.h"
+
 #include <map>
 #include <optional>
 #include <set>
@@ -77,9 +79,12 @@ class FootprintBuilder {
     LoopFootprint out;
     out.counted = counted_;
     for (const auto& [base, list] : accesses_) {
-      BaseExtent b{extent(list, [](const Access&) { return true; }),
-                   extent(list, [](const Access& a) { return !a.store; }),
-                   extent(list, [](const Access& a) { return a.store; }),
+      // One run's bytes, so as they hold where the loop runs: no bound that
+      // wraps at a size its guard skips the loop at.
+      auto entered = [&](const SCEV* bytes) { return bytes ? under_entry_guards(bytes, loop_, se_) : nullptr; };
+      BaseExtent b{entered(extent(list, [](const Access&) { return true; })),
+                   entered(extent(list, [](const Access& a) { return !a.store; })),
+                   entered(extent(list, [](const Access& a) { return a.store; })),
                    {}};
       for (const Access& a : list)
         if (a.counted) b.accesses.push_back(*a.counted);
@@ -160,7 +165,8 @@ class FootprintBuilder {
       const SCEV *start_lo = nullptr, *start_hi = nullptr;
       if (!bounds(ar->getStart(), start_lo, start_hi, depth + 1)) return false;
       const SCEV* step = ar->getStepRecurrence(se_);
-      const SCEV* taken = se_.getBackedgeTakenCount(ar->getLoop());
+      // Where the loop runs: a subloop its guard skips sweeps nothing, not 2^64.
+      const SCEV* taken = entered_backedge_taken_count(*ar->getLoop(), se_);
       if (!se_.isLoopInvariant(step, &loop_) || llvm::isa<llvm::SCEVCouldNotCompute>(taken)) return false;
       // A count that changes inside the loop (a triangular nest, a vector
       // loop's remainder): its largest value.

@@ -17,6 +17,7 @@
 
 #include "analyze/site_names.h"
 #include "analyze/range_exits.h"
+#include "analyze/entered_counts.h"
 #include "analyze/source_names.h"
 
 namespace perfcast::analyze::detail {
@@ -100,8 +101,10 @@ const llvm::Loop* LoopCounts::vectoriser_sibling(const llvm::Loop* l, bool want_
 Expr LoopCounts::trip_count(llvm::Loop* l) {
   if (auto it = trip_counts_.find(l); it != trip_counts_.end()) return it->second;
   const llvm::SCEV* btc = s_.se.getBackedgeTakenCount(l);
+  // As it holds where the loop runs: the model prices the loop under its guard.
   if (!llvm::isa<llvm::SCEVCouldNotCompute>(btc))
-    if (auto e = exprs_.conv(btc, l)) return trip_counts_[l] = ex::simplify(*e + Expr(1));
+    if (auto e = exprs_.conv(entered_backedge_taken_count(*l, s_.se), l))
+      return trip_counts_[l] = ex::simplify(*e + Expr(1));
   if (llvm::isa<llvm::SCEVCouldNotCompute>(btc))
     if (auto e = range_exit_trip_count(l, s_.se, exprs_)) return trip_counts_[l] = *e;
   Where w = s_.where(source_loc(l));

@@ -782,9 +782,13 @@ RankCounts evaluate_rank_counts(const SymbolicCosts& c, const expr::Bindings& b,
     for (const auto& seg : site.memory) {
       MemoryTraffic t;
       try {
-        if (seg.working_set_bytes) t.working_set_bytes = value_of(*seg.working_set_bytes, b);
         t.load_bytes = count_of(seg.load_bytes, b, "loaded bytes", where);
         t.store_bytes = count_of(seg.store_bytes, b, "stored bytes", where);
+        // A working set prices the bytes its loop moves: none where the loop
+        // does not run (its guard's 0 scales them), and there its bound need
+        // not hold (a vector body's count wraps at the sizes its guard skips).
+        if (seg.working_set_bytes && (t.load_bytes > 0 || t.store_bytes > 0))
+          t.working_set_bytes = value_of(*seg.working_set_bytes, b);
       } catch (const UserError& e) {
         // A footprint is a refinement: when its bound does not evaluate (an
         // unsigned vector-loop count at a size the vector loop never runs),

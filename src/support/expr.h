@@ -168,8 +168,10 @@ inline constexpr std::int64_t kMaxSumTerms = 100'000'000;
 // Evaluates exactly: integer arithmetic is carried in 128 bits and checked, and the
 // result must fit 64 bits. Throws UserError (naming the expression) for an unbound
 // name (listing the names the expression needs), division or mod by zero, integer
-// overflow, a width conversion or sum bound applied to a real, or a sum of more than
-// kMaxSumTerms terms that simplify() could not close.
+// overflow (a 64-bit conversion of a value outside [-2^63, 2^64) is one), a width
+// conversion or sum bound applied to a real, or a sum of more than kMaxSumTerms
+// terms that simplify() could not close. A product with a factor 0 is 0 even where
+// another factor overflows (a guard's 0 times the counts of code it skips).
 Value evaluate(const Expr& e, const Bindings& bindings);
 // As evaluate(), and throws UserError when the result is real.
 std::int64_t evaluate_integer(const Expr& e, const Bindings& bindings);

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
+#include <vector>
 #include <ostream>
 
 #include "support/error.h"
@@ -69,11 +71,8 @@ class Evaluator {
         for (std::size_t k = 1; k < ops.size(); ++k) acc = add(e, acc, eval(ops[k]));
         return acc;
       }
-      case Kind::Mul: {
-        Num acc = eval(ops[0]);
-        for (std::size_t k = 1; k < ops.size(); ++k) acc = multiply(e, acc, eval(ops[k]));
-        return acc;
-      }
+      case Kind::Mul:
+        return product(e);
       case Kind::Div: {
         Num a = eval(ops[0]), b = eval(ops[1]);
         if (b.real() == 0) division_by_zero(e, ops[1]);
@@ -108,6 +107,49 @@ class Evaluator {
   }
 
  private:
+  // An integer past 128 bits: a product with a factor 0 is 0 even so.
+  struct Overflow : UserError {
+    using UserError::UserError;
+  };
+
+  // A product with a factor 0 is 0, whatever its other factors are, even
+  // where one overflows: a guard's 0 (select(c, 1, 0), a side never taken)
+  // times the counts of the code it skips, which need not be sizes where
+  // that code never runs (a vector body's unsigned count near 2^64 at the
+  // sizes its minimum-iterations check skips). An overflow where no factor
+  // is 0 is still one; other errors (an unbound name, a division by zero)
+  // stay errors, 0 or not. Where nothing overflows, the product is computed
+  // as written (0 times a real NaN stays NaN). The 0 is real when a factor
+  // is real, as the product would be.
+  Num product(const Expr& e) {
+    std::vector<Num> factors;
+    std::optional<Overflow> overflowed;
+    bool zero = false, real = false;
+    for (const Expr& op : e.operands()) {
+      try {
+        factors.push_back(eval(op));
+      } catch (const Overflow& error) {
+        if (!overflowed) overflowed = error;
+        continue;
+      }
+      zero = zero || (factors.back().is_int ? factors.back().i == 0 : factors.back().d == 0);
+      real = real || !factors.back().is_int;
+    }
+    const Num zero_product = real ? Num::of(0.0) : Num::of(i128{0});
+    if (overflowed) {
+      if (zero) return zero_product;
+      throw *overflowed;
+    }
+    try {
+      Num acc = factors[0];
+      for (std::size_t k = 1; k < factors.size(); ++k) acc = multiply(e, acc, factors[k]);
+      return acc;
+    } catch (const Overflow&) {
+      if (zero) return zero_product;
+      throw;
+    }
+  }
+
   Num lookup(const std::string& name) const {
     for (auto it = locals_.rbegin(); it != locals_.rend(); ++it)
       if (*it->first == name) return it->second;
@@ -124,8 +166,8 @@ class Evaluator {
   }
 
   [[noreturn]] void overflow(const Expr& where, const Num& a, const Num& b) const {
-    fail(fmt::format("integer overflow in '{}' (operands {} and {})", where.str(), a.str(),
-                     b.str()));
+    throw Overflow(fmt::format("integer overflow in '{}' (operands {} and {}) while evaluating '{}'",
+                               where.str(), a.str(), b.str(), root_.str()));
   }
 
   [[noreturn]] void division_by_zero(const Expr& where, const Expr& divisor) const {
@@ -198,6 +240,13 @@ class Evaluator {
                        e.operands()[0].str(), x.d));
     int bits = e.bits();
     i128 modulus = i128{1} << bits;
+    // A 64-bit value the program holds is in [-2^63, 2^64): beyond, the exact
+    // value overflowed the machine's registers, and its low bits are no count
+    // (a footprint that sums a skipped loop's wrapped trips). Narrower widths
+    // wrap as the program's own arithmetic does.
+    if (bits == 64 && (x.i < -(modulus >> 1) || x.i >= modulus))
+      throw Overflow(fmt::format("integer overflow in '{}' ({} is no 64-bit value) while evaluating '{}'", e.str(),
+                                 x.str(), root_.str()));
     i128 low = x.i & (modulus - 1);  // two's complement: the low bits, read unsigned
     if (e.kind() == Kind::SExt && (low >> (bits - 1)) != 0) low -= modulus;
     return Num::of(low);
@@ -244,12 +293,17 @@ class Evaluator {
                        text_of(hi.i - lo.i + 1), kMaxSumTerms),
            "a sum whose body is a polynomial of degree <= 3 in its index has a closed form: "
            "simplify() the expression first");
+    // The index is unbound again however the body's evaluation ends: a
+    // product may go on past an overflow in one of its factors.
     locals_.push_back({&e.name(), lo});
+    struct Bound {
+      std::vector<std::pair<const std::string*, Num>>& locals;
+      ~Bound() { locals.pop_back(); }
+    } bound{locals_};
     for (i128 i = lo.i; i <= hi.i; ++i) {
       locals_.back().second = Num::of(i);
       acc = add(e, acc, eval(ops[2]));
     }
-    locals_.pop_back();
     return acc;
   }
 

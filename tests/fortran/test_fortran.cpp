@@ -243,6 +243,28 @@ TEST(Fortran, ModelFlopsAreCallgrindsOnTheFlangBuild) {
             counted_flops("halo_stencil", {"100", "40", "7"}, {"_QQmain", "_QMstencilPsweep"}));
 }
 
+// Counts that wrap 64 bits where a guard skips their loop (cases/guarded_counts.f90,
+// SNAP's shapes): a row loop unrolled by 4 whose count is about 2^62 for the
+// rows below 5, and a vector body of moments that never runs with one
+// moment. The footprint refinement is priced at every size (it was refused
+// at all of them: the row loop's footprint sums the unrolled loop's count
+// over the rows), and the flops are the hand count and callgrind's.
+TEST(Fortran, CountsThatWrapWhereTheirGuardsSkipTheLoopPriceZero) {
+  analyse({"guarded_counts.f90"}, "guarded_counts");
+  for (auto [ng, cmom] : std::vector<std::pair<long, long>>{{1, 1}, {4, 1}, {100, 1}, {100, 9}}) {
+    const long nx = 50;
+    json p = predict("guarded_counts", 1, {{"ng", ng}, {"nx", nx}, {"cmom", cmom}});
+    ASSERT_TRUE(p.contains("ranks")) << "ng = " << ng << ", cmom = " << cmom;
+    EXPECT_FALSE(p["footprint_time_s"].is_null()) << p.value("footprint_note", "");
+    const double flops = p["ranks"][0]["flops_double"].get<double>();
+    EXPECT_EQ(flops, 3.0 * (ng - 1) + 2.0 * (cmom - 1) * nx) << "ng = " << ng << ", cmom = " << cmom;
+    if (ng == 1 || cmom == 9)
+      EXPECT_EQ(flops, counted_flops("guarded_counts", {std::to_string(ng), std::to_string(nx), std::to_string(cmom)},
+                                     {"_QQmain", "_QMguarded_kernelsPscatter_rows", "_QMguarded_kernelsPadd_moments"}))
+          << "ng = " << ng << ", cmom = " << cmom;
+  }
+}
+
 // Values passed by reference that the caller knows (byref_main.f90, its
 // kernels in a unit of their own): the DO index g and the size m = 2 nx + g
 // stored to flang's temporaries before each call are the call's arguments, a

@@ -146,6 +146,11 @@ TEST(Expr, WidthConversionsAreTwosComplement) {
   EXPECT_EQ(eval("sext(4294967295, 32)"), Value(-1));
   EXPECT_EQ(eval("sext(-5, 64)"), Value(-5));
   EXPECT_THROW(eval("zext(-1, 64)"), UserError);  // 2^64 - 1 does not fit the result
+  // No 64-bit value is beyond [-2^63, 2^64): an overflow, not its low bits.
+  std::string m = error_of([] { eval("zext(4 * zext(-1, 64), 64) - zext(-4, 64)"); });
+  EXPECT_NE(m.find("no 64-bit value"), std::string::npos) << m;
+  EXPECT_EQ(eval("(1 < 0) * zext(4 * zext(-1, 64), 64)"), Value(0));
+  EXPECT_EQ(eval("trunc(4 * zext(-1, 32), 32)"), Value(4294967292));  // narrower widths wrap
 }
 
 TEST(Expr, VectorisedTripCountIsExact) {
@@ -185,6 +190,36 @@ TEST(Expr, OverflowIsAnErrorNotAWrap) {
   m = error_of([&] { eval("x * y * x * y", big); });
   EXPECT_NE(m.find("overflow"), std::string::npos) << m;
   EXPECT_EQ(eval("x * y - x * y", big), Value(0));
+}
+
+// A guard's 0 times the counts of code it skips: those may overflow where the
+// code never runs (a vector body's unsigned count, about 2^64 at the sizes its
+// minimum-iterations check skips), and the product is 0 all the same.
+TEST(Expr, AProductWithAFactorZeroIsZeroEvenWhereAnotherOverflows) {
+  const std::string skipped = "select(n < 2, 0, 1) * 16 * zext(n - 2, 64) * zext(n - 2, 64)";
+  EXPECT_EQ(eval(skipped, {{"n", 1}}), Value(0));
+  EXPECT_EQ(eval(skipped, {{"n", 5}}), Value(144));
+  // Whichever factor comes first, and through the sums and products around it.
+  EXPECT_EQ(eval("zext(n - 2, 64) * zext(n - 2, 64) * 16 * (n >= 2) + 3", {{"n", 1}}), Value(3));
+  EXPECT_EQ(eval("(n >= 2) * (zext(n - 2, 64) * zext(n - 2, 64) * 16 + 1)", {{"n", 1}}), Value(0));
+  EXPECT_EQ(eval("(n >= 2) * sum(i, 1, 3, zext(n - 2, 64) * zext(n - 2, 64) * i)", {{"n", 1}}), Value(0));
+  EXPECT_EQ(eval("0.0 * zext(n - 2, 64) * zext(n - 2, 64) * 16", {{"n", 1}}), Value(0.0));  // a probability 0
+  // The product of the factors overflowing, not one factor alone.
+  EXPECT_EQ(eval("zext(n - 2, 64) * zext(n - 2, 64) * 16 * (n > 3)", {{"n", 1}}), Value(0));
+  // Where no factor is 0, the overflow is an error, and a count that wraps
+  // where it runs still fails the 64-bit result.
+  std::string m = error_of([] { eval("select(n < 2, 1, 0) * 16 * zext(n - 2, 64) * zext(n - 2, 64)", {{"n", 1}}); });
+  EXPECT_NE(m.find("overflow"), std::string::npos) << m;
+  m = error_of([] { eval("16 * floordiv(zext(2 * floordiv(n, 2) - 2, 64), 2) + 16", {{"n", 1}}); });
+  EXPECT_NE(m.find("does not fit 64 bits"), std::string::npos) << m;
+  // Other errors are not a 0's to hide: an unbound name, a division by zero.
+  m = error_of([] { eval("(n > 5) * zext(n - 2, 64) * zext(n - 2, 64) * 16 * q", {{"n", 1}}); });
+  EXPECT_NE(m.find("no value for 'q'"), std::string::npos) << m;
+  m = error_of([] { eval("(n > 5) * floordiv(1, n - 1)", {{"n", 1}}); });
+  EXPECT_NE(m.find("division by zero"), std::string::npos) << m;
+  // A sum's index is unbound again after an overflow in its body.
+  m = error_of([] { eval("(n > 5) * sum(i, 1, 2, zext(n - 2, 64) * zext(n - 2, 64) * 16) + i", {{"n", 1}}); });
+  EXPECT_NE(m.find("no value for 'i'"), std::string::npos) << m;
 }
 
 TEST(Expr, DivisionByZeroIsClear) {

@@ -1,0 +1,33 @@
+// Internal: a loop's backedge-taken count (and its footprint) as they hold
+// where the loop runs.
+//
+// ScalarEvolution's count of a loop holds on entry to it; before a loop the
+// optimiser made (a vector body, an unrolled loop) a guard skips the loop at
+// the sizes where that count is meaningless. A vector body of width W over
+// N source iterations counts (W * (N div W) - W) udiv W: for N < W the
+// dividend is negative, read unsigned (about 2^64), where the minimum-
+// iterations check skips the body. Priced or bounded as written, such a
+// count puts 2^62 trips into the model at every size the guard skips.
+#pragma once
+
+namespace llvm {
+class Loop;
+class SCEV;
+class ScalarEvolution;
+}  // namespace llvm
+
+namespace perfcast::analyze {
+
+// The loop's backedge-taken count (SCEVCouldNotCompute when there is none)
+// with every udiv dividend that the loop's entry guards prove non-negative
+// written max(dividend, 0): equal wherever the loop is entered, and no
+// wrapped value where it is not. A dividend the guards do not prove
+// non-negative stays unsigned, so a loop that really runs a wrapped count
+// keeps it (and the model refuses it when evaluated).
+const llvm::SCEV* entered_backedge_taken_count(const llvm::Loop& loop, llvm::ScalarEvolution& se);
+
+// `s`, a value invariant in the loop that matters only where the loop runs
+// (its footprint), rewritten as above under the loop's entry guards.
+const llvm::SCEV* under_entry_guards(const llvm::SCEV* s, const llvm::Loop& loop, llvm::ScalarEvolution& se);
+
+}  // namespace perfcast::analyze
