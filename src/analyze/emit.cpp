@@ -301,12 +301,19 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
     auto peer = argument(s.peer);
     if (!peer && !by_reference) peer = ranks_.element_rank(arg, "peer", reader, "mod(rank + 1, size)");
     if (!peer || (peer->is_constant() && peer->kind() == ex::Kind::Integer && peer->int_value() == -1)) {
+      // A call's own peer parameter defaults to a real neighbour on a ring:
+      // sends go to the next rank, receives come from the one before, so every
+      // message the defaults make has its receive (both at the next rank, a
+      // simulation deadlocks from 3 ranks up). An array element that sends and
+      // receives share (a face's neighbour) keeps the next rank for both.
+      const bool receive_only = mpi::facts(n->op).receives && !mpi::facts(n->op).sends;
+      const std::string neighbour = receive_only ? "mod(rank + size - 1, size)" : "mod(rank + 1, size)";
       std::string p = unique(tag + ".peer");
       s_.describe(p,
                   fmt::format("peer rank of {} at {}:{}, not computable from the code (read from memory or "
                               "MPI_ANY_SOURCE); the default assumes a real neighbour",
                               name, file_tag(w.file), w.line),
-                  "mod(rank + 1, size)");
+                  neighbour);
       peer = ex::var(p);
     }
     // Open MPI's MPI_PROC_NULL is -2: negative, as the model wants.

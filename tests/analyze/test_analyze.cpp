@@ -1064,6 +1064,43 @@ TEST(Analyze, NeighbourSendsBehindRankChecksArePredictedAtEverySize) {
   }
 }
 
+// Peers the code does not compute (unknown_peers.c: a file lists them): each
+// call's peer parameter defaults to a ring, a send to the next rank and a
+// receive from the one before, so the defaults simulate at every size, each
+// rank receiving and sending k x n messages (with both at the next rank the
+// simulator found no sender for any receive from 3 ranks up).
+TEST(Analyze, PeersTheCodeDoesNotComputeDefaultToARingThatSimulatesAtEverySize) {
+  auto m = load(analyse_case("unknown_peers.c"), "unknown_peers");
+  auto machine = machine::load_machine_string(kTwoNodes, "two.toml");
+  const int k = 3;
+  std::map<std::string, expr::Value> params;
+  std::map<std::string, expr::Expr> peer_defaults;
+  for (const auto& p : m.parameters) {
+    if (p.name.ends_with(".peer") && p.default_value)
+      peer_defaults.emplace(p.name, *p.default_value);
+    else if (!p.default_value)
+      params[p.name] = k;
+  }
+  ASSERT_EQ(peer_defaults.size(), 2u);
+  ASSERT_TRUE(peer_defaults.count("main.MPI_Irecv1.peer"));
+  ASSERT_TRUE(peer_defaults.count("main.MPI_Send1.peer"));
+  for (int size : {2, 3, 4}) {
+    for (int rank = 0; rank < size; ++rank) {
+      expr::Bindings b = {{"rank", rank}, {"size", size}};
+      EXPECT_EQ(expr::evaluate(peer_defaults.at("main.MPI_Irecv1.peer"), b).integer(), (rank + size - 1) % size);
+      EXPECT_EQ(expr::evaluate(peer_defaults.at("main.MPI_Send1.peer"), b).integer(), (rank + 1) % size);
+    }
+    model::Prediction p;
+    ASSERT_NO_THROW(p = model::predict(m, model::symbolic_costs(m), machine, size, params)) << size << " ranks";
+    for (int rank = 0; rank < size; ++rank) {
+      auto calls = calls_by_op(p.ranks[rank].counts);
+      EXPECT_EQ(calls["send"], k * k) << "rank " << rank << " of " << size;  // n and the list's trips bound to k too
+      EXPECT_EQ(calls["irecv"], k * k) << "rank " << rank << " of " << size;
+    }
+    EXPECT_NO_THROW(modelsim::simulate_model(m, machine, size, params)) << size << " ranks";
+  }
+}
+
 // C++: the unwind side of a call that may throw (an `invoke`) is taken only
 // when the callee throws: priced at probability 0, not as one of two ways.
 TEST(Analyze, TheUnwindSideOfACallThatMayThrowIsNotTaken) {
