@@ -150,7 +150,9 @@ class Validation {
           else if (method == "trace-replay")
             trace_replay(run, row, out);
           else if (method == "static")
-            static_model(run, row);
+            static_model(run, row, "refined_time_s");
+          else if (method == "static-noisy")
+            static_model(run, row, "noisy_time_s");
           else if (method == "signature")
             signature(run, row, out);
           else if (method == "learned")
@@ -485,8 +487,10 @@ class Validation {
                        perfcast_crc32(text.data(), text.size()), text.size(), flags);
   }
 
-  double refined(const fs::path& model_file, int ranks,
-                 const std::vector<std::pair<std::string, std::string>>& params) {
+  // predict's estimate `key` of the run ("refined_time_s", or "noisy_time_s": the
+  // refined time under the machine file's measured noise, null where it has none).
+  double estimate(const fs::path& model_file, int ranks,
+                  const std::vector<std::pair<std::string, std::string>>& params, const std::string& key) {
     std::vector<std::string> args = {"predict", model_file.string(),   "--machine", tools_.machine,
                                      "--np",    std::to_string(ranks), "--json"};
     for (const auto& [k, v] : params) {
@@ -495,10 +499,21 @@ class Validation {
     }
     ProcessResult r = perfcast(args);
     check(r, "perfcast predict");
-    return parse_json(r, "perfcast predict").at("refined_time_s").get<double>();
+    const nlohmann::json j = parse_json(r, "perfcast predict");
+    if (!j.contains(key) || j.at(key).is_null())
+      throw UserError(fmt::format("{} has no `noise` (perfcast calibrate measures it): predict gives no {}",
+                                  tools_.machine, key));
+    return j.at(key).get<double>();
   }
 
-  void static_model(const Run& run, Row& row) {
+  // The static method: `estimate` is predict's refined time ("static") or its noisy
+  // time ("static-noisy", the same model under the machine's measured noise).
+  void static_model(const Run& run, Row& row, const std::string& key) {
+    auto refined = [&](const fs::path& model_file, int ranks,
+                       const std::vector<std::pair<std::string, std::string>>& params) {
+      return estimate(model_file, ranks, params, key);
+    };
+    const std::string label = key == "noisy_time_s" ? "noisy" : "refined";
     const AppBindings* b = app_bindings(run.app);
     row.cost_runs = "none";
     if (!b) {
@@ -549,11 +564,11 @@ class Validation {
       for (const auto& n : required)
         if (!bound.count(n)) base_params.emplace_back(n, "1");
       row.predicted_s = full - refined(model_file, run.ranks, base_params);
-      row.note = "refined, run minus baseline (the timed region)";
+      row.note = label + ", run minus baseline (the timed region)";
       row.basis = kTimedRegion;
     } else {
       row.predicted_s = full;
-      row.note = "refined, the whole program";
+      row.note = label + ", the whole program";
       row.basis = kWholeRunVsTimedRegion;
     }
     int predicts = base ? 2 : 1;

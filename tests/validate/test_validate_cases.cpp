@@ -87,6 +87,7 @@ TEST(ValidateCases, ErrorsNameFileLineAndKey) {
 TEST(ValidateCases, MethodsListChecksNamesAndAlwaysMeasures) {
   EXPECT_EQ(parse_methods("naive,static"), (std::set<std::string>{"measured", "naive", "static"}));
   EXPECT_EQ(parse_methods("signature,learned"), (std::set<std::string>{"measured", "signature", "learned"}));
+  EXPECT_EQ(parse_methods("static-noisy"), (std::set<std::string>{"measured", "static-noisy"}));
   EXPECT_THROW((void)parse_methods("skeletons"), UserError);
   try {
     (void)parse_methods("signatures");

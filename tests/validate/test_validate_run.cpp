@@ -36,8 +36,8 @@ TEST(ValidateRun, QuickCasesGiveEveryMethodARowAndARerunResumesThemAll) {
   auto results = scratch() / "quick.jsonl";
   json first = validate(results);
   const json& rows = first.at("rows");
-  // wave3d n=16 at 1 and 2 ranks, seven methods each
-  ASSERT_EQ(rows.size(), 14u) << first.dump(1);
+  // wave3d n=16 at 1 and 2 ranks, eight methods each
+  ASSERT_EQ(rows.size(), 16u) << first.dump(1);
   EXPECT_GT(first.at("measured_launches").get<int>(), 0);
 
   std::map<int, double> measured;  // ranks -> measured median
@@ -191,6 +191,45 @@ TEST(ValidateRun, LearnedMethodPredictsFromASweptDataset) {
   EXPECT_GT(row.at("cost_s").get<double>(), 0);
   EXPECT_NE(row.at("cost_runs").get<std::string>().find("1 instrumented run"), std::string::npos) << row.dump();
   EXPECT_NE(row.at("cost_runs").get<std::string>().find("training"), std::string::npos) << row.dump();
+}
+
+// static-noisy prices the same model under the machine file's measured noise
+// (data/xeon16_calibrated.toml: a quiet 16-core Xeon's calibrate, its quanta
+// stretched 1.08-3.11x), never below the refined figure; a file without noise
+// (generic-cluster) leaves its cell empty and says why.
+TEST(ValidateRun, TheNoisyStaticMethodPricesTheMachinesNoiseOrSaysItHasNone) {
+  namespace fs = std::filesystem;
+  fs::path dir = scratch() / "static-noisy";
+  fs::create_directories(dir);
+  auto rows_on = [&](const std::string& machine) {
+    fs::path cases = dir / "cases.toml";
+    std::ofstream(cases) << "[settings]\nmachine = \"" << machine << "\"\nrepeats = 1\nwarmup = 0\ntimeout_s = 120\n"
+                            "[[case]]\napp = \"wave3d\"\nargs = \"--n {n} --steps {steps} --repeats 1\"\nn = 16\n"
+                            "steps = 5\nranks = [1]\n";
+    auto r = perfcast_run({"validate", cases.string(), "--methods", "static,static-noisy", "--models",
+                           (dir / "models").string(), "--json"},
+                          std::chrono::seconds(300));
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    std::map<std::string, json> by_method;
+    if (r.exit_code != 0) return by_method;
+    const json out = json::parse(r.stdout_text);
+    for (const json& row : out.at("rows")) by_method[row.at("method").get<std::string>()] = row;
+    return by_method;
+  };
+  auto noisy = rows_on(std::string(PERFCAST_SOURCE_DIR) + "/tests/validate/data/xeon16_calibrated.toml");
+  ASSERT_TRUE(noisy.count("static") && noisy.count("static-noisy"));
+  ASSERT_FALSE(noisy["static"].at("predicted_s").is_null()) << noisy["static"].dump();
+  ASSERT_FALSE(noisy["static-noisy"].at("predicted_s").is_null()) << noisy["static-noisy"].dump();
+  EXPECT_GT(noisy["static-noisy"].at("predicted_s").get<double>(), noisy["static"].at("predicted_s").get<double>());
+  EXPECT_EQ(noisy["static-noisy"].at("note").get<std::string>().rfind("noisy", 0), 0u) << noisy["static-noisy"].dump();
+  EXPECT_EQ(noisy["static-noisy"].at("basis"), noisy["static"].at("basis"));
+
+  auto plain = rows_on("generic-cluster");
+  ASSERT_TRUE(plain.count("static-noisy"));
+  EXPECT_TRUE(plain["static-noisy"].at("predicted_s").is_null()) << plain["static-noisy"].dump();
+  EXPECT_NE(plain["static-noisy"].at("note").get<std::string>().find("has no `noise`"), std::string::npos)
+      << plain["static-noisy"].dump();
+  EXPECT_FALSE(plain["static"].at("predicted_s").is_null());
 }
 
 // --models DIR keeps each app's model with the checksum of the source and flags it
