@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "analyze/analyze.h"
-#include "counts/run.h"
 #include "model/costs.h"
 #include "model/program_model.h"
+#include "program_flops.h"
 #include "scratch.h"
 #include "support/expr.h"
 #include "support/process.h"
@@ -72,16 +72,8 @@ TEST(ByReference, CallgrindCountsWhatTheModelGives) {
   ProcessResult build = run_process({"mpicc.openmpi", "-O2", "-g", kCase, "-o", exe.string()},
                                     std::chrono::seconds(120), {{"OMPI_CC", toolchain::kClang}});
   ASSERT_EQ(build.exit_code, 0) << build.stderr_text;
-  counts::CallgrindRunOptions run;
-  run.program = {exe.string(), std::to_string(nx), std::to_string(steps)};
-  run.cache_sim = false;
-  run.label = "by_reference";
-  counts::CodeCache cache;
-  auto ranks = counts::count_ranks(counts::run_callgrind(run), cache);
-  ASSERT_EQ(ranks.size(), 1u);
-  double measured = 0;
-  for (const auto& f : ranks[0].functions)
-    if (f.object == ranks[0].main_object && !f.inlined_only) measured += f.flops_double();
+  const double measured = perfcast::testing::callgrind_program_flops(
+      {exe.string(), std::to_string(nx), std::to_string(steps)}, "by_reference");
   EXPECT_EQ(measured, hand_flops(nx, steps));
   analyze::AnalyzeOptions o;
   o.sources = {kCase};

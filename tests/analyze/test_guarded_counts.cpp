@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "analyze/analyze.h"
-#include "counts/run.h"
 #include "machine/machine_io.h"
 #include "model/costs.h"
 #include "model/predict.h"
 #include "model/program_model.h"
+#include "program_flops.h"
 #include "scratch.h"
 #include "support/error.h"
 #include "support/expr.h"
@@ -132,16 +132,8 @@ TEST(GuardedCounts, CallgrindCountsTheModelsFlopsAtTheSmallSizeAndALargeOne) {
   ASSERT_EQ(build.exit_code, 0) << build.stderr_text;
   const model::ProgramModel m = analyse("guarded_vector_counts.c");
   for (long n : {1L, 1000L}) {
-    counts::CallgrindRunOptions run;
-    run.program = {exe.string(), std::to_string(n)};
-    run.cache_sim = false;
-    run.label = "guarded_vector_counts";
-    counts::CodeCache cache;
-    auto ranks = counts::count_ranks(counts::run_callgrind(run), cache);
-    ASSERT_EQ(ranks.size(), 1u);
-    double measured = 0;
-    for (const auto& f : ranks[0].functions)
-      if (f.object == ranks[0].main_object && !f.inlined_only) measured += f.flops_double();
+    const double measured =
+        perfcast::testing::callgrind_program_flops({exe.string(), std::to_string(n)}, "guarded_vector_counts");
     EXPECT_EQ(measured, hand_flops(n)) << "n = " << n;
     EXPECT_EQ(rank_counts(m, "main", {{"n", n}}).flops_double, measured) << "n = " << n;
   }

@@ -11,12 +11,12 @@
 #include <string>
 
 #include "analyze/analyze.h"
-#include "counts/run.h"
 #include "model/costs.h"
 #include "model/program_model.h"
 #include "support/expr.h"
 #include "support/process.h"
 #include "support/toolchain.h"
+#include "program_flops.h"
 #include "scratch.h"
 
 using namespace perfcast;
@@ -135,20 +135,10 @@ TEST(OpenMP, CallgrindWithTwoThreadsCountsWhatTheModelGives) {
     ProcessResult build = run_process({"mpicc.openmpi", "-O2", "-g", "-fopenmp", kCases + c.file, "-o", exe.string()},
                                       std::chrono::seconds(120), {{"OMPI_CC", toolchain::kClang}});
     ASSERT_EQ(build.exit_code, 0) << build.stderr_text;
-    counts::CallgrindRunOptions run;
-    run.program = {exe.string(), std::to_string(n)};
-    run.cache_sim = false;
-    run.label = fs::path(c.file).stem().string();
     setenv("OMP_NUM_THREADS", std::to_string(p).c_str(), 1);
-    counts::CodeCache cache;
-    auto ranks = counts::count_ranks(counts::run_callgrind(run), cache);
+    const double measured =
+        perfcast::testing::callgrind_program_flops({exe.string(), std::to_string(n)}, fs::path(c.file).stem().string());
     unsetenv("OMP_NUM_THREADS");
-    ASSERT_EQ(ranks.size(), 1u);
-    // The program's own code: every function of its executable that ran out
-    // of line (rows known from inline frames only repeat part of those).
-    double measured = 0;
-    for (const auto& f : ranks[0].functions)
-      if (f.object == ranks[0].main_object && !f.inlined_only) measured += f.flops_double();
     model::ProgramModel m = analyse_openmp(c.file);
     EXPECT_EQ(measured, flops(m, "main", {{"n", n}, {"omp.threads", p}}));
     EXPECT_EQ(measured, c.hand(n, p));
