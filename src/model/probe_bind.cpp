@@ -643,15 +643,19 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
 // The names the code the run may have executed reads, once the run's
 // measures are in (`known`): from the entry, every item's expressions, each
 // called function's once; not a branch's side weighed 0 (the run never took
-// it), nor the body of a loop of 0 trips (never entered). A callee's loop whose
-// trips are its own argument is walked whatever the caller passes.
+// it), nor the side a condition the known values decide rules out (a flag the
+// input set, as predict evaluates it), nor the body of a loop of 0 trips
+// (never entered). A condition on the rank, or on a parameter still unbound,
+// keeps both sides. A callee's loop whose trips are its own argument is walked
+// whatever the caller passes.
 std::set<std::string> names_read_on_paths_taken(const ProgramModel& model, const expr::Substitution& known) {
   std::set<std::string> names, walked;
   auto read = [&](const Expr& e) { names.merge(expr::free_names(e)); };
-  auto is_zero = [&](const Expr& e) {
+  auto constant = [&](const Expr& e) -> std::optional<double> {
     Expr s = expr::simplify(expr::substitute(e, known));
-    return s.is_constant() && s.real_value() == 0;
+    return s.is_constant() ? std::optional<double>(s.real_value()) : std::nullopt;
   };
+  auto is_zero = [&](const Expr& e) { return constant(e) == 0.0; };
   std::vector<std::string> todo = {model.entry};
   std::function<void(const Items&)> walk = [&](const Items& items) {
     for (const Item& item : items) {
@@ -673,7 +677,9 @@ std::set<std::string> names_read_on_paths_taken(const ProgramModel& model, const
       } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
         if (b->condition) {
           read(*b->condition);
-          walk(b->then_items), walk(b->else_items);
+          std::optional<double> decided = constant(*b->condition);
+          if (!decided || *decided != 0) walk(b->then_items);
+          if (!decided || *decided == 0) walk(b->else_items);
         } else {
           if (b->probability != 0) walk(b->then_items);
           if (b->probability != 1) walk(b->else_items);
@@ -701,11 +707,64 @@ std::set<std::string> names_read_on_paths_taken(const ProgramModel& model, const
   return names;
 }
 
+// The names in a divisor (of /, floordiv, ceildiv, mod) anywhere in `e`.
+void add_divisor_names(const Expr& e, std::set<std::string>& names) {
+  const expr::Kind k = e.kind();
+  if (k == expr::Kind::Div || k == expr::Kind::FloorDiv || k == expr::Kind::CeilDiv || k == expr::Kind::Mod)
+    names.merge(expr::free_names(e.operands()[1]));
+  if (!e.is_constant() && k != expr::Kind::Name)
+    for (const Expr& op : e.operands()) add_divisor_names(op, names);
+}
+
+// The names that divide somewhere in the model (any item of any function, on
+// any side, and the parameters' defaults): predict evaluates the counts of a
+// side never taken too (times 0), and a division by 0 is an error there.
+std::set<std::string> names_dividing(const ProgramModel& model) {
+  std::set<std::string> names;
+  auto read = [&](const Expr& e) { add_divisor_names(e, names); };
+  std::function<void(const Items&)> walk = [&](const Items& items) {
+    for (const Item& item : items) {
+      if (const auto* c = std::get_if<ComputeItem>(&item.body)) {
+        for (const Expr* e :
+             {&c->flops_double, &c->flops_single, &c->loads, &c->stores, &c->load_bytes, &c->store_bytes})
+          read(*e);
+        for (const auto& [name, calls] : c->math_calls) read(calls);
+      } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+        read(l->trip_count);
+        if (l->working_set_bytes) read(*l->working_set_bytes);
+        if (l->footprint) read(l->footprint->bytes), read(l->footprint->load_bytes), read(l->footprint->store_bytes);
+        for (const auto& offsets : l->stream_offsets)
+          for (const Expr& e : offsets) read(e);
+        if (l->cycles_per_iteration) read(*l->cycles_per_iteration);
+        if (l->overhead_cycles_per_iteration) read(*l->overhead_cycles_per_iteration);
+        walk(l->body);
+      } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+        if (b->condition) read(*b->condition);
+        walk(b->then_items), walk(b->else_items);
+      } else if (const auto* call = std::get_if<CallItem>(&item.body)) {
+        for (const auto& [param, arg] : call->args) read(arg);
+        for (const auto& arg : call->positional_args)
+          if (arg) read(*arg);
+      } else if (const auto* m = std::get_if<MpiItem>(&item.body)) {
+        read(m->count), read(m->bytes);
+        for (const auto* e : {&m->peer, &m->root, &m->level})
+          if (*e) read(**e);
+      }
+    }
+  };
+  for (const auto& [name, fn] : model.functions) walk(fn.body);
+  for (const Parameter& p : model.parameters)
+    if (p.default_value) read(*p.default_value);
+  return names;
+}
+
 // A required parameter read only where the run never went (in a function no
-// call reaches, on a side the run never took, in a loop it never entered)
-// prices nothing at the run's input: like an unreached loop's trips, not one
-// the user should have to find. Bound to 0, after everything else, so the
-// measures decide which paths the run took.
+// call reaches, on a side the run never took or that the bound values rule
+// out, in a loop it never entered) prices nothing at the run's input: like an
+// unreached loop's trips, not one the user should have to find. Bound, after
+// everything else so the measures decide which paths the run took, to 0, or
+// to 1 where it divides (any value prices nothing there, and predict must be
+// able to evaluate the side it weighs 0).
 void bind_parameters_on_no_path_taken(ProgramModel& model, const std::string& origin, std::vector<ProbeFinding>& out) {
   if (!model.functions.count(model.entry)) return;
   expr::Substitution known;
@@ -719,11 +778,14 @@ void bind_parameters_on_no_path_taken(ProgramModel& model, const std::string& or
       if (p.default_value && needed.count(p.name))
         for (const auto& name : expr::free_names(*p.default_value)) grew |= needed.insert(name).second;
   }
+  const std::set<std::string> dividing = names_dividing(model);
   for (Parameter& p : model.parameters) {
     if (p.default_value || needed.count(p.name)) continue;
-    bind_measure(p, 0, origin + ", on no path the run took");
-    out.push_back({ProbeFinding::Kind::Value, "", p.name, 0.0,
-                   "on no path the probe run took (read only where it never went): 0"});
+    const bool divides = dividing.count(p.name) > 0;
+    bind_measure(p, divides ? 1 : 0, origin + ", on no path the run took");
+    out.push_back({ProbeFinding::Kind::Value, "", p.name, divides ? 1.0 : 0.0,
+                   divides ? "on no path the probe run took (read only where it never went): 1, as it divides"
+                           : "on no path the probe run took (read only where it never went): 0"});
   }
 }
 }  // namespace

@@ -952,6 +952,59 @@ TEST(ProbeRun, LeavesAFieldWhoseAddressEscapesRequired) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A kernel family the input chose (kernel_family.c, CloverLeaf's
+// `use_C_kernels`): the flag is bound by the run, the branch on it is written
+// with its condition, and what only the family not chosen reads (a block size
+// the input gives only for that family, never assigned in the run) is bound as
+// on no path the run took (1, as it divides), not left for the user. Chosen, the same size
+// is the run's value. Either way nothing is left required, and the predicted
+// flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsWhatOnlyTheKernelFamilyTheInputSwitchedOffReads) {
+  constexpr long rows = 64, steps = 5;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "kernel_family.json";
+  auto r = perfcast_run({"analyze", KERNEL_FAMILY_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  for (const char* name : {"use_blocked", "cfg.block", "cfg.rows"}) {
+    ASSERT_TRUE(before["parameters"].contains(name)) << before["parameters"].dump(1);
+    EXPECT_FALSE(before["parameters"][name].contains("default")) << name;
+  }
+  const fs::path program = build("kernel_family_features", true, KERNEL_FAMILY_SOURCE);
+  const fs::path plain = build("kernel_family_plain", false, KERNEL_FAMILY_SOURCE);
+  struct Case {
+    std::vector<std::string> args;
+    const char* block;       // cfg.block's default after the probe run
+    const char* block_from;  // in its origin
+    double flops;            // rank 0's, by hand
+  };
+  const std::string n = std::to_string(rows);
+  for (const Case& c : {Case{{n}, "1", "on no path the run took", 2.0 * rows * steps},
+                        Case{{n, "8"}, "8", "probe run", 3.0 * rows * steps}}) {
+    const fs::path bound = dir / ("kernel_family.bound" + std::to_string(c.args.size()) + ".json");
+    std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"}, run = {program.string()};
+    run.insert(run.end(), c.args.begin(), c.args.end());
+    for (auto& w : mpirun(2, run)) args.push_back(w);
+    r = perfcast_run(args, std::chrono::seconds(180));
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    EXPECT_EQ(after["parameters"]["use_blocked"].value("default", ""), c.args.size() > 1 ? "1" : "0");
+    EXPECT_EQ(after["parameters"]["cfg.block"].value("default", ""), c.block) << after["parameters"].dump(1);
+    EXPECT_NE(after["parameters"]["cfg.block"].value("origin", "").find(c.block_from), std::string::npos)
+        << after["parameters"]["cfg.block"].dump();
+    EXPECT_EQ(required(after), 0) << after["parameters"].dump(1);
+    r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+    EXPECT_DOUBLE_EQ(model_flops, c.flops);
+    std::vector<std::string> counted_run = {plain.string()};
+    counted_run.insert(counted_run.end(), c.args.begin(), c.args.end());
+    const double counted = counted_flops(counted_run);
+    EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+  }
+}
+
 // No record to read: the error names the file and the option.
 TEST(ProbeRun, AMissingRecordFileIsNamed) {
   fs::path dir = scratch() / "probe_missing";

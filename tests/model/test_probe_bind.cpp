@@ -779,6 +779,70 @@ TEST(ProbeBind, AParameterOnNoPathTheRunTookIsBoundToZero) {
   EXPECT_FALSE(by_name["main.w"]->default_value);  // main.len's default names it
 }
 
+// A branch whose condition the bound values decide (a kernel family the input
+// switched off: `if (use_c_kernels) kernel_c(...)`) is evaluated as predict
+// evaluates it: the side it rules out prices nothing at the run's input, so
+// what only that side reads is bound to 0, or to 1 where it divides (predict
+// evaluates that side's counts too, times 0). A condition on the rank, or on
+// a parameter still unbound, keeps both sides and what they read required.
+TEST(ProbeBind, ASideTheBoundValuesRuleOutIsOnNoPathTheRunTook) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"main.use_c", "a flag the input sets", perfcast::expr::parse("0"), true, "probe run"});
+  for (const char* name :
+       {"kernel_c.n", "kernel_c.block", "main.k", "main.root_work", "main.mode", "main.fast_work", "main.slow_work"})
+    m.parameters.push_back({name, "a value read from memory", std::nullopt, true, ""});
+  Function main_fn;
+  main_fn.name = "main";
+  BranchItem family;  // if (use_c) kernel_c(); else the Fortran kernel's flops
+  family.condition = perfcast::expr::parse("main.use_c != 0");
+  CallItem call;
+  call.function = "kernel_c";
+  family.then_items.push_back(Item{11, "", call});
+  family.else_items.push_back(compute_flops(12, "2 * main.k"));
+  main_fn.body.push_back(Item{10, "", family});
+  BranchItem root;  // if (rank == 0): decided per rank, not by the bound values
+  root.condition = perfcast::expr::parse("rank == 0");
+  root.then_items.push_back(compute_flops(21, "main.root_work"));
+  main_fn.body.push_back(Item{20, "", root});
+  BranchItem mode;  // if (mode > 1): its parameter is still unbound
+  mode.condition = perfcast::expr::parse("main.mode > 1");
+  mode.then_items.push_back(compute_flops(31, "main.fast_work"));
+  mode.else_items.push_back(compute_flops(32, "main.slow_work"));
+  main_fn.body.push_back(Item{30, "", mode});
+  m.functions["main"] = main_fn;
+  Function kernel_c;
+  kernel_c.name = "kernel_c";
+  kernel_c.body.push_back(compute_flops(40, "5 * kernel_c.n + floordiv(kernel_c.n, kernel_c.block)"));
+  m.functions["kernel_c"] = kernel_c;
+
+  ProbeRun run{"./app", 2, {}, {}};
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  std::map<std::string, const Parameter*> by_name;
+  for (const Parameter& p : m.parameters) by_name[p.name] = &p;
+  ASSERT_TRUE(by_name["kernel_c.n"]->default_value);
+  EXPECT_EQ(by_name["kernel_c.n"]->default_value->str(), "0");
+  EXPECT_NE(by_name["kernel_c.n"]->origin.find("on no path the run took"), std::string::npos);
+  ASSERT_TRUE(by_name["kernel_c.block"]->default_value);
+  EXPECT_EQ(by_name["kernel_c.block"]->default_value->str(), "1");
+  const auto block = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) { return f.name == "kernel_c.block"; });
+  ASSERT_NE(block, found.end());
+  EXPECT_NE(block->status.find("as it divides"), std::string::npos) << block->status;
+  for (const char* name : {"main.k", "main.root_work", "main.mode", "main.fast_work", "main.slow_work"})
+    EXPECT_FALSE(by_name[name]->default_value) << name;
+
+  // The same flag set: the other side is the one the run took.
+  m.parameters[0].default_value = perfcast::expr::parse("1");
+  for (Parameter& p : m.parameters)
+    if (p.name != "main.use_c") p.default_value.reset();
+  bind_probe_run(m, run);
+  for (const Parameter& p : m.parameters) by_name[p.name] = &p;
+  ASSERT_TRUE(by_name["main.k"]->default_value);
+  EXPECT_EQ(by_name["main.k"]->default_value->str(), "0");
+  EXPECT_FALSE(by_name["kernel_c.n"]->default_value);
+}
+
 // A call's argument the analyser could not follow (CloverLeaf's tiles'
 // extents): bound to the values the call site's calls passed, recorded as
 // `file:line:call.argN` with the callee's id. Where the values varied (between
