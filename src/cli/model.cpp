@@ -18,6 +18,7 @@
 #include "machine/machine_io.h"
 #include "model/costs.h"
 #include "model/model_events.h"
+#include "model/probe_unpriced.h"
 #include "model/program_model.h"
 #include "report/model_events.h"
 #include "report/model_summary.h"
@@ -39,6 +40,7 @@ void list_parameters(const ParamsArgs& a) {
     for (const auto& p : m.parameters) {
       nlohmann::json j = {{"name", p.name}, {"description", p.description}};
       if (p.default_value) j["default"] = expr::to_string(*p.default_value);
+      if (!p.origin.empty()) j["origin"] = p.origin;
       out.push_back(j);
     }
     std::cout << out.dump(2) << "\n";
@@ -51,10 +53,15 @@ void list_parameters(const ParamsArgs& a) {
   }
   std::cout << fmt::format("{}: {} parameters, {} without a default (bind them with --param NAME=VALUE)\n",
                            a.model_file, m.parameters.size(), required);
+  // A default that changes nothing (probe_unpriced.h) says so: its value is no
+  // measure, and the user need not look for one.
   for (const auto& p : m.parameters)
-    std::cout << fmt::format("  {:<{}}  {:<24}  {}\n", p.name, width,
+    std::cout << fmt::format("  {:<{}}  {:<24}  {}{}\n", p.name, width,
                              p.default_value ? "default " + expr::to_string(*p.default_value) : "(required)",
-                             p.description);
+                             p.description,
+                             p.origin.find(model::kPricesNothing) != std::string::npos
+                                 ? fmt::format(" [{} at the probe run's values]", model::kPricesNothing)
+                                 : "");
 }
 
 struct EventsArgs {

@@ -17,6 +17,7 @@
 #include "model/probe_indirect.h"
 #include "model/probe_regions.h"
 #include "model/probe_selectors.h"
+#include "model/probe_unpriced.h"
 #include "model/probe_values.h"
 #include "support/error.h"
 #include "support/expr.h"
@@ -707,57 +708,6 @@ std::set<std::string> names_read_on_paths_taken(const ProgramModel& model, const
   return names;
 }
 
-// The names in a divisor (of /, floordiv, ceildiv, mod) anywhere in `e`.
-void add_divisor_names(const Expr& e, std::set<std::string>& names) {
-  const expr::Kind k = e.kind();
-  if (k == expr::Kind::Div || k == expr::Kind::FloorDiv || k == expr::Kind::CeilDiv || k == expr::Kind::Mod)
-    names.merge(expr::free_names(e.operands()[1]));
-  if (!e.is_constant() && k != expr::Kind::Name)
-    for (const Expr& op : e.operands()) add_divisor_names(op, names);
-}
-
-// The names that divide somewhere in the model (any item of any function, on
-// any side, and the parameters' defaults): predict evaluates the counts of a
-// side never taken too (times 0), and a division by 0 is an error there.
-std::set<std::string> names_dividing(const ProgramModel& model) {
-  std::set<std::string> names;
-  auto read = [&](const Expr& e) { add_divisor_names(e, names); };
-  std::function<void(const Items&)> walk = [&](const Items& items) {
-    for (const Item& item : items) {
-      if (const auto* c = std::get_if<ComputeItem>(&item.body)) {
-        for (const Expr* e :
-             {&c->flops_double, &c->flops_single, &c->loads, &c->stores, &c->load_bytes, &c->store_bytes})
-          read(*e);
-        for (const auto& [name, calls] : c->math_calls) read(calls);
-      } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
-        read(l->trip_count);
-        if (l->working_set_bytes) read(*l->working_set_bytes);
-        if (l->footprint) read(l->footprint->bytes), read(l->footprint->load_bytes), read(l->footprint->store_bytes);
-        for (const auto& offsets : l->stream_offsets)
-          for (const Expr& e : offsets) read(e);
-        if (l->cycles_per_iteration) read(*l->cycles_per_iteration);
-        if (l->overhead_cycles_per_iteration) read(*l->overhead_cycles_per_iteration);
-        walk(l->body);
-      } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-        if (b->condition) read(*b->condition);
-        walk(b->then_items), walk(b->else_items);
-      } else if (const auto* call = std::get_if<CallItem>(&item.body)) {
-        for (const auto& [param, arg] : call->args) read(arg);
-        for (const auto& arg : call->positional_args)
-          if (arg) read(*arg);
-      } else if (const auto* m = std::get_if<MpiItem>(&item.body)) {
-        read(m->count), read(m->bytes);
-        for (const auto* e : {&m->peer, &m->root, &m->level})
-          if (*e) read(**e);
-      }
-    }
-  };
-  for (const auto& [name, fn] : model.functions) walk(fn.body);
-  for (const Parameter& p : model.parameters)
-    if (p.default_value) read(*p.default_value);
-  return names;
-}
-
 // A required parameter read only where the run never went (in a function no
 // call reaches, on a side the run never took or that the bound values rule
 // out, in a loop it never entered) prices nothing at the run's input: like an
@@ -1124,6 +1074,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   bind_source_values(model, run, origin, bound, out);
   bind_indirect_calls(model, run, origin, out);
   bind_parameters_on_no_path_taken(model, origin, out);
+  bind_parameters_pricing_nothing(model, origin, out);
   c.probe_run = fmt::format("`{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");
   return out;
 }

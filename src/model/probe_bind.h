@@ -14,8 +14,10 @@
 // entered instead (probe_selectors.h); a call site's argument it could not
 // follow (probe_arguments.h); and the targets of a call through a pointer
 // (probe_indirect.h). Last, a required
-// parameter read only where the run never went (a side never taken, a loop
-// never entered, a function no call reaches) is bound to 0. A bound parameter
+// parameter read only where the run never went (a side never taken or ruled
+// out by the bound values, a loop never entered, a function no call reaches)
+// is bound to 0 (1 where it divides), and one no priced count names once the
+// others are in is bound as not changing the prediction (probe_unpriced.h). A bound parameter
 // gets the measure as its default and `origin` saying which run gave it; a
 // site the run never reached stays as it was and is marked so. Values measured at one input may
 // not hold at another: the origin says at which input they were taken.

@@ -1,11 +1,12 @@
 // `perfcast model events`, run as a process: the trace it writes holds the
 // streams the model gives (sendrecv sources matched across ranks), and a model
 // that gives more events than allowed fails without touching the trace that
-// was there.
+// was there. `perfcast model params`: where each default came from.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -112,6 +113,37 @@ TEST(CliModelEvents, TooManyEventsFailsAndLeavesTheTraceThatWasThere) {
   for (const auto& entry : fs::directory_iterator(out.parent_path()))
     EXPECT_EQ(entry.path().filename().string().find(".kept.trace"), std::string::npos)
         << "a staging directory left behind: " << entry.path();
+}
+
+// A default a probe run gave because the parameter changes no prediction
+// (probe_unpriced.h) is marked so in the list, and every origin is in the JSON.
+TEST(CliModelParams, SaysWhichDefaultsDoNotChangeThePrediction) {
+  auto path = perfcast::testing::scratch() / "params_origin.json";
+  std::ofstream(path) << R"json({
+  "format": "perfcast-program-model", "version": 1, "program": "grid",
+  "parameters": {
+    "n": {"default": "64", "origin": "probe run: `./app` on 2 ranks"},
+    "px": {"default": "1", "origin": "probe run: `./app` on 2 ranks, does not change the prediction: no count or time the model prices names it at the run's values"},
+    "steps": {}},
+  "entry": "main",
+  "functions": {"main": {"body": [{"kind": "compute", "flops_double": "n * steps"}]}}})json";
+  auto r = perfcast_run({"model", "params", path.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::istringstream lines(r.stdout_text);
+  std::map<std::string, std::string> line_of;
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("  ")) line_of[line.substr(2, line.find(' ', 2) - 2)] = line;
+  EXPECT_NE(line_of["px"].find("[does not change the prediction"), std::string::npos) << r.stdout_text;
+  EXPECT_EQ(line_of["n"].find("does not change"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(line_of["steps"].find("(required)"), std::string::npos) << r.stdout_text;
+  r = perfcast_run({"model", "params", path.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::map<std::string, json> by_name;
+  for (const json& p : json::parse(r.stdout_text)) by_name[p["name"].get<std::string>()] = p;
+  EXPECT_NE(by_name["px"].value("origin", "").find("does not change the prediction"), std::string::npos);
+  EXPECT_EQ(by_name["n"].value("origin", ""), "probe run: `./app` on 2 ranks");
+  EXPECT_FALSE(by_name["steps"].contains("origin"));
+  EXPECT_FALSE(by_name["steps"].contains("default"));
 }
 
 }  // namespace

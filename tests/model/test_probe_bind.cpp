@@ -13,6 +13,7 @@
 #include "model/model_write.h"
 #include "model/probe_arguments.h"
 #include "model/probe_bind.h"
+#include "model/probe_unpriced.h"
 #include "model/program_model.h"
 #include "support/expr.h"
 
@@ -143,8 +144,8 @@ TEST(ProbeBind, AJoinIsReachedAsOftenAsTheFirstCountedLineItHolds) {
 
 namespace {
 
-// A function `spmv` whose loops at `lines` run `trips` iterations, the size a
-// parameter read from memory.
+// A function `spmv` whose loops at `lines` run `trips` iterations of 2 flops,
+// the size a parameter read from memory.
 ProgramModel sized_model(const std::vector<int>& lines, const std::string& trips) {
   ProgramModel m;
   m.entry = "spmv";
@@ -155,6 +156,9 @@ ProgramModel sized_model(const std::vector<int>& lines, const std::string& trips
   for (int line : lines) {
     LoopItem l;
     l.trip_count = perfcast::expr::parse(trips);
+    ComputeItem row;
+    row.flops_double = 2;
+    l.body.push_back(Item{line, "", row});
     f.body.push_back(Item{line, "", l});
   }
   m.functions["spmv"] = f;
@@ -358,6 +362,9 @@ TEST(ProbeBind, LoopsAtOneLineAreMatchedByHowDeepTheyAre) {
   }
   LoopItem inner, outer;
   inner.trip_count = expr::parse("f.loop1_2.trips");
+  ComputeItem element;  // 1 flop an element
+  element.flops_double = 1;
+  inner.body.push_back(Item{7, "", element});
   outer.trip_count = expr::parse("f.loop1.trips");
   outer.body.push_back(Item{7, "", inner});
   Function f;
@@ -841,6 +848,56 @@ TEST(ProbeBind, ASideTheBoundValuesRuleOutIsOnNoPathTheRunTook) {
   ASSERT_TRUE(by_name["main.k"]->default_value);
   EXPECT_EQ(by_name["main.k"]->default_value->str(), "0");
   EXPECT_FALSE(by_name["kernel_c.n"]->default_value);
+}
+
+// A parameter still required after a probe run that no count or time the
+// model prices names once the others are in (HPCG's process grid tested only
+// where neither side costs anything, a loop with nothing priced in its body)
+// does not change the prediction: bound, its origin says so, to 1 where it
+// divides. One a site's flops, or a loop's in-core cycles, name stays required.
+TEST(ProbeBind, AParameterNoPricedCountNamesDoesNotChangeThePrediction) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  for (const char* name : {"main.n", "main.px", "main.pos", "main.spin.trips", "main.wait.trips"})
+    m.parameters.push_back({name, "a value read from memory", std::nullopt, true, ""});
+  Function main_fn;
+  main_fn.name = "main";
+  main_fn.body.push_back(compute_flops(10, "3 * main.n"));
+  BranchItem grid;  // if (pos > rank / px) noop(): no side prices anything
+  grid.condition = perfcast::expr::parse("main.pos > floordiv(rank, main.px)");
+  CallItem noop;
+  noop.function = "noop";
+  grid.then_items.push_back(Item{21, "", noop});
+  main_fn.body.push_back(Item{20, "", grid});
+  LoopItem spin;  // a loop whose body prices nothing
+  spin.trip_count = perfcast::expr::parse("main.spin.trips");
+  spin.body.push_back(compute_flops(31, "0"));
+  main_fn.body.push_back(Item{30, "", spin});
+  LoopItem wait;  // nothing counted, but its cycles are priced
+  wait.trip_count = perfcast::expr::parse("main.wait.trips");
+  wait.cycles_per_iteration = perfcast::expr::parse("4");
+  main_fn.body.push_back(Item{40, "", wait});
+  m.functions["main"] = main_fn;
+  Function noop_fn;
+  noop_fn.name = "noop";
+  m.functions["noop"] = noop_fn;
+
+  ProbeRun run{"./app", 2, {}, {}};
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  std::map<std::string, const Parameter*> by_name;
+  for (const Parameter& p : m.parameters) by_name[p.name] = &p;
+  for (const auto& [name, value] : std::map<std::string, std::string>{
+           {"main.px", "1"}, {"main.pos", "0"}, {"main.spin.trips", "0"}}) {
+    ASSERT_TRUE(by_name[name]->default_value) << name;
+    EXPECT_EQ(by_name[name]->default_value->str(), value) << name;
+    EXPECT_NE(by_name[name]->origin.find(kPricesNothing), std::string::npos) << by_name[name]->origin;
+    EXPECT_TRUE(std::any_of(found.begin(), found.end(), [&](const ProbeFinding& f) {
+      return f.name == name && f.status.find(kPricesNothing) != std::string::npos;
+    })) << name;
+  }
+  EXPECT_FALSE(by_name["main.n"]->default_value);
+  EXPECT_FALSE(by_name["main.wait.trips"]->default_value);
 }
 
 // A call's argument the analyser could not follow (CloverLeaf's tiles'

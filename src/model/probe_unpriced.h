@@ -1,0 +1,36 @@
+// Parameters a prediction does not depend on (docs/program-model.md, "Probe
+// runs"): once a probe run's values are in, a parameter still required that no
+// count or time the model prices names (a set-up loop with nothing priced in
+// its body, a grid size read only by code that costs nothing) changes no
+// prediction at the run's values. It is proven by the model's own expressions:
+// every site's counts, cycles, memory traffic and address streams and every
+// MPI call's count, bytes, peer and root, with the other parameters' values
+// substituted and simplified, do not name it. Such a parameter is bound, and
+// its origin says that it does not change the prediction.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/probe_bind.h"
+#include "model/program_model.h"
+
+namespace perfcast::model {
+
+// The names in a divisor (of /, floordiv, ceildiv, mod) anywhere in the model
+// (any item of any function, on any side, and the parameters' defaults):
+// predict evaluates the counts of a side never taken too (times 0), and a
+// division by 0 is an error there, so a value that prices nothing is 1 there.
+std::set<std::string> names_dividing(const ProgramModel& model);
+
+// The origin's words for such a parameter, which `model params` shows.
+inline constexpr const char* kPricesNothing = "does not change the prediction";
+
+// Binds each parameter still without a default that no priced expression of
+// the entry names once the parameters' constant defaults are substituted, to
+// 0 (1 where it divides), with `origin` and kPricesNothing; one finding each.
+// A model whose costs do not compose (the error predict would give) binds none.
+void bind_parameters_pricing_nothing(ProgramModel& model, const std::string& origin,
+                                     std::vector<ProbeFinding>& out);
+
+}  // namespace perfcast::model
