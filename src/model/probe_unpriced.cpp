@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 
-#include "model/costs.h"
 #include "support/error.h"
 #include "support/expr.h"
 
@@ -65,41 +67,208 @@ std::set<std::string> names_dividing(const ProgramModel& model) {
 
 namespace {
 
-// The names the priced expressions of `costs` read once `known` is in: an
-// expression that names none of `candidates` is taken as it is, one that does
-// is substituted and simplified first (a side the bound values rule out
-// becomes 0 and names nothing). The items' own count checks are not prices.
-std::set<std::string> names_priced(const SymbolicCosts& costs, const expr::Substitution& known,
-                                   const std::set<std::string>& candidates) {
-  std::set<std::string> names;
-  auto add = [&](const Expr& e) {
-    std::set<std::string> free = expr::free_names(e);
-    bool candidate = false;
-    for (const auto& name : free) candidate = candidate || candidates.count(name);
-    names.merge(candidate ? expr::free_names(expr::simplify(expr::substitute(e, known))) : free);
-  };
-  auto add_memory = [&](const std::vector<MemorySegment>& memory) {
-    for (const auto& segment : memory) {
-      if (segment.working_set_bytes) add(*segment.working_set_bytes);
-      add(segment.load_bytes), add(segment.store_bytes);
+// What the model prices once `known` is in, walked over its items rather than
+// composed (composing every side and loop before the 0s multiply them out
+// takes gigabytes on a large application). A function prices something when
+// one of its items does on a path the known values leave open: a compute
+// item with a count not 0, a loop of trips not 0 whose body, cycles or
+// traffic price something, a branch side not ruled out, a call of a function
+// that prices something (an unknown callee is taken to), any MPI call. The
+// names priced are those of such items' expressions (the loop's trips and
+// traffic, the branch's test, the call's arguments that the callee prices),
+// an unbound indirect call's arguments (its targets will price them once
+// bound), and the callees' own names. A callee is walked with the constant
+// values its call passes (a flag that rules out a side there), once per
+// distinct set of them. Each answer may only keep more names than the
+// composition would: a parameter it leaves out prices nothing.
+class PricedNames {
+ public:
+  PricedNames(const ProgramModel& model, const expr::Substitution& known, const std::set<std::string>& candidates)
+      : model_(model), known_(known), candidates_(candidates) {}
+
+  // Throws UserError where the functions' calls form a cycle (which the
+  // model cannot price either).
+  std::set<std::string> of_entry() {
+    for (bool grew = true; grew;) {  // which functions price something (context-free)
+      grew = false;
+      for (const auto& [name, fn] : model_.functions)
+        if (!prices_[name] && items_price(fn.body, kNoContext)) prices_[name] = grew = true;
     }
+    return names_of(model_.entry, {});
+  }
+
+ private:
+  static constexpr int kNoContext = 0;
+  // A function walked with the constant values its call passes, by its id.
+  struct Walk {
+    int context;
+    const expr::Substitution* values;
   };
-  for (const auto& site : costs.sites) {
-    for (const Expr* e : {&site.flops_double, &site.flops_single, &site.loads, &site.stores, &site.cycles,
-                          &site.cycle_flops_double, &site.cycle_flops_single, &site.off_ports_cycles})
-      add(*e);
-    for (const auto& [_, calls] : site.math_calls) add(calls);
-    add_memory(site.memory);
-    for (const auto& offsets : site.stream_offsets)
-      for (const Expr& e : offsets) add(e);
+
+  std::set<std::string> names_of(const std::string& function, const expr::Substitution& values) {
+    std::string key = function;
+    for (const auto& [name, value] : values) key += "\n" + name + "=" + value.str();
+    auto done = names_.find(key);
+    if (done != names_.end()) return done->second;
+    if (!active_.insert(key).second)
+      throw UserError(fmt::format("function '{}' calls itself (directly or not)", function));
+    const int context = static_cast<int>(contexts_.size()) + 1;
+    contexts_.push_back(values);
+    std::set<std::string> found;
+    add_items(model_.functions.at(function).body, Walk{context, &contexts_.back()}, found);
+    active_.erase(key);
+    return names_[key] = found;
   }
-  for (const auto& group : costs.mpi) {
-    add(group.calls), add(group.bytes);
-    if (group.peer) add(*group.peer);
-    if (group.root) add(*group.root);
+
+  // The expression with the call's values and the known ones in.
+  Expr evaluated(const Expr& e, const expr::Substitution* values) const {
+    Expr in = values && !values->empty() ? expr::substitute(e, *values) : e;
+    return expr::simplify(expr::substitute(in, known_));
   }
-  return names;
-}
+  // Each expression is evaluated once a context (the walks may meet it again).
+  std::optional<double> decided(const Expr& e, const Walk& w) const {
+    if (e.is_constant()) return e.real_value();
+    auto [it, fresh] = decided_.try_emplace({&e, w.context});
+    if (fresh) {
+      const Expr s = evaluated(e, w.values);
+      if (s.is_constant()) it->second = s.real_value();
+    }
+    return it->second;
+  }
+  bool zero(const Expr& e, const Walk& w) const { return decided(e, w) == 0.0; }
+  void add(const Expr& e, const Walk& w, std::set<std::string>& out) const {
+    auto [it, fresh] = names_of_.try_emplace({&e, w.context});
+    if (fresh) {
+      std::set<std::string> free = expr::free_names(e);
+      bool evaluate = false;
+      for (const auto& name : free) evaluate = evaluate || candidates_.count(name) || w.values->count(name);
+      it->second = evaluate ? expr::free_names(evaluated(e, w.values)) : std::move(free);
+    }
+    out.insert(it->second.begin(), it->second.end());
+  }
+
+  // The sides of a branch the values leave open: then, else.
+  std::pair<bool, bool> open_sides(const BranchItem& b, const Walk& w) const {
+    if (b.condition) {
+      const std::optional<double> d = decided(*b.condition, w);
+      return {!d || *d != 0, !d || *d == 0};
+    }
+    if (b.share) {
+      const std::optional<double> d = decided(*b.share, w);
+      return {!d || *d != 0, !d || *d != 1};
+    }
+    return {b.probability != 0, b.probability != 1};
+  }
+
+  bool callee_prices(const std::string& function) const {
+    if (!model_.functions.count(function)) return true;
+    auto it = prices_.find(function);
+    return it != prices_.end() && it->second;
+  }
+
+  bool loop_prices_beyond_body(const LoopItem& l, const Walk& w) const {
+    for (const auto* e : {&l.cycles_per_iteration, &l.overhead_cycles_per_iteration, &l.working_set_bytes})
+      if (*e && !zero(**e, w)) return true;
+    return l.footprint && !(zero(l.footprint->load_bytes, w) && zero(l.footprint->store_bytes, w));
+  }
+
+  bool item_prices(const Item& item, const Walk& w) const {
+    if (const auto* c = std::get_if<ComputeItem>(&item.body)) {
+      for (const Expr* e :
+           {&c->flops_double, &c->flops_single, &c->loads, &c->stores, &c->load_bytes, &c->store_bytes})
+        if (!zero(*e, w)) return true;
+      for (const auto& [_, calls] : c->math_calls)
+        if (!zero(calls, w)) return true;
+      return false;
+    }
+    if (const auto* l = std::get_if<LoopItem>(&item.body))
+      return !zero(l->trip_count, w) && (loop_prices_beyond_body(*l, w) || items_price(l->body, w));
+    if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      auto [then_open, else_open] = open_sides(*b, w);
+      return (then_open && items_price(b->then_items, w)) || (else_open && items_price(b->else_items, w));
+    }
+    if (const auto* call = std::get_if<CallItem>(&item.body))
+      return !call->function.empty() && callee_prices(call->function);
+    return std::holds_alternative<MpiItem>(item.body);
+  }
+  bool items_price(const Items& items, const Walk& w) const {
+    for (const Item& item : items)
+      if (item_prices(item, w)) return true;
+    return false;
+  }
+  bool items_price(const Items& items, int context) const {
+    static const expr::Substitution none;
+    return items_price(items, Walk{context, &none});
+  }
+
+  void add_call(const CallItem& call, const Walk& w, std::set<std::string>& out) {
+    if (call.function.empty()) {  // its targets will price its arguments once bound
+      for (const auto& arg : call.positional_args)
+        if (arg) add(*arg, w, out);
+      return;
+    }
+    if (!callee_prices(call.function)) return;
+    auto fn = model_.functions.find(call.function);
+    if (fn == model_.functions.end()) {
+      for (const auto& [param, arg] : call.args) add(arg, w, out);
+      return;
+    }
+    expr::Substitution passed;
+    for (const auto& [param, arg] : call.args)
+      if (std::optional<double> v = decided(arg, w)) passed.emplace(param, Expr(*v));
+    const std::set<std::string> callee = names_of(call.function, passed);
+    for (const auto& [param, arg] : call.args)
+      if (callee.count(param)) add(arg, w, out);
+    const auto& locals = fn->second.parameters;
+    for (const auto& name : callee)
+      if (std::find(locals.begin(), locals.end(), name) == locals.end()) out.insert(name);
+  }
+
+  void add_items(const Items& items, const Walk& w, std::set<std::string>& out) {
+    for (const Item& item : items) {
+      if (const auto* c = std::get_if<ComputeItem>(&item.body)) {
+        for (const Expr* e :
+             {&c->flops_double, &c->flops_single, &c->loads, &c->stores, &c->load_bytes, &c->store_bytes})
+          add(*e, w, out);
+        for (const auto& [_, calls] : c->math_calls) add(calls, w, out);
+      } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+        if (!item_prices(item, w)) continue;
+        add(l->trip_count, w, out);
+        for (const auto* e : {&l->cycles_per_iteration, &l->overhead_cycles_per_iteration, &l->working_set_bytes})
+          if (*e) add(**e, w, out);
+        if (l->footprint)
+          for (const Expr* e : {&l->footprint->bytes, &l->footprint->load_bytes, &l->footprint->store_bytes})
+            add(*e, w, out);
+        for (const auto& offsets : l->stream_offsets)
+          for (const Expr& e : offsets) add(e, w, out);
+        add_items(l->body, w, out);
+      } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+        if (!item_prices(item, w)) continue;
+        if (b->condition) add(*b->condition, w, out);
+        if (b->share) add(*b->share, w, out);
+        auto [then_open, else_open] = open_sides(*b, w);
+        if (then_open) add_items(b->then_items, w, out);
+        if (else_open) add_items(b->else_items, w, out);
+      } else if (const auto* call = std::get_if<CallItem>(&item.body)) {
+        add_call(*call, w, out);
+      } else if (const auto* m = std::get_if<MpiItem>(&item.body)) {
+        add(m->count, w, out), add(m->bytes, w, out);
+        for (const auto* e : {&m->peer, &m->root, &m->level})
+          if (*e) add(**e, w, out);
+      }
+    }
+  }
+
+  const ProgramModel& model_;
+  const expr::Substitution& known_;
+  const std::set<std::string>& candidates_;
+  std::map<std::string, bool> prices_;
+  std::map<std::string, std::set<std::string>> names_;  // by function and the values passed
+  std::set<std::string> active_;
+  std::deque<expr::Substitution> contexts_;  // stable addresses
+  mutable std::map<std::pair<const Expr*, int>, std::optional<double>> decided_;
+  mutable std::map<std::pair<const Expr*, int>, std::set<std::string>> names_of_;
+};
 
 }  // namespace
 
@@ -112,25 +281,12 @@ void bind_parameters_pricing_nothing(ProgramModel& model, const std::string& ori
     else if (p.default_value->is_constant()) known.emplace(p.name, *p.default_value);
   }
   if (candidates.empty() || !model.functions.count(model.entry)) return;
-  SymbolicCosts costs;
+  std::set<std::string> priced;
   try {
-    costs = symbolic_costs(model);
+    priced = PricedNames(model, known, candidates).of_entry();
   } catch (const UserError&) {
     return;  // predict names the reason; nothing is proven here
   }
-  std::set<std::string> priced = names_priced(costs, known, candidates);
-  // An indirect call still unbound prices nothing yet, but its arguments will
-  // once its targets are bound (as the no-path rule keeps them).
-  std::function<void(const Items&)> walk = [&](const Items& items) {
-    for (const Item& item : items) {
-      if (const auto* l = std::get_if<LoopItem>(&item.body)) walk(l->body);
-      if (const auto* b = std::get_if<BranchItem>(&item.body)) walk(b->then_items), walk(b->else_items);
-      if (const auto* call = std::get_if<CallItem>(&item.body); call && call->function.empty())
-        for (const auto& arg : call->positional_args)
-          if (arg) priced.merge(expr::free_names(*arg));
-    }
-  };
-  for (const auto& [name, fn] : model.functions) walk(fn.body);
   // A default that is an expression prices the parameters it names.
   for (bool grew = true; grew;) {
     grew = false;
