@@ -238,6 +238,23 @@ Noise accumulate_noise(const Noise& history, const Noise& measured) {
   return out;
 }
 
+Noise noise_over_span(const Noise& noise, double span_s) {
+  if (noise.empty() || noise.quantum_s <= 0 || !(span_s > noise.quantum_s)) return noise;
+  const double narrowing = 1 / std::sqrt(span_s / noise.quantum_s);
+  auto towards_mean = [&](std::vector<double>& quantiles) {
+    if (quantiles.empty()) return;
+    double mean = 0;
+    for (double q : quantiles) mean += q;
+    mean /= static_cast<double>(quantiles.size());
+    // Each moves towards the mean by the same factor: the order holds.
+    for (double& q : quantiles) q = mean + (q - mean) * narrowing;
+  };
+  Noise out = noise;
+  towards_mean(out.stretch);
+  towards_mean(out.divider_stretch);
+  return out;
+}
+
 double expected_slowest_stretch(const std::vector<const Noise*>& per_rank) {
   // Each distinct noise is a step CDF over its quantiles (each equally likely);
   // the slowest of independent ranks has the product of their CDFs, raised to

@@ -133,6 +133,15 @@ struct Noise {
 // divider noise on one side only).
 Noise accumulate_noise(const Noise& history, const Noise& measured);
 
+// The noise of work spanning `span_s` seconds: its stretch is the mean of the
+// span_s / quantum_s quanta it runs, taken as independent, so its quantiles
+// draw towards their mean by the square root of that number: the mean's own
+// mean and spread, one quantum's skew kept (a mean of many is less skewed, so
+// the slow tail errs long). A rank's stretch between two points where it waits
+// for others is such a mean: a step of milliseconds does not take one 30 us
+// quantum's spread. Unchanged when empty or span_s is at most one quantum.
+Noise noise_over_span(const Noise& noise, double span_s);
+
 // The expected largest of independent stretches, one per rank (each drawn
 // from its own node's noise; an empty Noise is a core that is never slowed):
 // a bulk-synchronous step ends when its slowest rank does, so noise costs a

@@ -218,14 +218,24 @@ double site_time_with_core_stretched(const SitePrediction& s, double core_stretc
   return std::max(std::max(core, alone) + s.serial_fraction * std::min(core, alone), s.traffic_s);
 }
 
+namespace {
+
+// The quantiles a site's in-core work is stretched by: its mix of port and
+// off-port work (Noise::stretch_of).
+std::vector<double> site_stretch(const SitePrediction& s, const machine::Noise& noise) {
+  const double core = std::max(s.in_core_s, s.l1_access_s);
+  return noise.stretch_of(core > 0 ? s.off_ports_s / core : 0);
+}
+
+}  // namespace
+
 machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& noise) {
   if (noise.empty() || rp.refined_time_s <= 0) return noise;
   const size_t quantiles = noise.stretch.size();
   std::vector<double> time(quantiles, 0);
   for (const SitePrediction& s : rp.sites) {
     if (s.refined_s <= 0) continue;
-    const double core = std::max(s.in_core_s, s.l1_access_s);
-    const std::vector<double> stretch = noise.stretch_of(core > 0 ? s.off_ports_s / core : 0);
+    const std::vector<double> stretch = site_stretch(s, noise);
     for (size_t q = 0; q < quantiles; ++q) time[q] += site_time_with_core_stretched(s, stretch[q]);
   }
   for (size_t q = 0; q < quantiles; ++q) time[q] += rp.refined_comm_s * noise.stretch[q];
@@ -234,6 +244,21 @@ machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& noi
   // Sums of ascending quantiles ascend; rounding must not unsort them.
   std::sort(out.stretch.begin(), out.stretch.end());
   return out;
+}
+
+double sync_points_of(const RankCounts& counts, int np) {
+  double points = 0;
+  for (const auto& call : counts.mpi) {
+    if (call.calls <= 0) continue;
+    const mpi::OpFacts& f = mpi::facts(call.op);
+    const bool collective = f.cls == mpi::OpClass::Collective || mpi::creates_communicator(call.op);
+    // Recv, Sendrecv and Probe: the blocking point-to-point calls that do not only send.
+    const bool receives = f.blocking && f.cls == mpi::OpClass::PointToPoint && (f.receives || !f.sends);
+    const bool waits = f.blocking && f.cls == mpi::OpClass::Completion;
+    if (call.peer && *call.peer < 0) continue;  // MPI_PROC_NULL waits for no one
+    if ((collective && np > 1) || receives || waits) points += call.calls;
+  }
+  return points;
 }
 
 namespace {
@@ -402,15 +427,25 @@ Prediction price_counts(const ProgramModel& model, const SymbolicCosts& costs, c
     p.level_names.push_back(l.name);
 
   // Each rank's own noise: its sites stretched by their mix of port- and
-  // divider-bound work, its communication as the ports' (the cores' copies).
+  // divider-bound work, its communication as the ports' (the cores' copies),
+  // then averaged over the quanta of one of its steps: the ranks meet at their
+  // sync points, so the slowest of them is taken step by step.
   std::vector<machine::Noise> rank_noise;
   rank_noise.reserve(p.ranks.size());
-  for (const auto& rp : p.ranks) {
+  for (auto& rp : p.ranks) {
     const machine::Noise& noise = m.group_of_node(rp.node).noise;
     p.noise_available |= !noise.empty();
-    rank_noise.push_back(noise_of_rank(rp, noise));
-    if (!noise.divider_stretch.empty())
-      for (const auto& site : rp.sites) p.noise_off_ports_priced |= site.off_ports_s > 0;
+    rp.sync_points = sync_points_of(rp.counts, np);
+    rp.noise_step_s = rp.refined_time_s / std::max(1.0, rp.sync_points);
+    rank_noise.push_back(machine::noise_over_span(noise_of_rank(rp, noise), rp.noise_step_s));
+    for (auto& site : rp.sites) {
+      if (noise.empty()) continue;
+      const std::vector<double> stretch = site_stretch(site, noise);
+      double sum = 0;
+      for (double x : stretch) sum += x;
+      site.noise_stretch = sum / static_cast<double>(stretch.size());
+      if (!noise.divider_stretch.empty()) p.noise_off_ports_priced |= site.off_ports_s > 0;
+    }
   }
   std::vector<const machine::Noise*> noise_of_ranks;
   for (const auto& n : rank_noise) noise_of_ranks.push_back(&n);

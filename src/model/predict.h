@@ -90,6 +90,9 @@ struct SitePrediction {
   double serial_fraction = 0;  // of the traffic's levels for its streams, weighted by their time at one core's bandwidth
   double refined_s = 0;        // see the header comment
   double off_ports_s = 0;        // of in_core_s: what the ports do not explain (divider, chains; MCA)
+  // The mean stretch of its in-core work under the machine's noise, by its
+  // mix (Noise::stretch_of its off-port share); 1 without noise.
+  double noise_stretch = 1;
 };
 
 struct RankPrediction {
@@ -128,6 +131,12 @@ struct RankPrediction {
   double exchange_messages = 0;  // of them, sends priced as an exchange step
   std::vector<SitePrediction> sites;
   double refined_time_s = 0;
+  // Calls at which the rank may wait for another (collectives, communicator
+  // creation, blocking receives and probes, waits: sync_points_of), and its
+  // refined time between two of them: the span its noise averages over
+  // (machine::noise_over_span) before the ranks' slowest is taken.
+  double sync_points = 0;
+  double noise_step_s = 0;
 };
 
 struct Prediction {
@@ -158,7 +167,9 @@ struct Prediction {
   // The refined time on the machine as its noise leaves it (NodeGroup::noise,
   // measured by perfcast calibrate): stretched by the expected slowest of the
   // ranks' independent stretches, since each step of a bulk-synchronous job
-  // ends with its slowest rank. The cores' work stretches: in-core time and
+  // ends with its slowest rank; a rank's stretch over a step is the mean of
+  // the quanta the step spans (RankPrediction::noise_step_s, noise_over_span),
+  // not one quantum's. The cores' work stretches: in-core time and
   // shared-memory copies; the memory traffic a site waits for does not
   // (noise_of_rank). Each site's in-core work takes the ports' noise, and
   // where part of it is off the ports (off_ports_s: the divider, dependency
@@ -185,6 +196,12 @@ double site_time_with_core_stretched(const SitePrediction& site, double core_str
 // is already in their bandwidths (medians calibrate measured on the same host).
 // The node's noise as it is when the rank has no time.
 machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& node_noise);
+
+// The calls of `counts` at which its rank may wait for another: collectives
+// and communicator creation (on more than one rank), blocking receives and
+// probes, and the waits that complete non-blocking calls. Sends are left out:
+// an eager send returns without its receiver.
+double sync_points_of(const RankCounts& counts, int np);
 
 // Loops the entry can reach that carry cycles_per_iteration (priced by MCA).
 int priced_loop_count(const ProgramModel& model);

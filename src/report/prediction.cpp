@@ -35,7 +35,8 @@ nlohmann::json site_json(const model::SitePrediction& s) {
                          {"core_traffic_s", s.core_traffic_s},
                          {"serial_fraction", s.serial_fraction},
                          {"refined_s", s.refined_s},
-                         {"off_ports_s", s.off_ports_s}};
+                         {"off_ports_s", s.off_ports_s},
+                         {"noise_stretch", s.noise_stretch}};
   if (!s.note.empty()) site["note"] = s.note;
   if (s.streams > 0) site["streams"] = s.streams, site["effective_streams"] = s.effective_streams;
   return site;
@@ -83,6 +84,8 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
   j["refined_comm_s"] = r.refined_comm_s;
   j["exchange_messages"] = r.exchange_messages;
   j["refined_time_s"] = r.refined_time_s;
+  j["sync_points"] = r.sync_points;
+  j["noise_step_s"] = r.noise_step_s;
   nlohmann::json sites = nlohmann::json::array();
   for (const auto& s : r.sites) sites.push_back(site_json(s));
   j["sites"] = std::move(sites);
@@ -260,10 +263,13 @@ std::string noisy_text(const model::Prediction& p) {
     return "refined under noise: not available: the machine file has no node.noise (perfcast calibrate "
            "measures it; --noise-only refreshes it)\n";
   return fmt::format(
-      "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches; each "
-      "loop's in-core work stretched, not the memory traffic it waits for, {}; measured when the machine file "
-      "was: a shared host's noise changes by the minute)\n",
+      "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches, each the "
+      "mean over a step of {} between the points where ranks wait; each loop's in-core work stretched, not the "
+      "memory traffic it waits for, {}; measured when the machine file was: a shared host's noise changes by "
+      "the minute)\n",
       quantity(p.noisy_time_s, Dimension::Seconds), p.noise_stretch, p.np,
+      quantity(p.ranks.empty() ? 0.0 : p.ranks[static_cast<size_t>(p.refined_slowest_rank)].noise_step_s,
+               Dimension::Seconds),
       p.noise_off_ports_priced ? "its cycles off the ports (divider, dependency chains) at the divider's noise, "
                                  "the rest at the ports'"
                                : "all at the ports' noise (no cycles off the ports, or no divider_stretch in "

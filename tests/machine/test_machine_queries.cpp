@@ -2,7 +2,9 @@
 // levels under sharing, collective tables. Expected values are worked by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "machine/machine_io.h"
 #include "machine/test_util.h"
@@ -87,6 +89,31 @@ TEST(MachineNoise, TheSlowestOfIndependentRanksIsExpectedSlowerThanOne) {
   // Two different noises: P(max <= 1.2) = 0.5 * 1 (the other is always 1.2).
   Noise steady{20e-6, {1.2}};
   EXPECT_DOUBLE_EQ(expected_slowest_stretch({&half, &steady}), 0.5 * 1.2 + 0.5 * 2.0);
+}
+
+// A span of k quanta takes the mean of k independent quanta's stretches: the
+// same mean, the spread over sqrt(k), so the slowest of several ranks' spans
+// is expected nearer the mean than the slowest of their single quanta.
+TEST(MachineNoise, ASpanOfManyQuantaSpreadsLessThanOneQuantum) {
+  Noise half{20e-6, {1.0, 1.0, 2.0, 2.0}, {1.0, 1.0, 1.0, 1.4}};
+  Noise four = noise_over_span(half, 80e-6);  // 4 quanta: spread halved
+  EXPECT_EQ(four.stretch, (std::vector<double>{1.25, 1.25, 1.75, 1.75}));
+  ASSERT_EQ(four.divider_stretch.size(), 4u);
+  for (size_t q = 0; q < 3; ++q) EXPECT_NEAR(four.divider_stretch[q], 1.05, 1e-12);
+  EXPECT_NEAR(four.divider_stretch[3], 1.25, 1e-12);
+  EXPECT_DOUBLE_EQ(four.mean(), half.mean());
+  EXPECT_DOUBLE_EQ(four.divider_mean(), half.divider_mean());
+  // Two ranks: slow unless both are fast (1 - 0.5^2), now at 1.75, not 2.
+  EXPECT_DOUBLE_EQ(expected_slowest_stretch({&four, &four}), 0.25 * 1.25 + 0.75 * 1.75);
+  EXPECT_LT(expected_slowest_stretch({&four, &four}), expected_slowest_stretch({&half, &half}));
+  // Longer spans draw nearer the mean, and the order of the quantiles holds.
+  Noise long_span = noise_over_span(half, 2e-3);
+  EXPECT_NEAR(long_span.stretch.back(), 1.5 + 0.5 / 10, 1e-12);
+  EXPECT_TRUE(std::is_sorted(long_span.stretch.begin(), long_span.stretch.end()));
+  // A span of one quantum or less is one quantum; an unmeasured node stays so.
+  EXPECT_EQ(noise_over_span(half, 20e-6), half);
+  EXPECT_EQ(noise_over_span(half, 1e-6), half);
+  EXPECT_TRUE(noise_over_span(Noise{}, 1.0).empty());
 }
 
 // Work that is partly the divider's takes the longer of its port work at the

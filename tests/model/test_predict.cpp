@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "machine/machine_io.h"
 #include "model/predict.h"
@@ -282,8 +283,10 @@ TEST(Predict, NoiseStretchesTheRefinedTimeByTheSlowestRanksExpectation) {
   auto m = model_from(R"J({"main": {"body": [
       {"kind": "compute", "flops_double": "1000000000"},
       {"kind": "mpi", "op": "allreduce", "bytes": "8"}]}})J");
-  // A core at full speed three quanta in four, at 2x the fourth.
-  const std::string noise = "node.noise={ quantum = \"20 us\", stretch = [1.0, 1.0, 1.0, 2.0] }";
+  // A core at full speed three quanta in four, at 2x the fourth; the run, one
+  // step to its allreduce, is one quantum long (a longer step averages its
+  // quanta: TheSlowestRankIsTakenOverAStepsQuantaNotOneQuantum).
+  const std::string noise = "node.noise={ quantum = \"2 s\", stretch = [1.0, 1.0, 1.0, 2.0] }";
   auto one = run(m, hand_machine({noise}), 1);
   ASSERT_TRUE(one.noise_available);
   EXPECT_DOUBLE_EQ(one.noise_stretch, 1.25);
@@ -309,8 +312,9 @@ TEST(Predict, NoiseStretchesTheCoreNotTheTrafficItWaitsFor) {
   auto m = model_from(R"J({"main": {"body": [
       {"kind": "loop", "line": 10, "trip_count": "1000", "cycles_per_iteration": "100000", "body": [
         {"kind": "compute", "load_bytes": "1000000"}]}]}})J");
+  // The quantum as long as the run: the ranks' slowest of one quantum each.
   auto machine = hand_machine({"node.clock=\"1 GHz\"", "memory.DRAM.serial_fraction=0.5",
-                               "node.noise={ quantum = \"20 us\", stretch = [1.0, 1.0, 1.0, 2.0] }"});
+                               "node.noise={ quantum = \"1 s\", stretch = [1.0, 1.0, 1.0, 2.0] }"});
   // One rank alone: 0.15 s undisturbed; with the core at 0.2 s, max(0.2, 0.1)
   // + 0.5 x 0.1 = 0.25 s, so the slow quantile is 0.25 / 0.15, not 2.
   auto one = run(m, machine, 1);
@@ -360,6 +364,72 @@ TEST(Predict, LoopsOffThePortsFeelTheDividersNoise) {
   EXPECT_DOUBLE_EQ(m.ranks[0].sites[1].off_ports_s, 0);
   EXPECT_NEAR(m.noise_stretch, 0.75 + 0.25 * 1.55, 1e-12);
   EXPECT_NEAR(m.noisy_time_s, m.noise_stretch * m.refined_time_s, 1e-15);
+}
+
+// Ranks that meet every step (a wait, a collective) wait for the slowest of
+// them step by step, and a step of k quanta takes the mean of k quanta's
+// stretches, whose spread is one quantum's over sqrt(k). A divider-bound loop
+// (3/4 of its cycles beyond the ports' need) takes the divider's noise, a
+// port-bound one the ports'; at 4 quanta a step the slowest of two ranks is
+// priced from the quantiles drawn halfway to their mean, and at one quantum a
+// step from the quantum's own.
+TEST(Predict, TheSlowestRankIsTakenOverAStepsQuantaNotOneQuantum) {
+  auto loop = [](const std::string& cycles, const std::string& ports, const std::string& trips) {
+    return model_from(R"J({"main": {"body": [
+        {"kind": "loop", "line": 5, "trip_count": "100", "body": [
+          {"kind": "loop", "line": 10, "trip_count": ")J" + trips + R"J(", "cycles_per_iteration": ")J" + cycles +
+                      "\"" + ports + R"J(, "body": [{"kind": "compute", "flops_double": "2"}]},
+          {"kind": "mpi", "op": "waitall"}]}]}})J");
+  };
+  auto machine = hand_machine({"node.clock=\"1 GHz\"",
+                               "node.noise={ quantum = \"20 us\", stretch = [1.0, 1.0, 1.0, 2.0], "
+                               "divider_stretch = [1.0, 1.0, 1.0, 1.1] }"});
+  // 8000 iterations of 10 cycles at 1 GHz: a step of 80 us, 4 quanta.
+  auto divider = run(loop("10", ", \"ports_cycles_per_iteration\": 2.5", "8000"), machine, 2);
+  auto ports = run(loop("10", "", "8000"), machine, 2);
+  for (const auto* p : {&divider, &ports}) {
+    EXPECT_DOUBLE_EQ(p->ranks[0].sync_points, 100) << "one waitall a step";
+    EXPECT_NEAR(p->ranks[0].noise_step_s, 80e-6, 1e-15);
+  }
+  // The divider loop's quantiles: max(0.25 x ports, divider) = [1, 1, 1, 1.1],
+  // mean 1.025, drawn halfway to it; slow unless both ranks are fast, 1 - 0.75^2.
+  EXPECT_NEAR(divider.ranks[0].sites[0].noise_stretch, 1.025, 1e-12);
+  const double both_fast = 0.75 * 0.75;
+  EXPECT_NEAR(divider.noise_stretch, both_fast * 1.0125 + (1 - both_fast) * 1.0625, 1e-12);
+  EXPECT_NEAR(ports.ranks[0].sites[0].noise_stretch, 1.25, 1e-12);
+  EXPECT_NEAR(ports.noise_stretch, both_fast * 1.125 + (1 - both_fast) * 1.625, 1e-12);
+  EXPECT_LT(divider.noise_stretch, 1.1) << "the divider's noise, not the ports'";
+  // One quantum a step: the slowest of the two ranks' quanta, as measured.
+  auto short_steps = run(loop("10", "", "2000"), machine, 2);
+  EXPECT_NEAR(short_steps.ranks[0].noise_step_s, 20e-6, 1e-15);
+  EXPECT_NEAR(short_steps.noise_stretch, both_fast * 1.0 + (1 - both_fast) * 2.0, 1e-12);
+  // One rank has no one to wait for: the mean, however its steps are cut.
+  EXPECT_NEAR(run(loop("10", "", "8000"), machine, 1).noise_stretch, 1.25, 1e-12);
+}
+
+// The points where a rank may wait for another: collectives (on more than one
+// rank), blocking receives and probes, waits; not sends, not the calls that
+// only start a transfer, not a receive from MPI_PROC_NULL.
+TEST(Predict, SyncPointsAreTheCallsThatMayWaitForAnotherRank) {
+  RankCounts c;
+  auto add = [&](mpi::Op op, double calls, std::optional<long long> peer = std::nullopt) {
+    MpiCalls call;
+    call.op = op;
+    call.calls = calls;
+    call.peer = peer;
+    c.mpi.push_back(call);
+  };
+  add(mpi::Op::Send, 5, 1);
+  add(mpi::Op::Isend, 7, 1);
+  add(mpi::Op::Irecv, 7, 1);
+  add(mpi::Op::Waitall, 7);
+  add(mpi::Op::Recv, 3, 1);
+  add(mpi::Op::Recv, 100, -1);
+  add(mpi::Op::Sendrecv, 2, 1);
+  add(mpi::Op::Allreduce, 11);
+  add(mpi::Op::CommSplit, 1);
+  EXPECT_DOUBLE_EQ(sync_points_of(c, 2), 7 + 3 + 2 + 11 + 1);
+  EXPECT_DOUBLE_EQ(sync_points_of(c, 1), 7 + 3 + 2) << "a communicator of one waits for no one";
 }
 
 // A short loop whose chain restarts each run (a CSR row: `s = 0`, a few
