@@ -218,15 +218,21 @@ double site_time_with_core_stretched(const SitePrediction& s, double core_stretc
   return std::max(std::max(core, alone) + s.serial_fraction * std::min(core, alone), s.traffic_s);
 }
 
+std::vector<double> site_time_by_noise_quantile(const SitePrediction& s, const machine::Noise& noise) {
+  const double core = std::max(s.in_core_s, s.l1_access_s);
+  std::vector<double> time = noise.stretch_of(core > 0 ? s.off_ports_s / core : 0);
+  for (double& t : time) t = site_time_with_core_stretched(s, t);
+  return time;
+}
+
 machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& noise) {
   if (noise.empty() || rp.refined_time_s <= 0) return noise;
   const size_t quantiles = noise.stretch.size();
   std::vector<double> time(quantiles, 0);
   for (const SitePrediction& s : rp.sites) {
     if (s.refined_s <= 0) continue;
-    const double core = std::max(s.in_core_s, s.l1_access_s);
-    const std::vector<double> stretch = noise.stretch_of(core > 0 ? s.off_ports_s / core : 0);
-    for (size_t q = 0; q < quantiles; ++q) time[q] += site_time_with_core_stretched(s, stretch[q]);
+    const std::vector<double> site_time = site_time_by_noise_quantile(s, noise);
+    for (size_t q = 0; q < quantiles; ++q) time[q] += site_time[q];
   }
   for (size_t q = 0; q < quantiles; ++q) time[q] += rp.refined_comm_s * noise.stretch[q];
   machine::Noise out = noise;
