@@ -120,7 +120,7 @@ class ComputeModel {
     std::vector<Started> cohort;  // those that started at cohort_start_s
   };
   const machine::Pricing& pricing_;
-  const WorkPricer* work_;  // null: no burst carries work (the engine refuses one that does)
+  const WorkPricer* work_;               // null: no burst carries work (the engine refuses one that does)
   std::unordered_map<int, Node> nodes_;  // nodes in use
   std::unordered_map<int, std::uint64_t> bursts_of_rank_;  // bursts each rank has started
   std::vector<Repriced> repriced_;
