@@ -157,4 +157,26 @@ TEST(SimulatedNoise, TheSameSeedGivesTheSameFigure) {
   EXPECT_NE(other.predicted_time_s, first.predicted_time_s) << "the seed draws the quantiles";
 }
 
+
+// On a node whose sharing is measured (busy_slowdown), ranks that leave the
+// allreduce together start their bursts at one moment and the engine prices
+// each again as the others join (sim/costs.h). A burst keeps its number, so
+// its draw: with a slowdown of 1 (prices as without it) the figure is the
+// unmeasured node's, which a draw per pricing call would not give.
+TEST(SimulatedNoise, ABurstPricedAgainKeepsItsDraw) {
+  const auto m = time_loop();
+  const auto params = steps_of(50, 10'000);
+  const std::string noise = noise_row({1, 1.5, 2, 3});
+  for (int np : {2, 4}) {
+    const auto unmeasured = modelsim::simulate_model_under_noise(m, node(kFlopBound, noise), np, params, 3);
+    const auto shared =
+        modelsim::simulate_model_under_noise(m, node(kFlopBound, noise + "\nbusy_slowdown = 1"), np, params, 3);
+    EXPECT_NEAR(shared.predicted_time_s, unmeasured.predicted_time_s, 1e-12 * unmeasured.predicted_time_s)
+        << np << " ranks";
+    for (int r = 0; r < np; ++r)
+      EXPECT_NEAR(shared.ranks[r].calc_s, unmeasured.ranks[r].calc_s, 1e-12 * unmeasured.ranks[r].calc_s)
+          << np << " ranks, rank " << r;
+  }
+}
+
 }  // namespace
