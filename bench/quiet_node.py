@@ -123,7 +123,7 @@ class Perfcast:
 
 
 def predict_case(pc, a, run, required):
-    """Formula, refined and simulated estimates of the case's timed region, and the slowest
+    """Formula, refined, noisy, simulated and simulated-noisy estimates of the case's timed region, and the slowest
     rank's sites (the model's per-loop figures)."""
     app, values, R = run["app"], dict(run["values"], ranks=run["ranks"]), run["ranks"]
     toml = os.path.join(a.apps, app, "validate.toml")
@@ -135,6 +135,8 @@ def predict_case(pc, a, run, required):
            "--json", "--simulate"]
     for kv in a.set:
         cmd += ["--set", kv]
+    if getattr(a, "noise_seed", None) is not None:
+        cmd += ["--noise-seed", str(a.noise_seed)]
     for k, v in sorted(params.items()):
         cmd += ["--param", f"{k}={v}"]
     base = BASELINES.get(app)
@@ -152,7 +154,7 @@ def predict_case(pc, a, run, required):
     est = {e["name"]: e for e in j["estimates"]}
     out = {"basis": basis, "factor": factor, "unbound": unbound, "estimates": {}, "unavailable": {}}
     for method, name in (("formula", "formula"), ("refined", "refined"), ("noisy", "noisy"),
-                         ("simulated", "simulated")):
+                         ("simulated", "simulated"), ("simulated-noisy", "simulated-noisy")):
         e = est.get(name)
         if e and e.get("time_s") is not None:
             out["estimates"][method] = e["time_s"] * factor
@@ -274,7 +276,7 @@ def reprice(pc, a, t0):
         doc = json.load(f)
     doc["repriced"] = {"from": os.path.abspath(a.reprice), "machine": os.path.abspath(a.machine),
                        "build": a.build, "at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                       "set": a.set}
+                       "set": a.set, "noise_seed": a.noise_seed}
     doc["machine"] = os.path.abspath(a.machine)
     doc["sharing"] = machine_sharing(pc, a.machine)
     predict_all(pc, a, doc["runs"])
@@ -326,6 +328,8 @@ def main():
     ap.add_argument("--report", help="the markdown report's path (default: OUT/quiet_node.md)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="passed to every predict: a machine-file key changed (repeatable; a what-if)")
+    ap.add_argument("--noise-seed", type=int,
+                    help="passed to every predict: the seed of the simulated-noisy estimate's draws (default: predict's)")
     ap.add_argument("--reprice", metavar="QUIET_NODE_JSON",
                     help="measure nothing: price a recorded run's cases again (this build, --machine, --models) "
                          "beside its recorded measurements; a fit to those runs, not a test")

@@ -9,9 +9,10 @@
     beside the phases the app times itself (wave3d's compute and MPI, bfs's generation and
     construction) and cg's kernels timed one by one.
 
-Methods: `formula`, `refined`, `noisy` and `simulated` are `perfcast predict` (`--simulate`) of
-the program model on the machine file calibrated on the target, made without any run of the app
-there (`noisy`: the refined time under the file's measured `node.noise`, where it has one);
+Methods: `formula`, `refined`, `noisy`, `simulated` and `simulated-noisy` are `perfcast predict`
+(`--simulate`) of the program model on the machine file calibrated on the target, made without
+any run of the app there (`noisy`: the refined time under the file's measured `node.noise`, where
+it has one; `simulated-noisy`: the simulation with each rank's bursts under that noise);
 `naive` is the same size's measured 1-rank time over the rank count, so it needs a run.
 Only rows whose basis is the app's timed region enter the means; a whole-program prediction
 (no baseline for the app) is listed and counted apart.
@@ -22,7 +23,7 @@ import argparse
 import json
 import sys
 
-MODEL_METHODS = ("formula", "refined", "noisy", "simulated")
+MODEL_METHODS = ("formula", "refined", "noisy", "simulated", "simulated-noisy")
 METHODS = MODEL_METHODS + ("naive",)
 WITHIN = 0.20
 TIMED = "timed region"
@@ -136,7 +137,7 @@ def render(doc):
                   f"`{rp.get('from', '?')}`: the recorded measurements beside new predictions, a fit to those runs "
                   "(a fresh run is the test)." + set_note(rp.get("set")), ""]
     lines += [
-        "**formula, refined, noisy, simulated: predictions made without any run of the app on the target** (the "
+        "**formula, refined, noisy, simulated, simulated-noisy: predictions made without any run of the app on the target** (the "
         "program model analysed elsewhere, priced with the machine file calibrated on the target). "
         "**naive** (the same size's measured 1-rank time / ranks) needs the 1-rank run. Error = predicted / "
         "measured - 1; means over timed-region rows only.",

@@ -32,6 +32,7 @@ struct PredictArgs {
   bool all_ranks = false;
   bool simulate = false;
   std::uint64_t max_events = 50'000'000;
+  std::uint64_t noise_seed = 1;
   std::string max_memory;
 };
 
@@ -68,6 +69,10 @@ void add_predict_command(CLI::App& app) {
                   "With --simulate: refuse to make more events than this over all ranks (a guard against a runaway "
                   "loop bound; the events stream into the simulator, so memory stays flat)")
       ->capture_default_str();
+  cmd->add_option("--noise-seed", a->noise_seed,
+                  "With --simulate and a machine file with noise: the seed of each burst's drawn noise quantile "
+                  "(the same seed gives the same figure)")
+      ->capture_default_str();
   add_memory_budget_option(*cmd, a->max_memory);
   cmd->add_flag("--json", a->json, "Print the figures as JSON");
   cmd->footer(
@@ -96,7 +101,7 @@ void add_predict_command(CLI::App& app) {
     model::Prediction p = timed_part ? model::predict_timed_part(m, *baseline_model, costs, machine, a->np,
                                                                  parameters, baseline_parameters, options)
                                      : model::predict(m, costs, machine, a->np, parameters, options);
-    std::optional<sim::SimResult> simulated, baseline_simulated;
+    std::optional<sim::SimResult> simulated, baseline_simulated, simulated_noisy, baseline_simulated_noisy;
     if (a->simulate) {
       ProgressLine progress(!a->json);
       auto show = [&](const sim::SimProgress& sp) { progress.show(report::simulation_progress_text(sp)); };
@@ -104,9 +109,22 @@ void add_predict_command(CLI::App& app) {
       if (timed_part)
         baseline_simulated = modelsim::simulate_model(*baseline_model, machine, a->np, baseline_parameters, options,
                                                       a->max_events, show);
+      // Under the machine's noise: a second simulation, where the file has noise.
+      if (p.noise_available) {
+        simulated_noisy = modelsim::simulate_model_under_noise(m, machine, a->np, parameters, a->noise_seed, options,
+                                                               a->max_events, show);
+        if (timed_part)
+          baseline_simulated_noisy = modelsim::simulate_model_under_noise(
+              *baseline_model, machine, a->np, baseline_parameters, a->noise_seed, options, a->max_events, show);
+      }
     }
-    report::PredictionView view{p, m, machine, simulated ? &*simulated : nullptr,
-                                baseline_simulated ? &*baseline_simulated : nullptr};
+    report::PredictionView view{p,
+                                m,
+                                machine,
+                                simulated ? &*simulated : nullptr,
+                                baseline_simulated ? &*baseline_simulated : nullptr,
+                                simulated_noisy ? &*simulated_noisy : nullptr,
+                                baseline_simulated_noisy ? &*baseline_simulated_noisy : nullptr};
     report::PredictionContext context{.model_file = a->model_file,
                                       .parameters = a->params,
                                       .memory_level = a->memory,

@@ -72,7 +72,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--machine", o->machine, "Machine file or bundled name (replaces [settings] machine)");
   cmd->add_option(
       "--methods", o->methods,
-      "Methods, comma-separated (measured always runs): naive,skeleton,trace-replay,static,static-noisy,signature,learned");
+      "Methods, comma-separated (measured always runs): naive,skeleton,trace-replay,static,static-noisy,simulated-noisy,signature,learned");
   cmd->add_option("--resume", o->resume,
                   "Results file (JSON lines): rows in it are not run again, new rows are appended");
   cmd->add_option("--build", o->build,

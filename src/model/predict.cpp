@@ -229,14 +229,20 @@ std::vector<double> site_stretch(const SitePrediction& s, const machine::Noise& 
 
 }  // namespace
 
+std::vector<double> site_time_by_noise_quantile(const SitePrediction& s, const machine::Noise& noise) {
+  std::vector<double> time = site_stretch(s, noise);
+  for (double& t : time) t = site_time_with_core_stretched(s, t);
+  return time;
+}
+
 machine::Noise noise_of_rank(const RankPrediction& rp, const machine::Noise& noise) {
   if (noise.empty() || rp.refined_time_s <= 0) return noise;
   const size_t quantiles = noise.stretch.size();
   std::vector<double> time(quantiles, 0);
   for (const SitePrediction& s : rp.sites) {
     if (s.refined_s <= 0) continue;
-    const std::vector<double> stretch = site_stretch(s, noise);
-    for (size_t q = 0; q < quantiles; ++q) time[q] += site_time_with_core_stretched(s, stretch[q]);
+    const std::vector<double> site_time = site_time_by_noise_quantile(s, noise);
+    for (size_t q = 0; q < quantiles; ++q) time[q] += site_time[q];
   }
   for (size_t q = 0; q < quantiles; ++q) time[q] += rp.refined_comm_s * noise.stretch[q];
   machine::Noise out = noise;

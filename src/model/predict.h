@@ -188,6 +188,13 @@ struct Prediction {
 // terms stay. 1 gives SitePrediction::refined_s.
 double site_time_with_core_stretched(const SitePrediction& site, double core_stretch);
 
+// A site's time at each of `noise`'s quantiles: its in-core work stretched by
+// that quantile of the site's own mix (Noise::stretch_of its share off the
+// ports: port work at `stretch`, the rest at `divider_stretch`), its traffic
+// not. Index q is the noise's quantile q, so one draw of q prices every site
+// of a burst alike. Empty when the noise is.
+std::vector<double> site_time_by_noise_quantile(const SitePrediction& site, const machine::Noise& noise);
+
 // A rank's noise: quantile by quantile, each site's time with its in-core work
 // stretched by the site's mix (Noise::stretch_of its share off the ports) and
 // its communication by the ports' stretch, over its refined time. The traffic

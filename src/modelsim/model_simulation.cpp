@@ -1,8 +1,10 @@
 #include "modelsim/model_simulation.h"
 
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "model/costs.h"
 #include "model/model_events.h"
@@ -12,53 +14,93 @@ namespace perfcast::modelsim {
 
 namespace {
 
+// One quantile of `quantiles` for burst `burst` of `world_rank`: a hash of the
+// three (splitmix64's finaliser), so a draw depends on nothing but them and
+// the same job gives the same draws whatever order the engine meets the ranks.
+std::size_t drawn_quantile(std::uint64_t seed, int world_rank, std::uint64_t burst, std::size_t quantiles) {
+  auto mix = [](std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  const std::uint64_t h = mix(mix(mix(seed) ^ static_cast<std::uint64_t>(world_rank)) ^ burst);
+  return static_cast<std::size_t>(h % quantiles);
+}
+
 // A model's compute bursts (model::BurstWork) priced when they start, under
 // the node's load of that moment (sim/costs.h): each item's sites by
 // model::price_sites, the rules predict prices them with and ModelWork a
-// skeleton's model work with. Prices are kept per (work, node group, load).
+// skeleton's model work with. With a noise seed, each burst of each rank
+// draws one quantile of its node's noise (drawn_quantile) and every site of
+// the burst takes that quantile's time (model::site_time_by_noise_quantile:
+// in-core work stretched by the site's mix, traffic not). Prices are kept
+// per (work, node group, load), one per quantile.
 class BurstPricer final : public sim::WorkPricer {
  public:
-  explicit BurstPricer(const model::PredictOptions& options) : options_(options) {}
+  BurstPricer(const model::PredictOptions& options, std::optional<std::uint64_t> noise_seed)
+      : options_(options), noise_seed_(noise_seed) {}
 
-  double work_s(const void* work, int world_rank, const machine::Pricing& pricing, int computing) const override {
+  double work_s(const void* work, int world_rank, std::uint64_t number, const machine::Pricing& pricing,
+                int computing) const override {
     const auto& burst = *static_cast<const model::BurstWork*>(work);
     const int node = pricing.node(world_rank);
     const machine::NodeGroup& group = pricing.machine().group_of_node(node);
     const machine::NodeLoad load = machine::Pricing::node_load(group, computing, pricing.ranks_on_node(node));
-    auto [kept, fresh] = burst_s_.try_emplace(Key{&burst, &group, load.streaming, load.time_share}, 0.0);
-    if (!fresh) return kept->second;
-    // Item by item in program order, a run's item once per repeat: the sum
-    // the burst's items make one after another, so a run adds what its
-    // items would one by one.
-    double seconds = 0;
-    for (const auto& run : burst.runs) {
-      const double item = item_s(*run.counts, group, load);
-      for (std::uint64_t k = 0; k < run.repeats; ++k) seconds += item;
-    }
-    return kept->second = seconds;
+    const std::vector<double>& by_quantile = burst_s(burst, group, load);
+    if (by_quantile.size() == 1) return by_quantile.front();
+    return by_quantile[drawn_quantile(*noise_seed_, world_rank, number, by_quantile.size())];
   }
 
  private:
   using Key = std::tuple<const void*, const machine::NodeGroup*, int, double>;
 
-  double item_s(const model::RankCounts& counts, const machine::NodeGroup& group, const machine::NodeLoad& load) const {
-    auto [kept, fresh] = item_s_.try_emplace(Key{&counts, &group, load.streaming, load.time_share}, 0.0);
+  // The quantiles a price has: the group's noise's with a seed, else one (undisturbed).
+  bool noisy(const machine::NodeGroup& group) const { return noise_seed_ && !group.noise.empty(); }
+
+  // The burst's seconds at each quantile.
+  const std::vector<double>& burst_s(const model::BurstWork& burst, const machine::NodeGroup& group,
+                                     const machine::NodeLoad& load) const {
+    auto [kept, fresh] = burst_s_.try_emplace(Key{&burst, &group, load.streaming, load.time_share});
     if (!fresh) return kept->second;
-    double seconds = 0;
-    for (const auto& site : model::price_sites(counts, group, load, options_)) seconds += site.refined_s;
-    return kept->second = seconds;
+    // Item by item in program order, a run's item once per repeat: the sum
+    // the burst's items make one after another, so a run adds what its
+    // items would one by one.
+    std::vector<double> seconds(noisy(group) ? group.noise.stretch.size() : 1, 0.0);
+    for (const auto& run : burst.runs) {
+      const std::vector<double>& item = item_s(*run.counts, group, load);
+      for (std::size_t q = 0; q < seconds.size(); ++q)
+        for (std::uint64_t k = 0; k < run.repeats; ++k) seconds[q] += item[q];
+    }
+    return kept->second = std::move(seconds);
+  }
+
+  const std::vector<double>& item_s(const model::RankCounts& counts, const machine::NodeGroup& group,
+                                    const machine::NodeLoad& load) const {
+    auto [kept, fresh] = item_s_.try_emplace(Key{&counts, &group, load.streaming, load.time_share});
+    if (!fresh) return kept->second;
+    const bool by_noise = noisy(group);
+    std::vector<double> seconds(by_noise ? group.noise.stretch.size() : 1, 0.0);
+    for (const auto& site : model::price_sites(counts, group, load, options_)) {
+      if (!by_noise) {
+        seconds[0] += site.refined_s;
+        continue;
+      }
+      const std::vector<double> site_s = model::site_time_by_noise_quantile(site, group.noise);
+      for (std::size_t q = 0; q < seconds.size(); ++q) seconds[q] += site_s[q];
+    }
+    return kept->second = std::move(seconds);
   }
 
   const model::PredictOptions& options_;
-  mutable std::map<Key, double> burst_s_, item_s_;
+  std::optional<std::uint64_t> noise_seed_;
+  mutable std::map<Key, std::vector<double>> burst_s_, item_s_;
 };
 
-}  // namespace
-
-sim::SimResult simulate_model(const model::ProgramModel& model, const machine::Machine& machine, int np,
-                              const std::map<std::string, expr::Value>& parameters,
-                              const model::PredictOptions& pricing, std::uint64_t max_events,
-                              std::function<void(const sim::SimProgress&)> progress) {
+sim::SimResult simulate(const model::ProgramModel& model, const machine::Machine& machine, int np,
+                        const std::map<std::string, expr::Value>& parameters, const model::PredictOptions& pricing,
+                        std::uint64_t max_events, std::function<void(const sim::SimProgress&)> progress,
+                        std::optional<std::uint64_t> noise_seed) {
   model::EventOptions options;
   options.max_events = max_events;
   options.math = &machine.groups.front().math;
@@ -66,11 +108,28 @@ sim::SimResult simulate_model(const model::ProgramModel& model, const machine::M
   // Each rank's events made as the engine reads them: memory stays flat
   // however many steps the model's time loop runs.
   model::ModelJobSource job(model, np, parameters, options);
-  BurstPricer bursts(pricing);
+  BurstPricer bursts(pricing, noise_seed);
   sim::SimOptions sim_options;
   sim_options.progress = std::move(progress);
   sim_options.work_pricer = &bursts;
   return sim::simulate(job, machine, sim_options);
+}
+
+}  // namespace
+
+sim::SimResult simulate_model(const model::ProgramModel& model, const machine::Machine& machine, int np,
+                              const std::map<std::string, expr::Value>& parameters,
+                              const model::PredictOptions& pricing, std::uint64_t max_events,
+                              std::function<void(const sim::SimProgress&)> progress) {
+  return simulate(model, machine, np, parameters, pricing, max_events, std::move(progress), std::nullopt);
+}
+
+sim::SimResult simulate_model_under_noise(const model::ProgramModel& model, const machine::Machine& machine, int np,
+                                          const std::map<std::string, expr::Value>& parameters,
+                                          std::uint64_t noise_seed, const model::PredictOptions& pricing,
+                                          std::uint64_t max_events,
+                                          std::function<void(const sim::SimProgress&)> progress) {
+  return simulate(model, machine, np, parameters, pricing, max_events, std::move(progress), noise_seed);
 }
 
 }  // namespace perfcast::modelsim

@@ -17,6 +17,7 @@
 // while the others wait streams with the node's bandwidth to itself.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -34,5 +35,23 @@ sim::SimResult simulate_model(const model::ProgramModel& model, const machine::M
                               const std::map<std::string, expr::Value>& parameters,
                               const model::PredictOptions& pricing = {}, std::uint64_t max_events = 50'000'000,
                               std::function<void(const sim::SimProgress&)> progress = {});
+
+// The same run on the machine as its measured noise leaves it (NodeGroup::noise,
+// docs/machine-format.md): each compute burst of each rank draws one of its
+// node's noise quantiles, and the burst's sites take their times at that
+// quantile (model::site_time_by_noise_quantile: each site's in-core work
+// stretched by its own mix of port and off-port work, its memory traffic
+// not), so a step that ends in a collective waits for its slowest rank through
+// the simulated waits themselves. Messages and collectives keep the machine's
+// measured times. The draws are a hash of (`noise_seed`, rank, the rank's burst
+// number): the same inputs give the same figure. What is assumed: the draws are
+// independent between bursts and between ranks, and one draw holds for a whole
+// burst (docs/methods.md, "The simulation under noise"). A node group without
+// noise is undisturbed: the result is simulate_model's.
+sim::SimResult simulate_model_under_noise(const model::ProgramModel& model, const machine::Machine& machine, int np,
+                                          const std::map<std::string, expr::Value>& parameters,
+                                          std::uint64_t noise_seed, const model::PredictOptions& pricing = {},
+                                          std::uint64_t max_events = 50'000'000,
+                                          std::function<void(const sim::SimProgress&)> progress = {});
 
 }  // namespace perfcast::modelsim

@@ -148,7 +148,8 @@ double ModelWork::item_s(const Work& work, const machine::NodeGroup& group, cons
   return seconds;
 }
 
-double ModelWork::work_s(const void* burst, int world_rank, const machine::Pricing& pricing, int computing) const {
+double ModelWork::work_s(const void* burst, int world_rank, std::uint64_t /*number*/, const machine::Pricing& pricing,
+                         int computing) const {
   const auto& b = *static_cast<const Burst*>(burst);
   const int node = pricing.node(world_rank);
   const machine::NodeGroup& group = pricing.machine().group_of_node(node);

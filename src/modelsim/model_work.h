@@ -59,7 +59,8 @@ class ModelWork final : public sim::WorkPricer {
   // sim::WorkPricer: the sum of the items' prices, each multiplier times the
   // sum of its sites' refined times (model::price_sites) on the rank's node
   // with `computing` of its ranks at work.
-  double work_s(const void* burst, int world_rank, const machine::Pricing& pricing, int computing) const override;
+  double work_s(const void* burst, int world_rank, std::uint64_t number, const machine::Pricing& pricing,
+                int computing) const override;
 
   // One work item's counts (for tests and reports).
   const model::RankCounts& counts(int work) const;

@@ -21,10 +21,34 @@ std::vector<double> per_rank(const model::Prediction& p, Field field) {
   return out;
 }
 
+// A simulated estimate from its run (and, for a timed part, its baseline's
+// run): the job's time and each rank's end, or their differences.
+void set_simulated(Estimate& e, const sim::SimResult& simulated, const sim::SimResult* baseline) {
+  if (!baseline) {
+    e.time_s = simulated.predicted_time_s;
+    e.slowest_rank = simulated.slowest_rank;
+    for (const auto& r : simulated.ranks) e.rank_time_s.push_back(r.end_s);
+    return;
+  }
+  e.description += "; the run's simulated time minus the baseline's";
+  const double difference = simulated.predicted_time_s - baseline->predicted_time_s;
+  if (difference < 0) {
+    e.unavailable = "the baseline's simulated time exceeds the run's";
+    return;
+  }
+  e.time_s = difference;
+  // Each rank's end minus its end in the baseline: no one rank need give
+  // the job's difference, so there is no slowest rank.
+  for (size_t r = 0; r < simulated.ranks.size() && r < baseline->ranks.size(); ++r)
+    e.rank_time_s.push_back(simulated.ranks[r].end_s - baseline->ranks[r].end_s);
+}
+
 }  // namespace
 
 std::vector<Estimate> prediction_estimates(const model::Prediction& p, const sim::SimResult* simulated,
-                                           const sim::SimResult* baseline_simulated) {
+                                           const sim::SimResult* baseline_simulated,
+                                           const sim::SimResult* simulated_noisy,
+                                           const sim::SimResult* baseline_simulated_noisy) {
   std::vector<Estimate> out;
 
   Estimate formula{.name = "formula",
@@ -77,26 +101,19 @@ std::vector<Estimate> prediction_estimates(const model::Prediction& p, const sim
                .description = "the sites' refined times as bursts between the model's calls on the simulator "
                               "(overlap, waits)",
                .engine = Estimate::Engine::Simulator};
-  if (simulated && baseline_simulated) {
-    sim.description += "; the run's simulated time minus the baseline's";
-    const double difference = simulated->predicted_time_s - baseline_simulated->predicted_time_s;
-    if (difference >= 0) {
-      sim.time_s = difference;
-      // Each rank's end minus its end in the baseline: no one rank need give
-      // the job's difference, so there is no slowest rank.
-      for (size_t r = 0; r < simulated->ranks.size() && r < baseline_simulated->ranks.size(); ++r)
-        sim.rank_time_s.push_back(simulated->ranks[r].end_s - baseline_simulated->ranks[r].end_s);
-    } else {
-      sim.unavailable = "the baseline's simulated time exceeds the run's";
-    }
-  } else if (simulated) {
-    sim.time_s = simulated->predicted_time_s;
-    sim.slowest_rank = simulated->slowest_rank;
-    for (const auto& r : simulated->ranks) sim.rank_time_s.push_back(r.end_s);
-  } else {
-    sim.unavailable = "not simulated (predict --simulate runs it)";
-  }
+  if (simulated) set_simulated(sim, *simulated, baseline_simulated);
+  else sim.unavailable = "not simulated (predict --simulate runs it)";
   out.push_back(std::move(sim));
+
+  Estimate sim_noisy{.name = "simulated-noisy",
+                     .description = "the simulation with each rank's compute bursts under the machine's measured "
+                                    "noise (a quantile drawn per burst and rank; waits for the slowest rank "
+                                    "simulated)",
+                     .engine = Estimate::Engine::Simulator};
+  if (!p.noise_available) sim_noisy.unavailable = "the machine file has no node.noise";
+  else if (!simulated_noisy) sim_noisy.unavailable = "not simulated (predict --simulate runs it)";
+  else set_simulated(sim_noisy, *simulated_noisy, baseline_simulated_noisy);
+  out.push_back(std::move(sim_noisy));
   return out;
 }
 

@@ -16,7 +16,8 @@ namespace perfcast::report {
 struct Estimate {
   enum class Engine { Formula, Simulator };  // the analytic predictor, or the model's calls on the simulator
 
-  std::string name;         // stable key for scripts: "formula", "mca", "footprint", "refined", "noisy", "simulated"
+  std::string name;         // stable key for scripts: "formula", "mca", "footprint", "refined", "noisy", "simulated",
+                            // "simulated-noisy"
   std::string description;  // what it prices, one line
   Engine engine = Engine::Formula;
   std::optional<double> time_s;      // the job's time (max over ranks); absent: not available
@@ -33,7 +34,14 @@ struct Estimate {
 // runs the whole program, so its timed part is a difference of two runs (the
 // job's time adds up over phases that each end with their slowest rank),
 // unavailable where the baseline's time exceeds the run's.
+//
+// `simulated_noisy` (and `baseline_simulated_noisy`, alike) is the same
+// simulation under the machine's measured noise (modelsim::
+// simulate_model_under_noise): the estimate "simulated-noisy", absent with
+// the reason where the machine file has no noise or nothing was simulated.
 std::vector<Estimate> prediction_estimates(const model::Prediction& prediction, const sim::SimResult* simulated,
-                                           const sim::SimResult* baseline_simulated = nullptr);
+                                           const sim::SimResult* baseline_simulated = nullptr,
+                                           const sim::SimResult* simulated_noisy = nullptr,
+                                           const sim::SimResult* baseline_simulated_noisy = nullptr);
 
 }  // namespace perfcast::report

@@ -295,6 +295,26 @@ std::string simulated_text(const Estimate& e, const sim::SimResult* simulated, c
       seconds_text(r.wait_s), seconds_text(r.comm_s), s.events);
 }
 
+// The simulation under noise, beside the plain one: what the draws cost the
+// job, as the slowest rank's wait grows with them.
+std::string simulated_noisy_text(const Estimate& e, const PredictionView& view) {
+  if (!view.simulated) return "";  // not asked for: no line
+  if (!e.time_s) return "simulated under noise: not available: " + e.unavailable + "\n";
+  const auto* s = view.simulated_noisy;
+  if (view.baseline_simulated_noisy)
+    return fmt::format(
+        "simulated under the machine's noise, the run's simulated time minus the baseline's: {}  [run {}, baseline "
+        "{}]\n",
+        quantity(*e.time_s, Dimension::Seconds), quantity(s->predicted_time_s, Dimension::Seconds),
+        quantity(view.baseline_simulated_noisy->predicted_time_s, Dimension::Seconds));
+  const auto& r = s->ranks.at(static_cast<size_t>(s->slowest_rank));
+  return fmt::format(
+      "simulated under the machine's noise: each rank's bursts at a quantile drawn per burst, its in-core work "
+      "stretched, not its traffic: {}  [rank {}: calc {}, wait {}, comm {}]\n",
+      quantity(*e.time_s, Dimension::Seconds), s->slowest_rank, seconds_text(r.calc_s), seconds_text(r.wait_s),
+      seconds_text(r.comm_s));
+}
+
 // An estimate no line below knows: its time and slowest rank, or why not.
 std::string generic_text(const Estimate& e) {
   if (!e.time_s) return fmt::format("{}: not available: {}\n", e.name, e.unavailable);
@@ -311,6 +331,7 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
   if (e.name == "refined") return refined_text(p, view.machine);
   if (e.name == "noisy") return noisy_text(p);
   if (e.name == "simulated") return simulated_text(e, view.simulated, view.baseline_simulated);
+  if (e.name == "simulated-noisy") return simulated_noisy_text(e, view);
   return generic_text(e);
 }
 
@@ -360,7 +381,8 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& r : p.ranks) ranks.push_back(rank_json(r, p.mca_available, p.footprint_available));
   nlohmann::json estimates = nlohmann::json::array();
-  for (const auto& e : prediction_estimates(p, view.simulated, view.baseline_simulated))
+  for (const auto& e : prediction_estimates(p, view.simulated, view.baseline_simulated, view.simulated_noisy,
+                                           view.baseline_simulated_noisy))
     estimates.push_back(estimate_json(e));
   nlohmann::json j = {{"program", view.model.program},
                       {"model_origin", view.model.origin},
@@ -429,7 +451,8 @@ std::string prediction_text(const PredictionView& view, const PredictionContext&
   }
   out += rank_table(p, context);
   // The analytic estimates, the breakdown by site they share, then what ran on the simulator.
-  auto estimates = prediction_estimates(p, view.simulated, view.baseline_simulated);
+  auto estimates = prediction_estimates(p, view.simulated, view.baseline_simulated, view.simulated_noisy,
+                                           view.baseline_simulated_noisy);
   for (const auto& e : estimates)
     if (e.engine == Estimate::Engine::Formula) out += estimate_text(e, view, context);
   out += sites_text(p.ranks[static_cast<size_t>(p.refined_slowest_rank)], p.mca_available);

@@ -37,6 +37,9 @@ struct PredictionView {
   const machine::Machine& machine;
   const sim::SimResult* simulated = nullptr;
   const sim::SimResult* baseline_simulated = nullptr;  // the baseline's, with a timed part and a simulation
+  // The same two under the machine's measured noise (the estimate "simulated-noisy").
+  const sim::SimResult* simulated_noisy = nullptr;
+  const sim::SimResult* baseline_simulated_noisy = nullptr;
 };
 
 nlohmann::json prediction_json(const PredictionView& view, const PredictionContext& context);

@@ -3,6 +3,7 @@
 // `perfcast predict` prices with too.
 #pragma once
 
+#include <cstdint>
 #include <iterator>
 #include <set>
 #include <unordered_map>
@@ -26,7 +27,12 @@ class WorkPricer {
   virtual ~WorkPricer() = default;
   // The seconds of `work` on `world_rank`, whose node has `computing` of its
   // ranks at work (this one included) and pricing.ranks_on_node placed.
-  virtual double work_s(const void* work, int world_rank, const machine::Pricing& pricing, int computing) const = 0;
+  // `burst` numbers the rank's compute bursts in its program order (0, 1, ...):
+  // a burst priced again as others join its start keeps its number, so a
+  // pricer that draws per burst (modelsim's noise) draws once for it, and the
+  // same job gives the same draws however the engine interleaves the ranks.
+  virtual double work_s(const void* work, int world_rank, std::uint64_t burst, const machine::Pricing& pricing,
+                        int computing) const = 0;
 };
 
 // A compute burst: its `seconds` when given, else its work's price (WorkPricer), else the roofline of its counts
@@ -63,10 +69,11 @@ class ComputeModel {
   // started at the same moment on the node, priced again with this one.
   double start(const events::Event& burst, int world_rank, double start_s) {
     repriced_.clear();
+    const std::uint64_t number = bursts_of_rank_[world_rank]++;
     const int node = pricing_.node(world_rank);
     if (!pricing_.machine().group_of_node(node).sharing_measured()) {
       if (burst.seconds >= 0) return burst.seconds;
-      if (burst.live) return work_->work_s(burst.live, world_rank, pricing_, pricing_.ranks_on_node(node));
+      if (burst.live) return work_->work_s(burst.live, world_rank, number, pricing_, pricing_.ranks_on_node(node));
       return pricing_.burst_s(world_rank, burst.flops, burst.bytes_moved);
     }
     Node& n = nodes_[node];
@@ -78,7 +85,7 @@ class ComputeModel {
     const int computing = static_cast<int>(n.running_ends.size()) + 1;
     auto price = [&](const Started& s) {
       if (s.seconds >= 0) return s.seconds;
-      if (s.work) return work_->work_s(s.work, s.rank, pricing_, computing);
+      if (s.work) return work_->work_s(s.work, s.rank, s.number, pricing_, computing);
       return pricing_.burst_s(s.rank, s.flops, s.bytes, computing);
     };
     for (Started& s : n.cohort) {
@@ -89,7 +96,7 @@ class ComputeModel {
       repriced_.push_back({s.rank, seconds - s.priced_s});
       s.priced_s = seconds;
     }
-    Started self{world_rank, burst.seconds, burst.flops, burst.bytes_moved, burst.live, 0};
+    Started self{world_rank, number, burst.seconds, burst.flops, burst.bytes_moved, burst.live, 0};
     self.priced_s = price(self);
     if (self.priced_s > 0) {
       n.running_ends.insert(start_s + self.priced_s);
@@ -102,6 +109,7 @@ class ComputeModel {
  private:
   struct Started {
     int rank;
+    std::uint64_t number;          // of the rank's bursts
     double seconds, flops, bytes;  // the event's
     const void* work;              // the event's live: work for work_ to price
     double priced_s;
@@ -112,8 +120,9 @@ class ComputeModel {
     std::vector<Started> cohort;  // those that started at cohort_start_s
   };
   const machine::Pricing& pricing_;
-  const WorkPricer* work_;  // null: no burst carries work (the engine refuses one that does)
+  const WorkPricer* work_;               // null: no burst carries work (the engine refuses one that does)
   std::unordered_map<int, Node> nodes_;  // nodes in use
+  std::unordered_map<int, std::uint64_t> bursts_of_rank_;  // bursts each rank has started
   std::vector<Repriced> repriced_;
 };
 

@@ -150,9 +150,11 @@ class Validation {
           else if (method == "trace-replay")
             trace_replay(run, row, out);
           else if (method == "static")
-            static_model(run, row, "refined_time_s");
+            static_model(run, row, "refined");
           else if (method == "static-noisy")
-            static_model(run, row, "noisy_time_s");
+            static_model(run, row, "noisy");
+          else if (method == "simulated-noisy")
+            static_model(run, row, "simulated-noisy");
           else if (method == "signature")
             signature(run, row, out);
           else if (method == "learned")
@@ -487,12 +489,15 @@ class Validation {
                        perfcast_crc32(text.data(), text.size()), text.size(), flags);
   }
 
-  // predict's estimate `key` of the run ("refined_time_s", or "noisy_time_s": the
-  // refined time under the machine file's measured noise, null where it has none).
+  // predict's estimate `name` of the run (docs/json.md, "estimates"): "refined";
+  // "noisy", the refined time under the machine file's measured noise; or
+  // "simulated-noisy", the model's calls simulated under that noise (predict
+  // --simulate). The noisy ones are absent where the file has no noise.
   double estimate(const fs::path& model_file, int ranks,
-                  const std::vector<std::pair<std::string, std::string>>& params, const std::string& key) {
+                  const std::vector<std::pair<std::string, std::string>>& params, const std::string& name) {
     std::vector<std::string> args = {"predict", model_file.string(),   "--machine", tools_.machine,
                                      "--np",    std::to_string(ranks), "--json"};
+    if (name.rfind("simulated", 0) == 0) args.push_back("--simulate");
     for (const auto& [k, v] : params) {
       args.push_back("--param");
       args.push_back(k + "=" + v);
@@ -500,20 +505,30 @@ class Validation {
     ProcessResult r = perfcast(args);
     check(r, "perfcast predict");
     const nlohmann::json j = parse_json(r, "perfcast predict");
-    if (!j.contains(key) || j.at(key).is_null())
-      throw UserError(fmt::format("{} has no `noise` (perfcast calibrate measures it): predict gives no {}",
-                                  tools_.machine, key));
-    return j.at(key).get<double>();
+    for (const nlohmann::json& e : j.value("estimates", nlohmann::json::array())) {
+      if (e.value("name", "") != name) continue;
+      if (e.contains("time_s") && e.at("time_s").is_number()) return e.at("time_s").get<double>();
+      const std::string why = e.contains("unavailable") && e.at("unavailable").is_string()
+                                  ? e.at("unavailable").get<std::string>()
+                                  : "no reason given";
+      if (why.find("no node.noise") != std::string::npos)
+        throw UserError(fmt::format("{} has no `noise` (perfcast calibrate measures it): predict gives no {}",
+                                    tools_.machine, name));
+      throw UserError(fmt::format("predict gives no {}: {}", name, why));
+    }
+    throw UserError(fmt::format("perfcast predict --json lists no estimate named {}", name));
   }
 
-  // The static method: `estimate` is predict's refined time ("static") or its noisy
-  // time ("static-noisy", the same model under the machine's measured noise).
+  // The static methods: `estimate` is predict's refined time ("static"), its noisy
+  // time ("static-noisy", the same model under the machine's measured noise) or the
+  // model's calls simulated under that noise ("simulated-noisy"): the same cached
+  // model and bindings, the run minus the baseline where the app has one.
   void static_model(const Run& run, Row& row, const std::string& key) {
     auto refined = [&](const fs::path& model_file, int ranks,
                        const std::vector<std::pair<std::string, std::string>>& params) {
       return estimate(model_file, ranks, params, key);
     };
-    const std::string label = key == "noisy_time_s" ? "noisy" : "refined";
+    const std::string& label = key;
     const AppBindings* b = app_bindings(run.app);
     row.cost_runs = "none";
     if (!b) {

@@ -43,6 +43,15 @@ TEST(CliPredict, ParametersMayBeExpressionsOfTheRank) {
   EXPECT_FALSE(j.contains("simulated"));
 }
 
+// The estimate named `name` of predict's JSON (null when there is none).
+const json& estimate(const json& j, const std::string& name) {
+  static const json none;
+  for (const auto& e : j["estimates"])
+    if (e["name"] == name) return e;
+  ADD_FAILURE() << "no estimate " << name;
+  return none;
+}
+
 TEST(CliPredict, SimulateRunsTheModelsCallsOnTheEngine) {
   auto r = perfcast_run({"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "4", "--json",
                          "--simulate", "--param", "work=1e6 * (rank + 1)", "--param", "peer=mod(rank + 1, size)"});
@@ -59,8 +68,7 @@ TEST(CliPredict, SimulateRunsTheModelsCallsOnTheEngine) {
   // and the simulation is one of the prediction's estimates.
   EXPECT_EQ(s["ranks"][s["slowest_rank"].get<int>()]["end_s"], s["predicted_time_s"]);
   EXPECT_FALSE(s["ranks"][3].contains("time_s"));
-  const auto& simulated = j["estimates"].back();
-  EXPECT_EQ(simulated["name"], "simulated");
+  const auto& simulated = estimate(j, "simulated");
   EXPECT_EQ(simulated["time_s"], s["predicted_time_s"]);
   EXPECT_EQ(simulated["rank_time_s"].size(), 4u);
 }
@@ -152,8 +160,7 @@ TEST(CliPredict, BaselineParamPredictsTheTimedPart) {
     EXPECT_EQ(rank["load_bytes"], 0.0);  // the set-up's stream is not in the timed part
     EXPECT_EQ(rank["mpi_calls"], 10.0);
   }
-  const auto& sim = j["estimates"].back();
-  ASSERT_EQ(sim["name"], "simulated");
+  const auto& sim = estimate(j, "simulated");
   EXPECT_DOUBLE_EQ(sim["time_s"].get<double>(), j["simulated"]["predicted_time_s"].get<double>() -
                                                      j["baseline_simulated"]["predicted_time_s"].get<double>());
   // "simulated" is the run's whole simulation, as without a baseline.
@@ -161,6 +168,32 @@ TEST(CliPredict, BaselineParamPredictsTheTimedPart) {
   EXPECT_EQ(j["simulated"]["predicted_time_s"], whole_simulated["predicted_time_s"]);
   EXPECT_EQ(j["simulated"]["ranks"], whole_simulated["ranks"]);
   EXPECT_LT(j["baseline_simulated"]["predicted_time_s"].get<double>(), whole_simulated["predicted_time_s"].get<double>());
+}
+
+// With noise in the machine file, --simulate also simulates under it: each step
+// of the time loop (its flops; the timed part leaves out the set-up's stream)
+// at a drawn stretch of 2 or 3, so slower than undisturbed; the same seed
+// gives the same figure. Without noise, the reason it is absent.
+TEST(CliPredict, SimulateUnderTheMachinesNoiseIsItsOwnEstimate) {
+  const std::vector<std::string> args = {"predict", time_loop_model(), "--machine", kMachines + "polus.toml",
+                                         "--np", "2", "--json", "--simulate", "--param", "steps=10",
+                                         "--baseline-param", "steps=0"};
+  auto plain = perfcast_run(args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.stderr_text;
+  EXPECT_EQ(estimate(json::parse(plain.stdout_text), "simulated-noisy")["unavailable"],
+            "the machine file has no node.noise");
+  auto noisy_args = args;
+  noisy_args.insert(noisy_args.end(), {"--set", "node.noise={ quantum = \"20 us\", stretch = [2.0, 3.0] }",
+                                       "--noise-seed", "5"});
+  auto first = perfcast_run(noisy_args), again = perfcast_run(noisy_args);
+  ASSERT_EQ(first.exit_code, 0) << first.stderr_text;
+  ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
+  const json j = json::parse(first.stdout_text);
+  const double simulated = estimate(j, "simulated")["time_s"].get<double>();
+  const double noisy = estimate(j, "simulated-noisy")["time_s"].get<double>();
+  EXPECT_GT(noisy, 1.5 * simulated) << "every burst at least 2x its in-core time";
+  EXPECT_EQ(estimate(json::parse(again.stdout_text), "simulated-noisy")["time_s"],
+            estimate(j, "simulated-noisy")["time_s"]);
 }
 
 TEST(CliPredict, ABaselineDoingMoreThanTheRunIsAClearError) {

@@ -31,8 +31,12 @@ struct PredictCase {
   model::Prediction prediction;
   std::optional<sim::SimResult> simulated;
   PredictionContext context;
+  std::optional<sim::SimResult> simulated_noisy;  // where the machine has noise
 
-  PredictionView view() const { return {prediction, model, machine, simulated ? &*simulated : nullptr}; }
+  PredictionView view() const {
+    return {prediction, model, machine, simulated ? &*simulated : nullptr, nullptr,
+            simulated_noisy ? &*simulated_noisy : nullptr};
+  }
 };
 
 // wave3d at n=32 for 2 steps, priced as `perfcast predict` prices it.
@@ -42,11 +46,14 @@ PredictCase predict_wave3d(const std::string& machine_file, const std::vector<st
                 machine::load_machine_file(kSource + "/machines/" + machine_file, overrides),
                 {},
                 std::nullopt,
-                {"apps/wave3d/wave3d.model.json", {"n=32", "steps=2"}, "auto", false, /*include_wall=*/false}};
+                {"apps/wave3d/wave3d.model.json", {"n=32", "steps=2"}, "auto", false, /*include_wall=*/false},
+                std::nullopt};
   std::map<std::string, expr::Value> parameters = {{"n", expr::Value(32)}, {"steps", expr::Value(2)}};
   model::PredictOptions options;
   c.prediction = model::predict(c.model, model::symbolic_costs(c.model), c.machine, np, parameters, options);
   if (simulate) c.simulated = modelsim::simulate_model(c.model, c.machine, np, parameters, options);
+  if (simulate && c.prediction.noise_available)
+    c.simulated_noisy = modelsim::simulate_model_under_noise(c.model, c.machine, np, parameters, 1, options);
   return c;
 }
 
@@ -57,10 +64,13 @@ PredictCase predict_sweep(const std::vector<std::string>& overrides, int np) {
                 machine::load_machine_file(kSource + "/machines/generic-cluster.toml", overrides),
                 {},
                 std::nullopt,
-                {"tests/report/golden/sweep.model.json", {}, "auto", false, /*include_wall=*/false}};
+                {"tests/report/golden/sweep.model.json", {}, "auto", false, /*include_wall=*/false},
+                std::nullopt};
   model::PredictOptions options;
   c.prediction = model::predict(c.model, model::symbolic_costs(c.model), c.machine, np, {}, options);
   c.simulated = modelsim::simulate_model(c.model, c.machine, np, {}, options);
+  if (c.prediction.noise_available)
+    c.simulated_noisy = modelsim::simulate_model_under_noise(c.model, c.machine, np, {}, 1, options);
   return c;
 }
 

@@ -195,9 +195,11 @@ TEST(ValidateRun, LearnedMethodPredictsFromASweptDataset) {
 
 // static-noisy prices the same model under the machine file's measured noise
 // (data/xeon16_calibrated.toml: a quiet 16-core Xeon's calibrate, its quanta
-// stretched 1.08-3.11x), never below the refined figure; a file without noise
-// (generic-cluster) leaves its cell empty and says why.
-TEST(ValidateRun, TheNoisyStaticMethodPricesTheMachinesNoiseOrSaysItHasNone) {
+// stretched 1.08-3.11x), never below the refined figure, and simulated-noisy
+// runs its calls on the simulator under that noise, every draw at least 1.08x,
+// so above the refined figure too; a file without noise (generic-cluster)
+// leaves both cells empty and says why.
+TEST(ValidateRun, TheNoisyMethodsPriceTheMachinesNoiseOrSayItHasNone) {
   namespace fs = std::filesystem;
   fs::path dir = scratch() / "static-noisy";
   fs::create_directories(dir);
@@ -206,7 +208,7 @@ TEST(ValidateRun, TheNoisyStaticMethodPricesTheMachinesNoiseOrSaysItHasNone) {
     std::ofstream(cases) << "[settings]\nmachine = \"" << machine << "\"\nrepeats = 1\nwarmup = 0\ntimeout_s = 120\n"
                             "[[case]]\napp = \"wave3d\"\nargs = \"--n {n} --steps {steps} --repeats 1\"\nn = 16\n"
                             "steps = 5\nranks = [1]\n";
-    auto r = perfcast_run({"validate", cases.string(), "--methods", "static,static-noisy", "--models",
+    auto r = perfcast_run({"validate", cases.string(), "--methods", "static,static-noisy,simulated-noisy", "--models",
                            (dir / "models").string(), "--json"},
                           std::chrono::seconds(300));
     EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
@@ -223,6 +225,12 @@ TEST(ValidateRun, TheNoisyStaticMethodPricesTheMachinesNoiseOrSaysItHasNone) {
   EXPECT_GT(noisy["static-noisy"].at("predicted_s").get<double>(), noisy["static"].at("predicted_s").get<double>());
   EXPECT_EQ(noisy["static-noisy"].at("note").get<std::string>().rfind("noisy", 0), 0u) << noisy["static-noisy"].dump();
   EXPECT_EQ(noisy["static-noisy"].at("basis"), noisy["static"].at("basis"));
+  ASSERT_TRUE(noisy.count("simulated-noisy"));
+  const json& simulated = noisy["simulated-noisy"];
+  ASSERT_FALSE(simulated.at("predicted_s").is_null()) << simulated.dump();
+  EXPECT_GT(simulated.at("predicted_s").get<double>(), noisy["static"].at("predicted_s").get<double>());
+  EXPECT_EQ(simulated.at("note").get<std::string>().rfind("simulated-noisy", 0), 0u) << simulated.dump();
+  EXPECT_EQ(simulated.at("basis"), noisy["static"].at("basis"));
 
   auto plain = rows_on("generic-cluster");
   ASSERT_TRUE(plain.count("static-noisy"));
@@ -230,6 +238,10 @@ TEST(ValidateRun, TheNoisyStaticMethodPricesTheMachinesNoiseOrSaysItHasNone) {
   EXPECT_NE(plain["static-noisy"].at("note").get<std::string>().find("has no `noise`"), std::string::npos)
       << plain["static-noisy"].dump();
   EXPECT_FALSE(plain["static"].at("predicted_s").is_null());
+  ASSERT_TRUE(plain.count("simulated-noisy"));
+  EXPECT_TRUE(plain["simulated-noisy"].at("predicted_s").is_null()) << plain["simulated-noisy"].dump();
+  EXPECT_NE(plain["simulated-noisy"].at("note").get<std::string>().find("has no `noise`"), std::string::npos)
+      << plain["simulated-noisy"].dump();
 }
 
 // --models DIR keeps each app's model with the checksum of the source and flags it
