@@ -1,5 +1,7 @@
 #include "modelsim/model_simulation.h"
 
+#include <cmath>
+
 #include <map>
 #include <optional>
 #include <tuple>
@@ -34,8 +36,11 @@ std::size_t drawn_quantile(std::uint64_t seed, int world_rank, std::uint64_t bur
 // skeleton's model work with. With a noise seed, each burst of each rank
 // draws one quantile of its node's noise (drawn_quantile) and every site of
 // the burst takes that quantile's time (model::site_time_by_noise_quantile:
-// in-core work stretched by the site's mix, traffic not). Prices are kept
-// per (work, node group, load), one per quantile.
+// in-core work stretched by the site's mix, traffic not), the quantiles
+// drawn towards their mean as the burst spans more of the noise's quanta
+// (machine::noise_over_span: a burst of k quanta takes their mean, as predict
+// takes a rank's step). Prices are kept per (work, node group, load), one per
+// quantile.
 class BurstPricer final : public sim::WorkPricer {
  public:
   BurstPricer(const model::PredictOptions& options, std::optional<std::uint64_t> noise_seed)
@@ -67,34 +72,55 @@ class BurstPricer final : public sim::WorkPricer {
     // the burst's items make one after another, so a run adds what its
     // items would one by one.
     std::vector<double> seconds(noisy(group) ? group.noise.stretch.size() : 1, 0.0);
+    double undisturbed = 0;
     for (const auto& run : burst.runs) {
-      const std::vector<double>& item = item_s(*run.counts, group, load);
+      const Priced& item = item_s(*run.counts, group, load);
       for (std::size_t q = 0; q < seconds.size(); ++q)
-        for (std::uint64_t k = 0; k < run.repeats; ++k) seconds[q] += item[q];
+        for (std::uint64_t k = 0; k < run.repeats; ++k) seconds[q] += item.by_quantile[q];
+      for (std::uint64_t k = 0; k < run.repeats; ++k) undisturbed += item.undisturbed_s;
     }
+    if (seconds.size() > 1) narrow_over_span(seconds, undisturbed, group.noise);
     return kept->second = std::move(seconds);
   }
 
-  const std::vector<double>& item_s(const model::RankCounts& counts, const machine::NodeGroup& group,
-                                    const machine::NodeLoad& load) const {
+  // The burst's quantiles drawn towards their mean as noise_over_span draws a
+  // noise's over a span of `span_s` (1 / sqrt of the quanta it spans).
+  static void narrow_over_span(std::vector<double>& seconds, double span_s, const machine::Noise& noise) {
+    if (noise.quantum_s <= 0 || !(span_s > noise.quantum_s)) return;
+    const double narrowing = 1 / std::sqrt(span_s / noise.quantum_s);
+    double mean = 0;
+    for (double t : seconds) mean += t;
+    mean /= static_cast<double>(seconds.size());
+    for (double& t : seconds) t = mean + (t - mean) * narrowing;
+  }
+
+  // An item's seconds at each quantile, and undisturbed.
+  struct Priced {
+    std::vector<double> by_quantile;
+    double undisturbed_s = 0;
+  };
+  const Priced& item_s(const model::RankCounts& counts, const machine::NodeGroup& group,
+                       const machine::NodeLoad& load) const {
     auto [kept, fresh] = item_s_.try_emplace(Key{&counts, &group, load.streaming, load.time_share});
     if (!fresh) return kept->second;
     const bool by_noise = noisy(group);
-    std::vector<double> seconds(by_noise ? group.noise.stretch.size() : 1, 0.0);
+    Priced priced{std::vector<double>(by_noise ? group.noise.stretch.size() : 1, 0.0), 0};
     for (const auto& site : model::price_sites(counts, group, load, options_)) {
+      priced.undisturbed_s += site.refined_s;
       if (!by_noise) {
-        seconds[0] += site.refined_s;
+        priced.by_quantile[0] += site.refined_s;
         continue;
       }
       const std::vector<double> site_s = model::site_time_by_noise_quantile(site, group.noise);
-      for (std::size_t q = 0; q < seconds.size(); ++q) seconds[q] += site_s[q];
+      for (std::size_t q = 0; q < site_s.size(); ++q) priced.by_quantile[q] += site_s[q];
     }
-    return kept->second = std::move(seconds);
+    return kept->second = std::move(priced);
   }
 
   const model::PredictOptions& options_;
   std::optional<std::uint64_t> noise_seed_;
-  mutable std::map<Key, std::vector<double>> burst_s_, item_s_;
+  mutable std::map<Key, std::vector<double>> burst_s_;
+  mutable std::map<Key, Priced> item_s_;
 };
 
 sim::SimResult simulate(const model::ProgramModel& model, const machine::Machine& machine, int np,

@@ -53,10 +53,12 @@ bandwidth = "10 GB/s"
 
 const std::string kFlopBound = "1 TB/s", kTrafficBound = "1 GB/s";
 
-std::string noise_row(const std::vector<double>& stretch) {
+// A quantum as long as the tests' bursts or longer, so a burst takes one
+// quantum's spread, unless a test says otherwise.
+std::string noise_row(const std::vector<double>& stretch, const std::string& quantum = "1 ms") {
   std::string list;
   for (double s : stretch) list += (list.empty() ? "" : ", ") + std::to_string(s);
-  return "noise = { quantum = \"30 us\", stretch = [" + list + "] }";
+  return "noise = { quantum = \"" + quantum + "\", stretch = [" + list + "] }";
 }
 
 std::map<std::string, expr::Value> steps_of(int steps, std::int64_t n) { return {{"steps", steps}, {"n", n}}; }
@@ -143,6 +145,29 @@ TEST(SimulatedNoise, EachStepWaitsForItsSlowestRanksDraw) {
       EXPECT_GT(noisy.predicted_time_s, previous) << np << " ranks: more ranks, a slower slowest draw";
     }
     previous = noisy.predicted_time_s;
+  }
+}
+
+// A burst of k quanta takes the mean of k draws (machine::noise_over_span):
+// 40 us steps of 10 us quanta narrow 1, 1, 1, 2 by half towards their mean,
+// to 1.125 and 1.625, and the job waits for the slowest of those.
+TEST(SimulatedNoise, ABurstOfManyQuantaSpreadsLessThanOneQuantum) {
+  const auto m = time_loop();
+  const auto params = steps_of(1000, 20'000);  // 20'000 points x 2 ns: 40 us a step
+  const std::vector<double> spread = {1, 1, 1, 2};
+  const auto plain_node = node(kFlopBound, "");
+  for (int np : {1, 4}) {
+    const auto plain = modelsim::simulate_model(m, plain_node, np, params);
+    const auto one_quantum = modelsim::simulate_model_under_noise(m, node(kFlopBound, noise_row(spread)), np, params, 1);
+    const auto four = modelsim::simulate_model_under_noise(m, node(kFlopBound, noise_row(spread, "10 us")), np, params, 1);
+    const double compute = plain.ranks[0].calc_s;
+    const double stretch = 1 + (four.predicted_time_s - plain.predicted_time_s) / compute;
+    const machine::Noise noise = machine::noise_over_span(machine::Noise{.quantum_s = 10e-6, .stretch = spread}, 40e-6);
+    const double expected = machine::expected_slowest_stretch(std::vector<const machine::Noise*>(np, &noise));
+    std::cout << np << " ranks: one quantum a step " << one_quantum.predicted_time_s << " s, four quanta a step "
+              << four.predicted_time_s << " s: stretch " << stretch << ", expected " << expected << "\n";
+    EXPECT_NEAR(stretch, expected, 0.04) << np << " ranks";
+    if (np > 1) EXPECT_LT(four.predicted_time_s, one_quantum.predicted_time_s) << "a narrower spread, a faster slowest";
   }
 }
 
