@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -116,6 +117,17 @@ std::vector<ProbeFinding> bind_size_per_loop(ProgramModel& model, Parameter& siz
     if (fn == model.functions.end()) continue;
     Parameter own;
     own.name = fmt::format("{}.loop_at{}.{}", loop.function, loop.line, short_name);
+    // Two sizes of one short name at one loop (`A.n`, `B.n`): the whole name, dots as `_`.
+    auto taken = [&](const std::string& n) {
+      return std::any_of(model.parameters.begin(), model.parameters.end(),
+                         [&](const Parameter& p) { return p.name == n; }) ||
+             std::any_of(added.begin(), added.end(), [&](const Parameter& p) { return p.name == n; });
+    };
+    if (taken(own.name)) {
+      std::string whole = name;
+      std::replace(whole.begin(), whole.end(), '.', '_');
+      own.name = fmt::format("{}.loop_at{}.{}", loop.function, loop.line, whole);
+    }
     own.description = fmt::format(
         "iterations of the loop at {} each time it runs, where {} sizes it: that loop's own mean, as "
         "the loops {} sizes did not all run one mean",
