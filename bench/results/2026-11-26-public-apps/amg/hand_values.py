@@ -4,7 +4,8 @@
 # two places), every `num_vectors` field still required 1 (the value the
 # matvec's local num_vectors held in every call), the coarse solve's
 # global_num_rows the rows the probe measured there (hypre_GaussElimSolve.n),
-# and at 2 ranks the probe's 8.5 for a size a cast needs whole, 8.
+# and at 2 ranks the probe's 8.5 for a size a cast needs whole, 8, and
+# hypre_build_interp_colmap.j 4 (as the first comparison did).
 # usage: hand_values.py BOUND.json NP ARGS (rewritten in place)
 import json, sys
 model, np_, args = sys.argv[1:4]
@@ -18,5 +19,7 @@ for n, p in P.items():
     if n.endswith('.num_vectors') and 'default' not in p: kv[n] = '1'
 for n in ('A.global_num_rows', 'hypre_GaussElimSolve.A.global_num_rows'):
     if n in kv: kv[n] = P['hypre_GaussElimSolve.n']['default']
-if np_ == '2': kv['hypre_build_interp_colmap.P_offd_size'] = '8'
+if np_ == '2':
+    kv['hypre_build_interp_colmap.P_offd_size'] = '8'
+    kv['hypre_build_interp_colmap.j'] = '4'  # 3 measured: a vector body's trips below its width (aux_interp.c:806)
 open(args, 'w').write('\n'.join(f'--param\n{n}={v}' for n, v in kv.items()))
