@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <set>
 
 #include "support/expr.h"
 
@@ -105,14 +105,14 @@ std::vector<ProbeFinding> bind_size_per_loop(ProgramModel& model, Parameter& siz
   double iterations = 0, arrivals = 0;
   // One parameter per loop, though several of a line's loops (an unrolled
   // copy and its remainder) read it: the line's source loop is what the probe measured.
-  std::map<std::pair<std::string, int>, bool> done;
+  std::set<std::pair<std::string, int>> done;
   for (const SizedLoop& loop : loops) {
     if (!loop.no_probe.empty()) {
       out.push_back({ProbeFinding::Kind::Value, loop.site, name, std::nullopt,
                      fmt::format("the loop at {}:{} keeps it: {}", loop.function, loop.line, loop.no_probe)});
       continue;
     }
-    if (!done.emplace(std::pair{loop.function, loop.line}, true).second) continue;
+    if (!done.emplace(loop.function, loop.line).second) continue;
     auto fn = model.functions.find(loop.function);
     if (fn == model.functions.end()) continue;
     Parameter own;
@@ -124,9 +124,9 @@ std::vector<ProbeFinding> bind_size_per_loop(ProgramModel& model, Parameter& siz
              std::any_of(added.begin(), added.end(), [&](const Parameter& p) { return p.name == n; });
     };
     if (taken(own.name)) {
-      std::string whole = name;
-      std::replace(whole.begin(), whole.end(), '.', '_');
-      own.name = fmt::format("{}.loop_at{}.{}", loop.function, loop.line, whole);
+      std::string full = name;
+      std::replace(full.begin(), full.end(), '.', '_');
+      own.name = fmt::format("{}.loop_at{}.{}", loop.function, loop.line, full);
     }
     own.description = fmt::format(
         "iterations of the loop at {} each time it runs, where {} sizes it: that loop's own mean, as "
