@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "model/later_test.h"
 #include "model/probe_arguments.h"
 #include "model/probe_indirect.h"
+#include "model/probe_loop_sizes.h"
 #include "model/probe_regions.h"
 #include "model/probe_selectors.h"
 #include "model/probe_unpriced.h"
@@ -547,11 +549,13 @@ std::set<std::string> files_of(const Coverage& c, const std::string& function) {
 // HPCG's `nrow = A.localNumberOfRows`) is one parameter however many sizes
 // the calls pass; where it is exactly the trips of the function's loops, the
 // run's mean trips per arrival of those loops is the mean over the calls,
-// which makes the total of a cost linear in it right. The measure, or why
-// not; `cast` when a loop's trips are a cast of it (that needs a whole number).
-std::optional<double> mean_size(const ProgramModel& model, const ProbeRun& run, const std::string& name,
-                                std::string& site, std::string& why, bool& cast) {
-  std::optional<double> mean;
+// which makes the total of a cost linear in it right. What the run measured
+// at each of those loops (a loop without a probe the model's loop can be
+// told by says why); `cast` when a loop's trips are a cast of it (that needs
+// a whole number).
+std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& run, const std::string& name,
+                                   std::string& why, bool& cast) {
+  std::vector<SizedLoop> loops;
   for (const auto& [fn_name, fn] : model.functions) {
     std::vector<int> lines;
     loops_sized_by(fn.body, name, lines, cast, fn.body);
@@ -565,34 +569,51 @@ std::optional<double> mean_size(const ProgramModel& model, const ProbeRun& run, 
           files.push_back(feature.substr(0, feature.size() - suffix.size()));
       if (files.size() > 1) std::erase_if(files, [&](const std::string& f) { return !own.count(f); });
       if (files.size() != 1) {
-        why = files.empty() ? "no loop probe where it sizes a loop" : "loops at that line in several files";
-        return std::nullopt;
+        loops.push_back(
+            {fn_name, line, "", 0, 0,
+             files.empty() ? "no loop probe where it sizes a loop" : "loops at that line in several files"});
+        continue;
       }
       const std::string at = files.front() + ":" + std::to_string(line);
       const int depth = model_loop_depth(fn.body, name, line);
-      std::optional<std::string> probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), why);
+      std::string no_probe;
+      std::optional<std::string> probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), no_probe);
       if (!probe) {
-        why = "several loops start where it sizes one, and the probe cannot tell which";
-        return std::nullopt;
+        loops.push_back(
+            {fn_name, line, at, 0, 0, "several loops start where it sizes one, and the probe cannot tell which"});
+        continue;
       }
       auto headers = feature(run, *probe + ".headers"), entries = feature(run, *probe + ".entries");
-      if (!headers || !entries || *entries == 0) {
-        why = "the loops it sizes were not reached by the probe run";
-        return std::nullopt;
-      }
-      double trips = trips_per_arrival(run, *probe, *headers, *entries);
-      if (mean && std::fabs(trips - *mean) > 1e-9 * std::max(1.0, *mean)) {
-        why = "the loops it sizes ran different mean trips";
-        return std::nullopt;
-      }
-      mean = trips;
-      site = at;
+      SizedLoop loop{fn_name, line, at, entries.value_or(0), 0, ""};
+      if (headers && entries && *entries > 0) loop.trips = trips_per_arrival(run, *probe, *headers, *entries);
+      loops.push_back(loop);
     }
   }
-  if (!mean) why = "sizes no loop";
-  return mean;
+  if (loops.empty()) why = "sizes no loop";
+  return loops;
 }
 
+// The mean the loops in `loops` ran, when every one ran it (none otherwise,
+// with why).
+std::optional<double> one_mean(const std::vector<SizedLoop>& loops, std::string& why) {
+  std::optional<double> mean;
+  for (const SizedLoop& loop : loops) {
+    if (!loop.no_probe.empty()) {
+      why = loop.no_probe;
+      return std::nullopt;
+    }
+    if (loop.entries == 0) {
+      why = "the loops it sizes were not reached by the probe run";
+      return std::nullopt;
+    }
+    if (mean && std::fabs(loop.trips - *mean) > 1e-9 * std::max(1.0, *mean)) {
+      why = "the loops it sizes ran different mean trips";
+      return std::nullopt;
+    }
+    mean = loop.trips;
+  }
+  return mean;
+}
 
 // A memset/memcpy/memmove's bytes the analyser could not express
 // (`<function>.memset<k>.bytes`, described "bytes of the memset at
@@ -1027,28 +1048,43 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   bind_call_arguments(model, run, origin, bound, out);
 
   // Sizes: a required parameter of a function (dotted) that is exactly the
-  // trips of its loops, bound to their mean trips per arrival (mean_size).
+  // trips of its loops, bound to their mean trips per arrival (loops_sized);
+  // where those loops ran different means, or some never ran, each loop its
+  // own (probe_loop_sizes.h).
   std::set<std::string> loop_trips;  // bound, or said why not, above
   for (const Coverage::Loop& l : c.unknown_loops) loop_trips.insert(l.trip_count);
+  std::vector<Parameter> per_loop;  // added once the walk over the parameters is done
   for (Parameter& p : model.parameters) {
     if (p.default_value || bound.count(p.name) || loop_trips.count(p.name) || p.name.find('.') == std::string::npos)
       continue;
-    std::string site, why;
+    std::string why;
     bool cast = false;
-    std::optional<double> mean = mean_size(model, run, p.name, site, why, cast);
+    std::vector<SizedLoop> loops = loops_sized(model, run, p.name, why, cast);
+    std::optional<double> mean = loops.empty() ? std::nullopt : one_mean(loops, why);
+    const std::string site = loops.empty() ? "" : loops.front().site;
+    // The program holds a size in an integer, and the analyser's casts of it
+    // (zext(nrow, 32)) need one: the nearest, off by at most half a trip per call.
+    const bool whole = p.integer || cast;
+    if (!mean && std::any_of(loops.begin(), loops.end(), [](const SizedLoop& l) { return l.entries > 0; })) {
+      for (ProbeFinding& f : bind_size_per_loop(model, p, loops, whole, origin, per_loop)) out.push_back(std::move(f));
+      if (p.default_value) bound.insert(p.name);
+      continue;
+    }
     if (!mean) {  // left to the user, with the reason when it does size a loop
       if (why != "sizes no loop") out.push_back({ProbeFinding::Kind::Value, site, p.name, std::nullopt, why});
       continue;
     }
-    // The program holds a size in an integer, and the analyser's casts of it
-    // (zext(nrow, 32)) need one: the nearest, off by at most half a trip per call.
-    const bool whole = (p.integer || cast) && *mean != std::round(*mean);
-    const double value = whole ? std::round(*mean) : *mean;
+    const bool rounded = whole && *mean != std::round(*mean);
+    const double value = rounded ? std::round(*mean) : *mean;
     bind_measure(p, value, origin);
     bound.insert(p.name);
     out.push_back({ProbeFinding::Kind::Value, site, p.name, value,
-                   whole ? "bound (the mean trips per arrival of the loops it sizes, to the nearest whole number)"
-                         : "bound (the mean trips per arrival of the loops it sizes)"});
+                   rounded ? "bound (the mean trips per arrival of the loops it sizes, to the nearest whole number)"
+                           : "bound (the mean trips per arrival of the loops it sizes)"});
+  }
+  for (Parameter& p : per_loop) {
+    bound.insert(p.name);
+    model.parameters.push_back(std::move(p));
   }
 
   // Values: a required parameter named as one of main's variables (no dot:

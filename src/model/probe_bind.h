@@ -7,8 +7,9 @@
 // without a default (coverage `unknown_loops`, which also lists the
 // invocations per call of each recursive function), a branch priced at a guessed
 // probability (coverage `guessed_branches`), a memset/memcpy's bytes the
-// analyser could not express (its mean bytes per call), a required parameter named
-// after one of main's scalar variables, and one named after another
+// analyser could not express (its mean bytes per call), a size that is the trips
+// of loops (their mean, or each loop its own where they ran different means:
+// probe_loop_sizes.h), a required parameter named after one of main's scalar variables, and one named after another
 // function's variable, a global or an MPI call's count (probe_values.h), whose
 // tests for equality, where its values varied, are priced by the sides the run
 // entered instead (probe_selectors.h); a call site's argument it could not

@@ -1278,6 +1278,66 @@ TEST(ProbeRun, BindsTheTargetsOfCallsThroughPointers) {
   EXPECT_NEAR(model_flops, counted, 0.02 * counted);
 }
 
+// A matvec reached through a pointer in a struct of operations, called each
+// step on a fine matrix (y = A x) and a coarse one (y = A x + y), its row
+// count a field of the matrix struct, one parameter for every call
+// (kernel_sizes.c: AMG's hypre_CSRMatrixMatvecOutOfPlace under PCG). The two
+// sides' row loops ran different means, and the field's stores varied: no one
+// value is right. Each row loop reads its own mean; the bound model needs
+// no other binding, and its flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsEachLoopOfAKernelCalledOnSeveralSizes) {
+  constexpr long kRows = 512;  // the fine matrix's; the coarse one has half
+  constexpr int kSteps = 4;
+  const std::string source = KERNEL_SIZES_SOURCE;
+  auto line_of = [&](const std::string& marker) { return marker_line(source, marker); };
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "kernel_sizes.json", bound = dir / "kernel_sizes.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("a.rows")) << before["parameters"].dump(1);
+  EXPECT_FALSE(before["parameters"]["a.rows"].contains("default"));
+
+  fs::path program = build("kernel_sizes_features", true, source);
+  const std::vector<std::string> run_args = {std::to_string(kRows), std::to_string(kSteps)};
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> command = {program.string()};
+  command.insert(command.end(), run_args.begin(), run_args.end());
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(required(after), 0) << after["parameters"].dump(1);
+  const json& params = after["parameters"];
+  const std::string fine = "csr_matvec.loop_at" + std::to_string(line_of("fine_rows")) + ".rows";
+  const std::string coarse = "csr_matvec.loop_at" + std::to_string(line_of("coarse_rows")) + ".rows";
+  ASSERT_TRUE(params.contains(fine) && params.contains(coarse)) << params.dump(1);
+  EXPECT_EQ(params[fine].value("default", ""), std::to_string(kRows));
+  EXPECT_EQ(params[coarse].value("default", ""), std::to_string(kRows / 2));
+  EXPECT_NE(params[fine].value("origin", "").find("probe run"), std::string::npos) << params[fine].dump();
+  // Each row loop reads its own parameter.
+  std::vector<json> loops;
+  items_of_kind(after["functions"]["csr_matvec"]["body"], "loop", loops);
+  std::set<std::string> row_trips;
+  for (const auto& l : loops)
+    if (l["line"] == line_of("fine_rows") || l["line"] == line_of("coarse_rows"))
+      row_trips.insert(l["trip_count"].get<std::string>());
+  EXPECT_EQ(row_trips, (std::set<std::string>{fine, coarse}));
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // A step: the fine matrix's 3 R - 2 nonzeros at 2 flops and R rows at 1;
+  // the coarse one's R / 2 nonzeros at 2 and R / 2 rows at 2; main's sum 1.
+  EXPECT_DOUBLE_EQ(model_flops, kSteps * (2.0 * (3 * kRows - 2) + kRows + 2.0 * (kRows / 2) * 2 + 1));
+  fs::path plain = build("kernel_sizes_plain", false, source);
+  command = {plain.string()};
+  command.insert(command.end(), run_args.begin(), run_args.end());
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A selector that cycles through 1..4 (selector_sides.c, and in Fortran
 // selector_sides.f90 with its kernel in selector_kernel.f90: CloverLeaf's
 // advec_mom_kernel), whose values the probes measured and saw vary: the
