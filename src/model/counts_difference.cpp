@@ -168,11 +168,12 @@ RankCounts counts_difference(const RankCounts& run, const RankCounts& baseline, 
     // Both sides come from the same costs, so what is left differs only if
     // they did not: refused, naming each side's segments.
     if (!same_segments(run_memory, base_memory))
-      throw UserError(fmt::format("rank {}: {} has other memory segments in the run than in the baseline (run: {}; "
-                                  "baseline: {}; {})",
-                                  run.rank, where, segments_text(r.memory), segments_text(b.memory),
-                                  differing_text(run_bindings, baseline_bindings)),
-                      {}, "give a baseline that differs from the run only in how often the work repeats (--baseline-param)");
+      throw UserError(
+          fmt::format("rank {}: {} has other memory segments in the run than in the baseline (run: {}; "
+                      "baseline: {}; {})",
+                      run.rank, where, segments_text(r.memory), segments_text(b.memory),
+                      differing_text(run_bindings, baseline_bindings)),
+          {}, "give a baseline that differs from the run only in how often the work repeats (--baseline-param)");
     for (size_t k = 0; k < run_memory.size(); ++k) {
       run_memory[k].load_bytes = sub(run_memory[k].load_bytes, base_memory[k].load_bytes, "loaded bytes", where);
       run_memory[k].store_bytes = sub(run_memory[k].store_bytes, base_memory[k].store_bytes, "stored bytes", where);

@@ -285,7 +285,8 @@ TEST(Fortran, ATimedPartWhoseBaselineHasAnotherFootprintIsTheRunLessTheBaseline)
     const json timed = json::parse(r.stdout_text);
     const json &t = timed["ranks"][0], &w = run["ranks"][0], &b = set_up["ranks"][0];
     for (const char* count : {"load_bytes", "store_bytes", "loads", "stores"})
-      EXPECT_DOUBLE_EQ(t[count].get<double>(), w[count].get<double>() - b[count].get<double>()) << count << ", n = " << n;
+      EXPECT_DOUBLE_EQ(t[count].get<double>(), w[count].get<double>() - b[count].get<double>())
+          << count << ", n = " << n;
     ASSERT_EQ(t["sites"].size(), w["sites"].size());
     double kernel_bytes = -1;
     for (size_t i = 0; i < t["sites"].size(); ++i) {
@@ -299,7 +300,8 @@ TEST(Fortran, ATimedPartWhoseBaselineHasAnotherFootprintIsTheRunLessTheBaseline)
     EXPECT_EQ(kernel_bytes, steps * (n + 2) * 2 * 8.0) << "n = " << n;
     // The nest's footprint is not priced where the run's does not evaluate: said, not guessed.
     EXPECT_TRUE(timed["footprint_time_s"].is_null());
-    EXPECT_NE(timed.value("footprint_note", "").find("line 13"), std::string::npos) << timed.value("footprint_note", "");
+    const std::string note = timed.value("footprint_note", "");
+    EXPECT_NE(note.find("line 13"), std::string::npos) << note;
   }
 }
 
