@@ -192,7 +192,8 @@ static void usage(FILE *f) {
           "Graph500-style BFS on a Kronecker graph (A=0.57 B=0.19 C=0.19 D=0.05).\n"
           "  --scale S       2^S vertices (1..32, default 12)\n"
           "  --edgefactor E  E*2^S generated edges (1..1024, default 16)\n"
-          "  --roots K       number of search keys, distinct vertices of degree >= 1 (1..4096, default 8)\n"
+          "  --roots K       number of search keys, distinct vertices of degree >= 1 (0..4096, default 8);\n"
+          "                  0 builds the graph and searches nothing (a baseline of the set-up)\n"
           "  --seed X        generator seed, unsigned 64-bit (default 1); graph and roots\n"
           "                  depend only on scale, edgefactor and seed, not on the rank count\n"
           "  --repeats R     searches per root (1..1000, default 1); every search is timed and validated\n"
@@ -554,7 +555,9 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The median of n values; 0 for none (--roots 0: no search, no time). */
 static double median(const double *v, int n) {
+  if (n == 0) return 0;
   double *s = xmalloc(sizeof(double) * n);
   memcpy(s, v, sizeof(double) * n);
   qsort(s, (size_t)n, sizeof(double), cmp_double);

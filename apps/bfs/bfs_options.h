@@ -130,7 +130,7 @@ static inline int bfs_parse_args(const char *prog, int argc, char **argv, int ra
       if (bfs_parse_int(prog, rank, name, value, 1, 1024, &v)) return 2;
       o->edgefactor = (int)v;
     } else if (strcmp(name, "--roots") == 0) {
-      if (bfs_parse_int(prog, rank, name, value, 1, BFS_MAX_ROOTS, &v)) return 2;
+      if (bfs_parse_int(prog, rank, name, value, 0, BFS_MAX_ROOTS, &v)) return 2;
       o->roots = (int)v;
     } else if (strcmp(name, "--repeats") == 0) {
       if (bfs_parse_int(prog, rank, name, value, 1, 1000, &v)) return 2;
@@ -151,7 +151,8 @@ static inline int bfs_parse_args(const char *prog, int argc, char **argv, int ra
   }
   if (o->nlevels == 0)
     for (i = 0; i < o->roots; i++) o->levels[i] = BFS_DEFAULT_LEVELS;
-  if (o->root_batches == 0) o->root_batches = 1 + (o->roots - 1) / 32;
+  /* bfs draws batches until it has its roots: none for 0 roots. */
+  if (o->root_batches == 0) o->root_batches = o->roots ? 1 + (o->roots - 1) / 32 : 0;
   return 0;
 }
 

@@ -808,9 +808,14 @@ RankCounts evaluate_rank_counts(const SymbolicCosts& c, const expr::Bindings& b,
       }
       s.memory.push_back(t);
     }
-    // Without its distinct bytes, the nest's accesses are its traffic again.
-    if (footprint_failed)
+    // Without its distinct bytes, the nest's accesses are its traffic again,
+    // and so are none of its footprints: the nest's covered accesses merge
+    // every path that reaches it, so a footprint that did evaluate (another
+    // caller's) would count the same bytes twice.
+    if (footprint_failed) {
+      std::erase_if(s.memory, [](const MemoryTraffic& t) { return t.traffic == Traffic::Footprint; });
       for (auto& t : s.memory) t.traffic = Traffic::Access;
+    }
     add_site_to_rank(r, std::move(s));
   }
   for (const auto& g : c.mpi) {

@@ -173,7 +173,10 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
 // Throws UserError naming the function, the line, what was counted, the
 // expression and its value when a count is negative: a site total or MPI
 // group (those also when not finite or beyond 2^53), or one item's own count
-// where that item runs on this rank (SymbolicCosts::checks).
+// where that item runs on this rank (SymbolicCosts::checks). A footprint
+// that does not evaluate turns its refinement off for the site: the site keeps
+// no footprint segment (not even another caller's that did evaluate) and its
+// accesses are its traffic; footprint_error says which loop and why.
 RankCounts evaluate_rank(const SymbolicCosts& costs, const expr::Bindings& bindings, int rank);
 
 // Appends a site, or an MPI call moving `bytes` over all its calls, to a
@@ -188,9 +191,12 @@ void add_call_to_rank(RankCounts& counts, MpiCalls call, double bytes);
 // the price of the work between the two, whichever bound it takes (a max over
 // a whole run's totals does not subtract). A site keeps the run's shape (its
 // working sets, address streams); an MPI call keeps its size and peer, which
-// must be the baseline's where both make it. Throws UserError when a count of
+// must be the baseline's where both make it. A site whose footprints
+// evaluated on one side only (evaluate_rank) is subtracted as accesses on both
+// sides, unless the baseline moves no byte there. Throws UserError when a count of
 // the baseline exceeds the run's (naming the rank, the site or call, the
-// count and the bindings that differ) or a call differs in size or peer.
+// count and the bindings that differ), a call differs in size or peer, or a
+// site's segments still differ in shape (naming the site and each side's).
 RankCounts counts_difference(const RankCounts& run, const RankCounts& baseline, const expr::Bindings& run_bindings,
                              const expr::Bindings& baseline_bindings);
 

@@ -61,6 +61,25 @@ std::string call_where(const MpiCalls& c) {
                 : fmt::format("{} in {}", mpi::name(c.op), c.function);
 }
 
+const char* traffic_name(Traffic t) {
+  switch (t) {
+    case Traffic::Access: return "accesses";
+    case Traffic::Covered: return "covered accesses";
+    case Traffic::Footprint: return "footprint";
+  }
+  return "?";
+}
+
+// A site's segments for a refusal: kind, line and bytes of each.
+std::string segments_text(const std::vector<MemoryTraffic>& memory) {
+  std::string out;
+  for (const auto& t : memory)
+    out += fmt::format("{}{} at line {} ({:.6g} B loaded, {:.6g} B stored{})", out.empty() ? "" : "; ",
+                       traffic_name(t.traffic), t.line, t.load_bytes, t.store_bytes,
+                       t.working_set_bytes ? fmt::format(", working set {:.6g} B", *t.working_set_bytes) : "");
+  return out.empty() ? "none" : out;
+}
+
 // A site's memory segments as evaluate_rank leaves them when a footprint did
 // not evaluate: no footprint segments, every other segment priced as accesses.
 std::vector<MemoryTraffic> without_footprints(const std::vector<MemoryTraffic>& memory) {
@@ -124,17 +143,19 @@ RankCounts counts_difference(const RankCounts& run, const RankCounts& baseline, 
     std::vector<MemoryTraffic> run_memory = r.memory;
     std::vector<MemoryTraffic> base_memory = b.memory;
     if (!same_segments(run_memory, base_memory)) {
-      // A footprint evaluated on one side only (a bound that does not
-      // evaluate where the baseline never runs the loop, say). A baseline
-      // that moves no byte in the site leaves the run's segments whole;
-      // otherwise both sides lose the site's footprints, and the difference
-      // says why its footprint refinement is off.
+      // A site's footprints evaluated on one side only (evaluate_rank drops
+      // them all where one does not evaluate: a bound that wraps where a
+      // guard skips the nest, say, in calls that only the run's steps make).
+      // A baseline that moves no byte in the site is a segment of 0 bytes
+      // for each of the run's, which stays whole; otherwise both sides
+      // lose the site's footprints (their accesses are the traffic), and the
+      // difference says why its footprint refinement is off.
       const bool baseline_moves_nothing =
           std::all_of(base_memory.begin(), base_memory.end(),
                       [](const MemoryTraffic& t) { return t.load_bytes == 0 && t.store_bytes == 0; });
       if (baseline_moves_nothing) {
-        for (auto& t : base_memory) t = MemoryTraffic{};
-        base_memory.resize(run_memory.size());
+        base_memory = run_memory;
+        for (auto& t : base_memory) t.load_bytes = t.store_bytes = 0;
       } else {
         run_memory = without_footprints(run_memory);
         base_memory = without_footprints(base_memory);
@@ -144,9 +165,15 @@ RankCounts counts_difference(const RankCounts& run, const RankCounts& baseline, 
                                   : fmt::format("{}: the run's footprints did not evaluate", where);
       }
     }
-    if (run_memory.size() != base_memory.size())
-      throw UserError(fmt::format("rank {}: {} has {} memory segments in the run, {} in the baseline", run.rank, where,
-                                  run_memory.size(), base_memory.size()));
+    // Both sides come from the same costs, so what is left differs only if
+    // they did not: refused, naming each side's segments.
+    if (!same_segments(run_memory, base_memory))
+      throw UserError(
+          fmt::format("rank {}: {} has other memory segments in the run than in the baseline (run: {}; "
+                      "baseline: {}; {})",
+                      run.rank, where, segments_text(r.memory), segments_text(b.memory),
+                      differing_text(run_bindings, baseline_bindings)),
+          {}, "give a baseline that differs from the run only in how often the work repeats (--baseline-param)");
     for (size_t k = 0; k < run_memory.size(); ++k) {
       run_memory[k].load_bytes = sub(run_memory[k].load_bytes, base_memory[k].load_bytes, "loaded bytes", where);
       run_memory[k].store_bytes = sub(run_memory[k].store_bytes, base_memory[k].store_bytes, "stored bytes", where);

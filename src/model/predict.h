@@ -240,7 +240,13 @@ Prediction predict(const ProgramModel& model, const SymbolicCosts& costs, const 
 // steps, less a baseline of 0 steps, is priced as the loop alone, where a
 // difference of two predicted totals lets the set-up's terms into each
 // whole-rank max (the plain formula's, MCA's, the footprints'), and the noise
-// stretch is the loop's own mix. Throws UserError as counts_difference does.
+// stretch is the loop's own mix. A site's memory traffic subtracts segment by
+// segment in the run's shape: where the baseline moves no byte in a site, each
+// of the run's segments is 0 bytes there (its footprints stay the run's);
+// where a site's footprints evaluate on one side only (a nest whose bound
+// wraps in calls only the run's steps make), both sides are priced by the
+// nest's accesses and the footprint estimate says why it is off. Throws
+// UserError as counts_difference does.
 Prediction predict_timed_part(const ProgramModel& model, const ProgramModel& baseline_model,
                               const SymbolicCosts& costs, const machine::Machine& machine, int np,
                               const std::map<std::string, expr::Value>& parameters,

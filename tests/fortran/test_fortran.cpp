@@ -265,6 +265,46 @@ TEST(Fortran, CountsThatWrapWhereTheirGuardsSkipTheLoopPriceZero) {
   }
 }
 
+// A timed part whose baseline has another footprint (halo_depth.f90, its
+// kernel in halo_depth_kernel.f90; CloverLeaf's update_halo_kernel shape): the
+// kernel's nest is called at depth 2 in the set-up and depth 1 in each step,
+// where its footprint does not evaluate. `--baseline-param steps=0` was
+// refused ("2 memory segments in the run, 1 in the baseline"); it is the run
+// less the 0-step run, site by site, and the kernel's share is the steps'
+// copies by hand: n + 2 columns a step, one 8-byte load and store each.
+TEST(Fortran, ATimedPartWhoseBaselineHasAnotherFootprintIsTheRunLessTheBaseline) {
+  analyse({"halo_depth_kernel.f90", "halo_depth.f90"}, "halo_depth");
+  for (auto [n, steps] : {std::pair{64L, 10L}, {30L, 3L}}) {
+    json run = predict("halo_depth", 1, {{"n", n}, {"steps", steps}});
+    json set_up = predict("halo_depth", 1, {{"n", n}, {"steps", 0}});
+    auto r = perfcast_run({"predict", model_path("halo_depth").string(), "--machine", "polus", "--np", "1", "--json",
+                           "--param", "n=" + std::to_string(n), "--param", "steps=" + std::to_string(steps),
+                           "--baseline-param", "steps=0"});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    ASSERT_TRUE(run.contains("ranks") && set_up.contains("ranks"));
+    const json timed = json::parse(r.stdout_text);
+    const json &t = timed["ranks"][0], &w = run["ranks"][0], &b = set_up["ranks"][0];
+    for (const char* count : {"load_bytes", "store_bytes", "loads", "stores"})
+      EXPECT_DOUBLE_EQ(t[count].get<double>(), w[count].get<double>() - b[count].get<double>())
+          << count << ", n = " << n;
+    ASSERT_EQ(t["sites"].size(), w["sites"].size());
+    double kernel_bytes = -1;
+    for (size_t i = 0; i < t["sites"].size(); ++i) {
+      const json& site = t["sites"][i];
+      ASSERT_EQ(site["function"], w["sites"][i]["function"]);
+      EXPECT_DOUBLE_EQ(site["bytes"].get<double>(),
+                       w["sites"][i]["bytes"].get<double>() - b["sites"][i]["bytes"].get<double>())
+          << site["function"] << " line " << site["line"] << ", n = " << n;
+      if (site["function"] == "_QMhalo_depth_kernelPreflect" && site["line"] != 0) kernel_bytes = site["bytes"];
+    }
+    EXPECT_EQ(kernel_bytes, steps * (n + 2) * 2 * 8.0) << "n = " << n;
+    // The nest's footprint is not priced where the run's does not evaluate: said, not guessed.
+    EXPECT_TRUE(timed["footprint_time_s"].is_null());
+    const std::string note = timed.value("footprint_note", "");
+    EXPECT_NE(note.find("line 13"), std::string::npos) << note;
+  }
+}
+
 // Values passed by reference that the caller knows (byref_main.f90, its
 // kernels in a unit of their own): the DO index g and the size m = 2 nx + g
 // stored to flang's temporaries before each call are the call's arguments, a

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "machine/machine_io.h"
+#include "model/costs.h"
 #include "model/predict.h"
 #include "model_text.h"
 #include "support/error.h"
@@ -149,4 +152,112 @@ TEST(TimedPart, AFootprintTheBaselineCannotEvaluateStaysTheRuns) {
   EXPECT_DOUBLE_EQ(timed.ranks[0].traffic_s, 8000 / l1_Bps);
   EXPECT_DOUBLE_EQ(timed.ranks[0].l1_access_s, 10 * 64000 / l1_Bps);
   EXPECT_DOUBLE_EQ(timed.footprint_time_s, 10 * 1e5 / machine.groups.front().flops_per_core);
+}
+
+namespace {
+
+// A kernel called at two depths (CloverLeaf's update_halo_kernel shape): the
+// set-up's call at depth 2, each step's at depth 1, where the nest's
+// footprint wraps (an unrolled count a guard skips); its working set depends
+// on the depth, so each call keeps a footprint segment of its own. The run's footprint of
+// the nest does not evaluate, a 0-step baseline's does (the steps' calls are
+// scaled by 0): the nest is priced by its accesses on both sides, and the
+// timed part is the steps' accesses.
+ProgramModel kernel_at_two_depths() {
+  return model_from(R"J({
+      "kernel": {"parameters": ["depth"], "body": [
+        {"kind": "loop", "line": 5, "trip_count": "100",
+         "footprint": {"bytes": "4000 * depth", "load_bytes": "8 * zext(depth - 2, 64) + 8000", "store_bytes": "0"},
+         "body": [{"kind": "compute", "load_bytes": "64"}]}]},
+      "main": {"body": [
+        {"kind": "call", "function": "kernel", "args": {"depth": "2"}},
+        {"kind": "loop", "line": 10, "trip_count": "steps", "body": [
+          {"kind": "call", "function": "kernel", "args": {"depth": "1"}}]}]}})J",
+                    R"J("parameters": {"steps": {}})J", "two_depths.json");
+}
+
+const SiteCounts& site_at(const RankCounts& counts, int line) {
+  auto it = std::find_if(counts.sites.begin(), counts.sites.end(), [&](const SiteCounts& s) { return s.line == line; });
+  if (it == counts.sites.end()) throw std::runtime_error("no site at line " + std::to_string(line));
+  return *it;
+}
+
+double segment_bytes(const SiteCounts& s) {
+  double bytes = 0;
+  for (const auto& t : s.memory) bytes += t.load_bytes + t.store_bytes;
+  return bytes;
+}
+
+}  // namespace
+
+// Where one of a nest's footprints does not evaluate, none is kept: its
+// covered accesses hold every caller's bytes, so a footprint that did
+// evaluate (the set-up's) would count some of them twice.
+TEST(TimedPart, AFootprintThatDoesNotEvaluateDropsTheNestsOtherFootprints) {
+  const auto m = kernel_at_two_depths();
+  const auto costs = symbolic_costs(m);
+  const RankCounts run = evaluate_rank(costs, bind_rank(m, {{"steps", 10}}, 0, 1), 0);
+  ASSERT_NE(run.footprint_error.find("line 5"), std::string::npos) << run.footprint_error;
+  const SiteCounts& nest = site_at(run, 5);
+  for (const auto& t : nest.memory) EXPECT_EQ(t.traffic, Traffic::Access);
+  EXPECT_DOUBLE_EQ(segment_bytes(nest), 11 * 100 * 64.0);
+  EXPECT_DOUBLE_EQ(segment_bytes(nest), nest.load_bytes + nest.store_bytes);
+  // At 0 steps the footprint evaluates: the set-up's 8000 distinct bytes.
+  const RankCounts set_up = evaluate_rank(costs, bind_rank(m, {{"steps", 0}}, 0, 1), 0);
+  EXPECT_TRUE(set_up.footprint_error.empty()) << set_up.footprint_error;
+  double footprint_bytes = 0;
+  for (const auto& t : site_at(set_up, 5).memory)
+    if (t.traffic == Traffic::Footprint) footprint_bytes += t.load_bytes;
+  EXPECT_DOUBLE_EQ(footprint_bytes, 8000);
+}
+
+// The 0-step baseline has the nest's footprints, the run has none: both are
+// priced by their accesses, and the timed part is the steps' accesses (it was
+// refused: "2 memory segments in the run, 1 in the baseline").
+TEST(TimedPart, ABaselineWhoseFootprintEvaluatesWhereTheRunsDoesNotIsPricedByAccesses) {
+  const auto m = kernel_at_two_depths();
+  const auto costs = symbolic_costs(m);
+  const auto machine = machine::load_machine_string(kOneCore, "one-core.toml", ".");
+  const Prediction timed = predict_timed_part(m, m, costs, machine, 1, {{"steps", 10}}, {{"steps", 0}});
+  const RankCounts run = evaluate_rank(costs, bind_rank(m, {{"steps", 10}}, 0, 1), 0);
+  const RankCounts set_up = evaluate_rank(costs, bind_rank(m, {{"steps", 0}}, 0, 1), 0);
+  const RankCounts& d = timed.ranks[0].counts;
+  EXPECT_DOUBLE_EQ(d.load_bytes, 10 * 100 * 64.0);
+  EXPECT_DOUBLE_EQ(d.load_bytes, run.load_bytes - set_up.load_bytes);
+  EXPECT_DOUBLE_EQ(segment_bytes(site_at(d, 5)), 10 * 100 * 64.0);
+  for (const auto& t : site_at(d, 5).memory) EXPECT_EQ(t.traffic, Traffic::Access);
+  // The refinement the nest lacks is said, not priced.
+  EXPECT_FALSE(timed.footprint_available);
+  EXPECT_NE(timed.footprint_note.find("line 5"), std::string::npos) << timed.footprint_note;
+  // The nest's 64000 bytes are streamed from DRAM (no working set): the
+  // refined time is that traffic.
+  EXPECT_DOUBLE_EQ(timed.refined_time_s, 10 * 100 * 64.0 / machine.groups.front().memory.back().bandwidth_Bps);
+}
+
+// Segments that are not the same on both sides once the footprints are set
+// aside cannot come from one model's costs: refused, naming the site, each
+// side's segments and the parameters that differ.
+TEST(TimedPart, SegmentsOfAnotherShapeAreRefusedNamingTheSiteAndBoth) {
+  auto counts_with_segment = [](int segment_line, double bytes) {
+    RankCounts c;
+    SiteCounts s;
+    s.function = "kernel";
+    s.line = 5;
+    s.load_bytes = bytes;
+    s.memory.push_back(MemoryTraffic{std::nullopt, bytes, 0, segment_line, Traffic::Access});
+    add_site_to_rank(c, s);
+    return c;
+  };
+  const expr::Bindings run_bindings{{"steps", expr::Value(10)}}, baseline_bindings{{"steps", expr::Value(0)}};
+  try {
+    counts_difference(counts_with_segment(6, 800), counts_with_segment(7, 80), run_bindings, baseline_bindings);
+    FAIL() << "segments at lines 6 and 7 were subtracted";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("kernel (line 5) has other memory segments in the run than in the baseline"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("run: accesses at line 6 (800 B loaded"), std::string::npos) << what;
+    EXPECT_NE(what.find("baseline: accesses at line 7 (80 B loaded"), std::string::npos) << what;
+    EXPECT_NE(what.find("steps = 10 in the run, 0 in the baseline"), std::string::npos) << what;
+  }
 }

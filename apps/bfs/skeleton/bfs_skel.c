@@ -9,7 +9,7 @@
  *   - the number of batches of 64 candidate roots choose_roots() draws
  *     (--root-batches; default 1 + (roots - 1) / 32, i.e. it assumes at least
  *     half of the candidates have an edge, true of Kronecker graphs with
- *     edgefactor >= 4 at the scales used here).
+ *     edgefactor >= 4 at the scales used here; none for 0 roots).
  * Without --levels, every search is given 6 levels (Kronecker graphs at scale
  * 10-14 have 4-7; bfs's README).
  *
@@ -63,11 +63,11 @@ static void usage(FILE *f) {
           "usage: bfs_skel [options]   (the BSIM skeleton of bfs: bfs's options, plus two of its own)\n"
           "  --scale S         2^S vertices (1..32, default 12)\n"
           "  --edgefactor E    E*2^S generated edges (1..1024, default 16)\n"
-          "  --roots K         number of search keys (1..4096, default 8)\n"
+          "  --roots K         number of search keys (0..4096, default 8; 0: the set-up only)\n"
           "  --seed X          accepted, no effect on the skeleton\n"
           "  --repeats R       searches per root (1..1000, default 1)\n"
           "  --levels L1,L2,.. levels of each root's search (bfs's JSON \"levels\"; default 6 each)\n"
-          "  --root-batches B  batches of 64 candidate roots bfs draws (default 1 + (roots-1)/32)\n"
+          "  --root-batches B  batches of 64 candidate roots bfs draws (default 1 + (roots-1)/32, 0 for 0 roots)\n"
           "  --help            this text\n");
 }
 
@@ -145,7 +145,7 @@ int main(int argc, char **argv) {
   c.rcnt = malloc(sizeof(int) * size);
   c.sdisp = malloc(sizeof(int) * size);
   c.rdisp = malloc(sizeof(int) * size);
-  times = malloc(sizeof(double) * (size_t)o->roots * o->repeats);
+  times = malloc(sizeof(double) * ((size_t)o->roots * o->repeats + 1)); /* + 1: not NULL for 0 roots */
   if (!c.scnt || !c.rcnt || !c.sdisp || !c.rdisp || !times) MPI_Abort(MPI_COMM_WORLD, 3);
 
   N = ldexp(1.0, o->scale);
@@ -216,10 +216,10 @@ int main(int argc, char **argv) {
 
   if (rank == 0) {
     int n = o->roots * o->repeats, s;
-    double *sorted = malloc(sizeof(double) * n), med;
+    double *sorted = malloc(sizeof(double) * (n + 1)), med = 0; /* 0 roots: no search, time 0 as bfs */
     memcpy(sorted, times, sizeof(double) * n);
     qsort(sorted, (size_t)n, sizeof(double), cmp_double);
-    med = (n % 2) ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    if (n) med = (n % 2) ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
     printf("bfs_skel: scale %d, edgefactor %d, %d ranks, %d roots x %d repeats: simulated median search %.6g s\n",
            o->scale, o->edgefactor, size, o->roots, o->repeats, med);
     printf("{\"app\":\"bfs_skel\",\"ranks\":%d,\"scale\":%d,\"edgefactor\":%d,\"vertices\":%.0f,\"edges\":%.0f,"

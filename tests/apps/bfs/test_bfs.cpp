@@ -145,3 +145,20 @@ TEST(Bfs, HelpListsTheOptions) {
   for (const char* opt : {"--scale", "--edgefactor", "--roots", "--seed", "--repeats"})
     EXPECT_NE(run.process.stdout_text.find(opt), std::string::npos) << opt;
 }
+
+// --roots 0: the graph is generated and built as for any run (the same graph
+// as a 1-root run's), then no search: a baseline of the set-up, whose timed
+// figures are 0 and whose per-root arrays are empty.
+TEST(Bfs, ZeroRootsBuildsTheGraphAndSearchesNothing) {
+  AppRun none = run_passing(2, {"--scale", "10", "--roots", "0", "--seed", "3"});
+  AppRun one = run_passing(2, {"--scale", "10", "--roots", "1", "--seed", "3"});
+  ASSERT_TRUE(none.result.is_object() && one.result.is_object());
+  EXPECT_EQ(none.result["roots"], 0);
+  for (const char* key : {"root_vertices", "levels", "reached", "component_edges", "pairs_exchanged", "times_s"})
+    EXPECT_TRUE(none.result[key].empty()) << key << ": " << none.result[key];
+  EXPECT_EQ(none.result["time_s"], 0.0);
+  EXPECT_EQ(none.result["validation"]["searches"], 0);
+  for (const char* key : {"vertices", "edges", "self_loops", "adjacency_entries"})
+    EXPECT_EQ(none.result[key], one.result[key]) << key;
+  EXPECT_GT(one.result["time_s"].get<double>(), 0.0);
+}

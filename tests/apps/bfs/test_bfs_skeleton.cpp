@@ -71,3 +71,9 @@ TEST(BfsSkeleton, LevelsMustMatchTheRoots) {
   EXPECT_NE(sim.process.stderr_text.find("--levels"), std::string::npos) << sim.process.stderr_text;
   EXPECT_TRUE(sim.skeleton.is_null());
 }
+
+// --roots 0 (the set-up alone): the skeleton draws no batch of candidate
+// roots, as bfs does not, and makes the set-up's calls only.
+TEST(BfsSkeleton, SameCallsAsTheRealAppWithZeroRoots) {
+  expect_same_as_real(2, {"--scale", "10", "--roots", "0", "--seed", "3"});
+}
