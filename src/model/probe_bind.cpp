@@ -591,7 +591,11 @@ std::optional<double> mean_size(const ProgramModel& model, const ProbeRun& run, 
                                 std::string& site, std::string& why, bool& cast, bool& unrolled) {
   std::optional<double> mean;
   bool unreached = false;
-  for (const auto& [fn_name, local] : names_standing_for(model, name)) {
+  // The functions that name it themselves first: a callee's loops only add to them.
+  std::vector<std::pair<std::string, std::string>> targets;
+  for (const auto& target : names_standing_for(model, name))
+    targets.insert(target.second == name ? targets.begin() : targets.end(), target);
+  for (const auto& [fn_name, local] : targets) {
     const Function& fn = model.functions.at(fn_name);
     std::vector<int> lines;
     bool fn_cast = false, fn_unrolled = false;
@@ -641,11 +645,16 @@ std::optional<double> mean_size(const ProgramModel& model, const ProbeRun& run, 
       why = fn_why;
       return std::nullopt;
     }
+    auto differs = [&](double trips) { return mean && std::fabs(trips - *mean) > 1e-9 * std::max(1.0, *mean); };
+    // A callee whose loops are reached on only some of its calls measures
+    // another mean: left out, as above.
+    if (local != name && std::any_of(measured.begin(), measured.end(), [&](const auto& m) { return differs(m.second); }))
+      continue;
     unreached = unreached || fn_unreached;
     cast = cast || fn_cast;
     unrolled = unrolled || fn_unrolled;
     for (const auto& [at, trips] : measured) {
-      if (mean && std::fabs(trips - *mean) > 1e-9 * std::max(1.0, *mean)) {
+      if (differs(trips)) {
         why = "the loops it sizes ran different mean trips";
         return std::nullopt;
       }
