@@ -184,6 +184,23 @@ std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, co
   return found;
 }
 
+// The calls of each function of the model: for each, the arguments of every
+// call item that names it (callee parameter -> the caller's expression), and
+// the function that makes the call.
+using CallsOf = std::map<std::string, std::vector<std::pair<std::string, const CallItem*>>>;
+void collect_calls(const std::string& caller, const Items& items, CallsOf& out) {
+  for (const Item& item : items) {
+    if (const auto* c = std::get_if<CallItem>(&item.body)) {
+      if (!c->function.empty()) out[c->function].emplace_back(caller, c);
+    } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      collect_calls(caller, l->body, out);
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      collect_calls(caller, b->then_items, out);
+      collect_calls(caller, b->else_items, out);
+    }
+  }
+}
+
 }  // namespace
 
 bool used_only_as_size(const ProgramModel& model, const std::string& name) {
@@ -191,6 +208,58 @@ bool used_only_as_size(const ProgramModel& model, const std::string& name) {
   for (const auto& [fn_name, fn] : model.functions)
     if (!only_sizes_in(model, fn_name, name, visited)) return false;
   return true;
+}
+
+// Grown to a fixed point: a callee joins once every call of it passes `name`
+// or a caller's parameter already in.
+std::set<std::pair<std::string, std::string>> names_standing_for(const ProgramModel& model, const std::string& name) {
+  CallsOf calls;
+  for (const auto& [fn_name, fn] : model.functions) collect_calls(fn_name, fn.body, calls);
+  std::set<std::pair<std::string, std::string>> local;  // function, its parameter
+  auto stands_for = [&](const std::string& caller, const Expr& passed) {
+    const std::string text = expr::to_string(passed);
+    return text == name || local.count({caller, text}) > 0;
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [callee, sites] : calls) {
+      auto fn = model.functions.find(callee);
+      if (fn == model.functions.end()) continue;
+      for (const std::string& formal : fn->second.arguments) {
+        if (formal.empty() || local.count({callee, formal})) continue;
+        bool every = true;
+        for (const auto& [caller, call] : sites) {
+          auto passed = std::find_if(call->args.begin(), call->args.end(),
+                                     [&](const auto& a) { return a.first == formal; });
+          every = every && passed != call->args.end() && stands_for(caller, passed->second);
+        }
+        if (every && !sites.empty()) grew = local.insert({callee, formal}).second || grew;
+      }
+    }
+  }
+  std::set<std::pair<std::string, std::string>> out = local;
+  for (const auto& [fn_name, fn] : model.functions) out.insert({fn_name, name});
+  return out;
+}
+
+namespace {
+bool names_trips_of_a_loop(const Items& items, const std::string& name) {
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (expr::free_names(l->trip_count).count(name) || names_trips_of_a_loop(l->body, name)) return true;
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (names_trips_of_a_loop(b->then_items, name) || names_trips_of_a_loop(b->else_items, name)) return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+bool keeps_its_mean(const ProgramModel& model, const std::string& name) {
+  if (!used_only_as_size(model, name)) return false;
+  for (const auto& [function, local] : names_standing_for(model, name))
+    if (names_trips_of_a_loop(model.functions.at(function).body, local)) return true;
+  return false;
 }
 
 void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::string& origin,
@@ -225,9 +294,12 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
       out.push_back(std::move(f));
       continue;
     }
-    // An integer in the program, which the analyser's casts of it need: the
-    // nearest, off by at most a half per call where the values varied.
-    const double value = std::round(passed->sum / passed->calls);
+    // Where the values varied it only sizes (above): their mean makes every
+    // total linear in it right, and passes the analyser's casts of it
+    // (zext(n, 32)) unchanged, where it sizes a loop (keeps_its_mean); else,
+    // and for a value that did not vary, the nearest integer.
+    const double value =
+        passed->varied && keeps_its_mean(model, p.name) ? passed->sum / passed->calls : std::round(passed->sum / passed->calls);
     bind_measure(
         p, value,
         passed->varied ? fmt::format("{}, the mean of {} calls' values, which varied", origin, passed->calls) : origin);

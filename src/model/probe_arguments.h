@@ -16,6 +16,7 @@
 #pragma once
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/probe_bind.h"
@@ -36,5 +37,19 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
 // through calls, as the callee's parameter it is passed as. Never in another branch's condition,
 // an MPI call's peer or root, or an argument of a call through a pointer.
 bool used_only_as_size(const ProgramModel& model, const std::string& name);
+
+// Whether a mean of the values `name` took prices the model exactly, so that
+// a probe run binds it unrounded: it is only a size (used_only_as_size) and
+// sizes a loop (its trips name it, or a callee's parameter standing for it),
+// not a flag whose mean would be no value it held.
+bool keeps_its_mean(const ProgramModel& model, const std::string& name);
+
+// Where `name` stands for the value a function's own parameter holds, as
+// (function, parameter) pairs: `name` itself in every function (a parameter
+// of the model), and a callee's parameter that every call of that callee in
+// the model passes as `name`, or as a caller's parameter that stands for it
+// (SNAP's `inner` passing its `ng_per_thrd`, read from memory, to `sweep`, its
+// only caller): the callee's loop probes then count those calls and no others.
+std::set<std::pair<std::string, std::string>> names_standing_for(const ProgramModel& model, const std::string& name);
 
 }  // namespace perfcast::model

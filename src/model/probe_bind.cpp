@@ -269,6 +269,17 @@ std::optional<double> first_counted(const ProbeRun& run, const std::string& file
     if (&item == skip || item.note.find("inlined from") != std::string::npos) continue;
     if (!std::holds_alternative<BranchItem>(item.body) && !std::holds_alternative<LoopItem>(item.body)) continue;
     if (auto n = line_arrivals(run, file, item.line, function)) return n;
+    // A test the model computes (the optimiser's guard without a line, SNAP's
+    // `ncor < 1` before the loop it skips) sends all of a rank's arrivals to
+    // one side: the counted lines of both sides together are its arrivals,
+    // and a side that ran where the other has no counted line took them all.
+    const auto* b = std::get_if<BranchItem>(&item.body);
+    if (!b || !b->condition) continue;
+    auto then_side = first_counted(run, file, function, b->then_items);
+    auto else_side = first_counted(run, file, function, b->else_items);
+    if (then_side && else_side) return *then_side + *else_side;
+    if (then_side && *then_side > 0) return then_side;
+    if (else_side && *else_side > 0) return else_side;
   }
   return std::nullopt;
 }
@@ -377,6 +388,30 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
 // ... `EXIT`, `.left_from_body`) once per iteration it starts. Otherwise an
 // iteration left from inside the body after its work (`.exits_after_work`:
 // `EXIT` on a convergence test) ran, and never went back to the header.
+// Whether `items` (a loop's body) hold code after the loop's only exit,
+// priced on all of its passes but the last (a share of `trips`, the loop's
+// trip count): the loop's trips are then its passes through the exit's test.
+bool runs_code_after_its_exit(const Items& items, const std::string& trips) {
+  for (const Item& item : items)
+    if (const auto* b = std::get_if<BranchItem>(&item.body);
+        b && b->share && expr::free_names(*b->share).count(trips) && item.note.find("after the loop's exit") != std::string::npos)
+      return true;
+  return false;
+}
+
+// The loop items of `items`, at any depth, whose trips are `trips`.
+void loops_of(const Items& items, const std::string& trips, std::vector<const LoopItem*>& out) {
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (expr::to_string(l->trip_count) == trips) out.push_back(l);
+      loops_of(l->body, trips, out);
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      loops_of(b->then_items, trips, out);
+      loops_of(b->else_items, trips, out);
+    }
+  }
+}
+
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
   const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
   const double left_after_work = once ? 0.0 : feature(run, probe + ".exits_after_work").value_or(0.0);
@@ -495,10 +530,10 @@ void bind_virtual_share(const ProbeRun& run, const Coverage& c, Coverage::Loop& 
 }
 
 // Whether a loop's trip count is the parameter `name` alone, or a width cast
-// of it (zext(name, 32), which needs a whole number): a loop that runs `name`
-// iterations per arrival; or that loop unrolled, its remainder in `function`
-// at `line` (its branches test `name` too, so it needs a whole number as well).
-enum class Trips { Other, Alone, Cast };
+// of it (zext(name, 32), which a mean in its range passes): a loop that runs
+// `name` iterations per arrival; or that loop unrolled, its remainder in
+// `function` at `line` (its branches test `name`'s low bits: a whole number).
+enum class Trips { Other, Alone, Cast, Unrolled };
 Trips trips_are(const Expr& trip_count, const std::string& name, const Items& function, int line) {
   const std::string t = expr::to_string(trip_count);
   if (t == name) return Trips::Alone;
@@ -509,13 +544,15 @@ Trips trips_are(const Expr& trip_count, const std::string& name, const Items& fu
       return Trips::Cast;
   }
   const int k = unroll_factor(trip_count, name);
-  return k && remainder_of(function, line, name, k) ? Trips::Cast : Trips::Other;
+  return k && remainder_of(function, line, name, k) ? Trips::Unrolled : Trips::Other;
 }
 
 // The lines of the loops, in `items` at any depth, whose trips are `name`;
 // not those of code inlined from another function (the analyser's note says
 // so), whose probes count every call of that function in the program.
-void loops_sized_by(const Items& items, const std::string& name, std::vector<int>& lines, bool& cast,
+// `cast` when a loop's trips are a width cast of it, `unrolled` when a loop is
+// its unrolled form, whose remainder's test needs a whole number.
+void loops_sized_by(const Items& items, const std::string& name, std::vector<int>& lines, bool& cast, bool& unrolled,
                     const Items& function) {
   for (const Item& item : items) {
     if (const auto* l = std::get_if<LoopItem>(&item.body)) {
@@ -523,11 +560,12 @@ void loops_sized_by(const Items& items, const std::string& name, std::vector<int
       if (t != Trips::Other && item.note.find("inlined from") == std::string::npos) {
         lines.push_back(item.line);
         cast = cast || t == Trips::Cast;
+        unrolled = unrolled || t == Trips::Unrolled;
       }
-      loops_sized_by(l->body, name, lines, cast, function);
+      loops_sized_by(l->body, name, lines, cast, unrolled, function);
     } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-      loops_sized_by(b->then_items, name, lines, cast, function);
-      loops_sized_by(b->else_items, name, lines, cast, function);
+      loops_sized_by(b->then_items, name, lines, cast, unrolled, function);
+      loops_sized_by(b->else_items, name, lines, cast, unrolled, function);
     }
   }
 }
@@ -543,54 +581,6 @@ std::set<std::string> files_of(const Coverage& c, const std::string& function) {
   for (const auto& b : c.guessed_branches) add(b.function, b.site);
   for (const auto& u : c.unresolved_calls) add(u.caller, u.site);
   return files;
-}
-
-// A size a function reads from memory (a struct's field through an argument,
-// HPCG's `nrow = A.localNumberOfRows`) is one parameter however many sizes
-// the calls pass; where it is exactly the trips of the function's loops, the
-// run's mean trips per arrival of those loops is the mean over the calls,
-// which makes the total of a cost linear in it right. What the run measured
-// at each of those loops (a loop without a probe the model's loop can be
-// told by says why); `cast` when a loop's trips are a cast of it (that needs
-// a whole number).
-std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& run, const std::string& name,
-                                   std::string& why, bool& cast) {
-  std::vector<SizedLoop> loops;
-  for (const auto& [fn_name, fn] : model.functions) {
-    std::vector<int> lines;
-    loops_sized_by(fn.body, name, lines, cast, fn.body);
-    if (lines.empty()) continue;
-    const std::set<std::string> own = files_of(*model.coverage, fn_name);
-    for (int line : lines) {
-      const std::string suffix = ":" + std::to_string(line) + ":loop.headers";
-      std::vector<std::string> files;
-      for (const auto& [feature, value] : run.features)
-        if (feature.size() > suffix.size() && feature.compare(feature.size() - suffix.size(), suffix.size(), suffix) == 0)
-          files.push_back(feature.substr(0, feature.size() - suffix.size()));
-      if (files.size() > 1) std::erase_if(files, [&](const std::string& f) { return !own.count(f); });
-      if (files.size() != 1) {
-        loops.push_back(
-            {fn_name, line, "", 0, 0,
-             files.empty() ? "no loop probe where it sizes a loop" : "loops at that line in several files"});
-        continue;
-      }
-      const std::string at = files.front() + ":" + std::to_string(line);
-      const int depth = model_loop_depth(fn.body, name, line);
-      std::string no_probe;
-      std::optional<std::string> probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), no_probe);
-      if (!probe) {
-        loops.push_back(
-            {fn_name, line, at, 0, 0, "several loops start where it sizes one, and the probe cannot tell which"});
-        continue;
-      }
-      auto headers = feature(run, *probe + ".headers"), entries = feature(run, *probe + ".entries");
-      SizedLoop loop{fn_name, line, at, entries.value_or(0), 0, ""};
-      if (headers && entries && *entries > 0) loop.trips = trips_per_arrival(run, *probe, *headers, *entries);
-      loops.push_back(loop);
-    }
-  }
-  if (loops.empty()) why = "sizes no loop";
-  return loops;
 }
 
 // The mean the loops in `loops` ran, when every one ran it (none otherwise,
@@ -614,6 +604,85 @@ std::optional<double> one_mean(const std::vector<SizedLoop>& loops, std::string&
   }
   return mean;
 }
+
+// A size a function reads from memory (a struct's field through an argument,
+// HPCG's `nrow = A.localNumberOfRows`, or one a caller read and passes to it)
+// is one parameter however many sizes the calls pass; where it is exactly the
+// trips of the function's loops, the run's mean trips per arrival of those
+// loops is the mean over the calls, which makes the total of a cost linear in
+// it right. What the run measured at each of those loops (a loop without a
+// probe the model's loop can be told by says why); `cast` and `unrolled` as
+// loops_sized_by. A callee's loops sized by a parameter every call of it
+// passes this one to (names_standing_for) are witnesses: they count where the
+// functions that name it size no loop, if each was told and those reached
+// ran one mean (a callee reached on only some of its calls measures another).
+std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& run, const std::string& name,
+                                   std::string& why, bool& cast, bool& unrolled) {
+  std::vector<SizedLoop> loops, witnesses;
+  bool witness_cast = false, witness_unrolled = false;
+  for (const auto& [fn_name, local] : names_standing_for(model, name)) {
+    const Function& fn = model.functions.at(fn_name);
+    std::vector<int> lines;
+    bool fn_cast = false, fn_unrolled = false;
+    loops_sized_by(fn.body, local, lines, fn_cast, fn_unrolled, fn.body);
+    if (lines.empty()) continue;
+    const std::set<std::string> own = files_of(*model.coverage, fn_name);
+    std::vector<SizedLoop> fn_loops;
+    for (int line : lines) {
+      const std::string suffix = ":" + std::to_string(line) + ":loop.headers";
+      std::vector<std::string> files;
+      for (const auto& [feature, value] : run.features)
+        if (feature.size() > suffix.size() && feature.compare(feature.size() - suffix.size(), suffix.size(), suffix) == 0)
+          files.push_back(feature.substr(0, feature.size() - suffix.size()));
+      if (files.size() > 1) std::erase_if(files, [&](const std::string& f) { return !own.count(f); });
+      if (files.size() != 1) {
+        fn_loops.push_back(
+            {fn_name, line, "", 0, 0,
+             files.empty() ? "no loop probe where it sizes a loop" : "loops at that line in several files"});
+        continue;
+      }
+      const std::string at = files.front() + ":" + std::to_string(line);
+      const int depth = model_loop_depth(fn.body, local, line);
+      std::string no_probe;
+      std::optional<std::string> probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), no_probe);
+      if (!probe) {
+        fn_loops.push_back(
+            {fn_name, line, at, 0, 0, "several loops start where it sizes one, and the probe cannot tell which"});
+        continue;
+      }
+      auto headers = feature(run, *probe + ".headers"), entries = feature(run, *probe + ".entries");
+      SizedLoop loop{fn_name, line, at, entries.value_or(0), 0, ""};
+      if (headers && entries && *entries > 0) loop.trips = trips_per_arrival(run, *probe, *headers, *entries);
+      fn_loops.push_back(loop);
+    }
+    if (local == name) {
+      loops.insert(loops.end(), fn_loops.begin(), fn_loops.end());
+      cast = cast || fn_cast;
+      unrolled = unrolled || fn_unrolled;
+      continue;
+    }
+    // A witness: every loop told, those reached one mean, the witnesses' so far.
+    if (std::any_of(fn_loops.begin(), fn_loops.end(), [](const SizedLoop& l) { return !l.no_probe.empty(); }))
+      continue;
+    std::vector<SizedLoop> reached = witnesses;
+    for (const SizedLoop& l : fn_loops)
+      if (l.entries > 0) reached.push_back(l);
+    std::string differ;
+    if (reached.size() == witnesses.size() || !one_mean(reached, differ)) continue;
+    witnesses = std::move(reached);
+    witness_cast = witness_cast || fn_cast;
+    witness_unrolled = witness_unrolled || fn_unrolled;
+  }
+  if (loops.empty() && !witnesses.empty()) {
+    cast = witness_cast;
+    unrolled = witness_unrolled;
+    for (SizedLoop& w : witnesses) w.witness = true;
+    return witnesses;
+  }
+  if (loops.empty()) why = "sizes no loop";
+  return loops;
+}
+
 
 // A memset/memcpy/memmove's bytes the analyser could not express
 // (`<function>.memset<k>.bytes`, described "bytes of the memset at
@@ -828,6 +897,18 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       bound.insert(p->name);
     } else {
       double trips = trips_per_arrival(run, *probe, *headers, *entries);
+      // A loop the probes saw left by a test before its work (`DO; IF (ALL(done))
+      // EXIT; ...`), whose exit the optimised code placed after some of the
+      // test's own work (ALL's loop): the model prices the code after the exit
+      // on all its passes but the last, so its trips are the passes through the
+      // test, headers / entries, one more than the iterations of the work.
+      std::vector<const LoopItem*> model_loops;
+      if (fn != model.functions.end()) loops_of(fn->second.body, l.trip_count, model_loops);
+      const bool counts_passes = run.code.count(*probe + ".tested_at_bottom") || run.code.count(*probe + ".left_from_body");
+      if (!counts_passes && !model_loops.empty() &&
+          std::all_of(model_loops.begin(), model_loops.end(),
+                      [&](const LoopItem* m) { return runs_code_after_its_exit(m->body, l.trip_count); }))
+        trips = *headers / *entries;
       bind_measure(*p, trips, origin);
       l.probe_trips = trips;
       f.value = trips;
@@ -1058,14 +1139,19 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     if (p.default_value || bound.count(p.name) || loop_trips.count(p.name) || p.name.find('.') == std::string::npos)
       continue;
     std::string why;
-    bool cast = false;
-    std::vector<SizedLoop> loops = loops_sized(model, run, p.name, why, cast);
+    bool cast = false, unrolled = false;
+    std::vector<SizedLoop> loops = loops_sized(model, run, p.name, why, cast, unrolled);
     std::optional<double> mean = loops.empty() ? std::nullopt : one_mean(loops, why);
     const std::string site = loops.empty() ? "" : loops.front().site;
-    // The program holds a size in an integer, and the analyser's casts of it
-    // (zext(nrow, 32)) need one: the nearest, off by at most half a trip per call.
-    const bool whole = p.integer || cast;
-    if (!mean && std::any_of(loops.begin(), loops.end(), [](const SizedLoop& l) { return l.entries > 0; })) {
+    // The program holds a size in an integer; where the parameter is only a
+    // size (trips, counts, bytes and its loops' tests: used_only_as_size) a
+    // fractional mean makes every total linear in it right, and passes the
+    // analyser's casts (zext(nrow, 32)) unchanged. Elsewhere (a test of it,
+    // an unrolled loop's remainder), the nearest, off by at most half a trip per call.
+    const bool whole = unrolled || ((p.integer || cast) && !used_only_as_size(model, p.name));
+    const bool witnessed = !loops.empty() && loops.front().witness;
+    if (!mean && !witnessed &&
+        std::any_of(loops.begin(), loops.end(), [](const SizedLoop& l) { return l.entries > 0; })) {
       for (ProbeFinding& f : bind_size_per_loop(model, p, loops, whole, origin, per_loop)) out.push_back(std::move(f));
       if (p.default_value) bound.insert(p.name);
       continue;

@@ -31,6 +31,9 @@ struct SizedLoop {
   double trips = 0;      // mean trips per arrival (0 when never reached)
   std::string no_probe;  // why no probe measured it (none at its line, or several the model's loop
                          // cannot be told among): it keeps the size
+  // A callee's loop sized by a parameter every call passes the size to: it
+  // measures the size's mean, and is never bound a parameter of its own.
+  bool witness = false;
 };
 
 // Binds `size` (a required parameter of `model`) loop by loop as above, the

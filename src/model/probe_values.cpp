@@ -8,6 +8,7 @@
 #include <optional>
 #include <regex>
 
+#include "model/probe_arguments.h"
 #include "support/expr.h"
 
 namespace perfcast::model {
@@ -231,10 +232,11 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
       continue;
     }
     const double mean = a->sum / a->count;
-    // The probes measure integers only: the program holds it in one, and the
-    // analyser's casts of it (zext(n, 32)) need one. The nearest, off by at
-    // most a half per assignment.
-    const double value = std::round(mean);
+    // The probes measure integers only: the program holds it in one. Where the
+    // values varied and it only sizes loops (keeps_its_mean), their mean makes
+    // every total linear in it right and passes the analyser's casts of it
+    // (zext(n, 32)) unchanged; elsewhere the nearest, off by at most a half per assignment.
+    const double value = a->varied && keeps_its_mean(model, p.name) ? mean : std::round(mean);
     bind_measure(p, value, a->varied ? fmt::format("{}, the mean of {} values that varied", origin, a->count) : origin);
     bound.insert(p.name);
     f.value = value;

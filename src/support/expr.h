@@ -13,7 +13,9 @@
 //   zext(x, bits)   trunc(x, bits)  sext(x, bits)  two's-complement width conversions:
 //                   zext and trunc keep the low `bits` bits read as unsigned
 //                   (x mod 2^bits), sext reads them as signed; both names are kept
-//                   so that the text follows the IR it came from
+//                   so that the text follows the IR it came from. A real (a mean
+//                   of the integers a program held) passes unchanged where it
+//                   lies in the range the conversion keeps, and fails outside
 //   select(cond, a, b)                             a when cond != 0, else b
 //   sum(i, lo, hi, body)                           Σ_{i=lo}^{hi} body, 0 when hi < lo
 // `/` is real division (its result is a real); `^` is a power (an integer when
@@ -169,7 +171,8 @@ inline constexpr std::int64_t kMaxSumTerms = 100'000'000;
 // result must fit 64 bits. Throws UserError (naming the expression) for an unbound
 // name (listing the names the expression needs), division or mod by zero, integer
 // overflow (a 64-bit conversion of a value outside [-2^63, 2^64) is one), a width
-// conversion or sum bound applied to a real, or a sum of more than kMaxSumTerms
+// conversion applied to a real outside the range it keeps, a sum bound that is a
+// real, or a sum of more than kMaxSumTerms
 // terms that simplify() could not close. A product with a factor 0 is 0 even where
 // another factor overflows (a guard's 0 times the counts of code it skips).
 Value evaluate(const Expr& e, const Bindings& bindings);

@@ -235,11 +235,21 @@ class Evaluator {
   }
 
   Num width(const Expr& e, const Num& x) const {
-    if (!x.is_int)
-      fail(fmt::format("'{}' needs an integer, and '{}' is the real {}", e.str(),
-                       e.operands()[0].str(), x.d));
     int bits = e.bits();
     i128 modulus = i128{1} << bits;
+    if (!x.is_int) {
+      // A real here is a mean of integers the program held (a probe run's
+      // mean size over the calls): where it lies in the range the conversion
+      // keeps (zext, trunc: [0, 2^bits); sext: [-2^(bits-1), 2^(bits-1))), the
+      // values it stands for were kept too on the mean, so it passes unchanged.
+      // Outside, no mean of kept values lands there: the wrap is not known.
+      const double lo = e.kind() == Kind::SExt ? -std::ldexp(1.0, bits - 1) : 0.0;
+      const double hi = e.kind() == Kind::SExt ? std::ldexp(1.0, bits - 1) : std::ldexp(1.0, bits);
+      if (!(x.d >= lo && x.d < hi))
+        fail(fmt::format("'{}' needs an integer or a real in [{}, {}), and '{}' is the real {}", e.str(), lo, hi,
+                         e.operands()[0].str(), x.d));
+      return x;
+    }
     // A 64-bit value the program holds is in [-2^63, 2^64): beyond, the exact
     // value overflowed the machine's registers, and its low bits are no count
     // (a footprint that sums a skipped loop's wrapped trips). Narrower widths

@@ -659,6 +659,108 @@ TEST(ProbeRun, BindsTheTripsOfLoopsLeftByExitAndNamesLoopsWithoutALine) {
   EXPECT_GT(checked, 0) << "no branch at line " << cycle_line;
 }
 
+// A count that shrinks as groups converge (shrinking_groups.f90, SNAP's
+// `ng_per_thrd`): written by a call into the caller's own dummy, then passed on
+// to the sweep, whose group loop it bounds (trips zext(ng_per_thrd, 32)). The
+// analyser leaves the argument to the run; the sweep's loop, whose only caller
+// passes it, measures its mean, 2.5 groups a call (4, 3, 2, 1), kept fractional
+// through the cast: rounded, every call would sweep 3 groups (+20 %). The bound
+// model's flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsACountThatShrinksBetweenCallsToItsMeanThroughTheCall) {
+  const std::string source = SHRINKING_GROUPS_SOURCE;
+  constexpr int ng = 4, nx = 64, ncor = 4;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "shrinking_groups.json", bound = dir / "shrinking_groups.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string count = "inner.sweep1.ng_per_thrd";
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains(count)) << before["parameters"].dump();
+  EXPECT_FALSE(before["parameters"][count].contains("default"));
+
+  const fs::path program = dir / "shrinking_groups_features";
+  const fs::path modules = dir / "shrinking_groups.mod.d";
+  fs::create_directories(modules);
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(), source,
+                                     "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> command = {program.string(), std::to_string(ng), std::to_string(nx)};
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][count].value("default", ""), "2.5") << r.stdout_text;
+
+  // ng and nx are read from the command line, which the probes do not see.
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json", "--param",
+                    "ng=" + std::to_string(ng), "--param", "nx=" + std::to_string(nx)});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  EXPECT_DOUBLE_EQ(model_flops, 2.0 * nx * ncor * (ng * (ng + 1) / 2));
+
+  fs::path plain;
+  ASSERT_NO_FATAL_FAILURE(build_plain_fortran(source, dir, "shrinking_groups", plain));
+  command[0] = plain.string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// A DO without control left by `IF (ALL(done)) EXIT` before its work
+// (done_loop.f90, SNAP's simultaneous sweeps): the optimised code tests after
+// ALL's own loop, and the model prices the sweep after the exit on all passes
+// but the last. Its trips are the passes through the test, one more than the
+// sweeps: 5 calls of 4 corners x 3 chunks and one call that exits at once,
+// (60 + 6) / 6 = 11 a call, not the sweeps' 10. The bound model's flops are the
+// hand count and callgrind's.
+TEST(ProbeRun, BindsThePassesOfALoopWhoseWorkFollowsItsExit) {
+  const std::string source = DONE_LOOP_SOURCE;
+  constexpr int ncor = 4, nchunk = 3, nx = 64, ncall = 5;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "done_loop.json", bound = dir / "done_loop.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  // Named, as the probes name it, at its body's first line, the exit's test.
+  const std::string passes = "done_loop.f90:" + std::to_string(marker_line(source, "passes"));
+  const json before = read_json(model);
+  std::string trips;
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l["site"] == passes) trips = l["trip_count"];
+  ASSERT_FALSE(trips.empty()) << passes << ": " << before["coverage"].dump();
+
+  const fs::path program = dir / "done_loop_features";
+  const fs::path modules = dir / "done_loop.mod.d";
+  fs::create_directories(modules);
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(), source,
+                                     "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> command = {program.string(), std::to_string(ncor), std::to_string(nchunk),
+                                      std::to_string(nx), std::to_string(ncall)};
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, command)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(read_json(bound)["parameters"][trips].value("default", ""), "11") << r.stdout_text;
+
+  // The command line's values, which the probes do not see.
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json", "--param",
+                    "done_loop_kernels.ncor=" + std::to_string(ncor), "--param", "nx=" + std::to_string(nx),
+                    "--param", "ncall=" + std::to_string(ncall)});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  EXPECT_DOUBLE_EQ(model_flops, 2.0 * nx * ncor * nchunk * ncall);
+
+  fs::path plain;
+  ASSERT_NO_FATAL_FAILURE(build_plain_fortran(source, dir, "done_loop", plain));
+  command[0] = plain.string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A `do ... while` loop whose trips are data (bottom_tested.c): its header is
 // its body, run once per iteration and not once more to leave, so the trips
 // per arrival are headers / entries (9 halvings in 4 on the mean), not one

@@ -140,6 +140,50 @@ TEST(ProbeBind, AJoinIsReachedAsOftenAsTheFirstCountedLineItHolds) {
   EXPECT_NE(found[0].status.find("left at its guess"), std::string::npos) << found[0].status;
 }
 
+// SNAP's simultaneous sweeps: `IF (grp(1) == 0) done = .TRUE.` at line 203,
+// then `DO; IF (ALL(done)) EXIT; ...` at 212, reached on some paths (the
+// optimiser jumps past the loop where every flag was set), the loop behind its
+// guard `ncor < 1` (no corners: ALL is true), a test the model computes, with
+// no line. The guard sends all of a rank's arrivals one way, so the loop's
+// entries are the join's arrivals where it passes: 14 in 14 arrivals at the
+// flags' loop (line 192) around it.
+TEST(ProbeBind, AJoinIsReachedAsOftenAsTheCountedLineBehindAGuardTheModelComputes) {
+  auto model_with_guarded_join = [] {
+    ProgramModel m;
+    m.entry = "sweep";
+    m.coverage = Coverage{};
+    Function f;
+    f.name = "sweep";
+    BranchItem clear{expr::parse("ncor < 1"), std::nullopt, 0.5, {}, {}, 0, 0};
+    LoopItem flags, passes;
+    flags.trip_count = expr::parse("ncor");
+    passes.trip_count = expr::parse("passes");
+    clear.else_items.push_back(Item{192, "", flags});
+    f.body.push_back(Item{191, "", clear});
+    BranchItem guard{expr::parse("ncor < 1"), std::nullopt, 0.5, {}, {}, 0, 0};
+    guard.else_items.push_back(Item{212, "", passes});
+    BranchItem join;
+    join.then_items.push_back(Item{0, "", guard});
+    f.body.push_back(Item{203, "reached on some paths", join});
+    m.functions["sweep"] = f;
+    m.coverage->guessed_branches.push_back({"sweep", "src/sweep.f90:203", 0.5, "reached on some paths"});
+    return m;
+  };
+  ProbeRun run{"./snap", 2,
+               {{"sweep.f90:192:loop.entries", 14}, {"sweep.f90:192:loop.headers", 70},
+                {"sweep.f90:212:loop.entries", 14}, {"sweep.f90:212:loop.headers", 1070}},
+               {}};
+  ProgramModel m = model_with_guarded_join();
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(m.functions.at("sweep").body.back().body).probability, 1.0) << found[0].status;
+  // Reached on 7 of the 14 arrivals: a half.
+  run.features["sweep.f90:212:loop.entries"] = 7;
+  m = model_with_guarded_join();
+  found = bind_probe_run(m, run);
+  EXPECT_DOUBLE_EQ(std::get<BranchItem>(m.functions.at("sweep").body.back().body).probability, 0.5) << found[0].status;
+}
+
 }  // namespace
 
 namespace {
@@ -174,10 +218,21 @@ TEST(ProbeBind, ASizeReadFromMemoryIsTheMeanTripsOfTheLoopsItSizes) {
   m.coverage->unknown_loops.push_back({"spmv", "src/spmv.c:67", "spmv.loop2.trips", "read from memory"});
   std::vector<ProbeFinding> found = bind_probe_run(m, run);
   ASSERT_TRUE(m.parameters[0].default_value);
-  // 1557.33, to the nearest whole number: the program holds the size in an
-  // integer, and the model's casts of it need one.
-  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "1557");
-  EXPECT_TRUE(m.parameters[0].integer);
+  // 1557.33: the program holds the size in an integer, but the model uses it
+  // only as a size, whose totals are linear in it, and the mean passes its
+  // cast; an integer is no longer claimed.
+  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "1557.333333");
+  EXPECT_FALSE(m.parameters[0].integer);
+  // Tested otherwise (`nrow > 2000` decides a side for every call): the nearest.
+  ProgramModel tested = sized_model({61}, "zext(spmv.nrow, 32)");
+  BranchItem big;
+  big.condition = expr::parse("spmv.nrow > 2000");
+  tested.functions["spmv"].body.push_back(Item{70, "", big});
+  tested.coverage->unknown_loops.push_back({"spmv", "src/spmv.c:67", "spmv.loop2.trips", "read from memory"});
+  found = bind_probe_run(tested, run);
+  ASSERT_TRUE(tested.parameters[0].default_value);
+  EXPECT_EQ(expr::to_string(*tested.parameters[0].default_value), "1557");
+  EXPECT_TRUE(tested.parameters[0].integer);
   EXPECT_EQ(m.parameters[0].origin, "probe run: `./app` on 1 rank");
 
   // Two loops it sizes that ran different means: each loop reads its own

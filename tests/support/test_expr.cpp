@@ -153,6 +153,19 @@ TEST(Expr, WidthConversionsAreTwosComplement) {
   EXPECT_EQ(eval("trunc(4 * zext(-1, 32), 32)"), Value(4294967292));  // narrower widths wrap
 }
 
+// A real reaching a width conversion is a mean of the integers a program held
+// (a probe run's mean size over the calls): in the range the conversion keeps,
+// each value was kept, so their mean passes; outside, the wrap is not known.
+TEST(Expr, AWidthConversionKeepsAMeanInItsRange) {
+  EXPECT_EQ(eval("zext(n, 32) * 4", {{"n", 2.5}}), Value(10.0));
+  EXPECT_EQ(eval("sext(n, 8)", {{"n", -3.5}}), Value(-3.5));
+  EXPECT_EQ(eval("trunc(n, 8)", {{"n", 255.5}}), Value(255.5));
+  std::string m = error_of([] { eval("zext(n, 32)", {{"n", -0.5}}); });
+  EXPECT_NE(m.find("'n' is the real -0.5"), std::string::npos) << m;
+  EXPECT_THROW(eval("trunc(n, 8)", {{"n", 256.5}}), UserError);
+  EXPECT_THROW(eval("sext(n, 8)", {{"n", 128.5}}), UserError);
+}
+
 TEST(Expr, VectorisedTripCountIsExact) {
   Expr e = parse("floordiv(zext(n + -1, 64), 4) * 4 + mod(n, 4)");
   for (std::int64_t n :
