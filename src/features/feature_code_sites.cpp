@@ -32,6 +32,9 @@ std::set<std::string> lines_with_code(const Function& f, const Module& m) {
 }
 
 bool tested_first(const Loop& l, const BasicBlock& exiting, const Module& m) {
+  // The loop statement's own test: the front end evaluates the whole
+  // condition before it, whatever lines the condition's operands are on.
+  if (const DebugLoc start = l.getStartLoc(); start && exiting.getTerminator()->getDebugLoc() == start) return true;
   const std::string statement = file_line(l.getStartLoc(), m), test = file_line(exiting.getTerminator()->getDebugLoc(), m);
   auto own = [&](const BasicBlock& b) {
     for (const Instruction& i : b) {

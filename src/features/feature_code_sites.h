@@ -30,10 +30,13 @@ std::string file_line(const llvm::DebugLoc& loc, const llvm::Module& m);
 std::set<std::string> lines_with_code(const llvm::Function& f, const llvm::Module& m);
 
 // Whether the exit test in `exiting` comes before any work of an iteration of
-// `l`: the blocks from its header to it hold only code of the loop statement's
-// own line or of the test's (`while (a && b)`, whose `&&` the front end joins
-// below the header; `for (;;) { if (done) break; ... }`). Each run then tests
-// once more than it iterates, as at the header.
+// `l`: it is the loop statement's own test (the front end gives that branch
+// the statement's location, the loop's start, and evaluates the whole
+// condition before it: `while ((a || b)` on one line `&& c)` on the next, whose
+// operands' blocks lie between the header and the test), or the blocks from
+// its header to it hold only code of the loop statement's own line or of the
+// test's (`for (;;) { if (done) break; ... }`). Each run then tests once more
+// than it iterates, as at the header.
 bool tested_first(const llvm::Loop& l, const llvm::BasicBlock& exiting, const llvm::Module& m);
 
 // Where loop `l` starts, as the analyser will read it in the optimised code:

@@ -4,7 +4,8 @@
 // known trips and taken fraction, fewer required parameters, the probe's
 // origin, and predict the flops callgrind counts on the same input. Then the
 // same of other shapes: inverted branches, recursion, several branches or
-// loops at one line (C and Fortran), a loop tested at the bottom.
+// loops at one line (C and Fortran), a loop tested at the bottom, loops whose
+// condition is on a line of its own.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -792,6 +793,55 @@ TEST(ProbeRun, BindsTheTripsOfALoopTestedAtTheBottom) {
   EXPECT_DOUBLE_EQ(model_flops, 2.0 * n + 2.25 * n + n);
   fs::path plain = build("bottom_tested_plain", false, source);
   const double counted = counted_flops({plain.string(), std::to_string(n)});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// Loops whose condition is on a line of its own (two_line_condition.c): a
+// `while` whose compound condition spans two lines, a `for` whose test is on
+// the line after it. Each exit is the statement's own test, after the
+// condition's operands' blocks and before the body, so each of the 13
+// arrivals tests once more than it iterates: the trips bound are the
+// iterations a call (1 cycle, 3 sweeps), not every header run, and the bound
+// model's flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsTheTripsOfLoopsWhoseConditionIsOnALineOfItsOwn) {
+  const std::string source = TWO_LINE_CONDITION_SOURCE;
+  constexpr int calls = 13, max_iter = 1, sweeps = 3;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "two_line_condition.json", bound = dir / "two_line_condition.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  auto trips_at = [&](const std::string& marker) {
+    const std::string at = "two_line_condition.c:" + std::to_string(marker_line(source, marker));
+    std::string trips;
+    for (const auto& l : before["coverage"]["unknown_loops"])
+      if (l["site"] == at) trips = l["trip_count"];
+    return trips;
+  };
+  const std::string cycles = trips_at("cycles"), sweeps_trips = trips_at("sweeps");
+  ASSERT_FALSE(cycles.empty() || sweeps_trips.empty()) << before["coverage"].dump();
+
+  fs::path program = build("two_line_condition_features", true, source);
+  const std::vector<std::string> run = {program.string(), std::to_string(calls), std::to_string(max_iter),
+                                        std::to_string(sweeps)};
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, run)) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][cycles].value("default", ""), std::to_string(max_iter)) << after["parameters"].dump();
+  EXPECT_EQ(after["parameters"][sweeps_trips].value("default", ""), std::to_string(sweeps))
+      << after["parameters"].dump();
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // 3 flops a cycle (2 in work, 1 for the residual), 2 a sweep.
+  EXPECT_DOUBLE_EQ(model_flops, 3.0 * calls * max_iter + 2.0 * calls * sweeps);
+  fs::path plain = build("two_line_condition_plain", false, source);
+  const double counted = counted_flops({plain.string(), std::to_string(calls), std::to_string(max_iter),
+                                        std::to_string(sweeps)});
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
