@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +16,7 @@
 #include "model/probe_arguments.h"
 #include "model/probe_indirect.h"
 #include "model/probe_loop_sizes.h"
+#include "model/probe_loop_trips.h"
 #include "model/probe_regions.h"
 #include "model/probe_selectors.h"
 #include "model/probe_unpriced.h"
@@ -451,46 +451,6 @@ void bind_recursion(const ProbeRun& run, Coverage::Loop& l, Parameter* p, const 
   }
 }
 
-// The factor k (a power of two) by which the optimiser unrolled a source loop
-// of `name` iterations into the loop with these trips, or 0: the trips are an
-// expression of `name` alone, `name / k` give or take one at any large size
-// (HPCG's restriction, floordiv(zext(2 * trunc(floordiv(zext(nc, 32), 2), 30)
-// - 2, 64), 2) + 1 for nc by 2). A source loop of `name / k` iterations has
-// such trips too: the unrolled one is told by its remainder (remainder_of).
-int unroll_factor(const Expr& trip_count, const std::string& name) {
-  if (expr::free_names(trip_count) != std::set<std::string>{name}) return 0;
-  // Sizes divisible by every factor tried, small enough for the 30-bit
-  // truncations the vectoriser leaves in such counts.
-  const std::int64_t small = std::int64_t{3} << 20, large = std::int64_t{5} << 20;
-  try {
-    const double at_small = expr::evaluate(trip_count, {{name, small}}).real();
-    const double at_large = expr::evaluate(trip_count, {{name, large}}).real();
-    for (int k = 2; k <= 16; k *= 2)
-      if ((at_large - at_small) * k == large - small && std::fabs(at_small * k - small) <= k) return k;
-  } catch (const UserError&) {  // not defined at these sizes: not such a loop
-  }
-  return 0;
-}
-
-// Whether `items` hold, at `line`, the branch of an unrolled loop's remainder:
-// a test of `name` modulo k (trunc(name, log2 k), the low bits, or mod(name, k)).
-bool remainder_of(const Items& items, int line, const std::string& name, int k) {
-  const std::string low_bits = fmt::format("trunc({}, {})", name, std::countr_zero(static_cast<unsigned>(k)));
-  const std::string modulo = fmt::format("mod({}, {})", name, k);
-  for (const Item& item : items) {
-    if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && b->condition) {
-        const std::string c = expr::to_string(*b->condition);
-        if (c.find(low_bits) != std::string::npos || c.find(modulo) != std::string::npos) return true;
-      }
-      if (remainder_of(b->then_items, line, name, k) || remainder_of(b->else_items, line, name, k)) return true;
-    } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
-      if (remainder_of(l->body, line, name, k)) return true;
-    }
-  }
-  return false;
-}
-
 // The share of a virtual call's calls that land on one of its overrides: the
 // pass counts each override's entries at its definition (`virtual.entries`),
 // so the share is its entries over those of all the call's overrides. An
@@ -529,24 +489,6 @@ void bind_virtual_share(const ProbeRun& run, const Coverage& c, Coverage::Loop& 
   }
 }
 
-// Whether a loop's trip count is the parameter `name` alone, or a width cast
-// of it (zext(name, 32), which a mean in its range passes): a loop that runs
-// `name` iterations per arrival; or that loop unrolled, its remainder in
-// `function` at `line` (its branches test `name`'s low bits: a whole number).
-enum class Trips { Other, Alone, Cast, Unrolled };
-Trips trips_are(const Expr& trip_count, const std::string& name, const Items& function, int line) {
-  const std::string t = expr::to_string(trip_count);
-  if (t == name) return Trips::Alone;
-  for (const char* cast : {"zext(", "sext(", "trunc("}) {
-    const std::string head = std::string(cast) + name + ", ";
-    if (t.size() > head.size() + 1 && t.compare(0, head.size(), head) == 0 && t.back() == ')' &&
-        t.find_first_not_of("0123456789", head.size()) == t.size() - 1)
-      return Trips::Cast;
-  }
-  const int k = unroll_factor(trip_count, name);
-  return k && remainder_of(function, line, name, k) ? Trips::Unrolled : Trips::Other;
-}
-
 // The lines of the loops, in `items` at any depth, whose trips are `name`;
 // not those of code inlined from another function (the analyser's note says
 // so), whose probes count every call of that function in the program.
@@ -556,7 +498,7 @@ void loops_sized_by(const Items& items, const std::string& name, std::vector<int
                     const Items& function) {
   for (const Item& item : items) {
     if (const auto* l = std::get_if<LoopItem>(&item.body)) {
-      Trips t = trips_are(l->trip_count, name, function, item.line);
+      Trips t = trips_are(*l, name, function, item.line);
       if (t != Trips::Other && item.note.find("inlined from") == std::string::npos) {
         lines.push_back(item.line);
         cast = cast || t == Trips::Cast;

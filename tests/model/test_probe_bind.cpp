@@ -13,6 +13,7 @@
 #include "model/model_write.h"
 #include "model/probe_arguments.h"
 #include "model/probe_bind.h"
+#include "model/probe_loop_trips.h"
 #include "model/probe_unpriced.h"
 #include "model/program_model.h"
 #include "support/expr.h"
@@ -347,6 +348,51 @@ TEST(ProbeBind, ASizeOfALoopUnrolledByTwoIsTheMeanTripsOfTheSourceLoop) {
   ProgramModel halved = with_remainder("spmv.nrow > 100");
   bind_probe_run(halved, run);
   EXPECT_FALSE(halved.parameters[0].default_value);
+}
+
+// `DO m = 2, n` beside `DO i = 1, n` (SNAP's setup_angle): flang's loop of
+// n - 1 trips, unrolled by 4, runs (n - 1) / 4 and its remainder tests the
+// low bits of n - 1: n / 4 give or take one, but n - 1 in all, no loop of n
+// trips. The size is the other loop's mean, not a mean of loops that disagree.
+TEST(ProbeBind, ALoopFromTwoToTheSizeUnrolledIsNoLoopOfTheSize) {
+  const std::string from_two = "floordiv(max(4 * floordiv(max(zext(spmv.nrow, 32) - 1, 0), 4) - 4, 0), 4) + 1";
+  const std::string its_remainder = "zext(trunc(spmv.nrow, 2) - 1, 2)";
+  ProgramModel m = sized_model({60}, "zext(spmv.nrow, 32)");
+  auto loop = [](int line, const std::string& trips, double flops) {
+    LoopItem l;
+    l.trip_count = expr::parse(trips);
+    ComputeItem body;
+    body.flops_double = flops;
+    l.body.push_back(Item{line, "", body});
+    return Item{line, "", l};
+  };
+  // The remainder, on the side of its test where it runs.
+  auto remainder = [&](const std::string& test, const std::string& trips) {
+    BranchItem b;
+    b.condition = expr::parse(test);
+    b.else_items.push_back(loop(51, trips, 2));
+    return Item{51, "", b};
+  };
+  Items& body = m.functions["spmv"].body;
+  body.push_back(loop(51, from_two, 4 * 2));  // four iterations of 2 flops a trip
+  body.push_back(remainder(its_remainder + " == 0", its_remainder));
+  m.coverage->unknown_loops.push_back({"spmv", "src/spmv.c:67", "spmv.loop2.trips", "read from memory"});
+  EXPECT_EQ(trips_are(std::get<LoopItem>(body[1].body), "spmv.nrow", body, 51), Trips::Other);
+  // The same loop from 1 (trips n / 4, remainder n mod 4) is one of n.
+  Items from_one{loop(51, "floordiv(zext(spmv.nrow, 32), 4)", 8),
+                 remainder("trunc(spmv.nrow, 2) == 0", "zext(trunc(spmv.nrow, 2), 2)")};
+  EXPECT_EQ(trips_are(std::get<LoopItem>(from_one[0].body), "spmv.nrow", from_one, 51), Trips::Unrolled);
+
+  // Two calls at n = 10: 9 trips an arrival at line 51, 10 at line 60.
+  ProbeRun run{"./app", 1, {{"spmv.c:51:loop.headers", 18 + 2}, {"spmv.c:51:loop.entries", 2},
+                            {"spmv.c:60:loop.headers", 20 + 2}, {"spmv.c:60:loop.entries", 2}}, {}};
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "10");
+  for (const ProbeFinding& f : found) EXPECT_EQ(f.name.find(".loop_at"), std::string::npos) << f.name;
+  // 2 flops a trip: 9 of the loop from 2 and 10 of the loop from 1.
+  expr::Bindings bound{{"spmv.nrow", 10}};
+  EXPECT_DOUBLE_EQ(expr::evaluate(symbolic_costs(m).flops_double, bound).real(), 2 * 9 + 2 * 10);
 }
 
 }  // namespace
