@@ -974,6 +974,47 @@ TEST(ProbeRun, BindsTheSizesAFunctionReadsAndPassesOn) {
   EXPECT_EQ(required(fafter), required(fbefore) - 1);
 }
 
+// A size a loop from 2 and a loop from 1 both run over (from_two_loops.f90,
+// SNAP's setup_angle): the recurrence's n - 1 trips, unrolled by 4, are no
+// loop of the size, so the size is bound to the loop from 1's n, one value
+// for all its uses (the array statement's extent too), no loop bound apart;
+// the bound model's flops are the hand count.
+TEST(ProbeRun, BindsASizeBesideALoopFromTwo) {
+  constexpr int n = 10, calls = 3;
+  const std::string source = FROM_TWO_LOOPS_SOURCE;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "from_two_loops.json", bound = dir / "from_two_loops.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("from_two_angles.nang")) << before["parameters"].dump(1);
+  const fs::path program = dir / "from_two_loops_features";
+  ProcessResult built = run_process(
+      {kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", dir.string(), source, "-o", program.string()},
+      std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(n), std::to_string(calls)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  const json& nang = after["parameters"]["from_two_angles.nang"];
+  EXPECT_EQ(nang.value("default", ""), std::to_string(n)) << after["parameters"].dump(1);
+  EXPECT_NE(nang.value("origin", "").find("probe run"), std::string::npos) << nang.dump();
+  for (const auto& [name, p] : after["parameters"].items())
+    EXPECT_EQ(name.find(".loop_at"), std::string::npos) << name << ": " << p.dump();
+
+  // `calls` is read into a variable whose address escapes: given here.
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json", "--param",
+                    "calls=" + std::to_string(calls)});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  // A call: n - 1 adds of the recurrence, n multiplies of the scaling and
+  // main's 1 / c; then the sum's n adds.
+  EXPECT_DOUBLE_EQ(model_flops, calls * ((n - 1) + n + 1.0) + n);
+}
+
 // CloverLeaf's tiles: a kernel (C by value, Fortran by reference, each in
 // the shape of tile_arguments.c, tile_arguments.f90 and tile_kernel.f90) is
 // given its loop bounds from fields of one of several structs the analyser
