@@ -82,8 +82,9 @@ void remainder_counts(const Items& items, int line, const std::string& name, con
 // Whether `function` holds, at `line`, the remainder of `unrolled` (its trips
 // `name / k`) that makes it a source loop of exactly `name` iterations: k
 // times its trips plus the remainder's count are `name` at every residue
-// modulo k, where the remainder's branch tests `name`'s low bits. A loop `DO m = 2, n` unrolled has trips (n - 1) / k and a
-// remainder of (n - 1) mod k, a test of the low bits of n - 1: n - 1 in all.
+// modulo k, where the remainder's branch tests `name`'s low bits. A loop
+// `DO m = 2, n` unrolled has trips (n - 1) / k and a remainder of
+// (n - 1) mod k, a test of the low bits of n - 1: n - 1 in all.
 bool remainder_of(const Items& function, int line, const std::string& name, const LoopItem& unrolled, int k) {
   std::vector<Expr> counts;
   remainder_counts(function, line, name, unrolled, k, counts);
