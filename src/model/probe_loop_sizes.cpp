@@ -16,35 +16,9 @@ void substitute_in(Items& items, const expr::Substitution& s);
 
 // Every expression of `item` and of the items it holds, with `s` applied.
 void substitute_in(Item& item, const expr::Substitution& s) {
-  auto sub = [&](Expr& e) { e = expr::substitute(e, s); };
-  auto sub_optional = [&](std::optional<Expr>& e) {
-    if (e) sub(*e);
-  };
-  if (auto* c = std::get_if<ComputeItem>(&item.body)) {
-    for (Expr* e : {&c->flops_double, &c->flops_single, &c->loads, &c->stores, &c->load_bytes, &c->store_bytes})
-      sub(*e);
-    for (auto& [name, calls] : c->math_calls) sub(calls);
-  } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
-    sub(l->trip_count);
-    sub_optional(l->working_set_bytes);
-    if (l->footprint) sub(l->footprint->bytes), sub(l->footprint->load_bytes), sub(l->footprint->store_bytes);
-    for (auto& offsets : l->stream_offsets)
-      for (Expr& e : offsets) sub(e);
-    sub_optional(l->cycles_per_iteration);
-    sub_optional(l->overhead_cycles_per_iteration);
-    substitute_in(l->body, s);
-  } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
-    sub_optional(b->condition);
-    sub_optional(b->share);
-    substitute_in(b->then_items, s);
-    substitute_in(b->else_items, s);
-  } else if (auto* call = std::get_if<CallItem>(&item.body)) {
-    for (auto& [param, arg] : call->args) sub(arg);
-    for (auto& arg : call->positional_args) sub_optional(arg);
-  } else if (auto* m = std::get_if<MpiItem>(&item.body)) {
-    sub(m->count), sub(m->bytes);
-    sub_optional(m->peer), sub_optional(m->root), sub_optional(m->level);
-  }
+  for_each_expression(item, [&](Expr& e) { e = expr::substitute(e, s); });
+  if (auto* l = std::get_if<LoopItem>(&item.body)) substitute_in(l->body, s);
+  if (auto* b = std::get_if<BranchItem>(&item.body)) substitute_in(b->then_items, s), substitute_in(b->else_items, s);
 }
 
 void substitute_in(Items& items, const expr::Substitution& s) {

@@ -31,32 +31,9 @@ std::set<std::string> names_dividing(const ProgramModel& model) {
   auto read = [&](const Expr& e) { add_divisor_names(e, names); };
   std::function<void(const Items&)> walk = [&](const Items& items) {
     for (const Item& item : items) {
-      if (const auto* c = std::get_if<ComputeItem>(&item.body)) {
-        for (const Expr* e :
-             {&c->flops_double, &c->flops_single, &c->loads, &c->stores, &c->load_bytes, &c->store_bytes})
-          read(*e);
-        for (const auto& [name, calls] : c->math_calls) read(calls);
-      } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
-        read(l->trip_count);
-        if (l->working_set_bytes) read(*l->working_set_bytes);
-        if (l->footprint) read(l->footprint->bytes), read(l->footprint->load_bytes), read(l->footprint->store_bytes);
-        for (const auto& offsets : l->stream_offsets)
-          for (const Expr& e : offsets) read(e);
-        if (l->cycles_per_iteration) read(*l->cycles_per_iteration);
-        if (l->overhead_cycles_per_iteration) read(*l->overhead_cycles_per_iteration);
-        walk(l->body);
-      } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-        if (b->condition) read(*b->condition);
-        walk(b->then_items), walk(b->else_items);
-      } else if (const auto* call = std::get_if<CallItem>(&item.body)) {
-        for (const auto& [param, arg] : call->args) read(arg);
-        for (const auto& arg : call->positional_args)
-          if (arg) read(*arg);
-      } else if (const auto* m = std::get_if<MpiItem>(&item.body)) {
-        read(m->count), read(m->bytes);
-        for (const auto* e : {&m->peer, &m->root, &m->level})
-          if (*e) read(**e);
-      }
+      for_each_expression(item, read);
+      if (const auto* l = std::get_if<LoopItem>(&item.body)) walk(l->body);
+      if (const auto* b = std::get_if<BranchItem>(&item.body)) walk(b->then_items), walk(b->else_items);
     }
   };
   for (const auto& [name, fn] : model.functions) walk(fn.body);

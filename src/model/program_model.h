@@ -123,6 +123,40 @@ struct Item {
   std::variant<ComputeItem, LoopItem, BranchItem, CallItem, MpiItem> body;
 };
 
+// Calls `visit` on every expression an item holds itself (a compute item's
+// counts, a loop's trips, traffic, streams and cycles, a branch's test and
+// share, a call's arguments, an MPI call's counts, peer, root and level), not
+// those of the items it holds: a walk over the model decides where to go.
+// `ItemT` is Item or const Item, so the visit may rewrite them.
+template <typename ItemT, typename Visit>
+void for_each_expression(ItemT& item, Visit&& visit) {
+  auto optional = [&](auto& e) {
+    if (e) visit(*e);
+  };
+  if (auto* c = std::get_if<ComputeItem>(&item.body)) {
+    for (auto* e : {&c->flops_double, &c->flops_single, &c->loads, &c->stores, &c->load_bytes, &c->store_bytes})
+      visit(*e);
+    for (auto& [name, calls] : c->math_calls) visit(calls);
+  } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
+    visit(l->trip_count);
+    optional(l->working_set_bytes);
+    if (l->footprint) visit(l->footprint->bytes), visit(l->footprint->load_bytes), visit(l->footprint->store_bytes);
+    for (auto& offsets : l->stream_offsets)
+      for (auto& e : offsets) visit(e);
+    optional(l->cycles_per_iteration);
+    optional(l->overhead_cycles_per_iteration);
+  } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
+    optional(b->condition);
+    optional(b->share);
+  } else if (auto* call = std::get_if<CallItem>(&item.body)) {
+    for (auto& [param, arg] : call->args) visit(arg);
+    for (auto& arg : call->positional_args) optional(arg);
+  } else if (auto* m = std::get_if<MpiItem>(&item.body)) {
+    visit(m->count), visit(m->bytes);
+    optional(m->peer), optional(m->root), optional(m->level);
+  }
+}
+
 struct Parameter {
   std::string name;
   std::string description;
