@@ -67,6 +67,7 @@ class FootprintBuilder {
     lo = widened(lo), hi = widened(hi);
     const SCEV* end = se_.getAddExpr(hi, widened(length));
     llvm::SmallVector<const SCEV*, 4> factors(steps_.begin(), steps_.end());
+    if (auto runs = executions(access, address)) factors.assign(runs->begin(), runs->end());
     factors.push_back(se_.getUMaxExpr(widened(length), se_.getConstant(offset_type_, kLineBytes)));
     const SCEV* most = se_.getUMinExpr(se_.getMinusSCEV(end, lo), se_.getMulExpr(factors));
     accesses_[base].push_back({lo, end, most, store, counted});
@@ -153,6 +154,32 @@ class FootprintBuilder {
   }
 
   const SCEV* widened(const SCEV* s) { return se_.getTruncateOrSignExtend(s, offset_type_); }
+
+  // The trips of each loop from `access`'s own out to this one that its
+  // address changes with: how many addresses it takes, so at most how many
+  // lines it touches. The loops its address moves with (steps_) say the same
+  // where the address is affine, but not where it takes a value a loop left
+  // behind (a remainder's start: one value a run, however far the loop before
+  // it went). Nothing when a count is not known.
+  std::optional<llvm::SmallVector<const SCEV*, 4>> executions(const llvm::Instruction& access,
+                                                              const SCEV* address) {
+    llvm::SmallVector<const SCEV*, 4> trips;
+    std::vector<const llvm::Loop*> nest = {&loop_};
+    for (bool deeper = true; deeper;) {
+      deeper = false;
+      for (const llvm::Loop* sub : nest.back()->getSubLoops())
+        if (sub->contains(access.getParent())) nest.push_back(sub), deeper = true;
+    }
+    for (const llvm::Loop* l : nest) {
+      if (se_.isLoopInvariant(address, l)) continue;  // the same addresses again
+      const SCEV* taken = entered_backedge_taken_count(*l, se_);
+      const SCEV *taken_lo = nullptr, *taken_hi = nullptr;
+      if (llvm::isa<llvm::SCEVCouldNotCompute>(taken) || !bounds(taken, taken_lo, taken_hi)) return std::nullopt;
+      trips.push_back(
+          se_.getAddExpr(se_.getTruncateOrZeroExtend(taken_hi, offset_type_), se_.getOne(offset_type_)));
+    }
+    return trips;
+  }
 
   // One value over every iteration of the loop: invariant, or computed from
   // values the caller calls steady (footprint.h) and no index of the nest.

@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <functional>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "analyze/analyze.h"
 #include "support/expr.h"
@@ -134,5 +137,42 @@ TEST(Footprint, OffsetsThatChangeInTheNestAreNotMerged) {
     const double loads = footprint(loop, "load_bytes", b);
     EXPECT_GE(loads, starts + x) << "rows " << rows << ", len " << len;
     EXPECT_LE(loads, starts + x + 64) << "rows " << rows << ", len " << len;
+  }
+}
+
+// wave3d's z-face packing loop (apps/wave3d/wave3d.c, `sbuf[ZLO][m] = u[IDX(i, j, 1)]`), unrolled
+// by 2: u is read a row apart per point, its address a run-time stride times the index. The
+// left-over iteration after the unrolled loop reads the row where that loop stopped, once per i:
+// its lines are the runs of the loop around it, not a sweep of every row. The loop loads a line a
+// point for each face, and a line for each face's left-over read per i, no more.
+TEST(Footprint, ALeftOverIterationCountsTheLinesOfItsOwnRuns) {
+  const std::string source = std::string(PERFCAST_SOURCE_DIR) + "/apps/wave3d/wave3d.c";
+  analyze::AnalyzeOptions o;
+  o.sources = {source};
+  o.mca = false;
+  auto j = analyze::analyze(o);
+  std::ifstream in(source);
+  std::string text;
+  int line = 0, face = 0;
+  for (int n = 1; std::getline(in, text); ++n)
+    if (text.find("sbuf[ZLO][m] = u[IDX(i, j, 1)]") != std::string::npos) face = n;
+  ASSERT_GT(face, 0);
+  line = face - 2;  // for (i = 1; i <= lx; i++)
+  const nlohmann::ordered_json* loop = nullptr;
+  std::function<void(const nlohmann::ordered_json&)> find = [&](const nlohmann::ordered_json& items) {
+    for (const auto& it : items) {
+      if (!loop && it["kind"] == "loop" && it.value("line", 0) == line && it.contains("footprint")) loop = &it;
+      for (const char* side : {"body", "then", "else"})
+        if (it.contains(side)) find(it[side]);
+    }
+  };
+  find(j["functions"]["main"]["body"]);
+  ASSERT_NE(loop, nullptr) << "no loop with a footprint at wave3d.c:" << line;
+  for (auto [lx, ly, lz] : {std::tuple{72, 144, 144}, {48, 96, 96}, {10, 21, 33}}) {
+    expr::Bindings b = {{"lx", lx}, {"ly", ly}, {"lz", lz}, {"leapfrog_step.sy", lz + 2}};
+    const double faces = 2.0 * 64 * lx * ly, left_over = 2.0 * 64 * (lx + 1);
+    const double loads = footprint(*loop, "load_bytes", b);
+    EXPECT_GE(loads, 2.0 * 8 * lx * ly) << lx << "x" << ly << "x" << lz;  // the points themselves
+    EXPECT_LE(loads, faces + left_over + 64) << lx << "x" << ly << "x" << lz;
   }
 }
