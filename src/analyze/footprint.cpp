@@ -2,6 +2,7 @@
 
 #include "analyze/entered_counts.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -38,14 +39,15 @@ constexpr std::uint64_t kLineBytes = 64;
 
 class FootprintBuilder {
  public:
-  FootprintBuilder(const llvm::Loop& loop, llvm::ScalarEvolution& se, const llvm::DataLayout& layout)
-      : loop_(loop), se_(se), layout_(layout), offset_type_(layout.getIndexType(llvm::PointerType::getUnqual(
-                                                               loop.getHeader()->getContext()))) {}
+  FootprintBuilder(const llvm::Loop& loop, llvm::ScalarEvolution& se, const llvm::DataLayout& layout,
+                   const std::function<bool(const llvm::Value&)>& steady)
+      : loop_(loop), se_(se), layout_(layout), steady_(steady),
+        offset_type_(layout.getIndexType(llvm::PointerType::getUnqual(loop.getHeader()->getContext()))) {}
 
   // `length` bytes at `pointer`, by `access`. False when neither its
   // addresses nor its count bound it: the loop gets no footprint.
   bool add(const llvm::Instruction& access, const llvm::Value* pointer, const SCEV* length, bool store) {
-    if (!se_.isLoopInvariant(length, &loop_)) return false;
+    if (!invariant(length)) return false;
     std::optional<CountedAccess> counted;
     if (const auto* c = llvm::dyn_cast<llvm::SCEVConstant>(length))
       counted = classify(access, pointer, c->getAPInt().getZExtValue(), store);
@@ -65,6 +67,7 @@ class FootprintBuilder {
     lo = widened(lo), hi = widened(hi);
     const SCEV* end = se_.getAddExpr(hi, widened(length));
     llvm::SmallVector<const SCEV*, 4> factors(steps_.begin(), steps_.end());
+    if (auto runs = executions(access, address)) factors.assign(runs->begin(), runs->end());
     factors.push_back(se_.getUMaxExpr(widened(length), se_.getConstant(offset_type_, kLineBytes)));
     const SCEV* most = se_.getUMinExpr(se_.getMinusSCEV(end, lo), se_.getMulExpr(factors));
     accesses_[base].push_back({lo, end, most, store, counted});
@@ -152,11 +155,57 @@ class FootprintBuilder {
 
   const SCEV* widened(const SCEV* s) { return se_.getTruncateOrSignExtend(s, offset_type_); }
 
+  // The trips of each loop from `access`'s own out to this one that its
+  // address changes with: how many addresses it takes, so at most how many
+  // lines it touches. The loops its address moves with (steps_) say the same
+  // where the address is affine, but not where it takes a value a loop left
+  // behind (a remainder's start: one value a run, however far the loop before
+  // it went). Nothing when a count is not known.
+  std::optional<llvm::SmallVector<const SCEV*, 4>> executions(const llvm::Instruction& access,
+                                                              const SCEV* address) {
+    llvm::SmallVector<const SCEV*, 4> trips;
+    std::vector<const llvm::Loop*> nest = {&loop_};
+    for (bool deeper = true; deeper;) {
+      deeper = false;
+      for (const llvm::Loop* sub : nest.back()->getSubLoops())
+        if (sub->contains(access.getParent())) nest.push_back(sub), deeper = true;
+    }
+    for (const llvm::Loop* l : nest) {
+      if (se_.isLoopInvariant(address, l)) continue;  // the same addresses again
+      const SCEV* taken = entered_backedge_taken_count(*l, se_);
+      const SCEV *taken_lo = nullptr, *taken_hi = nullptr;
+      if (llvm::isa<llvm::SCEVCouldNotCompute>(taken) || !bounds(taken, taken_lo, taken_hi)) return std::nullopt;
+      trips.push_back(
+          se_.getAddExpr(se_.getTruncateOrZeroExtend(taken_hi, offset_type_), se_.getOne(offset_type_)));
+    }
+    return trips;
+  }
+
+  // One value over every iteration of the loop: invariant, or computed from
+  // values the caller calls steady (footprint.h) and no index of the nest.
+  bool invariant(const SCEV* s) {
+    if (se_.isLoopInvariant(s, &loop_)) return true;
+    struct Leaves {
+      FootprintBuilder& b;
+      bool fixed = true;
+      bool follow(const SCEV* e) {
+        if (const auto* ar = llvm::dyn_cast<llvm::SCEVAddRecExpr>(e); ar && b.loop_.contains(ar->getLoop()))
+          fixed = false;
+        if (const auto* u = llvm::dyn_cast<llvm::SCEVUnknown>(e); u && !b.se_.isLoopInvariant(u, &b.loop_))
+          fixed = fixed && b.steady_(*u->getValue());
+        return fixed;
+      }
+      bool isDone() const { return !fixed; }
+    } leaves{*this};
+    llvm::visitAll(s, leaves);
+    return leaves.fixed;
+  }
+
   // The lowest and highest value of `s` over every iteration of the loop and
   // its subloops, both invariant in the loop and of the type of `s`.
   bool bounds(const SCEV* s, const SCEV*& lo, const SCEV*& hi, int depth = 0) {
     if (depth > 16) return false;
-    if (se_.isLoopInvariant(s, &loop_)) {
+    if (invariant(s)) {
       lo = hi = s;
       return true;
     }
@@ -167,7 +216,7 @@ class FootprintBuilder {
       const SCEV* step = ar->getStepRecurrence(se_);
       // Where the loop runs: a subloop its guard skips sweeps nothing, not 2^64.
       const SCEV* taken = entered_backedge_taken_count(*ar->getLoop(), se_);
-      if (!se_.isLoopInvariant(step, &loop_) || llvm::isa<llvm::SCEVCouldNotCompute>(taken)) return false;
+      if (!invariant(step) || llvm::isa<llvm::SCEVCouldNotCompute>(taken)) return false;
       // A count that changes inside the loop (a triangular nest, a vector
       // loop's remainder): its largest value.
       const SCEV *taken_lo = nullptr, *taken_hi = nullptr;
@@ -196,13 +245,24 @@ class FootprintBuilder {
       lo = se_.getAddExpr(los), hi = se_.getAddExpr(his);
       return true;
     }
-    // 8 * (index): a constant scale of something bounded.
-    if (const auto* mul = llvm::dyn_cast<llvm::SCEVMulExpr>(s); mul && mul->getNumOperands() == 2) {
-      const auto* scale = llvm::dyn_cast<llvm::SCEVConstant>(mul->getOperand(0));
+    // 8 * (index), sxy * (k + 1): a scale that holds over the loop times one
+    // bounded factor. A scale of no known sign (a stride read at run time)
+    // takes the smaller and larger of the two products.
+    if (const auto* mul = llvm::dyn_cast<llvm::SCEVMulExpr>(s)) {
+      llvm::SmallVector<const SCEV*, 4> scales;
+      const SCEV* moving = nullptr;
+      for (const SCEV* op : mul->operands()) {
+        if (invariant(op)) scales.push_back(op);
+        else if (moving) return false;  // a product of two indices: no affine sweep
+        else moving = op;
+      }
       const SCEV *op_lo = nullptr, *op_hi = nullptr;
-      if (!scale || !bounds(mul->getOperand(1), op_lo, op_hi, depth + 1)) return false;
-      if (scale->getAPInt().isNegative()) std::swap(op_lo, op_hi);
-      lo = se_.getMulExpr(scale, op_lo), hi = se_.getMulExpr(scale, op_hi);
+      if (!moving || !bounds(moving, op_lo, op_hi, depth + 1)) return false;
+      const SCEV* scale = se_.getMulExpr(scales);
+      const SCEV *a = se_.getMulExpr(scale, op_lo), *b = se_.getMulExpr(scale, op_hi);
+      if (se_.isKnownNonNegative(scale)) lo = a, hi = b;
+      else if (se_.isKnownNonPositive(scale)) lo = b, hi = a;
+      else lo = se_.getSMinExpr(a, b), hi = se_.getSMaxExpr(a, b);
       return true;
     }
     // Where a vector loop's remainder resumes: a join of values that are
@@ -288,6 +348,7 @@ class FootprintBuilder {
   const llvm::Loop& loop_;
   llvm::ScalarEvolution& se_;
   const llvm::DataLayout& layout_;
+  const std::function<bool(const llvm::Value&)>& steady_;
   llvm::Type* offset_type_;
   std::map<const SCEV*, std::vector<Access>> accesses_;
   std::vector<CountedAccess> counted_;
@@ -298,9 +359,10 @@ class FootprintBuilder {
 
 std::optional<LoopFootprint> loop_footprint(const llvm::Loop& loop, llvm::ScalarEvolution& se,
                                             const llvm::DataLayout& layout,
-                                            const std::function<bool(const llvm::CallBase&)>& harmless) {
+                                            const std::function<bool(const llvm::CallBase&)>& harmless,
+                                            const std::function<bool(const llvm::Value&)>& steady) {
   using namespace llvm;
-  FootprintBuilder fp(loop, se, layout);
+  FootprintBuilder fp(loop, se, layout, steady);
   for (const BasicBlock* b : loop.blocks()) {
     for (const Instruction& i : *b) {
       bool ok = true;
@@ -337,6 +399,42 @@ std::optional<LoopFootprint> loop_footprint(const llvm::Loop& loop, llvm::Scalar
     }
   }
   return fp.result();
+}
+
+std::vector<SharedStream> shared_streams(const std::vector<CountedAccess>& counted, const llvm::Loop& loop,
+                                         llvm::ScalarEvolution& se) {
+  using namespace llvm;
+  // A walk: the address steps by a constant with the innermost loop around
+  // the access (a stream, classify() in loop_footprint).
+  auto step_of = [&](const SCEVAddRecExpr* ar) { return dyn_cast<SCEVConstant>(ar->getStepRecurrence(se)); };
+  auto walk = [&](const CountedAccess& a) -> const SCEVAddRecExpr* {
+    if (a.indirect || !a.address) return nullptr;
+    const auto* ar = dyn_cast<SCEVAddRecExpr>(a.address);
+    const SCEVConstant* step = ar && ar->isAffine() ? step_of(ar) : nullptr;
+    if (!step || step->getAPInt().isZero() || step->getAPInt().getSignificantBits() > 62) return nullptr;
+    return ar;
+  };
+  std::vector<SharedStream> out;
+  for (std::size_t i = 0; i < counted.size(); ++i) {
+    const SCEVAddRecExpr* mine = walk(counted[i]);
+    std::uint64_t pitch = counted[i].bytes;
+    if (mine) pitch = std::max<std::uint64_t>(pitch, step_of(mine)->getAPInt().abs().getZExtValue());
+    out.push_back({i, nullptr, pitch});
+    if (!mine) continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (out[j].first != j) continue;  // only the first of a group leads it
+      const SCEVAddRecExpr* theirs = walk(counted[j]);
+      if (!theirs || theirs->getLoop() != mine->getLoop() ||
+          theirs->getStepRecurrence(se) != mine->getStepRecurrence(se) ||
+          se.getPointerBase(theirs) != se.getPointerBase(mine) || !isa<SCEVUnknown>(se.getPointerBase(mine)))
+        continue;
+      const SCEV* shift = se.getMinusSCEV(mine, theirs);
+      if (isa<SCEVCouldNotCompute>(shift) || !se.isLoopInvariant(shift, &loop)) continue;
+      out[i].first = j, out[i].shift = shift;
+      break;
+    }
+  }
+  return out;
 }
 
 std::vector<AddressStream> loop_streams(const llvm::Loop& loop, llvm::ScalarEvolution& se) {

@@ -19,11 +19,18 @@
 // counts as the model names them) and names what bounds an indirect access
 // better: the extent of the array it gathers from.
 //
+// A value the loop reads again in every iteration but never changes (a
+// bound or stride read through a struct pointer that the optimiser could not
+// hoist, L->lo[0]) holds one value over the loop: the caller, who knows which
+// memory the loop writes, says which (`steady`), and the addresses that use it
+// are bounded like those that use values from outside the loop.
+//
 // Loops whose data cannot be bounded get none: a call that may touch memory
 // (other than the math functions and the calls the caller allows), a copy of
 // a length that changes inside the loop.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -72,10 +79,32 @@ struct LoopFootprint {
 
 // Invariant in `loop` (they may use the indices of the loops around it).
 // `harmless` says whether a call in the loop leaves memory the loop's data
-// does not include alone (math functions, for example).
+// does not include alone (math functions, for example); `steady` whether a
+// value computed inside the loop holds one value over all its iterations.
 std::optional<LoopFootprint> loop_footprint(const llvm::Loop& loop, llvm::ScalarEvolution& se,
                                             const llvm::DataLayout& layout,
-                                            const std::function<bool(const llvm::CallBase&)>& harmless);
+                                            const std::function<bool(const llvm::CallBase&)>& harmless,
+                                            const std::function<bool(const llvm::Value&)>& steady);
+
+// Counted accesses that walk one array as one stream, their addresses a
+// loop-invariant amount apart: a stencil's neighbours along a sweep whose
+// start is read from memory (x[s+e-1], x[s+e], x[s+e+1], s = start[row]).
+// Each moves with the same innermost loop by the same fixed step, so each
+// walks the array from its start to its start plus `pitch` bytes an execution
+// (the step, or the bytes read where they are more); the union of shifted
+// copies of one walk is the walk plus the spread of the shifts, not their
+// sum. For each access of `counted`: the first access of its group (itself
+// when it leads one or is alone) and its address less that one's, in bytes
+// (null when alone). Gathers, accesses of other arrays, other steps, and
+// shifts that change inside `loop` (two starts read from memory) are never
+// grouped.
+struct SharedStream {
+  std::size_t first;
+  const llvm::SCEV* shift;
+  std::uint64_t pitch;
+};
+std::vector<SharedStream> shared_streams(const std::vector<CountedAccess>& counted, const llvm::Loop& loop,
+                                         llvm::ScalarEvolution& se);
 
 // The address streams of an innermost loop: its accesses grouped by base
 // pointer, those a constant less than kStreamSpanBytes apart in one group (a

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -10,8 +11,10 @@
 
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Instructions.h>
 
+#include "analyze/memory_writes.h"
 #include "analyze/mpi_tables.h"
 #include "analyze/site_names.h"
 
@@ -77,8 +80,25 @@ void LoopFootprints::add_footprints(const std::map<const llvm::Loop*, Node*>& lo
     std::map<GatherKey, Gathers> gathers;
   };
   std::vector<Pending> pending;
+  // An integer the loop reads again each iteration from a fixed address that
+  // nothing in it writes (a bound or stride through a struct pointer, left
+  // in the loop since the read is conditional): one value over the loop.
+  MemoryWrites writes(s_);
+  auto steady_in = [&](const llvm::Loop* loop) {
+    return [&, loop](const llvm::Value& v) {
+      const auto* load = llvm::dyn_cast<llvm::LoadInst>(&v);
+      if (!load || load->isVolatile() || !load->getType()->isIntegerTy()) return false;
+      const llvm::Value* pointer = load->getPointerOperand();
+      if (!s_.se.isSCEVable(pointer->getType()) ||
+          !s_.se.isLoopInvariant(s_.se.getSCEV(const_cast<llvm::Value*>(pointer)), loop))
+        return false;
+      int64_t offset = 0;
+      const llvm::Value* base = llvm::GetPointerBaseWithConstantOffset(pointer, offset, s_.dl);
+      return !writes.written_in_loop(loop, base, offset);
+    };
+  };
   for (auto& [loop, node] : loop_nodes) {
-    auto fp = loop_footprint(*loop, s_.se, s_.dl, harmless);
+    auto fp = loop_footprint(*loop, s_.se, s_.dl, harmless, steady_in(loop));
     if (!fp) continue;
     Pending p{loop, node, 0, 0, 0, {}};
     std::vector<CountedAccess> counted = fp->counted;
@@ -97,10 +117,15 @@ void LoopFootprints::add_footprints(const std::map<const llvm::Loop*, Node*>& lo
       }
     }
     if (!ok) continue;
-    for (const CountedAccess& a : counted) {
-      // An access in a loop the model leaves out (inlined library code the
-      // table ignores, a dead loop) is not in the footprint either.
-      if (!loop_nodes.count(s_.li.getLoopFor(a.instruction->getParent()))) continue;
+    // An access in a loop the model leaves out (inlined library code the
+    // table ignores, a dead loop) is not in the footprint either.
+    std::erase_if(counted, [&](const CountedAccess& a) {
+      return !loop_nodes.count(s_.li.getLoopFor(a.instruction->getParent()));
+    });
+    std::vector<bool> in_union = add_shared_streams(counted, loop, p.bytes, p.load_bytes, p.store_bytes);
+    for (size_t i = 0; i < counted.size(); ++i) {
+      const CountedAccess& a = counted[i];
+      if (in_union[i]) continue;
       Expr bytes = runs_in(a, loop) * Expr(static_cast<std::int64_t>(a.bytes));
       if (a.indirect && a.gathered) {
         Where w = s_.where(a.instruction->getDebugLoc());
@@ -165,6 +190,55 @@ void LoopFootprints::add_footprints(const std::map<const llvm::Loop*, Node*>& lo
     p.node->footprint = std::array<Expr, 3>{ex::simplify(p.bytes), ex::simplify(p.load_bytes),
                                             ex::simplify(p.store_bytes)};
   }
+}
+
+// Counted accesses of one array that walk it as one stream, shifted by
+// amounts that hold over the loop (footprint.h, shared_streams): each group
+// adds the union of its walks, the longest walk (executions x pitch) plus the
+// spread of the shifts, or the sum of their counts where that is less (walks
+// shorter than their shifts, strided walks); loads, stores and all their
+// bytes each as their own union. This takes each walk as one interval over
+// the whole run of `l`, as a sweep's rows and planes are, one continuing
+// where the last ended: rows read from scattered starts would add the spread
+// once per row. A group whose shifts the model cannot name is left to be
+// counted access by access. Returns which accesses were added.
+std::vector<bool> LoopFootprints::add_shared_streams(const std::vector<CountedAccess>& counted, const llvm::Loop* l,
+                                                      Expr& bytes, Expr& load_bytes, Expr& store_bytes) {
+  std::vector<bool> added(counted.size(), false);
+  std::vector<SharedStream> shared = shared_streams(counted, *l, s_.se);
+  for (size_t first = 0; first < counted.size(); ++first) {
+    std::vector<size_t> group;
+    for (size_t i = 0; i < counted.size(); ++i)
+      if (shared[i].first == first) group.push_back(i);
+    if (group.size() < 2) continue;
+    struct Walk {
+      Expr bytes, length, shift;  // its count's bytes, from its start to its end, from the group's first
+      bool store;
+    };
+    std::vector<Walk> walks;
+    for (size_t i : group) {
+      std::optional<Expr> shift = shared[i].shift ? exprs_.conv(shared[i].shift, l) : std::optional<Expr>(0);
+      if (!shift) break;
+      Expr runs = runs_in(counted[i], l);
+      walks.push_back({runs * Expr(static_cast<std::int64_t>(counted[i].bytes)),
+                       runs * Expr(static_cast<std::int64_t>(shared[i].pitch)), *shift, counted[i].store});
+    }
+    if (walks.size() != group.size()) continue;
+    auto join = [&](auto pick) -> Expr {
+      std::vector<Expr> counts, lengths, shifts;
+      for (const Walk& w : walks)
+        if (pick(w)) counts.push_back(w.bytes), lengths.push_back(w.length), shifts.push_back(w.shift);
+      if (counts.empty()) return 0;
+      if (counts.size() == 1) return counts.front();
+      Expr spread = ex::maximum(shifts) - ex::minimum(shifts);
+      return ex::minimum({ex::add(counts), ex::maximum(lengths) + spread});
+    };
+    bytes = bytes + join([](const Walk&) { return true; });
+    load_bytes = load_bytes + join([](const Walk& w) { return !w.store; });
+    store_bytes = store_bytes + join([](const Walk& w) { return w.store; });
+    for (size_t i : group) added[i] = true;
+  }
+  return added;
 }
 
 // Executions of a counted access in one run of `l`: the trip counts of the

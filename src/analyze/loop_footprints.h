@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <vector>
 
 #include "analyze/footprint.h"
 #include "analyze/function_scope.h"
@@ -30,6 +31,8 @@ class LoopFootprints {
 
  private:
   expr::Expr runs_in(const CountedAccess& access, const llvm::Loop* l);
+  std::vector<bool> add_shared_streams(const std::vector<CountedAccess>& counted, const llvm::Loop* l,
+                                       expr::Expr& bytes, expr::Expr& load_bytes, expr::Expr& store_bytes);
 
   FunctionScope& s_;
   SourceNames& names_;

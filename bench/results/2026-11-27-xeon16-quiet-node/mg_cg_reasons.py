@@ -23,7 +23,8 @@ MEASURED = {(r["app"], r["size"], r["ranks"]): r["measured"]["median_s"] for r i
 # Unbound in the lease's run (quiet_node.md, "Unbound model parameters"): set to 1, as there.
 UNBOUND = {"mg": ["mg_parse_args.memcpy1.bytes", "scatter_coarse.MPI_Scatterv1.count", "scatter_coarse.loop5.trips",
                   "scatter_coarse.loop6.trips", "scatter_coarse.loop7.trips", "smooth_rbgs.loop4.trips",
-                  "vcycle.G.len", "vcycle.cnt", "vcycle.sh.m_0", "vcycle.sh.m_1", "vcycle.sh.m_2"]}
+                  "vcycle.G.len", "vcycle.cnt", "vcycle.sh.m_0", "vcycle.sh.m_1", "vcycle.sh.m_2",
+                  "vcycle.sh.sx", "vcycle.sh.sxy"]}
 DIMS = {1: (1, 1, 1), 2: (2, 1, 1), 4: (2, 2, 1), 8: (2, 2, 2), 16: (4, 2, 2)}  # MPI_Dims_create(R, 3)
 
 
@@ -37,6 +38,11 @@ def bound(app, values, R, with_baseline=True):
 
 def predict(perfcast, models, app, values, R, sets=()):
     run, base = bound(app, values, R)
+    # Only the names this model has: validate.toml and UNBOUND follow the newest analyser, which
+    # names the strides a stencil's footprint reads (residual_norms.L.sx, vcycle.sh.sx, ...).
+    names = json.load(open(os.path.join(models, f"{app}.model.json")))["parameters"]
+    run = {k: v for k, v in run.items() if k in names}
+    base = {k: v for k, v in base.items() if k in names}
     cmd = [perfcast, "predict", os.path.join(models, f"{app}.model.json"), "--machine", MACHINE, "--np", str(R), "--json"]
     for s in sets:
         cmd += ["--set", s]
