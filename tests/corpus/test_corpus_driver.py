@@ -265,7 +265,9 @@ class Figures(unittest.TestCase):
     def test_relative_error(self):
         self.assertAlmostEqual(corpus.relative_error(115, 100), 0.15)
         self.assertEqual(corpus.relative_error(0, 0), 0.0)
-        self.assertEqual(corpus.relative_error(1, 0), float("inf"))
+        self.assertIsNone(corpus.relative_error(1, 0))
+        failures, _ = corpus.verdicts(self.recipe(), [self.row(1, 0, None)])  # no flops measured
+        self.assertEqual(len(failures), 1)
 
 
 if __name__ == "__main__":
