@@ -89,32 +89,63 @@ def _known(path, table, keys, where):
 
 
 def evaluate_value(text, np, path="", where="value"):
-    """A binding's value: a number, or arithmetic on `np` (the ranks), e.g. "2048 / np"."""
+    """A binding's value: a number, or arithmetic on `np` (the ranks), e.g. "2048 / np", which
+    the driver evaluates; or arithmetic naming `rank` or `size` too ("select(rank == 0, 2025, 1)"),
+    which perfcast evaluates per rank (`--param NAME=EXPR`), returned as text with np replaced
+    by its value."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         return text
     try:
         tree = ast.parse(str(text), mode="eval")
     except SyntaxError as e:
         raise RecipeError(f"{path}: field '{where}': '{text}' is not arithmetic on np ({e.msg})") from None
+    per_rank = {"rank", "size"}
+    ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
+    refused = RecipeError(f"{path}: field '{where}': '{text}' may use numbers, np (rank, size: evaluated per "
+                          f"rank by perfcast), + - * / // %, comparisons, select(c, a, b) and parentheses only")
 
-    def walk(node):
+    compares = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
+                ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
+
+    def wrap(v):
+        return v if isinstance(v, ast.AST) else ast.Constant(v)
+
+    def walk(node):  # a number, or an ast node naming rank or size
         if isinstance(node, ast.Expression):
             return walk(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
             return node.value
         if isinstance(node, ast.Name) and node.id == "np":
             return np
+        if isinstance(node, ast.Name) and node.id in per_rank:
+            return node
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -walk(node.operand)
-        if isinstance(node, ast.BinOp):
-            ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-                   ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
-            op = ops.get(type(node.op))
-            if op:
-                return op(walk(node.left), walk(node.right))
-        raise RecipeError(f"{path}: field '{where}': '{text}' may use numbers, np, + - * / // % and parentheses only")
+            v = walk(node.operand)
+            return -v if not isinstance(v, ast.AST) else ast.UnaryOp(ast.USub(), v)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in compares:
+            a, b = walk(node.left), walk(node.comparators[0])
+            if not isinstance(a, ast.AST) and not isinstance(b, ast.AST):
+                return int(compares[type(node.ops[0])](a, b))
+            return ast.Compare(wrap(a), node.ops, [wrap(b)])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "select" \
+                and len(node.args) == 3 and not node.keywords:
+            c, a, b = (walk(x) for x in node.args)
+            if not isinstance(c, ast.AST):
+                return a if c else b
+            return ast.Call(ast.Name("select"), [c, wrap(a), wrap(b)], [])
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            a, b = walk(node.left), walk(node.right)
+            if not isinstance(a, ast.AST) and not isinstance(b, ast.AST):
+                return ops[type(node.op)](a, b)
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+                raise refused  # perfcast's expressions have / but not // or %
+            return ast.BinOp(wrap(a), node.op, wrap(b))
+        raise refused
 
     value = walk(tree)
+    if isinstance(value, ast.AST):
+        return ast.unparse(value)
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
