@@ -736,9 +736,11 @@ def main(argv=None):
                        ("check", "build, analyse, probe, count and compare against the recipe's thresholds")):
         s = sub.add_parser(name, help=text)
         s.add_argument("app")
-        s.add_argument("--build", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-        s.add_argument("--work", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-        s.add_argument("--json", dest="json_out", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        # Also after the subcommand; a value given there wins.
+        s.add_argument("--build", default=argparse.SUPPRESS, help="perfcast's build folder (default: build)")
+        s.add_argument("--work", default=argparse.SUPPRESS, help="the app's work folder (default: BUILD/corpus/APP)")
+        s.add_argument("--json", dest="json_out", default=argparse.SUPPRESS,
+                       help="write the check's figures to this JSON file")
     a = parser.parse_args(argv)
     try:
         if a.command == "list":
