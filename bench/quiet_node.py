@@ -160,6 +160,8 @@ def predict_case(pc, a, run, required):
             out["estimates"][method] = e["time_s"] * factor
         else:
             out["unavailable"][method] = (e or {}).get("unavailable") or "predict gave no figure"
+    if est.get("refined", {}).get("time_s") is not None and j.get("noisy_slowest_state_time_s") is not None:
+        out["envelope"] = [est["refined"]["time_s"] * factor, j["noisy_slowest_state_time_s"] * factor]
     slowest = j.get("refined_slowest_rank") or 0
     rank = next((r for r in j["ranks"] if r["rank"] == slowest), j["ranks"][0])
     out["slowest_rank"] = rank["rank"]

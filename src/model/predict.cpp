@@ -443,7 +443,10 @@ Prediction price_counts(const ProgramModel& model, const SymbolicCosts& costs, c
     p.noise_available |= !noise.empty();
     rp.sync_points = sync_points_of(rp.counts, np);
     rp.noise_step_s = rp.refined_time_s / std::max(1.0, rp.sync_points);
-    rank_noise.push_back(machine::noise_over_span(noise_of_rank(rp, noise), rp.noise_step_s));
+    const machine::Noise own = noise_of_rank(rp, noise);
+    if (!own.stretch.empty())
+      p.noisy_slowest_state_time_s = std::max(p.noisy_slowest_state_time_s, rp.refined_time_s * *std::max_element(own.stretch.begin(), own.stretch.end()));
+    rank_noise.push_back(machine::noise_over_span(own, rp.noise_step_s));
     for (auto& site : rp.sites) {
       if (noise.empty()) continue;
       const std::vector<double> stretch = site_stretch(site, noise);

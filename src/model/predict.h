@@ -180,6 +180,14 @@ struct Prediction {
   bool noise_available = false;
   double noise_stretch = 1;
   double noisy_time_s = 0;
+  // The refined time had the whole run sat in the noise's slowest state (a
+  // node-wide slow spell, which does not average out over a step's quanta):
+  // each rank's refined time at the top quantile of its own mix, one quantum's
+  // and not narrowed, the slowest rank. With refined_time_s (every quantum at
+  // its fastest) it bounds what the machine file's noise admits for one
+  // launch: a run outside [refined, this] is one the model mis-prices, not
+  // one the host slowed. 0 without noise.
+  double noisy_slowest_state_time_s = 0;
   bool noise_off_ports_priced = false;  // some rank's off-port work took the divider's noise
 };
 

@@ -266,14 +266,15 @@ std::string noisy_text(const model::Prediction& p) {
       "refined under the machine's noise: {} (x {:.3f}, the expected slowest of {} ranks' stretches, each the "
       "mean over a step of {} between the points where ranks wait; each loop's in-core work stretched, not the "
       "memory traffic it waits for, {}; measured when the machine file was: a shared host's noise changes by "
-      "the minute)\n",
+      "the minute); a whole run in the noise's slowest state: {}\n",
       quantity(p.noisy_time_s, Dimension::Seconds), p.noise_stretch, p.np,
       quantity(p.ranks.empty() ? 0.0 : p.ranks[static_cast<size_t>(p.refined_slowest_rank)].noise_step_s,
                Dimension::Seconds),
       p.noise_off_ports_priced ? "its cycles off the ports (divider, dependency chains) at the divider's noise, "
                                  "the rest at the ports'"
                                : "all at the ports' noise (no cycles off the ports, or no divider_stretch in "
-                                 "the machine file)");
+                                 "the machine file)",
+      quantity(p.noisy_slowest_state_time_s, Dimension::Seconds));
 }
 
 std::string simulated_text(const Estimate& e, const sim::SimResult* simulated, const sim::SimResult* baseline) {
@@ -409,6 +410,8 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
   j["refined_slowest_rank"] = p.refined_slowest_rank;
   j["noise_stretch"] = p.noise_available ? nlohmann::json(p.noise_stretch) : nlohmann::json(nullptr);
   j["noisy_time_s"] = p.noise_available ? nlohmann::json(p.noisy_time_s) : nlohmann::json(nullptr);
+  j["noisy_slowest_state_time_s"] =
+      p.noise_available ? nlohmann::json(p.noisy_slowest_state_time_s) : nlohmann::json(nullptr);
   j["noise_off_ports_priced"] = p.noise_off_ports_priced;
   // The simulated block has the schema of `perfcast simulate --json`, its machine warnings included.
   const nlohmann::json machine_warnings = physics_warnings(view.machine);

@@ -296,6 +296,9 @@ TEST(Predict, NoiseStretchesTheRefinedTimeByTheSlowestRanksExpectation) {
   EXPECT_DOUBLE_EQ(two.noise_stretch, 1 + (1 - 0.75 * 0.75));
   EXPECT_DOUBLE_EQ(two.noisy_time_s, two.noise_stretch * two.refined_time_s);
   EXPECT_GT(two.noisy_time_s, two.refined_time_s);
+  // A whole run in the slowest state: the top quantile, whatever the ranks.
+  EXPECT_DOUBLE_EQ(one.noisy_slowest_state_time_s, 2 * one.refined_time_s);
+  EXPECT_DOUBLE_EQ(two.noisy_slowest_state_time_s, 2 * two.refined_time_s);
   // Without noise in the machine file there is nothing to stretch by.
   auto quiet = run(m, hand_machine(), 2);
   EXPECT_FALSE(quiet.noise_available);
@@ -403,6 +406,11 @@ TEST(Predict, TheSlowestRankIsTakenOverAStepsQuantaNotOneQuantum) {
   auto short_steps = run(loop("10", "", "2000"), machine, 2);
   EXPECT_NEAR(short_steps.ranks[0].noise_step_s, 20e-6, 1e-15);
   EXPECT_NEAR(short_steps.noise_stretch, both_fast * 1.0 + (1 - both_fast) * 2.0, 1e-12);
+  // A slow spell of the whole run does not average out over a step's quanta:
+  // the top quantile of the loop's own mix, not narrowed (the divider loop's
+  // max(0.25 x 2, 1.1), the port loop's 2).
+  EXPECT_NEAR(divider.noisy_slowest_state_time_s, 1.1 * divider.refined_time_s, 1e-12);
+  EXPECT_NEAR(ports.noisy_slowest_state_time_s, 2.0 * ports.refined_time_s, 1e-12);
   // One rank has no one to wait for: the mean, however its steps are cut.
   EXPECT_NEAR(run(loop("10", "", "8000"), machine, 1).noise_stretch, 1.25, 1e-12);
 }
