@@ -584,7 +584,7 @@ def check(recipe, work, build_dir, json_out):
     progress(app, "analysing (perfcast analyze --ir)")
     t0 = time.monotonic()
     analyze_args = recipe["analyze_args"] or ["--ir", os.path.join(analysis, recipe["ir"])]
-    run_perfcast(perfcast, ["analyze", *analyze_args, "-o", model], cwd=analysis, what="analyze")
+    run_perfcast(perfcast, ["analyze", "-o", model, *analyze_args], cwd=analysis, what="analyze")
     result["analysis_s"] = time.monotonic() - t0
     result["coverage"] = coverage_summary(model)
     before = params_summary(perfcast, model)
