@@ -89,32 +89,63 @@ def _known(path, table, keys, where):
 
 
 def evaluate_value(text, np, path="", where="value"):
-    """A binding's value: a number, or arithmetic on `np` (the ranks), e.g. "2048 / np"."""
+    """A binding's value: a number, or arithmetic on `np` (the ranks), e.g. "2048 / np", which
+    the driver evaluates; or arithmetic naming `rank` or `size` too ("select(rank == 0, 2025, 1)"),
+    which perfcast evaluates per rank (`--param NAME=EXPR`), returned as text with np replaced
+    by its value."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         return text
     try:
         tree = ast.parse(str(text), mode="eval")
     except SyntaxError as e:
         raise RecipeError(f"{path}: field '{where}': '{text}' is not arithmetic on np ({e.msg})") from None
+    per_rank = {"rank", "size"}
+    ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
+    refused = RecipeError(f"{path}: field '{where}': '{text}' may use numbers, np (rank, size: evaluated per "
+                          f"rank by perfcast), + - * / // %, comparisons, select(c, a, b) and parentheses only")
 
-    def walk(node):
+    compares = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
+                ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
+
+    def wrap(v):
+        return v if isinstance(v, ast.AST) else ast.Constant(v)
+
+    def walk(node):  # a number, or an ast node naming rank or size
         if isinstance(node, ast.Expression):
             return walk(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
             return node.value
         if isinstance(node, ast.Name) and node.id == "np":
             return np
+        if isinstance(node, ast.Name) and node.id in per_rank:
+            return node
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -walk(node.operand)
-        if isinstance(node, ast.BinOp):
-            ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-                   ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
-            op = ops.get(type(node.op))
-            if op:
-                return op(walk(node.left), walk(node.right))
-        raise RecipeError(f"{path}: field '{where}': '{text}' may use numbers, np, + - * / // % and parentheses only")
+            v = walk(node.operand)
+            return -v if not isinstance(v, ast.AST) else ast.UnaryOp(ast.USub(), v)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in compares:
+            a, b = walk(node.left), walk(node.comparators[0])
+            if not isinstance(a, ast.AST) and not isinstance(b, ast.AST):
+                return int(compares[type(node.ops[0])](a, b))
+            return ast.Compare(wrap(a), node.ops, [wrap(b)])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "select" \
+                and len(node.args) == 3 and not node.keywords:
+            c, a, b = (walk(x) for x in node.args)
+            if not isinstance(c, ast.AST):
+                return a if c else b
+            return ast.Call(ast.Name("select"), [c, wrap(a), wrap(b)], [])
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            a, b = walk(node.left), walk(node.right)
+            if not isinstance(a, ast.AST) and not isinstance(b, ast.AST):
+                return ops[type(node.op)](a, b)
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+                raise refused  # perfcast's expressions have / but not // or %
+            return ast.BinOp(wrap(a), node.op, wrap(b))
+        raise refused
 
     value = walk(tree)
+    if isinstance(value, ast.AST):
+        return ast.unparse(value)
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
@@ -384,16 +415,21 @@ def build(recipe, src, work, flavour, perfcast):
 # perfcast
 
 
-def run_perfcast(perfcast, args, cwd=None, env=None, timeout_s=None, what=None):
-    """perfcast ARGS; its stdout. A failure is a CheckError with perfcast's own message."""
+def run_perfcast(perfcast, args, cwd=None, env=None, timeout_s=None, what=None, log=None):
+    """perfcast ARGS; its stdout (and stderr, with the command, into `log`). A failure is a
+    CheckError with perfcast's own message."""
     merged = dict(os.environ, **(env or {}))
     try:
         p = subprocess.run([perfcast, *args], cwd=cwd, env=merged, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise CheckError(f"perfcast {what or args[0]} ran past {timeout_s} s (recipe field 'run.timeout_s')") from None
+    if log:
+        with open(log, "w") as f:
+            f.write(f"$ (cd {cwd or os.getcwd()} && perfcast {' '.join(args)})\n{p.stdout}\n{p.stderr}")
     if p.returncode != 0:
         tail = "\n".join(p.stderr.strip().splitlines()[-6:])
-        raise CheckError(f"perfcast {what or args[0]} failed (exit {p.returncode}): {tail}")
+        raise CheckError(f"perfcast {what or args[0]} failed (exit {p.returncode}): {tail}"
+                         + (f"; see {log}" if log else ""))
     return p.stdout
 
 
@@ -453,10 +489,9 @@ def callgrind_mpi_calls(functions, main_object, vocabulary):
     return sum(by_op.values())
 
 
-def params_summary(perfcast, model):
-    listed = json.loads(run_perfcast(perfcast, ["model", "params", model, "--json"], what="model params"))
-    required = [p["name"] for p in listed if "default" not in p]
-    return {"total": len(listed), "required": required}
+def model_parameters(perfcast, model):
+    """`perfcast model params --json`: every parameter, those without a default required."""
+    return json.loads(run_perfcast(perfcast, ["model", "params", model, "--json"], what="model params"))
 
 
 def coverage_summary(model_file):
@@ -493,9 +528,14 @@ def user_bindings(recipe, n, required, parameters):
 
 
 def relative_error(model, measured):
+    """model / measured - 1; None where it has no value (nothing measured, something modelled)."""
     if measured == 0:
-        return 0.0 if model == 0 else float("inf")
+        return 0.0 if model == 0 else None
     return model / measured - 1.0
+
+
+def percent(error):
+    return "-" if error is None else f"{error:+.1%}"
 
 
 def verdicts(recipe, rows):
@@ -504,30 +544,31 @@ def verdicts(recipe, rows):
     failures, notes = [], []
     for row in rows:
         err = row["flops_error"]
-        row["within_goal"] = abs(err) <= recipe["flops_error"]
+        row["within_goal"] = err is not None and abs(err) <= recipe["flops_error"]
         gap = next((g for g in recipe["known_gaps"] if g["figure"] == "flops" and g["ranks"] == row["ranks"]
                     and g["rank"] in (None, row["rank"])), None)
         row["known_gap"] = gap
         where = f"{row['ranks']} ranks, rank {row['rank']}"
         if row["within_goal"]:
             if gap:
-                notes.append(f"{where}: flops {err:+.1%} now within the goal {recipe['flops_error']:.0%}; "
+                notes.append(f"{where}: flops {percent(err)} now within the goal {recipe['flops_error']:.0%}; "
                              f"the known gap ({gap['measured']:+.1%}) can be removed from the recipe")
             continue
-        if gap and abs(err) <= gap["bound"]:
-            notes.append(f"{where}: flops {err:+.1%} beyond the goal, within the known gap's bound "
+        if gap and err is not None and abs(err) <= gap["bound"]:
+            notes.append(f"{where}: flops {percent(err)} beyond the goal, within the known gap's bound "
                          f"{gap['bound']:.0%} (measured {gap['measured']:+.1%}: {gap['reason']})")
         elif gap:
-            failures.append(f"{where}: flops {err:+.1%} beyond the known gap's bound {gap['bound']:.0%} "
+            failures.append(f"{where}: flops {percent(err)} beyond the known gap's bound {gap['bound']:.0%} "
                             f"(measured {gap['measured']:+.1%}): a regression")
         else:
-            failures.append(f"{where}: flops {err:+.1%} beyond the goal {recipe['flops_error']:.0%}")
+            failures.append(f"{where}: flops {percent(err)} beyond the goal {recipe['flops_error']:.0%}")
     for g in recipe["known_gaps"]:
         if g["figure"] == "mpi_calls":
             for row in rows:
+                err = row["mpi_calls_error"]
                 if row["ranks"] == g["ranks"] and g["rank"] in (None, row["rank"]) \
-                        and abs(row["mpi_calls_error"]) > g["bound"]:
-                    failures.append(f"{row['ranks']} ranks, rank {row['rank']}: MPI calls {row['mpi_calls_error']:+.1%} "
+                        and (err is None or abs(err) > g["bound"]):
+                    failures.append(f"{row['ranks']} ranks, rank {row['rank']}: MPI calls {percent(err)} "
                                     f"beyond the known gap's bound {g['bound']:.0%}")
     return failures, notes
 
@@ -584,14 +625,16 @@ def check(recipe, work, build_dir, json_out):
     progress(app, "analysing (perfcast analyze --ir)")
     t0 = time.monotonic()
     analyze_args = recipe["analyze_args"] or ["--ir", os.path.join(analysis, recipe["ir"])]
-    run_perfcast(perfcast, ["analyze", "-o", model, *analyze_args], cwd=analysis, what="analyze")
+    run_perfcast(perfcast, ["analyze", "-o", model, *analyze_args], cwd=analysis, what="analyze",
+                 log=os.path.join(work, "analyze.log"))
     result["analysis_s"] = time.monotonic() - t0
     result["coverage"] = coverage_summary(model)
-    before = params_summary(perfcast, model)
-    result["parameters"] = {"total": before["total"], "required_before_probe": len(before["required"]),
+    before = model_parameters(perfcast, model)
+    result["parameters"] = {"total": len(before),
+                            "required_before_probe": sum(1 for p in before if "default" not in p),
                             "per_ranks": {}}
 
-    rows, per_ranks, unbound = [], {}, []
+    rows, per_ranks, unbound, step_failures = [], {}, {}, []
     vocabulary = mpi_vocabulary()
     for n in recipe["ranks"]:
         folder = run_folder(recipe, work, f"run-probe-{n}", src, n)
@@ -600,26 +643,35 @@ def check(recipe, work, build_dir, json_out):
         t0 = time.monotonic()
         run_perfcast(perfcast, ["probe", model, "-o", probed, "--", *mpirun(n),
                                 os.path.join(probes, recipe["binary"]), *run_args(recipe, n)],
-                     cwd=folder, env=recipe["env"], timeout_s=recipe["timeout_s"], what=f"probe at {n} ranks")
+                     cwd=folder, env=recipe["env"], timeout_s=recipe["timeout_s"], what=f"probe at {n} ranks",
+                     log=os.path.join(work, f"probe-{n}.log"))
         probe_s = time.monotonic() - t0
-        after = params_summary(perfcast, probed)
-        listed = json.loads(run_perfcast(perfcast, ["model", "params", probed, "--json"], what="model params"))
-        applied, unused = user_bindings(recipe, n, set(after["required"]), {p["name"] for p in listed})
+        listed = model_parameters(perfcast, probed)
+        required = [p["name"] for p in listed if "default" not in p]
+        with open(os.path.join(work, f"required-{n}.txt"), "w") as f:  # what a recipe's [[bind]] is for
+            f.writelines(f"{p['name']}\t{p['description']}\n" for p in listed if "default" not in p)
+        applied, unused = user_bindings(recipe, n, set(required), {p["name"] for p in listed})
         bound = {name for name, _ in applied}
-        left = [p for p in after["required"] if p not in bound]
-        unbound += [(n, p) for p in left]
-        per_ranks[n] = {"probe_s": probe_s, "required_after_probe": len(after["required"]),
-                        "bound_by_user": sum(1 for p in after["required"] if p in bound),
-                        "overridden_by_user": sorted(b for b in bound if b not in after["required"]),
+        left = [p for p in required if p not in bound]
+        if left:
+            unbound[n] = left
+        per_ranks[n] = {"probe_s": probe_s, "required_after_probe": len(required),
+                        "bound_by_user": sum(1 for p in required if p in bound),
+                        "overridden_by_user": sorted(b for b in bound if b not in required),
                         "user_bindings_not_needed": unused, "left_unbound": left,
                         "coverage_after_probe": coverage_summary(probed)}
         if left:
             continue
         progress(app, f"predicting at {n} ranks")
         params = [w for name, value in applied for w in ("--param", f"{name}={value}")]
-        prediction = json.loads(run_perfcast(perfcast, ["predict", probed, "--machine", MACHINE, "--np", str(n),
-                                                        *params, "--json"], what=f"predict at {n} ranks"))
-        counts = callgrind_counts(recipe, perfcast, analysis, work, src, n)
+        try:
+            prediction = json.loads(run_perfcast(perfcast, ["predict", probed, "--machine", MACHINE, "--np", str(n),
+                                                            *params, "--json"], what=f"predict at {n} ranks",
+                                                 log=os.path.join(work, f"predict-{n}.log")))
+            counts = callgrind_counts(recipe, perfcast, analysis, work, src, n)
+        except CheckError as e:  # the other rank counts are still checked and reported
+            step_failures.append(f"{n} ranks: {e}")
+            continue
         for rank_counts, rank_model in zip(counts["per_rank"], prediction["ranks"]):
             measured_flops = rank_counts["total"]["flops"]
             measured_mpi = callgrind_mpi_calls(rank_counts["functions"], rank_counts.get("main_object"), vocabulary)
@@ -634,9 +686,12 @@ def check(recipe, work, build_dir, json_out):
     result["parameters"]["per_ranks"] = {str(n): v for n, v in per_ranks.items()}
     result["rows"] = rows
     failures, notes = verdicts(recipe, rows)
-    for n, p in unbound:
-        failures.append(f"{n} ranks: parameter '{p}' is still required after the probe run and the recipe "
-                        f"binds it nowhere (add a [[bind]] saying how the user knows it)")
+    for n, left in unbound.items():
+        failures.append(f"{n} ranks: {len(left)} parameters still required after the probe run that the recipe "
+                        f"binds nowhere ({', '.join(left[:5])}{', ...' if len(left) > 5 else ''}; all in "
+                        f"{os.path.join(work, f'required-{n}.txt')}): add a [[bind]] for each, saying how the "
+                        f"user knows it")
+    failures += step_failures
     result["failures"], result["notes"] = failures, notes
     result["passed"] = not failures
     result["check_s"] = time.monotonic() - started
@@ -674,8 +729,8 @@ def render(recipe, r):
     for row in r["rows"]:
         verdict = "within" if row["within_goal"] else ("known gap" if row["known_gap"] else "BEYOND")
         table.append([str(row["ranks"]), str(row["rank"]), f"{row['flops_model']:.4g}",
-                      f"{row['flops_callgrind']:.4g}", f"{row['flops_error']:+.1%}", verdict,
-                      f"{row['mpi_calls_model']:.6g}", f"{row['mpi_calls_callgrind']}", f"{row['mpi_calls_error']:+.1%}"])
+                      f"{row['flops_callgrind']:.4g}", percent(row["flops_error"]), verdict,
+                      f"{row['mpi_calls_model']:.6g}", f"{row['mpi_calls_callgrind']}", percent(row["mpi_calls_error"])])
     widths = [max(len(t[i]) for t in table) for i in range(len(header))]
     lines += ["  ".join(cell.rjust(w) for cell, w in zip(t, widths)) for t in table]
     lines += [f"note: {n}" for n in r["notes"]]
@@ -699,9 +754,11 @@ def main(argv=None):
                        ("check", "build, analyse, probe, count and compare against the recipe's thresholds")):
         s = sub.add_parser(name, help=text)
         s.add_argument("app")
-        s.add_argument("--build", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-        s.add_argument("--work", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-        s.add_argument("--json", dest="json_out", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        # Also after the subcommand; a value given there wins.
+        s.add_argument("--build", default=argparse.SUPPRESS, help="perfcast's build folder (default: build)")
+        s.add_argument("--work", default=argparse.SUPPRESS, help="the app's work folder (default: BUILD/corpus/APP)")
+        s.add_argument("--json", dest="json_out", default=argparse.SUPPRESS,
+                       help="write the check's figures to this JSON file")
     a = parser.parse_args(argv)
     try:
         if a.command == "list":

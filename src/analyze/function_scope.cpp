@@ -10,6 +10,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 
+#include "analyze/openmp_runtime.h"
 #include "analyze/site_names.h"
 #include "analyze/source_names.h"
 
@@ -73,8 +74,12 @@ void FunctionScope::describe(const std::string& name, const std::string& descrip
 }
 
 bool FunctionScope::model_wide(const ex::Expr& e) const {
+  // The thread and its team's size are every function's implicit parameters
+  // (openmp_runtime.h), passed at each call like an argument: no default can
+  // name them.
   for (const std::string& name : ex::free_names(ex::simplify(e)))
-    if (out.loop_vars.count(name) || (!entry && arguments.count(name))) return false;
+    if (out.loop_vars.count(name) || (!entry && arguments.count(name)) || name == kOmpThread || name == kOmpTeam)
+      return false;
   return true;
 }
 

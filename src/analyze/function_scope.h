@@ -59,7 +59,8 @@ struct FunctionScope {
   void describe(const std::string& name, const std::string& description,
                 std::optional<std::string> default_value = std::nullopt);
   // Whether `e` names only the model's parameters (a parameter's default can
-  // use it): no loop index, no argument of a function other than the entry.
+  // use it): no loop index, no argument of a function other than the entry,
+  // no OpenMP thread or team size.
   bool model_wide(const expr::Expr& e) const;
 };
 

@@ -255,8 +255,59 @@ bool names_trips_of_a_loop(const Items& items, const std::string& name) {
 }
 }  // namespace
 
+namespace {
+
+// Whether `e` reads the low bits of a value naming `name`: a trunc to fewer
+// bits than any count needs, an unrolled or vectorised loop's remainder
+// (trunc(n, 2) = n mod 4 iterations), which the mean of the values does not give.
+bool reads_low_bits_of(const Expr& e, const std::string& name) {
+  if (e.kind() == expr::Kind::Trunc && e.bits() < 8 && names(e.operands()[0], name)) return true;
+  for (const Expr& op : e.operands())
+    if (reads_low_bits_of(op, name)) return true;
+  return false;
+}
+
+bool function_reads_low_bits(const ProgramModel& model, const std::string& function, const std::string& name,
+                             Visited& visited);
+
+// Through calls as the callee's parameter it is passed as, as only_sizes.
+bool items_read_low_bits(const ProgramModel& model, const Items& items, const std::string& name, Visited& visited) {
+  for (const Item& item : items) {
+    bool found = false;
+    for_each_expression(item, [&](const Expr& e) { found = found || reads_low_bits_of(e, name); });
+    if (found) return true;
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (items_read_low_bits(model, l->body, name, visited)) return true;
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (items_read_low_bits(model, b->then_items, name, visited) ||
+          items_read_low_bits(model, b->else_items, name, visited))
+        return true;
+    } else if (const auto* c = std::get_if<CallItem>(&item.body)) {
+      for (const auto& [formal, passed] : c->args)
+        if (names(passed, name) && function_reads_low_bits(model, c->function, formal, visited)) return true;
+    }
+  }
+  return false;
+}
+
+bool function_reads_low_bits(const ProgramModel& model, const std::string& function, const std::string& name,
+                             Visited& visited) {
+  if (!visited.insert({function, name}).second) return false;
+  auto fn = model.functions.find(function);
+  return fn != model.functions.end() && items_read_low_bits(model, fn->second.body, name, visited);
+}
+
+}  // namespace
+
+bool reads_low_bits(const ProgramModel& model, const std::string& name) {
+  Visited visited;
+  for (const auto& [function, fn] : model.functions)
+    if (function_reads_low_bits(model, function, name, visited)) return true;
+  return false;
+}
+
 bool keeps_its_mean(const ProgramModel& model, const std::string& name) {
-  if (!used_only_as_size(model, name)) return false;
+  if (!used_only_as_size(model, name) || reads_low_bits(model, name)) return false;
   for (const auto& [function, local] : names_standing_for(model, name))
     if (names_trips_of_a_loop(model.functions.at(function).body, local)) return true;
   return false;

@@ -38,10 +38,17 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
 // an MPI call's peer or root, or an argument of a call through a pointer.
 bool used_only_as_size(const ProgramModel& model, const std::string& name);
 
+// Whether the model reads the low bits of `name` (or of a callee's parameter
+// it is passed as): a trunc to fewer than 8 bits, an unrolled or vectorised
+// loop's remainder (trunc(n, 2), n mod 4), which a mean of the values does not
+// give and cannot be evaluated on: a probe run binds such a size rounded.
+bool reads_low_bits(const ProgramModel& model, const std::string& name);
+
 // Whether a mean of the values `name` took prices the model exactly, so that
-// a probe run binds it unrounded: it is only a size (used_only_as_size) and
-// sizes a loop (its trips name it, or a callee's parameter standing for it),
-// not a flag whose mean would be no value it held.
+// a probe run binds it unrounded: it is only a size (used_only_as_size), its
+// low bits are not read (reads_low_bits) and it sizes a loop (its trips name
+// it, or a callee's parameter standing for it), not a flag whose mean would be
+// no value it held.
 bool keeps_its_mean(const ProgramModel& model, const std::string& name);
 
 // Where `name` stands for the value a function's own parameter holds, as

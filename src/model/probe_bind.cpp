@@ -1090,7 +1090,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     // fractional mean makes every total linear in it right, and passes the
     // analyser's casts (zext(nrow, 32)) unchanged. Elsewhere (a test of it,
     // an unrolled loop's remainder), the nearest, off by at most half a trip per call.
-    const bool whole = unrolled || ((p.integer || cast) && !used_only_as_size(model, p.name));
+    const bool whole =
+        unrolled || reads_low_bits(model, p.name) || ((p.integer || cast) && !used_only_as_size(model, p.name));
     const bool witnessed = !loops.empty() && loops.front().witness;
     if (!mean && !witnessed &&
         std::any_of(loops.begin(), loops.end(), [](const SizedLoop& l) { return l.entries > 0; })) {

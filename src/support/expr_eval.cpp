@@ -293,11 +293,30 @@ class Evaluator {
   Num sum(const Expr& e) {
     const auto& ops = e.operands();
     Num lo = eval(ops[0]), hi = eval(ops[1]);
-    if (!lo.is_int || !hi.is_int)
-      fail(fmt::format("the bounds of '{}' must be integers, and are {} and {}", e.str(), lo.str(),
-                       hi.str()));
+    // A real bound is a probe run's mean of the integers the program held (a
+    // loop's mean trips per arrival, the bound of a nest). Where the body does
+    // not name the index its terms are all alike: the sum is their number
+    // times one, linear in the mean as the loops' total is. Otherwise a real
+    // upper bound takes the terms up to its whole part and that fraction of
+    // the next: the sum's linear interpolation between the whole bounds
+    // around it, which a mean of them lies between.
+    if ((!lo.is_int || !hi.is_int) && !free_names(ops[2]).count(e.name())) {
+      const double terms = hi.real() - lo.real() + 1;
+      return terms <= 0 ? Num::of(i128{0}) : multiply(e, Num::of(terms), eval(ops[2]));
+    }
+    if (!lo.is_int)
+      fail(fmt::format("the lower bound of '{}' must be an integer where its body varies with '{}', and is {}",
+                       e.str(), e.name(), lo.str()));
+    double fraction = 0;
+    if (!hi.is_int) {
+      const double whole = std::floor(hi.d);
+      if (!std::isfinite(whole) || std::fabs(whole) > 0x1p62)
+        fail(fmt::format("the upper bound of '{}' is {}, no count of terms", e.str(), hi.str()));
+      fraction = hi.d - whole;
+      hi = Num::of(static_cast<i128>(whole));
+    }
     Num acc = Num::of(i128{0});
-    if (hi.i < lo.i) return acc;
+    if (hi.i + 1 < lo.i || (hi.i < lo.i && fraction == 0)) return acc;
     if (hi.i - lo.i >= kMaxSumTerms)
       fail(fmt::format("'{}' has {} terms, more than the {} perfcast adds one by one", e.str(),
                        text_of(hi.i - lo.i + 1), kMaxSumTerms),
@@ -313,6 +332,10 @@ class Evaluator {
     for (i128 i = lo.i; i <= hi.i; ++i) {
       locals_.back().second = Num::of(i);
       acc = add(e, acc, eval(ops[2]));
+    }
+    if (fraction > 0) {
+      locals_.back().second = Num::of(hi.i + 1);
+      acc = add(e, acc, multiply(e, Num::of(fraction), eval(ops[2])));
     }
     return acc;
   }

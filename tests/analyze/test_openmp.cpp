@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 #include "analyze/analyze.h"
@@ -143,4 +144,22 @@ TEST(OpenMP, CallgrindWithTwoThreadsCountsWhatTheModelGives) {
     EXPECT_EQ(measured, flops(m, "main", {{"n", n}, {"omp.threads", p}}));
     EXPECT_EQ(measured, c.hand(n, p));
   }
+}
+
+// A gather in an orphaned worksharing loop of a function a region calls
+// (cases/omp_gather.c, miniMD's force kernels): its footprint per run of the
+// loop is the thread's block, which names the thread and its team, implicit
+// parameters of that function. No parameter's default may name them (a
+// default is evaluated once, for no thread): the footprint keeps its accesses'
+// bytes instead, and every default evaluates.
+TEST(OpenMP, NoParameterDefaultNamesTheThread) {
+  model::ProgramModel m = analyse_openmp("omp_gather.c");
+  for (const auto& p : m.parameters) {
+    if (!p.default_value) continue;
+    std::set<std::string> names = expr::free_names(*p.default_value);
+    EXPECT_FALSE(names.count("omp.thread") || names.count("omp.team"))
+        << p.name << " = " << expr::to_string(*p.default_value);
+  }
+  for (int p : {1, 2})
+    EXPECT_NO_THROW(flops(m, "main", {{"n", 100}, {"forces.loop2.trips", 8}, {"omp.threads", p}}));
 }

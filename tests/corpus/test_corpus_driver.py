@@ -122,6 +122,11 @@ class Recipes(unittest.TestCase):
         self.assertEqual(corpus.evaluate_value("(16 * 16) * (np - 1)", 1), 0)
         self.assertEqual(corpus.evaluate_value(3.5, 4), 3.5)
         self.assertAlmostEqual(corpus.evaluate_value("100 / np", 3), 100 / 3)
+        self.assertEqual(corpus.evaluate_value("rank * (np + 1)", 2), "rank * 3")  # perfcast's, per rank
+        self.assertEqual(corpus.evaluate_value("select(rank == 0, 2025, np - 1)", 2), "select(rank == 0, 2025, 1)")
+        self.assertEqual(corpus.evaluate_value("select(np == 1, 5, 3)", 2), 3)
+        with self.assertRaises(corpus.RecipeError):
+            corpus.evaluate_value("rank // 2", 2)
 
     def test_the_cli_names_the_bad_field_and_fails(self):
         write_recipe(self.dir, text=self.good().replace("a" * 40, "abc"))
@@ -314,7 +319,9 @@ class Figures(unittest.TestCase):
     def test_relative_error(self):
         self.assertAlmostEqual(corpus.relative_error(115, 100), 0.15)
         self.assertEqual(corpus.relative_error(0, 0), 0.0)
-        self.assertEqual(corpus.relative_error(1, 0), float("inf"))
+        self.assertIsNone(corpus.relative_error(1, 0))
+        failures, _ = corpus.verdicts(self.recipe(), [self.row(1, 0, None)])  # no flops measured
+        self.assertEqual(len(failures), 1)
 
 
 if __name__ == "__main__":

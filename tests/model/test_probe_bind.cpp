@@ -350,6 +350,50 @@ TEST(ProbeBind, ASizeOfALoopUnrolledByTwoIsTheMeanTripsOfTheSourceLoop) {
   EXPECT_FALSE(halved.parameters[0].default_value);
 }
 
+// A size whose loop the optimiser unrolled by 4 with its remainder a loop of
+// its low bits (HPCG's halo packing, `for (i = 0; i < totalToBeSent; i++)`:
+// the pairs' trips a form the unrolled-loop rule does not read, the rest
+// `trunc(n, 2)` trips behind a test of them). A mean of the values has no low
+// bits to take (117.75 is no n mod 4): the size is the nearest whole number,
+// and the model evaluates.
+TEST(ProbeBind, ASizeWhoseLowBitsTheModelReadsIsBoundWhole) {
+  const std::string pairs = "floordiv(max(4 * trunc(floordiv(zext(spmv.nrow, 32), 4), 29) - 4, 0), 4) + 1";
+  ProgramModel m = sized_model({82}, pairs);
+  LoopItem rest;
+  rest.trip_count = expr::parse("trunc(spmv.nrow, 2)");
+  ComputeItem element;
+  element.flops_double = 2;
+  rest.body.push_back(Item{82, "", element});
+  BranchItem none_left;
+  none_left.condition = expr::parse("trunc(spmv.nrow, 2) == 0");
+  none_left.else_items.push_back(Item{82, "", rest});
+  m.functions["spmv"].body.push_back(Item{82, "", none_left});
+  m.coverage->unknown_loops.push_back({"spmv", "src/spmv.c:67", "spmv.loop2.trips", "read from memory"});
+  EXPECT_TRUE(reads_low_bits(m, "spmv.nrow"));
+  EXPECT_FALSE(reads_low_bits(sized_model({82}, "zext(spmv.nrow, 32)"), "spmv.nrow"));  // a cast, not low bits
+  {  // A caller's value passed as the size (PENNANT's chunk bounds, doCycle.calcForce_11.slast) reads them too.
+    ProgramModel calls = m;
+    CallItem call;
+    call.function = "spmv";
+    call.args.push_back({"spmv.nrow", expr::parse("main.n + 1")});
+    Function caller;
+    caller.name = "main";
+    caller.body.push_back(Item{5, "", call});
+    calls.functions["main"] = caller;
+    EXPECT_TRUE(reads_low_bits(calls, "main.n"));
+    EXPECT_FALSE(reads_low_bits(calls, "main.other"));
+  }
+
+  // Four calls of 117, 118, 118 and 118 elements: 471 over 4 arrivals.
+  ProbeRun run{"./app", 1, {{"spmv.c:82:loop.headers", 471 + 4}, {"spmv.c:82:loop.entries", 4}}, {}};
+  bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "118");
+  expr::Bindings bound{{"spmv.nrow", expr::evaluate(*m.parameters[0].default_value, {})}};
+  // 118 = 29 pairs' loop trips (2 flops a trip in this model) and 2 left over (2 flops each).
+  EXPECT_DOUBLE_EQ(expr::evaluate(symbolic_costs(m).flops_double, bound).real(), 2 * 29 + 2 * 2);
+}
+
 // `DO m = 2, n` beside `DO i = 1, n` (SNAP's setup_angle): flang's loop of
 // n - 1 trips, unrolled by 4, runs (n - 1) / 4 and its remainder tests the
 // low bits of n - 1: n / 4 give or take one, but n - 1 in all, no loop of n

@@ -252,8 +252,27 @@ TEST(Expr, SumsIterateAndRefuseHugeRanges) {
   EXPECT_EQ(eval("sum(i, 0, i, i)", {{"i", 4}}), Value(10));
   std::string m = error_of([] { eval("sum(i, 0, n, floordiv(i, 3))", {{"n", 1'000'000'000}}); });
   EXPECT_NE(m.find("more than the 100000000"), std::string::npos) << m;
-  m = error_of([] { eval("sum(i, 0, 1.5, i)"); });
-  EXPECT_NE(m.find("must be integers"), std::string::npos) << m;
+  m = error_of([] { eval("sum(i, 0.5, 1, i)"); });
+  EXPECT_NE(m.find("must be an integer"), std::string::npos) << m;
+}
+
+// A probe run's mean trips (7.5: loops of 16, 8, 4 and 2 trips) as the bound of a sum (HPCG's
+// set-up nests over the grid levels): terms that do not vary with the index, their number
+// times one, linear in the mean as the loops' total is.
+TEST(Expr, ASumTakesARealBound) {
+  EXPECT_EQ(eval("sum(i, 0, t - 1, 3 * n)", {{"t", 7.5}, {"n", 2}}), Value(45.0));
+  EXPECT_EQ(eval("sum(i, 0, t - 1, sum(j, 0, u - 1, 2))", {{"t", 1.5}, {"u", 2.5}}), Value(7.5));
+  EXPECT_EQ(eval("sum(i, 0, t - 1, 3)", {{"t", -0.5}}), Value(0));  // no terms
+  // The mean of the totals of 16, 8, 4 and 2 trips of 3 is 3 times the mean trips.
+  EXPECT_EQ(eval("sum(i, 0, t - 1, 3)", {{"t", (16 + 8 + 4 + 2) / 4.0}}),
+            Value((3 * 16 + 3 * 8 + 3 * 4 + 3 * 2) / 4.0));
+  // Terms that vary with the index: those up to the bound's whole part and its fraction of
+  // the next, between the sums at the whole bounds around it.
+  EXPECT_EQ(eval("sum(i, 0, t - 1, i)", {{"t", 3.5}}), Value(0 + 1 + 2 + 0.5 * 3));
+  EXPECT_EQ(eval("sum(i, 1, t, i^2)", {{"t", 0.25}}), Value(0.25 * 1));
+  EXPECT_EQ(eval("sum(i, 0, t, i)", {{"t", -1.5}}), Value(0));
+  std::string m = error_of([] { eval("sum(i, t, 4, i)", {{"t", 0.5}}); });
+  EXPECT_NE(m.find("lower bound"), std::string::npos) << m;
 }
 
 TEST(Expr, FreeNamesAndSubstitution) {
