@@ -667,7 +667,7 @@ def check(recipe, work, build_dir, json_out):
         try:
             prediction = json.loads(run_perfcast(perfcast, ["predict", probed, "--machine", MACHINE, "--np", str(n),
                                                             *params, "--json"], what=f"predict at {n} ranks",
-                                                 log=os.path.join(work, f"predict-{n}.log")))
+                                                 timeout_s=recipe["timeout_s"], log=os.path.join(work, f"predict-{n}.log")))
             counts = callgrind_counts(recipe, perfcast, analysis, work, src, n)
         except CheckError as e:  # the other rank counts are still checked and reported
             step_failures.append(f"{n} ranks: {e}")

@@ -190,6 +190,20 @@ class RunFolders(unittest.TestCase):
         self.assertIn("OMPI_FC=flang-new-19", body)
 
 
+class Timeouts(unittest.TestCase):
+    def test_a_perfcast_step_past_its_time_is_stopped_and_names_the_field(self):
+        with tempfile.TemporaryDirectory() as d:
+            slow = os.path.join(d, "perfcast")
+            with open(slow, "w") as f:
+                f.write("#!/bin/sh\nsleep 30\n")
+            os.chmod(slow, 0o755)
+            started = time.monotonic()
+            with self.assertRaises(corpus.CheckError) as e:
+                corpus.run_perfcast(slow, ["predict"], timeout_s=1, what="predict at 1 ranks")
+            self.assertLess(time.monotonic() - started, 10)
+            self.assertIn("run.timeout_s", str(e.exception))
+
+
 class Sources(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
