@@ -193,9 +193,11 @@ def load_recipe(path):
     r["analyze_args"] = _strings(path, analyze, "args", "analyze.")
 
     run = _field(path, data, "run", dict, "")
-    _known(path, run, ("args", "inputs", "env", "ranks", "timeout_s"), "run.")
+    _known(path, run, ("args", "inputs", "recipe_inputs", "env", "ranks", "timeout_s"), "run.")
     r["args"] = _strings(path, run, "args", "run.")
     r["inputs"] = _strings(path, run, "inputs", "run.")
+    r["recipe_inputs"] = _strings(path, run, "recipe_inputs", "run.")
+    r["recipe_dir"] = os.path.dirname(os.path.abspath(path))
     env = _field(path, run, "env", dict, "run.", required=False, default={})
     for k, v in env.items():
         if not isinstance(v, str):
@@ -340,9 +342,12 @@ def write_wrappers(folder, flavour, perfcast):
     os.makedirs(folder, exist_ok=True)
     bin_dir = os.path.dirname(perfcast)
     if flavour == "analysis":
+        # Open MPI's mpi.mod is gfortran's; perfcast's build holds one flang reads
+        # (docs/dependencies.md), put first on the module path as perfcast-mpif90 does.
+        modules = os.path.join(os.path.dirname(bin_dir), "fortran", "modules")
         bodies = {"mpicc": f'exec "{perfcast}" mpicc "$@"',
                   "mpicxx": f'exec "{perfcast}" mpicxx "$@"',
-                  "mpif90": 'OMPI_FC=flang-new-19 exec mpif90.openmpi "$@"'}
+                  "mpif90": f'OMPI_FC=flang-new-19 exec mpif90.openmpi "-I{modules}" "$@"'}
     else:
         bodies = {n: f'exec "{os.path.join(bin_dir, "perfcast-" + n)}" "$@"' for n in ("mpicc", "mpicxx", "mpif90")}
     paths = {}
@@ -432,16 +437,29 @@ def mpirun(n):
     return ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1", "-n", str(n)]
 
 
-def run_folder(recipe, work, name, src):
-    """A fresh folder holding the run's input files (copied from the checkout)."""
+def at_ranks(text, n):
+    """A run's word or file name at n ranks: `{np}` is the rank count (an input deck that
+    names its decomposition, one per rank count)."""
+    return text.replace("{np}", str(n))
+
+
+def run_args(recipe, n):
+    return [at_ranks(a, n) for a in recipe["args"]]
+
+
+def run_folder(recipe, work, name, src, n):
+    """A fresh folder holding the run's input files at n ranks: `run.inputs` from the
+    checkout, `run.recipe_inputs` from the recipe's own folder (decks written for the corpus)."""
     folder = os.path.join(work, name)
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
-    for rel in recipe["inputs"]:
-        source = os.path.join(src, rel)
-        if not os.path.isfile(source):
-            raise CheckError(f"{recipe['path']}: field 'run.inputs': the checkout has no file {rel}")
-        shutil.copy(source, folder)
+    for field, root, what in (("inputs", src, "the checkout"), ("recipe_inputs", recipe["recipe_dir"], "the recipe's folder")):
+        for rel in recipe[field]:
+            rel = at_ranks(rel, n)
+            source = os.path.join(root, rel)
+            if not os.path.isfile(source):
+                raise CheckError(f"{recipe['path']}: field 'run.{field}': {what} has no file {rel}")
+            shutil.copy(source, folder)
     return folder
 
 
@@ -567,7 +585,7 @@ def callgrind_counts(recipe, perfcast, analysis, work, src, n):
     """`perfcast counts -n N --json --all --no-cache-sim` of the plain build, kept while the
     binary and the input are unchanged (callgrind is the slow step)."""
     binary = os.path.join(analysis, recipe["binary"])
-    key = counts_cache_key(binary, recipe["args"], n, recipe["env"])
+    key = counts_cache_key(binary, run_args(recipe, n), n, recipe["env"])
     cached = os.path.join(work, f"counts-{n}.json")
     if os.path.exists(cached):
         with open(cached) as f:
@@ -575,10 +593,10 @@ def callgrind_counts(recipe, perfcast, analysis, work, src, n):
         if data.get("corpus_key") == key:
             progress(recipe["name"], f"callgrind counts at {n} ranks are up to date")
             return data
-    folder = run_folder(recipe, work, f"run-counts-{n}", src)
+    folder = run_folder(recipe, work, f"run-counts-{n}", src, n)
     progress(recipe["name"], f"counting under callgrind at {n} ranks")
     out = run_perfcast(perfcast, ["counts", "-n", str(n), "--json", "--all", "--no-cache-sim", "-q",
-                                  "--timeout", str(recipe["timeout_s"]), "--", binary, *recipe["args"]],
+                                  "--timeout", str(recipe["timeout_s"]), "--", binary, *run_args(recipe, n)],
                        cwd=folder, env=recipe["env"], timeout_s=recipe["timeout_s"] * 2 + 60, what="counts")
     data = json.loads(out)
     data["corpus_key"] = key
@@ -607,7 +625,7 @@ def check(recipe, work, build_dir, json_out):
     progress(app, "analysing (perfcast analyze --ir)")
     t0 = time.monotonic()
     analyze_args = recipe["analyze_args"] or ["--ir", os.path.join(analysis, recipe["ir"])]
-    run_perfcast(perfcast, ["analyze", *analyze_args, "-o", model], cwd=analysis, what="analyze",
+    run_perfcast(perfcast, ["analyze", "-o", model, *analyze_args], cwd=analysis, what="analyze",
                  log=os.path.join(work, "analyze.log"))
     result["analysis_s"] = time.monotonic() - t0
     result["coverage"] = coverage_summary(model)
@@ -619,12 +637,12 @@ def check(recipe, work, build_dir, json_out):
     rows, per_ranks, unbound, step_failures = [], {}, {}, []
     vocabulary = mpi_vocabulary()
     for n in recipe["ranks"]:
-        folder = run_folder(recipe, work, f"run-probe-{n}", src)
+        folder = run_folder(recipe, work, f"run-probe-{n}", src, n)
         probed = os.path.join(work, f"{app}.probed{n}.json")
         progress(app, f"probe run at {n} ranks")
         t0 = time.monotonic()
         run_perfcast(perfcast, ["probe", model, "-o", probed, "--", *mpirun(n),
-                                os.path.join(probes, recipe["binary"]), *recipe["args"]],
+                                os.path.join(probes, recipe["binary"]), *run_args(recipe, n)],
                      cwd=folder, env=recipe["env"], timeout_s=recipe["timeout_s"], what=f"probe at {n} ranks",
                      log=os.path.join(work, f"probe-{n}.log"))
         probe_s = time.monotonic() - t0
@@ -649,7 +667,7 @@ def check(recipe, work, build_dir, json_out):
         try:
             prediction = json.loads(run_perfcast(perfcast, ["predict", probed, "--machine", MACHINE, "--np", str(n),
                                                             *params, "--json"], what=f"predict at {n} ranks",
-                                                 log=os.path.join(work, f"predict-{n}.log")))
+                                                 timeout_s=recipe["timeout_s"], log=os.path.join(work, f"predict-{n}.log")))
             counts = callgrind_counts(recipe, perfcast, analysis, work, src, n)
         except CheckError as e:  # the other rank counts are still checked and reported
             step_failures.append(f"{n} ranks: {e}")

@@ -141,6 +141,69 @@ class Recipes(unittest.TestCase):
             corpus.load_recipe(corpus.recipe_path(app))
 
 
+class RunFolders(unittest.TestCase):
+    """Each run folder holds the inputs at its rank count: the checkout's and the recipe's own
+    decks, `{np}` the ranks; the analysis flavour's Fortran compiler reads perfcast's mpi module."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def recipe(self, extra):
+        text = GOOD.format(name="tiny", repo="https://example.invalid/owner/tiny", commit="a" * 40)
+        text = text.replace('args = ["8"]', 'args = ["deck{np}", "out"]\n' + extra)
+        return corpus.load_recipe(write_recipe(self.dir, text=text))
+
+    def test_inputs_at_each_rank_count_from_the_checkout_and_the_recipe(self):
+        r = self.recipe('inputs = ["data/table.txt"]\nrecipe_inputs = ["deck{np}"]')
+        src = os.path.join(self.dir, "src")
+        os.makedirs(os.path.join(src, "data"))
+        with open(os.path.join(src, "data", "table.txt"), "w") as f:
+            f.write("t")
+        for n in (1, 2):
+            with open(os.path.join(self.dir, "tiny", f"deck{n}"), "w") as f:
+                f.write(f"ranks={n}")
+        work = os.path.join(self.dir, "work")
+        for n in (1, 2):
+            folder = corpus.run_folder(r, work, f"run-{n}", src, n)
+            self.assertEqual(sorted(os.listdir(folder)), sorted(["table.txt", f"deck{n}"]))
+            with open(os.path.join(folder, f"deck{n}")) as f:
+                self.assertEqual(f.read(), f"ranks={n}")
+            self.assertEqual(corpus.run_args(r, n), [f"deck{n}", "out"])
+
+    def test_a_missing_recipe_input_names_the_field_and_the_file(self):
+        r = self.recipe('recipe_inputs = ["deck{np}"]')
+        with self.assertRaises(corpus.CheckError) as e:
+            corpus.run_folder(r, os.path.join(self.dir, "work"), "run-2", self.dir, 2)
+        self.assertIn("'run.recipe_inputs'", str(e.exception))
+        self.assertIn("deck2", str(e.exception))
+
+    def test_the_analysis_fortran_compiler_reads_perfcasts_mpi_module(self):
+        perfcast = os.path.join(self.dir, "build", "bin", "perfcast")
+        paths = corpus.write_wrappers(os.path.join(self.dir, "wrappers"), "analysis", perfcast)
+        with open(paths["mpif90"]) as f:
+            body = f.read()
+        self.assertIn(f'"-I{os.path.join(self.dir, "build", "fortran", "modules")}"', body)
+        self.assertIn("OMPI_FC=flang-new-19", body)
+
+
+class Timeouts(unittest.TestCase):
+    def test_a_perfcast_step_past_its_time_is_stopped_and_names_the_field(self):
+        with tempfile.TemporaryDirectory() as d:
+            slow = os.path.join(d, "perfcast")
+            with open(slow, "w") as f:
+                f.write("#!/bin/sh\nsleep 30\n")
+            os.chmod(slow, 0o755)
+            started = time.monotonic()
+            with self.assertRaises(corpus.CheckError) as e:
+                corpus.run_perfcast(slow, ["predict"], timeout_s=1, what="predict at 1 ranks")
+            self.assertLess(time.monotonic() - started, 10)
+            self.assertIn("run.timeout_s", str(e.exception))
+
+
 class Sources(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
