@@ -139,7 +139,8 @@ TEST(CliPredict, InCoreCyclesPricedForAnotherCpuAreWarnedAbout) {
   auto j = predict(path.string(), "polus", {"--json"});
   ASSERT_EQ(j.exit_code, 0) << j.stderr_text;
   bool warned = false;
-  for (const auto& w : json::parse(j.stdout_text)["warnings"]) warned |= w.get<std::string>().find(cpu_warning) == 0;
+  const json doc = json::parse(j.stdout_text);
+  for (const auto& w : doc["warnings"]) warned |= w.get<std::string>().find(cpu_warning) == 0;
   EXPECT_TRUE(warned) << j.stdout_text;
 
   for (const auto& quiet : {predict(path.string(), "generic-cluster", {"--json"}),  // node.cpu = znver3
