@@ -9,7 +9,8 @@
 # quiet_node.md lands in $OUT (run.sh's eighth file) after every measured case, so a kill keeps
 # what was done; quiet_node.json and the log in $CASE_DIR come back in results.tar.gz.
 # Settings: QN_MODELS (kept program models, default .device/models: `perfcast validate models
-# validate/device.toml --models .device/models` makes them where clang runs), QN_RANKS
+# validate/device.toml --models .device/models --machine LAST_DEVICE.toml` makes them where clang
+# runs, priced for the device's CPU), QN_RANKS
 # ("1 2": only these), QN_BUDGET_S (no measurement starts later; default 270), QN_REPEATS (3),
 # QN_WARMUP (1), QN_CASES (validate/device.toml).
 set -u

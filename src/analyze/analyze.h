@@ -79,6 +79,10 @@ struct AnalyzeOptions {
   // cycles per iteration on the scheduling model of `mcpu` (empty: the host's).
   bool mca = true;
   std::string mcpu;
+  // Why `mcpu`, where the user did not name it (a machine file's node.cpu:
+  // "the machine file m.toml names it (node.cpu)"): recorded as the model's
+  // mca.cpu_chosen, and said where LLVM cannot price on it. Empty: --mcpu.
+  std::string mcpu_why;
   HostInstructionCycles host_cycles;
   // Also report on `progress` the analysis's reasoning: loops without a trip
   // count and why, fields that are no parameters, each priced loop's code,
@@ -101,5 +105,15 @@ std::string bitcode_opt_level(const std::vector<std::filesystem::path>& bitcode)
 
 // The bundled library-cost table (library_costs.json, compiled in).
 const char* bundled_library_costs();
+
+// The CPU whose scheduling model prices in-core work when none is named: this
+// host's as LLVM names it, or, where LLVM does not know it ("generic"), the
+// nearest model it has, `why` then saying so (empty when LLVM knows the host).
+// What `perfcast calibrate` writes as node.cpu.
+struct HostCpu {
+  std::string cpu;
+  std::string why;
+};
+HostCpu host_cpu();
 
 }  // namespace perfcast::analyze

@@ -178,6 +178,7 @@ model::ProgramModel analyze_model(const AnalyzeOptions& o) {
   in.progress = o.progress;
   in.mca = o.mca;
   in.mcpu = o.mcpu;
+  in.mcpu_why = o.mcpu_why;
   in.host_cycles = o.host_cycles;
   in.debug = o.debug;
   const fs::path first = units.empty() ? o.bitcode.front() : units.front().source;

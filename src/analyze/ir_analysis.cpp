@@ -317,8 +317,16 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   PricedLoops priced{};
   if (input.mca && ctx.mca_loops > 0) {
     say(fmt::format("pricing {} loops with LLVM MCA", ctx.mca_loops));
-    mca = loop_cycles(*program, *tm, input.mcpu, kMcaLoopPrefix, input.host_cycles);
-    if (!mca->cpu_why.empty()) say("MCA: " + mca->cpu_why);
+    try {
+      mca = loop_cycles(*program, *tm, input.mcpu, kMcaLoopPrefix, input.host_cycles);
+    } catch (const UserError& e) {
+      if (input.mcpu_why.empty()) throw;
+      throw UserError(fmt::format("{} ({})", e.what(), input.mcpu_why), {},
+                      "a machine's node.cpu prices code compiled here only if it is a CPU of this host's "
+                      "architecture: name one with --mcpu, or analyse on a host of the machine's architecture");
+    }
+    if (!input.mcpu_why.empty()) mca->cpu_why = input.mcpu_why;
+    if (!mca->cpu_why.empty()) say(fmt::format("MCA: priced on {}: {}", mca->cpu, mca->cpu_why));
     if (!mca->host_cycles_applied.empty())
       say(fmt::format("MCA: {}'s measured cycles on {}: {}", input.host_cycles.source, mca->cpu,
                       fmt::join(mca->host_cycles_applied, ", ")));

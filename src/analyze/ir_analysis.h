@@ -24,6 +24,7 @@ struct IrInput {
   // In-core cycles per iteration of innermost loops from LLVM's MCA (mca.h).
   bool mca = true;
   std::string mcpu;  // scheduling model; empty: the host's
+  std::string mcpu_why;  // AnalyzeOptions::mcpu_why
   HostInstructionCycles host_cycles;  // put into the scheduling model where given
   bool debug = false;  // say on `progress` why values are no parameters and what MCA priced
 };

@@ -669,3 +669,12 @@ LoopCycles price_sequence(const std::vector<std::string>& lines, const std::stri
 }
 
 }  // namespace perfcast::analyze::detail
+
+namespace perfcast::analyze {
+
+HostCpu host_cpu() {
+  detail::DefaultMcaCpu chosen = detail::default_mca_cpu();
+  return {chosen.cpu, chosen.why};
+}
+
+}  // namespace perfcast::analyze

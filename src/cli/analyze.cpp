@@ -62,19 +62,31 @@ std::pair<std::string, double> parse_branch_probability(const std::string& text)
   return {text.substr(0, eq), p};
 }
 
-// The machine file's measured cycles, for MCA's scheduling model. A file
-// without them is an error: asked for, they would silently not apply.
-analyze::HostInstructionCycles host_cycles_of(const std::string& file) {
+// What a machine file says of its cores' in-core work: the CPU whose
+// scheduling model prices it (node.cpu) and the measured cycles put into that
+// model (node.instruction_cycles). A file with neither is an error: asked
+// for, it would silently not apply.
+struct MachineCores {
+  std::string cpu;  // empty: the file names none
+  analyze::HostInstructionCycles cycles;
+};
+
+MachineCores machine_cores_of(const std::string& file) {
   machine::Machine m = machine::load_machine_file(machine::find_machine_file(file));
   if (m.groups.size() != 1)
     throw UserError(fmt::format("--machine {}: {} node groups; analyze prices loops for one kind of core", file,
                                 m.groups.size()),
                     {}, "give a machine file of one node group (perfcast calibrate writes one)");
-  const machine::InstructionCycles& c = m.groups.front().instruction_cycles;
-  if (c.empty())
-    throw UserError(fmt::format("--machine {}: the file has no node.instruction_cycles to put into the scheduling "
-                                "model", file),
-                    {}, "perfcast calibrate measures them (calibrate again with this perfcast), or drop --machine");
+  const machine::NodeGroup& g = m.groups.front();
+  const machine::InstructionCycles& c = g.instruction_cycles;
+  if (c.empty() && g.cpu.empty())
+    throw UserError(fmt::format("--machine {}: the file has no node.cpu and no node.instruction_cycles to price "
+                                "in-core work with", file),
+                    {}, "perfcast calibrate writes both (calibrate again with this perfcast), add node.cpu (an "
+                        "LLVM CPU name), or drop --machine");
+  MachineCores out;
+  out.cpu = g.cpu;
+  if (c.empty()) return out;
   // Cycles are seconds times the file's clock: with a clock no core runs at
   // (or cycles no core has) they would be written into every loop's price.
   std::string implausible;
@@ -84,7 +96,7 @@ analyze::HostInstructionCycles host_cycles_of(const std::string& file) {
   if (!implausible.empty())
     throw UserError(fmt::format("--machine {}: its instruction cycles cannot be a real core's:{}", file, implausible),
                     {}, "calibrate the machine again with this perfcast (its clock probe is fixed), or drop --machine");
-  analyze::HostInstructionCycles h;
+  analyze::HostInstructionCycles& h = out.cycles;
   h.fp_add_latency = c.fp_add_latency;
   h.fp_multiply_latency = c.fp_multiply_latency;
   h.fp_divide_latency = c.fp_divide_latency;
@@ -92,7 +104,7 @@ analyze::HostInstructionCycles host_cycles_of(const std::string& file) {
   h.fp_sqrt_latency = c.fp_sqrt_latency;
   h.fp_sqrt_interval = c.fp_sqrt_interval;
   h.source = file;
-  return h;
+  return out;
 }
 
 // What analyze reads is C or C++ that clang compiles, or Fortran that flang
@@ -228,7 +240,23 @@ void run(const AnalyzeArgs& a) {
   o.mcpu = a.mcpu;
   o.mca = !a.no_mca;
   o.debug = a.debug;
-  if (!a.machine.empty()) o.host_cycles = host_cycles_of(a.machine);
+  if (!a.machine.empty()) {
+    MachineCores cores = machine_cores_of(a.machine);
+    o.host_cycles = cores.cycles;
+    // The machine's CPU unless --mcpu names another: in-core work priced for the target.
+    if (o.mcpu.empty() && !cores.cpu.empty()) {
+      o.mcpu = cores.cpu;
+      o.mcpu_why = fmt::format("the machine file {} names it (node.cpu)", a.machine);
+    } else if (!cores.cpu.empty() && cores.cpu != o.mcpu) {
+      if (cores.cycles.empty())
+        throw UserError(fmt::format("--machine {}: --mcpu {} replaces its node.cpu ({}) and it has no "
+                                    "node.instruction_cycles: the file would change nothing",
+                                    a.machine, o.mcpu, cores.cpu),
+                        {}, "drop --mcpu to price on the machine's CPU, or drop --machine");
+      std::cerr << fmt::format("perfcast analyze: --mcpu {} prices in-core work, not {}'s node.cpu {}\n", o.mcpu,
+                               a.machine, cores.cpu);
+    }
+  }
   for (const auto& b : a.branch_probabilities) {
     auto location = parse_branch_probability(b);
     if (o.bitcode.empty()) check_branch_location(location.first, sources);
@@ -297,10 +325,10 @@ void add_analyze_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--mcpu", a->mcpu,
                   "CPU whose LLVM scheduling model prices innermost loop bodies, e.g. znver3, skylake (default: "
-                  "the host's, or the nearest model LLVM has; docs/program-model.md)");
+                  "--machine's node.cpu, else the host's or the nearest model LLVM has; docs/program-model.md)");
   cmd->add_option("--machine", a->machine,
-                  "Machine file whose measured FP instruction cycles (node.instruction_cycles) replace the "
-                  "scheduling model's: for a CPU newer than the model LLVM has");
+                  "Machine file of the target: its CPU (node.cpu) prices the loops, its measured FP instruction "
+                  "cycles (node.instruction_cycles) replace the scheduling model's");
   cmd->add_flag("--no-mca", a->no_mca, "Do not price loop bodies with MCA (no cycles_per_iteration)");
   cmd->add_flag("--debug", a->debug, "Also print the analysis's reasoning: unknown trip counts, each priced loop's code, each function's time");
   cmd->callback([a] { run(*a); });

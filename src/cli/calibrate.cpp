@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "analyze/analyze.h"
 #include "cli/commands.h"
 #include "machine/calibrate/calibrate.h"
 #include "machine/calibrate/machine_model.h"
@@ -85,6 +86,9 @@ void print_summary(const calibrate::Calibration& cal, const std::string& output)
                            f(pc.double_scalar, Dimension::FlopsPerSecond), f(pc.single_scalar, Dimension::FlopsPerSecond));
   std::cout << fmt::format("  node ({} cores): {} double\n", cal.compute.threads,
                            f(cal.compute.node.double_simd, Dimension::FlopsPerSecond));
+  if (!cal.cpu.empty())
+    std::cout << fmt::format("  CPU for in-core pricing (node.cpu): {}{}\n", cal.cpu,
+                             cal.cpu_why.empty() ? "" : " (" + cal.cpu_why + ")");
   if (cal.clock_Hz > 0)
     std::cout << fmt::format("  core clock: {} ({}; /proc/cpuinfo says {})\n", f(cal.clock_Hz, Dimension::Hertz),
                              cal.clock_measured ? "measured" : "reported", f(cal.reported_clock_Hz, Dimension::Hertz));
@@ -275,6 +279,10 @@ void run(const CalibrateArgs& args) {
   options.quick = args.quick;
   options.max_procs = args.max_procs;
   options.mpi_bench = bench_next_to_executable();
+  // The CPU's LLVM name, as analyze names the host's: analyze --machine prices on it.
+  const analyze::HostCpu cpu = analyze::host_cpu();
+  options.cpu = cpu.cpu;
+  options.cpu_why = cpu.why;
 
   calibrate::Calibration cal;
   {

@@ -51,6 +51,7 @@ struct GroupFigures {
   double flops_per_core = 0, flops_per_core_single = 0, flops_per_core_scalar = 0, flops_per_core_single_scalar = 0;
   std::optional<double> clock_Hz;
   std::optional<double> busy_slowdown;  // in-core time with all cores busy over one alone
+  std::string cpu;                      // node.cpu: LLVM's name of the cores' CPU, or empty
   // node.instruction_cycles in a few words ("FP add 2.05, ..."), or empty.
   std::string instruction_cycles;
   // Noise: one core's mean stretch and the expected slowest of all cores busy.
@@ -107,6 +108,7 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
     gf.flops_per_core_single_scalar = g.flops_per_core_single_scalar;
     gf.clock_Hz = g.clock_Hz;
     gf.busy_slowdown = g.busy_slowdown;
+    gf.cpu = g.cpu;
     if (const auto& c = g.instruction_cycles; !c.empty()) {
       std::vector<std::string> parts;
       for (const auto& field : machine::instruction_cycle_fields())
@@ -243,6 +245,9 @@ std::string render_text(const MachineFigures& f) {
   for (const auto& g : f.groups)
     out += fmt::format("in-core slowdown, all cores busy{}: {}\n", g.name.empty() ? "" : " (" + g.name + ")",
                        g.busy_slowdown ? fmt::format("x{:.3f}", *g.busy_slowdown) : "not measured");
+  for (const auto& g : f.groups)
+    out += fmt::format("CPU, as LLVM names it{}: {}\n", g.name.empty() ? "" : " (" + g.name + ")",
+                       g.cpu.empty() ? "not given" : g.cpu);
   out += "\n";
   for (const auto& g : f.groups)
     if (!g.instruction_cycles.empty())
@@ -328,6 +333,7 @@ json render_json(const MachineFigures& f) {
                       {"flops_per_core_single_scalar", g.flops_per_core_single_scalar},
                       {"clock_Hz", optional_number(g.clock_Hz)},
                       {"busy_slowdown", optional_number(g.busy_slowdown)},
+                      {"cpu", g.cpu.empty() ? json(nullptr) : json(g.cpu)},
                       {"instruction_cycles", g.instruction_cycles.empty() ? json(nullptr) : json(g.instruction_cycles)},
                       {"noise_mean_stretch", optional_number(g.noise_mean_stretch)},
                       {"noise_all_cores_stretch", optional_number(g.noise_all_cores_stretch)},

@@ -130,7 +130,8 @@ void add_predict_command(CLI::App& app) {
                                       .memory_level = a->memory,
                                       .all_ranks = a->all_ranks,
                                       .include_wall = true,
-                                      .baseline_parameters = a->baseline_params};
+                                      .baseline_parameters = a->baseline_params,
+                                      .machine_file = a->machine.file};
     if (p.placement.nodes == 1)
       context.unused_network_overrides = network_overrides_unused_on_one_node(a->machine, machine);
     for (const auto& w : report::prediction_warnings(view, context)) std::cerr << "perfcast predict: warning: " << w << "\n";

@@ -109,7 +109,7 @@ void add_validate_command(CLI::App& app) {
   });
 
   struct ModelsOptions {
-    std::string cases, models, apps;
+    std::string cases, models, apps, machine;
   };
   auto m = std::make_shared<ModelsOptions>();
   CLI::App* models = cmd->add_subcommand(
@@ -117,12 +117,17 @@ void add_validate_command(CLI::App& app) {
   models->add_option("CASES", m->cases, "The cases file")->required()->check(CLI::ExistingFile);
   models->add_option("--models", m->models, "The folder to keep the models in")->required();
   models->add_option("--apps", m->apps, "The apps/ folder with each app's validate.toml (default: the source tree's)");
+  models->add_option("--machine", m->machine,
+                     "Machine file or bundled name whose CPU and instruction cycles price the models' in-core work "
+                     "(replaces [settings] machine)");
   models->callback([m] {
     validate::CasesFile file = validate::load_cases(m->cases);
     validate::Tools tools;
     tools.perfcast = fs::canonical("/proc/self/exe");
     tools.apps_dir = m->apps.empty() ? fs::path(PERFCAST_SOURCE_DIR) / "apps" : fs::absolute(m->apps);
     tools.models_dir = fs::absolute(m->models);
+    tools.machine =
+        m->machine.empty() ? machine_argument(file.settings.machine, fs::absolute(m->cases).parent_path()) : m->machine;
     validate::Options options;
     options.progress = [](const std::string& line) { std::cerr << "perfcast validate models: " << line << "\n"; };
     int failed = validate::keep_models(file, tools, options);

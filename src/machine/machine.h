@@ -180,6 +180,10 @@ struct NodeGroup {
   std::string name;  // may be empty for a homogeneous machine
   int count = 1;
   int cores = 1;
+  // The cores' CPU as LLVM names it ("sapphirerapids", "znver5"): the
+  // scheduling model `perfcast analyze --machine` prices in-core work on, and
+  // what predict checks a model's mca.cpu against. Empty: not known.
+  std::string cpu;
   double flops_per_core = 0;                // double precision, SIMD, sustained
   double flops_per_core_single = 0;
   double flops_per_core_scalar = 0;         // double precision without SIMD

@@ -10,6 +10,7 @@
 #include "machine/machine_io.h"
 #include "machine/schema.h"
 #include "support/error.h"
+#include "support/toolchain.h"
 #include "support/units.h"
 
 namespace perfcast::machine {
@@ -234,6 +235,19 @@ class Loader {
                                               false)
                                          .value_or(g.flops_per_core_scalar);
     g.clock_Hz = quantity(t, "clock", prefix, Dimension::Hertz, false);
+    if (auto cpu = string(t, "cpu", prefix, false)) {
+      // An LLVM CPU name: lower-case letters, digits, '-', '_', '.' ("znver5",
+      // "x86-64-v4", "pwr8"); whether this LLVM knows it is analyze's to say.
+      const bool name = !cpu->empty() && std::all_of(cpu->begin(), cpu->end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+      });
+      if (!name)
+        fail(t.get("cpu"), join(prefix, "cpu"), fmt::format("is \"{}\"; expected an LLVM CPU name", *cpu),
+             fmt::format("e.g. cpu = \"sapphirerapids\" or \"znver5\" (`{} -mcpu=help` lists them); leave it out "
+                         "when unknown",
+                         toolchain::kLlc));
+      g.cpu = *cpu;
+    }
     if (const toml::node* b = t.get("busy_slowdown")) {
       std::string field = join(prefix, "busy_slowdown");
       const char* expected = "a number >= 1 (in-core time with all cores busy over one core alone)";

@@ -136,6 +136,7 @@ void write_group(std::string& out, const NodeGroup& g, bool in_array) {
   out += "flops_per_core_scalar = " + q(g.flops_per_core_scalar, Dimension::FlopsPerSecond) + "\n";
   out += "flops_per_core_single_scalar = " + q(g.flops_per_core_single_scalar, Dimension::FlopsPerSecond) + "\n";
   if (g.clock_Hz) out += "clock = " + q(*g.clock_Hz, Dimension::Hertz) + "\n";
+  if (!g.cpu.empty()) out += "cpu = " + toml_string(g.cpu) + "\n";
   if (g.busy_slowdown) out += "busy_slowdown = " + number(*g.busy_slowdown) + "\n";
   if (const auto& c = g.instruction_cycles; !c.empty()) {
     std::vector<std::string> fields;

@@ -23,6 +23,7 @@ const std::vector<Entry>& node_keys() {
       {"flops_per_core_scalar", Context::Value},
       {"flops_per_core_single_scalar", Context::Value},
       {"clock", Context::Value},
+      {"cpu", Context::Value},
       {"busy_slowdown", Context::Value},
       {"instruction_cycles", Context::InstructionCycles},
       {"noise", Context::Noise},

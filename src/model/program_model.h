@@ -183,7 +183,7 @@ struct Function {
 // were priced, for the reader. Every field is optional; those absent are left
 // out when written.
 struct McaRecord {
-  std::optional<std::string> cpu_chosen;  // why that CPU stands in for the host
+  std::optional<std::string> cpu_chosen;  // why that CPU: the machine file naming it, or the stand-in for the host
   std::optional<std::string> code_for;    // the target triple and CPU the code was compiled for
   std::optional<int> loops_priced, loops_unpriced, outer_loops_priced, outer_loops_unpriced;
   std::optional<int> window_uops;  // the scheduler's window, in micro-ops

@@ -341,6 +341,17 @@ std::string estimate_text(const Estimate& e, const PredictionView& view, const P
 std::vector<std::string> prediction_warnings(const PredictionView& view, const PredictionContext& context) {
   std::vector<std::string> out = placement_warnings(view.prediction.placement, {context.unused_network_overrides});
   for (auto& w : physics_warnings(view.machine)) out.push_back(std::move(w));
+  // In-core cycles are the scheduling model's of the model's mca.cpu: priced
+  // for another CPU than the machine's, they are that CPU's (a divider-bound
+  // loop can take twice the cycles on one as on another).
+  const std::string& priced_for = view.model.mca_cpu;
+  for (const auto& g : view.machine.groups)
+    if (!priced_for.empty() && !g.cpu.empty() && g.cpu != priced_for)
+      out.push_back(fmt::format(
+          "in-core cycles were priced for {} (the model's mca.cpu), the machine's CPU is {} (node{}.cpu): analyse the "
+          "program with --machine {} to price them for it",
+          priced_for, g.cpu, g.name.empty() ? "" : " group '" + g.name + "'",
+          context.machine_file.empty() ? view.machine.name : context.machine_file));
   // OpenMP regions, whose team size the analyser names omp.threads
   // (docs/program-model.md, "OpenMP regions"): counted right, priced on one
   // core (the machine model has no threads per rank).

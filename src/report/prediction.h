@@ -27,6 +27,7 @@ struct PredictionContext {
   // of the timed part, the run minus the baseline (model::predict_timed_part).
   std::vector<std::string> baseline_parameters;
   std::vector<std::string> unused_network_overrides;  // PlacementContext's: the placement's warnings name them
+  std::string machine_file;  // --machine as given, for the warnings' hints; empty: the machine's name
 };
 
 // What a prediction report shows; `simulated` is null when the model's calls

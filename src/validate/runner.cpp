@@ -5,10 +5,12 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "machine/machine_io.h"
 #include "measure/launcher.h"
 #include "measure/timing.h"
 #include "support/crc32.h"
@@ -93,6 +95,22 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// An app's program model for the static methods: the file, or why there is
+// none (`error`), and what a row priced with it must say (`note`: a kept model
+// used for another CPU than the machine's).
+struct AppModel {
+  fs::path file;
+  std::string error;
+  std::string note;
+};
+
+// What the analysis takes from the cases' machine (Validation::analysis_machine).
+struct AnalysisMachine {
+  bool pass = false;        // analyze --machine: the file names a CPU or instruction cycles
+  std::string record;       // the kept model's line naming them, ending in a newline
+  std::string description;  // the same in words, for a row's note
+};
+
 class Validation {
  public:
   Validation(const CasesFile& file, const Tools& tools, const Options& options)
@@ -112,8 +130,8 @@ class Validation {
           continue;
         }
         double seconds = 0;
-        fs::path kept = model(*b, app, seconds);
-        progress(fmt::format("  {}: {}", app, kept.string()));
+        const AppModel& kept = model(*b, app, seconds);
+        progress(fmt::format("  {}: {}{}", app, kept.file.string(), kept.note.empty() ? "" : "; " + kept.note));
       } catch (const UserError& e) {
         ++failed;
         progress(fmt::format("  {}: {}", app, e.what()));
@@ -431,27 +449,36 @@ class Validation {
 
   // The app's program model, analysed once per validation; the error repeats on
   // every row of the app when the analysis failed. With a models folder, a model
-  // kept there from the same source text and flags is used as it is (a machine
-  // without clang validates with models analysed elsewhere), and a new analysis
-  // is kept there.
-  const fs::path& model(const AppBindings& b, const std::string& app, double& analysis_s) {
+  // kept there from the same source text and flags, priced for the same CPU and
+  // instruction cycles, is used as it is (a machine without clang validates with
+  // models analysed elsewhere), and a new analysis is kept there. A kept model of
+  // the same code priced for another CPU is analysed again; where that analysis
+  // fails (no clang here), it is used, and every row's note says for what it was priced.
+  const AppModel& model(const AppBindings& b, const std::string& app, double& analysis_s) {
     auto it = models_.find(app);
     if (it == models_.end()) {
+      const AnalysisMachine& machine = analysis_machine();
       std::string origin = analysed_from(b);
       fs::path out = scratch_.path() / (app + ".model.json");
       fs::path kept, kept_origin;
+      std::string kept_record;
       if (!tools_.models_dir.empty()) {
         kept = tools_.models_dir / (app + ".model.json");
         kept_origin = tools_.models_dir / (app + ".model.source");
-        if (fs::exists(kept) && read_file_or_empty(kept_origin) == origin) {
+        if (fs::exists(kept)) kept_record = read_file_or_empty(kept_origin);
+        if (fs::exists(kept) && kept_record == origin + machine.record) {
           progress(fmt::format("  {}: the model kept in {}", app, tools_.models_dir.string()));
           analysis_s = 0;
-          return models_.emplace(app, std::make_pair(kept, std::string())).first->second.first;
+          return models_.emplace(app, AppModel{kept, "", ""}).first->second;
         }
       }
       // The flags go last: a list option such as --branch-probability would swallow a
       // source that followed it.
       std::vector<std::string> args = {"analyze", b.source.string(), "-o", out.string()};
+      if (machine.pass) {
+        args.push_back("--machine");
+        args.push_back(tools_.machine);
+      }
       for (const std::string& f : b.analyze_flags) args.push_back(f);
       progress(fmt::format("  analysing {} (once per validation)", b.source.string()));
       auto start = std::chrono::steady_clock::now();
@@ -462,21 +489,34 @@ class Validation {
         error = "perfcast analyze timed out";
       else if (r.exit_code != 0)
         error = "perfcast analyze: " + last_line(r.stderr_text);
+      AppModel made{out, "", ""};
       if (!kept.empty()) {
-        if (!error.empty() && fs::exists(kept))
+        const bool same_code = kept_record.rfind(origin, 0) == 0;
+        if (!error.empty() && same_code) {
+          // The same code priced for another CPU or cycles: better than no model, and said.
+          std::string priced = kept_record.substr(origin.size());
+          if (!priced.empty() && priced.back() == '\n') priced.pop_back();
+          progress(fmt::format("  {}: {}; the model kept in {} ({}) is used", app, error, tools_.models_dir.string(),
+                               priced.empty() ? "priced for an unrecorded CPU" : priced));
+          made = {kept, "", fmt::format("the kept model's in-core cycles are {}, not this machine's ({}): {}",
+                                        priced.empty() ? "priced for an unrecorded CPU" : priced,
+                                        machine.description, error)};
+          error.clear();
+        } else if (!error.empty() && fs::exists(kept)) {
           error += fmt::format(" (the model kept in {} was analysed from another source text or flags)",
                                tools_.models_dir.string());
-        if (error.empty()) {
+        } else if (error.empty()) {
           fs::create_directories(tools_.models_dir);
           write_file_atomically(kept, read_file_or_empty(out));
-          write_file_atomically(kept_origin, origin);
-          out = kept;
+          write_file_atomically(kept_origin, origin + machine.record);
+          made.file = kept;
         }
       }
-      it = models_.emplace(app, std::make_pair(out, error)).first;
+      made.error = error;
+      it = models_.emplace(app, made).first;
     }
-    if (!it->second.second.empty()) throw UserError(it->second.second);
-    return it->second.first;
+    if (!it->second.error.empty()) throw UserError(it->second.error);
+    return it->second;
   }
 
   // What a kept model must have been analysed from: the source's CRC-32 and
@@ -487,6 +527,34 @@ class Validation {
     for (const std::string& f : b.analyze_flags) flags += " " + f;
     return fmt::format("{} crc32 {:08x} bytes {} flags{}\n", b.source.filename().string(),
                        perfcast_crc32(text.data(), text.size()), text.size(), flags);
+  }
+
+  // What the analysis takes from the machine file: the CPU its in-core work is
+  // priced on (node.cpu) and the measured cycles put into that CPU's scheduling
+  // model (node.instruction_cycles), passed as analyze --machine where its one
+  // node group gives either. `record` is the kept model's second line, naming
+  // both; a machine giving neither leaves the analysing host's CPU. Read once.
+  const AnalysisMachine& analysis_machine() {
+    if (analysis_machine_) return *analysis_machine_;
+    AnalysisMachine a;
+    std::string cpu, cycles;
+    if (!tools_.machine.empty()) {
+      const machine::Machine m = machine::load_machine_file(machine::find_machine_file(tools_.machine));
+      if (m.groups.size() == 1) {
+        const machine::NodeGroup& g = m.groups.front();
+        cpu = g.cpu;
+        for (const auto& field : machine::instruction_cycle_fields())
+          if (g.instruction_cycles.*field.value > 0)
+            cycles += fmt::format("{}{}={}", cycles.empty() ? "" : " ", field.key, g.instruction_cycles.*field.value);
+        a.pass = !cpu.empty() || !cycles.empty();
+      }
+    }
+    a.record = fmt::format("priced for cpu {} instruction_cycles {}\n", cpu.empty() ? "(the analysing host's)" : cpu,
+                           cycles.empty() ? "(the CPU's own)" : cycles);
+    a.description = fmt::format("{}{}", cpu.empty() ? "the analysing host's CPU" : cpu,
+                                cycles.empty() ? "" : " with its measured instruction cycles");
+    analysis_machine_ = a;
+    return *analysis_machine_;
   }
 
   // predict's estimate `name` of the run (docs/json.md, "estimates"): "refined";
@@ -536,7 +604,8 @@ class Validation {
       return;
     }
     double analysis_s = 0;
-    const fs::path& model_file = model(*b, run.app, analysis_s);
+    const AppModel& app_model = model(*b, run.app, analysis_s);
+    const fs::path& model_file = app_model.file;
     auto start = std::chrono::steady_clock::now();
     std::vector<std::string> names, required;
     model_parameters(model_file, names, required);
@@ -586,6 +655,7 @@ class Validation {
       row.note = label + ", the whole program";
       row.basis = kWholeRunVsTimedRegion;
     }
+    if (!app_model.note.empty()) row.note += "; " + app_model.note;
     int predicts = base ? 2 : 1;
     if (!unbound.empty()) {
       // Whether the placeholders matter: the run priced again with them at 2. A
@@ -840,7 +910,8 @@ class Validation {
   std::map<std::string, Row> done_;              // key_of(app, args, ranks, method)
   std::map<std::string, Row> measured_;          // key_of(app, args, ranks, "")
   std::map<std::string, std::pair<std::optional<AppBindings>, std::string>> bindings_;  // app -> file, error
-  std::map<std::string, std::pair<fs::path, std::string>> models_;                      // app -> model, error
+  std::map<std::string, AppModel> models_;                                              // app -> its model
+  std::optional<AnalysisMachine> analysis_machine_;
   std::map<std::string, std::pair<fs::path, std::string>> learned_models_;              // dataset -> model, error
   std::map<std::string, std::pair<fs::path, std::string>> instrumented_;                // app -> binary, error
   int feature_runs_ = 0;

@@ -41,7 +41,8 @@ struct Tools {
   std::string machine;              // passed to --machine: a file or a bundled name
   // Where the static method keeps each app's program model between validations
   // (<app>.model.json and its <app>.model.source: the checksum of the source and
-  // flags it was analysed from); empty: analysed once per validation, not kept.
+  // flags it was analysed from, and the CPU and instruction cycles of `machine`
+  // it was priced with); empty: analysed once per validation, not kept.
   std::filesystem::path models_dir;
 };
 
@@ -91,8 +92,8 @@ struct Outcome {
 
 Outcome run_validation(const CasesFile& file, const Tools& tools, const Options& options);
 
-// Analyses each app of the cases (its [static] source and flags) into
-// tools.models_dir, as the static method would, and runs nothing else: the
+// Analyses each app of the cases (its [static] source and flags, priced for
+// tools.machine's CPU) into tools.models_dir, as the static method would, and runs nothing else: the
 // models a validation on a machine without clang reads (Tools::models_dir).
 // Returns how many apps failed (each named through options.progress).
 int keep_models(const CasesFile& file, const Tools& tools, const Options& options);

@@ -336,6 +336,25 @@ void check_clock(const toml::table& t, const std::filesystem::path& file) {
   EXPECT_EQ(check.exit_code, 0) << check.stdout_text << check.stderr_text;
 }
 
+// The file names this host's CPU as perfcast analyze prices on it by default
+// (node.cpu: the mca.cpu of a model analysed here without --mcpu), and
+// `--noise-only` keeps it.
+void check_cpu(const toml::table& t, const std::filesystem::path& file, const std::filesystem::path& dir) {
+  const std::string cpu = t["node"]["cpu"].value<std::string>().value_or("");
+  ASSERT_FALSE(cpu.empty()) << "node.cpu not written";
+  EXPECT_EQ(machine::load_machine_file(file).groups[0].cpu, cpu);
+  const std::filesystem::path source = dir / "loop.c";
+  std::ofstream(source) << "#include <mpi.h>\ndouble a[1000];\nint main(int c, char **v) {\n  MPI_Init(&c, &v);\n"
+                           "  for (int i = 0; i < c; i++) a[i] = a[i] / 3.0;\n  MPI_Finalize();\n  return 0;\n}\n";
+  const std::filesystem::path model = dir / "loop.model.json";
+  auto analysed = measure::run_process({std::string(PERFCAST_BINARY_DIR) + "/bin/perfcast", "analyze",
+                                        source.string(), "-o", model.string()},
+                                       std::chrono::seconds(120));
+  ASSERT_EQ(analysed.exit_code, 0) << analysed.stderr_text;
+  std::ifstream in(model);
+  EXPECT_EQ(nlohmann::json::parse(in)["mca"]["cpu"], cpu) << "calibrate and analyze name this host alike";
+}
+
 // `calibrate --noise-only` refreshes the noise of a machine file into another
 // file and leaves the original as it was; without -o it refuses.
 void check_noise_only(const std::filesystem::path& file, const std::filesystem::path& dir) {
@@ -479,6 +498,8 @@ TEST(CalibrateQuick, AgreesWithIndependentMeasurementsHere) {
       check_sharing(c.table, file);
       SCOPED_TRACE("clock");
       check_clock(c.table, file);
+      SCOPED_TRACE("cpu");
+      check_cpu(c.table, file, dir);
     }
     if (attempt == 1) {
       SCOPED_TRACE("--noise-only");

@@ -121,3 +121,36 @@ TEST(CalibratedMachineFile, SharingBecomesTheTablesAndTheSlowdown) {
 
 }  // namespace
 }  // namespace perfcast::calibrate
+
+namespace perfcast::calibrate {
+namespace {
+
+// The CPU's LLVM name calibrate is given (the analyser's name for the host)
+// becomes the file's node.cpu, written and read back, and its JSON's `cpu`;
+// a calibration without one writes no key, which reads back as not known.
+TEST(CalibratedMachineFile, TheCpuNameIsWrittenAndReadBack) {
+  Calibration cal = sample_calibration();
+  cal.cpu = "sapphirerapids";
+  const machine::Machine m = machine_model(cal);
+  ASSERT_EQ(m.groups.size(), 1u);
+  EXPECT_EQ(m.groups[0].cpu, "sapphirerapids");
+  const std::string text = machine::to_toml(m, {}, machine_file_comments(cal));
+  EXPECT_NE(text.find("\ncpu = \"sapphirerapids\"\n"), std::string::npos) << text;
+  const machine::Machine reloaded = machine::load_machine_string(text, "written now");
+  EXPECT_EQ(reloaded.groups[0].cpu, "sapphirerapids");
+  EXPECT_EQ(reloaded, m);
+  EXPECT_EQ(calibration_json(cal)["cpu"], "sapphirerapids");
+  EXPECT_TRUE(calibration_json(cal)["cpu_chosen"].is_null());
+
+  cal.cpu = "znver5";
+  cal.cpu_why = "LLVM 19 does not know this host and calls it 'generic'; priced on 'znver5'";
+  EXPECT_EQ(calibration_json(cal)["cpu_chosen"], cal.cpu_why);
+
+  const Calibration unnamed = sample_calibration();
+  const std::string plain = machine::to_toml(machine_model(unnamed), {}, machine_file_comments(unnamed));
+  EXPECT_EQ(plain.find("\ncpu = "), std::string::npos) << plain;
+  EXPECT_TRUE(machine::load_machine_string(plain, "written now").groups[0].cpu.empty());
+}
+
+}  // namespace
+}  // namespace perfcast::calibrate

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -49,8 +51,8 @@ int main(int argc, char **argv) {
 namespace {
 
 // --machine takes a machine's measured instruction cycles into MCA's model; a
-// file without them is refused (they would silently not apply), and one with
-// them is recorded in the model.
+// file with neither them nor a CPU is refused (it would silently not apply),
+// and one with them is recorded in the model.
 TEST(CliAnalyze, MachineCyclesAreTakenOrTheirAbsenceIsAnError) {
   auto dir = perfcast::testing::scratch() / "machine";
   std::filesystem::create_directories(dir);
@@ -66,9 +68,17 @@ int main(int argc, char **argv) {
 }
 )";
   auto model = dir / "m.json";
-  auto refused = perfcast_run({"analyze", source.string(), "-o", model.string(), "--mcpu", "znver3", "--machine", "polus"});
+  auto refused =
+      perfcast_run({"analyze", source.string(), "-o", model.string(), "--mcpu", "znver3", "--machine", "petascale"});
   EXPECT_EQ(refused.exit_code, 1);
-  EXPECT_NE(refused.stderr_text.find("no node.instruction_cycles"), std::string::npos) << refused.stderr_text;
+  EXPECT_NE(refused.stderr_text.find("no node.cpu and no node.instruction_cycles"), std::string::npos)
+      << refused.stderr_text;
+  EXPECT_FALSE(std::filesystem::exists(model)) << "nothing written";
+  // polus names its CPU and has no cycles: with --mcpu naming another, the file changes nothing.
+  auto nothing = perfcast_run({"analyze", source.string(), "-o", model.string(), "--mcpu", "znver3", "--machine", "polus"});
+  EXPECT_EQ(nothing.exit_code, 1);
+  EXPECT_NE(nothing.stderr_text.find("--mcpu znver3 replaces its node.cpu (pwr8)"), std::string::npos)
+      << nothing.stderr_text;
   EXPECT_FALSE(std::filesystem::exists(model)) << "nothing written";
 
   auto host = dir / "host.toml";
@@ -113,6 +123,89 @@ bandwidth = "7.21 GB/s"
   ASSERT_EQ(taken.exit_code, 0) << taken.stderr_text;
   auto j = nlohmann::json::parse(std::ifstream(model));
   EXPECT_EQ(j["mca"]["host_cycles"]["source"], host.string());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// MCA's steady-state cycles of every priced loop of a model (`mca.cpi`), by
+// the loop's variable.
+std::map<std::string, double> loop_cycles(const std::filesystem::path& model) {
+  std::map<std::string, double> out;
+  std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& items) {
+    for (const auto& item : items) {
+      if (item.value("kind", "") == "loop" && item.contains("mca") && item["mca"].contains("cpi"))
+        out[item.value("var", "")] = item["mca"]["cpi"].get<double>();
+      for (const char* key : {"body", "then", "else"})
+        if (item.contains(key) && item[key].is_array()) walk(item[key]);
+    }
+  };
+  auto j = nlohmann::json::parse(std::ifstream(model));
+  for (const auto& [name, fn] : j["functions"].items()) walk(fn["body"]);
+  return out;
+}
+
+// A machine file naming its CPU (node.cpu) prices in-core work on that CPU's
+// scheduling model: a divide-bound loop's cycles differ between two named CPUs
+// and are those of --mcpu with the same name; --mcpu still wins, and the model
+// says which file chose the CPU. A CPU of another architecture than the code
+// is refused, naming the file.
+TEST(CliAnalyze, TheMachinesCpuPricesTheLoops) {
+  auto dir = perfcast::testing::scratch() / "machine_cpu";
+  std::filesystem::create_directories(dir);
+  auto source = dir / "divide.c";
+  std::ofstream(source) << R"(#include <mpi.h>
+double a[1000], b[1000];
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int n = argc * 500;
+  for (int i = 0; i < n; i++) a[i] = b[i] / (a[i] + 1.0);
+  MPI_Finalize();
+  return (int)a[3];
+}
+)";
+  auto machine_with = [&](const std::string& cpu, const std::string& cycles = "") {
+    auto file = dir / (cpu + (cycles.empty() ? "" : "_cycles") + ".toml");
+    std::ofstream(file) << "name = \"m\"\n[node]\ncount = 1\ncores = 2\nflops_per_core = \"10 Gflop/s\"\n"
+                        << "cpu = \"" << cpu << "\"\n" << cycles << "[memory]\nDRAM = { bandwidth = \"10 GB/s\" }\n"
+                        << "[network]\nlatency = \"1 us\"\nbandwidth = \"1 GB/s\"\n";
+    return file;
+  };
+  auto analysed = [&](const std::string& name, std::vector<std::string> extra) {
+    auto model = dir / (name + ".json");
+    std::vector<std::string> args = {"analyze", source.string(), "-o", model.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = perfcast_run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    return model;
+  };
+  auto on_skylake = analysed("skylake_file", {"--machine", machine_with("skylake").string()});
+  auto on_znver3 = analysed("znver3_file", {"--machine", machine_with("znver3").string()});
+  auto skylake = loop_cycles(on_skylake), znver3 = loop_cycles(on_znver3);
+  ASSERT_FALSE(skylake.empty());
+  ASSERT_EQ(skylake.size(), znver3.size());
+  EXPECT_NE(skylake, znver3) << "the divider differs between the two";
+  EXPECT_EQ(loop_cycles(analysed("skylake_mcpu", {"--mcpu", "skylake"})), skylake);
+  EXPECT_EQ(loop_cycles(analysed("znver3_mcpu", {"--mcpu", "znver3"})), znver3);
+  auto j = nlohmann::json::parse(std::ifstream(on_skylake));
+  EXPECT_EQ(j["mca"]["cpu"], "skylake");
+  EXPECT_NE(j["mca"]["cpu_chosen"].get<std::string>().find("skylake.toml names it (node.cpu)"), std::string::npos)
+      << j["mca"].dump();
+  // --mcpu wins over the file's CPU; the file's cycles still go into it.
+  auto wins = analysed("mcpu_wins", {"--machine", machine_with("skylake", "instruction_cycles = { fp_add_latency = 2 }\n").string(),
+                                     "--mcpu", "znver3"});
+  auto w = nlohmann::json::parse(std::ifstream(wins));
+  EXPECT_EQ(w["mca"]["cpu"], "znver3");
+  EXPECT_FALSE(w["mca"].contains("cpu_chosen")) << w["mca"].dump();
+  EXPECT_TRUE(w["mca"].contains("host_cycles")) << w["mca"].dump();
+
+  auto power = perfcast_run({"analyze", source.string(), "-o", (dir / "power.json").string(), "--machine", "polus"});
+  EXPECT_EQ(power.exit_code, 1);
+  EXPECT_NE(power.stderr_text.find("'pwr8'"), std::string::npos) << power.stderr_text;
+  EXPECT_NE(power.stderr_text.find("the machine file polus names it (node.cpu)"), std::string::npos)
+      << power.stderr_text;
   std::filesystem::remove_all(dir);
 }
 

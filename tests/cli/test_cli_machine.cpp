@@ -186,7 +186,7 @@ TEST(CliMachine, SetOverridesAKey) {
 }
 
 // What calibrate measures beside the plain figures shows in both forms: the
-// FP instruction cycles of a node and the exchange curve.
+// FP instruction cycles of a node, its CPU's LLVM name and the exchange curve.
 TEST(CliMachine, ShowsTheInstructionCyclesAndTheExchangeCurve) {
   auto r = perfcast_run({"machine", "show", kMachines + "polus.toml", "--set",
                          "node.instruction_cycles={ fp_add_latency = 2.05, fp_divide_interval = 4.09 }", "--set",
@@ -198,6 +198,11 @@ TEST(CliMachine, ShowsTheInstructionCyclesAndTheExchangeCurve) {
   auto table = perfcast_run({"machine", "show", kMachines + "polus.toml", "--set",
                              "node.instruction_cycles={ fp_add_latency = 2.05 }"});
   EXPECT_NE(table.stdout_text.find("instruction cycles: FP add 2.05 cycles"), std::string::npos) << table.stdout_text;
+  EXPECT_NE(table.stdout_text.find("CPU, as LLVM names it: pwr8"), std::string::npos) << table.stdout_text;
+  EXPECT_EQ(m["node_groups"][0]["cpu"], "pwr8");
+  auto unnamed = perfcast_run({"machine", "show", kMachines + "petascale.toml", "--json"});
+  ASSERT_EQ(unnamed.exit_code, 0) << unnamed.stderr_text;
+  EXPECT_TRUE(json::parse(unnamed.stdout_text)["machines"][0]["node_groups"][0]["cpu"].is_null());
 }
 
 // The memory levels' serial fractions: the plain one and, where the file has

@@ -111,6 +111,48 @@ TEST(CliPredict, AClockOutsideWhatHardwareDoesIsWarnedAbout) {
   EXPECT_NE(j["warnings"][0].get<std::string>().find("node.clock = 13.6 GHz"), std::string::npos);
 }
 
+// A model's in-core cycles are its mca.cpu's: on a machine whose node.cpu is
+// another CPU, predict says so (stderr and --json warnings) and how to price
+// them for it; on the same CPU, or where either is not known, it says nothing.
+TEST(CliPredict, InCoreCyclesPricedForAnotherCpuAreWarnedAbout) {
+  auto path = perfcast::testing::scratch() / "priced_on_znver3.json";
+  std::ofstream(path) << R"({
+  "format": "perfcast-program-model", "version": 1, "program": "loop",
+  "parameters": {},
+  "entry": "main",
+  "mca": {"cpu": "znver3"},
+  "functions": {"main": {"body": [
+    {"kind": "loop", "var": "i", "trip_count": "1000", "cycles_per_iteration": "2.5",
+     "body": [{"kind": "compute", "flops_double": "2"}]}]}}})";
+  const std::string cpu_warning = "in-core cycles were priced for znver3";
+  auto predict = [&](const std::string& model, const std::string& machine, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"predict", model, "--machine", machine, "--np", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return perfcast_run(args);
+  };
+  auto text = predict(path.string(), "polus", {});
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_NE(text.stderr_text.find("warning: in-core cycles were priced for znver3 (the model's mca.cpu), the "
+                                  "machine's CPU is pwr8 (node.cpu): analyse the program with --machine polus"),
+            std::string::npos)
+      << text.stderr_text;
+  auto j = predict(path.string(), "polus", {"--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.stderr_text;
+  bool warned = false;
+  const json doc = json::parse(j.stdout_text);
+  for (const auto& w : doc["warnings"]) warned |= w.get<std::string>().find(cpu_warning) == 0;
+  EXPECT_TRUE(warned) << j.stdout_text;
+
+  for (const auto& quiet : {predict(path.string(), "generic-cluster", {"--json"}),  // node.cpu = znver3
+                            predict(path.string(), "polus", {"--json", "--set", "node.cpu=\"znver3\""}),
+                            predict(path.string(), "petascale", {"--json"}),  // names no CPU
+                            predict(ring_model(), "polus", {"--json", "--param", "work=1", "--param", "peer=0"})}) {
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.stderr_text;
+    EXPECT_EQ(quiet.stderr_text.find(cpu_warning), std::string::npos) << quiet.stderr_text;
+    EXPECT_EQ(json::parse(quiet.stdout_text)["warnings"].dump().find("in-core cycles were priced"), std::string::npos);
+  }
+}
+
 TEST(CliPredict, AnExpressionForAnUnknownParameterIsAClearError) {
   auto r = perfcast_run({"predict", ring_model(), "--machine", kMachines + "polus.toml", "--np", "2", "--param",
                          "nope=rank", "--param", "work=1", "--param", "peer=0"});

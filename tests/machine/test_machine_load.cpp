@@ -170,6 +170,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
                              "network.intra_node_one_way={ bytes = [1, 2048, 4096], time_s = [4.3e-7, 6e-7, 3.22e-6] }",
                              "network.intra_node_exchange={ bytes = [1, 4096], time_s = [6.1e-7, 4.5e-6] }",
                              "node.instruction_cycles={ fp_add_latency = 2.0, fp_divide_interval = 3.95 }",
+                             "node.cpu=\"sapphirerapids\"",
                              "memory.DRAM.overlap_by_streams={ streams = [3, 7], core_over_memory = [0.8, 2.5], "
                              "serial_fraction = [[0.1, 0.05], [0.7, 0.25]] }",
                              "node.noise={ quantum = \"26.2 us\", stretch = [1.0, 1.003, 2.25], divider_stretch = [1.0, 1.0, 1.1], probes = 3 }",
@@ -181,6 +182,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
   EXPECT_EQ(m.network.probes, 4);
   EXPECT_EQ(m.groups.front().instruction_cycles.fp_divide_interval, 3.95);
   EXPECT_EQ(m.groups.front().instruction_cycles.fp_sqrt_latency, 0) << "not given";
+  EXPECT_EQ(m.groups.front().cpu, "sapphirerapids");
   EXPECT_EQ(m.groups.front().noise.stretch, (std::vector<double>{1.0, 1.003, 2.25}));
   EXPECT_DOUBLE_EQ(m.groups.front().noise.quantum_s, 26.2e-6);
   EXPECT_EQ(m.groups.front().noise.divider_stretch, (std::vector<double>{1.0, 1.0, 1.1}));
@@ -192,6 +194,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
   std::ifstream in(dir / "sub" / "m.toml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("file = \"../"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ncpu = \"sapphirerapids\"\n"), std::string::npos) << text;
   EXPECT_EQ(load_machine_file(dir / "sub" / "m.toml"), m);
   std::filesystem::remove_all(dir);
 }

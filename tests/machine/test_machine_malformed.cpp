@@ -44,6 +44,7 @@ const Malformed kMalformed[] = {
     {"network_no_probes.toml", 11, "network.probes", "is 0; expected an integer >= 1"},
     {"noise_divider_descending.toml", 5, "node.noise.divider_stretch.1", "is 1 after 1.2; the quantiles must ascend"},
     {"cycles_below_one.toml", 5, "node.instruction_cycles.fp_divide_interval", "is 0.5; expected a number of core cycles, at least 1"},
+    {"cpu_not_a_name.toml", 5, "node.cpu", "is \"Sapphire Rapids\"; expected an LLVM CPU name"},
     {"cycles_unknown_key.toml", 5, "node.instruction_cycles.fp_divide_intervals", "unknown key; did you mean 'node.instruction_cycles.fp_divide_interval'?"},
     {"collective_rows.toml", 16, "collective.0.time_s", "has 2 rows; expected 3"},
     {"collective_procs_order.toml", 14, "collective.0.procs.1", "is 2 after 4; process counts must increase"},

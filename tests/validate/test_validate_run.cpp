@@ -293,6 +293,71 @@ TEST(ValidateRun, KeptModelsAreReusedWhileTheirSourceIsTheSame) {
   EXPECT_EQ(third.at("predicted_s"), first.at("predicted_s"));
 }
 
+// A kept model records the CPU and instruction cycles the machine file priced it
+// with: validating on a machine of another CPU analyses it again (and keeps that
+// one); where that analysis fails (here: a POWER CPU cannot price x86 code), the
+// model kept for the other CPU is used and every static row's note says so.
+TEST(ValidateRun, AKeptModelIsAnalysedAgainForAnotherCpu) {
+  namespace fs = std::filesystem;
+  fs::path dir = scratch() / "kept-models-cpu";
+  fs::create_directories(dir);
+  fs::path cases = dir / "cases.toml", models = dir / "models";
+  std::ofstream(cases) << "[settings]\nmachine = \"generic-cluster\"\nrepeats = 1\nwarmup = 0\ntimeout_s = 120\n"
+                          "[[case]]\napp = \"wave3d\"\nargs = \"--n {n} --steps {steps} --repeats 1\"\nn = 16\n"
+                          "steps = 5\nranks = [1]\n";
+  std::string generic;
+  {
+    std::ifstream in(fs::path(PERFCAST_SOURCE_DIR) / "machines" / "generic-cluster.toml");
+    generic.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string znver3 = "cpu = \"znver3\"";
+  ASSERT_NE(generic.find(znver3), std::string::npos) << "generic-cluster names its CPU";
+  fs::path skylake = dir / "skylake.toml";
+  std::ofstream(skylake) << std::string(generic).replace(generic.find(znver3), znver3.size(), "cpu = \"skylake\"");
+  auto run = [&](const std::string& machine) {
+    auto r = perfcast_run({"validate", cases.string(), "--methods", "static", "--models", models.string(), "--json",
+                           "--machine", machine},
+                          std::chrono::seconds(300));
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    json rows = json::parse(r.stdout_text).at("rows");
+    EXPECT_EQ(rows.back().at("method"), "static");
+    return std::make_pair(rows.back(), r.stderr_text);
+  };
+  auto priced_for = [&] {
+    std::ifstream in(models / "wave3d.model.source");
+    std::string source, priced;
+    std::getline(in, source);
+    std::getline(in, priced);
+    return priced;
+  };
+  auto kept_cpu = [&] {
+    std::ifstream in(models / "wave3d.model.json");
+    return json::parse(in).at("mca").at("cpu").get<std::string>();
+  };
+  auto [first, first_log] = run("generic-cluster");
+  EXPECT_NE(first_log.find("analysing"), std::string::npos) << first_log;
+  EXPECT_EQ(priced_for(), "priced for cpu znver3 instruction_cycles (the CPU's own)");
+  EXPECT_EQ(kept_cpu(), "znver3");
+
+  auto [again, again_log] = run("generic-cluster");
+  EXPECT_EQ(again_log.find("analysing"), std::string::npos) << "the same CPU: the kept model " << again_log;
+
+  auto [other, other_log] = run(skylake.string());
+  EXPECT_NE(other_log.find("analysing"), std::string::npos) << "another CPU: analysed again " << other_log;
+  EXPECT_EQ(priced_for(), "priced for cpu skylake instruction_cycles (the CPU's own)");
+  EXPECT_EQ(kept_cpu(), "skylake");
+  ASSERT_FALSE(other.at("predicted_s").is_null()) << other.dump();
+  EXPECT_EQ(other.at("note").get<std::string>().find("kept model"), std::string::npos) << other.dump();
+
+  auto [power, power_log] = run("polus");  // node.cpu = pwr8: analyze refuses it here
+  EXPECT_NE(power_log.find("analysing"), std::string::npos) << power_log;
+  ASSERT_FALSE(power.at("predicted_s").is_null()) << power.dump();
+  EXPECT_NE(power.at("note").get<std::string>().find("the kept model's in-core cycles are priced for cpu skylake"),
+            std::string::npos)
+      << power.dump();
+  EXPECT_EQ(priced_for(), "priced for cpu skylake instruction_cycles (the CPU's own)") << "the kept model stays";
+}
+
 // The shipped bindings name parameters the analyser gives the app's model today: a
 // renamed variable, or a loop added before a bound one in its function, fails here
 // rather than as a failed static cell of a long validation.

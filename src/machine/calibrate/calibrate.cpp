@@ -102,6 +102,8 @@ Calibration calibrate(const Options& options, const ProgressCallback& progress) 
   Calibration cal;
   cal.host = host_name();
   cal.cpu_model = cpu_model_name();
+  cal.cpu = options.cpu;
+  cal.cpu_why = options.cpu_why;
   cal.reported_clock_Hz = cpu_clock_Hz();
   cal.when_utc = utc_now_iso8601();
   cal.quick = options.quick;

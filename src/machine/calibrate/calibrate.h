@@ -30,6 +30,11 @@ struct Options {
   bool quick = false;            // fewer sizes and repeats: well under a minute
   int max_procs = 0;             // largest MPI process count; 0: the online cores
   std::filesystem::path mpi_bench;  // the perfcast_mpi_bench executable
+  // This host's CPU as LLVM names it, and why that name where it stands in for
+  // one LLVM does not know: given by the caller (the analyser knows LLVM's
+  // names; calibrate does not link LLVM), written as node.cpu. Empty: none.
+  std::string cpu;
+  std::string cpu_why;
 };
 
 struct Progress {
@@ -75,6 +80,8 @@ SharingResult measure_sharing(const std::vector<MemoryLevel>& levels, int cores,
 struct Calibration {
   std::string host;
   std::string cpu_model;
+  std::string cpu;      // LLVM's name of it (Options::cpu), node.cpu; empty: not known
+  std::string cpu_why;  // why that name, where LLVM does not know this CPU
   double clock_Hz = 0;           // measured (core_clock.h), else as reported; 0 when unknown (no `clock` written)
   double reported_clock_Hz = 0;  // as /proc/cpuinfo reports it (on a VM: the host's nominal clock)
   bool clock_measured = false;

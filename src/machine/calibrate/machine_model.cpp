@@ -95,6 +95,8 @@ machine::NodeGroup node_group(const Calibration& cal) {
   g.flops_per_core_single_scalar = quantity(pc.single_scalar, Dimension::FlopsPerSecond);
   // What turns MCA's cycles into seconds (perfcast predict): measured where it can be.
   if (cal.clock_Hz > 0) g.clock_Hz = quantity(cal.clock_Hz, Dimension::Hertz);
+  // The scheduling model perfcast analyze --machine prices this node's in-core work on.
+  g.cpu = cal.cpu;
   // The clock the node's busy cores leave each other; a busy node measured
   // faster than one core is noise, not a faster clock: 1.
   if (cal.sharing.clock_busy_Hz > 0 && cal.sharing.clock_alone_Hz > 0)

@@ -168,6 +168,8 @@ nlohmann::json calibration_json(const Calibration& cal) {
   json j;
   j["host"] = cal.host;
   j["cpu_model"] = cal.cpu_model;
+  j["cpu"] = cal.cpu.empty() ? json(nullptr) : json(cal.cpu);
+  j["cpu_chosen"] = cal.cpu_why.empty() ? json(nullptr) : json(cal.cpu_why);
   j["when_utc"] = cal.when_utc;
   j["quick"] = cal.quick;
   j["cores"] = cal.cores;
