@@ -42,6 +42,14 @@ struct LoopCycles {
   int divides = 0;
   // The resource bound of the body without them: what the ports alone need.
   double rthroughput_without_divides = 0;
+  // The host's divider, where the machine file measured its issue intervals:
+  // the body's divides and square roots one after another at those intervals
+  // (a packed one at its lanes' share: two doubles as one scalar, four as
+  // two), since they share one unpipelined divider on current x86 cores. A
+  // floor under cycles_per_iteration, for scheduling models that book a
+  // divide on a port for one cycle and so hold no divider to stretch. 0: not
+  // measured, or no divides.
+  double divider_cycles = 0;
   // The share of the steady-state cycles the pipelined ports do not explain:
   // 1 - rthroughput_without_divides / cycles_per_iteration. Cycles spent on
   // the divider or waiting along a dependency chain; a co-tenant on the

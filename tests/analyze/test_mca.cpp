@@ -514,6 +514,33 @@ TEST(Mca, TheHostsMeasuredCyclesReplaceTheModelsForTheirClass) {
   }
 }
 
+// A scheduling model that books a divide on a port for one cycle holds no
+// divider for the host's measured interval to stretch (LLVM 19's
+// sapphirerapids): the divides and square roots then take the host's divider
+// one after another, a floor under the body's cycles, off the ports; a packed
+// divide at its 128-bit lanes' share.
+TEST(Mca, TheHostsDividerBoundsABodyWhoseModelHasNone) {
+  // Independent: no result is read again (AVX's three operands).
+  const std::vector<std::string> divides = {"vdivsd %xmm1, %xmm9, %xmm0", "vdivsd %xmm1, %xmm9, %xmm2",
+                                            "vdivsd %xmm1, %xmm9, %xmm3", "vdivsd %xmm1, %xmm9, %xmm4"};
+  const std::vector<std::string> mixed = {"vdivsd %xmm1, %xmm9, %xmm0", "vsqrtsd %xmm1, %xmm9, %xmm2",
+                                          "vdivpd %ymm1, %ymm5, %ymm6", "vaddsd %xmm7, %xmm9, %xmm8"};
+  analyze::HostInstructionCycles host;
+  host.fp_divide_interval = 4;
+  host.fp_sqrt_interval = 6;
+  const auto bare = analyze::detail::price_sequence(divides, "sapphirerapids", {});
+  const auto measured = analyze::detail::price_sequence(divides, "sapphirerapids", host);
+  std::cout << "sapphirerapids: four divides " << bare.cycles_per_iteration << " cycles, with the host's divider "
+            << measured.cycles_per_iteration << "\n";
+  ASSERT_LT(bare.cycles_per_iteration, 8) << "the model's own divider would make this test moot";
+  EXPECT_DOUBLE_EQ(measured.divider_cycles, 16);
+  EXPECT_NEAR(measured.cycles_per_iteration, 16, 1e-9);
+  EXPECT_GT(measured.off_ports_share(), 0.5) << "the divider's cycles are off the ports";
+  EXPECT_EQ(bare.divider_cycles, 0) << "no interval measured: no floor";
+  // A scalar divide, a square root, a ymm divide (two lanes of 128 bits): 4 + 6 + 2 x 4.
+  EXPECT_DOUBLE_EQ(analyze::detail::price_sequence(mixed, "sapphirerapids", host).divider_cycles, 18);
+}
+
 TEST(Mca, TheModelRecordsTheHostCyclesItWasPricedWith) {
   analyze::AnalyzeOptions o;
   o.sources = {kCase};
