@@ -483,7 +483,10 @@ TEST(CalibrateQuick, AgreesWithIndependentMeasurementsHere) {
   auto dir = std::filesystem::temp_directory_path() / fmt::format("perfcast_calibrate_{}", ::getpid());
   std::filesystem::create_directories(dir);
   auto file = dir / "local.toml";
-  constexpr int kAttempts = 2;
+  // A quick calibration on a shared host now and then finds no step between
+  // L2 and the last level (the two plateaus merged); a disagreement in each of
+  // three calibrations is calibrate's, not the moment's.
+  constexpr int kAttempts = 3;
   std::vector<std::string> disagreements;
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
     auto c = calibrate_quick(file);
