@@ -88,16 +88,41 @@ void ModuleContext::count_recursion(const llvm::Function& f, FunctionModel& m, c
                                       "recursion (called back at {}); its body counts a mean invocation",
                                       function_source_name(f), site_of(w), sites),
                           std::nullopt};
-  auto loop = std::make_unique<Node>();
-  loop->kind = Node::Loop;
-  loop->line = m.line;
-  loop->note = fmt::format("the invocations of recursive {} per call from outside its recursion", function_source_name(f));
+  // A recursion by levels (recursion.h): the body at each level's size, its
+  // levels counted from the size test where the model states it.
+  std::unique_ptr<Node> loop;
+  const auto r = recursive.find(&f);
+  const std::string size = r != recursive.end() && r->second.size_argument &&
+                                   *r->second.size_argument < m.all_arguments.size()
+                               ? m.all_arguments[*r->second.size_argument]
+                               : std::string();
+  if (!size.empty()) {
+    const std::string level = function_source_name(f) + ".level";
+    LevelLoop levels = by_levels(std::move(m.body), size, r->second.shrink_factor, level);
+    m.loop_vars.insert(level);
+    loop = std::move(levels.loop);
+    loop->line = m.line;
+    loop->note = fmt::format("the levels of recursive {}: its body at each level's {}, divided by {} from one to the next",
+                             function_source_name(f), size, r->second.shrink_factor);
+    if (levels.levels_known) {
+      m.body.clear();
+      m.body.push_back(std::move(loop));
+      descriptions.erase(name);
+      return;
+    }
+  } else {
+    loop = std::make_unique<Node>();
+    loop->kind = Node::Loop;
+    loop->line = m.line;
+    loop->note =
+        fmt::format("the invocations of recursive {} per call from outside its recursion", function_source_name(f));
+    loop->body = std::move(m.body);
+  }
   loop->trip_count = ex::var(name);
   loop->unknown_trips = name;
   loop->recursion = true;
   loop->guess = why;
   loop->site = site_of(w);
-  loop->body = std::move(m.body);
   m.body.clear();
   m.body.push_back(std::move(loop));
 }
@@ -136,9 +161,11 @@ void FunctionAnalyser::run() {
   // the body, counted as a mean over the invocations, they stand for no one
   // value, so what depends on them is unknown (a loop's trips a parameter the
   // probe run measures as that mean) rather than the outside call's value.
+  // A recursion by levels keeps its size's name: the body is counted at each
+  // level's value of it (recursion.h).
   if (auto r = s_.ctx.recursive.find(&s_.f); r != s_.ctx.recursive.end() && !s_.entry)
     for (unsigned a : r->second.varying_arguments)
-      if (a < s_.out.all_arguments.size() && !s_.out.all_arguments[a].empty()) {
+      if (a < s_.out.all_arguments.size() && !s_.out.all_arguments[a].empty() && r->second.size_argument != a) {
         s_.arguments.erase(s_.out.all_arguments[a]);
         s_.out.all_arguments[a].clear();
       }
