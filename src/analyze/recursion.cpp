@@ -1,5 +1,7 @@
 #include "analyze/recursion.h"
 
+#include <vector>
+
 #include <llvm/ADT/SCCIterator.h>
 #include <llvm/Analysis/CallGraph.h>
 #include <llvm/IR/InstIterator.h>
@@ -128,14 +130,13 @@ LevelLoop by_levels(Items body, const std::string& size, std::int64_t factor, co
   loop.var = level_var;
   loop.levels = true;
   if (auto reach = path_to_call_back(body)) {
-    // Invocation k + 1 runs where every level 0 .. k took the path to the
-    // call back: 1 + the levels k whose failures up to k number none.
-    const std::string k = level_var + "_reached", j = level_var + "_before";
-    const Expr failures = ex::sum(j, Expr(0), ex::var(k),
-                                  Expr(1) - ex::substitute(*reach, {{size, at_level(ex::var(j))}}));
-    loop.trip_count = Expr(1) + ex::sum(k, Expr(0), Expr(kMaxLevels - 2),
-                                        ex::select(ex::compare(ex::Comparison::Lt, failures, ex::real(0.5)), Expr(1),
-                                                   Expr(0)));
+    // Invocation k + 1 runs where levels 0 .. k all took the path to the call
+    // back: 1 + the first level that does not (the least of k where the path
+    // fails, kMaxLevels - 1 where it holds), one evaluation of the path a level.
+    std::vector<Expr> stops;
+    for (std::int64_t k = 0; k < kMaxLevels - 1; ++k)
+      stops.push_back(ex::select(ex::substitute(*reach, {{size, at_level(Expr(k))}}), Expr(kMaxLevels - 1), Expr(k)));
+    loop.trip_count = Expr(1) + ex::minimum(std::move(stops));
     out.levels_known = true;
   }
   const ex::Substitution sized{{size, at_level(ex::var(level_var))}};
