@@ -76,6 +76,8 @@ FunctionModel& ModuleContext::analyse(llvm::Function& f) {
 // one invocation does on average, and it runs `<function>.calls_per_entry`
 // times per call from outside the recursion, a loop around the body whose
 // trips the coverage lists as unknown (docs/program-model.md, "Recursion").
+// A recursion by levels (recursion.h) is a loop of levels instead, at each
+// level's size, whose trips are known where the path to the call back is.
 void ModuleContext::count_recursion(const llvm::Function& f, FunctionModel& m, const std::vector<std::string>& back) {
   const std::string name = function_source_name(f) + ".calls_per_entry";
   Where w;
@@ -83,11 +85,6 @@ void ModuleContext::count_recursion(const llvm::Function& f, FunctionModel& m, c
   std::string sites;
   for (const std::string& s : back) sites += (sites.empty() ? "" : ", ") + s;
   const std::string why = fmt::format("a recursion: invocations per call from outside it (called back at {})", sites);
-  if (!descriptions.count(name))
-    descriptions[name] = {fmt::format("invocations of the recursive function {} ({}) per call from outside its "
-                                      "recursion (called back at {}); its body counts a mean invocation",
-                                      function_source_name(f), site_of(w), sites),
-                          std::nullopt};
   // A recursion by levels (recursion.h): the body at each level's size, its
   // levels counted from the size test where the model states it.
   std::unique_ptr<Node> loop;
@@ -107,7 +104,6 @@ void ModuleContext::count_recursion(const llvm::Function& f, FunctionModel& m, c
     if (levels.levels_known) {
       m.body.clear();
       m.body.push_back(std::move(loop));
-      descriptions.erase(name);
       return;
     }
   } else {
@@ -118,6 +114,13 @@ void ModuleContext::count_recursion(const llvm::Function& f, FunctionModel& m, c
         fmt::format("the invocations of recursive {} per call from outside its recursion", function_source_name(f));
     loop->body = std::move(m.body);
   }
+  if (!descriptions.count(name))
+    descriptions[name] = {fmt::format("invocations of the recursive function {} ({}) per call from outside its "
+                                      "recursion (called back at {}); {}",
+                                      function_source_name(f), site_of(w), sites,
+                                      size.empty() ? "its body counts a mean invocation"
+                                                   : "its body is counted at each level's " + size),
+                          std::nullopt};
   loop->trip_count = ex::var(name);
   loop->unknown_trips = name;
   loop->recursion = true;

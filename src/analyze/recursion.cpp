@@ -1,13 +1,13 @@
 #include "analyze/recursion.h"
 
-#include <vector>
-
 #include <llvm/ADT/SCCIterator.h>
 #include <llvm/Analysis/CallGraph.h>
-#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
+
+#include <vector>
 
 namespace perfcast::analyze::detail {
 
@@ -51,10 +51,13 @@ std::int64_t divisor_of(const llvm::Value* v, const llvm::Argument& a) {
   const std::int64_t k = c->getSExtValue();
   switch (op->getOpcode()) {
     case Instruction::UDiv:
-    case Instruction::SDiv: return k >= 2 ? k : 0;
+    case Instruction::SDiv:
+      return k >= 2 ? k : 0;
     case Instruction::LShr:
-    case Instruction::AShr: return k >= 1 && k <= 62 ? std::int64_t{1} << k : 0;
-    default: return 0;
+    case Instruction::AShr:
+      return k >= 1 && k <= 62 ? std::int64_t{1} << k : 0;
+    default:
+      return 0;
   }
 }
 
@@ -106,8 +109,8 @@ std::optional<Expr> path_to_call_back(const Items& items) {
       auto inner = path_to_call_back(then_side ? n->then_items : n->else_items);
       if (!inner) continue;
       if (!n->condition) return std::nullopt;
-      const Expr taken = then_side ? ex::select(*n->condition, Expr(1), Expr(0))
-                                   : ex::select(*n->condition, Expr(0), Expr(1));
+      const Expr taken =
+          then_side ? ex::select(*n->condition, Expr(1), Expr(0)) : ex::select(*n->condition, Expr(0), Expr(1));
       return taken * *inner;
     }
   }
@@ -120,9 +123,7 @@ LevelLoop by_levels(Items body, const std::string& size, std::int64_t factor, co
   // A size divided 63 times by 2 or more is 0 for every 64-bit value: no
   // recursion whose test stops it runs more levels.
   constexpr std::int64_t kMaxLevels = 64;
-  auto at_level = [&](const Expr& level) {
-    return ex::floordiv(ex::var(size), ex::pow(Expr(factor), level));
-  };
+  auto at_level = [&](const Expr& level) { return ex::floordiv(ex::var(size), ex::pow(Expr(factor), level)); };
   LevelLoop out;
   out.loop = std::make_unique<Node>();
   Node& loop = *out.loop;
