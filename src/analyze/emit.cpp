@@ -399,8 +399,12 @@ void BlockEmitter::emit_defined_call(llvm::CallBase& call, llvm::Function& targe
     // (ModuleContext::count_recursion); the call itself is left out.
     auto n = std::make_unique<Node>();
     n->line = w.line;
-    n->note = fmt::format("recursive call of {}: counted by {}.calls_per_entry", name,
-                          function_source_name(*callee));
+    const auto r = s_.ctx.recursive.find(callee);
+    n->note = r != s_.ctx.recursive.end() && r->second.size_argument
+                  ? fmt::format("recursive call of {}: counted by its loop of levels", name)
+                  : fmt::format("recursive call of {}: counted by {}.calls_per_entry", name,
+                                function_source_name(*callee));
+    n->recursion = true;
     s_.ctx.recursive_calls[name].push_back(site_of(w));
     if (!w.origin.empty()) s_.ctx.recursion_origins[name].insert(w.origin);
     s_.out.calls_back = true;

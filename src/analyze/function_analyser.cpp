@@ -76,6 +76,8 @@ FunctionModel& ModuleContext::analyse(llvm::Function& f) {
 // one invocation does on average, and it runs `<function>.calls_per_entry`
 // times per call from outside the recursion, a loop around the body whose
 // trips the coverage lists as unknown (docs/program-model.md, "Recursion").
+// A recursion by levels (recursion.h) is a loop of levels instead, at each
+// level's size, whose trips are known where the path to the call back is.
 void ModuleContext::count_recursion(const llvm::Function& f, FunctionModel& m, const std::vector<std::string>& back) {
   const std::string name = function_source_name(f) + ".calls_per_entry";
   Where w;
@@ -83,21 +85,47 @@ void ModuleContext::count_recursion(const llvm::Function& f, FunctionModel& m, c
   std::string sites;
   for (const std::string& s : back) sites += (sites.empty() ? "" : ", ") + s;
   const std::string why = fmt::format("a recursion: invocations per call from outside it (called back at {})", sites);
+  // A recursion by levels (recursion.h): the body at each level's size, its
+  // levels counted from the size test where the model states it.
+  std::unique_ptr<Node> loop;
+  const auto r = recursive.find(&f);
+  const std::string size = r != recursive.end() && r->second.size_argument &&
+                                   *r->second.size_argument < m.all_arguments.size()
+                               ? m.all_arguments[*r->second.size_argument]
+                               : std::string();
+  if (!size.empty()) {
+    const std::string level = function_source_name(f) + ".level";
+    LevelLoop levels = by_levels(std::move(m.body), size, r->second.shrink_factor, level);
+    m.loop_vars.insert(level);
+    loop = std::move(levels.loop);
+    loop->line = m.line;
+    loop->note = fmt::format("the levels of recursive {}: its body at each level's {}, divided by {} from one to the next",
+                             function_source_name(f), size, r->second.shrink_factor);
+    if (levels.levels_known) {
+      m.body.clear();
+      m.body.push_back(std::move(loop));
+      return;
+    }
+  } else {
+    loop = std::make_unique<Node>();
+    loop->kind = Node::Loop;
+    loop->line = m.line;
+    loop->note =
+        fmt::format("the invocations of recursive {} per call from outside its recursion", function_source_name(f));
+    loop->body = std::move(m.body);
+  }
   if (!descriptions.count(name))
     descriptions[name] = {fmt::format("invocations of the recursive function {} ({}) per call from outside its "
-                                      "recursion (called back at {}); its body counts a mean invocation",
-                                      function_source_name(f), site_of(w), sites),
+                                      "recursion (called back at {}); {}",
+                                      function_source_name(f), site_of(w), sites,
+                                      size.empty() ? "its body counts a mean invocation"
+                                                   : "its body is counted at each level's " + size),
                           std::nullopt};
-  auto loop = std::make_unique<Node>();
-  loop->kind = Node::Loop;
-  loop->line = m.line;
-  loop->note = fmt::format("the invocations of recursive {} per call from outside its recursion", function_source_name(f));
   loop->trip_count = ex::var(name);
   loop->unknown_trips = name;
   loop->recursion = true;
   loop->guess = why;
   loop->site = site_of(w);
-  loop->body = std::move(m.body);
   m.body.clear();
   m.body.push_back(std::move(loop));
 }
@@ -136,9 +164,11 @@ void FunctionAnalyser::run() {
   // the body, counted as a mean over the invocations, they stand for no one
   // value, so what depends on them is unknown (a loop's trips a parameter the
   // probe run measures as that mean) rather than the outside call's value.
+  // A recursion by levels keeps its size's name: the body is counted at each
+  // level's value of it (recursion.h).
   if (auto r = s_.ctx.recursive.find(&s_.f); r != s_.ctx.recursive.end() && !s_.entry)
     for (unsigned a : r->second.varying_arguments)
-      if (a < s_.out.all_arguments.size() && !s_.out.all_arguments[a].empty()) {
+      if (a < s_.out.all_arguments.size() && !s_.out.all_arguments[a].empty() && r->second.size_argument != a) {
         s_.arguments.erase(s_.out.all_arguments[a]);
         s_.out.all_arguments[a].clear();
       }

@@ -34,6 +34,29 @@ void for_each_expression(const Items& items, const std::function<void(const Expr
   }
 }
 
+void rewrite_expressions(Items& items, const std::function<void(Expr&)>& rewrite) {
+  auto optional = [&](std::optional<Expr>& e) {
+    if (e) rewrite(*e);
+  };
+  for (auto& n : items) {
+    for (Expr* e : {&n->flops_double, &n->flops_single, &n->loads, &n->stores, &n->load_bytes, &n->store_bytes,
+                    &n->trip_count, &n->bytes})
+      rewrite(*e);
+    for (auto& [k, v] : n->math) rewrite(v);
+    optional(n->condition), optional(n->share), optional(n->peer), optional(n->root), optional(n->level);
+    optional(n->cycles_per_iteration);
+    for (auto& [k, v] : n->args) rewrite(v);
+    for (auto& arg : n->positional_args) optional(arg);
+    if (n->footprint)
+      for (Expr& e : *n->footprint) rewrite(e);
+    for (auto& offsets : n->stream_offsets)
+      for (Expr& e : offsets) rewrite(e);
+    rewrite_expressions(n->body, rewrite);
+    rewrite_expressions(n->then_items, rewrite);
+    rewrite_expressions(n->else_items, rewrite);
+  }
+}
+
 void prune(Items& items) {
   for (auto& n : items) prune(n->body), prune(n->then_items), prune(n->else_items);
   items.erase(std::remove_if(items.begin(), items.end(),

@@ -50,7 +50,12 @@ struct Node {
   // none derived), "" when it is not; loop: the parameter its unknown trip count
   // stands for, and why. `site` is "file.c:line" for the model's coverage.
   std::string guess, unknown_trips, site;
-  bool recursion = false;  // loop: a recursive function's invocations per call from outside, around its body
+  // loop: a recursive function's invocations per call from outside, around its
+  // body; compute: the call back into the recursion, left out (its note says so)
+  bool recursion = false;
+  // loop: each iteration is one level of a recursion by levels (recursion.h),
+  // its memory priced at that level's own working sets (model::LoopItem::levels)
+  bool levels = false;
   // loop: the share of a virtual call's calls that land on the override it
   // calls; the call's site ("file.c:line"); `site` is the override's definition
   std::string virtual_call;
@@ -118,6 +123,11 @@ struct FunctionModel {
 // `with_footprints`, loops' footprints and stream offsets.
 void for_each_expression(const Items& items, const std::function<void(const expr::Expr&)>& use,
                          bool with_footprints);
+
+// Rewrites in place every expression of the items and of the items nested in
+// them, footprints, stream offsets and cycles included: what a substitution
+// of one name must reach (a recursion's size at its level, recursion.h).
+void rewrite_expressions(Items& items, const std::function<void(expr::Expr&)>& rewrite);
 
 // Drops empty branches (both sides without items) left by blocks that only
 // branch, and merges neighbouring compute items of one origin (the blocks of

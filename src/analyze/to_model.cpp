@@ -35,6 +35,7 @@ model::ComputeItem compute(const Node& n) {
 model::LoopItem loop(const Node& n) {
   model::LoopItem l;
   l.var = n.var;
+  l.levels = n.levels;
   l.trip_count = ex::simplify(n.trip_count);
   if (n.cycles_per_iteration) {
     Expr c = ex::simplify(*n.cycles_per_iteration);

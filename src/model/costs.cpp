@@ -192,19 +192,65 @@ std::vector<CountCheck> checks_scaled(std::vector<CountCheck> checks, const Expr
   return checks;
 }
 
+// A loop of levels (LoopItem::levels) runs at most this many: a size divided
+// by 2 or more 63 times is 0 for any 64-bit value. Levels past the last but
+// one are priced together at its working set.
+constexpr std::int64_t kMaxLevels = 64;
+
+// The memory segments of a loop of levels' body whose working set changes with
+// the level, one per level: each level's bytes (0 past the loop's trips) at
+// that level's own working set. Taken out of `body`'s sites, returned by site.
+std::vector<std::vector<MemorySegment>> split_by_level(Costs& body, const std::string& var, const Expr& trip) {
+  std::vector<std::vector<MemorySegment>> out(body.sites.size());
+  for (size_t i = 0; i < body.sites.size(); ++i) {
+    std::vector<MemorySegment> kept;
+    for (const MemorySegment& seg : body.sites[i].memory) {
+      if (!seg.working_set_bytes || !uses(*seg.working_set_bytes, var)) {
+        kept.push_back(seg);
+        continue;
+      }
+      for (std::int64_t k = 0; k < kMaxLevels; ++k) {
+        const Substitution at{{var, Expr(k)}};
+        const bool rest = k == kMaxLevels - 1;
+        const Expr runs = expr::select(expr::compare(expr::Comparison::Lt, Expr(k), trip), Expr(1), Expr(0));
+        auto bytes = [&](const Expr& e) {
+          return rest ? expr::sum(var, Expr(k), trip - Expr(1), e) : runs * expr::substitute(e, at);
+        };
+        MemorySegment level = seg;
+        level.working_set_bytes = expr::substitute(*seg.working_set_bytes, at);
+        level.load_bytes = bytes(seg.load_bytes);
+        level.store_bytes = bytes(seg.store_bytes);
+        out[i].push_back(std::move(level));
+      }
+    }
+    body.sites[i].memory = std::move(kept);
+  }
+  return out;
+}
+
 // The costs of `trip` iterations of a body whose costs may use the index `var`
 // (0 .. trip-1): sums where the index appears, products where it does not.
-Costs over_iterations(const Costs& body, const std::string& var, const Expr& trip) {
+// A loop of `levels` prices each level's memory at its own working set.
+Costs over_iterations(const Costs& body_in, const std::string& var, const Expr& trip, bool levels = false) {
   const Expr last = trip - Expr(1);
+  Costs body = body_in;
+  const auto level_segments = levels ? split_by_level(body, var, trip) : std::vector<std::vector<MemorySegment>>{};
   Costs out = map_counts(body, [&](const Expr& e) {
     return uses(e, var) ? expr::sum(var, Expr(0), last, e) : trip * e;
   });
+  for (size_t i = 0; i < level_segments.size(); ++i) add_segments(out.sites[i].memory, level_segments[i]);
   // A working set that changes with the index: take the last iteration's, the
   // largest for the growing loops (triangular nests) this appears in.
   for (auto& site : out.sites)
     for (auto& seg : site.memory)
       if (seg.working_set_bytes && uses(*seg.working_set_bytes, var))
         seg.working_set_bytes = expr::substitute(*seg.working_set_bytes, {{var, last}});
+  // Streams' reuse distances of a loop of levels: the finest level's, the
+  // largest, which is what the predictor weighs against L1's size.
+  if (levels)
+    for (auto& site : out.sites)
+      for (auto& offsets : site.stream_offsets)
+        for (auto& e : offsets) e = expr::substitute(e, {{var, Expr(0)}});
 
   // MPI calls whose peer or root depends on the index (a loop over neighbours)
   // are unrolled when the trip count is a small constant, so each message keeps
@@ -365,7 +411,7 @@ class Composer {
         site.memory = std::move(claimed);
       }
     }
-    Costs run = over_iterations(body, l.var, l.trip_count);
+    Costs run = over_iterations(body, l.var, l.trip_count, l.levels);
     run.checks = checks_over_iterations(body.checks, l.var, l.trip_count);
     add_check(run.checks, l.trip_count, "trip count of the loop", ctx.function, it.line);
     // The footprint is per run of the loop: added after the iterations.

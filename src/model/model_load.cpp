@@ -285,11 +285,16 @@ class Reader {
       it.body = std::move(c);
     } else if (kind == "loop") {
       only_keys(j, path,
-                {"kind", "line", "note", "var", "trip_count", "working_set_bytes", "footprint", "cycles_per_iteration",
-                 "overhead_cycles_per_iteration", "ports_cycles_per_iteration", "mca", "streams", "stream_offsets",
-                 "body"});
+                {"kind", "line", "note", "var", "levels", "trip_count", "working_set_bytes", "footprint",
+                 "cycles_per_iteration", "overhead_cycles_per_iteration", "ports_cycles_per_iteration", "mca", "streams",
+                 "stream_offsets", "body"});
       LoopItem l;
       if (j.contains("var")) l.var = string_at(j["var"], path + "/var");
+      if (j.contains("levels")) {
+        if (!j["levels"].is_boolean()) fail(path + "/levels", "expected true or false");
+        l.levels = j["levels"].get<bool>();
+        if (l.levels && l.var.empty()) fail(path + "/levels", "a loop of levels needs a 'var', its level");
+      }
       l.trip_count = expr_at(member(j, path, "trip_count"), path + "/trip_count");
       l.working_set_bytes = optional_expr(j, path, "working_set_bytes");
       l.cycles_per_iteration = optional_expr(j, path, "cycles_per_iteration");

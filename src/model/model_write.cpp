@@ -48,6 +48,7 @@ void put_compute(json& j, const ComputeItem& c) {
 
 void put_loop(json& j, const LoopItem& l) {
   j["var"] = l.var;
+  if (l.levels) j["levels"] = true;
   j["trip_count"] = text(l.trip_count);
   if (l.working_set_bytes) j["working_set_bytes"] = text(*l.working_set_bytes);
   if (l.cycles_per_iteration) j["cycles_per_iteration"] = cycles(*l.cycles_per_iteration);

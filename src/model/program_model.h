@@ -34,6 +34,12 @@ struct ComputeItem {
 struct LoopItem {
   std::string var;                       // may be empty
   Expr trip_count;
+  // Each iteration is one level of a recursion whose size shrinks by a
+  // constant factor (docs/program-model.md, "Recursion by levels"): `var` is
+  // the level, and the body's memory is priced level by level, each level's
+  // bytes at the memory level its own working set fits, not at the last
+  // iteration's as for other loops. Needs `var`.
+  bool levels = false;
   std::optional<Expr> working_set_bytes;  // data the loop touches; picks the memory level
   // Distinct data one run of the loop (all its iterations) touches, from the
   // addresses of its accesses (`perfcast analyze`): the footprint refinement

@@ -1,5 +1,7 @@
 #include "report/estimates.h"
 
+#include <stdexcept>
+
 namespace perfcast::report {
 
 namespace {
@@ -83,7 +85,7 @@ std::vector<Estimate> prediction_estimates(const model::Prediction& p, const sim
 
   Estimate refined{.name = "refined",
                    .description = "per site (loop nest) every refinement available, summed, with communication at "
-                                  "the machine's measured times",
+                                  "the machine's measured times: the fastest state, a lower bound",
                    .time_s = p.refined_time_s,
                    .slowest_rank = p.refined_slowest_rank,
                    .rank_time_s = per_rank(p, &model::RankPrediction::refined_time_s)};
@@ -115,6 +117,22 @@ std::vector<Estimate> prediction_estimates(const model::Prediction& p, const sim
   else set_simulated(sim_noisy, *simulated_noisy, baseline_simulated_noisy);
   out.push_back(std::move(sim_noisy));
   return out;
+}
+
+FirstEstimate first_estimate(const std::vector<Estimate>& estimates, const model::Prediction& p) {
+  FirstEstimate out;
+  out.fastest_state_s = p.refined_time_s;
+  if (p.noise_available) out.slowest_state_s = p.noisy_slowest_state_time_s;
+  for (const char* name : {"simulated-noisy", "noisy", "simulated", "refined"})
+    for (const auto& e : estimates)
+      if (e.name == name && e.time_s) {
+        out.which = e.name, out.description = e.description, out.time_s = *e.time_s;
+        if (out.slowest_state_s)
+          out.inside_envelope = out.time_s >= out.fastest_state_s && out.time_s <= *out.slowest_state_s;
+        return out;
+      }
+  // `refined` is always available; a list without it is the caller's error.
+  throw std::logic_error("first_estimate: no refined estimate in the list");
 }
 
 }  // namespace perfcast::report

@@ -44,4 +44,27 @@ std::vector<Estimate> prediction_estimates(const model::Prediction& prediction, 
                                            const sim::SimResult* simulated_noisy = nullptr,
                                            const sim::SimResult* baseline_simulated_noisy = nullptr);
 
+// The estimate to read first, and the range the machine file's noise admits
+// for one launch. The first available of: `simulated-noisy` (the machine's
+// measured noise, with the waits for each step's slowest rank simulated),
+// `noisy` (the same noise, the job at the expected slowest rank's stretch),
+// `simulated`, `refined`: on real nodes the runs sit in the noisy machine
+// state calibrate measured, not at the fastest one `refined` prices
+// (docs/methods.md, "Which estimate to read"). The envelope runs from
+// `refined` (every quantum at its fastest: a lower bound) to the whole run in
+// the noise's slowest state (model::Prediction::noisy_slowest_state_time_s),
+// absent without node.noise.
+struct FirstEstimate {
+  std::string which;  // an Estimate's name
+  std::string description;
+  double time_s = 0;
+  double fastest_state_s = 0;              // the refined time
+  std::optional<double> slowest_state_s;   // the noise's slowest state; absent without node.noise
+  // Whether time_s lies inside [fastest_state_s, slowest_state_s]: a
+  // simulated estimate can lie below it, where the simulation overlaps the
+  // messages the refined time adds up. Absent without a slowest state.
+  std::optional<bool> inside_envelope;
+};
+FirstEstimate first_estimate(const std::vector<Estimate>& estimates, const model::Prediction& prediction);
+
 }  // namespace perfcast::report

@@ -104,6 +104,32 @@ nlohmann::json estimate_json(const Estimate& e) {
           {"unavailable", e.time_s ? nlohmann::json(nullptr) : nlohmann::json(e.unavailable)}};
 }
 
+nlohmann::json first_estimate_json(const FirstEstimate& f) {
+  return {{"which", f.which},
+          {"description", f.description},
+          {"time_s", f.time_s},
+          {"envelope_s", {f.fastest_state_s, optional_json(f.slowest_state_s)}},
+          {"inside_envelope", f.inside_envelope ? nlohmann::json(*f.inside_envelope) : nlohmann::json(nullptr)}};
+}
+
+// The first result line: the estimate to read first and the range a launch
+// may take under the machine file's noise.
+std::string first_estimate_text(const FirstEstimate& f) {
+  const std::string low = quantity(f.fastest_state_s, Dimension::Seconds);
+  if (!f.slowest_state_s)
+    return fmt::format("estimate: {} ({}; the machine file has no node.noise, so no noisy estimate: the refined "
+                       "time {} is the fastest state, a lower bound; perfcast calibrate measures the noise)\n",
+                       quantity(f.time_s, Dimension::Seconds), f.which, low);
+  return fmt::format("estimate: {} ({}, read first); a launch takes {} (refined: the fastest state, a lower bound) to "
+                     "{} (the whole run in the noise's slowest state){}\n",
+                     quantity(f.time_s, Dimension::Seconds), f.which, low,
+                     quantity(*f.slowest_state_s, Dimension::Seconds),
+                     f.inside_envelope.value_or(true)
+                         ? ""
+                         : "; the estimate lies outside that range: the simulation prices overlap and waits the "
+                           "range's two figures do not");
+}
+
 // "main:177 leapfrog_step": the site's function and loop line, and the source
 // function its code was inlined from, when the analyser noted one.
 std::string site_label(const model::SitePrediction& s) {
@@ -240,7 +266,8 @@ std::string refined_text(const model::Prediction& p, const machine::Machine& mac
       by_streams |= !l.overlap_streams.empty();
     }
   return fmt::format(
-      "refined: per site, {} against {}, {}, summed: {}  [rank {}: sites {}, comm {} ({}{})]\n",
+      "refined (the fastest state, a lower bound): per site, {} against {}, {}, summed: {}  [rank {}: sites {}, comm "
+      "{} ({}{})]\n",
       p.mca_available ? "in-core time (MCA)" : "flops / peak",
       p.footprint_available ? "footprint traffic" : "memory traffic",
       !measured_overlap ? "their max (no serial_fraction in the machine file)"
@@ -393,9 +420,9 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& r : p.ranks) ranks.push_back(rank_json(r, p.mca_available, p.footprint_available));
   nlohmann::json estimates = nlohmann::json::array();
-  for (const auto& e : prediction_estimates(p, view.simulated, view.baseline_simulated, view.simulated_noisy,
-                                           view.baseline_simulated_noisy))
-    estimates.push_back(estimate_json(e));
+  const auto listed = prediction_estimates(p, view.simulated, view.baseline_simulated, view.simulated_noisy,
+                                           view.baseline_simulated_noisy);
+  for (const auto& e : listed) estimates.push_back(estimate_json(e));
   nlohmann::json j = {{"program", view.model.program},
                       {"model_origin", view.model.origin},
                       {"machine", view.machine.name},
@@ -407,6 +434,7 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
                       {"slowest_rank", p.slowest_rank},
                       {"time_s_if_all_in", p.time_s_if_all_in},
                       {"ranks", ranks},
+                      {"estimate", first_estimate_json(first_estimate(listed, p))},
                       {"estimates", estimates}};
   // The estimates' figures as they were first written, one field each, kept
   // for the scripts that read them (docs/json.md); new estimates appear only
@@ -463,10 +491,12 @@ std::string prediction_text(const PredictionView& view, const PredictionContext&
                        "between them\n\n",
                        baseline.substr(1));
   }
-  out += rank_table(p, context);
-  // The analytic estimates, the breakdown by site they share, then what ran on the simulator.
+  // The estimate to read first, then the ranks, the analytic estimates, the
+  // breakdown by site they share, and what ran on the simulator.
   auto estimates = prediction_estimates(p, view.simulated, view.baseline_simulated, view.simulated_noisy,
-                                           view.baseline_simulated_noisy);
+                                        view.baseline_simulated_noisy);
+  out += first_estimate_text(first_estimate(estimates, p)) + "\n";
+  out += rank_table(p, context);
   for (const auto& e : estimates)
     if (e.engine == Estimate::Engine::Formula) out += estimate_text(e, view, context);
   out += sites_text(p.ranks[static_cast<size_t>(p.refined_slowest_rank)], p.mca_available);

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -69,21 +70,21 @@ double flops(const model::ProgramModel& m, std::map<std::string, expr::Value> va
 
 }  // namespace
 
-// vcycle(x, n) smooths n elements, calls itself on n / 2 down to 64, then
-// corrects n elements: at N = 1024 five invocations per call from main, the
-// correction in four. Its loops' trips follow n, which the recursion halves,
-// so they are unknown (means over the invocations, which a probe run
-// measures), not main's n.
+// vcycle(x, n) smooths n elements, calls itself on n - n / 2 (no one
+// division of n) down to 64, then corrects n elements: at N = 1024 five
+// invocations per call from main, the correction in four. Its loops' trips
+// follow n, which the recursion changes, so they are unknown (means over the
+// invocations, which a probe run measures), not main's n.
 TEST(Recursion, AFunctionCallingItselfRunsItsBodyPerInvocationPerEntry) {
-  model::ProgramModel m = analyse("recursive_vcycle.c", {{"recursive_vcycle.c:16", 0.8}});
+  model::ProgramModel m = analyse("recursive_vcycle_mean.c", {{"recursive_vcycle_mean.c:16", 0.8}});
   ASSERT_TRUE(m.coverage);
   ASSERT_TRUE(m.functions.count("vcycle"));
   set_guessed(m.functions.at("vcycle").body, 15, 1.0);  // the sweep's guard: its trips average over arrivals
   const model::Coverage::Loop* r = recursion_of(m, "vcycle");
   ASSERT_NE(r, nullptr) << "no recursion listed for vcycle";
   EXPECT_EQ(r->trip_count, "vcycle.calls_per_entry");
-  EXPECT_EQ(r->site, "recursive_vcycle.c:14");  // its definition, where the probes count its entries
-  EXPECT_NE(r->why.find("recursive_vcycle.c:17"), std::string::npos) << r->why;  // the call back
+  EXPECT_EQ(r->site, "recursive_vcycle_mean.c:14");  // its definition, where the probes count its entries
+  EXPECT_NE(r->why.find("recursive_vcycle_mean.c:17"), std::string::npos) << r->why;  // the call back
   for (const auto& c : m.coverage->unresolved_calls) EXPECT_NE(c.kind, "recursive") << c.site;
 
   const model::Parameter* per_entry = parameter(m, "vcycle.calls_per_entry");
@@ -118,6 +119,97 @@ TEST(Recursion, AFunctionCallingItselfRunsItsBodyPerInvocationPerEntry) {
   double twice = flops(m, {{"cycles", 4}, {"vcycle.calls_per_entry", 10},
                            {"vcycle.loop1.trips", 1979.0 / 5}, {"vcycle.loop2.trips", 1920.0 / 4}});
   EXPECT_NEAR(twice, 2 * got, 1e-9 * got);
+}
+
+// The same V-cycle calling itself on n / 2 (recursive_vcycle.c): a recursion
+// by levels, counted level by level at each level's n, its levels from the
+// size test (n > 64), so nothing is left to bind. By hand: at N = 1024 the
+// levels 1024 ... 64, the sweep over 1023 + ... + 63 = 1979 elements, the
+// correction over 1024 + ... + 128 = 1920; at N = 1000 the levels 1000, 500,
+// 250, 125, 62 (125 / 2 rounded down), 1932 swept and 1875 corrected. 2 flops
+// an element in both, 4 cycles.
+TEST(Recursion, AFunctionCallingItselfOnHalfItsSizeIsCountedLevelByLevel) {
+  model::ProgramModel m = analyse("recursive_vcycle.c");
+  ASSERT_TRUE(m.coverage);
+  EXPECT_EQ(recursion_of(m, "vcycle"), nullptr) << "its invocations are counted, not a parameter";
+  EXPECT_EQ(parameter(m, "vcycle.calls_per_entry"), nullptr);
+  EXPECT_EQ(parameter(m, "vcycle.loop1.trips"), nullptr) << "the sweep's trips are each level's n - 1";
+  ASSERT_NE(parameter(m, "n"), nullptr) << "main's n, the finest level's";
+  const auto& body = m.functions.at("vcycle").body;
+  ASSERT_EQ(body.size(), 1u);
+  const auto* levels = std::get_if<model::LoopItem>(&body[0].body);
+  ASSERT_NE(levels, nullptr);
+  EXPECT_TRUE(levels->levels);
+  EXPECT_EQ(levels->var, "vcycle.level");
+  for (const auto& [n, swept, corrected] : {std::tuple{1024, 1979.0, 1920.0}, std::tuple{1000, 1932.0, 1875.0}}) {
+    const double expected = 4 * (2.0 * swept + 2.0 * corrected);
+    // argc 3: main's n and cycles are the command line's, not its defaults.
+    EXPECT_NEAR(flops(m, {{"argc", 3}, {"n", n}, {"cycles", 4}}), expected, 1e-9 * expected) << "n = " << n;
+  }
+}
+
+// A 1-d V-cycle of the same class with work on both sides of the call and its
+// own arrays per level (recursive_levels.c; levels N, N / 2, ... down to the
+// first of at most 4 points). Flops by hand: smoothing 3 (n_k - 2) on every
+// level, restriction 4 n_k / 2 and prolongation n_k / 2 above the floor. At
+// N = 1024 (levels 1024 ... 4): 3 x 2026 + 5 x 1020 = 11178; at N = 100
+// (100, 50, 25, 12, 6, 3): 3 x 184 + 5 x 96 = 1032. Bytes: each level's
+// smoothing reads u and r and writes u over its own n_k points, about 16 n_k
+// distinct bytes, and each level's traffic is its own memory segment with that
+// working set, which picks the memory level it is priced at: not the finest
+// level's, not a mean.
+TEST(Recursion, EachLevelsBytesAreTrafficAtItsOwnWorkingSet) {
+  model::ProgramModel m = analyse("recursive_levels.c");
+  EXPECT_EQ(parameter(m, "vcycle.calls_per_entry"), nullptr);
+  EXPECT_NEAR(flops(m, {{"argc", 2}, {"n", 1024}}), 11178, 1e-9);
+  EXPECT_NEAR(flops(m, {{"argc", 2}, {"n", 100}}), 1032, 1e-9);
+
+  std::map<std::string, expr::Value> values = {{"argc", 2}, {"n", 1024}};
+  for (const auto& p : m.parameters)
+    if (!values.count(p.name) && !p.default_value) values[p.name] = 1;
+  const auto counts = model::evaluate_rank(model::symbolic_costs(m), model::bind_rank(m, values, 0, 1), 0);
+  const int smoothing_line = 15;
+  const model::SiteCounts* smoothing = nullptr;
+  for (const auto& s : counts.sites)
+    if (s.function == "vcycle" && s.line == smoothing_line) smoothing = &s;
+  ASSERT_NE(smoothing, nullptr);
+  std::vector<const model::MemoryTraffic*> levels;
+  for (const auto& t : smoothing->memory)
+    if (t.traffic == model::Traffic::Footprint && t.load_bytes + t.store_bytes > 0) levels.push_back(&t);
+  ASSERT_EQ(levels.size(), 9u) << "one footprint a level, 1024 ... 4";
+  for (size_t k = 0; k < levels.size(); ++k) {
+    const double n_k = 1024 >> k;
+    ASSERT_TRUE(levels[k]->working_set_bytes);
+    SCOPED_TRACE(::testing::Message() << "level " << k << ", " << n_k << " points");
+    // u[0 .. n_k - 1] read, r[1 .. n_k - 2] read, u[1 .. n_k - 2] written.
+    EXPECT_GE(*levels[k]->working_set_bytes, 16 * n_k - 32);
+    EXPECT_LE(*levels[k]->working_set_bytes, 16 * n_k + 16);
+    EXPECT_GE(levels[k]->load_bytes + levels[k]->store_bytes, 16 * n_k - 32);
+  }
+}
+
+// The same V-cycle stopping also on a value of its data (-DSTOP_ON_DATA): the
+// branch to the call back is a guess, so the number of levels is not known
+// and is the parameter vcycle.calls_per_entry, listed in the coverage as a
+// recursion; each level is still counted at its own n (no mean trips to bind).
+TEST(Recursion, ALevelsCountTheModelCannotStateIsAParameter) {
+  model::ProgramModel m = analyse("recursive_levels.c", {}, {"-DSTOP_ON_DATA=1"});
+  const model::Coverage::Loop* r = recursion_of(m, "vcycle");
+  ASSERT_NE(r, nullptr) << "the levels' count is left for a probe run or --param";
+  EXPECT_EQ(r->trip_count, "vcycle.calls_per_entry");
+  const model::Parameter* per_entry = parameter(m, "vcycle.calls_per_entry");
+  ASSERT_NE(per_entry, nullptr);
+  EXPECT_FALSE(per_entry->default_value.has_value());
+  EXPECT_NE(per_entry->description.find("each level's n"), std::string::npos) << per_entry->description;
+  EXPECT_EQ(parameter(m, "vcycle.loop1.trips"), nullptr) << "each level's loops run its own n";
+  const auto* levels = std::get_if<model::LoopItem>(&m.functions.at("vcycle").body.at(0).body);
+  ASSERT_NE(levels, nullptr);
+  EXPECT_TRUE(levels->levels);
+  // One level bound: level 0 alone, its smoothing (3 x 1022 flops) and, on the
+  // guessed side of the stop, its restriction and prolongation (5 x 512).
+  const double one = flops(m, {{"argc", 2}, {"n", 1024}, {"vcycle.calls_per_entry", 1}});
+  EXPECT_GE(one, 3 * 1022);
+  EXPECT_LE(one, 3 * 1022 + 5 * 512);
 }
 
 // sweep_down calls sweep_up calls sweep_down: the recursion is counted at

@@ -238,6 +238,50 @@ TEST(CliPredict, SimulateUnderTheMachinesNoiseIsItsOwnEstimate) {
             estimate(j, "simulated-noisy")["time_s"]);
 }
 
+// predict names the estimate to read first: the text's first result line and
+// the JSON's `estimate`, the noisy one with its range where the machine file
+// has noise, the refined one, a lower bound, where it has none.
+TEST(CliPredict, TheFirstResultLineIsTheEstimateToReadWithItsRange) {
+  const std::vector<std::string> args = {"predict", time_loop_model(), "--machine", kMachines + "polus.toml",
+                                         "--np", "2", "--param", "steps=10"};
+  auto quiet_args = args;
+  quiet_args.push_back("--json");
+  auto quiet = perfcast_run(quiet_args);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.stderr_text;
+  const json q = json::parse(quiet.stdout_text);
+  EXPECT_EQ(q["estimate"]["which"], "refined");
+  EXPECT_EQ(q["estimate"]["time_s"], q["refined_time_s"]);
+  EXPECT_EQ(q["estimate"]["envelope_s"][0], q["refined_time_s"]);
+  EXPECT_TRUE(q["estimate"]["envelope_s"][1].is_null()) << "no node.noise: no slowest state";
+
+  auto noisy_args = args;
+  noisy_args.insert(noisy_args.end(), {"--set", "node.noise={ quantum = \"20 us\", stretch = [1.0, 2.0, 3.0] }"});
+  auto text = perfcast_run(noisy_args);
+  noisy_args.push_back("--json");
+  auto noisy = perfcast_run(noisy_args);
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  ASSERT_EQ(noisy.exit_code, 0) << noisy.stderr_text;
+  const json j = json::parse(noisy.stdout_text);
+  EXPECT_EQ(j["estimate"]["which"], "noisy");
+  EXPECT_EQ(j["estimate"]["time_s"], j["noisy_time_s"]);
+  EXPECT_EQ(j["estimate"]["envelope_s"][0], j["refined_time_s"]);
+  EXPECT_EQ(j["estimate"]["envelope_s"][1], j["noisy_slowest_state_time_s"]);
+  EXPECT_GT(j["noisy_time_s"].get<double>(), j["refined_time_s"].get<double>()) << "a stretch of 2 on average";
+  EXPECT_EQ(j["estimate"]["inside_envelope"], true);
+  // The first line after the header and the placement is that estimate.
+  std::vector<std::string> lines;
+  for (size_t at = 0, end; at < text.stdout_text.size(); at = end + 1) {
+    end = text.stdout_text.find('\n', at);
+    if (end == std::string::npos) end = text.stdout_text.size();
+    if (end > at) lines.push_back(text.stdout_text.substr(at, end - at));
+  }
+  ASSERT_GE(lines.size(), 3u) << text.stdout_text;
+  EXPECT_EQ(lines[2].rfind("estimate: ", 0), 0u) << text.stdout_text;
+  EXPECT_NE(lines[2].find("(noisy, read first)"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("(refined: the fastest state, a lower bound)"), std::string::npos) << lines[2];
+  EXPECT_NE(text.stdout_text.find("\nrefined (the fastest state, a lower bound): "), std::string::npos);
+}
+
 TEST(CliPredict, ABaselineDoingMoreThanTheRunIsAClearError) {
   auto r = perfcast_run({"predict", time_loop_model(), "--machine", kMachines + "polus.toml", "--np", "2",
                          "--param", "steps=2", "--baseline-param", "steps=5"});

@@ -285,7 +285,8 @@ TEST(ProbeRun, PricesTheTakenFractionOnTheSideItWasMeasured) {
   EXPECT_NEAR(model_flops, counted, 0.02 * counted);
 }
 
-// A V-cycle recursing on the coarser level (tests/analyze/cases/recursive_vcycle.c):
+// A V-cycle recursing on the coarser level, its size written n - n / 2, no one
+// division, so counted as a mean invocation (tests/analyze/cases/recursive_vcycle_mean.c):
 // the run counts vcycle's entries and its calls of itself, so its invocations
 // per call from main (5 at N = 1024: levels 1024 ... 64); its loops' trips and
 // the branch to the coarser level are means over those invocations. The

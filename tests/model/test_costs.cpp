@@ -157,6 +157,37 @@ TEST(Costs, DimsCreateIsBalancedAndNonIncreasing) {
   EXPECT_EQ(dims_create(7, 2), (std::vector<int>{7, 1}));
   EXPECT_EQ(dims_create(4096, 3), (std::vector<int>{16, 16, 16}));
 }
+// A loop of levels (a recursion by levels, docs/program-model.md): its
+// counts are summed over the levels as any loop's, but its traffic stays one
+// memory segment a level at that level's own working set, where another
+// loop's working set is its last iteration's. n = 1000 points halved over 4
+// levels (1000, 500, 250, 125), 8 bytes read a point: 8 x 1875 bytes.
+TEST(Costs, ALoopOfLevelsPricesEachLevelsBytesAtItsOwnWorkingSet) {
+  const std::string body = R"J([
+        {"kind": "loop", "var": "i", "trip_count": "floordiv(n, 2^k)", "footprint": {"bytes": "8 * floordiv(n, 2^k)",
+         "load_bytes": "8 * floordiv(n, 2^k)", "store_bytes": "0"},
+         "body": [{"kind": "compute", "flops_double": 1, "loads": 1, "load_bytes": 8}]}])J";
+  auto m = model_from(R"J({"main": {"body": [{"kind": "loop", "var": "k", "levels": true, "trip_count": "4", "body": )J" +
+                          body + "}]}}",
+                      R"J("parameters": {"n": {}})J", "levels.json");
+  auto c = counts(m, {{"n", 1000}});
+  EXPECT_EQ(c.flops_double, 1875);
+  std::vector<std::pair<double, double>> levels;  // working set, bytes
+  for (const auto& site : c.sites)
+    for (const auto& t : site.memory)
+      if (t.traffic == Traffic::Footprint && t.load_bytes > 0) levels.emplace_back(*t.working_set_bytes, t.load_bytes);
+  EXPECT_EQ(levels, (std::vector<std::pair<double, double>>{{8000, 8000}, {4000, 4000}, {2000, 2000}, {1000, 1000}}));
+
+  // The same loop without `levels`: one segment at the last level's working set.
+  auto plain = model_from(R"J({"main": {"body": [{"kind": "loop", "var": "k", "trip_count": "4", "body": )J" + body +
+                              "}]}}",
+                          R"J("parameters": {"n": {}})J", "plain_levels.json");
+  std::vector<std::pair<double, double>> one;
+  for (const auto& site : counts(plain, {{"n", 1000}}).sites)
+    for (const auto& t : site.memory)
+      if (t.traffic == Traffic::Footprint && t.load_bytes > 0) one.emplace_back(*t.working_set_bytes, t.load_bytes);
+  EXPECT_EQ(one, (std::vector<std::pair<double, double>>{{1000, 15000}}));
+}
 
 struct BadModel {
   const char* name;
@@ -216,6 +247,12 @@ INSTANTIATE_TEST_SUITE_P(
                  R"J({"main": {"body": [{"kind": "loop", "trip_count": "2", "streams": 3,
                      "stream_offsets": [["0"]], "body": []}]}})J",
                  "'/functions/main/body/0/stream_offsets/0': expected an array of at least 2 byte offsets"},
+        BadModel{"levels_not_boolean",
+                 R"J({"main": {"body": [{"kind": "loop", "var": "k", "levels": 1, "trip_count": "2", "body": []}]}})J",
+                 "'/functions/main/body/0/levels': expected true or false"},
+        BadModel{"levels_without_var",
+                 R"J({"main": {"body": [{"kind": "loop", "levels": true, "trip_count": "2", "body": []}]}})J",
+                 "a loop of levels needs a 'var'"},
         BadModel{"stream_offsets_without_streams",
                  R"J({"main": {"body": [{"kind": "loop", "trip_count": "2",
                      "stream_offsets": [["0", "8 * n"]], "body": []}]}})J",

@@ -105,5 +105,51 @@ TEST(Estimates, TheSimulationUnderNoiseIsItsOwnEstimate) {
   EXPECT_EQ(named(timed, "simulated").time_s, 0.5625);
 }
 
+// The estimate to read first: the noise's where the machine file has it (the
+// simulated one where predict ran it), its range from the refined time to
+// the run in the noise's slowest state; without noise the refined time, a
+// lower bound with no upper end.
+TEST(Estimates, TheFirstEstimateIsTheNoisesWithItsEnvelope) {
+  auto p = two_ranks();
+  auto quiet = first_estimate(prediction_estimates(p, nullptr), p);
+  EXPECT_EQ(quiet.which, "refined");
+  EXPECT_EQ(quiet.time_s, 0.75);
+  EXPECT_EQ(quiet.fastest_state_s, 0.75);
+  EXPECT_FALSE(quiet.slowest_state_s) << "no node.noise: no slowest state";
+  EXPECT_FALSE(quiet.inside_envelope);
+
+  sim::SimResult plain;
+  plain.ranks = {{0.4, 0.3, 0.1, 0.8}, {0.7, 0.0, 0.1, 0.8125}};
+  plain.predicted_time_s = 0.8125, plain.slowest_rank = 1;
+  EXPECT_EQ(first_estimate(prediction_estimates(p, &plain), p).which, "simulated")
+      << "without noise the simulation, which prices the waits, leads";
+
+  p.noise_available = true, p.noise_stretch = 1.2, p.noisy_time_s = 0.9, p.noisy_slowest_state_time_s = 1.5;
+  auto noisy = first_estimate(prediction_estimates(p, nullptr), p);
+  EXPECT_EQ(noisy.which, "noisy");
+  EXPECT_EQ(noisy.time_s, 0.9);
+  EXPECT_EQ(noisy.fastest_state_s, 0.75);
+  EXPECT_EQ(noisy.slowest_state_s, 1.5);
+  EXPECT_EQ(noisy.inside_envelope, true);
+
+  sim::SimResult under_noise;
+  under_noise.ranks = {{0.6, 0.3, 0.1, 1.0}, {0.9, 0.0, 0.1, 0.9}};
+  under_noise.predicted_time_s = 1.0, under_noise.slowest_rank = 0;
+  auto simulated = first_estimate(prediction_estimates(p, &plain, nullptr, &under_noise), p);
+  EXPECT_EQ(simulated.which, "simulated-noisy");
+  EXPECT_EQ(simulated.time_s, 1.0);
+  EXPECT_EQ(simulated.inside_envelope, true);
+
+  // A simulation that overlaps what the refined time adds up lies below the range, and says so.
+  under_noise.predicted_time_s = 0.5;
+  EXPECT_EQ(first_estimate(prediction_estimates(p, &plain, nullptr, &under_noise), p).inside_envelope, false);
+
+  // A timed part whose simulated difference is unavailable falls back to the noisy estimate.
+  sim::SimResult longer_baseline = under_noise;
+  longer_baseline.predicted_time_s = 2.0;
+  auto timed = first_estimate(prediction_estimates(p, &plain, &plain, &under_noise, &longer_baseline), p);
+  EXPECT_EQ(timed.which, "noisy");
+}
+
 }  // namespace
 }  // namespace perfcast::report
