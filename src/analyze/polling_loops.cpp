@@ -1,6 +1,7 @@
 #include "analyze/polling_loops.h"
 
 #include <cctype>
+#include <cstdint>
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -10,6 +11,7 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
 #include <llvm/IR/Instructions.h>
 
 namespace perfcast::analyze::detail {
@@ -23,18 +25,19 @@ struct TestSpec {
   const char* c_name;
   std::vector<unsigned> written;
   std::vector<unsigned> requests;  // of them, the requests (null once complete); the others are non-zero then
+  std::vector<unsigned> arrays;    // of them, arrays: written anywhere in them
 };
 
 // By the binding's name in lower case, without a `p` of the profiling
 // interface or Fortran's trailing underscores.
 const TestSpec* test_spec(std::string name) {
   static const std::map<std::string, TestSpec> specs = {
-      {"mpi_test", {"MPI_Test", {0, 1}, {0}}},              // request, flag
-      {"mpi_testall", {"MPI_Testall", {1, 2}, {1}}},        // requests, flag
-      {"mpi_testany", {"MPI_Testany", {1, 2, 3}, {1}}},     // requests, index, flag
-      {"mpi_testsome", {"MPI_Testsome", {1, 2, 3}, {1}}},   // requests, outcount, indices
-      {"mpi_iprobe", {"MPI_Iprobe", {3}, {}}},              // flag
-      {"mpi_improbe", {"MPI_Improbe", {3, 4}, {}}},         // flag, message
+      {"mpi_test", {"MPI_Test", {0, 1}, {0}, {}}},                  // request, flag
+      {"mpi_testall", {"MPI_Testall", {1, 2}, {1}, {1}}},           // requests, flag
+      {"mpi_testany", {"MPI_Testany", {1, 2, 3}, {1}, {1}}},        // requests, index, flag
+      {"mpi_testsome", {"MPI_Testsome", {1, 2, 3}, {1}, {1, 3}}},   // requests, outcount, indices
+      {"mpi_iprobe", {"MPI_Iprobe", {3}, {}, {}}},                  // flag
+      {"mpi_improbe", {"MPI_Improbe", {3, 4}, {}, {}}},             // flag, message
   };
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   while (!name.empty() && name.back() == '_') name.pop_back();
@@ -52,74 +55,116 @@ const llvm::Value* root_object(const llvm::Value* v) {
   return u;
 }
 
+// Where a pointer points: its root object and, where every step from it is a
+// constant, the byte offset into it; none: an element chosen at run time
+// (a Fortran `reqs(cor)`), or the whole object (an array of requests).
+struct Place {
+  const llvm::Value* root = nullptr;
+  std::optional<std::int64_t> offset;
+};
+
+Place place_of(const llvm::Value* pointer, const llvm::DataLayout& dl) {
+  std::int64_t offset = 0;
+  const llvm::Value* base = llvm::GetPointerBaseWithConstantOffset(pointer, offset, dl);
+  const llvm::Value* root = root_object(pointer);
+  return base == root ? Place{root, offset} : Place{root, std::nullopt};
+}
+
 // What a test call writes through one argument: the call, and whether it is
 // a request (MPI_REQUEST_NULL once complete) or a flag or count (non-zero then).
 struct Written {
   std::string call;
   bool request = false;
 };
-using Summary = std::map<unsigned, Written>;  // argument position -> what it reaches
+
+// An argument of a function through which it writes a completion state, at
+// `offset` bytes into what the argument points to (none: anywhere in it).
+struct ArgumentWrite {
+  unsigned position = 0;
+  Written what;
+  std::optional<std::int64_t> offset;
+};
+using Summary = std::vector<ArgumentWrite>;
 
 Summary spec_summary(const TestSpec& spec) {
   Summary out;
+  auto among = [](const std::vector<unsigned>& v, unsigned p) { return std::find(v.begin(), v.end(), p) != v.end(); };
   for (unsigned p : spec.written)
-    out.emplace(p, Written{spec.c_name, std::find(spec.requests.begin(), spec.requests.end(), p) != spec.requests.end()});
+    out.push_back({p, Written{spec.c_name, among(spec.requests, p)},
+                   among(spec.arrays, p) ? std::nullopt : std::optional<std::int64_t>(0)});
   return out;
 }
 
-// The arguments of `f` that reach, as the object they address, a completion
-// argument of a test or probe call in `f` or in the functions it calls (a
-// wrapper's `req` passed on to MPI_Test), a few calls deep.
-const Summary& summary(const llvm::Function& f, std::map<const llvm::Function*, Summary>& memo, int depth) {
-  if (auto it = memo.find(&f); it != memo.end()) return it->second;
-  Summary& out = memo[&f];  // empty while under way: a recursion reaches nothing more
-  if (depth > 3 || f.isDeclaration()) return out;
-  for (const llvm::BasicBlock& b : f)
-    for (const llvm::Instruction& i : b) {
-      auto* call = llvm::dyn_cast<llvm::CallBase>(&i);
-      const llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
-      if (!callee) continue;
-      Summary reached;
-      if (const TestSpec* spec = test_spec(callee->getName().str())) {
-        reached = spec_summary(*spec);
-      } else if (!callee->isDeclaration() && callee != &f) {
-        Summary inner = summary(*callee, memo, depth + 1);
-        reached = std::move(inner);
-      }
-      for (const auto& [position, what] : reached)
-        if (position < call->arg_size())
-          if (auto* a = llvm::dyn_cast<llvm::Argument>(root_object(call->getArgOperand(position))))
-            out.emplace(a->getArgNo(), what);
-    }
-  return memo[&f];
+// Where the argument passed at `call`'s position writes: the write's offset
+// within the argument added to the pointer's own.
+Place written_place(const llvm::CallBase& call, const ArgumentWrite& w) {
+  Place at = place_of(call.getArgOperand(w.position), call.getModule()->getDataLayout());
+  if (!w.offset || !at.offset) at.offset.reset();
+  else *at.offset += *w.offset;
+  return at;
 }
 
-// The objects a test or probe call in the loop (or a function it calls)
+const Summary& summary(const llvm::Function& f, std::map<const llvm::Function*, Summary>& memo, int depth);
+
+// What a call writes through its arguments, if it is a test or probe, or a
+// function of the program that passes them on to one.
+Summary call_writes(const llvm::CallBase& call, std::map<const llvm::Function*, Summary>& memo, int depth) {
+  const llvm::Function* callee = call.getCalledFunction();
+  if (!callee) return {};
+  if (const TestSpec* spec = test_spec(callee->getName().str())) return spec_summary(*spec);
+  if (callee->isDeclaration() || callee == call.getFunction()) return {};
+  return summary(*callee, memo, depth + 1);
+}
+
+// The arguments of `f` that reach a completion argument of a test or probe
+// call in `f` or in the functions it calls (a wrapper's `req` passed on to
+// MPI_Test), a few calls deep.
+const Summary& summary(const llvm::Function& f, std::map<const llvm::Function*, Summary>& memo, int depth) {
+  if (auto it = memo.find(&f); it != memo.end()) return it->second;
+  memo[&f];  // empty while under way: a recursion reaches nothing more
+  Summary out;
+  if (depth <= 3 && !f.isDeclaration())
+    for (const llvm::BasicBlock& b : f)
+      for (const llvm::Instruction& i : b)
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
+          for (const ArgumentWrite& w : call_writes(*call, memo, depth))
+            if (w.position < call->arg_size()) {
+              Place at = written_place(*call, w);
+              if (auto* a = llvm::dyn_cast<llvm::Argument>(at.root)) out.push_back({a->getArgNo(), w.what, at.offset});
+            }
+  return memo[&f] = std::move(out);
+}
+
+// The places a test or probe call in the loop (or a function it calls)
 // writes its completion state into.
-std::map<const llvm::Value*, Written> completion_objects(const llvm::Loop& l) {
-  using namespace llvm;
-  std::map<const Value*, Written> written;
-  std::map<const Function*, Summary> memo;
-  for (const BasicBlock* b : l.blocks())
-    for (const Instruction& i : *b) {
-      auto* call = dyn_cast<CallBase>(&i);
-      const Function* callee = call ? call->getCalledFunction() : nullptr;
-      if (!callee) continue;
-      Summary reached;
-      if (const TestSpec* spec = test_spec(callee->getName().str())) reached = spec_summary(*spec);
-      else if (!callee->isDeclaration()) reached = summary(*callee, memo, 1);
-      for (const auto& [position, what] : reached)
-        if (position < call->arg_size()) written.emplace(root_object(call->getArgOperand(position)), what);
-    }
+std::vector<std::pair<Place, Written>> completion_places(const llvm::Loop& l) {
+  std::vector<std::pair<Place, Written>> written;
+  std::map<const llvm::Function*, Summary> memo;
+  for (const llvm::BasicBlock* b : l.blocks())
+    for (const llvm::Instruction& i : *b)
+      if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
+        for (const ArgumentWrite& w : call_writes(*call, memo, 0))
+          if (w.position < call->arg_size()) written.emplace_back(written_place(*call, w), w.what);
   return written;
+}
+
+// What the read at `pointer` reads of a completion state, if anything: the
+// same object, at the same offset where both are known.
+const Written* completion_read(const std::vector<std::pair<Place, Written>>& written, const llvm::Value* pointer,
+                               const llvm::DataLayout& dl) {
+  Place read = place_of(pointer, dl);
+  for (const auto& [at, what] : written)
+    if (at.root == read.root && (!at.offset || !read.offset || *at.offset == *read.offset)) return &what;
+  return nullptr;
 }
 
 }  // namespace
 
 std::optional<std::string> polling_call(const llvm::Loop& l) {
   using namespace llvm;
-  const std::map<const Value*, Written> written = completion_objects(l);
+  const std::vector<std::pair<Place, Written>> written = completion_places(l);
   if (written.empty()) return std::nullopt;
+  const DataLayout& dl = l.getHeader()->getModule()->getDataLayout();
 
   // What the loop's exits test, followed back through the loop's values, the
   // branches that choose among a phi's values or guard a store, and the
@@ -148,8 +193,8 @@ std::optional<std::string> polling_call(const llvm::Loop& l) {
   // array's descriptor handed to ANY): what the loop stores there is read too.
   std::set<const Value*> objects_followed;
   auto reads = [&](const Value* pointer) -> std::optional<std::string> {
+    if (const Written* w = completion_read(written, pointer, dl)) return w->call;
     const Value* object = root_object(pointer);
-    if (auto it = written.find(object); it != written.end()) return it->second.call;
     if (!objects_followed.insert(object).second) return std::nullopt;
     for (const BasicBlock* b : l.blocks())
       for (const Instruction& i : *b)
@@ -209,12 +254,11 @@ std::optional<unsigned> completion_successor(const llvm::BranchInst& br, const l
       x = cast<Instruction>(x)->getOperand(0);
     return x;
   };
-  const std::map<const Value*, Written> written = completion_objects(l);
+  const std::vector<std::pair<Place, Written>> written = completion_places(l);
   auto completion = [&](const Value* x) -> const Written* {
     auto* load = dyn_cast<LoadInst>(strip(x));
     if (!load || !l.contains(load)) return nullptr;
-    auto it = written.find(root_object(load->getPointerOperand()));
-    return it == written.end() ? nullptr : &it->second;
+    return completion_read(written, load->getPointerOperand(), load->getModule()->getDataLayout());
   };
   std::optional<bool> complete_when_true;
   if (const Written* w = completion(v); w && !w->request) {

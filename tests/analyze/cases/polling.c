@@ -3,10 +3,18 @@
  * MPI_Iprobe whose flag sets a `done` the loop tests, with other work; a
  * wrapper that tests a request passed by address, the loop going on until
  * MPI_Test has reset the request to MPI_REQUEST_NULL; MPI_Testall's flag
- * breaking a `for (;;)`. And one loop that is not: MPI_Test inside a solver's
- * iteration whose exit is its residual. Usage: polling N (2 ranks or more). */
+ * breaking a `for (;;)`. And two loops that are not: MPI_Test inside a
+ * solver's iteration whose exit is its residual, held in a register or in the
+ * field beside the tested request. Usage: polling N (2 ranks or more). */
 #include <mpi.h>
 #include <stdlib.h>
+
+/* A solver's state: the wrapper tests its request, its loop reads the residual. */
+struct solver {
+  MPI_Request request;
+  double residual;
+};
+struct solver state = {MPI_REQUEST_NULL, 1.0};
 
 __attribute__((noinline)) void test_request(MPI_Request *request) {
   int flag;
@@ -61,6 +69,15 @@ int main(int argc, char **argv) {
     residual = residual * 0.5;
   }
   MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+
+  /* Nor this one: the test writes one field of the state, the exit reads another. */
+  MPI_Irecv(&in, 1, MPI_DOUBLE, left, 6, MPI_COMM_WORLD, &state.request);
+  MPI_Send(&out, 1, MPI_DOUBLE, right, 6, MPI_COMM_WORLD);
+  while (state.residual > 1e-6 * (n + 2)) {
+    test_request(&state.request);
+    state.residual = state.residual * 0.5;
+  }
+  MPI_Wait(&state.request, MPI_STATUS_IGNORE);
 
   if (rank == 0 && work < 0) return 1;
   MPI_Finalize();
