@@ -1,18 +1,18 @@
 #include "analyze/polling_loops.h"
 
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
 #include <vector>
-
-#include <llvm/Analysis/LoopInfo.h>
-#include <llvm/Analysis/ValueTracking.h>
-#include <llvm/IR/Function.h>
-#include <llvm/IR/Module.h>
-#include <llvm/IR/Instructions.h>
 
 namespace perfcast::analyze::detail {
 
@@ -32,12 +32,12 @@ struct TestSpec {
 // interface or Fortran's trailing underscores.
 const TestSpec* test_spec(std::string name) {
   static const std::map<std::string, TestSpec> specs = {
-      {"mpi_test", {"MPI_Test", {0, 1}, {0}, {}}},                  // request, flag
-      {"mpi_testall", {"MPI_Testall", {1, 2}, {1}, {1}}},           // requests, flag
-      {"mpi_testany", {"MPI_Testany", {1, 2, 3}, {1}, {1}}},        // requests, index, flag
-      {"mpi_testsome", {"MPI_Testsome", {1, 2, 3}, {1}, {1, 3}}},   // requests, outcount, indices
-      {"mpi_iprobe", {"MPI_Iprobe", {3}, {}, {}}},                  // flag
-      {"mpi_improbe", {"MPI_Improbe", {3, 4}, {}, {}}},             // flag, message
+      {"mpi_test", {"MPI_Test", {0, 1}, {0}, {}}},                 // request, flag
+      {"mpi_testall", {"MPI_Testall", {1, 2}, {1}, {1}}},          // requests, flag
+      {"mpi_testany", {"MPI_Testany", {1, 2, 3}, {1}, {1}}},       // requests, index, flag
+      {"mpi_testsome", {"MPI_Testsome", {1, 2, 3}, {1}, {1, 3}}},  // requests, outcount, indices
+      {"mpi_iprobe", {"MPI_Iprobe", {3}, {}, {}}},                 // flag
+      {"mpi_improbe", {"MPI_Improbe", {3, 4}, {}, {}}},            // flag, message
   };
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   while (!name.empty() && name.back() == '_') name.pop_back();
@@ -99,8 +99,10 @@ Summary spec_summary(const TestSpec& spec) {
 // within the argument added to the pointer's own.
 Place written_place(const llvm::CallBase& call, const ArgumentWrite& w) {
   Place at = place_of(call.getArgOperand(w.position), call.getModule()->getDataLayout());
-  if (!w.offset || !at.offset) at.offset.reset();
-  else *at.offset += *w.offset;
+  if (!w.offset || !at.offset)
+    at.offset.reset();
+  else
+    *at.offset += *w.offset;
   return at;
 }
 
@@ -177,17 +179,22 @@ std::optional<std::string> polling_call(const llvm::Loop& l) {
     for (const BasicBlock* p : predecessors(b)) {
       if (!l.contains(p) || (b == l.getHeader())) continue;
       const Instruction* t = p->getTerminator();
-      if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional()) work.push_back(br->getCondition());
-      else if (auto* sw = dyn_cast<SwitchInst>(t)) work.push_back(sw->getCondition());
-      else control(p, depth + 1);
+      if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional())
+        work.push_back(br->getCondition());
+      else if (auto* sw = dyn_cast<SwitchInst>(t))
+        work.push_back(sw->getCondition());
+      else
+        control(p, depth + 1);
     }
   };
   SmallVector<BasicBlock*, 4> exiting;
   l.getExitingBlocks(exiting);
   for (const BasicBlock* e : exiting) {
     const Instruction* t = e->getTerminator();
-    if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional()) work.push_back(br->getCondition());
-    else if (auto* sw = dyn_cast<SwitchInst>(t)) work.push_back(sw->getCondition());
+    if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional())
+      work.push_back(br->getCondition());
+    else if (auto* sw = dyn_cast<SwitchInst>(t))
+      work.push_back(sw->getCondition());
   }
   // Memory the slice reads (a load's, or an address it passes on: an
   // array's descriptor handed to ANY): what the loop stores there is read too.
@@ -222,9 +229,12 @@ std::optional<std::string> polling_call(const llvm::Loop& l) {
         const BasicBlock* from = phi->getIncomingBlock(k);
         if (!l.contains(from)) continue;
         const Instruction* t = from->getTerminator();
-        if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional()) work.push_back(br->getCondition());
-        else if (auto* sw = dyn_cast<SwitchInst>(t)) work.push_back(sw->getCondition());
-        else control(from, 0);
+        if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional())
+          work.push_back(br->getCondition());
+        else if (auto* sw = dyn_cast<SwitchInst>(t))
+          work.push_back(sw->getCondition());
+        else
+          control(from, 0);
       }
       continue;
     }
@@ -271,8 +281,10 @@ std::optional<unsigned> completion_successor(const llvm::BranchInst& br, const l
       const bool eq = cmp->getPredicate() == ICmpInst::ICMP_EQ;
       // A request compared with MPI_REQUEST_NULL (a global in C, an integer
       // constant in Fortran); a flag or count compared with zero.
-      if (w->request && isa<Constant>(other)) complete_when_true = eq;
-      else if (auto* c = dyn_cast<ConstantInt>(other); c && c->isZero()) complete_when_true = !eq;
+      if (w->request && isa<Constant>(other))
+        complete_when_true = eq;
+      else if (auto* c = dyn_cast<ConstantInt>(other); c && c->isZero())
+        complete_when_true = !eq;
     }
   }
   if (!complete_when_true) return std::nullopt;
