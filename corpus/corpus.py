@@ -733,6 +733,8 @@ def timing_dependent_lines(rows):
     lines = []
     for row in rows:
         for op, v in row.get("mpi_calls_timing_dependent", {}).items():
+            if not v["model_at_least"] and not v["callgrind"]:
+                continue  # no call on either side: nothing to report
             lines.append(f"  {row['ranks']} ranks, rank {row['rank']}: MPI_{op.capitalize()} model >= "
                          f"{v['model_at_least']:.6g} (one pass of each polling loop), callgrind {v['callgrind']}: "
                          f"timing-dependent, not scored")
