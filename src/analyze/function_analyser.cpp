@@ -24,6 +24,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 
+#include "analyze/polling_loops.h"
 #include "analyze/run_time_checks.h"
 #include "analyze/site_names.h"
 #include "model/later_test.h"
@@ -263,6 +264,15 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
     n->guess = u->why;
     n->site = u->site;
   }
+  if (const LoopCounts::PollingTrips* p = counts_.polling_trips(l)) {
+    n->polls = p->call;
+    n->site = p->site;
+    n->unknown_trips = "";
+    n->note = (n->note.empty() ? "" : n->note + "; ") +
+              fmt::format("polls with {}: its trips are timing, priced at the one pass that finds the completion",
+                          p->call);
+    n->polls_loop = p->loop;
+  }
   if (s_.ctx.input->mca) {
     l->getHeader()->setName(fmt::format("{}{}", kMcaLoopPrefix, s_.ctx.mca_loops++));
     n->mca_header = l->getHeader()->getName().str();
@@ -358,8 +368,18 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
     n->note = (n->note.empty() ? "" : n->note + "; ") + "after the loop's exit: all its iterations but the last";
   } else if (two_way) {
     auto* br = cast<BranchInst>(step.term);
+    // A test of the completion state inside a polling loop: the one pass the
+    // model prices is the one that finds it, whatever fraction of a run's
+    // passes (timing) did.
+    std::optional<unsigned> found;
+    for (const Loop* p = scope; p && !found; p = p->getParentLoop())
+      if (counts_.polling_trips(p)) found = completion_successor(*br, *p);
     if (auto p = s_.probability_override(w)) {
       n->probability = *p;
+    } else if (found) {
+      n->probability = *found == 0 ? 1.0 : 0.0;
+      n->note = (n->note.empty() ? "" : n->note + "; ") +
+                "tests the completion a polling loop waits for: the pass priced is the one that finds it";
     } else if (auto cond = exprs_.conv_bool(br->getCondition(), scope)) {
       n->condition = ex::simplify(*cond);
     } else {

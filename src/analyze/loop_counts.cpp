@@ -15,6 +15,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "analyze/polling_loops.h"
 #include "analyze/site_names.h"
 #include "analyze/range_exits.h"
 #include "analyze/entered_counts.h"
@@ -114,7 +115,15 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
     os << "no trip count for the loop at line " << w.line << ": " << *btc;
     s_.ctx.input->progress(os.str());
   }
-  std::string name = loop_site(s_.ctx, s_.f, l) + ".trips";
+  const std::string loop = loop_site(s_.ctx, s_.f, l);
+  std::string name = loop + ".trips";
+  // A loop that polls for a message runs until it arrives: its trips are
+  // timing, which no run's count stands for. The model counts the pass that
+  // finds the completion; the wait is the matching request's to price.
+  if (auto call = polling_call(*l)) {
+    polling_[l] = {*call, site_of(w), loop};
+    return trip_counts_[l] = Expr(1);
+  }
   bool computable = !llvm::isa<llvm::SCEVCouldNotCompute>(btc);
   // An argument a recursion changes (recursion.h) makes the count a mean over the invocations.
   auto varied_argument = [&](const llvm::SCEV* e) {
@@ -441,7 +450,7 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
         Where test = s_.where(br->getDebugLoc()), loop = s_.where(source_loc(l));
         if (loops.size() != 1 || test.line != loop.line || test.file != loop.file) return std::nullopt;
         trips.push_back(trip_count(l));
-        if (!unknown_.count(l)) return std::nullopt;
+        if (!unknown_.count(l) && !polling_.count(l)) return std::nullopt;
         guards_unknown = true;
         continue;
       }

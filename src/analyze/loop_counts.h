@@ -43,6 +43,16 @@ class LoopCounts {
     auto it = unknown_.find(l);
     return it == unknown_.end() ? nullptr : &it->second;
   }
+  // For a loop that polls for an MPI completion (polling_loops.h), priced at
+  // its one pass that finds it: the MPI function it polls with, the source
+  // loop's site and the name the loop's trips would have had.
+  struct PollingTrips {
+    std::string call, site, loop;
+  };
+  const PollingTrips* polling_trips(const llvm::Loop* l) const {
+    auto it = polling_.find(l);
+    return it == polling_.end() ? nullptr : &it->second;
+  }
 
  private:
   unsigned remainder_bits(const llvm::Loop* l);
@@ -57,6 +67,7 @@ class LoopCounts {
   ScevToExpr& exprs_;
   std::map<const llvm::Loop*, expr::Expr> trip_counts_;
   std::map<const llvm::Loop*, UnknownTrips> unknown_;
+  std::map<const llvm::Loop*, PollingTrips> polling_;
   // The source loop's trip-count parameter of each loop unrolled by 2 whose
   // left-over iteration sits behind a test (remainder_test_of).
   std::map<const llvm::Loop*, expr::Expr> unrolled_by_two_;

@@ -50,6 +50,9 @@ struct Node {
   // none derived), "" when it is not; loop: the parameter its unknown trip count
   // stands for, and why. `site` is "file.c:line" for the model's coverage.
   std::string guess, unknown_trips, site;
+  // loop: the MPI function it polls for a completion with (polling_loops.h),
+  // its trips timing; "" for other loops. `site` is then its coverage site.
+  std::string polls, polls_loop;  // and the loop's site name (`main.loop2`)
   // loop: a recursive function's invocations per call from outside, around its
   // body; compute: the call back into the recursion, left out (its note says so)
   bool recursion = false;

@@ -74,6 +74,7 @@ model::LoopItem loop(const Node& n) {
   if (n.footprint)
     l.footprint = model::LoopItem::Footprint{ex::simplify((*n.footprint)[0]), ex::simplify((*n.footprint)[1]),
                                              ex::simplify((*n.footprint)[2])};
+  l.polls = n.polls;
   l.body = to_model_items(n.body);
   return l;
 }
@@ -215,6 +216,8 @@ model::Coverage model_coverage(const std::map<std::string, FunctionModel>& funct
             seen.insert({"loop", name, n->site, n->unknown_trips}).second)
           c.unknown_loops.push_back(
               {name, n->site, n->unknown_trips, n->guess, std::nullopt, false, n->recursion, n->virtual_call});
+        if (n->kind == Node::Loop && !n->polls.empty() && seen.insert({"polling", name, n->site, n->polls}).second)
+          c.polling_loops.push_back({name, n->site, n->polls_loop, n->polls});
         guesses(n->body), guesses(n->then_items), guesses(n->else_items);
       }
     };

@@ -111,6 +111,7 @@ void print_table(const counts::ProfileCounts& counts, const std::vector<const co
     table.add_row({label,
                    total            ? "-"
                    : f.inlined_only ? "inlined"
+                   : counts::is_polling_call(f.name) ? number(f.calls) + " (timing)"
                                     : number(f.calls),
                    number(f.instructions), number(f.flops_double_scalar()), number(f.flops_double_simd()),
                    number(f.flops_single_scalar()), number(f.flops_single_simd()), number(f.loads), number(f.stores),

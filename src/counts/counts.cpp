@@ -1,6 +1,7 @@
 #include "counts/counts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <filesystem>
 #include <set>
@@ -333,6 +334,16 @@ ProfileCounts subtract(const ProfileCounts& a, const ProfileCounts& b) {
   return out;
 }
 
+bool is_polling_call(const std::string& function) {
+  std::string name;
+  for (char c : function) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  if (name.rfind("pmpi_", 0) == 0) name.erase(0, 1);
+  static const std::set<std::string> polling = {"mpi_test",   "mpi_testall", "mpi_testany",
+                                                "mpi_testsome", "mpi_iprobe", "mpi_improbe"};
+  return polling.count(name) > 0;
+}
+
 nlohmann::json to_json(const FunctionCounts& f) {
   nlohmann::json by_width = nlohmann::json::object();
   const char* precision[2] = {"single", "double"};
@@ -367,6 +378,7 @@ nlohmann::json to_json(const FunctionCounts& f) {
       {"masked_vector_instructions", f.masked_vector_instructions},
       {"skipped_stub_instructions", f.skipped_stub_instructions},
   };
+  if (is_polling_call(f.name)) j["timing_dependent"] = true;
   return j;
 }
 

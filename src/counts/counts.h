@@ -122,6 +122,12 @@ ProfileCounts subtract(const ProfileCounts& a, const ProfileCounts& b);
 std::string math_function(const std::string& symbol);
 
 nlohmann::json to_json(const FunctionCounts& counts);
+
+// Whether `function` is an entry point of an MPI test or probe (MPI_Test,
+// PMPI_Testall, mpi_iprobe_, ...): its calls are the passes of the loops that
+// poll with it, as many as the messages took to arrive in this run, timing
+// and not a count of the input (`timing_dependent` in the JSON).
+bool is_polling_call(const std::string& function);
 nlohmann::json to_json(const ProfileCounts& counts);
 
 }  // namespace perfcast::counts

@@ -98,7 +98,7 @@ void add_into(Costs& acc, const Costs& x) {
   for (const auto& g : x.mpi) {
     auto it = std::find_if(acc.mpi.begin(), acc.mpi.end(), [&](const MpiGroup& h) {
       return h.op == g.op && h.line == g.line && h.function == g.function && same(h.peer, g.peer) &&
-             same(h.root, g.root);
+             same(h.root, g.root) && h.timing_dependent == g.timing_dependent;
     });
     if (it == acc.mpi.end()) {
       acc.mpi.push_back(g);
@@ -413,6 +413,10 @@ class Composer {
     }
     Costs run = over_iterations(body, l.var, l.trip_count, l.levels);
     run.checks = checks_over_iterations(body.checks, l.var, l.trip_count);
+    // A polling loop's trips are timing: its calls, counted at the pass that
+    // finds the completion, are lower bounds, and so are its callees'.
+    if (!l.polls.empty())
+      for (auto& g : run.mpi) g.timing_dependent = true;
     add_check(run.checks, l.trip_count, "trip count of the loop", ctx.function, it.line);
     // The footprint is per run of the loop: added after the iterations.
     if (l.footprint) {
@@ -772,6 +776,7 @@ void add_site_to_rank(RankCounts& r, SiteCounts s) {
 void add_call_to_rank(RankCounts& r, MpiCalls m, double bytes) {
   bool real_peer = !m.peer || *m.peer >= 0;
   r.mpi_calls += m.calls;
+  if (m.timing_dependent) r.mpi_calls_timing_dependent += m.calls;
   const mpi::OpFacts& op = mpi::facts(m.op);
   if (op.sends && real_peer) {
     r.messages += m.calls;
@@ -869,6 +874,7 @@ RankCounts evaluate_rank_counts(const SymbolicCosts& c, const expr::Bindings& b,
     m.op = g.op;
     m.line = g.line;
     m.function = g.function;
+    m.timing_dependent = g.timing_dependent;
     const std::string call_site =
         (g.line ? fmt::format("{} in {} (line {})", mpi::name(g.op), g.function, g.line)
                 : fmt::format("{} in {}", mpi::name(g.op), g.function)) +

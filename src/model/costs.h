@@ -52,6 +52,9 @@ struct MpiGroup {
   std::optional<Expr> root;
   int line = 0;
   std::string function;  // the model function the call is in
+  // Made inside a loop that polls for a completion (LoopItem::polls): `calls`
+  // counts one pass of it, a lower bound of what a run makes.
+  bool timing_dependent = false;
 };
 
 // The counts of one site (see above).
@@ -126,6 +129,7 @@ struct MpiCalls {
   std::optional<long long> peer;  // -1 for MPI_PROC_NULL
   int line = 0;
   std::string function;
+  bool timing_dependent = false;  // MpiGroup::timing_dependent: `calls` is a lower bound
 };
 
 struct SiteCounts {
@@ -158,6 +162,7 @@ struct RankCounts {
   std::vector<MpiCalls> mpi;
   // Derived: totals over `mpi`.
   double mpi_calls = 0;    // every call, MPI_PROC_NULL included
+  double mpi_calls_timing_dependent = 0;  // of them, those counted at one pass of a polling loop
   double messages = 0;     // point-to-point sends to a real peer, plus collective calls
   double sent_bytes = 0;   // point-to-point sends to a real peer, plus collective buffers
   double received_bytes = 0;

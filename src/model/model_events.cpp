@@ -1,5 +1,6 @@
 #include "model/model_events.h"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <optional>
@@ -456,6 +457,10 @@ class RankEvaluator {
     repeat_ = Repeat{&m, line, at_function_, &scope, calls, static_cast<std::uint64_t>(std::llround(std::max(0.0, bytes_real)))};
   }
 
+  bool in_polling_loop() const {
+    return std::any_of(frames_.begin(), frames_.end(), [](const Frame& f) { return f.loop && !f.loop->polls.empty(); });
+  }
+
   void emit_mpi_call(const MpiItem& m, int line, const expr::Bindings& scope, std::uint64_t bytes) {
     using mpi::Op;
     auto n = static_cast<std::uint64_t>(size_);
@@ -508,8 +513,23 @@ class RankEvaluator {
         pending_requests_.clear();
         e.bytes = 0;
         break;
+      // The pass of a polling loop (LoopItem::polls) that finds the
+      // completion: its test completes what a wait would, so the loop's
+      // trips are priced as the wait they are. A test elsewhere completes none.
       case Op::Test:
-      case Op::Testall: e.bytes = 0; break;
+      case Op::Testall:
+        e.bytes = 0;
+        if (in_polling_loop()) {
+          e.kind = m.op == Op::Test ? Kind::Wait : Kind::Waitall;
+          if (m.op == Op::Testall) {
+            e.requests.assign(pending_requests_.begin(), pending_requests_.end());
+            pending_requests_.clear();
+          } else if (!pending_requests_.empty()) {
+            e.requests = {pending_requests_.front()};
+            pending_requests_.pop_front();
+          }
+        }
+        break;
       case Op::Probe:
         e.peer = peer_of(m, scope, true);
         e.bytes = 0;

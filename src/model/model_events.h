@@ -21,7 +21,9 @@
 //   order matches them); a negative peer is MPI_PROC_NULL; an unknown peer sends
 //   to rank+1 mod size and receives from any source. Nonblocking calls get fresh
 //   requests: wait completes the oldest pending one, waitall all of them;
-//   waitany completes the oldest; test/testall complete none; iprobe becomes a
+//   waitany completes the oldest; test/testall complete none, except inside a
+//   polling loop (LoopItem::polls), whose one pass is the test that finds the
+//   completion: there they complete as wait/waitall do; iprobe becomes a
 //   marker. A sendrecv's source is the rank whose call at the same site and
 //   occurrence sends to this one (the model only names the destination).
 //   Communicator calls create handles, but every event stays on MPI_COMM_WORLD

@@ -142,7 +142,7 @@ class Reader {
     if (!c.is_object()) fail(path, "expected an object: {\"functions_defined\": ..., \"unresolved_calls\": [...], ...}");
     only_keys(c, path, {"functions_defined", "functions_reachable", "instructions", "instructions_priced",
                         "priced_share", "unresolved_calls", "guessed_branches", "unknown_loops", "probe_run",
-                        "candidate_instructions_priced"});
+                        "candidate_instructions_priced", "polling_loops"});
     Coverage out;
     auto whole = [&](const char* key) -> std::int64_t {
       const json& v = member(c, path, key);
@@ -238,6 +238,11 @@ class Reader {
       if (o.contains("virtual_call")) l.virtual_call = text(o, p, "virtual_call");
       out.unknown_loops.push_back(std::move(l));
     });
+    list("polling_loops", [&](const json& o, const std::string& p) {
+      only_keys(o, p, {"function", "site", "loop", "call"});
+      out.polling_loops.push_back({text(o, p, "function"), text(o, p, "site"), o.contains("loop") ? text(o, p, "loop") : "",
+                                   text(o, p, "call")});
+    });
     return out;
   }
 
@@ -287,13 +292,17 @@ class Reader {
       only_keys(j, path,
                 {"kind", "line", "note", "var", "levels", "trip_count", "working_set_bytes", "footprint",
                  "cycles_per_iteration", "overhead_cycles_per_iteration", "ports_cycles_per_iteration", "mca", "streams",
-                 "stream_offsets", "body"});
+                 "stream_offsets", "body", "polls"});
       LoopItem l;
       if (j.contains("var")) l.var = string_at(j["var"], path + "/var");
       if (j.contains("levels")) {
         if (!j["levels"].is_boolean()) fail(path + "/levels", "expected true or false");
         l.levels = j["levels"].get<bool>();
         if (l.levels && l.var.empty()) fail(path + "/levels", "a loop of levels needs a 'var', its level");
+      }
+      if (j.contains("polls")) {
+        l.polls = string_at(j["polls"], path + "/polls");
+        if (l.polls.empty()) fail(path + "/polls", "expected the MPI function the loop polls with (\"MPI_Test\")");
       }
       l.trip_count = expr_at(member(j, path, "trip_count"), path + "/trip_count");
       l.working_set_bytes = optional_expr(j, path, "working_set_bytes");

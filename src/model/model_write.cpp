@@ -50,6 +50,7 @@ void put_loop(json& j, const LoopItem& l) {
   j["var"] = l.var;
   if (l.levels) j["levels"] = true;
   j["trip_count"] = text(l.trip_count);
+  if (!l.polls.empty()) j["polls"] = l.polls;
   if (l.working_set_bytes) j["working_set_bytes"] = text(*l.working_set_bytes);
   if (l.cycles_per_iteration) j["cycles_per_iteration"] = cycles(*l.cycles_per_iteration);
   if (l.overhead_cycles_per_iteration) j["overhead_cycles_per_iteration"] = cycles(*l.overhead_cycles_per_iteration);
@@ -202,6 +203,12 @@ json coverage_json(const Coverage& c) {
     loops.push_back(std::move(one));
   }
   j["unknown_loops"] = std::move(loops);
+  if (!c.polling_loops.empty()) {
+    json polling = json::array();
+    for (const auto& l : c.polling_loops)
+      polling.push_back({{"function", l.function}, {"site", l.site}, {"loop", l.loop}, {"call", l.call}});
+    j["polling_loops"] = std::move(polling);
+  }
   if (!c.probe_run.empty()) j["probe_run"] = c.probe_run;
   return j;
 }
@@ -209,9 +216,14 @@ json coverage_json(const Coverage& c) {
 std::string coverage_summary(const Coverage& c) {
   return fmt::format(
       "coverage: {} of {} functions reachable, {:.1f} % of their IR instructions priced; {} unresolved calls, "
-      "{} guessed branches, {} loops of unknown trip count{}",
+      "{} guessed branches, {} loops of unknown trip count{}{}",
       c.functions_reachable, c.functions_defined, 100.0 * c.priced_share(), c.unresolved_calls.size(),
-      c.guessed_branches.size(), c.unknown_loops.size(), c.guesses() ? " (perfcast model show lists them)" : "");
+      c.guessed_branches.size(), c.unknown_loops.size(),
+      c.polling_loops.empty()
+          ? ""
+          : fmt::format(", {} polling loops priced at one pass (their trips are timing, their MPI calls lower bounds)",
+                        c.polling_loops.size()),
+      c.guesses() || !c.polling_loops.empty() ? " (perfcast model show lists them)" : "");
 }
 
 json program_model_json(const ProgramModel& model) {

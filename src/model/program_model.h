@@ -82,6 +82,12 @@ struct LoopItem {
     double rthroughput_without_divides = 0;
   };
   std::optional<McaFigures> mca;
+  // A loop that polls for an MPI completion (`do { MPI_Test(&r, &flag, ...) }
+  // while (!flag)`): the MPI function it polls with, "" for other loops. Its
+  // trips are timing (how long the message takes), not a count: `trip_count`
+  // is the one pass that finds the completion, and the MPI calls inside it
+  // count as lower bounds (timing-dependent).
+  std::string polls;
   Items body;
 };
 
@@ -261,6 +267,14 @@ struct Coverage {
   std::map<std::string, std::int64_t> candidate_instructions_priced;
   std::vector<Branch> guessed_branches;
   std::vector<Loop> unknown_loops;
+  // Loops that poll for an MPI completion (LoopItem::polls): priced at one
+  // pass, their trips timing-dependent. Not guesses: no run's count binds them.
+  struct Polling {
+    std::string function, site;
+    std::string loop;  // the site's name (`main.loop2`)
+    std::string call;  // the MPI function whose completion ends it ("MPI_Test")
+  };
+  std::vector<Polling> polling_loops;
   // The probe run whose measures replaced guesses ("`./app 8` on 2 ranks"); "" if none.
   std::string probe_run;
 

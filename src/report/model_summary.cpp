@@ -55,6 +55,13 @@ std::string model_summary_text(const model::ProgramModel& m, const std::string& 
                          : l.probe_not_reached ? " (not reached by the probe run: 0 at its input)"
                                                : "");
   }
+  if (!c.polling_loops.empty()) {
+    out += fmt::format("loops that poll for a completion ({}): priced at one pass, their MPI calls lower bounds (the "
+                       "passes are timing, not a count; no probe run binds them)\n",
+                       c.polling_loops.size());
+    for (const auto& l : c.polling_loops)
+      out += fmt::format("  {:<20} {} in {}: polls with {}\n", l.site, l.loop, l.function, l.call);
+  }
   if (!c.probe_run.empty()) {
     out += fmt::format("values from the probe run {} (measured at that input; they may not hold at another):\n",
                        c.probe_run);

@@ -42,6 +42,28 @@ nlohmann::json site_json(const model::SitePrediction& s) {
   return site;
 }
 
+// Per MPI operation ("test"): its calls, and where some are made inside a
+// polling loop, `timing_dependent: true` and how many: those count one pass
+// of the loop, a lower bound of what a run makes.
+nlohmann::json mpi_calls_by_op(const model::RankCounts& c) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& m : c.mpi) {
+    nlohmann::json& op = out[std::string(mpi::name(m.op))];
+    if (op.is_null()) op = {{"calls", 0.0}};
+    op["calls"] = op["calls"].get<double>() + m.calls;
+    if (m.timing_dependent) {
+      op["timing_dependent"] = true;
+      op["timing_dependent_calls"] = op.value("timing_dependent_calls", 0.0) + m.calls;
+    }
+  }
+  return out;
+}
+
+// A count of MPI calls, "≥" before it where some of them are lower bounds.
+std::string mpi_calls_text(const model::RankCounts& c) {
+  return (c.mpi_calls_timing_dependent > 0 ? "≥" : "") + count(c.mpi_calls);
+}
+
 nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprint) {
   const auto& c = r.counts;
   nlohmann::json mem = nlohmann::json::object();
@@ -59,6 +81,8 @@ nlohmann::json rank_json(const model::RankPrediction& r, bool mca, bool footprin
                       {"load_bytes", c.load_bytes},
                       {"store_bytes", c.store_bytes},
                       {"mpi_calls", c.mpi_calls},
+                      {"mpi_calls_timing_dependent", c.mpi_calls_timing_dependent},
+                      {"mpi_calls_by_op", mpi_calls_by_op(c)},
                       {"messages", c.messages},
                       {"sent_bytes", c.sent_bytes},
                       {"received_bytes", c.received_bytes},
@@ -142,7 +166,7 @@ std::string site_label(const model::SitePrediction& s) {
 void add_rank_row(Table& t, const model::RankPrediction& r, const std::string& label, bool mca) {
   const auto& c = r.counts;
   std::vector<std::string> row = {label, std::to_string(r.node), quantity(r.flops, Dimension::Flops),
-                                  quantity(c.load_bytes + c.store_bytes, Dimension::Bytes), count(c.mpi_calls),
+                                  quantity(c.load_bytes + c.store_bytes, Dimension::Bytes), mpi_calls_text(c),
                                   quantity(c.sent_bytes, Dimension::Bytes), quantity(r.compute_s, Dimension::Seconds),
                                   quantity(r.memory_s, Dimension::Seconds),
                                   quantity(r.overhead_s + r.latency_s + r.transfer_s, Dimension::Seconds),
@@ -390,6 +414,22 @@ std::vector<std::string> prediction_warnings(const PredictionView& view, const P
         "time prices them on one core, as if the threads ran one after another (the machine model has no threads per "
         "rank yet): the regions' part of the time is the serial time, not the parallel one",
         omp_threads));
+  // Calls inside polling loops: one pass each, their trips being timing.
+  double most_timing_dependent = 0;
+  for (const auto& r : view.prediction.ranks)
+    most_timing_dependent = std::max(most_timing_dependent, r.counts.mpi_calls_timing_dependent);
+  if (most_timing_dependent > 0) {
+    std::string where;
+    if (view.model.coverage)
+      for (const auto& l : view.model.coverage->polling_loops)
+        where += fmt::format("{}{} at {}", where.empty() ? " (" : ", ", l.call, l.site);
+    if (!where.empty()) where += ")";
+    out.push_back(fmt::format(
+        "up to {} MPI calls a rank ('≥' in the table, timing_dependent in --json) are made inside loops that poll "
+        "for a completion{}: each loop is counted at the one pass that finds it, a lower bound, since how many passes "
+        "it makes is timing, not the input; the time prices the wait at the request's completion",
+        count(most_timing_dependent), where));
+  }
   if (!view.model.coverage || view.model.coverage->guesses() == 0) return out;
   const model::Coverage& c = *view.model.coverage;
   // An indirect call a probe run bound is counted (at its measured targets).
@@ -469,6 +509,7 @@ nlohmann::json prediction_json(const PredictionView& view, const PredictionConte
     j["coverage"] = {{"unresolved_calls", c->unresolved_calls.size()},
                      {"guessed_branches", c->guessed_branches.size()},
                      {"unknown_loops", c->unknown_loops.size()},
+                     {"polling_loops", c->polling_loops.size()},
                      {"priced_share", c->priced_share()}};
   else
     j["coverage"] = nullptr;

@@ -330,6 +330,32 @@ class Figures(unittest.TestCase):
                 {"function": "ompi_coll_base_allreduce", "object": "libmpi.so", "calls": 7}]
         self.assertEqual(corpus.callgrind_mpi_calls(rows, "app", vocabulary), 47)
 
+    def test_mpi_calls_a_polling_loop_makes_are_reported_not_scored(self):
+        vocabulary = corpus.mpi_vocabulary()
+        rows = [{"function": "PMPI_Test", "object": "libmpi.so", "calls": 3221},
+                {"function": "mpi_test_", "object": "libmpi_mpifh.so", "calls": 3221},
+                {"function": "PMPI_Send", "object": "libmpi.so", "calls": 40},
+                {"function": "MPI_Allreduce", "object": "libmpi.so", "calls": 7}]
+        measured = corpus.callgrind_mpi_calls_by_op(rows, "app", vocabulary)
+        self.assertEqual(measured, {"test": 3221, "send": 40, "allreduce": 7})
+        rank = {"mpi_calls": 49, "mpi_calls_by_op": {
+            "test": {"calls": 2, "timing_dependent": True, "timing_dependent_calls": 2},
+            "send": {"calls": 40}, "allreduce": {"calls": 7}}}
+        model, callgrind, labelled = corpus.scored_mpi_calls(rank, measured)
+        self.assertEqual((model, callgrind), (47, 47))  # the tests left out of both
+        self.assertEqual(labelled, {"test": {"model_at_least": 2, "callgrind": 3221}})
+        row = {"ranks": 2, "rank": 0, "flops_error": 0.0, "mpi_calls_error": corpus.relative_error(model, callgrind),
+               "mpi_calls_timing_dependent": labelled}
+        gap = {"ranks": 2, "rank": None, "figure": "mpi_calls", "measured": 0.3, "bound": 0.01, "reason": "why"}
+        failures, _ = corpus.verdicts(self.recipe([gap]), [row])
+        self.assertEqual(failures, [])  # 3221 against 2 is no error of the scored calls
+        lines = corpus.timing_dependent_lines([row])
+        self.assertIn("MPI_Test model >= 2", lines[1])
+        self.assertIn("callgrind 3221", lines[1])
+        self.assertIn("not scored", lines[1])
+        # Without the breakdown (an older perfcast), every call is scored as before.
+        self.assertEqual(corpus.scored_mpi_calls({"mpi_calls": 49}, measured), (49, 3268, {}))
+
     def test_relative_error(self):
         self.assertAlmostEqual(corpus.relative_error(115, 100), 0.15)
         self.assertEqual(corpus.relative_error(0, 0), 0.0)

@@ -252,3 +252,20 @@ TEST(Counts, MathFunctionNames) {
 
 }  // namespace
 }  // namespace perfcast::counts
+
+// A test's or probe's calls are the passes of the loops polling with it:
+// labelled timing-dependent through every entry point, C, profiling and
+// Fortran; other MPI calls and the program's own functions are not.
+TEST(Counts, TestAndProbeCallsAreLabelledTimingDependent) {
+  for (const char* name : {"MPI_Test", "PMPI_Testall", "mpi_testsome_", "pmpi_iprobe__", "MPI_Improbe", "MPI_TESTANY"})
+    EXPECT_TRUE(perfcast::counts::is_polling_call(name)) << name;
+  for (const char* name : {"MPI_Wait", "mpi_send_", "MPI_Testing_helper", "test", "main"})
+    EXPECT_FALSE(perfcast::counts::is_polling_call(name)) << name;
+  perfcast::counts::FunctionCounts test;
+  test.name = "PMPI_Test";
+  test.calls = 3221;
+  EXPECT_TRUE(perfcast::counts::to_json(test).value("timing_dependent", false));
+  perfcast::counts::FunctionCounts send;
+  send.name = "PMPI_Send";
+  EXPECT_FALSE(perfcast::counts::to_json(send).contains("timing_dependent"));
+}

@@ -1636,5 +1636,51 @@ TEST(ProbeRun, PricesTheTestsOfASelectorThatVariedByTheSidesThatRan) {
   }
 }
 
+// Loops that poll for a message (tests/analyze/cases/polling.c): the probe
+// run measures their passes, timing of that run, and must not bind them as a
+// count: the bound model still prices each at one pass, its MPI calls lower
+// bounds, while the solver loops beside them get their measured trips.
+TEST(ProbeRun, LeavesThePassesOfAPollingLoopUnbound) {
+  const std::string source = std::string(PERFCAST_SOURCE_DIR) + "/tests/analyze/cases/polling.c";
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "polling.model.json", bound = dir / "polling.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  fs::path program = build("polling_features", true, source);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), "10"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  ASSERT_EQ(after["coverage"]["polling_loops"].size(), 4u) << after["coverage"].dump();
+  // Every polling loop keeps its one pass; no parameter stands for its trips.
+  int polling = 0;
+  std::function<void(const json&)> walk = [&](const json& items) {
+    for (const auto& i : items) {
+      if (i.contains("polls")) {
+        ++polling;
+        EXPECT_EQ(i["trip_count"].dump(), "\"1\"") << i.dump();
+      }
+      for (const char* key : {"body", "then", "else"})
+        if (i.contains(key)) walk(i[key]);
+    }
+  };
+  for (const auto& [name, f] : after["functions"].items()) walk(f["body"]);
+  EXPECT_EQ(polling, 4);
+  for (const auto& l : after["coverage"]["unknown_loops"])  // the solver loops: measured
+    EXPECT_TRUE(l.contains("probe_trips")) << l.dump();
+  EXPECT_EQ(required(after), 0) << after["parameters"].dump(1);
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json predicted = json::parse(r.stdout_text);
+  for (const auto& rank : predicted["ranks"]) {
+    EXPECT_EQ(rank["mpi_calls_timing_dependent"].get<double>(), 5.0) << rank.dump(1);
+    EXPECT_EQ(rank["mpi_calls_by_op"]["test"].value("timing_dependent_calls", 0.0), 2.0) << rank.dump(1);
+    EXPECT_EQ(rank["mpi_calls_by_op"]["recv"].value("calls", 0.0), 1.0) << rank.dump(1);
+  }
+}
+
 }  // namespace
 }  // namespace perfcast

@@ -359,3 +359,49 @@ TEST(Fortran, ASourceFlangRefusesNamesTheFileAndLine) {
 }
 
 }  // namespace
+
+// Loops that poll for a message (polling_main.f90, its wrappers of MPI_TEST
+// and MPI_TESTSOME in polling_kernels.f90, as SNAP's plib keeps them): listed
+// with the call each polls with and priced at one pass: their flops once,
+// their MPI_TEST calls lower bounds, labelled in predict's JSON and text.
+TEST(Fortran, PollingLoopsArePricedAtOnePassAndTheirCallsAreLowerBounds) {
+  json model = analyse({"polling_kernels.f90", "polling_main.f90"}, "polling");
+  std::map<std::string, std::string> polled;
+  for (const auto& l : model["coverage"].value("polling_loops", json::array()))
+    polled[l["site"].get<std::string>()] = l["call"].get<std::string>();
+  std::map<std::string, std::string> expected = {{"polling_main.f90:31", "MPI_Test"},
+                                                 {"polling_main.f90:40", "MPI_Test"},
+                                                 {"polling_main.f90:47", "MPI_Testsome"}};
+  EXPECT_EQ(polled, expected) << model["coverage"].dump(1);
+  EXPECT_TRUE(model["coverage"]["unknown_loops"].empty()) << model["coverage"]["unknown_loops"].dump(1);
+  for (const auto& name : parameter_names(model)) EXPECT_EQ(name.find(".trips"), std::string::npos) << name;
+
+  std::map<std::string, long> params;
+  for (const auto& [name, p] : model["parameters"].items())
+    if (!p.contains("default")) params[name] = 10;
+  json small = predict("polling", 2, params);
+  for (auto& [name, v] : params) v = 30;
+  json large = predict("polling", 2, params);
+  ASSERT_TRUE(small.contains("ranks") && large.contains("ranks"));
+  for (size_t r = 0; r < 2; ++r) {
+    // The DO WHILE's one pass: its inner loop's n multiply-adds once.
+    EXPECT_DOUBLE_EQ(large["ranks"][r]["instruction_flops"].get<double>() -
+                         small["ranks"][r]["instruction_flops"].get<double>(),
+                     2.0 * 20)
+        << large["ranks"][r].dump(1);
+    const json& test = small["ranks"][r]["mpi_calls_by_op"]["test"];
+    EXPECT_TRUE(test.value("timing_dependent", false)) << small["ranks"][r].dump(1);
+    EXPECT_EQ(test.value("timing_dependent_calls", 0.0), 2.0) << "the DO WHILE's MPI_TEST and the wrapper's";
+    EXPECT_EQ(small["ranks"][r]["mpi_calls_timing_dependent"].get<double>(), 2.0);
+    EXPECT_FALSE(small["ranks"][r]["mpi_calls_by_op"]["send"].value("timing_dependent", false));
+  }
+  bool warned = false;
+  for (const auto& w : small["warnings"]) warned = warned || w.get<std::string>().find("poll") != std::string::npos;
+  EXPECT_TRUE(warned) << small["warnings"].dump(1);
+
+  std::vector<std::string> args = {"predict", model_path("polling").string(), "--machine", "polus", "--np", "2"};
+  for (const auto& [k, v] : params) args.insert(args.end(), {"--param", k + "=" + std::to_string(v)});
+  auto text = perfcast_run(args);
+  EXPECT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_NE(text.stdout_text.find("≥"), std::string::npos) << text.stdout_text;
+}

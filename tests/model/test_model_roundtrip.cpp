@@ -498,3 +498,38 @@ TEST(ModelRoundtrip, CoverageSection) {
   }
   std::filesystem::remove(file);
 }
+
+// A polling loop's `polls` and the coverage's polling_loops survive a write
+// and a read; `polls` naming no MPI function is refused at its path.
+TEST(ModelRoundtrip, PollingLoopsSurviveAWriteAndARead) {
+  ProgramModel m = every_kind();
+  MpiItem test;
+  test.op = perfcast::mpi::Op::Test;
+  test.bytes = expr::parse("0");
+  LoopItem polling;
+  polling.trip_count = expr::parse("1");
+  polling.polls = "MPI_Test";
+  polling.body.push_back(Item{47, "", test});
+  m.functions["main"].body.push_back(Item{46, "", polling});
+  m.coverage->polling_loops.push_back({"main", "every_kind.c:46", "main.loop3", "MPI_Test"});
+  auto file = perfcast::testing::scratch() / "polling.model.json";
+  std::ofstream(file) << program_model_json(m).dump(2);
+  ProgramModel back = load_program_model(file);
+  EXPECT_EQ(program_model_json(back).dump(), program_model_json(m).dump());
+  EXPECT_EQ(std::get<LoopItem>(back.functions.at("main").body.back().body).polls, "MPI_Test");
+  ASSERT_EQ(back.coverage->polling_loops.size(), 1u);
+  EXPECT_EQ(back.coverage->polling_loops[0].loop, "main.loop3");
+  EXPECT_EQ(back.coverage->polling_loops[0].call, "MPI_Test");
+  EXPECT_NE(coverage_summary(*back.coverage).find("1 polling loops"), std::string::npos)
+      << coverage_summary(*back.coverage);
+  auto j = program_model_json(m);
+  j["functions"]["main"]["body"].back()["polls"] = "";
+  std::ofstream(file) << j.dump(2);
+  try {
+    load_program_model(file);
+    ADD_FAILURE() << "an empty polls was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("/polls"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(file);
+}
