@@ -654,10 +654,18 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
               return q != p && q->name == name;
             }))
           ready = false;
-      if (ready)
-        b[p->name] = expr::evaluate(*p->default_value, b);
-      else
+      if (ready) {
+        try {
+          b[p->name] = expr::evaluate(*p->default_value, b);
+        } catch (const UserError& error) {
+          throw UserError(fmt::format("the default of parameter '{}' does not evaluate on rank {}: {}", p->name, rank,
+                                      error.what()),
+                          SourceLocation{model.file, std::nullopt, fmt::format("parameters.{}.default", p->name)},
+                          fmt::format("pass --param {}=VALUE, or check the parameters its default names", p->name));
+        }
+      } else {
         later.push_back(p);
+      }
     }
     if (later.size() == waiting.size()) {
       std::string cycle;
