@@ -655,13 +655,14 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
             }))
           ready = false;
       if (ready) {
+        // A default that does not evaluate here (the bytes a loop's guard
+        // keeps it from sweeping, counted as if it ran: past 64 bits) is
+        // needed only where code that uses it runs: unknown, an error there
+        // and nothing under a guard's 0 (expr::evaluate).
         try {
           b[p->name] = expr::evaluate(*p->default_value, b);
-        } catch (const UserError& error) {
-          throw UserError(fmt::format("the default of parameter '{}' does not evaluate on rank {}: {}", p->name, rank,
-                                      error.what()),
-                          SourceLocation{model.file, std::nullopt, fmt::format("parameters.{}.default", p->name)},
-                          fmt::format("pass --param {}=VALUE, or check the parameters its default names", p->name));
+        } catch (const UserError&) {
+          b[p->name] = expr::Value::unknown();
         }
       } else {
         later.push_back(p);
