@@ -105,7 +105,7 @@ class UnderEntryGuards : public llvm::SCEVRewriteVisitor<UnderEntryGuards> {
   // by that shape.
   const SCEV* visitUDivExpr(const llvm::SCEVUDivExpr* e) {
     const bool at_least_zero = !SE.isKnownNonNegative(e->getLHS()) && (non_negative_on_entry(e->getLHS(), loop_, SE) ||
-                                                                      dividend_of_unrolled_loop(e, loop_, SE));
+                                                                       dividend_of_unrolled_loop(e, loop_, SE));
     const SCEV* dividend = visit(e->getLHS());
     if (at_least_zero) dividend = SE.getSMaxExpr(dividend, SE.getZero(dividend->getType()));
     return SE.getUDivExpr(dividend, visit(e->getRHS()));

@@ -166,8 +166,8 @@ class Evaluator {
     if (it == bindings_.end()) {
       std::string needed;
       for (const auto& n : free_names(root_)) needed += (needed.empty() ? "" : ", ") + n;
-      throw UserError(fmt::format("no value for '{}' in expression '{}' (it needs: {})", name, root_.str(), needed),
-                      {}, "bind every parameter the expression needs");
+      throw UserError(fmt::format("no value for '{}' in expression '{}' (it needs: {})", name, root_.str(), needed), {},
+                      "bind every parameter the expression needs");
     }
     const Value& v = it->second;
     if (!v.is_known())
@@ -259,9 +259,10 @@ class Evaluator {
       const double lo = e.kind() == Kind::SExt ? -std::ldexp(1.0, bits - 1) : 0.0;
       const double hi = e.kind() == Kind::SExt ? std::ldexp(1.0, bits - 1) : std::ldexp(1.0, bits);
       if (!(x.d >= lo && x.d < hi))
-        throw NoNumber(fmt::format("'{}' needs an integer or a real in [{}, {}), and '{}' is the real {} while "
-                                   "evaluating '{}'",
-                                   e.str(), lo, hi, e.operands()[0].str(), x.d, root_.str()));
+        throw NoNumber(
+            fmt::format("'{}' needs an integer or a real in [{}, {}), and '{}' is the real {} while "
+                        "evaluating '{}'",
+                        e.str(), lo, hi, e.operands()[0].str(), x.d, root_.str()));
       return x;
     }
     // A 64-bit value the program holds is in [-2^63, 2^64): beyond, the exact
