@@ -60,6 +60,39 @@ bool non_negative_on_entry(const SCEV* x, const llvm::Loop& loop, llvm::ScalarEv
   return at_least_on_entry(add->getOperand(1), -k->getAPInt(), loop, se);
 }
 
+// For a loop the optimiser made of N source iterations taken W at a time
+// (the vectoriser's vector body, W its vectors times their interleaved
+// copies; a loop the unroller unrolled by W at run time), its backedge-taken
+// count (W * X - W) udiv W, W a power of two > 1: X, the trips (N udiv W,
+// maybe cast). nullptr for every other loop: the loops they leave for the
+// rest (N - W * X - 1, N mod W) have other shapes.
+const SCEV* unrolled_trips_of(const llvm::Loop& loop, llvm::ScalarEvolution& se) {
+  const auto* taken = llvm::dyn_cast<llvm::SCEVUDivExpr>(se.getBackedgeTakenCount(const_cast<llvm::Loop*>(&loop)));
+  const auto* width = taken ? llvm::dyn_cast<llvm::SCEVConstant>(taken->getRHS()) : nullptr;
+  if (!width || !width->getAPInt().ugt(1) || !width->getAPInt().isPowerOf2()) return nullptr;
+  const auto* dividend = llvm::dyn_cast<llvm::SCEVAddExpr>(taken->getLHS());
+  if (!dividend || dividend->getNumOperands() != 2) return nullptr;
+  const auto* minus = llvm::dyn_cast<llvm::SCEVConstant>(dividend->getOperand(0));
+  const auto* product = llvm::dyn_cast<llvm::SCEVMulExpr>(dividend->getOperand(1));
+  if (!minus || !product || product->getNumOperands() != 2) return nullptr;
+  const auto* times = llvm::dyn_cast<llvm::SCEVConstant>(product->getOperand(0));
+  if (!times || times->getAPInt() != width->getAPInt() || -minus->getAPInt() != width->getAPInt()) return nullptr;
+  return product->getOperand(1);
+}
+
+// The contract of the passes that make such a loop: each enters it only where
+// N >= W (the vectoriser's minimum-iterations check, the unroller's test of
+// the count, or a count they proved), so wherever it runs X >= 1 and its
+// count's dividend W * X - W is >= 0. That holds whether or not the model can
+// state the test: one on a value the model has no name for (a half of the
+// named size, whose double the source computed) is read as a run-time check
+// or a data-dependent branch, and its sides weighed by a probability. A
+// source loop whose own count wraps (`i < (n - 4) / 2` in unsigned) has no
+// such shape and keeps its wrapped count, which the model refuses.
+bool dividend_of_unrolled_loop(const llvm::SCEVUDivExpr* e, const llvm::Loop& loop, llvm::ScalarEvolution& se) {
+  return unrolled_trips_of(loop, se) && e == se.getBackedgeTakenCount(const_cast<llvm::Loop*>(&loop));
+}
+
 class UnderEntryGuards : public llvm::SCEVRewriteVisitor<UnderEntryGuards> {
  public:
   UnderEntryGuards(const llvm::Loop& loop, llvm::ScalarEvolution& se)
@@ -71,7 +104,8 @@ class UnderEntryGuards : public llvm::SCEVRewriteVisitor<UnderEntryGuards> {
   // it wraps at 2^32 at most, and the probes bind a loop of zext(n, 32) trips
   // by that shape.
   const SCEV* visitUDivExpr(const llvm::SCEVUDivExpr* e) {
-    const bool at_least_zero = !SE.isKnownNonNegative(e->getLHS()) && non_negative_on_entry(e->getLHS(), loop_, SE);
+    const bool at_least_zero = !SE.isKnownNonNegative(e->getLHS()) && (non_negative_on_entry(e->getLHS(), loop_, SE) ||
+                                                                       dividend_of_unrolled_loop(e, loop_, SE));
     const SCEV* dividend = visit(e->getLHS());
     if (at_least_zero) dividend = SE.getSMaxExpr(dividend, SE.getZero(dividend->getType()));
     return SE.getUDivExpr(dividend, visit(e->getRHS()));
@@ -85,6 +119,14 @@ class UnderEntryGuards : public llvm::SCEVRewriteVisitor<UnderEntryGuards> {
 
 const SCEV* under_entry_guards(const SCEV* s, const llvm::Loop& loop, llvm::ScalarEvolution& se) {
   return UnderEntryGuards(loop, se).visit(s);
+}
+
+const SCEV* unrolled_trips_beyond_guards(const llvm::Loop& loop, llvm::ScalarEvolution& se) {
+  const SCEV* trips = unrolled_trips_of(loop, se);
+  if (!trips) return nullptr;
+  const auto* taken = llvm::cast<llvm::SCEVUDivExpr>(se.getBackedgeTakenCount(const_cast<llvm::Loop*>(&loop)));
+  if (se.isKnownNonNegative(taken->getLHS()) || non_negative_on_entry(taken->getLHS(), loop, se)) return nullptr;
+  return trips;
 }
 
 const SCEV* entered_backedge_taken_count(const llvm::Loop& loop, llvm::ScalarEvolution& se) {

@@ -21,10 +21,21 @@ namespace perfcast::analyze {
 // The loop's backedge-taken count (SCEVCouldNotCompute when there is none)
 // with every udiv dividend that the loop's entry guards prove non-negative
 // written max(dividend, 0): equal wherever the loop is entered, and no
-// wrapped value where it is not. A dividend the guards do not prove
+// wrapped value where it is not. The dividend of a loop the vectoriser or
+// the unroller made is >= 0 wherever it is entered by their contract, proved
+// or not (entered_counts.cpp). A dividend the guards do not prove
 // non-negative stays unsigned, so a loop that really runs a wrapped count
 // keeps it (and the model refuses it when evaluated).
 const llvm::SCEV* entered_backedge_taken_count(const llvm::Loop& loop, llvm::ScalarEvolution& se);
+
+// Of a loop the optimiser made of N source iterations taken W at a time (a
+// vector body, a loop unrolled at run time) whose count's dividend the guards
+// before it do not prove >= 0 (the minimum-iterations check on a value the
+// model cannot name, read as a run-time check or weighed by a probability):
+// its trips as they are at every size, N udiv W: 0 where that check skips the
+// loop. nullptr for every other loop, those whose guards prove it included
+// (their counts are priced under those guards, as written).
+const llvm::SCEV* unrolled_trips_beyond_guards(const llvm::Loop& loop, llvm::ScalarEvolution& se);
 
 // `s`, a value invariant in the loop that matters only where the loop runs
 // (its footprint), rewritten as above under the loop's entry guards.

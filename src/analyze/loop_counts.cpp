@@ -102,6 +102,11 @@ const llvm::Loop* LoopCounts::vectoriser_sibling(const llvm::Loop* l, bool want_
 Expr LoopCounts::trip_count(llvm::Loop* l) {
   if (auto it = trip_counts_.find(l); it != trip_counts_.end()) return it->second;
   const llvm::SCEV* btc = s_.se.getBackedgeTakenCount(l);
+  // A vector body or unrolled loop behind a test of its count the model
+  // could not state: its trips at every size (0 where the test skips it), so
+  // a guard weighed by a probability does not price a loop that never ran.
+  if (const llvm::SCEV* unrolled_trips = unrolled_trips_beyond_guards(*l, s_.se))
+    if (auto e = exprs_.conv(unrolled_trips, l)) return trip_counts_[l] = ex::simplify(*e);
   // As it holds where the loop runs: the model prices the loop under its guard.
   if (!llvm::isa<llvm::SCEVCouldNotCompute>(btc))
     if (auto e = exprs_.conv(entered_backedge_taken_count(*l, s_.se), l))

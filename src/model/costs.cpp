@@ -704,10 +704,19 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
               return q != p && q->name == name;
             }))
           ready = false;
-      if (ready)
-        b[p->name] = expr::evaluate(*p->default_value, b);
-      else
+      if (ready) {
+        // A default that does not evaluate here (the bytes a loop's guard
+        // keeps it from sweeping, counted as if it ran: past 64 bits) is
+        // needed only where code that uses it runs: unknown, an error there
+        // and nothing under a guard's 0 (expr::evaluate).
+        try {
+          b[p->name] = expr::evaluate(*p->default_value, b);
+        } catch (const UserError&) {
+          b[p->name] = expr::Value::unknown();
+        }
+      } else {
         later.push_back(p);
+      }
     }
     if (later.size() == waiting.size()) {
       std::string cycle;

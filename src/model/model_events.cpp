@@ -353,7 +353,7 @@ class RankEvaluator {
     key.second.reserve(costs.names.size());
     for (const auto& name : costs.names) {
       auto v = scope.find(name);
-      if (v == scope.end())
+      if (v == scope.end() || !v->second.is_known())  // no number either way (a NaN would break the order)
         key.second.emplace_back(false, false, 0, 0.0);
       else if (v->second.is_integer())
         key.second.emplace_back(true, true, v->second.integer(), 0.0);

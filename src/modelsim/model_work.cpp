@@ -114,8 +114,9 @@ int ModelWork::work(int model_index, std::string_view function, const std::vecto
   for (const std::string& n : fit->second.free_names) {
     auto b = bindings.find(n);
     counts_key.append(n);
-    counts_key.push_back(b == bindings.end() ? '?' : b->second.is_integer() ? 'i' : 'r');
-    if (b != bindings.end()) append_double(counts_key, b->second.real());
+    const bool number = b != bindings.end() && b->second.is_known();
+    counts_key.push_back(!number ? '?' : b->second.is_integer() ? 'i' : 'r');
+    if (number) append_double(counts_key, b->second.real());
   }
   int id;
   if (auto it = work_of_counts_.find(counts_key); it != work_of_counts_.end()) {

@@ -27,6 +27,7 @@
 #include <concepts>
 #include <cstdint>
 #include <iosfwd>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -144,6 +145,19 @@ class Value {
   template <std::floating_point T>
   Value(T v) : is_integer_(false), real_(static_cast<double>(v)) {}
 
+  // A name bound to no number: a parameter's default that does not evaluate
+  // at the values bound (it overflows, divides by zero). Evaluating it is an
+  // error, but one a product with a factor 0 absorbs, as it absorbs an
+  // overflow: a default needed only by code a guard skips. real() is NaN,
+  // integer() throws, str() is "unknown".
+  static Value unknown() {
+    Value v(0.0);
+    v.known_ = false;
+    v.real_ = std::numeric_limits<double>::quiet_NaN();
+    return v;
+  }
+  bool is_known() const { return known_; }
+
   bool is_integer() const { return is_integer_; }
   std::int64_t integer() const;  // throws UserError when the value is real
   double real() const { return is_integer_ ? static_cast<double>(integer_) : real_; }
@@ -151,12 +165,14 @@ class Value {
 
   // Exact: an integer never equals a real.
   friend bool operator==(const Value& a, const Value& b) {
+    if (!a.known_ || !b.known_) return a.known_ == b.known_;
     return a.is_integer_ == b.is_integer_ &&
            (a.is_integer_ ? a.integer_ == b.integer_ : a.real_ == b.real_);
   }
 
  private:
   bool is_integer_ = true;
+  bool known_ = true;
   std::int64_t integer_ = 0;
   double real_ = 0;
 };
@@ -173,8 +189,11 @@ inline constexpr std::int64_t kMaxSumTerms = 100'000'000;
 // overflow (a 64-bit conversion of a value outside [-2^63, 2^64) is one), a width
 // conversion applied to a real outside the range it keeps, a sum bound that is a
 // real, or a sum of more than kMaxSumTerms
-// terms that simplify() could not close. A product with a factor 0 is 0 even where
-// another factor overflows (a guard's 0 times the counts of code it skips).
+// terms that simplify() could not close, or a name bound to Value::unknown(). A
+// product with a factor 0 is 0 even where another factor is no number (an
+// overflow, a real a width conversion cannot keep, an unknown value): a guard's
+// 0 times the counts of code it skips, which need not be numbers where that
+// code does not run.
 Value evaluate(const Expr& e, const Bindings& bindings);
 // As evaluate(), and throws UserError when the result is real.
 std::int64_t evaluate_integer(const Expr& e, const Bindings& bindings);

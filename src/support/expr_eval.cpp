@@ -14,11 +14,13 @@
 namespace perfcast::expr {
 
 std::int64_t Value::integer() const {
+  if (!known_) throw UserError("expected an integer, found none (a default that does not evaluate)");
   if (!is_integer_) throw UserError(fmt::format("expected an integer, found the real {}", real_));
   return integer_;
 }
 
 std::string Value::str() const {
+  if (!known_) return "unknown";
   return is_integer_ ? std::to_string(integer_) : fmt::format("{}", real_);
 }
 
@@ -107,38 +109,45 @@ class Evaluator {
   }
 
  private:
-  // An integer past 128 bits: a product with a factor 0 is 0 even so.
-  struct Overflow : UserError {
+  // A value that is no number a program holds: an integer past 128 bits (or
+  // a 64-bit conversion of one past 64), a real a width conversion cannot
+  // keep, a name bound to Value::unknown(). A product with a factor 0 is 0
+  // even so.
+  struct NoNumber : UserError {
     using UserError::UserError;
+  };
+  struct Overflow : NoNumber {
+    using NoNumber::NoNumber;
   };
 
   // A product with a factor 0 is 0, whatever its other factors are, even
-  // where one overflows: a guard's 0 (select(c, 1, 0), a side never taken)
-  // times the counts of the code it skips, which need not be sizes where
-  // that code never runs (a vector body's unsigned count near 2^64 at the
-  // sizes its minimum-iterations check skips). An overflow where no factor
-  // is 0 is still one; other errors (an unbound name, a division by zero)
-  // stay errors, 0 or not. Where nothing overflows, the product is computed
-  // as written (0 times a real NaN stays NaN). The 0 is real when a factor
-  // is real, as the product would be.
+  // where one is no number: a guard's 0 (select(c, 1, 0), a side never
+  // taken; a probability 0) times the counts of the code it skips, which need
+  // not be numbers where that code never runs (a vector body's unsigned count
+  // near 2^64, a probe run's mean size below the vector width in its zext, a
+  // parameter whose default wraps there). No number where no factor is 0 is
+  // still an error; other errors (an unbound name, a division by zero) stay
+  // errors, 0 or not. Where every factor evaluates, the product is computed
+  // as written (0 times a real NaN stays NaN). The 0 is real when a factor is
+  // real, as the product would be.
   Num product(const Expr& e) {
     std::vector<Num> factors;
-    std::optional<Overflow> overflowed;
+    std::optional<NoNumber> failed;
     bool zero = false, real = false;
     for (const Expr& op : e.operands()) {
       try {
         factors.push_back(eval(op));
-      } catch (const Overflow& error) {
-        if (!overflowed) overflowed = error;
+      } catch (const NoNumber& error) {
+        if (!failed) failed = error;
         continue;
       }
       zero = zero || (factors.back().is_int ? factors.back().i == 0 : factors.back().d == 0);
       real = real || !factors.back().is_int;
     }
     const Num zero_product = real ? Num::of(0.0) : Num::of(i128{0});
-    if (overflowed) {
+    if (failed) {
       if (zero) return zero_product;
-      throw *overflowed;
+      throw *failed;
     }
     try {
       Num acc = factors[0];
@@ -157,11 +166,15 @@ class Evaluator {
     if (it == bindings_.end()) {
       std::string needed;
       for (const auto& n : free_names(root_)) needed += (needed.empty() ? "" : ", ") + n;
-      throw UserError(fmt::format("no value for '{}' in expression '{}' (it needs: {})", name,
-                                  root_.str(), needed),
-                      {}, "bind every parameter the expression needs");
+      throw UserError(fmt::format("no value for '{}' in expression '{}' (it needs: {})", name, root_.str(), needed), {},
+                      "bind every parameter the expression needs");
     }
     const Value& v = it->second;
+    if (!v.is_known())
+      throw NoNumber(fmt::format("'{}' has no value here: its default does not evaluate at the values bound, while "
+                                 "evaluating '{}'",
+                                 name, root_.str()),
+                     {}, fmt::format("pass --param {}=VALUE, or see its default with 'perfcast model params'", name));
     return v.is_integer() ? Num::of(i128{v.integer()}) : Num::of(v.real());
   }
 
@@ -246,8 +259,10 @@ class Evaluator {
       const double lo = e.kind() == Kind::SExt ? -std::ldexp(1.0, bits - 1) : 0.0;
       const double hi = e.kind() == Kind::SExt ? std::ldexp(1.0, bits - 1) : std::ldexp(1.0, bits);
       if (!(x.d >= lo && x.d < hi))
-        fail(fmt::format("'{}' needs an integer or a real in [{}, {}), and '{}' is the real {}", e.str(), lo, hi,
-                         e.operands()[0].str(), x.d));
+        throw NoNumber(
+            fmt::format("'{}' needs an integer or a real in [{}, {}), and '{}' is the real {} while "
+                        "evaluating '{}'",
+                        e.str(), lo, hi, e.operands()[0].str(), x.d, root_.str()));
       return x;
     }
     // A 64-bit value the program holds is in [-2^63, 2^64): beyond, the exact

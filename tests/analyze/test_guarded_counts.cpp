@@ -155,3 +155,40 @@ TEST(GuardedCounts, ACountARunReallyExecutesWrappedIsStillRefused) {
     }
   }
 }
+
+// Loops the optimiser made W iterations at a time, at sizes below W
+// (cases/guard_below_width.c). fill_swaps' minimum-iterations check tests a
+// value the model has no name for, so the model weighs it as a run-time check
+// that passes: its vector body's trips must be 0 there by the vectoriser's own
+// contract, not 2^61 (miniMD's Comm::setup). diag_scale at a local size of 0
+// and 1 (hypre's DiagScale on coarse levels) and gather_scale, whose gather's
+// distinct bytes are a parameter with the loop's count as its default, price
+// their hand counts and no refusal, footprints included.
+TEST(GuardedCounts, LoopsMadeWAtATimePriceTheirHandCountsBelowW) {
+  const model::ProgramModel m = analyse("guard_below_width.c");
+  const auto machine = machine::load_machine_file(machine::find_machine_file("generic-cluster"));
+  for (long n : {0L, 1L, 2L, 3L, 5L, 6L, 7L, 8L, 9L, 17L, 1000L}) {
+    // fill_swaps: 6 flops and 3 ints of need, its pointer, then m ints; m is
+    // even and at least 2 (each need is at least 1 in the source).
+    for (long swaps : {2 * n + 2, 2 * n + 6}) {
+      model::RankCounts fill;
+      ASSERT_NO_THROW(fill = rank_counts(m, "fill_swaps", {{"fill_swaps.m", swaps}})) << "m = " << swaps;
+      EXPECT_EQ(fill.flops_double, 6) << "m = " << swaps;
+      EXPECT_EQ(fill.store_bytes, 12 + 8 + 4.0 * swaps) << "m = " << swaps;
+    }
+    // diag_scale and gather_scale: a divide an element.
+    const expr::Bindings sizes = {{"diag_scale.local_size", n}, {"v.size", n}};
+    for (const std::string function : {"diag_scale", "gather_scale"}) {
+      model::RankCounts scale;
+      ASSERT_NO_THROW(scale = rank_counts(m, function, sizes)) << function << ", n = " << n;
+      EXPECT_EQ(scale.flops_double, n) << function << ", n = " << n;
+      EXPECT_EQ(scale.store_bytes, 8.0 * n) << function << ", n = " << n;
+    }
+    // The whole program, its parameters' defaults evaluated, with its footprints.
+    const std::map<std::string, expr::Value> params = {
+        {"fill_swaps.m", 2 * n + 2}, {"diag_scale.local_size", n}, {"v.size", n}};
+    model::Prediction p;
+    ASSERT_NO_THROW(p = model::predict(m, model::symbolic_costs(m), machine, 1, params)) << "n = " << n;
+    EXPECT_TRUE(p.footprint_available) << "n = " << n << ": " << p.footprint_note;
+  }
+}

@@ -379,3 +379,36 @@ TEST(Costs, ACalleesNegativeItemNamesTheCalleeWithTheCallersValues) {
   e = count_error(m, {{"n", 1}});
   EXPECT_NE(e.find("at line 21 of f evaluates to -3"), std::string::npos) << e;
 }
+
+// A parameter's default that does not evaluate at the bound values (a loop's
+// footprint counted as if it ran where its guard skips it, read unsigned: past
+// 64 bits, in a model the analyser wrote before such counts held at every
+// size) is needed only where code that uses it runs: nothing where the guard
+// skips it, and an error naming the parameter where it is used.
+TEST(Costs, ADefaultThatDoesNotEvaluateCountsOnlyWhereItIsUsed) {
+  const std::string guarded = R"J({"main": {"body": [
+      {"kind": "branch", "condition": "n >= 2",
+       "then": [{"kind": "loop", "var": "i", "trip_count": "floordiv(n, 2)",
+                 "footprint": {"bytes": "range", "load_bytes": "range", "store_bytes": "0"},
+                 "body": [{"kind": "compute", "flops_double": "2", "load_bytes": "16"}]},
+                {"kind": "compute", "load_bytes": "range"}]}]}})J";
+  const std::string parameters =
+      R"J("parameters": {"n": {}, "range": {"default": "16 * floordiv(zext(2 * floordiv(n, 2) - 2, 64), 2) + 16"}})J";
+  auto m = model_from(guarded, parameters);
+  for (std::int64_t n : {0, 1, 2, 7}) {
+    RankCounts c;
+    ASSERT_NO_THROW(c = counts(m, {{"n", n}})) << "n = " << n;
+    EXPECT_EQ(c.flops_double, 2 * (n / 2)) << "n = " << n;
+    EXPECT_EQ(c.load_bytes, n >= 2 ? 16 * (n / 2) + 16 * (n / 2) : 0) << "n = " << n;
+  }
+  // Where the code that reads it runs, the missing value is named.
+  std::string unguarded = guarded;
+  unguarded.replace(unguarded.find("n >= 2"), 6, "n >= 0");
+  auto runs = model_from(unguarded, parameters);
+  try {
+    counts(runs, {{"n", 1}});
+    ADD_FAILURE() << "a default past 64 bits was priced";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("'range' has no value here"), std::string::npos) << e.what();
+  }
+}

@@ -230,6 +230,17 @@ TEST(Expr, AProductWithAFactorZeroIsZeroEvenWhereAnotherOverflows) {
   EXPECT_NE(m.find("no value for 'q'"), std::string::npos) << m;
   m = error_of([] { eval("(n > 5) * floordiv(1, n - 1)", {{"n", 1}}); });
   EXPECT_NE(m.find("division by zero"), std::string::npos) << m;
+  // A probe run's mean size below the vector width, which a zext cannot
+  // keep, and a name bound to no number (a default that wraps) are no
+  // numbers either: 0 beside a 0, an error elsewhere.
+  EXPECT_EQ(eval("(n >= 2) * floordiv(zext(2 * floordiv(n, 2) - 2, 64), 2)", {{"n", 0.5}}), Value(0));
+  m = error_of([] { eval("(n >= 0) * floordiv(zext(2 * floordiv(n, 2) - 2, 64), 2)", {{"n", 0.5}}); });
+  EXPECT_NE(m.find("needs an integer or a real"), std::string::npos) << m;
+  EXPECT_EQ(eval("select(n >= 2, 1, 0) * range + 1", {{"n", 1}, {"range", Value::unknown()}}), Value(1));
+  m = error_of([] { eval("select(n >= 0, 1, 0) * range + 1", {{"n", 1}, {"range", Value::unknown()}}); });
+  EXPECT_NE(m.find("'range' has no value here"), std::string::npos) << m;
+  m = error_of([] { eval("range", {{"range", Value::unknown()}}); });
+  EXPECT_NE(m.find("'range' has no value here"), std::string::npos) << m;
   // A sum's index is unbound again after an overflow in its body.
   m = error_of([] { eval("(n > 5) * sum(i, 1, 2, zext(n - 2, 64) * zext(n - 2, 64) * 16) + i", {{"n", 1}}); });
   EXPECT_NE(m.find("no value for 'i'"), std::string::npos) << m;

@@ -1,8 +1,8 @@
 ! A boundary reflection of a given depth (CloverLeaf's update_halo_kernel
 ! shape): for each column, `depth` cells below the edge copy the ones above
-! it. flang-19 -O2 unrolls the k loop by 2 behind a guard; at depth 1 the
-! unrolled count wraps in 64 bits, so the nest's footprint does not evaluate
-! there (the guard skips it), while at depth 2 it does.
+! it. flang-19 -O2 unrolls the k loop by 2 behind a guard, which skips it at
+! depth 1: there its count read as written, (2 * (depth / 2) - 2) / 2 + 1,
+! wraps in 64 bits; the model counts depth / 2 trips, 0 there.
 module halo_depth_kernel
   implicit none
 contains
