@@ -13,6 +13,7 @@
 #include "cli/progress_line.h"
 #include "modelsim/model_simulation.h"
 #include "model/predict.h"
+#include "model/specialise.h"
 #include "report/prediction.h"
 #include "report/simulation.h"
 
@@ -83,10 +84,6 @@ void add_predict_command(CLI::App& app) {
   cmd->callback([a] {
     model::ProgramModel m = model::load_program_model(a->model_file);
     machine::Machine machine = load_machine(a->machine);
-    model::SymbolicCosts costs = model::symbolic_costs(m);
-    refuse_beyond_budget(model::prediction_bytes(costs, a->np), a->max_memory,
-                         fmt::format("a prediction of {} ranks ({} sites and {} MPI sites each)", a->np,
-                                     costs.sites.size(), costs.mpi.size()));
     model::PredictOptions options{.memory_level = a->memory, .simd = !a->scalar};
     const bool timed_part = !a->baseline_params.empty();
     // The baseline binds its own expressions as the model's defaults: a copy of the model before the run's.
@@ -98,6 +95,22 @@ void add_predict_command(CLI::App& app) {
           bind_parameters(*baseline_model, with_replaced(a->params, a->baseline_params, "--baseline-param"));
     }
     auto parameters = bind_parameters(m, a->params);
+    // Composed with the values every rank shares in place: a large program's
+    // counts stay numbers instead of growing expressions (model/specialise.h).
+    // A timed part fixes only what the run and its baseline share.
+    expr::Bindings fixed = model::rank_independent_bindings(m, parameters, a->np);
+    if (timed_part) {
+      const expr::Bindings baseline_fixed =
+          model::rank_independent_bindings(*baseline_model, baseline_parameters, a->np);
+      std::erase_if(fixed, [&](const auto& entry) {
+        auto other = baseline_fixed.find(entry.first);
+        return other == baseline_fixed.end() || !(other->second == entry.second);
+      });
+    }
+    model::SymbolicCosts costs = model::symbolic_costs(model::specialised(m, fixed));
+    refuse_beyond_budget(model::prediction_bytes(costs, a->np), a->max_memory,
+                         fmt::format("a prediction of {} ranks ({} sites and {} MPI sites each)", a->np,
+                                     costs.sites.size(), costs.mpi.size()));
     model::Prediction p = timed_part ? model::predict_timed_part(m, *baseline_model, costs, machine, a->np,
                                                                  parameters, baseline_parameters, options)
                                      : model::predict(m, costs, machine, a->np, parameters, options);

@@ -263,7 +263,7 @@ Costs over_iterations(const Costs& body_in, const std::string& var, const Expr& 
       mpi.push_back(out.mpi[i]);
       continue;
     }
-    Expr n = expr::simplify(trip);
+    Expr n = expr::simplify_or_keep(trip);
     if (n.kind() == expr::Kind::Integer && n.int_value() <= 64) {
       for (std::int64_t v = 0; v < n.int_value(); ++v) {
         Substitution at{{var, Expr(v)}};
@@ -301,6 +301,10 @@ void gather_sites(Costs& c, const std::string& function, int line, const std::st
   c.sites = std::move(kept);
 }
 
+Costs simplified(Costs c);
+
+// Each function's costs are simplified once, when first composed, so that its
+// callers substitute their arguments into the smaller form.
 class Composer {
  public:
   explicit Composer(const ProgramModel& model) : model_(model) {}
@@ -315,7 +319,7 @@ class Composer {
                                   "statically: give its cost as a compute item instead",
                                   name));
     active_.insert(name);
-    Costs c = items(fn->second.body, Context{name, false});
+    Costs c = simplified(items(fn->second.body, Context{name, false}));
     active_.erase(name);
     memo_.emplace(name, c);
     return c;
@@ -494,21 +498,21 @@ class Composer {
 };
 
 Costs simplified(Costs c) {
-  c = map_counts(c, [](const Expr& e) { return expr::simplify(e); });
+  c = map_counts(c, [](const Expr& e) { return expr::simplify_or_keep(e); });
   for (auto& site : c.sites)
     for (auto& seg : site.memory)
-      if (seg.working_set_bytes) seg.working_set_bytes = expr::simplify(*seg.working_set_bytes);
+      if (seg.working_set_bytes) seg.working_set_bytes = expr::simplify_or_keep(*seg.working_set_bytes);
   for (auto& g : c.mpi) {
-    if (g.peer) g.peer = expr::simplify(*g.peer);
-    if (g.root) g.root = expr::simplify(*g.root);
+    if (g.peer) g.peer = expr::simplify_or_keep(*g.peer);
+    if (g.root) g.root = expr::simplify_or_keep(*g.root);
   }
   // Checks that cannot fail (a count >= 0 as a constant, an item that never
   // runs) are dropped, and the same check reached twice is kept once.
   std::vector<CountCheck> checks;
   std::set<std::string> seen;
   for (auto& check : c.checks) {
-    check.value = expr::simplify(check.value);
-    check.runs = expr::simplify(check.runs);
+    check.value = expr::simplify_or_keep(check.value);
+    check.runs = expr::simplify_or_keep(check.runs);
     if (constant_in_range(check.value)) continue;
     if (check.runs.is_constant() && !(check.runs.real_value() > 0)) continue;
     std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", check.function, check.line, check.what,
@@ -611,19 +615,19 @@ SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& funct
   SiteCosts total;
   for (const auto& site : c.sites) add_site_counts(total, site);
   out.file = model.file;
-  out.flops_double = expr::simplify(total.flops_double);
-  out.flops_single = expr::simplify(total.flops_single);
-  out.loads = expr::simplify(total.loads);
-  out.stores = expr::simplify(total.stores);
-  for (auto& [name, calls] : total.math_calls) out.math_calls[name] = expr::simplify(calls);
+  out.flops_double = expr::simplify_or_keep(total.flops_double);
+  out.flops_single = expr::simplify_or_keep(total.flops_single);
+  out.loads = expr::simplify_or_keep(total.loads);
+  out.stores = expr::simplify_or_keep(total.stores);
+  for (auto& [name, calls] : total.math_calls) out.math_calls[name] = expr::simplify_or_keep(calls);
   out.memory = std::move(total.memory);
   for (auto& seg : out.memory) {
-    seg.load_bytes = expr::simplify(seg.load_bytes);
-    seg.store_bytes = expr::simplify(seg.store_bytes);
+    seg.load_bytes = expr::simplify_or_keep(seg.load_bytes);
+    seg.store_bytes = expr::simplify_or_keep(seg.store_bytes);
   }
-  out.cycles = expr::simplify(total.cycles);
-  out.cycle_flops_double = expr::simplify(total.cycle_flops_double);
-  out.cycle_flops_single = expr::simplify(total.cycle_flops_single);
+  out.cycles = expr::simplify_or_keep(total.cycles);
+  out.cycle_flops_double = expr::simplify_or_keep(total.cycle_flops_double);
+  out.cycle_flops_single = expr::simplify_or_keep(total.cycle_flops_single);
   out.sites = std::move(c.sites);
   out.mpi = std::move(c.mpi);
   out.checks = std::move(c.checks);

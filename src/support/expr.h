@@ -218,5 +218,9 @@ Expr substitute(const Expr& e, const Substitution& replacements);
 // failed (x*0 drops a division by zero in x) and, rarely, the reverse when a
 // closed form's intermediate products exceed 128 bits.
 Expr simplify(const Expr& e);
+// simplify(e), or e unchanged where folding one of its constants fails (a
+// value past 64 bits, a division by zero): an evaluation of e reports that
+// failure later, where the caller knows what e counts and whether it runs.
+Expr simplify_or_keep(const Expr& e);
 
 }  // namespace perfcast::expr

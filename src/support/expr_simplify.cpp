@@ -769,4 +769,12 @@ class Simplifier {
 
 Expr simplify(const Expr& e) { return Simplifier().simplify_top(e); }
 
+Expr simplify_or_keep(const Expr& e) {
+  try {
+    return simplify(e);
+  } catch (const UserError&) {
+    return e;
+  }
+}
+
 }  // namespace perfcast::expr
