@@ -99,8 +99,11 @@ expr::Bindings rank_independent_bindings(const ProgramModel& model,
     for (const auto& [name, value] : model.lets)
       if (independent.count(name) && !uses_only(value, independent)) independent.erase(name), changed = true;
   }
+  // A name bound to no number (Value::unknown) stays a name: evaluation
+  // absorbs it behind a guard's 0, which a constant cannot say.
   expr::Bindings out;
-  for (const auto& name : independent) out.emplace(name, at_rank0.at(name));
+  for (const auto& name : independent)
+    if (const expr::Value& v = at_rank0.at(name); v.is_known()) out.emplace(name, v);
   return out;
 }
 

@@ -21,7 +21,8 @@ namespace perfcast::model {
 // The names bind_rank (costs.h) gives the same value on every rank of a job
 // of `size` ranks: size and the MPI_Dims_create names, every parameter given a
 // value, and every default or let whose names are all such names (a default
-// naming `rank` is not). Throws what bind_rank throws for rank 0.
+// naming `rank` is not), except those bound to no number (Value::unknown).
+// Throws what bind_rank throws for rank 0.
 expr::Bindings rank_independent_bindings(const ProgramModel& model,
                                          const std::map<std::string, expr::Value>& parameters, int size);
 
