@@ -1,6 +1,8 @@
 #include "analyze/control_flow.h"
 
 #include <climits>
+#include <optional>
+#include <string>
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/CFG.h>
@@ -10,6 +12,7 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
 
+#include "analyze/fortran_bindings.h"
 #include "analyze/mpi_tables.h"
 
 namespace perfcast::analyze::detail {
@@ -32,7 +35,7 @@ bool ends_program(const llvm::BasicBlock& b, bool finalize_counts) {
 // taken with probability 0 and the other side is certain.
 bool ControlFlow::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side) {
   using namespace llvm;
-  if (s_.pdt.dominates(side, from)) return false;  // a join: both ways reach it
+  if (s_.pdt.dominates(side, from) || joins_but_for_unwinding(from, side)) return false;  // a join: both ways reach it
   // A call's unwind side: taken only when the callee throws, which a run
   // that finishes its work does (almost) never.
   if (auto* invoke = dyn_cast<InvokeInst>(from->getTerminator()))
@@ -51,6 +54,34 @@ bool ControlFlow::is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side) 
   // A shared exit block (`MPI_Finalize(); return rc;` that several checks
   // jump to) is dominated by none of them, so the search above misses it.
   return result || leaves_early(from, side);
+}
+
+// Whether every path from `from` reaches `side` before it ends, leaving aside
+// the unwind edges of calls that may throw (an `invoke` under a local with a
+// destructor): `side` post-dominates `from` in the code a run that does not
+// throw takes. `if (yaml) output(...); MPI_Finalize();` in C++ is such a join:
+// output's unwind edge leaves the function through the destructors, so the
+// post-dominator tree does not see the code after the `if` as the join it is,
+// and without this the `else` side, which goes on to MPI_Finalize and
+// nothing else, would look like the way out of a run that stops early and
+// output's call would count as certain.
+bool ControlFlow::joins_but_for_unwinding(llvm::BasicBlock* from, llvm::BasicBlock* side) {
+  using namespace llvm;
+  auto memo = joins_.find({from, side});
+  if (memo != joins_.end()) return memo->second;
+  std::set<BasicBlock*> seen;
+  std::vector<BasicBlock*> work = {from};
+  bool ends_without = false;
+  while (!work.empty() && !ends_without) {
+    BasicBlock* b = work.back();
+    work.pop_back();
+    if (b == side || !seen.insert(b).second) continue;
+    if (succ_size(b) == 0) ends_without = true;
+    auto* invoke = dyn_cast<InvokeInst>(b->getTerminator());
+    for (BasicBlock* s : successors(b))
+      if (!invoke || s != invoke->getUnwindDest() || s == invoke->getNormalDest()) work.push_back(s);
+  }
+  return joins_[{from, side}] = !ends_without;
 }
 
 // Whether some path from `from` returns from the function without passing
@@ -83,12 +114,28 @@ bool ControlFlow::leaves_early(llvm::BasicBlock* from, llvm::BasicBlock* exit) {
 
 namespace {
 
-// Whether a call of `f` does the program's work: its body loops, makes an MPI
-// operation other than starting or ending MPI, or calls a function that does
-// (a few calls deep). A solver called after a size check is work; a usage
-// message is not.
+// For a callee that is an MPI operation of the vocabulary (MPI_Send, its
+// PMPI_Send, Fortran's mpi_send_): whether it is the program's work, which
+// every operation is but starting MPI, ending it and marking a region
+// (Pcontrol). Nothing for other callees.
+std::optional<bool> mpi_operation_works(const llvm::Function* callee) {
+  if (!callee) return std::nullopt;
+  std::string name = callee->getName().str();
+  if (name.rfind("PMPI_", 0) == 0) name.erase(0, 1);
+  std::optional<mpi::Op> op;
+  if (auto spec = mpi_specs().find(name); spec != mpi_specs().end()) op = spec->second.op;
+  else if (const FortranMpiSpec* f = fortran_mpi_spec(name)) op = f->spec.op;
+  if (!op) return std::nullopt;
+  return *op != mpi::Op::Init && *op != mpi::Op::Finalize && *op != mpi::Op::Pcontrol;
+}
+
+// Whether a call of `f` does the program's work: it is an MPI operation other
+// than starting or ending MPI, or its body loops, makes such an operation, or
+// calls a function that does (a few calls deep). A solver called after a size
+// check is work; a usage message is not.
 bool does_work(const llvm::Function* f, int depth, std::map<const llvm::Function*, bool>& memo) {
   using namespace llvm;
+  if (auto mpi = mpi_operation_works(f)) return *mpi;
   if (!f || f->isDeclaration() || depth > 8) return false;
   if (auto it = memo.find(f); it != memo.end()) return it->second;
   memo[f] = false;  // a recursion is judged by the rest of its body
@@ -97,23 +144,17 @@ bool does_work(const llvm::Function* f, int depth, std::map<const llvm::Function
   bool work = !back_edges.empty();
   for (const BasicBlock& b : *f)
     for (const Instruction& i : b)
-      if (auto* call = dyn_cast<CallBase>(&i); call && !work)
-        if (const Function* callee = call->getCalledFunction()) {
-          auto spec = mpi_specs().find(callee->getName().str());
-          if (spec != mpi_specs().end())
-            work = spec->second.op != mpi::Op::Init && spec->second.op != mpi::Op::Finalize &&
-                   spec->second.op != mpi::Op::Pcontrol;
-          else
-            work = does_work(callee, depth + 1, memo);
-        }
+      if (auto* call = dyn_cast<CallBase>(&i); call && !work) work = does_work(call->getCalledFunction(), depth + 1, memo);
   return memo[f] = work;
 }
 
 }  // namespace
 
-// Whether `b` does the program's work or can reach it: it is in a loop or
-// calls a function that works (does_work). A backward fixed point over the
-// function, computed once.
+// Whether `b` does the program's work or can reach it: it is in a loop, makes
+// an MPI operation other than starting or ending MPI, or calls a function
+// that works (does_work). A backward fixed point over the function, computed
+// once. So a side that only communicates (an input reader's broadcast and
+// barrier after its checks) is work, not the program's way out.
 bool ControlFlow::reaches_loop(const llvm::BasicBlock* b) {
   using namespace llvm;
   if (!reaches_loop_done_) {
@@ -222,6 +263,10 @@ bool ControlFlow::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::v
   std::vector<GuardStep> rev;
   BasicBlock* cur = b;
   while (cur != head) {
+    // Code a landing pad dominates (a cleanup's destructors, a catch
+    // handler) runs only after a call threw, which a run that finishes its
+    // work does not: left out, as the unwind edges are (is_error_side).
+    if (cur->isEHPad()) return false;
     auto* node = s_.dt.getNode(cur);
     if (!node || !node->getIDom()) break;
     BasicBlock* d = node->getIDom()->getBlock();

@@ -40,7 +40,8 @@ class ControlFlow {
 
   // The branches inside `region` (nullptr: the function) that decide whether
   // `b` runs, outermost first; false when `b` runs only on a run that leaves
-  // early (it is then left out of the model).
+  // early, or only after a call threw (a landing pad's code): it is then left
+  // out of the model.
   bool guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out);
 
   // For a two-way branch whose condition the model cannot state (a checking
@@ -52,6 +53,7 @@ class ControlFlow {
 
  private:
   bool is_error_side(llvm::BasicBlock* from, llvm::BasicBlock* side);
+  bool joins_but_for_unwinding(llvm::BasicBlock* from, llvm::BasicBlock* side);
   bool on_way_out(llvm::BasicBlock* b);
   bool reaches_loop(const llvm::BasicBlock* b);
   bool ends_normally_avoiding(llvm::BasicBlock* from, llvm::BasicBlock* avoid);
@@ -67,6 +69,7 @@ class ControlFlow {
   bool reaches_loop_done_ = false;
   std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> certain_;
   std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> ends_normally_;
+  std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> joins_;
 };
 
 }  // namespace perfcast::analyze::detail

@@ -24,6 +24,7 @@
 
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/GlobalAlias.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -141,6 +142,22 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level
                                               : llvm::OptimizationLevel::O2;
   llvm::ModulePassManager mpm = p.pb.buildPerModuleDefaultPipeline(ol);
   mpm.run(m, p.mam);
+}
+
+// A call of a function alias is a call of the function it names: clang emits
+// a C++ class's complete-object constructor and destructor (C1, D1) as
+// aliases of the base-object ones (C2, D2), so `new Grid(n)` in one unit
+// calls `_ZN4GridC1El`, an alias of `_ZN4GridC2El` in another. Every use of an
+// alias whose target the link cannot replace (not weak: a weak alias may be
+// overridden by another definition) names the function instead, so the
+// analysis prices the call, a vtable's slot names its override, and the
+// constants the callee proves reach its callers. The aliases stay, unused.
+void call_aliased_functions_directly(llvm::Module& m) {
+  for (llvm::GlobalAlias& alias : m.aliases()) {
+    auto* target = llvm::dyn_cast_or_null<llvm::Function>(alias.getAliaseeObject());
+    if (!target || alias.isInterposable() || alias.use_empty()) continue;
+    alias.replaceAllUsesWith(target);
+  }
 }
 
 // What holds across the linked program and no unit alone could see: a
@@ -266,6 +283,7 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
       throw UserError("the sources define the same symbol twice (LLVM could not link them)");
     }
   }
+  call_aliased_functions_directly(*program);
   say("propagating constants across the linked program");
   propagate_linked_constants(*program, tm.get(), input.opt_level);
   // The analysis reads source names and values from the debug intrinsics

@@ -152,6 +152,7 @@
 #include <vector>
 
 #include "features/feature_abi.h"
+#include "features/feature_aliases.h"
 #include "features/feature_arguments.h"
 #include "features/feature_switches.h"
 #include "features/feature_code_sites.h"
@@ -160,7 +161,6 @@
 
 using namespace llvm;
 using namespace perfcast::features;
-
 namespace {
 
 // The count and datatype argument positions of the MPI bindings that move data.
@@ -191,7 +191,6 @@ const MpiBinding* mpi_binding(StringRef name, bool& fortran) {
   }
   return nullptr;
 }
-
 
 // The features PERFCAST_FEATURES_KEEP lists, or nothing (keep all). A file
 // that cannot be read is a compile error naming it.
@@ -287,6 +286,7 @@ class FeatureProbes {
   }
 
   bool run() {
+    call_aliased_functions_directly(m_);  // a destructor deleting its own kind through D1 is a recursion
     std::vector<Function*> functions;
     for (Function& f : m_)
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))

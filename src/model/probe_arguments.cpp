@@ -158,8 +158,26 @@ CallProbes call_probes(const ProbeRun& run) {
   return out;
 }
 
-std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, const CallSite& site) {
+// The probes of the call `site` makes: those of its callee at its line, or,
+// for a C++ constructor or destructor, of the name the source called: the
+// model names the base-object one (C2, D2: the code the analyser reads, to
+// which the complete-object name, C1 or D1, is an alias clang emits), the
+// probe, compiled before the units are linked, the complete-object one. The
+// two names differ in that one character; no other callee at the same line
+// does.
+CallProbes::const_iterator probes_of(const CallProbes& probes, const CallSite& site) {
   auto at = probes.find({site.tag, site.line, function_id(site.callee)});
+  for (std::size_t i = 0; at == probes.end() && i + 1 < site.callee.size(); ++i) {
+    if ((site.callee[i] != 'C' && site.callee[i] != 'D') || site.callee[i + 1] != '2') continue;
+    std::string complete_object = site.callee;
+    complete_object[i + 1] = '1';
+    at = probes.find({site.tag, site.line, function_id(complete_object)});
+  }
+  return at;
+}
+
+std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, const CallSite& site) {
+  auto at = probes_of(probes, site);
   if (at == probes.end()) return std::nullopt;
   std::optional<Passed> found;
   std::optional<double> first_mean;

@@ -1201,6 +1201,49 @@ TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
   EXPECT_EQ(mode->site, "drive.f90:40:call.arg4");
 }
 
+// `new Grid(n)` calls the complete-object constructor (C1), which clang
+// emits as an alias of the base-object one (C2), the function the analyser
+// prices: the probe, compiled before the units are linked, names the callee
+// C1, and its argument binds the model's call of C2. A probe of another
+// callee at the same line does not.
+TEST(ProbeBind, AConstructorsArgumentIsBoundByTheNameTheSourceCalled) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  Function grid;
+  grid.name = "_ZN4GridC2El";
+  grid.parameters = {"n"};
+  grid.arguments = {"", "n"};
+  LoopItem loop;
+  loop.trip_count = expr::parse("n");
+  loop.body.push_back(compute_flops(9, "2"));
+  grid.body.push_back(Item{9, "", loop});
+  m.functions[grid.name] = grid;
+  Function main_fn;
+  main_fn.name = "main";
+  for (int line : {20, 21}) {
+    CallItem call;
+    call.function = grid.name;
+    call.args.emplace_back("n", expr::var(fmt::format("main.Grid{}.n", line - 19)));
+    main_fn.body.push_back(Item{line, "", call});
+    m.parameters.push_back({fmt::format("main.Grid{}.n", line - 19),
+                            fmt::format("argument n of the call of Grid at setup_cpp:{}, read from memory: a value", line),
+                            std::nullopt, true, ""});
+  }
+  m.functions["main"] = main_fn;
+  ProbeRun run{"./app", 1, {}, {}};
+  run.code["setup.cpp:20:call.callee"] = function_id("_ZN4GridC1El");
+  assigned(run, "setup.cpp:20:call.arg2", 1, 1000, 0, 1000);
+  run.code["setup.cpp:21:call.callee"] = function_id("_ZN4MeshC1El");  // another class's constructor
+  assigned(run, "setup.cpp:21:call.arg2", 1, 7, 0, 7);
+  bind_probe_run(m, run);
+  std::map<std::string, const Parameter*> by_name;
+  for (const Parameter& p : m.parameters) by_name[p.name] = &p;
+  ASSERT_TRUE(by_name["main.Grid1.n"]->default_value);
+  EXPECT_EQ(by_name["main.Grid1.n"]->default_value->str(), "1000");
+  EXPECT_FALSE(by_name["main.Grid2.n"]->default_value);
+}
+
 // CloverLeaf's advec_mom_kernel: `sel` takes 1..4 (40 calls) and picks one of
 // four sides, which the optimiser makes a switch, the model's branches on
 // `sel == k` at the chain's first line. Its mean (2.55 -> 3) would send every

@@ -1,0 +1,17 @@
+#include "features/feature_aliases.h"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalAlias.h>
+#include <llvm/IR/Module.h>
+
+namespace perfcast::features {
+
+void call_aliased_functions_directly(llvm::Module& m) {
+  for (llvm::GlobalAlias& alias : m.aliases()) {
+    auto* target = llvm::dyn_cast_or_null<llvm::Function>(alias.getAliaseeObject());
+    if (!target || alias.isInterposable() || alias.use_empty()) continue;
+    alias.replaceAllUsesWith(target);
+  }
+}
+
+}  // namespace perfcast::features
