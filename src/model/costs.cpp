@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/specialise.h"
 #include "support/error.h"
 
 namespace perfcast::model {
@@ -314,10 +315,7 @@ class Composer {
     if (done != memo_.end()) return done->second;
     auto fn = model_.functions.find(name);
     if (fn == model_.functions.end()) throw UserError(fmt::format("call to unknown function '{}'", name));
-    if (active_.count(name))
-      throw UserError(fmt::format("function '{}' calls itself (directly or not); recursion cannot be priced "
-                                  "statically: give its cost as a compute item instead",
-                                  name));
+    if (active_.count(name)) throw recursion(name);
     active_.insert(name);
     Costs c = simplified(items(fn->second.body, Context{name, false}));
     active_.erase(name);
@@ -326,6 +324,12 @@ class Composer {
   }
 
  private:
+  static UserError recursion(const std::string& name) {
+    return UserError(fmt::format("function '{}' calls itself (directly or not); recursion cannot be priced "
+                                 "statically: give its cost as a compute item instead",
+                                 name));
+  }
+
   // Where an item is: its function, and whether a loop around it (in the same
   // function) is priced in cycles, which then cover its flops.
   struct Context {
@@ -471,16 +475,41 @@ class Composer {
 
   Costs cost(const CallItem& c, const Item& it, const Context&) {
     if (c.function.empty()) return {};  // an indirect call no probe run bound: its coverage entry says so
-    Costs callee = function(c.function);
-    const Function& fn = model_.functions.at(c.function);
+    auto fn = model_.functions.find(c.function);
+    if (fn == model_.functions.end()) throw UserError(fmt::format("call to unknown function '{}'", c.function));
     Substitution args;
+    bool numbers = !c.args.empty();
     for (const auto& [name, value] : c.args) {
-      if (std::find(fn.parameters.begin(), fn.parameters.end(), name) == fn.parameters.end())
+      const auto& params = fn->second.parameters;
+      if (std::find(params.begin(), params.end(), name) == params.end())
         throw UserError(fmt::format("line {}: call to '{}' passes '{}', which is not one of its parameters", it.line,
                                     c.function, name));
       args.emplace(name, value);
+      numbers = numbers && value.is_constant();
     }
-    return substituted(callee, args);
+    if (numbers) return function_at(c.function, args);
+    return substituted(function(c.function), args);
+  }
+
+  // A callee whose arguments are all numbers, composed with them in place
+  // (once per function and numbers): sizes passed down a call chain fold at
+  // each level, where substituting them into the callee's symbolic costs
+  // grows an expression with every level it passes. Where a loop index of the
+  // callee takes a parameter's name, the symbolic costs are substituted.
+  Costs function_at(const std::string& name, const Substitution& args) {
+    std::string key = name;
+    for (const auto& [param, value] : args) key += fmt::format("\n{}={}", param, expr::to_string(value));
+    if (auto done = memo_at_.find(key); done != memo_at_.end()) return done->second;
+    const Function& fn = model_.functions.at(name);
+    const std::set<std::string> indices = loop_indices(fn.body);
+    for (const auto& [param, value] : args)
+      if (indices.count(param)) return substituted(function(name), args);
+    if (active_.count(name)) throw recursion(name);
+    active_.insert(name);
+    Costs c = simplified(items(substituted_items(fn.body, args), Context{name, false}));
+    active_.erase(name);
+    memo_at_.emplace(std::move(key), c);
+    return c;
   }
 
   Costs cost(const MpiItem& m, const Item& it, const Context& ctx) {
@@ -494,6 +523,7 @@ class Composer {
 
   const ProgramModel& model_;
   std::map<std::string, Costs> memo_;
+  std::map<std::string, Costs> memo_at_;  // function_at's, by function and arguments
   std::set<std::string> active_;
 };
 

@@ -8,12 +8,26 @@ namespace perfcast::model {
 
 namespace {
 
-// The names a default or let uses that vary between ranks: `rank` itself,
-// or a name bound after it from such a name.
+// Whether every name `e` reads is one of `independent`.
 bool uses_only(const Expr& e, const std::set<std::string>& independent) {
   for (const auto& name : expr::free_names(e))
     if (!independent.count(name)) return false;
   return true;
+}
+
+void substitute_in(Items& list, const expr::Substitution& values) {
+  for (Item& item : list) {
+    for_each_expression(item, [&](Expr& e) {
+      Expr replaced = expr::substitute(e, values);
+      if (!(replaced == e)) e = expr::simplify_or_keep(replaced);
+    });
+    if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      substitute_in(l->body, values);
+    } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      substitute_in(b->then_items, values);
+      substitute_in(b->else_items, values);
+    }
+  }
 }
 
 void collect_loop_indices(const Items& items, std::set<std::string>& out) {
@@ -45,17 +59,17 @@ class Specialiser {
   static Expr constant(const expr::Value& v) { return v.is_integer() ? expr::integer(v.integer()) : expr::real(v.real()); }
 
   void items(Items& list) {
+    if (!substitution_.empty()) substitute_in(list, substitution_);
+    calls(list);
+  }
+
+  void calls(Items& list) {
     for (Item& item : list) {
-      for_each_expression(item, [&](Expr& e) {
-        if (substitution_.empty()) return;
-        Expr replaced = expr::substitute(e, substitution_);
-        if (!(replaced == e)) e = expr::simplify_or_keep(replaced);
-      });
       if (auto* l = std::get_if<LoopItem>(&item.body)) {
-        items(l->body);
+        calls(l->body);
       } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
-        items(b->then_items);
-        items(b->else_items);
+        calls(b->then_items);
+        calls(b->else_items);
       } else if (auto* call = std::get_if<CallItem>(&item.body)) {
         passed_unpassed(*call);
       }
@@ -104,6 +118,17 @@ expr::Bindings rank_independent_bindings(const ProgramModel& model,
   expr::Bindings out;
   for (const auto& name : independent)
     if (const expr::Value& v = at_rank0.at(name); v.is_known()) out.emplace(name, v);
+  return out;
+}
+
+Items substituted_items(Items body, const expr::Substitution& values) {
+  substitute_in(body, values);
+  return body;
+}
+
+std::set<std::string> loop_indices(const Items& body) {
+  std::set<std::string> out;
+  collect_loop_indices(body, out);
   return out;
 }
 

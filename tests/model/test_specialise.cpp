@@ -76,7 +76,7 @@ TEST(Specialise, ADeepChainOfCallsComposesToNumbers) {
   // Each level calls the next twice with a size it computes from its own:
   // symbolically the counts grow with every level; with the size fixed they
   // are a number at each.
-  std::string functions = R"J({"main": {"body": [{"kind": "call", "function": "f0", "args": {"a": "n"}}]})J";
+  std::string functions = R"J({"main": {"body": [{"kind": "call", "function": "f0", "args": {"a": "n"}}]}})J";
   functions.pop_back();
   const int depth = 30;
   for (int i = 0; i < depth; ++i) {
