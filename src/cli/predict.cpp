@@ -37,6 +37,26 @@ struct PredictArgs {
   std::string max_memory;
 };
 
+// Beyond this many items a model is not composed a second time to name a
+// refusal's parameters (a 900-function application has ~30 000; composing it
+// without the job's values does not end).
+constexpr std::size_t kRecomposeItems = 10'000;
+
+std::size_t items_in(const model::Items& items) {
+  std::size_t n = items.size();
+  for (const auto& item : items) {
+    if (const auto* l = std::get_if<model::LoopItem>(&item.body)) n += items_in(l->body);
+    if (const auto* b = std::get_if<model::BranchItem>(&item.body)) n += items_in(b->then_items) + items_in(b->else_items);
+  }
+  return n;
+}
+
+std::size_t model_items(const model::ProgramModel& m) {
+  std::size_t n = 0;
+  for (const auto& [name, fn] : m.functions) n += items_in(fn.body);
+  return n;
+}
+
 }  // namespace
 
 void add_predict_command(CLI::App& app) {
@@ -111,9 +131,21 @@ void add_predict_command(CLI::App& app) {
     refuse_beyond_budget(model::prediction_bytes(costs, a->np), a->max_memory,
                          fmt::format("a prediction of {} ranks ({} sites and {} MPI sites each)", a->np,
                                      costs.sites.size(), costs.mpi.size()));
-    model::Prediction p = timed_part ? model::predict_timed_part(m, *baseline_model, costs, machine, a->np,
-                                                                 parameters, baseline_parameters, options)
-                                     : model::predict(m, costs, machine, a->np, parameters, options);
+    auto predict_with = [&](const model::SymbolicCosts& c) {
+      return timed_part ? model::predict_timed_part(m, *baseline_model, c, machine, a->np, parameters,
+                                                    baseline_parameters, options)
+                        : model::predict(m, c, machine, a->np, parameters, options);
+    };
+    model::Prediction p;
+    try {
+      p = predict_with(costs);
+    } catch (const UserError&) {
+      // The refusal in the model's own names: a model small enough to compose
+      // without the job's values is composed again and names them (the same
+      // counts fail); a large one's error shows the values in their place.
+      if (model_items(m) > kRecomposeItems) throw;
+      p = predict_with(model::symbolic_costs(m));
+    }
     std::optional<sim::SimResult> simulated, baseline_simulated, simulated_noisy, baseline_simulated_noisy;
     if (a->simulate) {
       ProgressLine progress(!a->json);

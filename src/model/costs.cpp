@@ -742,10 +742,14 @@ expr::Bindings bind_rank(const ProgramModel& model, const std::map<std::string, 
         // A default that does not evaluate here (the bytes a loop's guard
         // keeps it from sweeping, counted as if it ran: past 64 bits) is
         // needed only where code that uses it runs: unknown, an error there
-        // and nothing under a guard's 0 (expr::evaluate).
+        // and nothing under a guard's 0 (expr::evaluate). A default naming
+        // a name nothing binds (a --param expression's typo) is an error now.
+        const std::set<std::string> needs = expr::free_names(*p->default_value);
+        const bool all_named = std::all_of(needs.begin(), needs.end(), [&](const std::string& n) { return b.count(n); });
         try {
           b[p->name] = expr::evaluate(*p->default_value, b);
         } catch (const UserError&) {
+          if (!all_named) throw;
           b[p->name] = expr::Value::unknown();
         }
       } else {
