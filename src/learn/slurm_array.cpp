@@ -150,6 +150,17 @@ std::string slurm_array_script(const SlurmSubmission& s) {
   return out;
 }
 
+size_t queued_tasks_not_recorded(const std::map<size_t, std::string>& queue,
+                                 const std::map<size_t, std::string>& label_of_task,
+                                 const std::set<std::string>& recorded) {
+  size_t out = 0;
+  for (const auto& entry : queue) {
+    auto label = label_of_task.find(entry.first);
+    if (label == label_of_task.end() || !recorded.count(label->second)) ++out;
+  }
+  return out;
+}
+
 std::string submit_slurm_array(const SlurmSubmission& s) {
   const std::string script = slurm_array_script(s);  // refuses an empty array first
   std::optional<fs::path> sbatch = on_path("sbatch");
@@ -162,17 +173,30 @@ std::string submit_slurm_array(const SlurmSubmission& s) {
   const fs::path record = s.work_dir / kSubmissionFile;
   if (fs::exists(record)) {
     std::string earlier;
+    std::map<size_t, std::string> label_of_task;
     try {
-      earlier = json::parse(read_file_or_empty(record)).at("job_id").get<std::string>();
+      json j = json::parse(read_file_or_empty(record));
+      earlier = j.at("job_id").get<std::string>();
+      for (const auto& p : j.value("points", json::array()))
+        if (p.contains("task") && p.at("task").is_number_unsigned())
+          label_of_task[p.at("task").get<size_t>()] = p.at("label").get<std::string>();
     } catch (const json::exception& e) {
       throw UserError(fmt::format("{}: not a submission record: {}", record.string(), e.what()), {},
                       "remove the work directory, or name another with --slurm-dir");
     }
+    // A task whose point is already in the dataset may still be in the queue
+    // (completing after it recorded): it cannot run its point twice. The
+    // dataset was read before the queue, so a task recording in between is
+    // still counted.
+    std::set<std::string> recorded;
+    for (const auto& p : s.points)
+      if (p.done) recorded.insert(p.label);
     std::string why_not;
     auto queued = queued_tasks(earlier, why_not);
-    if (queued && !queued->empty())
+    const size_t unrecorded = queued ? queued_tasks_not_recorded(*queued, label_of_task, recorded) : 0;
+    if (unrecorded)
       throw UserError(fmt::format("job {}, submitted from {}, still has {} tasks in the queue", earlier,
-                                  s.work_dir.string(), queued->size()),
+                                  s.work_dir.string(), unrecorded),
                       {"", std::nullopt, "--slurm"},
                       fmt::format("wait for it (perfcast sweep --slurm-status {}) or cancel it (scancel {})",
                                   s.work_dir.string(), earlier));

@@ -48,10 +48,17 @@ std::string shell_quote(const std::string& word);
 // command. Each task writes its exit status to logs/JOB_INDEX.status.
 std::string slurm_array_script(const SlurmSubmission& submission);
 
+// How many of an earlier array's queued tasks (index -> state) run a point not
+// yet recorded: a task missing from label_of_task counts, one whose label is
+// in recorded (still completing after it wrote its record) does not.
+size_t queued_tasks_not_recorded(const std::map<size_t, std::string>& queue,
+                                 const std::map<size_t, std::string>& label_of_task,
+                                 const std::set<std::string>& recorded);
+
 // Writes the work directory and submits the script with `sbatch --parsable`;
 // returns the job id. UserError when no point is left to run, when sbatch is
 // not on PATH or refuses (its stderr quoted), or when an array this work
-// directory submitted earlier still has tasks in the queue.
+// directory submitted earlier still has tasks in the queue for points not yet in the dataset.
 std::string submit_slurm_array(const SlurmSubmission& submission);
 
 // Where a point stands.

@@ -84,6 +84,16 @@ TEST(SlurmArray, ReadsSqueueAndSacctLines) {
   EXPECT_EQ(accounting, (std::map<size_t, std::string>{{0, "COMPLETED"}, {1, "CANCELLED"}, {2, "TIMEOUT"}}));
 }
 
+TEST(SlurmArray, AQueuedTaskWhosePointIsRecordedDoesNotBlockASubmission) {
+  const std::map<size_t, std::string> label_of_task = {{0, "np=1"}, {1, "np=2"}};
+  // Task 0 recorded its point and is completing: nothing of it can run twice.
+  EXPECT_EQ(queued_tasks_not_recorded({{0, "COMPLETING"}}, label_of_task, {"np=1"}), 0u);
+  EXPECT_EQ(queued_tasks_not_recorded({{0, "COMPLETING"}, {1, "PENDING"}}, label_of_task, {"np=1"}), 1u);
+  // A task the record does not name is counted: it may run anything.
+  EXPECT_EQ(queued_tasks_not_recorded({{5, "RUNNING"}}, label_of_task, {"np=1", "np=2"}), 1u);
+  EXPECT_EQ(queued_tasks_not_recorded({}, label_of_task, {}), 0u);
+}
+
 TEST(SlurmArray, PointStatesFollowDatasetQueueStatusAndAccounting) {
   SlurmSubmission s = three_points();
   s.points.push_back({"np=4 n=16", {"x"}, false});  // task 3
