@@ -39,6 +39,42 @@ int first_line(const Items& items) {
 
 std::string note_of(const std::string& test) { return std::string(kEqualityTestWhy) + test; }
 
+// The count a comparison states is positive: `a > b` is `a - b > 0`,
+// `a >= b` is `a - b + 1 > 0` (integers); none for an (in)equality test.
+std::optional<Expr> positive_count_of(const Expr& condition) {
+  if (condition.kind() != expr::Kind::Compare) return std::nullopt;
+  const Expr& a = condition.operands()[0];
+  const Expr& b = condition.operands()[1];
+  switch (condition.comparison()) {
+    case expr::Comparison::Gt:
+      return a - b;
+    case expr::Comparison::Ge:
+      return a - b + Expr(1);
+    case expr::Comparison::Lt:
+      return b - a;
+    case expr::Comparison::Le:
+      return b - a + Expr(1);
+    default:
+      return std::nullopt;
+  }
+}
+
+// A branch whose test states that its then-side loop's trips are positive
+// (a loop's guard) kept that loop from pricing a negative count; once the
+// test is a probability, the loop must say it itself: its trips become
+// max(trips, 0), equal wherever the guard let it run.
+void clamp_guarded_loops(const Expr& condition, Items& then_items) {
+  const std::optional<Expr> positive = positive_count_of(condition);
+  if (!positive) return;
+  for (Item& item : then_items) {
+    auto* loop = std::get_if<LoopItem>(&item.body);
+    if (!loop) continue;
+    const Expr difference = expr::simplify_or_keep(loop->trip_count - *positive);
+    if (difference.is_constant() && difference.real_value() == 0)
+      loop->trip_count = expr::maximum({loop->trip_count, Expr(0)});
+  }
+}
+
 void unfold(Items& items, const std::string& function, const std::string& fallback_file,
             const std::map<std::string, std::string>& varied, Coverage& c, int& count) {
   for (Item& item : items) {
@@ -47,12 +83,14 @@ void unfold(Items& items, const std::string& function, const std::string& fallba
         for (const auto& [name, own_file] : varied) {
           if (!tests_for_equality(*b->condition, name)) continue;
           const std::string test = expr::to_string(*b->condition);
+          clamp_guarded_loops(*b->condition, b->then_items);
           b->condition.reset();
           b->probability = 0.5;
           if (!b->then_line) b->then_line = first_line(b->then_items);
           if (!b->else_line) b->else_line = first_line(b->else_items);
           item.note = item.note.empty() ? note_of(test) : item.note + "; " + note_of(test);
-          // A local's tests are in its own file, where its probe is.
+          // A local's tests are in its own file, where its probe is; others'
+          // in the file of the function's other sites.
           const std::string& file = own_file.empty() ? fallback_file : own_file;
           c.guessed_branches.push_back({function, fmt::format("{}:{}", file, item.line), 0.5, note_of(test)});
           ++count;

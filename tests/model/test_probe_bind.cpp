@@ -1352,6 +1352,99 @@ TEST(ProbeBind, AValueThatVariedIsNotFoldedIntoItsEqualityTests) {
   EXPECT_NE(unpriced->status.find("no branch or switch probe"), std::string::npos) << unpriced->status;
 }
 
+// A field that varied (a matrix's off-diagonal columns: none on one level,
+// some on another), tested in a function of its own file (`if (offd.ncols)
+// matvec(offd)`): the test is named at that file's line, not at the header
+// that declares the field (where the field's probes are), and priced by the
+// run's sides there.
+TEST(ProbeBind, AFieldThatVariedIsTestedWhereItIsReadNotWhereItIsDeclared) {
+  ProgramModel m;
+  m.entry = "matvec";
+  m.coverage = Coverage{};
+  m.coverage->guessed_branches.push_back({"matvec", "src/matvec.c:20", 0.5, "data-dependent condition"});
+  const char* tail = ", read from memory (a value the loops that read it leave alone); the field is declared at ";
+  m.parameters.push_back({"matvec.offd.ncols", std::string("field offd.ncols of matvec (matvec_c:32)") + tail + "mat_h:53",
+                          std::nullopt, true, ""});
+  BranchItem test;
+  test.condition = expr::parse("matvec.offd.ncols == 0");
+  test.else_items.push_back(Item{32, "", CallItem{"offd_product", {}}});
+  Function matvec;
+  matvec.name = "matvec";
+  matvec.body.push_back(Item{32, "", test});
+  m.functions["matvec"] = matvec;
+  Function product;
+  product.name = "offd_product";
+  product.body.push_back(compute_flops(40, "10"));
+  m.functions["offd_product"] = product;
+
+  ProbeRun run{"./app", 1, {}, {}};
+  assigned(run, "mat.h:53:Matrix.ncols", 4, 0 + 0 + 6 + 0, 2, 0);
+  // Reached 20 times; its side into the call, on its own line, ran 5 times.
+  run.features["matvec.c:32:branch.taken"] = 5;
+  run.features["matvec.c:32:branch.not_taken"] = 15;
+  run.code["matvec.c:32:branch.taken_line"] = 32;
+  run.code["matvec.c:32:branch.not_taken_line"] = 33;
+  run.features["mat.h:32:branch.taken"] = 1;  // a branch of the header at that line number
+  run.features["mat.h:32:branch.not_taken"] = 1;
+  bind_probe_run(m, run);
+
+  const auto& priced = std::get<BranchItem>(m.functions.at("matvec").body.front().body);
+  EXPECT_FALSE(priced.condition);
+  EXPECT_DOUBLE_EQ(priced.probability, 1 - 5.0 / 20);
+  const auto site = std::find_if(m.coverage->guessed_branches.begin(), m.coverage->guessed_branches.end(),
+                                 [](const Coverage::Branch& b) { return b.why.find("varied") != std::string::npos; });
+  ASSERT_NE(site, m.coverage->guessed_branches.end());
+  EXPECT_EQ(site->site, "src/matvec.c:32");
+  EXPECT_TRUE(site->probe_probability);
+}
+
+// A loop's guard (`n > e + 1` before a loop of n - e - 1 trips) that tests a
+// value that varied: unfolded to the run's frequency, it no longer keeps the
+// loop from a negative count where e is past n; the loop says it itself, its
+// trips max(trips, 0). A loop whose trips the guard does not state is left.
+TEST(ProbeBind, ALoopWhoseGuardIsUnfoldedNeverCountsBelowZero) {
+  ProgramModel m;
+  m.entry = "setup";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"setup.e", "source variable e of setup (setup_c:5)", std::nullopt, true, ""});
+  m.parameters.push_back({"setup.n", "source variable n of setup (setup_c:4)", std::nullopt, true, ""});
+  const Expr last = expr::parse("select(setup.e == -1, 7, setup.e)");
+  auto loop_of = [](const Expr& trips) {
+    LoopItem l;
+    l.trip_count = trips;
+    l.body.push_back(compute_flops(21, "1"));
+    return Item{20, "", l};
+  };
+  BranchItem guard, other;
+  guard.condition = expr::simplify(expr::compare(expr::Comparison::Gt, expr::var("setup.n"), last + Expr(1)));
+  guard.then_items.push_back(loop_of(expr::simplify(expr::var("setup.n") - last - Expr(1))));
+  other.condition = expr::simplify(expr::compare(expr::Comparison::Ge, expr::var("setup.n"), last));
+  other.then_items.push_back(loop_of(expr::simplify(expr::var("setup.n") - last - Expr(3))));
+  Function setup;
+  setup.name = "setup";
+  setup.body.push_back(Item{19, "", guard});
+  setup.body.push_back(Item{30, "", other});
+  m.functions["setup"] = setup;
+
+  ProbeRun run{"./app", 1, {}, {}};
+  assigned(run, "setup.c:5:e", 2, -1 + 3, 1, 3);  // -1, then 3
+  assigned(run, "setup.c:4:n", 1, 6, 0, 6);
+  bind_probe_run(m, run);
+
+  const auto& unfolded = std::get<BranchItem>(m.functions.at("setup").body[0].body);
+  ASSERT_FALSE(unfolded.condition);
+  const auto& loop = std::get<LoopItem>(unfolded.then_items.front().body);
+  auto trips_at = [&](const Expr& trips, std::int64_t n, std::int64_t e) {
+    return expr::evaluate(trips, {{"setup.n", expr::Value(n)}, {"setup.e", expr::Value(e)}}).real();
+  };
+  EXPECT_EQ(trips_at(loop.trip_count, 4, 8), 0);    // past the end: none, not -5
+  EXPECT_EQ(trips_at(loop.trip_count, 20, 8), 11);  // where the guard held: as written
+  EXPECT_EQ(trips_at(loop.trip_count, 20, -1), 12);
+  const auto& unclamped = std::get<BranchItem>(m.functions.at("setup").body[1].body);
+  ASSERT_FALSE(unclamped.condition);
+  EXPECT_EQ(trips_at(std::get<LoopItem>(unclamped.then_items.front().body).trip_count, 4, 8), -7);
+}
+
 // A C switch on such a value: the probes count each of its sides (the
 // default first) and the line it starts at; the runs of all of them are the
 // arrivals at the switch.
