@@ -189,7 +189,11 @@ std::map<std::string, std::string> varied_source_values(const ProgramModel& mode
     if (!a || !a->varied) continue;
     const std::string& probe = a->feature;  // file:line:name
     const std::size_t line = probe.rfind(':', probe.rfind(':') - 1);
-    varied[p.name] = v->symbol.empty() ? probe.substr(0, line) : "";
+    // A local's tests are in the file of its declaration, where its probe
+    // is; a field's probes are at the struct's declaration (a header) and a
+    // global's wherever it is defined: their tests are named by the file of
+    // the function that reads them.
+    varied[p.name] = v->symbol.empty() && !v->field ? probe.substr(0, line) : "";
   }
   return varied;
 }
