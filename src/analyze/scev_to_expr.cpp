@@ -431,12 +431,11 @@ std::optional<Expr> ScevToExpr::conv_phi(const llvm::PHINode* phi, const llvm::L
     side_value[side] = value;
   }
   if (!side_value[0] || !side_value[1]) return std::nullopt;
-  // The test at its own loop's scope, unless the phi is read outside that
-  // loop (a flag a loop sets, tested after it): there its index is out of
-  // scope, and the test is read at the reader's, as its last pass left it
-  // (none where that is not a function of the loop's exit).
+  // A phi read outside the loop its test is in (a flag a loop sets, tested
+  // after it) holds what the loop's last pass chose: data the loop made,
+  // not a function of the reader's names (the test names the loop's index).
   const Loop* test_scope = s_.li.getLoopFor(d);
-  if (test_scope && !(scope && test_scope->contains(scope))) test_scope = scope;
+  if (test_scope && !(scope && test_scope->contains(scope))) return std::nullopt;
   auto cond = conv_bool(br->getCondition(), test_scope, depth + 1);
   auto a = cond ? conv_value(side_value[0], scope, depth + 1) : std::nullopt;
   auto b = a ? conv_value(side_value[1], scope, depth + 1) : std::nullopt;
