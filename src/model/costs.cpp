@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/specialise.h"
+#include "model/item_walks.h"
 #include "support/error.h"
 
 namespace perfcast::model {
