@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "model/costs.h"
+#include "model/item_walks.h"
+#include "model/specialise.h"
 #include "support/error.h"
 
 namespace perfcast::model {
@@ -137,16 +139,35 @@ bool has_sendrecv(const Items& list) {
 
 }  // namespace
 
-// What every rank's evaluator shares: the model, the work items' symbolic
-// costs (computed once, by whichever rank meets the item first) and their
-// values per binding (evaluated once, whichever ranks and steps bind the
-// names alike: the counts depend on those names alone), the bursts' work, the
-// event budget, and the sendrecv matching.
+// What every rank's evaluator shares: the model specialised to the job, the
+// bodies its calls with numbers run, the work items' symbolic costs (computed
+// once, by whichever rank meets the item first, each callee composed once for
+// all of them) and their values per binding (evaluated once, whichever ranks
+// and steps bind the names alike: the counts depend on those names alone), the
+// bursts' work, the event budget, and the sendrecv matching.
 struct ModelJobSource::Shared {
   Shared(const ProgramModel& m, int n, std::map<std::string, expr::Value> p, const EventOptions& o)
-      : model(m), scratch(m), reach(m), options(o), np(n), parameters(std::move(p)), budget(o.max_events) {}
-  const ProgramModel& model;
-  ProgramModel scratch;
+      : model(specialised(m, rank_independent_bindings(m, p, n))), scratch(model), composer(scratch), reach(model),
+        options(o), np(n), parameters(std::move(p)), budget(o.max_events) {}
+
+  // The item of `model` whose copy `item` is (a called body's, below), or `item`.
+  const Item* original(const Item* item) const {
+    auto found = originals.find(item);
+    return found == originals.end() ? item : found->second;
+  }
+
+  // The job's values every rank binds alike in place (specialise.h), as
+  // predict composes the model: the walk reads this copy, so a size passed
+  // down the calls is a number where each work item composes.
+  const ProgramModel model;
+  ProgramModel scratch;  // `model` and the work items, each in a function of its own
+  CostComposer composer;  // of `scratch`
+  // A call whose arguments are numbers runs its callee's body with them in
+  // place: per call item, the body it runs; those bodies by callee and
+  // numbers; and the item of `model` each of their items copies.
+  std::map<const CallItem*, const Items*> body_of_call;
+  std::map<std::string, Items> called_bodies;
+  std::map<const Item*, const Item*> originals;
   std::map<const Item*, std::string> item_functions;
   std::map<std::string, ItemCosts> item_costs;
   std::map<std::pair<const Item*, BindingKey>, CountedItem> counted;
@@ -223,6 +244,49 @@ class RankEvaluator {
     return fn->second.body;
   }
 
+  // The items a call runs: its callee's body, with the arguments that are
+  // numbers in place (made once per callee and numbers, kept for the job), so
+  // the work inside composes with them as predict's composition does (a
+  // callee composed with its numbers in place, costs.h); an argument whose
+  // name a loop index of the callee takes is left to the binding, as there.
+  // The frame binds every argument still, for the callees it calls.
+  const Items& called_body(const CallItem& call) {
+    if (auto known = shared_.body_of_call.find(&call); known != shared_.body_of_call.end()) return *known->second;
+    const Items& body = function_body(call.function);
+    const std::set<std::string> indices = loop_indices(body);
+    expr::Substitution numbers;
+    std::string key = call.function;
+    for (const auto& [name, value] : call.args)
+      if (value.is_constant() && !indices.count(name)) {
+        numbers.emplace(name, value);
+        key += fmt::format("\n{}={}", name, expr::to_string(value));
+      }
+    const Items* runs = &body;
+    if (!numbers.empty()) {
+      auto [kept, fresh] = shared_.called_bodies.try_emplace(std::move(key));
+      if (fresh) {
+        kept->second = substituted_items(body, numbers);
+        note_originals(kept->second, body);
+      }
+      runs = &kept->second;
+    }
+    shared_.body_of_call.emplace(&call, runs);
+    return *runs;
+  }
+
+  void note_originals(const Items& copy, const Items& from) {
+    for (std::size_t i = 0; i < copy.size(); ++i) {
+      shared_.originals.emplace(&copy[i], &from[i]);
+      if (const auto* l = std::get_if<LoopItem>(&copy[i].body)) {
+        note_originals(l->body, std::get<LoopItem>(from[i].body).body);
+      } else if (const auto* b = std::get_if<BranchItem>(&copy[i].body)) {
+        const auto& f = std::get<BranchItem>(from[i].body);
+        note_originals(b->then_items, f.then_items);
+        note_originals(b->else_items, f.else_items);
+      }
+    }
+  }
+
   // One step of the walk; an error the model's content raises there (a count,
   // peer, condition or argument that does not evaluate, or out of range) names the
   // model file, the function and the line of the item being run.
@@ -291,7 +355,8 @@ class RankEvaluator {
       if (b->condition) {
         then_side = expr::evaluate(*b->condition, scope).real() != 0;
       } else {
-        double& credit = credit_[&it];
+        // One credit per item of the model, whichever numbers its function was called with.
+        double& credit = credit_[shared_.original(&it)];
         credit += b->share ? expr::evaluate(*b->share, scope).real() : b->probability;
         then_side = credit >= 0.5;
         if (then_side) credit -= 1;
@@ -305,7 +370,7 @@ class RankEvaluator {
       // The callee sees the caller's names (as substitution into the caller
       // does in costs.cpp) with its parameters bound to the arguments.
       Frame call;
-      call.list = &function_body(c->function);
+      call.list = &called_body(*c);
       call.own = scope;
       call.function = &c->function;
       for (const auto& [name, value] : c->args) (*call.own)[name] = expr::evaluate(value, scope);
@@ -343,7 +408,7 @@ class RankEvaluator {
     if (fn == shared_.item_functions.end()) {
       std::string name = fmt::format("{}{}", kScratchPrefix, shared_.item_functions.size());
       shared_.scratch.functions[name] = Function{name, it.line, {}, {it}};
-      SymbolicCosts costs = symbolic_costs(shared_.scratch, name);
+      SymbolicCosts costs = shared_.composer.costs(name);
       std::set<std::string> names = free_names(costs);
       shared_.item_costs[name] = ItemCosts{std::move(costs), std::move(names)};
       fn = shared_.item_functions.emplace(&it, name).first;
@@ -638,14 +703,14 @@ ModelJobSource::ModelJobSource(const ProgramModel& model, int np, const std::map
                                const EventOptions& options) {
   if (np < 1) throw UserError("the number of ranks must be at least 1", {}, "set --np");
   shared_ = std::make_unique<Shared>(model, np, parameters, options);
-  shared_->reach.function(model.entry);  // refuses recursion before any walk
+  shared_->reach.function(shared_->model.entry);  // refuses recursion before any walk
   bool sendrecv = false;
-  for (const auto& [name, fn] : model.functions) sendrecv = sendrecv || has_sendrecv(fn.body);
+  for (const auto& [name, fn] : shared_->model.functions) sendrecv = sendrecv || has_sendrecv(fn.body);
   if (!sendrecv) return;
   // The first pass: every rank's MPI calls, the sendrecvs kept by where they go.
   for (int r = 0; r < np; ++r) {
     std::uint64_t budget = options.max_events;
-    RankEvaluator calls(*shared_, r, bind_rank(model, shared_->parameters, r, np), budget, true);
+    RankEvaluator calls(*shared_, r, bind_rank(shared_->model, shared_->parameters, r, np), budget, true);
     std::map<std::uint32_t, std::uint64_t> seen;
     for (Event e; calls.next(e);) {
       if (e.kind != Kind::Sendrecv) continue;
