@@ -139,35 +139,31 @@ bool has_sendrecv(const Items& list) {
 
 }  // namespace
 
-// What every rank's evaluator shares: the model specialised to the job, the
-// bodies its calls with numbers run, the work items' symbolic costs (computed
-// once, by whichever rank meets the item first, each callee composed once for
-// all of them) and their values per binding (evaluated once, whichever ranks
-// and steps bind the names alike: the counts depend on those names alone), the
-// bursts' work, the event budget, and the sendrecv matching.
+// What every rank's evaluator shares: the model, its twin specialised to the
+// job and the twin bodies its calls with numbers run, the work items'
+// symbolic costs (computed once, by whichever rank meets the item first, each
+// callee composed once for all of them) and their values per binding
+// (evaluated once, whichever ranks and steps bind the names alike: the counts
+// depend on those names alone), the bursts' work, the event budget, and the
+// sendrecv matching.
 struct ModelJobSource::Shared {
   Shared(const ProgramModel& m, int n, std::map<std::string, expr::Value> p, const EventOptions& o)
-      : model(specialised(m, rank_independent_bindings(m, p, n))), scratch(model), composer(scratch), reach(model),
+      : model(m), scratch(specialised(m, rank_independent_bindings(m, p, n))), composer(scratch), reach(m),
         options(o), np(n), parameters(std::move(p)), budget(o.max_events) {}
-
-  // The item of `model` whose copy `item` is (a called body's, below), or `item`.
-  const Item* original(const Item* item) const {
-    auto found = originals.find(item);
-    return found == originals.end() ? item : found->second;
-  }
-
-  // The job's values every rank binds alike in place (specialise.h), as
-  // predict composes the model: the walk reads this copy, so a size passed
-  // down the calls is a number where each work item composes.
-  const ProgramModel model;
-  ProgramModel scratch;  // `model` and the work items, each in a function of its own
+  const ProgramModel& model;
+  // The model with the job's values every rank binds alike in place
+  // (specialise.h), as predict composes it: the twin of `model` whose items
+  // the work is composed from, item for item, so a size passed down the calls
+  // is a number where the work composes. The walk itself, its events and its
+  // errors follow `model`. The work items are added to it, each in a function
+  // of its own.
+  ProgramModel scratch;
   CostComposer composer;  // of `scratch`
-  // A call whose arguments are numbers runs its callee's body with them in
-  // place: per call item, the body it runs; those bodies by callee and
-  // numbers; and the item of `model` each of their items copies.
-  std::map<const CallItem*, const Items*> body_of_call;
-  std::map<std::string, Items> called_bodies;
-  std::map<const Item*, const Item*> originals;
+  // A call whose arguments are numbers runs its callee's twin body with them
+  // in place: per call item of the twin, the body it runs; those bodies by
+  // callee and numbers.
+  std::map<const CallItem*, const Items*> twin_body_of_call;
+  std::map<std::string, Items> twin_bodies;
   std::map<const Item*, std::string> item_functions;
   std::map<std::string, ItemCosts> item_costs;
   std::map<std::pair<const Item*, BindingKey>, CountedItem> counted;
@@ -202,6 +198,7 @@ class RankEvaluator {
     Frame root;
     root.own = rank_bindings;
     root.list = &function_body(shared.model.entry);
+    root.twin = &shared.scratch.functions.at(shared.model.entry).body;
     root.function = &shared.model.entry;
     frames_.push_back(std::move(root));
     frames_.back().scope = &*frames_.back().own;
@@ -220,6 +217,7 @@ class RankEvaluator {
  private:
   struct Frame {
     const Items* list = nullptr;
+    const Items* twin = nullptr;  // `list` as the job's twin of the model has it (Shared::scratch)
     size_t index = 0;
     const expr::Bindings* scope = nullptr;  // own, or an enclosing frame's
     std::optional<expr::Bindings> own;      // a loop's or a call's names
@@ -244,15 +242,16 @@ class RankEvaluator {
     return fn->second.body;
   }
 
-  // The items a call runs: its callee's body, with the arguments that are
-  // numbers in place (made once per callee and numbers, kept for the job), so
-  // the work inside composes with them as predict's composition does (a
-  // callee composed with its numbers in place, costs.h); an argument whose
-  // name a loop index of the callee takes is left to the binding, as there.
-  // The frame binds every argument still, for the callees it calls.
-  const Items& called_body(const CallItem& call) {
-    if (auto known = shared_.body_of_call.find(&call); known != shared_.body_of_call.end()) return *known->second;
-    const Items& body = function_body(call.function);
+  // The twin of the items a call runs: its callee's twin body, with the
+  // arguments that are numbers in place (made once per callee and numbers,
+  // kept for the job), so the work inside composes with them as predict's
+  // composition does (a callee composed with its numbers in place, costs.h);
+  // an argument whose name a loop index of the callee takes is left to the
+  // binding, as there.
+  const Items& twin_called_body(const CallItem& call) {
+    auto known = shared_.twin_body_of_call.find(&call);
+    if (known != shared_.twin_body_of_call.end()) return *known->second;
+    const Items& body = shared_.scratch.functions.at(call.function).body;
     const std::set<std::string> indices = loop_indices(body);
     expr::Substitution numbers;
     std::string key = call.function;
@@ -263,28 +262,12 @@ class RankEvaluator {
       }
     const Items* runs = &body;
     if (!numbers.empty()) {
-      auto [kept, fresh] = shared_.called_bodies.try_emplace(std::move(key));
-      if (fresh) {
-        kept->second = substituted_items(body, numbers);
-        note_originals(kept->second, body);
-      }
+      auto [kept, fresh] = shared_.twin_bodies.try_emplace(std::move(key));
+      if (fresh) kept->second = substituted_items(body, numbers);
       runs = &kept->second;
     }
-    shared_.body_of_call.emplace(&call, runs);
+    shared_.twin_body_of_call.emplace(&call, runs);
     return *runs;
-  }
-
-  void note_originals(const Items& copy, const Items& from) {
-    for (std::size_t i = 0; i < copy.size(); ++i) {
-      shared_.originals.emplace(&copy[i], &from[i]);
-      if (const auto* l = std::get_if<LoopItem>(&copy[i].body)) {
-        note_originals(l->body, std::get<LoopItem>(from[i].body).body);
-      } else if (const auto* b = std::get_if<BranchItem>(&copy[i].body)) {
-        const auto& f = std::get<BranchItem>(from[i].body);
-        note_originals(b->then_items, f.then_items);
-        note_originals(b->else_items, f.else_items);
-      }
-    }
   }
 
   // One step of the walk; an error the model's content raises there (a count,
@@ -330,12 +313,13 @@ class RankEvaluator {
       }
       return true;
     }
+    const Item& twin = (*f.twin)[f.index];
     const Item& it = (*f.list)[f.index++];
     const expr::Bindings& scope = *f.scope;
     at_function_ = f.function;
     at_line_ = it.line;
     if (!shared_.reach.item(it)) {
-      if (!mpi_only_) add_work(it, scope);
+      if (!mpi_only_) add_work(twin, scope);
       return true;
     }
     if (auto* l = std::get_if<LoopItem>(&it.body)) {
@@ -343,6 +327,7 @@ class RankEvaluator {
       if (trips == 0 || l->body.empty()) return true;
       Frame loop;
       loop.list = &l->body;
+      loop.twin = &std::get<LoopItem>(twin.body).body;
       loop.own = scope;
       if (!l->var.empty()) (*loop.own)[l->var] = std::int64_t{0};
       loop.loop = l;
@@ -355,14 +340,15 @@ class RankEvaluator {
       if (b->condition) {
         then_side = expr::evaluate(*b->condition, scope).real() != 0;
       } else {
-        // One credit per item of the model, whichever numbers its function was called with.
-        double& credit = credit_[shared_.original(&it)];
+        double& credit = credit_[&it];
         credit += b->share ? expr::evaluate(*b->share, scope).real() : b->probability;
         then_side = credit >= 0.5;
         if (then_side) credit -= 1;
       }
       Frame side;
       side.list = then_side ? &b->then_items : &b->else_items;
+      const auto& twin_branch = std::get<BranchItem>(twin.body);
+      side.twin = then_side ? &twin_branch.then_items : &twin_branch.else_items;
       side.scope = &scope;
       side.function = f.function;
       frames_.push_back(std::move(side));
@@ -370,7 +356,8 @@ class RankEvaluator {
       // The callee sees the caller's names (as substitution into the caller
       // does in costs.cpp) with its parameters bound to the arguments.
       Frame call;
-      call.list = &called_body(*c);
+      call.list = &function_body(c->function);
+      call.twin = &twin_called_body(std::get<CallItem>(twin.body));
       call.own = scope;
       call.function = &c->function;
       for (const auto& [name, value] : c->args) (*call.own)[name] = expr::evaluate(value, scope);
@@ -398,8 +385,9 @@ class RankEvaluator {
     return whole;
   }
 
-  // MPI-free work: its symbolic costs (computed once per item), evaluated
-  // once per distinct binding of the names they need, for every rank. A time
+  // MPI-free work (`it`: the model's item as its twin has it, Shared::scratch):
+  // its symbolic costs (computed once per item), evaluated once per distinct
+  // binding of the names they need, for every rank. A time
   // loop runs the same work every step: evaluating it afresh each time cost
   // about 1.5 ms per step of wave3d on 2 ranks (2 minutes for 78125 steps);
   // the loop's own counter is rarely among those names.
@@ -703,14 +691,14 @@ ModelJobSource::ModelJobSource(const ProgramModel& model, int np, const std::map
                                const EventOptions& options) {
   if (np < 1) throw UserError("the number of ranks must be at least 1", {}, "set --np");
   shared_ = std::make_unique<Shared>(model, np, parameters, options);
-  shared_->reach.function(shared_->model.entry);  // refuses recursion before any walk
+  shared_->reach.function(model.entry);  // refuses recursion before any walk
   bool sendrecv = false;
-  for (const auto& [name, fn] : shared_->model.functions) sendrecv = sendrecv || has_sendrecv(fn.body);
+  for (const auto& [name, fn] : model.functions) sendrecv = sendrecv || has_sendrecv(fn.body);
   if (!sendrecv) return;
   // The first pass: every rank's MPI calls, the sendrecvs kept by where they go.
   for (int r = 0; r < np; ++r) {
     std::uint64_t budget = options.max_events;
-    RankEvaluator calls(*shared_, r, bind_rank(shared_->model, shared_->parameters, r, np), budget, true);
+    RankEvaluator calls(*shared_, r, bind_rank(model, shared_->parameters, r, np), budget, true);
     std::map<std::uint32_t, std::uint64_t> seen;
     for (Event e; calls.next(e);) {
       if (e.kind != Kind::Sendrecv) continue;
