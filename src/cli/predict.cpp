@@ -38,11 +38,6 @@ struct PredictArgs {
   std::string max_memory;
 };
 
-// Beyond this many items a model is not composed a second time to name a
-// refusal's parameters (a 900-function application has ~30 000; composing it
-// without the job's values does not end).
-constexpr std::size_t kRecomposeItems = 10'000;
-
 }  // namespace
 
 void add_predict_command(CLI::App& app) {
@@ -129,7 +124,7 @@ void add_predict_command(CLI::App& app) {
       // The refusal in the model's own names: a model small enough to compose
       // without the job's values is composed again and names them (the same
       // counts fail); a large one's error shows the values in their place.
-      if (model::item_count(m) > kRecomposeItems) throw;
+      if (model::item_count(m) > model::kRecomposableItems) throw;
       p = predict_with(model::symbolic_costs(m));
     }
     std::optional<sim::SimResult> simulated, baseline_simulated, simulated_noisy, baseline_simulated_noisy;

@@ -36,4 +36,10 @@ std::size_t item_count(const Items& body);
 // Of every function of `model`.
 std::size_t item_count(const ProgramModel& model);
 
+// A model of at most this many items composes without the job's values in
+// bounded time: a refusal of its counts composed with those values in place
+// (specialise.h) may be composed again to name its parameters. A
+// 900-function application has ~30 000; composing it so does not end.
+constexpr std::size_t kRecomposableItems = 10'000;
+
 }  // namespace perfcast::model

@@ -319,7 +319,7 @@ class RankEvaluator {
     at_function_ = f.function;
     at_line_ = it.line;
     if (!shared_.reach.item(it)) {
-      if (!mpi_only_) add_work(twin, scope);
+      if (!mpi_only_) add_work(it, twin, scope);
       return true;
     }
     if (auto* l = std::get_if<LoopItem>(&it.body)) {
@@ -391,7 +391,7 @@ class RankEvaluator {
   // loop runs the same work every step: evaluating it afresh each time cost
   // about 1.5 ms per step of wave3d on 2 ranks (2 minutes for 78125 steps);
   // the loop's own counter is rarely among those names.
-  void add_work(const Item& it, const expr::Bindings& scope) {
+  void add_work(const Item& given, const Item& it, const expr::Bindings& scope) {
     auto fn = shared_.item_functions.find(&it);
     if (fn == shared_.item_functions.end()) {
       std::string name = fmt::format("{}{}", kScratchPrefix, shared_.item_functions.size());
@@ -415,7 +415,7 @@ class RankEvaluator {
     }
     auto done = shared_.counted.find(key);
     if (done == shared_.counted.end())
-      done = shared_.counted.emplace(std::move(key), count_work(costs.costs, scope)).first;
+      done = shared_.counted.emplace(std::move(key), counted(costs.costs, given, scope)).first;
     const CountedItem& item = done->second;
     if (item.empty()) return;
     if (pending_.empty()) pending_.site = static_cast<std::uint32_t>(std::max(it.line, 0));
@@ -426,6 +426,22 @@ class RankEvaluator {
         ++pending_.runs.back().repeats;
       else
         pending_.runs.push_back({&*item.work, 1});
+    }
+  }
+
+  // count_work, or its refusal in the model's own names: an item of a model
+  // small enough to compose without the job's values (item_walks.h) is
+  // composed again as the model gives it (`given`), and fails there alike.
+  CountedItem counted(const SymbolicCosts& costs, const Item& given, const expr::Bindings& scope) const {
+    try {
+      return count_work(costs, scope);
+    } catch (const UserError&) {
+      if (item_count(shared_.model) > kRecomposableItems) throw;
+      ProgramModel as_given = shared_.model;
+      const std::string name = std::string(kScratchPrefix) + "given";
+      as_given.functions[name] = Function{name, given.line, {}, {given}};
+      count_work(symbolic_costs(as_given, name), scope);
+      throw;
     }
   }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "model/item_walks.h"
 #include "model/specialise.h"
 #include "support/error.h"
 
@@ -153,7 +154,15 @@ int ModelWork::work(int model_index, std::string_view function, const std::vecto
     id = it->second;
   } else {
     auto w = std::make_unique<Work>();
-    w->counts = model::evaluate_rank(composed.costs, bindings, rank);
+    try {
+      w->counts = model::evaluate_rank(composed.costs, bindings, rank);
+    } catch (const UserError&) {
+      // The refusal in the model's own names, where it is small enough to
+      // compose without the call's values (the same counts fail there).
+      if (model::item_count(m.program) > model::kRecomposableItems) throw;
+      model::evaluate_rank(model::symbolic_costs(m.program, name), bindings, rank);
+      throw;
+    }
     works_.push_back(std::move(w));
     id = static_cast<int>(works_.size()) - 1;
     work_of_counts_.emplace(std::move(counts_key), id);

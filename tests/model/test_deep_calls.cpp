@@ -16,6 +16,7 @@
 #include "model/specialise.h"
 #include "model_text.h"
 #include "modelsim/model_simulation.h"
+#include "support/error.h"
 
 using namespace perfcast;
 using namespace perfcast::model;
@@ -87,6 +88,28 @@ TEST(DeepCalls, ModelEventsComposeTheChainToNumbers) {
     work_flops += burst;
   }
   EXPECT_EQ(work_flops, want);
+}
+
+// The work is composed with the job's values in place; a count it refuses is
+// named in the model's own names all the same (a model this small is
+// composed again as given to say so).
+TEST(DeepCalls, ARefusedCountNamesTheModelsParameters) {
+  const ProgramModel m = model_from(R"J({"main": {"body": [
+      {"kind": "mpi", "op": "barrier"},
+      {"kind": "call", "line": 4, "function": "f", "args": {"a": "n"}},
+      {"kind": "mpi", "op": "barrier"}]},
+    "f": {"parameters": ["a"], "body": [{"kind": "compute", "line": 9, "flops_double": "a - 10"}]}})J",
+                                    R"J("parameters": {"n": {}})J", "refused.json");
+  try {
+    model_events(m, 2, {{"n", 4}});
+    FAIL() << "a negative count was not refused";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("n - 10 with n=4"), std::string::npos) << "the call's argument in the callee: " << what;
+    EXPECT_NE(what.find("-6"), std::string::npos) << what;
+    EXPECT_NE(what.find("line 9 of f"), std::string::npos) << what;
+    EXPECT_NE(what.find("refused.json"), std::string::npos) << what;
+  }
 }
 
 TEST(DeepCalls, SimulatedComputeIsPredictsRefinedCompute) {

@@ -216,6 +216,24 @@ TEST(SkeletonModelWork, ADeepChainOfCallsComposesToNumbers) {
   expect_same_compute(run, twice, "the chain, called twice");
 }
 
+TEST(SkeletonModelWork, ARefusedCountNamesTheModelsParameters) {
+  // Composed with the call's values in place, refused in the model's names.
+  const std::string file = (perfcast::testing::scratch() / "refused.model.json").string();
+  std::ofstream(file) << R"({"format": "perfcast-program-model", "version": 1, "program": "refused",
+    "parameters": {"n": {}}, "entry": "main", "functions": {"main": {"body": [
+      {"kind": "compute", "line": 3, "flops_double": "n - 10"}]}}})";
+  modelsim::ModelWork work;
+  const int m = work.load(file);
+  try {
+    work.work(m, "", {{"n", 4}}, 0, 1);
+    FAIL() << "a negative count was not refused";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("n - 10"), std::string::npos) << what;
+    EXPECT_NE(what.find("-6"), std::string::npos) << what;
+  }
+}
+
 std::string failure(const std::vector<std::string>& args) {
   try {
     simulate_skeleton(args, 2, shared_node());
