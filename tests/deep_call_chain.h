@@ -39,7 +39,8 @@ inline double deep_call_chain_flops(int depth, int level, long a) {
   const long trips = a % 7 + 1;
   double flops = static_cast<double>(trips * (trips - 1) / 2 + trips * a);
   if (level + 1 < depth)
-    flops += deep_call_chain_flops(depth, level + 1, a + 1) + deep_call_chain_flops(depth, level + 1, a > 1 ? a - 1 : 0);
+    flops +=
+        deep_call_chain_flops(depth, level + 1, a + 1) + deep_call_chain_flops(depth, level + 1, a > 1 ? a - 1 : 0);
   return memo[key] = flops;
 }
 

@@ -21,8 +21,10 @@ void collect_loop_indices(const Items& items, std::set<std::string>& out) {
 void substitute_in(Item& item, const expr::Substitution& values, AfterSubstitution after) {
   for_each_expression(item, [&](Expr& e) {
     Expr replaced = expr::substitute(e, values);
-    if (after == AfterSubstitution::Kept) e = std::move(replaced);
-    else if (!(replaced == e)) e = expr::simplify_or_keep(replaced);
+    if (after == AfterSubstitution::Kept)
+      e = std::move(replaced);
+    else if (!(replaced == e))
+      e = expr::simplify_or_keep(replaced);
   });
   if (auto* l = std::get_if<LoopItem>(&item.body)) {
     substitute_in(l->body, values, after);

@@ -47,7 +47,9 @@ ProgramModel chain_model() {
 }
 
 // By hand: each step, the chain at n + 1 and at n.
-double chain_flops(long n) { return kSteps * (deep_call_chain_flops(kDepth, 0, n + 1) + deep_call_chain_flops(kDepth, 0, n)); }
+double chain_flops(long n) {
+  return kSteps * (deep_call_chain_flops(kDepth, 0, n + 1) + deep_call_chain_flops(kDepth, 0, n));
+}
 
 }  // namespace
 
@@ -115,8 +117,7 @@ TEST(DeepCalls, ARefusedCountNamesTheModelsParameters) {
 TEST(DeepCalls, SimulatedComputeIsPredictsRefinedCompute) {
   const ProgramModel m = chain_model();
   const std::map<std::string, expr::Value> params{{"n", 4}};
-  const machine::Machine polus =
-      machine::load_machine_file(std::string(PERFCAST_SOURCE_DIR) + "/machines/polus.toml");
+  const machine::Machine polus = machine::load_machine_file(std::string(PERFCAST_SOURCE_DIR) + "/machines/polus.toml");
   // One rank: its bursts meet the node's load predict prices with.
   const Prediction p =
       predict(m, symbolic_costs(specialised(m, rank_independent_bindings(m, params, 1))), polus, 1, params);

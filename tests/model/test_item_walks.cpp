@@ -59,8 +59,8 @@ TEST(ItemWalks, SubstitutionReachesEveryItemAndKeepsOrSimplifies) {
   substitute_in(renamed, {{"n", expr::parse("f.loop_at3.n")}}, AfterSubstitution::Kept);
   const Expr want = expr::substitute(std::get<LoopItem>(body[1].body).trip_count, {{"n", expr::parse("f.loop_at3.n")}});
   EXPECT_EQ(std::get<LoopItem>(renamed[1].body).trip_count, want);
-  EXPECT_EQ(text(std::get<ComputeItem>(std::get<BranchItem>(std::get<LoopItem>(renamed[1].body).body[1].body)
-                                           .else_items[0].body)
+  EXPECT_EQ(text(std::get<ComputeItem>(
+                     std::get<BranchItem>(std::get<LoopItem>(renamed[1].body).body[1].body).else_items[0].body)
                      .flops_double),
             text(expr::substitute(expr::parse("n - 1"), {{"n", expr::parse("f.loop_at3.n")}})));
 }
