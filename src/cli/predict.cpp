@@ -12,6 +12,7 @@
 #include "cli/parameters.h"
 #include "cli/progress_line.h"
 #include "modelsim/model_simulation.h"
+#include "model/item_walks.h"
 #include "model/predict.h"
 #include "model/specialise.h"
 #include "report/prediction.h"
@@ -36,26 +37,6 @@ struct PredictArgs {
   std::uint64_t noise_seed = 1;
   std::string max_memory;
 };
-
-// Beyond this many items a model is not composed a second time to name a
-// refusal's parameters (a 900-function application has ~30 000; composing it
-// without the job's values does not end).
-constexpr std::size_t kRecomposeItems = 10'000;
-
-std::size_t items_in(const model::Items& items) {
-  std::size_t n = items.size();
-  for (const auto& item : items) {
-    if (const auto* l = std::get_if<model::LoopItem>(&item.body)) n += items_in(l->body);
-    if (const auto* b = std::get_if<model::BranchItem>(&item.body)) n += items_in(b->then_items) + items_in(b->else_items);
-  }
-  return n;
-}
-
-std::size_t model_items(const model::ProgramModel& m) {
-  std::size_t n = 0;
-  for (const auto& [name, fn] : m.functions) n += items_in(fn.body);
-  return n;
-}
 
 }  // namespace
 
@@ -143,7 +124,7 @@ void add_predict_command(CLI::App& app) {
       // The refusal in the model's own names: a model small enough to compose
       // without the job's values is composed again and names them (the same
       // counts fail); a large one's error shows the values in their place.
-      if (model_items(m) > kRecomposeItems) throw;
+      if (model::item_count(m) > model::kRecomposableItems) throw;
       p = predict_with(model::symbolic_costs(m));
     }
     std::optional<sim::SimResult> simulated, baseline_simulated, simulated_noisy, baseline_simulated_noisy;

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/specialise.h"
+#include "model/item_walks.h"
 #include "support/error.h"
 
 namespace perfcast::model {
@@ -309,6 +309,10 @@ Costs simplified(Costs c);
 class Composer {
  public:
   explicit Composer(const ProgramModel& model) : model_(model) {}
+
+  // A composition a throw left unfinished (its functions still marked as
+  // being composed) is abandoned, so the next one is not refused as a recursion.
+  void abandon_unfinished() { active_.clear(); }
 
   Costs function(const std::string& name) {
     auto done = memo_.find(name);
@@ -638,9 +642,11 @@ const CountCheck* failing_item(const SymbolicCosts& c, const expr::Bindings& b) 
 
 }  // namespace
 
-SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& function) {
-  Composer composer(model);
-  Costs c = simplified(composer.function(function));
+namespace {
+
+// A function's composed costs with their totals over the sites.
+SymbolicCosts totalled(Costs c, const ProgramModel& model) {
+  c = simplified(std::move(c));
   SymbolicCosts out;
   SiteCosts total;
   for (const auto& site : c.sites) add_site_counts(total, site);
@@ -664,7 +670,32 @@ SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& funct
   return out;
 }
 
+}  // namespace
+
+SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& function) {
+  Composer composer(model);
+  return totalled(composer.function(function), model);
+}
+
 SymbolicCosts symbolic_costs(const ProgramModel& model) { return symbolic_costs(model, model.entry); }
+
+struct CostComposer::State {
+  explicit State(const ProgramModel& m) : model(m), composer(m) {}
+  const ProgramModel& model;
+  Composer composer;
+};
+
+CostComposer::CostComposer(const ProgramModel& model) : state_(std::make_unique<State>(model)) {}
+CostComposer::~CostComposer() = default;
+
+SymbolicCosts CostComposer::costs(const std::string& function) {
+  try {
+    return totalled(state_->composer.function(function), state_->model);
+  } catch (...) {
+    state_->composer.abandon_unfinished();
+    throw;
+  }
+}
 
 std::vector<int> dims_create(int size, int ndims) {
   if (size < 1 || ndims < 1) throw UserError("dims_create needs a positive size and number of dimensions");

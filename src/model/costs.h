@@ -16,6 +16,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -112,6 +113,25 @@ struct SymbolicCosts {
 // a call to an unknown function, recursion, or an argument the callee does not take.
 SymbolicCosts symbolic_costs(const ProgramModel& model);
 SymbolicCosts symbolic_costs(const ProgramModel& model, const std::string& function);
+
+// symbolic_costs of several functions of one model, each callee composed once
+// for them all (as symbolic_costs composes it once for a whole program): what
+// pieces of one model priced one by one share (the work items of its event
+// streams, model_events.h). Functions may be added to the model between
+// calls; those already composed must not change, and the model must outlive
+// this. Throws as symbolic_costs does, and stays usable after. Not thread-safe.
+class CostComposer {
+ public:
+  explicit CostComposer(const ProgramModel& model);
+  ~CostComposer();
+  CostComposer(const CostComposer&) = delete;
+  CostComposer& operator=(const CostComposer&) = delete;
+  SymbolicCosts costs(const std::string& function);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // ---- Per rank.
 

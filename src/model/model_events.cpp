@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "model/costs.h"
+#include "model/item_walks.h"
+#include "model/specialise.h"
 #include "support/error.h"
 
 namespace perfcast::model {
@@ -137,16 +139,31 @@ bool has_sendrecv(const Items& list) {
 
 }  // namespace
 
-// What every rank's evaluator shares: the model, the work items' symbolic
-// costs (computed once, by whichever rank meets the item first) and their
-// values per binding (evaluated once, whichever ranks and steps bind the
-// names alike: the counts depend on those names alone), the bursts' work, the
-// event budget, and the sendrecv matching.
+// What every rank's evaluator shares: the model, its twin specialised to the
+// job and the twin bodies its calls with numbers run, the work items'
+// symbolic costs (computed once, by whichever rank meets the item first, each
+// callee composed once for all of them) and their values per binding
+// (evaluated once, whichever ranks and steps bind the names alike: the counts
+// depend on those names alone), the bursts' work, the event budget, and the
+// sendrecv matching.
 struct ModelJobSource::Shared {
   Shared(const ProgramModel& m, int n, std::map<std::string, expr::Value> p, const EventOptions& o)
-      : model(m), scratch(m), reach(m), options(o), np(n), parameters(std::move(p)), budget(o.max_events) {}
+      : model(m), scratch(specialised(m, rank_independent_bindings(m, p, n))), composer(scratch), reach(m),
+        options(o), np(n), parameters(std::move(p)), budget(o.max_events) {}
   const ProgramModel& model;
+  // The model with the job's values every rank binds alike in place
+  // (specialise.h), as predict composes it: the twin of `model` whose items
+  // the work is composed from, item for item, so a size passed down the calls
+  // is a number where the work composes. The walk itself, its events and its
+  // errors follow `model`. The work items are added to it, each in a function
+  // of its own.
   ProgramModel scratch;
+  CostComposer composer;  // of `scratch`
+  // A call whose arguments are numbers runs its callee's twin body with them
+  // in place: per call item of the twin, the body it runs; those bodies by
+  // callee and numbers.
+  std::map<const CallItem*, const Items*> twin_body_of_call;
+  std::map<std::string, Items> twin_bodies;
   std::map<const Item*, std::string> item_functions;
   std::map<std::string, ItemCosts> item_costs;
   std::map<std::pair<const Item*, BindingKey>, CountedItem> counted;
@@ -181,6 +198,7 @@ class RankEvaluator {
     Frame root;
     root.own = rank_bindings;
     root.list = &function_body(shared.model.entry);
+    root.twin = &shared.scratch.functions.at(shared.model.entry).body;
     root.function = &shared.model.entry;
     frames_.push_back(std::move(root));
     frames_.back().scope = &*frames_.back().own;
@@ -199,6 +217,7 @@ class RankEvaluator {
  private:
   struct Frame {
     const Items* list = nullptr;
+    const Items* twin = nullptr;  // `list` as the job's twin of the model has it (Shared::scratch)
     size_t index = 0;
     const expr::Bindings* scope = nullptr;  // own, or an enclosing frame's
     std::optional<expr::Bindings> own;      // a loop's or a call's names
@@ -221,6 +240,34 @@ class RankEvaluator {
     auto fn = shared_.model.functions.find(name);
     if (fn == shared_.model.functions.end()) throw UserError(fmt::format("call to unknown function '{}'", name));
     return fn->second.body;
+  }
+
+  // The twin of the items a call runs: its callee's twin body, with the
+  // arguments that are numbers in place (made once per callee and numbers,
+  // kept for the job), so the work inside composes with them as predict's
+  // composition does (a callee composed with its numbers in place, costs.h);
+  // an argument whose name a loop index of the callee takes is left to the
+  // binding, as there.
+  const Items& twin_called_body(const CallItem& call) {
+    auto known = shared_.twin_body_of_call.find(&call);
+    if (known != shared_.twin_body_of_call.end()) return *known->second;
+    const Items& body = shared_.scratch.functions.at(call.function).body;
+    const std::set<std::string> indices = loop_indices(body);
+    expr::Substitution numbers;
+    std::string key = call.function;
+    for (const auto& [name, value] : call.args)
+      if (value.is_constant() && !indices.count(name)) {
+        numbers.emplace(name, value);
+        key += fmt::format("\n{}={}", name, expr::to_string(value));
+      }
+    const Items* runs = &body;
+    if (!numbers.empty()) {
+      auto [kept, fresh] = shared_.twin_bodies.try_emplace(std::move(key));
+      if (fresh) kept->second = substituted_items(body, numbers);
+      runs = &kept->second;
+    }
+    shared_.twin_body_of_call.emplace(&call, runs);
+    return *runs;
   }
 
   // One step of the walk; an error the model's content raises there (a count,
@@ -266,12 +313,13 @@ class RankEvaluator {
       }
       return true;
     }
+    const Item& twin = (*f.twin)[f.index];
     const Item& it = (*f.list)[f.index++];
     const expr::Bindings& scope = *f.scope;
     at_function_ = f.function;
     at_line_ = it.line;
     if (!shared_.reach.item(it)) {
-      if (!mpi_only_) add_work(it, scope);
+      if (!mpi_only_) add_work(it, twin, scope);
       return true;
     }
     if (auto* l = std::get_if<LoopItem>(&it.body)) {
@@ -279,6 +327,7 @@ class RankEvaluator {
       if (trips == 0 || l->body.empty()) return true;
       Frame loop;
       loop.list = &l->body;
+      loop.twin = &std::get<LoopItem>(twin.body).body;
       loop.own = scope;
       if (!l->var.empty()) (*loop.own)[l->var] = std::int64_t{0};
       loop.loop = l;
@@ -298,6 +347,8 @@ class RankEvaluator {
       }
       Frame side;
       side.list = then_side ? &b->then_items : &b->else_items;
+      const auto& twin_branch = std::get<BranchItem>(twin.body);
+      side.twin = then_side ? &twin_branch.then_items : &twin_branch.else_items;
       side.scope = &scope;
       side.function = f.function;
       frames_.push_back(std::move(side));
@@ -306,6 +357,7 @@ class RankEvaluator {
       // does in costs.cpp) with its parameters bound to the arguments.
       Frame call;
       call.list = &function_body(c->function);
+      call.twin = &twin_called_body(std::get<CallItem>(twin.body));
       call.own = scope;
       call.function = &c->function;
       for (const auto& [name, value] : c->args) (*call.own)[name] = expr::evaluate(value, scope);
@@ -333,17 +385,18 @@ class RankEvaluator {
     return whole;
   }
 
-  // MPI-free work: its symbolic costs (computed once per item), evaluated
-  // once per distinct binding of the names they need, for every rank. A time
+  // MPI-free work (`it`: the model's item as its twin has it, Shared::scratch):
+  // its symbolic costs (computed once per item), evaluated once per distinct
+  // binding of the names they need, for every rank. A time
   // loop runs the same work every step: evaluating it afresh each time cost
   // about 1.5 ms per step of wave3d on 2 ranks (2 minutes for 78125 steps);
   // the loop's own counter is rarely among those names.
-  void add_work(const Item& it, const expr::Bindings& scope) {
+  void add_work(const Item& given, const Item& it, const expr::Bindings& scope) {
     auto fn = shared_.item_functions.find(&it);
     if (fn == shared_.item_functions.end()) {
       std::string name = fmt::format("{}{}", kScratchPrefix, shared_.item_functions.size());
       shared_.scratch.functions[name] = Function{name, it.line, {}, {it}};
-      SymbolicCosts costs = symbolic_costs(shared_.scratch, name);
+      SymbolicCosts costs = shared_.composer.costs(name);
       std::set<std::string> names = free_names(costs);
       shared_.item_costs[name] = ItemCosts{std::move(costs), std::move(names)};
       fn = shared_.item_functions.emplace(&it, name).first;
@@ -362,7 +415,7 @@ class RankEvaluator {
     }
     auto done = shared_.counted.find(key);
     if (done == shared_.counted.end())
-      done = shared_.counted.emplace(std::move(key), count_work(costs.costs, scope)).first;
+      done = shared_.counted.emplace(std::move(key), counted(costs.costs, given, scope)).first;
     const CountedItem& item = done->second;
     if (item.empty()) return;
     if (pending_.empty()) pending_.site = static_cast<std::uint32_t>(std::max(it.line, 0));
@@ -373,6 +426,22 @@ class RankEvaluator {
         ++pending_.runs.back().repeats;
       else
         pending_.runs.push_back({&*item.work, 1});
+    }
+  }
+
+  // count_work, or its refusal in the model's own names: an item of a model
+  // small enough to compose without the job's values (item_walks.h) is
+  // composed again as the model gives it (`given`), and fails there alike.
+  CountedItem counted(const SymbolicCosts& costs, const Item& given, const expr::Bindings& scope) const {
+    try {
+      return count_work(costs, scope);
+    } catch (const UserError&) {
+      if (item_count(shared_.model) > kRecomposableItems) throw;
+      ProgramModel as_given = shared_.model;
+      const std::string name = std::string(kScratchPrefix) + "given";
+      as_given.functions[name] = Function{name, given.line, {}, {given}};
+      count_work(symbolic_costs(as_given, name), scope);
+      throw;
     }
   }
 

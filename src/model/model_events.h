@@ -9,6 +9,13 @@
 //   and bytes moved (loaded + stored), and with EventOptions::work the item's
 //   counts themselves (BurstWork). The burst is emitted before the next MPI
 //   operation, so a stream alternates bursts and MPI calls in program order.
+// - That work is composed as predict composes it: from the item's twin in the
+//   model specialised to the job (specialise.h: the values every rank binds
+//   alike in place), a call whose arguments are numbers running its callee's
+//   twin with them in place, each callee composed once for the job
+//   (CostComposer). So a size passed down a deep call graph is a number where
+//   the work composes. The walk, its events and its errors follow the model as
+//   given.
 // - A loop with MPI inside runs iteration by iteration with its index bound; a
 //   branch with a condition takes the side the condition picks for this rank.
 // - A branch with only a probability and MPI on a side: MPI calls cannot be
@@ -89,7 +96,8 @@ struct RankEvents {
 // The model's event streams, each rank's made as the reader pulls it: what
 // `perfcast predict --simulate` and `model events` read. The model must
 // outlive the source, and the source the rank sources it opens and the
-// BurstWork its events point at. The constructor throws UserError for a model whose calls
+// BurstWork its events point at. The constructor throws UserError for
+// parameters bind_rank refuses, for a model whose calls
 // recurse and, when it has sendrecv calls, for what the first pass meets (as
 // below); next() throws the same errors when it meets them.
 class ModelJobSource : public events::JobSource {

@@ -6,24 +6,12 @@
 #include <cmath>
 #include <set>
 
+#include "model/item_walks.h"
 #include "support/expr.h"
 
 namespace perfcast::model {
 
 namespace {
-
-void substitute_in(Items& items, const expr::Substitution& s);
-
-// Every expression of `item` and of the items it holds, with `s` applied.
-void substitute_in(Item& item, const expr::Substitution& s) {
-  for_each_expression(item, [&](Expr& e) { e = expr::substitute(e, s); });
-  if (auto* l = std::get_if<LoopItem>(&item.body)) substitute_in(l->body, s);
-  if (auto* b = std::get_if<BranchItem>(&item.body)) substitute_in(b->then_items, s), substitute_in(b->else_items, s);
-}
-
-void substitute_in(Items& items, const expr::Substitution& s) {
-  for (Item& item : items) substitute_in(item, s);
-}
 
 bool inlined(const Item& item) { return item.note.find("inlined from") != std::string::npos; }
 
@@ -50,7 +38,7 @@ int substitute_at_line(Items& items, int line, const std::string& name, const ex
   int rewritten = 0;
   for (Item& item : items) {
     if (item.line == line && !inlined(item) && holds_sized_loop(item, line, name)) {
-      substitute_in(item, s);
+      substitute_in(item, s, AfterSubstitution::Kept);
       ++rewritten;
     } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
       rewritten += substitute_at_line(l->body, line, name, s);

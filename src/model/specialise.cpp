@@ -3,6 +3,7 @@
 #include <set>
 
 #include "model/costs.h"
+#include "model/item_walks.h"
 
 namespace perfcast::model {
 
@@ -15,40 +16,13 @@ bool uses_only(const Expr& e, const std::set<std::string>& independent) {
   return true;
 }
 
-void substitute_in(Items& list, const expr::Substitution& values) {
-  for (Item& item : list) {
-    for_each_expression(item, [&](Expr& e) {
-      Expr replaced = expr::substitute(e, values);
-      if (!(replaced == e)) e = expr::simplify_or_keep(replaced);
-    });
-    if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      substitute_in(l->body, values);
-    } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      substitute_in(b->then_items, values);
-      substitute_in(b->else_items, values);
-    }
-  }
-}
-
-void collect_loop_indices(const Items& items, std::set<std::string>& out) {
-  for (const Item& item : items) {
-    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
-      if (!l->var.empty()) out.insert(l->var);
-      collect_loop_indices(l->body, out);
-    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-      collect_loop_indices(b->then_items, out);
-      collect_loop_indices(b->else_items, out);
-    }
-  }
-}
-
 class Specialiser {
  public:
   Specialiser(const ProgramModel& model, const expr::Bindings& fixed) : model_(model), fixed_(fixed) {}
 
   void function(Function& fn) {
-    std::set<std::string> shadowed(fn.parameters.begin(), fn.parameters.end());
-    collect_loop_indices(fn.body, shadowed);
+    std::set<std::string> shadowed = loop_indices(fn.body);
+    shadowed.insert(fn.parameters.begin(), fn.parameters.end());
     substitution_.clear();
     for (const auto& [name, value] : fixed_)
       if (!shadowed.count(name)) substitution_.emplace(name, constant(value));
@@ -59,7 +33,7 @@ class Specialiser {
   static Expr constant(const expr::Value& v) { return v.is_integer() ? expr::integer(v.integer()) : expr::real(v.real()); }
 
   void items(Items& list) {
-    if (!substitution_.empty()) substitute_in(list, substitution_);
+    if (!substitution_.empty()) substitute_in(list, substitution_, AfterSubstitution::Simplified);
     calls(list);
   }
 
@@ -118,17 +92,6 @@ expr::Bindings rank_independent_bindings(const ProgramModel& model,
   expr::Bindings out;
   for (const auto& name : independent)
     if (const expr::Value& v = at_rank0.at(name); v.is_known()) out.emplace(name, v);
-  return out;
-}
-
-Items substituted_items(Items body, const expr::Substitution& values) {
-  substitute_in(body, values);
-  return body;
-}
-
-std::set<std::string> loop_indices(const Items& body) {
-  std::set<std::string> out;
-  collect_loop_indices(body, out);
   return out;
 }
 

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <map>
-#include <set>
 #include <string>
 
 #include "model/program_model.h"
@@ -35,14 +34,5 @@ expr::Bindings rank_independent_bindings(const ProgramModel& model,
 // expression touched is simplified. Counts of the result, evaluated with the
 // same bindings, are those of `model`.
 ProgramModel specialised(const ProgramModel& model, const expr::Bindings& fixed);
-
-// `body` with `values` substituted in every expression of its items and of the
-// items they hold, each changed expression simplified (where its constants
-// fold; else kept for evaluation to report). The caller leaves out names a
-// loop index of `body` takes (loop_indices).
-Items substituted_items(Items body, const expr::Substitution& values);
-
-// The index names of every loop in `body`, nested ones too.
-std::set<std::string> loop_indices(const Items& body);
 
 }  // namespace perfcast::model

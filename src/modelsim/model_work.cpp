@@ -7,18 +7,23 @@
 #include <set>
 #include <tuple>
 
+#include "model/item_walks.h"
+#include "model/specialise.h"
 #include "support/error.h"
 
 namespace perfcast::modelsim {
 
 struct ModelWork::Model {
   model::ProgramModel program;
-  // Per function, composed on first use: its costs and the names they read.
-  struct Function {
+  // A function composed as predict composes a job's model, with the values
+  // every rank binds alike in place (model/specialise.h): its costs and the
+  // names they still read. Kept by function and those values.
+  struct Composed {
     model::SymbolicCosts costs;
     std::set<std::string> free_names;
   };
-  std::map<std::string, Function, std::less<>> functions;
+  std::vector<Composed> composed;
+  std::unordered_map<std::string, int> composed_of;
 };
 
 struct ModelWork::Work {
@@ -53,6 +58,18 @@ void append_double(std::string& key, double v) {
   key.append(bytes, sizeof v);
 }
 
+// A key's bytes for a bound value: its kind and its number, exact.
+void append_value(std::string& key, const expr::Value& v) {
+  key.push_back(!v.is_known() ? '?' : v.is_integer() ? 'i' : 'r');
+  if (!v.is_known()) return;
+  if (v.is_integer()) {
+    const std::int64_t i = v.integer();
+    key.append(reinterpret_cast<const char*>(&i), sizeof i);
+  } else {
+    append_double(key, v.real());
+  }
+}
+
 expr::Value value_of(double v) {
   // An integral value binds as an integer: the model's integer parameters
   // (grid sizes, process counts) take only those.
@@ -84,18 +101,11 @@ int ModelWork::work(int model_index, std::string_view function, const std::vecto
     throw UserError(fmt::format("{} is not a model loaded here", model_index));
   Model& m = *models_[static_cast<std::size_t>(model_index)];
   const std::string name = function.empty() ? m.program.entry : std::string(function);
-  auto fit = m.functions.find(name);
-  if (fit == m.functions.end()) {
-    if (!m.program.functions.count(name)) {
-      std::string known;
-      for (const auto& [f, body] : m.program.functions) known += (known.empty() ? "" : ", ") + f;
-      throw UserError(fmt::format("the model has no function '{}' (it has: {})", name, known),
-                      {m.program.file, std::nullopt, "/functions"}, "name a function of the model's \"functions\"");
-    }
-    Model::Function f;
-    f.costs = model::symbolic_costs(m.program, name);
-    f.free_names = model::free_names(f.costs);
-    fit = m.functions.emplace(name, std::move(f)).first;
+  if (!m.program.functions.count(name)) {
+    std::string known;
+    for (const auto& [f, body] : m.program.functions) known += (known.empty() ? "" : ", ") + f;
+    throw UserError(fmt::format("the model has no function '{}' (it has: {})", name, known),
+                    {m.program.file, std::nullopt, "/functions"}, "name a function of the model's \"functions\"");
   }
   std::map<std::string, expr::Value> bound;
   for (const auto& [pname, value] : parameters) {
@@ -106,24 +116,53 @@ int ModelWork::work(int model_index, std::string_view function, const std::vecto
   }
   const expr::Bindings bindings = model::bind_rank(m.program, bound, rank, size);
 
+  // Composed with the call's shared values in place: a large model's counts
+  // stay numbers, where composing every name symbolically grows without end.
+  const expr::Bindings fixed = model::rank_independent_bindings(m.program, bound, size);
+  std::string composed_key = name;
+  composed_key.push_back('\0');
+  for (const auto& [n, v] : fixed) {
+    composed_key.append(n);
+    append_value(composed_key, v);
+  }
+  auto [composed_at, fresh] = m.composed_of.try_emplace(std::move(composed_key), static_cast<int>(m.composed.size()));
+  if (fresh) {
+    try {
+      Model::Composed c;
+      c.costs = model::symbolic_costs(model::specialised(m.program, fixed), name);
+      c.free_names = model::free_names(c.costs);
+      m.composed.push_back(std::move(c));
+    } catch (...) {
+      m.composed_of.erase(composed_at);
+      throw;
+    }
+  }
+  const int composed_index = composed_at->second;
+  const Model::Composed& composed = m.composed[static_cast<std::size_t>(composed_index)];
+
   // Ranks whose bindings agree on every name the costs read have the same counts.
   std::string counts_key;
   counts_key.append(reinterpret_cast<const char*>(&model_index), sizeof model_index);
-  counts_key.append(name);
-  counts_key.push_back('\0');
-  for (const std::string& n : fit->second.free_names) {
+  counts_key.append(reinterpret_cast<const char*>(&composed_index), sizeof composed_index);
+  for (const std::string& n : composed.free_names) {
     auto b = bindings.find(n);
     counts_key.append(n);
-    const bool number = b != bindings.end() && b->second.is_known();
-    counts_key.push_back(!number ? '?' : b->second.is_integer() ? 'i' : 'r');
-    if (number) append_double(counts_key, b->second.real());
+    append_value(counts_key, b != bindings.end() ? b->second : expr::Value::unknown());
   }
   int id;
   if (auto it = work_of_counts_.find(counts_key); it != work_of_counts_.end()) {
     id = it->second;
   } else {
     auto w = std::make_unique<Work>();
-    w->counts = model::evaluate_rank(fit->second.costs, bindings, rank);
+    try {
+      w->counts = model::evaluate_rank(composed.costs, bindings, rank);
+    } catch (const UserError&) {
+      // The refusal in the model's own names, where it is small enough to
+      // compose without the call's values (the same counts fail there).
+      if (model::item_count(m.program) > model::kRecomposableItems) throw;
+      model::evaluate_rank(model::symbolic_costs(m.program, name), bindings, rank);
+      throw;
+    }
     works_.push_back(std::move(w));
     id = static_cast<int>(works_.size()) - 1;
     work_of_counts_.emplace(std::move(counts_key), id);

@@ -9,10 +9,14 @@
 // that moment. So a skeleton's compute follows the machine file, its --set
 // overrides and the ranks sharing a node, where a BSIM_Add_time fixes seconds.
 //
-// Cheap per call: a model file is loaded and its functions' costs composed
-// once per path; a call's counts are kept by (model, function, rank,
-// parameters), ranks with the same counts share them, and a count's price is
-// kept per node load (so one ModelWork serves one machine: a simulation's).
+// Cheap per call: a model file is loaded once per path; a function's costs
+// are composed as predict composes a job's model, with the values every rank
+// binds alike (the call's parameters, the size, defaults and lets of those)
+// in place (model/specialise.h: a large model's counts stay numbers), once per
+// function and those values; a call's counts are kept by (model, function,
+// rank, parameters), ranks with the same counts share them, and a count's
+// price is kept per node load (so one ModelWork serves one machine: a
+// simulation's).
 // Not thread-safe: one engine and its fibers use it.
 #pragma once
 

@@ -65,6 +65,8 @@ TEST(Domains, NegativeTripCountIsRefusedInPredictAndInItsEvents) {
   EXPECT_EQ(s.exit_code, 1) << s.stdout_text;
   EXPECT_TRUE(contains(s.stderr_text, "line 7")) << s.stderr_text;
   EXPECT_TRUE(contains(s.stderr_text, "whole number >= 0")) << s.stderr_text;
+  // In the model's own names, though its work is composed with lx in place.
+  EXPECT_TRUE(contains(s.stderr_text, "trip count -lx = -8")) << s.stderr_text;
 }
 
 TEST(Domains, ComputeTimeInEventTextMustBeFiniteAndNonNegative) {

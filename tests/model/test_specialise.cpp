@@ -2,6 +2,7 @@
 // rank as the model it came from, with the shared values folded in.
 #include <gtest/gtest.h>
 
+#include "deep_call_chain.h"
 #include "model/costs.h"
 #include "model/specialise.h"
 #include "model_text.h"
@@ -73,26 +74,15 @@ TEST(Specialise, CountsAreTheModelsOnEveryRank) {
 }
 
 TEST(Specialise, ADeepChainOfCallsComposesToNumbers) {
-  // Each level calls the next twice with a size it computes from its own:
-  // symbolically the counts grow with every level; with the size fixed they
-  // are a number at each.
-  std::string functions = R"J({"main": {"body": [{"kind": "call", "function": "f0", "args": {"a": "n"}}]}})J";
-  functions.pop_back();
+  // Symbolically the counts grow with every level; with the size fixed they
+  // are a number at each (deep_call_chain.h).
   const int depth = 30;
-  for (int i = 0; i < depth; ++i) {
-    std::string body = R"J({"kind": "loop", "var": "i", "trip_count": "mod(a, 7) + 1", "body": [
-        {"kind": "compute", "flops_double": "i + a"}]})J";
-    if (i + 1 < depth)
-      for (const char* arg : {"a + 1", "max(a - 1, 0)"})
-        body += R"J(, {"kind": "call", "function": "f)J" + std::to_string(i + 1) + R"J(", "args": {"a": ")J" +
-                arg + R"J("}})J";
-    functions += ", \"f" + std::to_string(i) + R"J(": {"parameters": ["a"], "body": [)J" + body + "]}";
-  }
-  functions += "}";
-  const ProgramModel m = model_from(functions, R"J("parameters": {"n": {}})J");
+  const ProgramModel m = model_from(
+      perfcast::testing::deep_call_chain(depth, R"J("main": {"body": [{"kind": "call", "function": "f0", "args": {"a": "n"}}]})J"),
+      R"J("parameters": {"n": {}})J");
   const SymbolicCosts folded = symbolic_costs(specialised(m, rank_independent_bindings(m, {{"n", 5}}, 1)));
   ASSERT_TRUE(folded.flops_double.is_constant()) << expr::to_string(folded.flops_double).substr(0, 200);
-  EXPECT_GT(folded.flops_double.real_value(), 0);
+  EXPECT_EQ(folded.flops_double.real_value(), perfcast::testing::deep_call_chain_flops(depth, 0, 5));
 }
 
 TEST(Specialise, ADefaultWithNoNumberStaysAName) {

@@ -17,7 +17,9 @@
 #include "model/costs.h"
 #include "model/predict.h"
 #include "model/program_model.h"
+#include "model/specialise.h"
 #include "modelsim/model_work.h"
+#include "deep_call_chain.h"
 #include "scratch.h"
 #include "sim/engine.h"
 #include "sim/skeleton/live_job.h"
@@ -78,11 +80,13 @@ SkeletonRun simulate_skeleton(const std::vector<std::string>& args, int np, cons
   return run;
 }
 
-// predict's compute of each rank: its sites' refined times.
+// predict's compute of each rank: its sites' refined times, the model
+// composed as `perfcast predict` composes it (the job's shared values in place).
 std::vector<double> predicted_compute(const std::string& model_file, const machine::Machine& machine, int np,
                                       const std::map<std::string, expr::Value>& parameters) {
   const auto m = model::load_program_model(model_file);
-  const auto p = model::predict(m, model::symbolic_costs(m), machine, np, parameters);
+  const auto costs = model::symbolic_costs(model::specialised(m, model::rank_independent_bindings(m, parameters, np)));
+  const auto p = model::predict(m, costs, machine, np, parameters);
   std::vector<double> out;
   for (const auto& rank : p.ranks) {
     double s = 0;
@@ -182,6 +186,52 @@ TEST(SkeletonModelWork, McaCyclesArePricedAtTheClock) {
   const SkeletonRun sixteen = simulate_skeleton({file, "-", "1", "0", "iters=1000000"}, 16, machine);
   EXPECT_NEAR(sixteen.result.ranks[3].calc_s, 2e-3 * 1.09, 1e-15);
   expect_same_compute(sixteen, predicted_compute(file, machine, 16, {}), "MCA, 16 ranks");
+}
+
+TEST(SkeletonModelWork, ADeepChainOfCallsComposesToNumbers) {
+  // deep_call_chain.h: main calls the chain with the model's size. Composed
+  // with every name symbolic, its counts grow with every level and do not
+  // finish; a call's work is composed as predict composes the job's model,
+  // with the call's values in place: a number at each level.
+  const int depth = 30;
+  const std::string file = (perfcast::testing::scratch() / "deep_calls.model.json").string();
+  std::ofstream(file) << R"({"format": "perfcast-program-model", "version": 1, "program": "deep_calls",
+    "parameters": {"n": {"integer": true}}, "entry": "main", "functions": )"
+                      << perfcast::testing::deep_call_chain(
+                             depth, R"("main": {"body": [{"kind": "call", "function": "f0", "args": {"a": "n"}}]})")
+                      << "}";
+  modelsim::ModelWork work;
+  const int m = work.load(file);
+  for (int n : {5, 9}) {
+    const int id = work.work(m, "", {{"n", n}}, 1, 2);
+    EXPECT_EQ(work.counts(id).flops_double, perfcast::testing::deep_call_chain_flops(depth, 0, n)) << "n = " << n;
+  }
+  EXPECT_EQ(work.work(m, "main", {{"n", 5}}, 0, 2), work.work(m, "", {{"n", 5}}, 1, 2)) << "one count for both ranks";
+
+  // Through the engine: each rank's compute is predict's.
+  const auto machine = shared_node();
+  const SkeletonRun run = simulate_skeleton({file, "-", "2", "1", "n=5"}, 2, machine);
+  std::vector<double> twice = predicted_compute(file, machine, 2, {{"n", expr::Value(5)}});
+  for (double& s : twice) s *= 2;
+  expect_same_compute(run, twice, "the chain, called twice");
+}
+
+TEST(SkeletonModelWork, ARefusedCountNamesTheModelsParameters) {
+  // Composed with the call's values in place, refused in the model's names.
+  const std::string file = (perfcast::testing::scratch() / "refused.model.json").string();
+  std::ofstream(file) << R"({"format": "perfcast-program-model", "version": 1, "program": "refused",
+    "parameters": {"n": {}}, "entry": "main", "functions": {"main": {"body": [
+      {"kind": "compute", "line": 3, "flops_double": "n - 10"}]}}})";
+  modelsim::ModelWork work;
+  const int m = work.load(file);
+  try {
+    work.work(m, "", {{"n", 4}}, 0, 1);
+    FAIL() << "a negative count was not refused";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("n - 10"), std::string::npos) << what;
+    EXPECT_NE(what.find("-6"), std::string::npos) << what;
+  }
 }
 
 std::string failure(const std::vector<std::string>& args) {
