@@ -1682,5 +1682,53 @@ TEST(ProbeRun, LeavesThePassesOfAPollingLoopUnbound) {
   }
 }
 
+// Memsets the optimiser made of loops filling memory with a constant
+// (fill_memsets.f90: `a = 0` over a module's N x 3 allocatable array each of
+// 4 steps, a column a memset; a CHARACTER(64) assigned a TRIMmed word of W
+// characters, blank-padded by a memset): no probe at the start of the pipeline sees those calls, so their
+// bytes were required after the probe run. The pass marks each such loop's
+// store bytes; the run's mean trips per arrival times them bind the bytes per
+// call, 8 N and 64 - W.
+TEST(ProbeRun, BindsTheBytesOfMemsetsTheOptimiserMadeOfFillLoops) {
+  const std::string source = FILL_MEMSETS_SOURCE;
+  constexpr long n = 40;
+  const std::string word = "abcdefg";
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "fill_memsets.json", bound = dir / "fill_memsets.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  auto bytes_at = [&](const std::string& marker) {
+    const std::string at = "fill_memsets_f90:" + std::to_string(marker_line(source, marker));
+    std::string found;
+    for (const auto& [name, p] : before["parameters"].items())
+      if (name.ends_with(".bytes") && name.find(".memset") != std::string::npos &&
+          p.value("description", "").ends_with(at))
+        found = name;
+    return found;
+  };
+  const std::string fill = bytes_at("fill"), pad = bytes_at("pad");
+  ASSERT_FALSE(fill.empty() || pad.empty()) << before["parameters"].dump(1);
+  EXPECT_FALSE(before["parameters"][fill].contains("default"));
+  EXPECT_FALSE(before["parameters"][pad].contains("default"));
+
+  const fs::path program = dir / "fill_memsets_features", modules = dir / "fill_memsets.mod.d";
+  fs::create_directories(modules);
+  ProcessResult built = run_process(
+      {kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(), source, "-o", program.string()},
+      std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(n), word})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][fill].value("default", ""), std::to_string(8 * n)) << r.stdout_text;
+  EXPECT_EQ(after["parameters"][pad].value("default", ""), std::to_string(64 - word.size())) << r.stdout_text;
+  EXPECT_NE(after["parameters"][fill].value("origin", "").find("probe run"), std::string::npos);
+  EXPECT_NE(after["parameters"][pad].value("origin", "").find("probe run"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace perfcast
