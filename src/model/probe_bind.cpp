@@ -926,6 +926,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // A value that varied, tested for equality: its branches priced by the
   // run's counts, not folded at its mean (probe_selectors.h).
   unfold_equality_tests(model, varied_source_values(model, run));
+  unfold_argument_tests(model, varied_arguments(model, run));
   for (Coverage::Branch& b : c.guessed_branches) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
     if (b.why.starts_with(kEqualityTestWhy)) {

@@ -1730,5 +1730,50 @@ TEST(ProbeRun, BindsTheBytesOfMemsetsTheOptimiserMadeOfFillLoops) {
   EXPECT_NE(after["parameters"][pad].value("origin", "").find("probe run"), std::string::npos);
 }
 
+// A wrapper's test of its own arguments, whose values varied between calls
+// and ranks (argument_tests.f90 with argument_tests_comm.f90: SNAP's
+// `isend_d_3d` returning early where its peer is its rank, the peer a
+// direction read from a table, the rank one in a communicator split from
+// MPI_COMM_WORLD): no value of the direction or the rank a user could give
+// decides it for every call (the direction 1 and rank 0 made no send at all);
+// the run's counts of the test price it, and the model makes the run's STEPS
+// sends a rank whatever the parameters still required are bound to.
+TEST(ProbeRun, PricesAFunctionsTestOfArgumentsThatVariedByTheRunsCounts) {
+  constexpr long steps = 5;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "argument_tests.json", bound = dir / "argument_tests.bound.json";
+  auto r = perfcast_run({"analyze", ARGUMENT_TESTS_COMM_SOURCE, ARGUMENT_TESTS_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const fs::path program = dir / "argument_tests_features", modules = dir / "argument_tests.mod.d";
+  fs::create_directories(modules);
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(),
+                                     ARGUMENT_TESTS_COMM_SOURCE, ARGUMENT_TESTS_SOURCE, "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), std::to_string(steps)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  const std::string guard = "argument_tests_comm.f90:" + std::to_string(marker_line(ARGUMENT_TESTS_COMM_SOURCE, "guard"));
+  bool priced = false;
+  for (const auto& b : after["coverage"]["guessed_branches"])
+    priced = priced || (b.value("site", "") == guard && b.contains("probe_probability"));
+  EXPECT_TRUE(priced) << after["coverage"]["guessed_branches"].dump(1) << r.stdout_text;
+  for (int value : {0, 1}) {
+    std::vector<std::string> a = {"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"};
+    for (const auto& [name, p] : after["parameters"].items())
+      if (!p.contains("default"))  // the command line's STEPS, which a user gives, and the rest
+        a.insert(a.end(), {"--param", name + "=" + std::to_string(name == "steps" ? steps : value)});
+    auto p = perfcast_run(a);
+    ASSERT_EQ(p.exit_code, 0) << p.stderr_text;
+    for (const auto& rank : json::parse(p.stdout_text)["ranks"])
+      EXPECT_DOUBLE_EQ(rank["mpi_calls_by_op"].value("isend", json::object()).value("calls", 0.0), steps)
+          << "the parameters still required bound to " << value << ": " << rank.dump(1);
+  }
+}
+
 }  // namespace
 }  // namespace perfcast
