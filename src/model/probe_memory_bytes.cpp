@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <regex>
+#include <vector>
 
 #include "support/expr.h"
 
@@ -32,45 +33,54 @@ std::optional<std::string> loop_site_of(const ProbeRun& run, const std::string& 
   return site;
 }
 
-// The fill loop at `at`: the line's one loop with the code fact `.fill_bytes`.
-std::optional<std::string> fill_loop(const ProbeRun& run, const std::string& at) {
-  std::optional<std::string> found;
+// The fill loops at `at`: the line's loops with the code fact `.fill_bytes`
+// (two where two statements fill on one line, `mu = 0; wmu = 0`).
+std::vector<std::string> fill_loops(const ProbeRun& run, const std::string& at) {
+  std::vector<std::string> found;
   for (int k = 1;; ++k) {
     const std::string base = at + ":loop" + (k == 1 ? "" : fmt::format("#{}", k));
     if (!feature(run, base + ".headers")) break;
-    if (!run.code.count(base + ".fill_bytes")) continue;
-    if (found) return std::nullopt;
-    found = base;
+    if (run.code.count(base + ".fill_bytes")) found.push_back(base);
   }
   return found;
 }
 
-// The mean bytes per call of the memset the optimiser made of the fill loop
-// at `at`: loop idiom makes one of the innermost loop (an array's first
+// The mean bytes per call of the memsets the optimiser made of the fill loops
+// at `at`: loop idiom makes one of an innermost loop (an array's first
 // dimension, a string's padding; the loops around it, unrolled or not, are
-// the model's own), so its trips per arrival times its store's bytes. Sets
-// `status` to what was bound or why nothing was.
+// the model's own), so each loop's iterations times its store's bytes, over
+// the loops' arrivals (the analyser names the memsets of one line alike).
+// Sets `status` to what was bound or why nothing was.
 std::optional<double> fill_bytes_per_call(const ProbeRun& run, const std::string& at, std::string& status) {
-  auto fill = fill_loop(run, at);
-  if (!fill) {
-    status = "no probe of that call at that line, nor one loop there filling memory with a constant that the "
+  const std::vector<std::string> fills = fill_loops(run, at);
+  if (fills.empty()) {
+    status = "no probe of that call at that line, nor a loop there filling memory with a constant that the "
              "optimiser could have made it of";
     return std::nullopt;
   }
-  const double store = run.code.at(*fill + ".fill_bytes");
-  auto headers = feature(run, *fill + ".headers"), entries = feature(run, *fill + ".entries");
-  if (!headers || !entries) {
-    status = "no probe of that call at that line, nor counts of the loop there it was made of";
-    return std::nullopt;
+  double bytes = 0, arrivals = 0;
+  for (const std::string& fill : fills) {
+    const double store = run.code.at(fill + ".fill_bytes");
+    auto headers = feature(run, fill + ".headers"), entries = feature(run, fill + ".entries");
+    if (!headers || !entries) {
+      status = "no probe of that call at that line, nor counts of the loop there it was made of";
+      return std::nullopt;
+    }
+    if (*entries > 0) bytes += store * trips_per_arrival(run, fill, *headers, *entries) * *entries;
+    arrivals += *entries;
   }
-  if (*entries == 0) {
+  if (arrivals == 0) {
     status = "not reached by the probe run: 0";
     return 0.0;
   }
-  status = fmt::format("bound (the loop at that line the optimiser made one memset: its mean trips per arrival "
-                       "times its {}-byte store)",
-                       store);
-  return store * trips_per_arrival(run, *fill, *headers, *entries);
+  status = fills.size() == 1
+               ? fmt::format("bound (the loop at that line the optimiser made one memset: its mean trips per arrival "
+                             "times its {}-byte store)",
+                             run.code.at(fills.front() + ".fill_bytes"))
+               : fmt::format("bound (the {} loops at that line the optimiser made memsets of: their iterations "
+                             "times their stores' bytes, over their arrivals)",
+                             fills.size());
+  return bytes / arrivals;
 }
 
 }  // namespace

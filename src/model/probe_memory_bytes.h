@@ -6,7 +6,9 @@
 // loop that fills memory with a constant (loop idiom: `a = 0` over an array,
 // a CHARACTER's blank padding, as the front end writes them), that loop's mean
 // trips per arrival times the bytes of its one store (the pass's code fact
-// `.fill_bytes`).
+// `.fill_bytes`); several such loops at one line (`mu = 0; wmu = 0`), which
+// the analyser names alike, their iterations times their bytes over their
+// arrivals.
 #pragma once
 #include <optional>
 #include <string>

@@ -3,17 +3,22 @@
 ! allocatable array set to zero every step (`a = 0`, a column at a time; its
 ! extents the array's descriptor holds), and a CHARACTER buffer assigned a
 ! word of the command line TRIMmed, blank-padded to its length (SNAP's zeroed
-! arrays, CloverLeaf's deck parser). By hand at N rows and a word of W
-! characters: 8 N bytes a column, 3 columns a step, 4 steps; 64 - W bytes of
-! padding.
+! arrays, CloverLeaf's deck parser), and two arrays of N and 2 N values
+! zeroed by two statements on one line (SNAP's `mu = zero; wmu = zero`). By
+! hand at N rows and a word of W characters: 8 N bytes a column, 3 columns a
+! step, 4 steps; 64 - W bytes of padding; 12 N bytes a memset of the line of two.
 ! Usage: fill_memsets N WORD
 module fill_memsets_data
   implicit none
-  double precision, allocatable :: a(:, :)
+  double precision, allocatable :: a(:, :), b(:), c(:)
 contains
   subroutine clear()
     a = 0.0d0  ! marker: fill
   end subroutine clear
+
+  subroutine clear_two()
+    b = 0.0d0; c = 0.0d0  ! marker: two
+  end subroutine clear_two
 end module fill_memsets_data
 
 program fill_memsets
@@ -29,7 +34,8 @@ program fill_memsets
   read (arg, *) n
   call get_command_argument(2, word)
   steps = 4
-  allocate (a(n, 3))
+  allocate (a(n, 3), b(n), c(2 * n))
+  call clear_two()
   total = 0.0d0
   do s = 1, steps
     call clear()
@@ -39,6 +45,6 @@ program fill_memsets
     total = total + a(n, 2)
   end do
   line = trim(word)  ! marker: pad
-  print *, total, ichar(line(64:64))
+  print *, total + b(n) + c(2 * n), ichar(line(64:64))
   call MPI_Finalize(ierr)
 end program fill_memsets

@@ -1685,10 +1685,12 @@ TEST(ProbeRun, LeavesThePassesOfAPollingLoopUnbound) {
 // Memsets the optimiser made of loops filling memory with a constant
 // (fill_memsets.f90: `a = 0` over a module's N x 3 allocatable array each of
 // 4 steps, a column a memset; a CHARACTER(64) assigned a TRIMmed word of W
-// characters, blank-padded by a memset): no probe at the start of the pipeline sees those calls, so their
-// bytes were required after the probe run. The pass marks each such loop's
-// store bytes; the run's mean trips per arrival times them bind the bytes per
-// call, 8 N and 64 - W.
+// characters, blank-padded by a memset; two arrays zeroed by two statements
+// on one line): no probe at the start of the pipeline sees those calls, so
+// their bytes were required after the probe run. The pass marks each such
+// loop's store bytes; the run's mean trips per arrival times them bind the
+// bytes per call, 8 N and 64 - W; the line of two, whose memsets the analyser
+// names alike, their mean, (8 N + 16 N) / 2.
 TEST(ProbeRun, BindsTheBytesOfMemsetsTheOptimiserMadeOfFillLoops) {
   const std::string source = FILL_MEMSETS_SOURCE;
   constexpr long n = 40;
@@ -1708,8 +1710,8 @@ TEST(ProbeRun, BindsTheBytesOfMemsetsTheOptimiserMadeOfFillLoops) {
         found = name;
     return found;
   };
-  const std::string fill = bytes_at("fill"), pad = bytes_at("pad");
-  ASSERT_FALSE(fill.empty() || pad.empty()) << before["parameters"].dump(1);
+  const std::string fill = bytes_at("fill"), pad = bytes_at("pad"), two = bytes_at("two");
+  ASSERT_FALSE(fill.empty() || pad.empty() || two.empty()) << before["parameters"].dump(1);
   EXPECT_FALSE(before["parameters"][fill].contains("default"));
   EXPECT_FALSE(before["parameters"][pad].contains("default"));
 
@@ -1726,6 +1728,7 @@ TEST(ProbeRun, BindsTheBytesOfMemsetsTheOptimiserMadeOfFillLoops) {
   const json after = read_json(bound);
   EXPECT_EQ(after["parameters"][fill].value("default", ""), std::to_string(8 * n)) << r.stdout_text;
   EXPECT_EQ(after["parameters"][pad].value("default", ""), std::to_string(64 - word.size())) << r.stdout_text;
+  EXPECT_EQ(after["parameters"][two].value("default", ""), std::to_string(12 * n)) << r.stdout_text;
   EXPECT_NE(after["parameters"][fill].value("origin", "").find("probe run"), std::string::npos);
   EXPECT_NE(after["parameters"][pad].value("origin", "").find("probe run"), std::string::npos);
 }
