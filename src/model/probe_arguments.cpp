@@ -340,6 +340,11 @@ std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel
     if (!p.default_value) required.insert(p.name);
   CallsOf calls;
   for (const auto& [fn_name, fn] : model.functions) collect_calls(fn_name, fn.body, calls);
+  // A function's own parameters that stand for one of those through every call
+  // (CloverLeaf's `advec_cell_driver` passing its `dir` on to the kernel that tests it).
+  std::set<std::pair<std::string, std::string>> standing;
+  for (const std::string& name : required)
+    if (name.find(".trips") == std::string::npos) standing.merge(names_standing_for(model, name));
   for (const auto& [callee, sites] : calls) {
     auto fn = model.functions.find(callee);
     if (fn == model.functions.end()) continue;
@@ -348,7 +353,7 @@ std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel
       const std::string& formal = fn->second.arguments[position];
       if (formal.empty()) continue;
       // A caller passes it an expression the model cannot evaluate without a value no one gave yet.
-      const bool open = std::any_of(sites.begin(), sites.end(), [&](const auto& site) {
+      const bool open = standing.count({callee, formal}) > 0 || std::any_of(sites.begin(), sites.end(), [&](const auto& site) {
         for (const auto& [name, passed] : site.second->args) {
           if (name != formal) continue;
           const auto read = expr::free_names(passed);

@@ -37,8 +37,10 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
 // between calls, call sites or ranks, where some call passes an expression
 // that reads a parameter still required (SNAP's `isend_d_3d(proc, myproc)`
 // called with `select(jd == 1, ylop, yhip)` and `yproc`, its direction and
-// its rank in a communicator of its own): no one value of theirs decides the
-// function's tests of them for every call.
+// its rank in a communicator of its own), or every call passes it one
+// (names_standing_for: CloverLeaf's kernels given the sweep's `dir` through
+// their driver): no one value of theirs decides the function's tests of them
+// for every call.
 std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel& model, const ProbeRun& run);
 
 // Whether `name` is used in `model` only as a size: in trip counts, counts

@@ -1209,6 +1209,61 @@ TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
   EXPECT_FALSE(std::get<BranchItem>(m.functions["kernel_"].body[1].body).condition);
 }
 
+// The same through a driver (CloverLeaf's sweep direction: `advec_cell_driver`
+// given `dir`, which it could not follow, passing it on to the kernel that
+// tests it): the kernel's parameter stands for the required one through its
+// every call, its values at the kernel's calls varied, and its test is priced
+// by the run's counts of it.
+TEST(ProbeBind, ATestOfAnArgumentPassedOnThroughADriverIsPricedByTheRunsCounts) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  Function kernel;
+  kernel.name = "kernel_";
+  kernel.parameters = {"dir"};
+  kernel.arguments = {"dir"};
+  BranchItem test;
+  test.condition = expr::parse("dir == 1");
+  test.then_items.push_back(compute_flops(21, "100"));
+  kernel.body.push_back(Item{20, "", test});
+  m.functions["kernel_"] = kernel;
+  Function driver;
+  driver.name = "driver_";
+  driver.parameters = {"dir"};
+  driver.arguments = {"dir"};
+  CallItem inner;
+  inner.function = "kernel_";
+  inner.args.emplace_back("dir", expr::var("dir"));
+  driver.body.push_back(Item{30, "", inner});
+  m.functions["driver_"] = driver;
+  Function main_fn;
+  main_fn.name = "main";
+  CallItem call;
+  call.function = "driver_";
+  call.args.emplace_back("dir", expr::var("main.driver_1.dir"));
+  main_fn.body.push_back(Item{40, "", call});
+  m.functions["main"] = main_fn;
+  m.parameters.push_back({"main.driver_1.dir",
+                          "argument dir of the call of driver at drive_f90:40, read from memory: written on more than "
+                          "one path before the call",
+                          std::nullopt, true, ""});
+  ProbeRun run{"./app", 2, {}, {}};
+  run.code["drive.f90:40:call.callee"] = function_id("driver_");
+  assigned(run, "drive.f90:40:call.arg1", 4, 1 + 2 + 1 + 2, 4, 2);
+  run.code["driver.f90:30:call.callee"] = function_id("kernel_");
+  assigned(run, "driver.f90:30:call.arg1", 4, 1 + 2 + 1 + 2, 4, 2);
+  run.features["kernel.f90:20:branch.taken"] = 2;
+  run.features["kernel.f90:20:branch.not_taken"] = 2;
+  run.code["kernel.f90:20:branch.taken_line"] = 21;
+  bind_probe_run(m, run);
+  EXPECT_FALSE(std::get<BranchItem>(m.functions["kernel_"].body[0].body).condition);
+  const auto priced = std::find_if(m.coverage->guessed_branches.begin(), m.coverage->guessed_branches.end(),
+                                   [](const Coverage::Branch& b) { return b.function == "kernel_"; });
+  ASSERT_NE(priced, m.coverage->guessed_branches.end());
+  ASSERT_TRUE(priced->probe_probability);
+  EXPECT_DOUBLE_EQ(*priced->probe_probability, 0.5);
+}
+
 // `new Grid(n)` calls the complete-object constructor (C1), which clang
 // emits as an alias of the base-object one (C2), the function the analyser
 // prices: the probe, compiled before the units are linked, names the callee
