@@ -4,7 +4,9 @@
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/CFG.h>
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Support/Path.h>
@@ -106,6 +108,23 @@ SmallVector<BasicBlock*, 2> exits_after_work(Loop& l, const DominatorTree& domin
     if (!work_after) late.push_back(e);
   }
   return late;
+}
+
+std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout) {
+  using namespace llvm;
+  if (!loop.isInnermost()) return std::nullopt;
+  const StoreInst* fill = nullptr;
+  for (const BasicBlock* bb : loop.blocks())
+    for (const Instruction& inst : *bb) {
+      if (auto* store = dyn_cast<StoreInst>(&inst)) {
+        if (fill || !isa<Constant>(store->getValueOperand()) || store->isVolatile()) return std::nullopt;
+        fill = store;
+      } else if (isa<CallBase>(inst) ? !isa<DbgInfoIntrinsic>(inst) : inst.mayWriteToMemory()) {
+        return std::nullopt;
+      }
+    }
+  if (!fill) return std::nullopt;
+  return layout.getTypeStoreSize(fill->getValueOperand()->getType()).getFixedValue();
 }
 
 }  // namespace perfcast::features

@@ -16,6 +16,8 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -70,6 +72,13 @@ unsigned side_line(const llvm::Instruction& br, unsigned succ, const llvm::Loop*
 // went back to the header; one left by a test before its work
 // (`IF (g == 0) EXIT; CALL sweep(g)`) did not run, and is not counted.
 llvm::SmallVector<llvm::BasicBlock*, 2> exits_after_work(llvm::Loop& l, const llvm::DominatorTree& dominators);
+
+// The bytes of the one store of an innermost loop whose only memory write is
+// a constant (`a = 0`, a CHARACTER's blank padding, as the front end writes
+// them): the loop the optimiser's loop idiom makes one memset, whose length
+// no probe at the start of the pipeline sees; its trips times these bytes
+// are that memset's length. None for any other loop.
+std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout);
 
 }  // namespace perfcast::features
 

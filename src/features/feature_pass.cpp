@@ -49,9 +49,10 @@
 //     its body's work (`DO` ... `EXIT`), `.left_from_body` = 1; left also from
 //     inside its body after the iteration's work (`CALL step; IF (converged)
 //     EXIT`: an iteration that does not go back to the header),
-//     `.exits_after_work` (those exits). A loop is named where the optimised
-//     code starts it (loop_site in feature_code_sites.h: a `DO` without
-//     control at its body's first line);
+//     `.exits_after_work` (those exits); a loop filling memory with a
+//     constant, `.fill_bytes` (feature_code_sites.h). A loop is named where
+//     the optimised code starts it (loop_site: a `DO` without control at its
+//     body's first line);
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -677,23 +678,20 @@ class FeatureProbes {
         if (auto slot = add_pair(site, "loop", "headers", "entries")) {
           loop_plans.push_back({l, *slot, std::nullopt, exits_after_work(*l, dominators)});
           const std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".headers"));
-          // A loop inside loops of its own line (a Fortran array statement's
-          // nest, or the array statements that start a `DO` without control):
-          // how deep, which the analyser's loops at that line also know.
+          // How deep in loops of its own line (a Fortran array statement's nest), as the analyser's are.
           unsigned depth = 1;
           for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += loop_site(*p, code_lines, m_) == site;
           if (depth > 1) add_code(base + ".depth", depth);
+          if (auto bytes = fill_bytes(*l, m_.getDataLayout())) add_code(base + ".fill_bytes", *bytes);
           // Named at its body's first line: the statement's, where the
           // analyser may name it (probe_bind's probe_loop).
           if (const DebugLoc start = l->getStartLoc(); start && start.getLine() && site != file_line(start, m_))
             add_code(base + ".statement_line", start.getLine());
           tag_instance(f, base);
-          // A loop left only from its back edges (`do ... while`: the test is
-          // at the bottom) runs its header once per iteration, not once more
-          // to leave (`while (a && b)` leaves from the block after b's test);
-          // so does one never left from its header nor by a test before its
-          // body's work (`DO` ... work ... `EXIT`): each iteration it starts
-          // runs its header once.
+          // A loop left only from its back edges (`do ... while`: the test is at the bottom) runs its
+          // header once per iteration, not once more to leave (`while (a && b)` leaves from the block
+          // after b's test); so does one never left from its header nor by a test before its body's
+          // work (`DO` ... work ... `EXIT`): each iteration it starts runs its header once.
           SmallVector<BasicBlock*, 4> exiting;
           l->getExitingBlocks(exiting);
           if (!exiting.empty() && llvm::all_of(exiting, [&](BasicBlock* bb) { return l->isLoopLatch(bb); }))

@@ -331,6 +331,55 @@ bool keeps_its_mean(const ProgramModel& model, const std::string& name) {
   return false;
 }
 
+std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel& model, const ProbeRun& run) {
+  std::map<std::string, std::set<std::string>> out;
+  const CallProbes probes = call_probes(run);
+  if (probes.empty()) return out;
+  std::set<std::string> required;  // the parameters no value is known for yet
+  for (const Parameter& p : model.parameters)
+    if (!p.default_value) required.insert(p.name);
+  CallsOf calls;
+  for (const auto& [fn_name, fn] : model.functions) collect_calls(fn_name, fn.body, calls);
+  // A function's own parameters that stand for one of those through every call
+  // (CloverLeaf's `advec_cell_driver` passing its `dir` on to the kernel that tests it).
+  std::set<std::pair<std::string, std::string>> standing;
+  for (const std::string& name : required)
+    if (name.find(".trips") == std::string::npos) standing.merge(names_standing_for(model, name));
+  for (const auto& [callee, sites] : calls) {
+    auto fn = model.functions.find(callee);
+    if (fn == model.functions.end()) continue;
+    const double id = function_id(callee);
+    for (std::size_t position = 0; position < fn->second.arguments.size(); ++position) {
+      const std::string& formal = fn->second.arguments[position];
+      if (formal.empty()) continue;
+      // A caller passes it an expression the model cannot evaluate without a value no one gave yet.
+      const bool open = standing.count({callee, formal}) > 0 || std::any_of(sites.begin(), sites.end(), [&](const auto& site) {
+        for (const auto& [name, passed] : site.second->args) {
+          if (name != formal) continue;
+          const auto read = expr::free_names(passed);
+          if (std::any_of(read.begin(), read.end(), [&](const std::string& n) { return required.count(n) > 0; }))
+            return true;
+        }
+        return false;
+      });
+      if (!open) continue;
+      bool varied = false;
+      std::optional<double> mean;
+      for (const auto& [key, names] : probes) {
+        if (std::get<2>(key) != id) continue;
+        CallSite site{callee, position, std::get<0>(key), std::get<1>(key)};
+        auto passed = measured(run, probes, site);
+        if (!passed || passed->calls == 0) continue;
+        const double m = passed->sum / passed->calls;
+        varied = varied || passed->varied || (mean && *mean != m);
+        mean = m;
+      }
+      if (varied) out[callee].insert(formal);
+    }
+  }
+  return out;
+}
+
 void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::string& origin,
                          std::set<std::string>& bound, std::vector<ProbeFinding>& out) {
   const CallProbes probes = call_probes(run);

@@ -14,6 +14,7 @@
 // the tests of the loops it bounds, whose totals are linear in it, never a
 // test whose side a mean would decide for every call.
 #pragma once
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -30,6 +31,17 @@ namespace perfcast::model {
 // became of those the run measured.
 void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::string& origin,
                          std::set<std::string>& bound, std::vector<ProbeFinding>& out);
+
+// The arguments of each of the model's functions (function -> its
+// parameters) whose values the run's calls of it entered it with varied,
+// between calls, call sites or ranks, where some call passes an expression
+// that reads a parameter still required (SNAP's `isend_d_3d(proc, myproc)`
+// called with `select(jd == 1, ylop, yhip)` and `yproc`, its direction and
+// its rank in a communicator of its own), or every call passes it one
+// (names_standing_for: CloverLeaf's kernels given the sweep's `dir` through
+// their driver): no one value of theirs decides the function's tests of them
+// for every call.
+std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel& model, const ProbeRun& run);
 
 // Whether `name` is used in `model` only as a size: in trip counts, counts
 // and bytes, and in a branch at the line of one of its function's loops (the

@@ -16,6 +16,7 @@
 #include "model/probe_arguments.h"
 #include "model/probe_indirect.h"
 #include "model/probe_loop_sizes.h"
+#include "model/probe_memory_bytes.h"
 #include "model/probe_loop_trips.h"
 #include "model/probe_regions.h"
 #include "model/probe_selectors.h"
@@ -342,6 +343,8 @@ int model_loop_depth(const Items& items, const std::string& trips, int line, int
   return depth;
 }
 
+}  // namespace
+
 // The probe's loop (`f.c:12:loop#2`) at feature site `at` that is `depth`
 // deep among the loops of its line (the pass's code fact `.depth`, 1 when
 // absent: the outermost), or the line's only one; none, with `why`, when no
@@ -381,6 +384,8 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
   return std::nullopt;
 }
 
+namespace {
+
 // The mean trips per arrival of the probe's loop `probe` (`f.c:12:loop`): a
 // loop tested at the top (`for`, `while`) runs its header once per iteration
 // and once more to leave; one tested at the bottom (`do ... while`, the
@@ -412,11 +417,15 @@ void loops_of(const Items& items, const std::string& trips, std::vector<const Lo
   }
 }
 
+}  // namespace
+
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
   const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
   const double left_after_work = once ? 0.0 : feature(run, probe + ".exits_after_work").value_or(0.0);
   return std::max(0.0, (once ? headers : headers - entries + left_after_work) / entries);
 }
+
+namespace {
 
 // A recursive function's invocations per call from outside its recursion:
 // the pass counts the function's entries and the calls its recursion makes of
@@ -625,53 +634,6 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
   return loops;
 }
 
-
-// A memset/memcpy/memmove's bytes the analyser could not express
-// (`<function>.memset<k>.bytes`, described "bytes of the memset at
-// <file tag>:<line>"), bound to the run's mean bytes per call at that line:
-// the sum over the probes there (each inlined copy, and a memmove the
-// optimiser made a memcpy) of bytes over calls. A line the run never reached
-// binds 0, as a loop's trips do. Nothing when `p` is no such parameter.
-std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p, const std::string& origin) {
-  static const std::regex name_form(R"(\.(memset|memcpy|memmove)[0-9]+\.bytes$)");
-  static const std::regex described(R"(bytes of the mem(set|cpy) at (\S+):([0-9]+)$)");
-  std::smatch name, where;
-  if (!std::regex_search(p.name, name, name_form) || !std::regex_search(p.description, where, described))
-    return std::nullopt;
-  const bool set = name[1] == "memset";
-  const std::string tag = where[2], line = where[3];
-  double calls = 0, bytes = 0;
-  std::string site;
-  bool probed = false;
-  for (const auto& [feature_name, value] : run.features) {
-    // file:line:kind[#k].calls, the file tagged as the analyser tags it
-    static const std::regex feature_form(R"(^(.*):([0-9]+):(memset|memcpy|memmove)(#[0-9]+)?\.calls$)");
-    std::smatch f;
-    if (!std::regex_match(feature_name, f, feature_form) || f[2] != line || file_tag(f[1]) != tag ||
-        (f[3] == "memset") != set)
-      continue;
-    auto b = feature(run, feature_name.substr(0, feature_name.size() - std::strlen(".calls")) + ".bytes");
-    if (!b) continue;
-    probed = true;
-    site = std::string(f[1]) + ":" + line;
-    calls += value;
-    bytes += *b;
-  }
-  ProbeFinding out{ProbeFinding::Kind::Value, site.empty() ? tag + ":" + line : site, p.name, std::nullopt, ""};
-  if (!probed) {
-    out.status = "no probe of that call at that line (was the program built with perfcast cc --features from these "
-                 "sources?)";
-  } else if (calls == 0) {
-    bind_measure(p, 0, origin + ", never reached there");
-    out.value = 0;
-    out.status = "not reached by the probe run: 0";
-  } else {
-    bind_measure(p, bytes / calls, origin);
-    out.value = bytes / calls;
-    out.status = "bound (the mean bytes per call at that line)";
-  }
-  return out;
-}
 
 // The names the code the run may have executed reads, once the run's
 // measures are in (`known`): from the entry, every item's expressions, each
@@ -964,6 +926,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // A value that varied, tested for equality: its branches priced by the
   // run's counts, not folded at its mean (probe_selectors.h).
   unfold_equality_tests(model, varied_source_values(model, run));
+  unfold_argument_tests(model, varied_arguments(model, run));
   for (Coverage::Branch& b : c.guessed_branches) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
     if (b.why.starts_with(kEqualityTestWhy)) {

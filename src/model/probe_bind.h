@@ -82,4 +82,11 @@ void bind_measure(Parameter& p, double value, const std::string& origin);
 std::string file_tag(const std::string& file);
 double function_id(const std::string& linkage_name);
 
+// The probe's loop (`f.c:12:loop#2`) at feature site `at` (`f.c:12`) that is
+// `depth` deep among the loops of its line, or the line's only one; none, with
+// `why`, when no loop or several are. The mean trips per arrival of such a
+// loop from its headers and entries, as its code facts say it is tested.
+std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at, int depth, std::string& why);
+double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries);
+
 }  // namespace perfcast::model

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -17,17 +18,20 @@ namespace {
 
 // Whether `e` compares a value that reads `name` for equality or inequality
 // with a constant anywhere in it (`zext(k.sel, 32) == 3`, `select(k.sel != 1, ...)`).
-bool tests_for_equality(const Expr& e, const std::string& name) {
+// `against_any`: compared with anything (a function's argument tested
+// against another, `proc == myproc`), not only with a constant.
+bool tests_for_equality(const Expr& e, const std::string& name, bool against_any = false) {
   if (e.kind() == expr::Kind::Compare &&
       (e.comparison() == expr::Comparison::Eq || e.comparison() == expr::Comparison::Ne)) {
     const Expr& a = e.operands()[0];
     const Expr& b = e.operands()[1];
-    if ((a.is_constant() && expr::free_names(b).count(name)) || (b.is_constant() && expr::free_names(a).count(name)))
+    if (((against_any || a.is_constant()) && expr::free_names(b).count(name)) ||
+        ((against_any || b.is_constant()) && expr::free_names(a).count(name)))
       return true;
   }
   if (e.kind() == expr::Kind::Integer || e.kind() == expr::Kind::Real || e.kind() == expr::Kind::Name) return false;
   return std::any_of(e.operands().begin(), e.operands().end(),
-                     [&](const Expr& o) { return tests_for_equality(o, name); });
+                     [&](const Expr& o) { return tests_for_equality(o, name, against_any); });
 }
 
 // The line the first item of a side starts at that the analyser located (0: none).
@@ -75,13 +79,16 @@ void clamp_guarded_loops(const Expr& condition, Items& then_items) {
   }
 }
 
+// `loop_lines`: lines whose branches are left as they are (a test of the loop
+// statement there: its guard, the vectoriser's checks, a remainder).
 void unfold(Items& items, const std::string& function, const std::string& fallback_file,
-            const std::map<std::string, std::string>& varied, Coverage& c, int& count) {
+            const std::map<std::string, std::string>& varied, Coverage& c, int& count, bool against_any = false,
+            const std::set<int>& loop_lines = {}) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (b->condition) {
+      if (b->condition && !loop_lines.count(item.line)) {
         for (const auto& [name, own_file] : varied) {
-          if (!tests_for_equality(*b->condition, name)) continue;
+          if (!tests_for_equality(*b->condition, name, against_any)) continue;
           const std::string test = expr::to_string(*b->condition);
           clamp_guarded_loops(*b->condition, b->then_items);
           b->condition.reset();
@@ -97,10 +104,10 @@ void unfold(Items& items, const std::string& function, const std::string& fallba
           break;
         }
       }
-      unfold(b->then_items, function, fallback_file, varied, c, count);
-      unfold(b->else_items, function, fallback_file, varied, c, count);
+      unfold(b->then_items, function, fallback_file, varied, c, count, against_any, loop_lines);
+      unfold(b->else_items, function, fallback_file, varied, c, count, against_any, loop_lines);
     } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      unfold(l->body, function, fallback_file, varied, c, count);
+      unfold(l->body, function, fallback_file, varied, c, count, against_any, loop_lines);
     }
   }
 }
@@ -144,6 +151,32 @@ int unfold_equality_tests(ProgramModel& model, const std::map<std::string, std::
   int count = 0;
   for (auto& [name, fn] : model.functions)
     unfold(fn.body, name, file_of(*model.coverage, name), varied, *model.coverage, count);
+  return count;
+}
+
+int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::set<std::string>>& varied) {
+  if (!model.coverage) return 0;
+  int count = 0;
+  for (const auto& [function, formals] : varied) {
+    auto fn = model.functions.find(function);
+    if (fn == model.functions.end()) continue;
+    std::map<std::string, std::string> tested;  // its own names, each probed in its own file
+    for (const std::string& formal : formals) tested[formal] = "";
+    std::set<int> loops;  // the tests of a loop statement size it: its count keeps the argument's mean
+    std::function<void(const Items&)> lines = [&](const Items& items) {
+      for (const Item& item : items)
+        if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+          loops.insert(item.line);
+          lines(l->body);
+        } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+          lines(b->then_items);
+          lines(b->else_items);
+        }
+    };
+    lines(fn->second.body);
+    unfold(fn->second.body, function, file_of(*model.coverage, function), tested, *model.coverage, count, true,
+           loops);
+  }
   return count;
 }
 

@@ -13,6 +13,7 @@
 // count, bytes) keeps the mean: a cost linear in it is right with it.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 
 #include "model/probe_bind.h"
@@ -36,6 +37,13 @@ inline bool is_equality_test(const Item& item) { return item.note.find(kEquality
 // in the function's other coverage sites' file, else none until priced).
 // Returns how many.
 int unfold_equality_tests(ProgramModel& model, const std::map<std::string, std::string>& varied);
+
+// The same for a function's tests of its own arguments whose values varied
+// between its calls or ranks, where a caller passes what the model cannot
+// evaluate (`varied`: function -> those arguments, varied_arguments): a test
+// for equality of such an argument with anything (`IF (proc == myproc)
+// RETURN` on a peer and a rank) is priced by the run's counts. Returns how many.
+int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::set<std::string>>& varied);
 
 // Prices one coverage entry unfold_equality_tests wrote: the run's arrivals
 // into the line one of its sides starts at (the branch probes whose taken or

@@ -404,3 +404,28 @@ TEST(Fortran, PollingLoopsArePricedAtOnePassAndTheirCallsAreLowerBounds) {
   EXPECT_EQ(text.exit_code, 0) << text.stderr_text;
   EXPECT_NE(text.stdout_text.find("≥"), std::string::npos) << text.stdout_text;
 }
+
+// flang's runtime functions that do no floating-point work (runtime_helpers.f90:
+// TRIM, ADJUSTL, SCAN, INDEX, VERIFY, a comparison of strings, an allocatable
+// string assigned, FLUSH, a pointer's bounds set, a section copied in and out
+// for an explicit-shape dummy) are set-up the library table leaves out, as it
+// does the C and C++ runtime's: no lib_*_flops parameter for the user to
+// bind. Callgrind counts no flops in any of them on the program flang builds,
+// and the model's flops, 2 n a kernel call, are its count of the kernel.
+TEST(Fortran, RuntimeHelpersWithoutFloatingPointAreNoParameters) {
+  json model = analyse({"runtime_helpers.f90"}, "runtime_helpers");
+  ASSERT_TRUE(model.contains("parameters"));
+  for (const auto& name : parameter_names(model)) EXPECT_NE(name.rfind("lib_", 0), 0u) << name;
+  const std::vector<std::string> helpers = {
+      "_FortranATrim",          "_FortranAAdjustl",       "_FortranAScan1",
+      "_FortranAIndex1",        "_FortranAVerify1",       "_FortranACharacterCompareScalar1",
+      "_FortranAAssign",        "_FortranACopyInAssign",  "_FortranACopyOutAssign",
+      "_FortranAIsContiguous",  "_FortranAPointerSetBounds", "flush_"};
+  EXPECT_EQ(counted_flops("runtime_helpers", {"50"}, helpers), 0.0);
+  // LEN_TRIM's loop, inlined: the characters of '*clover' scanned from the end, no flops.
+  json p = predict("runtime_helpers", 1, {{"n", 50}, {"main.loop1.trips", 57}});
+  ASSERT_TRUE(p.contains("ranks"));
+  EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(),
+            counted_flops("runtime_helpers", {"50"},
+                          {"_QQmain", "_QMruntime_helpers_kernelsPscale", "_QMruntime_helpers_kernelsPscale_section"}));
+}

@@ -14,6 +14,7 @@
 #include "model/probe_arguments.h"
 #include "model/probe_bind.h"
 #include "model/probe_loop_trips.h"
+#include "model/probe_selectors.h"
 #include "model/probe_unpriced.h"
 #include "model/program_model.h"
 #include "support/expr.h"
@@ -1123,8 +1124,9 @@ TEST(ProbeBind, AParameterNoPricedCountNamesDoesNotChangeThePrediction) {
 // `file:line:call.argN` with the callee's id. Where the values varied (between
 // calls, or constant on each rank but different between ranks), only an
 // argument the callee uses as a size (its loops' trips and their tests) takes
-// the mean; one it tests otherwise stays required, as does one whose probe
-// names another callee.
+// the mean; the callee's test of one for equality is priced by the run's
+// counts of it instead (a guessed branch: no one value decides it for every
+// call), and one whose probe names another callee stays required.
 TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
   ProgramModel m;
   m.entry = "main";
@@ -1181,6 +1183,9 @@ TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
   assigned(run, "drive.f90:40:call.arg4", 6, 3 * 1 + 3 * 2, 4, 2);    // a mode that varied
   run.code["drive.f90:41:call.callee"] = function_id("kernel_");      // not `other`'s probe
   assigned(run, "drive.f90:41:call.arg1", 2, 2 * 7, 0, 7);
+  run.features["kernel.f90:20:branch.taken"] = 2;  // the mode's test: 2 of its 6 calls take it
+  run.features["kernel.f90:20:branch.not_taken"] = 4;
+  run.code["kernel.f90:20:branch.taken_line"] = 21;
   std::vector<ProbeFinding> found = bind_probe_run(m, run);
   std::map<std::string, const Parameter*> by_name;
   for (const Parameter& p : m.parameters) by_name[p.name] = &p;
@@ -1193,12 +1198,70 @@ TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
   ASSERT_TRUE(by_name["main.kernel_1.y_min"]->default_value);
   EXPECT_EQ(by_name["main.kernel_1.y_min"]->default_value->str(), "17");
   EXPECT_NE(by_name["main.kernel_1.y_min"]->origin.find("varied"), std::string::npos);
-  EXPECT_FALSE(by_name["main.kernel_1.mode"]->default_value);
   EXPECT_FALSE(by_name["main.other1.n"]->default_value);
-  const auto mode = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) { return f.name == "main.kernel_1.mode"; });
-  ASSERT_NE(mode, found.end());
-  EXPECT_NE(mode->status.find("tests it"), std::string::npos) << mode->status;
-  EXPECT_EQ(mode->site, "drive.f90:40:call.arg4");
+  // The mode's test: a guessed branch the run's counts price, 2 of 6.
+  const auto mode_test = std::find_if(m.coverage->guessed_branches.begin(), m.coverage->guessed_branches.end(),
+                                      [](const Coverage::Branch& b) { return b.function == "kernel_"; });
+  ASSERT_NE(mode_test, m.coverage->guessed_branches.end());
+  EXPECT_EQ(mode_test->why.rfind(kEqualityTestWhy, 0), 0u) << mode_test->why;
+  ASSERT_TRUE(mode_test->probe_probability);
+  EXPECT_DOUBLE_EQ(*mode_test->probe_probability, 2.0 / 6);
+  EXPECT_FALSE(std::get<BranchItem>(m.functions["kernel_"].body[1].body).condition);
+}
+
+// The same through a driver (CloverLeaf's sweep direction: `advec_cell_driver`
+// given `dir`, which it could not follow, passing it on to the kernel that
+// tests it): the kernel's parameter stands for the required one through its
+// every call, its values at the kernel's calls varied, and its test is priced
+// by the run's counts of it.
+TEST(ProbeBind, ATestOfAnArgumentPassedOnThroughADriverIsPricedByTheRunsCounts) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  Function kernel;
+  kernel.name = "kernel_";
+  kernel.parameters = {"dir"};
+  kernel.arguments = {"dir"};
+  BranchItem test;
+  test.condition = expr::parse("dir == 1");
+  test.then_items.push_back(compute_flops(21, "100"));
+  kernel.body.push_back(Item{20, "", test});
+  m.functions["kernel_"] = kernel;
+  Function driver;
+  driver.name = "driver_";
+  driver.parameters = {"dir"};
+  driver.arguments = {"dir"};
+  CallItem inner;
+  inner.function = "kernel_";
+  inner.args.emplace_back("dir", expr::var("dir"));
+  driver.body.push_back(Item{30, "", inner});
+  m.functions["driver_"] = driver;
+  Function main_fn;
+  main_fn.name = "main";
+  CallItem call;
+  call.function = "driver_";
+  call.args.emplace_back("dir", expr::var("main.driver_1.dir"));
+  main_fn.body.push_back(Item{40, "", call});
+  m.functions["main"] = main_fn;
+  m.parameters.push_back({"main.driver_1.dir",
+                          "argument dir of the call of driver at drive_f90:40, read from memory: written on more than "
+                          "one path before the call",
+                          std::nullopt, true, ""});
+  ProbeRun run{"./app", 2, {}, {}};
+  run.code["drive.f90:40:call.callee"] = function_id("driver_");
+  assigned(run, "drive.f90:40:call.arg1", 4, 1 + 2 + 1 + 2, 4, 2);
+  run.code["driver.f90:30:call.callee"] = function_id("kernel_");
+  assigned(run, "driver.f90:30:call.arg1", 4, 1 + 2 + 1 + 2, 4, 2);
+  run.features["kernel.f90:20:branch.taken"] = 2;
+  run.features["kernel.f90:20:branch.not_taken"] = 2;
+  run.code["kernel.f90:20:branch.taken_line"] = 21;
+  bind_probe_run(m, run);
+  EXPECT_FALSE(std::get<BranchItem>(m.functions["kernel_"].body[0].body).condition);
+  const auto priced = std::find_if(m.coverage->guessed_branches.begin(), m.coverage->guessed_branches.end(),
+                                   [](const Coverage::Branch& b) { return b.function == "kernel_"; });
+  ASSERT_NE(priced, m.coverage->guessed_branches.end());
+  ASSERT_TRUE(priced->probe_probability);
+  EXPECT_DOUBLE_EQ(*priced->probe_probability, 0.5);
 }
 
 // `new Grid(n)` calls the complete-object constructor (C1), which clang

@@ -1,0 +1,144 @@
+// A memset/memcpy/memmove's bytes from a probe run (probe_memory_bytes.h).
+#include "model/probe_memory_bytes.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <regex>
+#include <vector>
+
+#include "support/expr.h"
+
+namespace perfcast::model {
+
+namespace {
+
+std::optional<double> feature(const ProbeRun& run, const std::string& name) {
+  auto f = run.features.find(name);
+  return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
+}
+
+// The feature site (`file.f90:12`) of the probes' loops at `line` of the file
+// the analyser tagged `tag`; none unless exactly one file has loops there.
+std::optional<std::string> loop_site_of(const ProbeRun& run, const std::string& tag, const std::string& line) {
+  static const std::regex loop_form(R"(^(.*):([0-9]+):loop(#[0-9]+)?\.headers$)");
+  std::optional<std::string> site;
+  for (const auto& [name, value] : run.features) {
+    std::smatch f;
+    if (!std::regex_match(name, f, loop_form) || f[2] != line || file_tag(f[1]) != tag) continue;
+    const std::string at = std::string(f[1]) + ":" + line;
+    if (site && *site != at) return std::nullopt;
+    site = at;
+  }
+  return site;
+}
+
+// The fill loops at `at`: the line's loops with the code fact `.fill_bytes`
+// (two where two statements fill on one line, `mu = 0; wmu = 0`).
+std::vector<std::string> fill_loops(const ProbeRun& run, const std::string& at) {
+  std::vector<std::string> found;
+  for (int k = 1;; ++k) {
+    const std::string base = at + ":loop" + (k == 1 ? "" : fmt::format("#{}", k));
+    if (!feature(run, base + ".headers")) break;
+    if (run.code.count(base + ".fill_bytes")) found.push_back(base);
+  }
+  return found;
+}
+
+// The mean bytes per call of the memsets the optimiser made of the fill loops
+// at `at`: loop idiom makes one of an innermost loop (an array's first
+// dimension, a string's padding; the loops around it, unrolled or not, are
+// the model's own), so each loop's iterations times its store's bytes, over
+// the loops' arrivals (the analyser names the memsets of one line alike).
+// Sets `status` to what was bound or why nothing was.
+std::optional<double> fill_bytes_per_call(const ProbeRun& run, const std::string& at, std::string& status) {
+  const std::vector<std::string> fills = fill_loops(run, at);
+  if (fills.empty()) {
+    status = "no probe of that call at that line, nor a loop there filling memory with a constant that the "
+             "optimiser could have made it of";
+    return std::nullopt;
+  }
+  double bytes = 0, arrivals = 0;
+  for (const std::string& fill : fills) {
+    const double store = run.code.at(fill + ".fill_bytes");
+    auto headers = feature(run, fill + ".headers"), entries = feature(run, fill + ".entries");
+    if (!headers || !entries) {
+      status = "no probe of that call at that line, nor counts of the loop there it was made of";
+      return std::nullopt;
+    }
+    if (*entries > 0) bytes += store * trips_per_arrival(run, fill, *headers, *entries) * *entries;
+    arrivals += *entries;
+  }
+  if (arrivals == 0) {
+    status = "not reached by the probe run: 0";
+    return 0.0;
+  }
+  status = fills.size() == 1
+               ? fmt::format("bound (the loop at that line the optimiser made one memset: its mean trips per arrival "
+                             "times its {}-byte store)",
+                             run.code.at(fills.front() + ".fill_bytes"))
+               : fmt::format("bound (the {} loops at that line the optimiser made memsets of: their iterations "
+                             "times their stores' bytes, over their arrivals)",
+                             fills.size());
+  return bytes / arrivals;
+}
+
+}  // namespace
+
+std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p, const std::string& origin) {
+  static const std::regex name_form(R"(\.(memset|memcpy|memmove)[0-9]+\.bytes$)");
+  static const std::regex described(R"(bytes of the mem(set|cpy) at (\S+):([0-9]+)$)");
+  std::smatch name, where;
+  if (!std::regex_search(p.name, name, name_form) || !std::regex_search(p.description, where, described))
+    return std::nullopt;
+  const bool set = name[1] == "memset";
+  const std::string tag = where[2], line = where[3];
+  double calls = 0, bytes = 0;
+  std::string site;
+  bool probed = false;
+  for (const auto& [feature_name, value] : run.features) {
+    // file:line:kind[#k].calls, the file tagged as the analyser tags it
+    static const std::regex feature_form(R"(^(.*):([0-9]+):(memset|memcpy|memmove)(#[0-9]+)?\.calls$)");
+    std::smatch f;
+    if (!std::regex_match(feature_name, f, feature_form) || f[2] != line || file_tag(f[1]) != tag ||
+        (f[3] == "memset") != set)
+      continue;
+    auto b = feature(run, feature_name.substr(0, feature_name.size() - std::strlen(".calls")) + ".bytes");
+    if (!b) continue;
+    probed = true;
+    site = std::string(f[1]) + ":" + line;
+    calls += value;
+    bytes += *b;
+  }
+  ProbeFinding out{ProbeFinding::Kind::Value, site.empty() ? tag + ":" + line : site, p.name, std::nullopt, ""};
+  if (!probed && set) {
+    // A memset the optimiser made of a fill loop: no probe saw the call.
+    const std::optional<std::string> at = loop_site_of(run, tag, line);
+    std::optional<double> filled;
+    if (at) {
+      out.site = *at;
+      filled = fill_bytes_per_call(run, *at, out.status);
+    }
+    if (filled) {
+      bind_measure(p, *filled, *filled == 0 ? origin + ", never reached there" : origin);
+      out.value = *filled;
+    } else if (out.status.empty()) {
+      out.status = "no probe of that call at that line (was the program built with perfcast cc --features from these "
+                   "sources?)";
+    }
+  } else if (!probed) {
+    out.status = "no probe of that call at that line (was the program built with perfcast cc --features from these "
+                 "sources?)";
+  } else if (calls == 0) {
+    bind_measure(p, 0, origin + ", never reached there");
+    out.value = 0;
+    out.status = "not reached by the probe run: 0";
+  } else {
+    bind_measure(p, bytes / calls, origin);
+    out.value = bytes / calls;
+    out.status = "bound (the mean bytes per call at that line)";
+  }
+  return out;
+}
+
+}  // namespace perfcast::model
