@@ -805,13 +805,15 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       continue;
     }
     // A template's instances share their loops' lines: each its own feature
-    // (own_feature). Otherwise loops at one line (a Fortran array statement's
-    // nest) are told apart by how deep each is in that line's loops.
+    // (own_feature), found by the instance the loop was written in (inlined
+    // into `function`, or `function` itself). Otherwise loops at one line (a
+    // Fortran array statement's nest) are told apart by how deep each is in
+    // that line's loops.
     auto fn = model.functions.find(l.function);
     std::string why;
     std::optional<std::string> probe;
     if (run.code.count(at + ":loop.function")) {
-      probe = own_feature(run, at, "loop", "headers", l.function);
+      probe = own_feature(run, at, "loop", "headers", l.instance.empty() ? l.function : l.instance);
       if (!probe) why = "several loops start at that line in one instance; the probe cannot tell them apart";
     } else {
       int depth = fn == model.functions.end() ? 1 : model_loop_depth(fn->second.body, l.trip_count, site_line(l.site));

@@ -1298,6 +1298,35 @@ TEST(ProbeRun, BindsEachTemplateInstancesOwnTripsAndBranch) {
   EXPECT_EQ(cutoffs, 2) << after["coverage"].dump();
 }
 
+// A template's instances inlined each into a caller of its own
+// (tests/features/inlined_instances.cpp): the optimised code has each
+// instance's loop in its caller, the probes record it under the instance.
+// The coverage names the instance (`instance`), by which each caller's loop
+// is bound to its own instance's trips, n and n / 2 at n = 4000.
+TEST(ProbeRun, BindsTheTripsOfATemplateInstanceInlinedIntoItsCaller) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "inlined_instances.json", bound = dir / "inlined_instances.bound.json";
+  auto r = perfcast_run({"analyze", INLINED_INSTANCES_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::map<std::string, std::string> trips;  // caller -> its inlined loop's trips parameter
+  const json before = read_json(model);
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l.contains("instance")) trips[l["function"]] = l["trip_count"];
+  ASSERT_TRUE(trips.count("_Z8sum_rowsPKdPKi") && trips.count("_Z13sum_half_rowsPKdPKi"))
+      << before["coverage"].dump();
+
+  fs::path program = build("inlined_instances_features", true, INLINED_INSTANCES_SOURCE);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), "4000", "3"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][trips["_Z8sum_rowsPKdPKi"]].value("default", ""), "4000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][trips["_Z13sum_half_rowsPKdPKi"]].value("default", ""), "2000") << r.stdout_text;
+}
+
 // The work after early returns whose conditions join several tests
 // (tests/features/early_returns.cpp: `if (step > 0 && step % every) return;`)
 // is a join the analyser cannot place, reached on some paths. The probe run
