@@ -51,7 +51,8 @@
 //     EXIT`: an iteration that does not go back to the header),
 //     `.exits_after_work` (those exits). A loop is named where the optimised
 //     code starts it (loop_site in feature_code_sites.h: a `DO` without
-//     control at its body's first line);
+//     control at its body's first line). Loops are the one feature probed in
+//     functions from system headers (from_system_header);
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -241,20 +242,6 @@ std::optional<StringSet<>> keep_list(LLVMContext& ctx) {
   return keep;
 }
 
-// A function whose source is under /usr (the C++ library's templates, MPI's
-// C++ bindings): the program's behaviour shows in its own code's features,
-// and these would be hundreds of mostly idle ones.
-bool from_system_header(const Function& f) {
-  const DISubprogram* sp = f.getSubprogram();
-  if (!sp) return false;
-  SmallString<256> path(sp->getFilename());
-  if (!sys::path::is_absolute(path)) {
-    path = sp->getDirectory();
-    sys::path::append(path, sp->getFilename());
-  }
-  return StringRef(path).starts_with("/usr/");
-}
-
 // A function's id in the facts of the code: FNV-1a of its linkage name, kept
 // to 53 bits so that a double holds it exactly. perfcast probe computes the
 // same (src/model/probe_bind.cpp).
@@ -287,14 +274,15 @@ class FeatureProbes {
 
   bool run() {
     call_aliased_functions_directly(m_);  // a destructor deleting its own kind through D1 is a recursion
-    std::vector<Function*> functions;
+    std::vector<Function*> functions, library;  // library: from_system_header, only its loops probed
     for (Function& f : m_)
-      if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))
-        functions.push_back(&f);
+      if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features"))
+        (from_system_header(f) ? library : functions).push_back(&f);
     plan_recursion(functions);
     plan_virtual(functions);
-    for (Function* f : functions)
-      if (const DISubprogram* sp = f->getSubprogram()) ++definitions_at_[{sp->getFilename().str(), sp->getLine()}];
+    for (const auto* of : {&functions, &library})
+      for (Function* f : *of)
+        if (const DISubprogram* sp = f->getSubprogram()) ++definitions_at_[{sp->getFilename().str(), sp->getLine()}];
     for (Function& f : m_)
       if (!f.isDeclaration()) returning_leaf(f);
     // The functions a pointer may hold, decided before any probe takes an address.
@@ -306,6 +294,7 @@ class FeatureProbes {
     // Before any probe: the variables whose stores the probes may not all see.
     const perfcast::features::EscapedAddresses escaped = perfcast::features::escaped_addresses(m_);
     for (Function* f : functions) instrument(*f);
+    for (Function* f : library) instrument(*f, /*loops_only=*/true);
     record_escapes(escaped);
     // A variable assigned at several places outside loops (`n = 10; if (...) n = m;`):
     // the mean of its values is no one place's, which the binding must know.
@@ -643,7 +632,7 @@ class FeatureProbes {
     }
   }
 
-  void instrument(Function& f) {
+  void instrument(Function& f, bool loops_only = false) {
     LoopInfo& loops = fam_->getResult<LoopAnalysis>(f);
     const TargetLibraryInfo& tli = fam_->getResult<TargetLibraryAnalysis>(f);
     // The outermost call-free loop around each block: its counts are local.
@@ -667,7 +656,7 @@ class FeatureProbes {
     std::vector<MemoryCall> memory_calls;
     std::vector<LoopPlan> loop_plans;
     std::vector<ArgumentPlan> argument_plans;
-    const auto indirect_calls = indirect_calls_of(f);
+    const auto indirect_calls = loops_only ? decltype(indirect_calls_of(f))() : indirect_calls_of(f);
     const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
 
     const std::set<std::string> code_lines = lines_with_code(f, m_);
@@ -709,6 +698,7 @@ class FeatureProbes {
         }
       }
     for (BasicBlock& bb : f) {
+      if (loops_only) break;
       Loop* loop = loops.getLoopFor(&bb);
       for (Instruction& inst : bb) {
         if (auto* store = dyn_cast<StoreInst>(&inst); store && !loop) {

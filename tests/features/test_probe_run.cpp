@@ -1327,6 +1327,30 @@ TEST(ProbeRun, BindsTheTripsOfATemplateInstanceInlinedIntoItsCaller) {
   EXPECT_EQ(after["parameters"][trips["_Z13sum_half_rowsPKdPKi"]].value("default", ""), "2000") << r.stdout_text;
 }
 
+// A loop of the C++ library's code (tests/features/library_loops.cpp:
+// std::fill's loop in __fill_a1, under /usr, inlined into refill): the probes
+// count the loops of functions from system headers too, so its trips are the
+// run's, 3000 a call (4000 and 2000 at n = 4000), not left to the user.
+TEST(ProbeRun, BindsTheTripsOfALoopInTheLibrarysTemplates) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "library_loops.json", bound = dir / "library_loops.bound.json";
+  auto r = perfcast_run({"analyze", LIBRARY_LOOPS_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::string trips;
+  const json before = read_json(model);
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (std::string(l["site"]).starts_with("stl_algobase.h:")) trips = l["trip_count"];
+  ASSERT_FALSE(trips.empty()) << before["coverage"].dump();
+
+  fs::path program = build("library_loops_features", true, LIBRARY_LOOPS_SOURCE);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), "4000", "3"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(read_json(bound)["parameters"][trips].value("default", ""), "3000") << r.stdout_text;
+}
+
 // The work after early returns whose conditions join several tests
 // (tests/features/early_returns.cpp: `if (step > 0 && step % every) return;`)
 // is a join the analyser cannot place, reached on some paths. The probe run
