@@ -23,9 +23,10 @@ namespace perfcast::features {
 
 // Whether `f`'s source is under /usr (the C++ library's templates, MPI's C++
 // bindings): the program's behaviour shows in its own code's features, and
-// these would be hundreds of mostly idle ones; only their loops are probed,
-// whose trips the analyser leaves to a probe run where the optimised code
-// inlines them (std::copy, std::fill over a length read from memory).
+// these would be hundreds of mostly idle ones; only their loops and memory
+// calls are probed, whose trips and bytes the analyser leaves to a probe run
+// where the optimised code inlines them (std::fill, std::copy over a length
+// read from memory).
 bool from_system_header(const llvm::Function& f);
 
 // `file:line` of `loc` (the file without its directory), or the module's

@@ -51,8 +51,8 @@
 //     EXIT`: an iteration that does not go back to the header),
 //     `.exits_after_work` (those exits). A loop is named where the optimised
 //     code starts it (loop_site in feature_code_sites.h: a `DO` without
-//     control at its body's first line). Loops are the one feature probed in
-//     functions from system headers (from_system_header);
+//     control at its body's first line). Loops and memory calls are the
+//     features probed in functions from system headers (from_system_header);
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -698,21 +698,23 @@ class FeatureProbes {
         }
       }
     for (BasicBlock& bb : f) {
-      if (loops_only) break;
       Loop* loop = loops.getLoopFor(&bb);
       for (Instruction& inst : bb) {
         if (auto* store = dyn_cast<StoreInst>(&inst); store && !loop) {
-          if (auto slot = value_slot(*store)) stores.push_back({store, *slot});
+          if (auto slot = loops_only ? std::nullopt : value_slot(*store)) stores.push_back({store, *slot});
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
-          if (!region_.lookup(&bb))
+          if (!region_.lookup(&bb) && !loops_only)
             if (auto plan = plan_arguments(*call, tli)) argument_plans.push_back(std::move(*plan));
           if (const char* kind = memory_call_kind(*call)) {
-            if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind, "calls", "bytes"))
+            if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind, "calls", "bytes")) {
               memory_calls.push_back({call, *slot});
+              tag_instance(f, names_[*slot].substr(0, names_[*slot].size() - std::strlen(".calls")));
+            }
             continue;
           }
+          if (loops_only) continue;
           bool fortran = false;
           const MpiBinding* binding = mpi_binding(callee->getName(), fortran);
           if (!binding || call->arg_size() <= static_cast<unsigned>(std::max(binding->count, binding->datatype)))
@@ -721,6 +723,7 @@ class FeatureProbes {
             calls.push_back({call, binding, *slot, fortran});
         }
       }
+      if (loops_only) continue;
       if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && !region_.lookup(&bb)) {
         // A switch: each side's runs (the default first) and its first line.
         SmallPtrSet<BasicBlock*, 8> seen;

@@ -631,15 +631,19 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
 // <file tag>:<line>"), bound to the run's mean bytes per call at that line:
 // the sum over the probes there (each inlined copy, and a memmove the
 // optimiser made a memcpy) of bytes over calls. A line the run never reached
-// binds 0, as a loop's trips do. Nothing when `p` is no such parameter.
+// binds 0, as a loop's trips do. In a template's instance (described "... (in
+// <linkage name>)"), only that instance's probes count, told by their
+// `.function` fact where the line has several. Nothing when `p` is no such parameter.
 std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p, const std::string& origin) {
   static const std::regex name_form(R"(\.(memset|memcpy|memmove)[0-9]+\.bytes$)");
-  static const std::regex described(R"(bytes of the mem(set|cpy) at (\S+):([0-9]+)$)");
+  static const std::regex described(R"(bytes of the mem(set|cpy) at (\S+):([0-9]+)(?: \(in (\S+)\))?$)");
   std::smatch name, where;
   if (!std::regex_search(p.name, name, name_form) || !std::regex_search(p.description, where, described))
     return std::nullopt;
   const bool set = name[1] == "memset";
   const std::string tag = where[2], line = where[3];
+  const std::optional<double> instance =
+      where[4].matched ? std::optional<double>(function_id(where[4].str())) : std::nullopt;
   double calls = 0, bytes = 0;
   std::string site;
   bool probed = false;
@@ -650,7 +654,10 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
     if (!std::regex_match(feature_name, f, feature_form) || f[2] != line || file_tag(f[1]) != tag ||
         (f[3] == "memset") != set)
       continue;
-    auto b = feature(run, feature_name.substr(0, feature_name.size() - std::strlen(".calls")) + ".bytes");
+    const std::string base = feature_name.substr(0, feature_name.size() - std::strlen(".calls"));
+    if (auto fact = run.code.find(base + ".function"); instance && fact != run.code.end() && fact->second != *instance)
+      continue;
+    auto b = feature(run, base + ".bytes");
     if (!b) continue;
     probed = true;
     site = std::string(f[1]) + ":" + line;

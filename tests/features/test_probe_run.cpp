@@ -1327,28 +1327,36 @@ TEST(ProbeRun, BindsTheTripsOfATemplateInstanceInlinedIntoItsCaller) {
   EXPECT_EQ(after["parameters"][trips["_Z13sum_half_rowsPKdPKi"]].value("default", ""), "2000") << r.stdout_text;
 }
 
-// A loop of the C++ library's code (tests/features/library_loops.cpp:
-// std::fill's loop in __fill_a1, under /usr, inlined into refill): the probes
-// count the loops of functions from system headers too, so its trips are the
-// run's, 3000 a call (4000 and 2000 at n = 4000), not left to the user.
-TEST(ProbeRun, BindsTheTripsOfALoopInTheLibrarysTemplates) {
+// Loops and memory calls of the C++ library's code
+// (tests/features/library_loops.cpp: std::fill's loop in __fill_a1, std::copy's
+// memmove in __copy_m, under /usr, inlined into the program's functions): the
+// probes count them in functions from system headers too, so the fill's trips
+// are the run's, 3000 a call, and each instance's copies its own bytes a call,
+// 24000 for __copy_m<double> and 4000 for __copy_m<int> at one line.
+TEST(ProbeRun, BindsTheLoopsAndCopiesInTheLibrarysTemplates) {
   fs::path dir = scratch() / "probe_run";
   fs::create_directories(dir);
   const fs::path model = dir / "library_loops.json", bound = dir / "library_loops.bound.json";
   auto r = perfcast_run({"analyze", LIBRARY_LOOPS_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  std::string trips;
+  std::string trips, double_bytes, int_bytes;
   const json before = read_json(model);
   for (const auto& l : before["coverage"]["unknown_loops"])
     if (std::string(l["site"]).starts_with("stl_algobase.h:")) trips = l["trip_count"];
-  ASSERT_FALSE(trips.empty()) << before["coverage"].dump();
+  for (const auto& [name, p] : before["parameters"].items())
+    if (name.ends_with(".bytes") && name.starts_with("__copy_m"))
+      (name.find("int") != std::string::npos ? int_bytes : double_bytes) = name;
+  ASSERT_FALSE(trips.empty() || double_bytes.empty() || int_bytes.empty()) << before.dump();
 
   fs::path program = build("library_loops_features", true, LIBRARY_LOOPS_SOURCE);
   std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
   for (auto& w : mpirun(2, {program.string(), "4000", "3"})) args.push_back(w);
   r = perfcast_run(args, std::chrono::seconds(180));
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
-  EXPECT_EQ(read_json(bound)["parameters"][trips].value("default", ""), "3000") << r.stdout_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][trips].value("default", ""), "3000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][double_bytes].value("default", ""), "24000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][int_bytes].value("default", ""), "4000") << r.stdout_text;
 }
 
 // The work after early returns whose conditions join several tests
