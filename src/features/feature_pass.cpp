@@ -52,7 +52,10 @@
 //     `.exits_after_work` (those exits). A loop is named where the optimised
 //     code starts it (loop_site in feature_code_sites.h: a `DO` without
 //     control at its body's first line). Loops and memory calls are the
-//     features probed in functions from system headers (from_system_header);
+//     features probed in functions from system headers (from_system_header),
+//     their kind named with the instance, `loop@<id>` (function_id in hex):
+//     a library template's instances share their lines across the modules,
+//     whose `#k` would not tell them apart;
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -117,6 +120,7 @@
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/StringSet.h>
 #include <llvm/Analysis/CallGraph.h>
@@ -659,11 +663,12 @@ class FeatureProbes {
     const auto indirect_calls = loops_only ? decltype(indirect_calls_of(f))() : indirect_calls_of(f);
     const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
 
+    const std::string library_tag = loops_only ? "@" + utohexstr(static_cast<std::uint64_t>(function_id(f.getName()))) : "";
     const std::set<std::string> code_lines = lines_with_code(f, m_);
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
         const std::string site = loop_site(*l, code_lines, m_);
-        if (auto slot = add_pair(site, "loop", "headers", "entries")) {
+        if (auto slot = add_pair(site, "loop" + library_tag, "headers", "entries")) {
           loop_plans.push_back({l, *slot, std::nullopt, exits_after_work(*l, dominators)});
           const std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".headers"));
           // A loop inside loops of its own line (a Fortran array statement's
@@ -708,7 +713,7 @@ class FeatureProbes {
           if (!region_.lookup(&bb) && !loops_only)
             if (auto plan = plan_arguments(*call, tli)) argument_plans.push_back(std::move(*plan));
           if (const char* kind = memory_call_kind(*call)) {
-            if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind, "calls", "bytes")) {
+            if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind + library_tag, "calls", "bytes")) {
               memory_calls.push_back({call, *slot});
               tag_instance(f, names_[*slot].substr(0, names_[*slot].size() - std::strlen(".calls")));
             }

@@ -105,6 +105,12 @@ std::optional<std::string> own_feature(const ProbeRun& run, const std::string& a
   return found;
 }
 
+// The suffix of a probe's kind in a function from a system header
+// (`loop@<id>`, feature_pass.cpp): its instance's function_id in hex.
+std::string library_tag(const std::string& linkage_name) {
+  return fmt::format("@{:X}", static_cast<std::uint64_t>(function_id(linkage_name)));
+}
+
 // What the probe measured of one branch: the fraction of its arrivals that
 // went to the condition's true side in the code as written, and the source
 // lines that side and the other start at (0: not recorded).
@@ -641,18 +647,19 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
   if (!std::regex_search(p.name, name, name_form) || !std::regex_search(p.description, where, described))
     return std::nullopt;
   const bool set = name[1] == "memset";
-  const std::string tag = where[2], line = where[3];
+  const std::string file = where[2], line = where[3];
   const std::optional<double> instance =
       where[4].matched ? std::optional<double>(function_id(where[4].str())) : std::nullopt;
+  const std::string tag = where[4].matched ? library_tag(where[4].str()) : "";
   double calls = 0, bytes = 0;
   std::string site;
   bool probed = false;
   for (const auto& [feature_name, value] : run.features) {
     // file:line:kind[#k].calls, the file tagged as the analyser tags it
-    static const std::regex feature_form(R"(^(.*):([0-9]+):(memset|memcpy|memmove)(#[0-9]+)?\.calls$)");
+    static const std::regex feature_form(R"(^(.*):([0-9]+):(memset|memcpy|memmove)(@[0-9A-F]+)?(#[0-9]+)?\.calls$)");
     std::smatch f;
-    if (!std::regex_match(feature_name, f, feature_form) || f[2] != line || file_tag(f[1]) != tag ||
-        (f[3] == "memset") != set)
+    if (!std::regex_match(feature_name, f, feature_form) || f[2] != line || file_tag(f[1]) != file ||
+        (f[3] == "memset") != set || (f[4].matched && f[4] != tag))
       continue;
     const std::string base = feature_name.substr(0, feature_name.size() - std::strlen(".calls"));
     if (auto fact = run.code.find(base + ".function"); instance && fact != run.code.end() && fact->second != *instance)
@@ -664,7 +671,7 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
     calls += value;
     bytes += *b;
   }
-  ProbeFinding out{ProbeFinding::Kind::Value, site.empty() ? tag + ":" + line : site, p.name, std::nullopt, ""};
+  ProbeFinding out{ProbeFinding::Kind::Value, site.empty() ? file + ":" + line : site, p.name, std::nullopt, ""};
   if (!probed) {
     out.status = "no probe of that call at that line (was the program built with perfcast cc --features from these "
                  "sources?)";
@@ -819,7 +826,10 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     auto fn = model.functions.find(l.function);
     std::string why;
     std::optional<std::string> probe;
-    if (run.code.count(at + ":loop.function")) {
+    if (const std::string tagged = at + ":loop" + library_tag(l.instance.empty() ? l.function : l.instance);
+        feature(run, tagged + ".headers")) {
+      probe = tagged;  // a loop of a system header's template instance
+    } else if (run.code.count(at + ":loop.function")) {
       probe = own_feature(run, at, "loop", "headers", l.instance.empty() ? l.function : l.instance);
       if (!probe) why = "several loops start at that line in one instance; the probe cannot tell them apart";
     } else {

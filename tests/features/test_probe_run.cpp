@@ -1328,35 +1328,44 @@ TEST(ProbeRun, BindsTheTripsOfATemplateInstanceInlinedIntoItsCaller) {
 }
 
 // Loops and memory calls of the C++ library's code
-// (tests/features/library_loops.cpp: std::fill's loop in __fill_a1, std::copy's
-// memmove in __copy_m, under /usr, inlined into the program's functions): the
-// probes count them in functions from system headers too, so the fill's trips
-// are the run's, 3000 a call, and each instance's copies its own bytes a call,
-// 24000 for __copy_m<double> and 4000 for __copy_m<int> at one line.
-TEST(ProbeRun, BindsTheLoopsAndCopiesInTheLibrarysTemplates) {
+// (tests/features/library_loops.cpp and library_loops_ints.cpp: std::fill's
+// loop in __fill_a1, std::copy's memmove in __copy_m, under /usr, inlined into
+// the program's functions, the doubles' instances in one module and the ints'
+// in the other): the probes count them in functions from system headers too,
+// named by instance, so each instance's trips and bytes a call are its own:
+// 3000 and 1000 trips a fill, 24000 and 4000 bytes a copy.
+TEST(ProbeRun, BindsTheLoopsAndCopiesInTheLibrarysTemplatesPerInstance) {
   fs::path dir = scratch() / "probe_run";
   fs::create_directories(dir);
   const fs::path model = dir / "library_loops.json", bound = dir / "library_loops.bound.json";
-  auto r = perfcast_run({"analyze", LIBRARY_LOOPS_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = perfcast_run({"analyze", LIBRARY_LOOPS_SOURCE, LIBRARY_LOOPS_INTS_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  std::string trips, double_bytes, int_bytes;
+  std::map<std::string, std::string> of;  // "fill"/"copy" of "double"/"int" -> its parameter
   const json before = read_json(model);
-  for (const auto& l : before["coverage"]["unknown_loops"])
-    if (std::string(l["site"]).starts_with("stl_algobase.h:")) trips = l["trip_count"];
-  for (const auto& [name, p] : before["parameters"].items())
-    if (name.ends_with(".bytes") && name.starts_with("__copy_m"))
-      (name.find("int") != std::string::npos ? int_bytes : double_bytes) = name;
-  ASSERT_FALSE(trips.empty() || double_bytes.empty() || int_bytes.empty()) << before.dump();
+  for (const auto& [name, p] : before["parameters"].items()) {
+    const std::string type = name.find("_int") != std::string::npos ? "int" : "double";
+    if (name.starts_with("__fill_a1") && name.ends_with(".trips")) of["fill " + type] = name;
+    if (name.starts_with("__copy_m") && name.ends_with(".bytes")) of["copy " + type] = name;
+  }
+  ASSERT_EQ(of.size(), 4u) << before["parameters"].dump();
 
-  fs::path program = build("library_loops_features", true, LIBRARY_LOOPS_SOURCE);
+  const fs::path program = dir / "library_loops_features";
+  EnvironmentOverrides env;
+  env["OMPI_CXX"] = kBin + "/perfcast c++ --features";
+  ProcessResult built = run_process(
+      {MPICXX, "-O2", "-g", LIBRARY_LOOPS_SOURCE, LIBRARY_LOOPS_INTS_SOURCE, "-o", program.string()},
+      std::chrono::seconds(120), env);
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
   std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
   for (auto& w : mpirun(2, {program.string(), "4000", "3"})) args.push_back(w);
   r = perfcast_run(args, std::chrono::seconds(180));
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   const json after = read_json(bound);
-  EXPECT_EQ(after["parameters"][trips].value("default", ""), "3000") << r.stdout_text;
-  EXPECT_EQ(after["parameters"][double_bytes].value("default", ""), "24000") << r.stdout_text;
-  EXPECT_EQ(after["parameters"][int_bytes].value("default", ""), "4000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][of["fill double"]].value("default", ""), "3000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][of["fill int"]].value("default", ""), "1000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][of["copy double"]].value("default", ""), "24000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][of["copy int"]].value("default", ""), "4000") << r.stdout_text;
 }
 
 // The work after early returns whose conditions join several tests
