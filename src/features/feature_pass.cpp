@@ -278,7 +278,7 @@ class FeatureProbes {
 
   bool run() {
     call_aliased_functions_directly(m_);  // a destructor deleting its own kind through D1 is a recursion
-    std::vector<Function*> functions, library;  // library: from_system_header, only its loops probed
+    std::vector<Function*> functions, library;  // library: from_system_header (loops, memory calls)
     for (Function& f : m_)
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features"))
         (from_system_header(f) ? library : functions).push_back(&f);
@@ -298,7 +298,7 @@ class FeatureProbes {
     // Before any probe: the variables whose stores the probes may not all see.
     const perfcast::features::EscapedAddresses escaped = perfcast::features::escaped_addresses(m_);
     for (Function* f : functions) instrument(*f);
-    for (Function* f : library) instrument(*f, /*loops_only=*/true);
+    for (Function* f : library) instrument(*f, /*library=*/true);
     record_escapes(escaped);
     // A variable assigned at several places outside loops (`n = 10; if (...) n = m;`):
     // the mean of its values is no one place's, which the binding must know.
@@ -636,7 +636,7 @@ class FeatureProbes {
     }
   }
 
-  void instrument(Function& f, bool loops_only = false) {
+  void instrument(Function& f, bool library = false) {
     LoopInfo& loops = fam_->getResult<LoopAnalysis>(f);
     const TargetLibraryInfo& tli = fam_->getResult<TargetLibraryAnalysis>(f);
     // The outermost call-free loop around each block: its counts are local.
@@ -660,10 +660,11 @@ class FeatureProbes {
     std::vector<MemoryCall> memory_calls;
     std::vector<LoopPlan> loop_plans;
     std::vector<ArgumentPlan> argument_plans;
-    const auto indirect_calls = loops_only ? decltype(indirect_calls_of(f))() : indirect_calls_of(f);
+    const auto indirect_calls = library ? decltype(indirect_calls_of(f))() : indirect_calls_of(f);
     const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
 
-    const std::string library_tag = loops_only ? "@" + utohexstr(static_cast<std::uint64_t>(function_id(f.getName()))) : "";
+    const std::string library_tag =
+        library ? "@" + utohexstr(static_cast<std::uint64_t>(function_id(f.getName()))) : "";
     const std::set<std::string> code_lines = lines_with_code(f, m_);
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
@@ -706,11 +707,11 @@ class FeatureProbes {
       Loop* loop = loops.getLoopFor(&bb);
       for (Instruction& inst : bb) {
         if (auto* store = dyn_cast<StoreInst>(&inst); store && !loop) {
-          if (auto slot = loops_only ? std::nullopt : value_slot(*store)) stores.push_back({store, *slot});
+          if (auto slot = library ? std::nullopt : value_slot(*store)) stores.push_back({store, *slot});
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
-          if (!region_.lookup(&bb) && !loops_only)
+          if (!region_.lookup(&bb) && !library)
             if (auto plan = plan_arguments(*call, tli)) argument_plans.push_back(std::move(*plan));
           if (const char* kind = memory_call_kind(*call)) {
             if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind + library_tag, "calls", "bytes")) {
@@ -719,7 +720,7 @@ class FeatureProbes {
             }
             continue;
           }
-          if (loops_only) continue;
+          if (library) continue;
           bool fortran = false;
           const MpiBinding* binding = mpi_binding(callee->getName(), fortran);
           if (!binding || call->arg_size() <= static_cast<unsigned>(std::max(binding->count, binding->datatype)))
@@ -728,7 +729,7 @@ class FeatureProbes {
             calls.push_back({call, binding, *slot, fortran});
         }
       }
-      if (loops_only) continue;
+      if (library) continue;
       if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && !region_.lookup(&bb)) {
         // A switch: each side's runs (the default first) and its first line.
         SmallPtrSet<BasicBlock*, 8> seen;
