@@ -183,9 +183,17 @@ void BlockEmitter::emit_block(llvm::BasicBlock* b, Items& items,
           if (!len) {
             Where w = s_.where(i.getDebugLoc());
             std::string name = call_site(s_.ctx, s_.f, *ii) + ".bytes";
-            s_.describe(
-                name, fmt::format("bytes of the mem{} at {}:{}",
-                                  ii->getIntrinsicID() == Intrinsic::memset ? "set" : "cpy", file_tag(w.file), w.line));
+            // In an instance of a template (or of a class template's member),
+            // which one, by its linkage name: the instances share the line,
+            // and a probe run records each apart.
+            const DISubprogram* sp = i.getDebugLoc() ? i.getDebugLoc()->getScope()->getSubprogram() : nullptr;
+            const auto* scope = sp ? dyn_cast_or_null<DICompositeType>(sp->getScope()) : nullptr;
+            const std::string instance = sp && (sp->getTemplateParams() || (scope && scope->getTemplateParams()))
+                                             ? " (in " + (w.instance.empty() ? s_.f.getName().str() : w.instance) + ")"
+                                             : "";
+            s_.describe(name, fmt::format("bytes of the mem{} at {}:{}{}",
+                                          ii->getIntrinsicID() == Intrinsic::memset ? "set" : "cpy",
+                                          file_tag(w.file), w.line, instance));
             len = ex::var(name);
           }
           if (ii->getIntrinsicID() != Intrinsic::memset) n.load_bytes = n.load_bytes + *len;

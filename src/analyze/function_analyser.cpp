@@ -263,6 +263,7 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
     n->unknown_trips = u->parameter;
     n->guess = u->why;
     n->site = u->site;
+    n->instance = w.instance;
   }
   if (const LoopCounts::PollingTrips* p = counts_.polling_trips(l)) {
     n->polls = p->call;

@@ -46,6 +46,8 @@ Where FunctionScope::where(const llvm::DebugLoc& dl) const {
     const llvm::DILocation* call = loc->getInlinedAt();
     while (call->getInlinedAt()) call = call->getInlinedAt();
     w.note = fmt::format("inlined from {} (called at line {})", w.origin, call->getLine());
+    if (const llvm::DISubprogram* sp = loc->getScope()->getSubprogram(); sp->getLinkageName() != f.getName())
+      w.instance = sp->getLinkageName().str();
   }
   return w;
 }

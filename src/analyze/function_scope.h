@@ -24,6 +24,10 @@ namespace perfcast::analyze::detail {
 struct Where {
   int line = 0, column = 0;
   std::string file, origin, note;  // origin: the function the code was written in
+  // The linkage name of `origin` when the code was inlined from it into
+  // another function ("" otherwise): a probe run records a template's loops
+  // under the instance they were written in, before inlining.
+  std::string instance;
 };
 
 // "file.c:12" (the file's name without its directories), as the model's

@@ -50,6 +50,8 @@ struct Node {
   // none derived), "" when it is not; loop: the parameter its unknown trip count
   // stands for, and why. `site` is "file.c:line" for the model's coverage.
   std::string guess, unknown_trips, site;
+  // loop: the template instance its code was inlined from (Where::instance).
+  std::string instance;
   // loop: the MPI function it polls for a completion with (polling_loops.h),
   // its trips timing; "" for other loops. `site` is then its coverage site.
   std::string polls, polls_loop;  // and the loop's site name (`main.loop2`)

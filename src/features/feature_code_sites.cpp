@@ -2,6 +2,7 @@
 #include "features/feature_code_sites.h"
 
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DataLayout.h>
@@ -14,6 +15,17 @@
 using namespace llvm;
 
 namespace perfcast::features {
+
+bool from_system_header(const llvm::Function& f) {
+  const llvm::DISubprogram* sp = f.getSubprogram();
+  if (!sp) return false;
+  llvm::SmallString<256> path(sp->getFilename());
+  if (!llvm::sys::path::is_absolute(path)) {
+    path = sp->getDirectory();
+    llvm::sys::path::append(path, sp->getFilename());
+  }
+  return llvm::StringRef(path).starts_with("/usr/");
+}
 
 std::string file_line(const DebugLoc& loc, const Module& m) {
   if (loc) {

@@ -23,6 +23,14 @@
 
 namespace perfcast::features {
 
+// Whether `f`'s source is under /usr (the C++ library's templates, MPI's C++
+// bindings): the program's behaviour shows in its own code's features, and
+// these would be hundreds of mostly idle ones; only their loops and memory
+// calls are probed, whose trips and bytes the analyser leaves to a probe run
+// where the optimised code inlines them (std::fill, std::copy over a length
+// read from memory).
+bool from_system_header(const llvm::Function& f);
+
 // `file:line` of `loc` (the file without its directory), or the module's
 // source file at line 0 for code without a location: a feature's site.
 std::string file_line(const llvm::DebugLoc& loc, const llvm::Module& m);

@@ -52,7 +52,10 @@
 //     `.exits_after_work` (those exits); a loop filling memory with a
 //     constant, `.fill_bytes` (feature_code_sites.h). A loop is named where
 //     the optimised code starts it (loop_site: a `DO` without control at its
-//     body's first line);
+//     body's first line). Loops and memory calls are the features probed in
+//     functions from system headers (from_system_header), their kind named
+//     with the instance, `loop@<id>` (function_id in hex): a library
+//     template's instances share their lines across the modules;
 //   * an MPI call that moves data (the vocabulary's count and datatype
 //     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
 //     datatype's size, asked of MPI at run time);
@@ -117,6 +120,7 @@
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/StringSet.h>
 #include <llvm/Analysis/CallGraph.h>
@@ -242,20 +246,6 @@ std::optional<StringSet<>> keep_list(LLVMContext& ctx) {
   return keep;
 }
 
-// A function whose source is under /usr (the C++ library's templates, MPI's
-// C++ bindings): the program's behaviour shows in its own code's features,
-// and these would be hundreds of mostly idle ones.
-bool from_system_header(const Function& f) {
-  const DISubprogram* sp = f.getSubprogram();
-  if (!sp) return false;
-  SmallString<256> path(sp->getFilename());
-  if (!sys::path::is_absolute(path)) {
-    path = sp->getDirectory();
-    sys::path::append(path, sp->getFilename());
-  }
-  return StringRef(path).starts_with("/usr/");
-}
-
 // A function's id in the facts of the code: FNV-1a of its linkage name, kept
 // to 53 bits so that a double holds it exactly. perfcast probe computes the
 // same (src/model/probe_bind.cpp).
@@ -288,14 +278,15 @@ class FeatureProbes {
 
   bool run() {
     call_aliased_functions_directly(m_);  // a destructor deleting its own kind through D1 is a recursion
-    std::vector<Function*> functions;
+    std::vector<Function*> functions, library;  // library: from_system_header (loops, memory calls)
     for (Function& f : m_)
-      if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features") && !from_system_header(f))
-        functions.push_back(&f);
+      if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features"))
+        (from_system_header(f) ? library : functions).push_back(&f);
     plan_recursion(functions);
     plan_virtual(functions);
-    for (Function* f : functions)
-      if (const DISubprogram* sp = f->getSubprogram()) ++definitions_at_[{sp->getFilename().str(), sp->getLine()}];
+    for (const auto* of : {&functions, &library})
+      for (Function* f : *of)
+        if (const DISubprogram* sp = f->getSubprogram()) ++definitions_at_[{sp->getFilename().str(), sp->getLine()}];
     for (Function& f : m_)
       if (!f.isDeclaration()) returning_leaf(f);
     // The functions a pointer may hold, decided before any probe takes an address.
@@ -307,6 +298,7 @@ class FeatureProbes {
     // Before any probe: the variables whose stores the probes may not all see.
     const perfcast::features::EscapedAddresses escaped = perfcast::features::escaped_addresses(m_);
     for (Function* f : functions) instrument(*f);
+    for (Function* f : library) instrument(*f, /*library=*/true);
     record_escapes(escaped);
     // A variable assigned at several places outside loops (`n = 10; if (...) n = m;`):
     // the mean of its values is no one place's, which the binding must know.
@@ -644,7 +636,7 @@ class FeatureProbes {
     }
   }
 
-  void instrument(Function& f) {
+  void instrument(Function& f, bool library = false) {
     LoopInfo& loops = fam_->getResult<LoopAnalysis>(f);
     const TargetLibraryInfo& tli = fam_->getResult<TargetLibraryAnalysis>(f);
     // The outermost call-free loop around each block: its counts are local.
@@ -668,14 +660,16 @@ class FeatureProbes {
     std::vector<MemoryCall> memory_calls;
     std::vector<LoopPlan> loop_plans;
     std::vector<ArgumentPlan> argument_plans;
-    const auto indirect_calls = indirect_calls_of(f);
+    const auto indirect_calls = library ? decltype(indirect_calls_of(f))() : indirect_calls_of(f);
     const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
 
+    const std::string library_tag =
+        library ? "@" + utohexstr(static_cast<std::uint64_t>(function_id(f.getName()))) : "";
     const std::set<std::string> code_lines = lines_with_code(f, m_);
     for (Loop* top : loops)
       for (Loop* l : depth_first(top)) {
         const std::string site = loop_site(*l, code_lines, m_);
-        if (auto slot = add_pair(site, "loop", "headers", "entries")) {
+        if (auto slot = add_pair(site, "loop" + library_tag, "headers", "entries")) {
           loop_plans.push_back({l, *slot, std::nullopt, exits_after_work(*l, dominators)});
           const std::string base = names_[*slot].substr(0, names_[*slot].size() - std::strlen(".headers"));
           // How deep in loops of its own line (a Fortran array statement's nest), as the analyser's are.
@@ -710,17 +704,20 @@ class FeatureProbes {
       Loop* loop = loops.getLoopFor(&bb);
       for (Instruction& inst : bb) {
         if (auto* store = dyn_cast<StoreInst>(&inst); store && !loop) {
-          if (auto slot = value_slot(*store)) stores.push_back({store, *slot});
+          if (auto slot = library ? std::nullopt : value_slot(*store)) stores.push_back({store, *slot});
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
-          if (!region_.lookup(&bb))
+          if (!region_.lookup(&bb) && !library)
             if (auto plan = plan_arguments(*call, tli)) argument_plans.push_back(std::move(*plan));
           if (const char* kind = memory_call_kind(*call)) {
-            if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind, "calls", "bytes"))
+            if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind + library_tag, "calls", "bytes")) {
               memory_calls.push_back({call, *slot});
+              tag_instance(f, names_[*slot].substr(0, names_[*slot].size() - std::strlen(".calls")));
+            }
             continue;
           }
+          if (library) continue;
           bool fortran = false;
           const MpiBinding* binding = mpi_binding(callee->getName(), fortran);
           if (!binding || call->arg_size() <= static_cast<unsigned>(std::max(binding->count, binding->datatype)))
@@ -729,6 +726,7 @@ class FeatureProbes {
             calls.push_back({call, binding, *slot, fortran});
         }
       }
+      if (library) continue;
       if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && !region_.lookup(&bb)) {
         // A switch: each side's runs (the default first) and its first line.
         SmallPtrSet<BasicBlock*, 8> seen;

@@ -200,6 +200,7 @@ json coverage_json(const Coverage& c) {
     if (l.probe_not_reached) one["probe_not_reached"] = true;
     if (l.recursion) one["recursion"] = true;
     if (!l.virtual_call.empty()) one["virtual_call"] = l.virtual_call;
+    if (!l.instance.empty()) one["instance"] = l.instance;
     loops.push_back(std::move(one));
   }
   j["unknown_loops"] = std::move(loops);

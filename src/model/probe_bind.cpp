@@ -34,6 +34,12 @@ double function_id(const std::string& linkage_name) {
   return static_cast<double>(h & ((1ull << 53) - 1));
 }
 
+// The suffix of a probe's kind in a function from a system header
+// (`loop@<id>`, feature_pass.cpp): its instance's function_id in hex.
+std::string library_tag(const std::string& linkage_name) {
+  return fmt::format("@{:X}", static_cast<std::uint64_t>(function_id(linkage_name)));
+}
+
 std::string file_tag(const std::string& file) {
   std::string tag;
   for (char c : file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1))
@@ -105,6 +111,7 @@ std::optional<std::string> own_feature(const ProbeRun& run, const std::string& a
   }
   return found;
 }
+
 
 // What the probe measured of one branch: the fraction of its arrivals that
 // went to the condition's true side in the code as written, and the source
@@ -767,13 +774,18 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       continue;
     }
     // A template's instances share their loops' lines: each its own feature
-    // (own_feature). Otherwise loops at one line (a Fortran array statement's
-    // nest) are told apart by how deep each is in that line's loops.
+    // (own_feature), found by the instance the loop was written in (inlined
+    // into `function`, or `function` itself). Otherwise loops at one line (a
+    // Fortran array statement's nest) are told apart by how deep each is in
+    // that line's loops.
     auto fn = model.functions.find(l.function);
     std::string why;
     std::optional<std::string> probe;
-    if (run.code.count(at + ":loop.function")) {
-      probe = own_feature(run, at, "loop", "headers", l.function);
+    if (const std::string tagged = at + ":loop" + library_tag(l.instance.empty() ? l.function : l.instance);
+        feature(run, tagged + ".headers")) {
+      probe = tagged;  // a loop of a system header's template instance
+    } else if (run.code.count(at + ":loop.function")) {
+      probe = own_feature(run, at, "loop", "headers", l.instance.empty() ? l.function : l.instance);
       if (!probe) why = "several loops start at that line in one instance; the probe cannot tell them apart";
     } else {
       int depth = fn == model.functions.end() ? 1 : model_loop_depth(fn->second.body, l.trip_count, site_line(l.site));

@@ -81,6 +81,9 @@ std::string probe_origin(const ProbeRun& run);
 void bind_measure(Parameter& p, double value, const std::string& origin);
 std::string file_tag(const std::string& file);
 double function_id(const std::string& linkage_name);
+// The instance tag a library template's probes carry (`loop@<id>`): `@` and the
+// function id of its linkage name in hex (src/features/feature_pass.cpp).
+std::string library_tag(const std::string& linkage_name);
 
 // The probe's loop (`f.c:12:loop#2`) at feature site `at` (`f.c:12`) that is
 // `depth` deep among the loops of its line, or the line's only one; none, with

@@ -87,23 +87,32 @@ std::optional<double> fill_bytes_per_call(const ProbeRun& run, const std::string
 
 std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p, const std::string& origin) {
   static const std::regex name_form(R"(\.(memset|memcpy|memmove)[0-9]+\.bytes$)");
-  static const std::regex described(R"(bytes of the mem(set|cpy) at (\S+):([0-9]+)$)");
+  static const std::regex described(R"(bytes of the mem(set|cpy) at (\S+):([0-9]+)(?: \(in (\S+)\))?$)");
   std::smatch name, where;
   if (!std::regex_search(p.name, name, name_form) || !std::regex_search(p.description, where, described))
     return std::nullopt;
   const bool set = name[1] == "memset";
   const std::string tag = where[2], line = where[3];
+  // In a template's instance (described "... (in <linkage name>)"), only that
+  // instance's probes count: a library's are named with it (`memmove@<id>`),
+  // others told by their `.function` fact where the line has several.
+  const std::optional<double> instance =
+      where[4].matched ? std::optional<double>(function_id(where[4].str())) : std::nullopt;
+  const std::string instance_tag = where[4].matched ? library_tag(where[4].str()) : "";
   double calls = 0, bytes = 0;
   std::string site;
   bool probed = false;
   for (const auto& [feature_name, value] : run.features) {
-    // file:line:kind[#k].calls, the file tagged as the analyser tags it
-    static const std::regex feature_form(R"(^(.*):([0-9]+):(memset|memcpy|memmove)(#[0-9]+)?\.calls$)");
+    // file:line:kind[@instance][#k].calls, the file tagged as the analyser tags it
+    static const std::regex feature_form(R"(^(.*):([0-9]+):(memset|memcpy|memmove)(@[0-9A-F]+)?(#[0-9]+)?\.calls$)");
     std::smatch f;
     if (!std::regex_match(feature_name, f, feature_form) || f[2] != line || file_tag(f[1]) != tag ||
-        (f[3] == "memset") != set)
+        (f[3] == "memset") != set || (f[4].matched && f[4] != instance_tag))
       continue;
-    auto b = feature(run, feature_name.substr(0, feature_name.size() - std::strlen(".calls")) + ".bytes");
+    const std::string base = feature_name.substr(0, feature_name.size() - std::strlen(".calls"));
+    if (auto fact = run.code.find(base + ".function"); instance && fact != run.code.end() && fact->second != *instance)
+      continue;
+    auto b = feature(run, base + ".bytes");
     if (!b) continue;
     probed = true;
     site = std::string(f[1]) + ":" + line;

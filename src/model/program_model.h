@@ -255,6 +255,11 @@ struct Coverage {
     // ("file.c:12"; `site` is the override's definition, `trip_count` the
     // share of the calls that land on it); "" for other loops.
     std::string virtual_call;
+    // The linkage name of the function the loop was written in where the
+    // optimiser inlined it into `function` ("" otherwise): a template's
+    // instances share their loops' lines, and a probe run tells them apart by
+    // the instance, as it was before inlining.
+    std::string instance;
   };
   int functions_defined = 0;
   int functions_reachable = 0;  // from the entry by calls or through pointers taken there

@@ -1298,6 +1298,76 @@ TEST(ProbeRun, BindsEachTemplateInstancesOwnTripsAndBranch) {
   EXPECT_EQ(cutoffs, 2) << after["coverage"].dump();
 }
 
+// A template's instances inlined each into a caller of its own
+// (tests/features/inlined_instances.cpp): the optimised code has each
+// instance's loop in its caller, the probes record it under the instance.
+// The coverage names the instance (`instance`), by which each caller's loop
+// is bound to its own instance's trips, n and n / 2 at n = 4000.
+TEST(ProbeRun, BindsTheTripsOfATemplateInstanceInlinedIntoItsCaller) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "inlined_instances.json", bound = dir / "inlined_instances.bound.json";
+  auto r = perfcast_run({"analyze", INLINED_INSTANCES_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::map<std::string, std::string> trips;  // caller -> its inlined loop's trips parameter
+  const json before = read_json(model);
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l.contains("instance")) trips[l["function"]] = l["trip_count"];
+  ASSERT_TRUE(trips.count("_Z8sum_rowsPKdPKi") && trips.count("_Z13sum_half_rowsPKdPKi"))
+      << before["coverage"].dump();
+
+  fs::path program = build("inlined_instances_features", true, INLINED_INSTANCES_SOURCE);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), "4000", "3"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][trips["_Z8sum_rowsPKdPKi"]].value("default", ""), "4000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][trips["_Z13sum_half_rowsPKdPKi"]].value("default", ""), "2000") << r.stdout_text;
+}
+
+// Loops and memory calls of the C++ library's code
+// (tests/features/library_loops.cpp and library_loops_ints.cpp: std::fill's
+// loop in __fill_a1, std::copy's memmove in __copy_m, under /usr, inlined into
+// the program's functions, the doubles' instances in one module and the ints'
+// in the other): the probes count them in functions from system headers too,
+// named by instance, so each instance's trips and bytes a call are its own:
+// 3000 and 1000 trips a fill, 24000 and 4000 bytes a copy.
+TEST(ProbeRun, BindsTheLoopsAndCopiesInTheLibrarysTemplatesPerInstance) {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "library_loops.json", bound = dir / "library_loops.bound.json";
+  auto r = perfcast_run({"analyze", LIBRARY_LOOPS_SOURCE, LIBRARY_LOOPS_INTS_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::map<std::string, std::string> of;  // "fill"/"copy" of "double"/"int" -> its parameter
+  const json before = read_json(model);
+  for (const auto& [name, p] : before["parameters"].items()) {
+    const std::string type = name.find("_int") != std::string::npos ? "int" : "double";
+    if (name.starts_with("__fill_a1") && name.ends_with(".trips")) of["fill " + type] = name;
+    if (name.starts_with("__copy_m") && name.ends_with(".bytes")) of["copy " + type] = name;
+  }
+  ASSERT_EQ(of.size(), 4u) << before["parameters"].dump();
+
+  const fs::path program = dir / "library_loops_features";
+  EnvironmentOverrides env;
+  env["OMPI_CXX"] = kBin + "/perfcast c++ --features";
+  ProcessResult built = run_process(
+      {MPICXX, "-O2", "-g", LIBRARY_LOOPS_SOURCE, LIBRARY_LOOPS_INTS_SOURCE, "-o", program.string()},
+      std::chrono::seconds(120), env);
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), "4000", "3"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][of["fill double"]].value("default", ""), "3000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][of["fill int"]].value("default", ""), "1000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][of["copy double"]].value("default", ""), "24000") << r.stdout_text;
+  EXPECT_EQ(after["parameters"][of["copy int"]].value("default", ""), "4000") << r.stdout_text;
+}
+
 // The work after early returns whose conditions join several tests
 // (tests/features/early_returns.cpp: `if (step > 0 && step % every) return;`)
 // is a join the analyser cannot place, reached on some paths. The probe run

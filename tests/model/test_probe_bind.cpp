@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "model/costs.h"
 #include "model/model_write.h"
@@ -788,6 +789,38 @@ TEST(ProbeBind, AMemcpysBytesAreTheMeanPerCallOfTheCopiesAtItsLine) {
   EXPECT_EQ(m.parameters[0].origin, probe_origin(run));
   EXPECT_EQ(m.parameters[1].default_value->str(), "0");     // never reached
   EXPECT_NE(found[1].status.find("not reached"), std::string::npos);
+}
+
+// A copy's bytes in a template's instance (described "... (in <linkage
+// name>)") are that instance's alone: a system header's probes carry the
+// instance in their kind (`memmove@<id>`, the function id in hex), the
+// program's own carry it as the code fact `.function` where several
+// instances share the line; the other instances' copies at the line are not it.
+TEST(ProbeBind, ACopysBytesInATemplateInstanceAreThatInstancesAlone) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"__copy_m_double_.memmove1.bytes", "bytes of the memcpy at stl_algobase_h:431 (in copy_d)",
+                          std::nullopt, true, ""});
+  m.parameters.push_back({"scatter_int_.memmove1.bytes", "bytes of the memcpy at mesh_cc:7 (in scatter_i)",
+                          std::nullopt, true, ""});
+  ProbeRun run{"./app", 2, {}, {}};
+  const std::string copy_d = fmt::format("@{:X}", static_cast<std::uint64_t>(function_id("copy_d")));
+  const std::string copy_i = fmt::format("@{:X}", static_cast<std::uint64_t>(function_id("copy_i")));
+  run.features["stl_algobase.h:431:memmove" + copy_d + ".calls"] = 4;
+  run.features["stl_algobase.h:431:memmove" + copy_d + ".bytes"] = 800;
+  run.features["stl_algobase.h:431:memmove" + copy_i + ".calls"] = 1;
+  run.features["stl_algobase.h:431:memmove" + copy_i + ".bytes"] = 9000;
+  run.features["mesh.cc:7:memmove.calls"] = 2;
+  run.features["mesh.cc:7:memmove.bytes"] = 40;
+  run.code["mesh.cc:7:memmove.function"] = function_id("scatter_d");
+  run.features["mesh.cc:7:memmove#2.calls"] = 3;
+  run.features["mesh.cc:7:memmove#2.bytes"] = 30;
+  run.code["mesh.cc:7:memmove#2.function"] = function_id("scatter_i");
+  bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value && m.parameters[1].default_value);
+  EXPECT_EQ(m.parameters[0].default_value->str(), "200");  // 800 / 4, not (800 + 9000) / 5
+  EXPECT_EQ(m.parameters[1].default_value->str(), "10");   // 30 / 3
 }
 
 // The measures of an integer variable's assignments, as the probes record
