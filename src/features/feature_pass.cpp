@@ -661,6 +661,8 @@ class FeatureProbes {
     struct MemoryCall { CallBase* call; unsigned slot; };
     struct LoopPlan { Loop* loop; unsigned slot; std::optional<unsigned> exits_slot; SmallVector<BasicBlock*, 2> late; };
     std::vector<ValueStore> stores;
+    struct FieldLoad { LoadInst* load; unsigned slot; };
+    std::vector<FieldLoad> reads;
     std::vector<Branch> branches;
     std::vector<SwitchSide> switch_sides;
     std::vector<MpiCall> calls;
@@ -713,6 +715,8 @@ class FeatureProbes {
       for (Instruction& inst : bb) {
         if (auto* store = dyn_cast<StoreInst>(&inst); store && !loop) {
           if (auto slot = value_slot(*store)) stores.push_back({store, *slot});
+        } else if (auto* load = dyn_cast<LoadInst>(&inst); load && !loop && is_integer(load->getType())) {
+          if (auto slot = field_read_slot(*load)) reads.push_back({load, *slot});
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
@@ -775,6 +779,10 @@ class FeatureProbes {
       ++definitions_[s.slot];
       IRBuilder<> b(s.store->getNextNode());
       record_value(b, s.slot, s.store->getValueOperand());
+    }
+    for (auto& r : reads) {
+      IRBuilder<> b(r.load->getNextNode());
+      record_value(b, r.slot, r.load);
     }
     // The exits of the call-free nests, found before any edge is split.
     DenseMap<Loop*, SmallVector<BasicBlock*, 4>> region_exits;
@@ -1090,6 +1098,16 @@ class FeatureProbes {
     }
   }
 
+  // The slot of a read of a struct variable's field outside loops, one per
+  // variable and field (feature_variables.h, field_read): `file:line:var.field.read`.
+  std::optional<unsigned> field_read_slot(LoadInst& load) {
+    auto read = field_read(load, m_.getDataLayout());
+    if (!read) return std::nullopt;
+    auto [it, fresh] = read_slots_.try_emplace(read->site + ":" + read->name);
+    if (fresh) it->second = add_value(read->site, read->name + ".read", true);
+    return it->second;
+  }
+
   // The slot of a store into a scalar field of a struct whose debug type is
   // known (feature_variables.h, field_at), or nothing.
   std::optional<unsigned> field_slot(StoreInst& store) {
@@ -1166,6 +1184,7 @@ class FeatureProbes {
   DenseMap<Value*, std::optional<unsigned>> variable_slots_;
   std::map<unsigned, unsigned> definitions_;  // value slot -> stores probed
   DenseMap<const DIDerivedType*, std::optional<unsigned>> field_slots_;
+  StringMap<std::optional<unsigned>> read_slots_;
   std::optional<StringSet<>> keep_;
   struct Recursive {
     unsigned cycle, slot;  // the cycle of calls (numbered), the first slot of its pair
