@@ -162,6 +162,7 @@
 #include "features/feature_switches.h"
 #include "features/feature_code_sites.h"
 #include "features/feature_first_test.h"
+#include "features/feature_keep.h"
 #include "features/feature_variables.h"
 
 using namespace llvm;
@@ -195,55 +196,6 @@ const MpiBinding* mpi_binding(StringRef name, bool& fortran) {
     }
   }
   return nullptr;
-}
-
-// The features PERFCAST_FEATURES_KEEP lists, or nothing (keep all). A file
-// that cannot be read is a compile error naming it.
-std::optional<StringSet<>> keep_list(LLVMContext& ctx) {
-  const char* path = std::getenv("PERFCAST_FEATURES_KEEP");
-  if (!path || !*path) return std::nullopt;
-  StringSet<> keep;
-  auto buffer = MemoryBuffer::getFile(path);
-  if (!buffer) {
-    ctx.emitError(Twine("perfcast features: cannot read PERFCAST_FEATURES_KEEP=") + path + ": " +
-                  buffer.getError().message());
-    return keep;
-  }
-  StringRef text = (*buffer)->getBuffer();
-  if (text.ltrim().starts_with("{")) {
-    Expected<json::Value> model = json::parse(text);
-    const json::Object* object = model ? model->getAsObject() : nullptr;
-    const json::Array* inputs = object ? object->getArray("inputs") : nullptr;
-    if (!inputs) {
-      if (!model) consumeError(model.takeError());
-      ctx.emitError(Twine("perfcast features: ") + path + " is JSON without an `inputs` array of feature names");
-      return keep;
-    }
-    // The inputs the kept columns multiply (after the importance filter), or every input.
-    const json::Array* kept = object->getArray("kept");
-    const json::Object* expansion = object->getObject("expansion");
-    const json::Array* monomials = expansion ? expansion->getArray("monomials") : nullptr;
-    std::vector<bool> used(inputs->size(), kept == nullptr || monomials == nullptr);
-    if (kept && monomials)
-      for (const auto& column : *kept) {
-        const json::Object* c = column.getAsObject();
-        auto index = c ? c->getInteger("column") : std::nullopt;
-        if (!index || *index < 0 || static_cast<size_t>(*index) >= monomials->size()) continue;
-        if (const json::Array* factors = (*monomials)[*index].getAsArray())
-          for (const auto& f : *factors)
-            if (auto i = f.getAsInteger(); i && *i >= 0 && static_cast<size_t>(*i) < used.size()) used[*i] = true;
-      }
-    for (size_t i = 0; i < inputs->size(); ++i)
-      if (auto s = (*inputs)[i].getAsString(); s && used[i]) keep.insert(*s);
-    return keep;
-  }
-  SmallVector<StringRef, 64> lines;
-  text.split(lines, '\n');
-  for (StringRef line : lines) {
-    line = line.trim();
-    if (!line.empty() && !line.starts_with("#")) keep.insert(line);
-  }
-  return keep;
 }
 
 // A function's id in the facts of the code: FNV-1a of its linkage name, kept
@@ -654,6 +606,8 @@ class FeatureProbes {
     struct MemoryCall { CallBase* call; unsigned slot; };
     struct LoopPlan { Loop* loop; unsigned slot; std::optional<unsigned> exits_slot; SmallVector<BasicBlock*, 2> late; };
     std::vector<ValueStore> stores;
+    struct FieldLoad { LoadInst* load; unsigned slot; };
+    std::vector<FieldLoad> reads;
     std::vector<Branch> branches;
     std::vector<SwitchSide> switch_sides;
     std::vector<MpiCall> calls;
@@ -705,6 +659,8 @@ class FeatureProbes {
       for (Instruction& inst : bb) {
         if (auto* store = dyn_cast<StoreInst>(&inst); store && !loop) {
           if (auto slot = library ? std::nullopt : value_slot(*store)) stores.push_back({store, *slot});
+        } else if (auto* load = dyn_cast<LoadInst>(&inst); load && !loop && !library && is_integer(load->getType())) {
+          if (auto slot = field_read_slot(*load)) reads.push_back({load, *slot});
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
@@ -771,6 +727,10 @@ class FeatureProbes {
       ++definitions_[s.slot];
       IRBuilder<> b(s.store->getNextNode());
       record_value(b, s.slot, s.store->getValueOperand());
+    }
+    for (auto& r : reads) {
+      IRBuilder<> b(r.load->getNextNode());
+      record_value(b, r.slot, r.load);
     }
     // The exits of the call-free nests, found before any edge is split.
     DenseMap<Loop*, SmallVector<BasicBlock*, 4>> region_exits;
@@ -1086,6 +1046,16 @@ class FeatureProbes {
     }
   }
 
+  // The slot of a read of a struct variable's field outside loops, one per
+  // variable and field (feature_variables.h, field_read): `file:line:var.field.read`.
+  std::optional<unsigned> field_read_slot(LoadInst& load) {
+    auto read = field_read(load, m_.getDataLayout());
+    if (!read) return std::nullopt;
+    auto [it, fresh] = read_slots_.try_emplace(read->site + ":" + read->name);
+    if (fresh) it->second = add_value(read->site, read->name + ".read", true);
+    return it->second;
+  }
+
   // The slot of a store into a scalar field of a struct whose debug type is
   // known (feature_variables.h, field_at), or nothing.
   std::optional<unsigned> field_slot(StoreInst& store) {
@@ -1162,6 +1132,7 @@ class FeatureProbes {
   DenseMap<Value*, std::optional<unsigned>> variable_slots_;
   std::map<unsigned, unsigned> definitions_;  // value slot -> stores probed
   DenseMap<const DIDerivedType*, std::optional<unsigned>> field_slots_;
+  StringMap<std::optional<unsigned>> read_slots_;
   std::optional<StringSet<>> keep_;
   struct Recursive {
     unsigned cycle, slot;  // the cycle of calls (numbered), the first slot of its pair

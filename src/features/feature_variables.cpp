@@ -6,6 +6,7 @@
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Support/Path.h>
 
 #include <algorithm>
 
@@ -109,6 +110,24 @@ std::optional<FieldAt> field_at(Value* pointer, std::uint64_t size_bits, const D
       member->getName().empty() || !scalar_member(member))
     return std::nullopt;
   return FieldAt{member, struct_name};
+}
+
+std::optional<FieldRead> field_read(LoadInst& load, const DataLayout& dl) {
+  auto field = field_at(load.getPointerOperand(), dl.getTypeStoreSizeInBits(load.getType()), dl);
+  if (!field) return std::nullopt;
+  APInt offset(dl.getIndexTypeSizeInBits(load.getPointerOperand()->getType()), 0);
+  Value* base = load.getPointerOperand()->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true);
+  // The variable: the struct itself, or the pointer to it loaded from it.
+  auto* alloca = dyn_cast<AllocaInst>(base);
+  if (auto* pointer = dyn_cast<LoadInst>(base)) alloca = dyn_cast<AllocaInst>(pointer->getPointerOperand());
+  DILocalVariable* var = alloca ? variable_of(alloca) : nullptr;
+  if (!var || var->getName().empty()) return std::nullopt;
+  // Only the variable's own struct's member: the analyser names a nested
+  // field by its whole path.
+  auto* own = dyn_cast_or_null<DICompositeType>(strip_qualifiers(object_type(base)).first);
+  if (!own || llvm::find(own->getElements(), field->member) == own->getElements().end()) return std::nullopt;
+  return FieldRead{(sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str(),
+                   (var->getName() + "." + field->member->getName()).str()};
 }
 
 namespace {

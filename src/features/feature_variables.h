@@ -36,6 +36,16 @@ struct FieldAt {
 // is `size_bits` (any size when 0). Nothing when the debug types do not say.
 std::optional<FieldAt> field_at(llvm::Value* pointer, std::uint64_t size_bits, const llvm::DataLayout& dl);
 
+// A read of a struct variable's field by the variable's name (`A->ncols`
+// through a pointer `A`, `s.n` of a struct `s`): the variable's declaration
+// (`file.c:LINE`, where the analyser describes it) and `var.field`, the
+// analyser's name for the value. Nothing for a field of a nested struct, or
+// where debug info does not name the variable.
+struct FieldRead {
+  std::string site, name;
+};
+std::optional<FieldRead> field_read(llvm::LoadInst& load, const llvm::DataLayout& dl);
+
 // The variables of a module whose address escapes: passed to a call that may
 // write through it (`MPI_Comm_rank(..., &rank)`, `f(int& n)` given `s.n`),
 // stored into memory, converted to an integer or returned. A scalar local or

@@ -24,6 +24,7 @@ struct VariableOf {
   int line = 0;
   std::string symbol;  // a global's; empty for a local
   bool field = false;  // a struct's field: `name` is the field's, matched after the struct's name
+  bool read = false;   // the field's reads through the variable the description names
 };
 
 std::optional<VariableOf> variable_of(const std::string& description) {
@@ -37,6 +38,15 @@ std::optional<VariableOf> variable_of(const std::string& description) {
     return VariableOf{m[1], "", 0, m[2], false};
   }
   return std::nullopt;
+}
+
+// A field's reads through its variable (`A->ncols`), where the feature
+// probes name them: the variable's declaration and `var.field.read`.
+std::optional<VariableOf> reads_of(const std::string& description) {
+  static const std::regex field(R"(^field ([^ ]+) of .*? \(([A-Za-z0-9_]+):([0-9]+)\))");
+  std::smatch m;
+  if (!std::regex_search(description, m, field)) return std::nullopt;
+  return VariableOf{std::string(m[1]) + ".read", m[2], std::stoi(m[3]), "", false, true};
 }
 
 // The measures of one variable, summed over its probes (a template's
@@ -82,6 +92,18 @@ bool address_escapes(const ProbeRun& run, const VariableOf& v) {
   for (const auto& [name, value] : run.code)
     if (value != 0 && probe_of(run, v, name, ".address_escapes")) return true;
   return false;
+}
+
+std::optional<Assignments> measured(const ProbeRun& run, const VariableOf& v);
+
+// What the model reads of a parameter: a field's own reads where the run
+// made some (the value the model's function read, whichever object it was),
+// else the stores the probes saw into the field or variable.
+std::optional<VariableOf> what_is_read(const ProbeRun& run, const std::string& description) {
+  auto v = variable_of(description);
+  if (v && v->field)
+    if (auto r = reads_of(description); r && measured(run, *r) && measured(run, *r)->count > 0) return r;
+  return v;
 }
 
 std::optional<Assignments> measured(const ProbeRun& run, const VariableOf& v) {
@@ -183,7 +205,7 @@ std::map<std::string, std::string> varied_source_values(const ProgramModel& mode
   std::map<std::string, std::string> varied;
   for (const Parameter& p : model.parameters) {
     if (p.default_value) continue;
-    auto v = variable_of(p.description);
+    auto v = what_is_read(run, p.description);
     if (!v) continue;
     auto a = measured(run, *v);
     if (!a || !a->varied) continue;
@@ -207,7 +229,7 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
       out.push_back(std::move(*f));
       continue;
     }
-    auto v = variable_of(p.description);
+    auto v = what_is_read(run, p.description);
     if (!v) continue;
     auto a = measured(run, *v);
     if (!a) continue;  // no probe there: assigned only in loops, or a unit built without the probes
@@ -244,8 +266,9 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     bind_measure(p, value, a->varied ? fmt::format("{}, the mean of {} values that varied", origin, a->count) : origin);
     bound.insert(p.name);
     f.value = value;
-    f.status = a->varied ? fmt::format("bound (the mean of {} assignments, whose values varied)", a->count)
-                         : fmt::format("bound (the value of its {} assignments)", a->count);
+    const char* what = v->read ? "reads" : "assignments";
+    f.status = a->varied ? fmt::format("bound (the mean of {} {}, whose values varied)", a->count, what)
+                         : fmt::format("bound (the value of its {} {})", a->count, what);
     out.push_back(std::move(f));
   }
 }

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  Params params;
+  Params params;  // marker: params
   read_params(params, argc > 1 ? std::atoi(argv[1]) : 64);
   set_up_grid(params, size);
   const int local = params.nx / params.npx;  // each rank's share: a loop bound divided by it

@@ -1097,11 +1097,11 @@ TEST(ProbeRun, BindsTheArgumentsAKernelIsCalledWith) {
 
 // HPCG's process grid: a field zeroed by the input's reader, then written
 // through an `int&` another function is given it as, divides the loop bound.
-// The probes see only the zero store; the field's address escapes, so it is
-// left required (bound, it would be 0 and predict would divide by it); its
-// neighbour, whose stores were all seen, is bound. Given the ranks, the
-// model's flops are the hand count and callgrind's.
-TEST(ProbeRun, LeavesAFieldWhoseAddressEscapesRequired) {
+// The probes of its stores see only the zero (the field's address escapes),
+// but those of its reads through `params`, which the model names it by, see
+// the value main divides by: bound to it (the ranks), and the model's flops
+// are the hand count and callgrind's without any value from the user.
+TEST(ProbeRun, BindsAFieldWhoseAddressEscapesByItsReads) {
   constexpr long n = 64;
   fs::path dir = scratch() / "probe_run";
   fs::create_directories(dir);
@@ -1119,9 +1119,8 @@ TEST(ProbeRun, LeavesAFieldWhoseAddressEscapesRequired) {
   for (auto& w : mpirun(2, {program.string(), std::to_string(n)})) args.push_back(w);
   r = perfcast_run(args, std::chrono::seconds(180));
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
-  EXPECT_NE(r.stdout_text.find("address escapes"), std::string::npos) << r.stdout_text;
   const json after = read_json(bound);
-  EXPECT_FALSE(after["parameters"]["params.npx"].contains("default")) << after["parameters"]["params.npx"].dump();
+  EXPECT_EQ(after["parameters"]["params.npx"].value("default", ""), "2") << after["parameters"]["params.npx"].dump();
   EXPECT_EQ(after["parameters"]["params.nx"].value("default", ""), std::to_string(n));
   // The zero was the only store the probes saw: 1 a rank.
   std::ifstream lines(record);
@@ -1134,15 +1133,52 @@ TEST(ProbeRun, LeavesAFieldWhoseAddressEscapesRequired) {
   EXPECT_EQ(parsed["measures"].value(npx + ".assignments", -1.0), 2) << parsed["measures"].dump();
   EXPECT_EQ(parsed["measures"].value(npx + ".sum", -1.0), 0) << parsed["measures"].dump();
 
+  // The reads through `params`: 1 a rank, the ranks.
+  const std::string reads = "escaped_sizes.cpp:" + std::to_string(marker_line(ESCAPED_SIZES_SOURCE, "params")) +
+                            ":params.npx.read";
+  EXPECT_EQ(parsed["measures"].value(reads + ".sum", -1.0), 4) << parsed["measures"].dump();
+
   r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.stderr_text.find("params.npx"), std::string::npos) << r.stderr_text;
-  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json", "--param", "params.npx=2"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
   EXPECT_DOUBLE_EQ(model_flops, n / 2.0);  // 1 flop an element of the rank's share
   fs::path plain = build("escaped_sizes_plain", false, ESCAPED_SIZES_SOURCE);
   const double counted = counted_flops({plain.string(), std::to_string(n)});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// A level's size read through the level a function is given
+// (field_reads.c): the stores into the field differ level by level, so they
+// say nothing of which level the model reads; the probes at the reads
+// through `level` do: bound to their mean (3 fine reads and 1 coarse), the
+// model's flops are every call's, the hand count and callgrind's.
+TEST(ProbeRun, BindsAFieldByTheReadsThroughTheVariableTheModelNames) {
+  constexpr long fine = 64;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "field_reads.json", bound = dir / "field_reads.bound.json";
+  const fs::path record = dir / "field_reads.jsonl";
+  auto r = perfcast_run({"analyze", FIELD_READS_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("level.cells")) << before["parameters"].dump(1);
+
+  fs::path program = build("field_reads_features", true, FIELD_READS_SOURCE);
+  fs::remove(record);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--record", record.string(), "--"};
+  for (auto& w : mpirun(1, {program.string(), std::to_string(fine)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  ASSERT_TRUE(after["parameters"]["level.cells"].contains("default")) << after["parameters"]["level.cells"].dump();
+  EXPECT_NE(r.stdout_text.find("4 reads"), std::string::npos) << r.stdout_text;
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  EXPECT_DOUBLE_EQ(model_flops, 3.0 * fine + fine / 4 + 1);  // 1 flop a cell of every call, main's sum
+  fs::path plain = build("field_reads_plain", false, FIELD_READS_SOURCE);
+  const double counted = counted_flops({plain.string(), std::to_string(fine)});
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 

@@ -933,6 +933,37 @@ TEST(ProbeBind, AFieldIsBoundWhenEveryStoreToItAgreed) {
   EXPECT_NE(ncol->status.find("varied"), std::string::npos) << ncol->status;
 }
 
+// The same field read through the variable the analyser names it by
+// (`A->ncol` in spmv, whose A is one matrix of several): the probes count the
+// reads there (`spmv.cpp:12:A.ncol.read`), which are what the model reads;
+// bound to their value, or to their mean where the reads varied, whatever
+// the stores into other matrices were. A read with no reads measured keeps
+// the stores' verdict.
+TEST(ProbeBind, AFieldIsBoundByItsReadsThroughTheVariableTheModelNames) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  const char* tail = ", read from memory (a value the loops that read it leave alone); the field is declared at ";
+  for (const char* name : {"A.ncol", "B.ncol", "C.ncol"})
+    m.parameters.push_back({name,
+                            std::string("field ") + name + " of spmv (spmv_cpp:" + (name[0] == 'A' ? "12" : name[0] == 'B' ? "40" : "60") +
+                                ")" + tail + "SparseMatrix_hpp:30",
+                            std::nullopt, true, ""});
+  ProbeRun run{"./app", 1, {}, {}};
+  assigned(run, "SparseMatrix.hpp:30:SparseMatrix.ncol", 8, 2 * (4352 + 576 + 80 + 12), 6, 4352);
+  assigned(run, "spmv.cpp:12:A.ncol.read", 3, 3 * 4352, 0, 4352);
+  assigned(run, "spmv.cpp:40:B.ncol.read", 4, 3 * 4352 + 576, 1, 576);
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  EXPECT_EQ(m.parameters[0].default_value->str(), "4352");
+  ASSERT_TRUE(m.parameters[1].default_value);
+  EXPECT_DOUBLE_EQ(expr::evaluate(*m.parameters[1].default_value, {}).real(), (3 * 4352 + 576) / 4.0);
+  EXPECT_FALSE(m.parameters[2].default_value);  // no reads measured: the stores varied
+  const auto a = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) { return f.name == "A.ncol"; });
+  ASSERT_NE(a, found.end());
+  EXPECT_NE(a->status.find("3 reads"), std::string::npos) << a->status;
+}
+
 }  // namespace
 
 namespace {
