@@ -277,15 +277,17 @@ std::vector<SlurmPointStatus> classify_slurm_points(const std::vector<SlurmSweep
       st.task = next_task++;
       st.log = log_path(work_dir, job_id, *st.task, "out");
     }
-    if (seen.recorded_labels.count(p.label)) {
+    // A task still in the queue is running, even once its record is in
+    // (completing): the array is not over until the queue lets it go.
+    if (st.task && seen.queue && seen.queue->count(*st.task)) {
+      const std::string& q = seen.queue->at(*st.task);
+      st.state = q == "PENDING" ? SlurmPointState::pending : SlurmPointState::running;
+      st.detail = q;
+    } else if (seen.recorded_labels.count(p.label)) {
       st.state = SlurmPointState::done;
     } else if (!st.task) {
       st.state = SlurmPointState::failed;
       st.detail = "recorded before the submission, but its record is no longer in the dataset";
-    } else if (seen.queue && seen.queue->count(*st.task)) {
-      const std::string& q = seen.queue->at(*st.task);
-      st.state = q == "PENDING" ? SlurmPointState::pending : SlurmPointState::running;
-      st.detail = q;
     } else if (seen.exit_statuses.count(*st.task)) {
       int status = seen.exit_statuses.at(*st.task);
       st.state = SlurmPointState::failed;

@@ -89,8 +89,9 @@ struct SlurmObservations {
   std::map<size_t, int> exit_statuses;                 // task -> the status its script wrote
 };
 
-// A point is done once its label is recorded; else pending or running while
-// the queue holds it; else failed when its task wrote a status or accounting
+// A point is pending or running while the queue holds its task (a task that
+// recorded its point and is completing is still running); else done once its
+// label is recorded; else failed when its task wrote a status or accounting
 // saw it end (a status 0 with no record is a failure too); else failed as
 // ended without a status (time limit, cancelled, node failure) when the queue
 // was asked, unknown when it could not be.

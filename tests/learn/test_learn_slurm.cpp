@@ -116,6 +116,15 @@ TEST(SlurmArray, PointStatesFollowDatasetQueueStatusAndAccounting) {
   EXPECT_EQ(st[5].state, SlurmPointState::failed);
   EXPECT_NE(st[5].detail.find("without writing its status"), std::string::npos) << st[5].detail;
 
+  // A task that recorded its point but is still completing in the queue is
+  // running until the queue lets it go: the array is not over.
+  seen.queue = std::map<size_t, std::string>{{0, "COMPLETING"}};
+  auto completing = classify_slurm_points(s.points, "7", s.work_dir, seen);
+  EXPECT_EQ(completing[0].state, SlurmPointState::running);
+  EXPECT_EQ(completing[0].detail, "COMPLETING");
+  EXPECT_EQ(completing[1].state, SlurmPointState::done);  // recorded before the submission
+  seen.queue = std::map<size_t, std::string>{{1, "PENDING"}, {2, "RUNNING"}};
+
   // Accounting names the end when the task wrote nothing; without squeue the
   // rest is unknown rather than failed.
   seen.accounting = {{4, "TIMEOUT"}};
