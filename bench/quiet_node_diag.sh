@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Why a full node runs slower than its cores alone, as the device scripts' EXTRA_CMD after a
 # quiet-node lease (bench/quiet_node_lease.sh): (1) which cores share execution units
-# (bench/probes/core_pairs.c: a core's divide and multiply-add throughput while another named
+# (bench/host_probes/core_pairs.c: a core's divide and multiply-add throughput while another named
 # core runs the same; built here, carried as .device/core_pairs); (2) nbody, mg and wave3d with
 # the same rank count placed on different cores (consecutive, even, the upper half, all but
 # core 0); (3) nbody's rank share alone and as copies (bench/node_sharing.py --only nbody).

@@ -5,7 +5,9 @@
  *
  * Two hardware threads of one physical core share its divider and its ports: run on two such
  * cores at once, each runs at about half its rate alone; on two physical cores, at its full rate.
- * A VM that reports one thread per core can still place its vCPUs on sibling threads. */
+ * A VM that reports one thread per core can still place its vCPUs on sibling threads. For any
+ * set of cores, where cores_alone_or_together.c compares core 0 alone with both of two.
+ *   gcc -O2 -o core_pairs core_pairs.c; taskset -c 3 ./core_pairs divide 0.4 & taskset -c 11 ./core_pairs divide 0.4 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
