@@ -125,13 +125,24 @@ SmallVector<BasicBlock*, 2> exits_after_work(Loop& l, const DominatorTree& domin
 std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout) {
   using namespace llvm;
   if (!loop.isInnermost()) return std::nullopt;
+  // At the start of the pipeline a C or C++ loop still keeps its index and
+  // other scalar locals in their own stack slots (SROA comes later): stores to
+  // a scalar local the loop does not index are those variables, not memory it
+  // fills, and the slots' lifetime markers are no calls.
+  auto scalar_local = [](const StoreInst& store) {
+    auto* slot = dyn_cast<AllocaInst>(store.getPointerOperand()->stripPointerCasts());
+    return slot && !slot->isArrayAllocation() && !slot->getAllocatedType()->isAggregateType() &&
+           !slot->getAllocatedType()->isVectorTy();
+  };
   const StoreInst* fill = nullptr;
   for (const BasicBlock* bb : loop.blocks())
     for (const Instruction& inst : *bb) {
       if (auto* store = dyn_cast<StoreInst>(&inst)) {
+        if (!store->isVolatile() && scalar_local(*store)) continue;
         if (fill || !isa<Constant>(store->getValueOperand()) || store->isVolatile()) return std::nullopt;
         fill = store;
-      } else if (isa<CallBase>(inst) ? !isa<DbgInfoIntrinsic>(inst) : inst.mayWriteToMemory()) {
+      } else if (isa<CallBase>(inst) ? !isa<DbgInfoIntrinsic>(inst) && !inst.isLifetimeStartOrEnd()
+                                     : inst.mayWriteToMemory()) {
         return std::nullopt;
       }
     }

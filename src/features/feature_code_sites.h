@@ -83,9 +83,10 @@ llvm::SmallVector<llvm::BasicBlock*, 2> exits_after_work(llvm::Loop& l, const ll
 
 // The bytes of the one store of an innermost loop whose only memory write is
 // a constant (`a = 0`, a CHARACTER's blank padding, as the front end writes
-// them): the loop the optimiser's loop idiom makes one memset, whose length
-// no probe at the start of the pipeline sees; its trips times these bytes
-// are that memset's length. None for any other loop.
+// them; its index and other scalar locals, still in their stack slots at the
+// start of the pipeline, aside): the loop the optimiser's loop idiom makes one
+// memset, whose length no probe at the start of the pipeline sees; its trips
+// times these bytes are that memset's length. None for any other loop.
 std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout);
 
 }  // namespace perfcast::features

@@ -1839,6 +1839,35 @@ TEST(ProbeRun, BindsTheBytesOfMemsetsTheOptimiserMadeOfFillLoops) {
   EXPECT_NE(after["parameters"][pad].value("origin", "").find("probe run"), std::string::npos);
 }
 
+// The same in C++ (zero_vectors.cpp, HPCG's ZeroVector inlined into a solve
+// loop that passes the vector on by reference): at the start of the pipeline
+// the fill loop keeps its index in its stack slot, a second store the fill
+// loop's test took for work; the slot's stores aside, the loop is marked and
+// the memset's bytes per call bound to the run's 8 N, nothing left required.
+TEST(ProbeRun, BindsTheBytesOfAMemsetMadeOfACxxFillLoopWithItsIndexInMemory) {
+  constexpr long n = 100, solves = 4;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "zero_vectors.json", bound = dir / "zero_vectors.bound.json";
+  auto r = perfcast_run({"analyze", ZERO_VECTORS_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  std::string bytes;
+  for (const auto& [name, p] : before["parameters"].items())
+    if (name.ends_with(".bytes") && name.find(".memset") != std::string::npos) bytes = name;
+  ASSERT_FALSE(bytes.empty()) << before["parameters"].dump(1);
+  EXPECT_FALSE(before["parameters"][bytes].contains("default"));
+  const fs::path program = build("zero_vectors_features", true, ZERO_VECTORS_SOURCE);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(1, {program.string(), std::to_string(n), std::to_string(solves)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][bytes].value("default", ""), std::to_string(8 * n)) << r.stdout_text;
+  EXPECT_NE(after["parameters"][bytes].value("origin", "").find("probe run"), std::string::npos);
+  for (const auto& [name, p] : after["parameters"].items()) EXPECT_TRUE(p.contains("default")) << name;
+}
+
 // A wrapper's test of its own arguments, whose values varied between calls
 // and ranks (argument_tests.f90 with argument_tests_comm.f90: SNAP's
 // `isend_d_3d` returning early where its peer is its rank, the peer a
