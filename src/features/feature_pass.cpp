@@ -661,6 +661,7 @@ class FeatureProbes {
           if (auto slot = library ? std::nullopt : value_slot(*store)) stores.push_back({store, *slot});
         } else if (auto* load = dyn_cast<LoadInst>(&inst); load && !loop && !library && is_integer(load->getType())) {
           if (auto slot = field_read_slot(*load)) reads.push_back({load, *slot});
+          else if (auto global = global_read_slot(*load)) reads.push_back({load, *global});
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
@@ -1053,6 +1054,26 @@ class FeatureProbes {
     if (!read) return std::nullopt;
     auto [it, fresh] = read_slots_.try_emplace(read->site + ":" + read->name);
     if (fresh) it->second = add_value(read->site, read->name + ".read", true);
+    return it->second;
+  }
+
+  // The slot of a read outside loops of an integer global, one per global:
+  // `file:line:name.read` at its declaration, its symbol a fact of the code as
+  // its stores' probe has. What the program read, where the stores that set it
+  // are none the probes see (a Fortran namelist READ writes a module's
+  // variables in the runtime) or go through an address that escapes.
+  std::optional<unsigned> global_read_slot(LoadInst& load) {
+    auto* global = dyn_cast<GlobalVariable>(load.getPointerOperand());
+    if (!global || global->isConstant() || global->getValueType() != load.getType() ||
+        global->getName().starts_with("perfcast.") || global->getName().starts_with("__"))
+      return std::nullopt;
+    auto [it, fresh] = read_slots_.try_emplace(("@" + global->getName()).str());
+    if (fresh) {
+      auto [site, name] = global_site_name(*global);
+      it->second = add_value(site, name + ".read", true);
+      if (it->second && has_measures(*it->second))
+        add_code(names_[*it->second] + ".symbol", function_id(global->getName()));
+    }
     return it->second;
   }
 

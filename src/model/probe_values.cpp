@@ -77,6 +77,8 @@ std::optional<std::string> probe_of(const ProbeRun& run, const VariableOf& v, co
   std::smatch f;
   if (!std::regex_match(probe, f, form)) return std::nullopt;
   const std::string variable = f[3];
+  // A variable's reads (`n.read`, `var.field.read`) are other probes than its stores.
+  if (variable.ends_with(".read") != v.read) return std::nullopt;
   if (v.field && variable.find('.') == std::string::npos) return std::nullopt;
   const std::string name_of = v.field ? variable.substr(variable.rfind('.') + 1) : variable;
   if (v.symbol.empty() ? (name_of != v.name || std::stoi(f[2]) != v.line || file_tag(f[1]) != v.tag)
@@ -98,11 +100,23 @@ std::optional<Assignments> measured(const ProbeRun& run, const VariableOf& v);
 
 // What the model reads of a parameter: a field's own reads where the run
 // made some (the value the model's function read, whichever object it was),
-// else the stores the probes saw into the field or variable.
+// else the stores the probes saw into the field or variable; a global's reads
+// where its stores tell nothing (none seen outside loops, or through an
+// address that escapes: a Fortran namelist READ sets a module's variables in
+// the runtime).
 std::optional<VariableOf> what_is_read(const ProbeRun& run, const std::string& description) {
   auto v = variable_of(description);
+  auto read_some = [&](const VariableOf& r) {
+    auto m = measured(run, r);
+    return m && m->count > 0;
+  };
   if (v && v->field)
-    if (auto r = reads_of(description); r && measured(run, *r) && measured(run, *r)->count > 0) return r;
+    if (auto r = reads_of(description); r && read_some(*r)) return r;
+  if (v && !v->symbol.empty() && (!read_some(*v) || address_escapes(run, *v))) {
+    VariableOf r = *v;
+    r.read = true;
+    if (read_some(r)) return r;
+  }
   return v;
 }
 

@@ -1868,6 +1868,46 @@ TEST(ProbeRun, BindsTheBytesOfAMemsetMadeOfACxxFillLoopWithItsIndexInMemory) {
   for (const auto& [name, p] : after["parameters"].items()) EXPECT_TRUE(p.contains("default")) << name;
 }
 
+// A module's sizes a namelist READ set (namelist_sizes.f90, SNAP's deck): the
+// runtime writes them through the namelist's addresses, so no probe of a store
+// sees them and `sizes_module.nx` stayed required after the probe run. The
+// pass probes each read outside loops of an integer global
+// (`file:line:nx.read`, told by its symbol); where the stores tell nothing,
+// the reads bind it: the deck's nx on every rank, and the flops are the hand
+// count, 3 nx nsteps.
+TEST(ProbeRun, BindsAModulesSizesANamelistReadSetByTheirReads) {
+  constexpr long nx = 50, nsteps = 3;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "namelist_sizes.json", bound = dir / "namelist_sizes.bound.json";
+  const fs::path deck = dir / "namelist_sizes.deck";
+  std::ofstream(deck) << "&input nx=" << nx << ", nsteps=" << nsteps << " /\n";
+  auto r = perfcast_run({"analyze", NAMELIST_SIZES_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("sizes_module.nx")) << before["parameters"].dump(1);
+  EXPECT_FALSE(before["parameters"]["sizes_module.nx"].contains("default"));
+  const fs::path program = dir / "namelist_sizes_features", modules = dir / "namelist_sizes.mod.d";
+  fs::create_directories(modules);
+  ProcessResult built = run_process(
+      {kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(), NAMELIST_SIZES_SOURCE, "-o",
+       program.string()},
+      std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), deck.string()})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["sizes_module.nx"].value("default", ""), std::to_string(nx)) << r.stdout_text;
+  EXPECT_NE(after["parameters"]["sizes_module.nx"].value("origin", "").find("probe run"), std::string::npos);
+  EXPECT_NE(r.stdout_text.find("reads"), std::string::npos) << r.stdout_text;
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  for (const auto& rank : json::parse(r.stdout_text)["ranks"])
+    EXPECT_DOUBLE_EQ(rank["flops_double"].get<double>(), 3.0 * nx * nsteps) << rank.dump(1);
+}
+
 // A wrapper's test of its own arguments, whose values varied between calls
 // and ranks (argument_tests.f90 with argument_tests_comm.f90: SNAP's
 // `isend_d_3d` returning early where its peer is its rank, the peer a
