@@ -128,7 +128,8 @@ void raw_measurements(std::ostringstream& out, const Calibration& cal) {
   if (!cal.noise.divider_stretch.empty())
     out << fmt::format("Noise of a divide-bound quantum, in turns with it: mean {:.3f}, {:.1f} % above 1.25x\n",
                        cal.noise.divider_mean_stretch, 100 * cal.noise.divider_slow_fraction);
-  if (cal.noise.samples > 0) out << "Noise " << spell_summary(cal.noise) << "\n";
+  // A calibration from before the probe measured spells has none to describe.
+  if (cal.noise.spell_s > 0) out << "Noise " << spell_summary(cal.noise) << "\n";
   if (cal.noise.windows > 0)
     out << fmt::format("Noise of pairs of cores, {} windows of 50 ms: both disturbed in {:.1f} % of them, {:.1f} % if "
                        "they were independent (predict assumes they are)\n",
