@@ -118,7 +118,8 @@ class BurstPricer final : public sim::WorkPricer {
   }
 
   // The burst's quantiles drawn towards their mean as noise_over_span draws a
-  // noise's over a span of `span_s` (1 / sqrt of the quanta it spans).
+  // noise's over a span of `span_s` (1 / sqrt of the independent samples it
+  // spans: its quanta, or its spells where the noise has one).
   static void narrow_over_span(std::vector<double>& seconds, double span_s, const machine::Noise& noise) {
     const double narrowing = machine::noise_narrowing(noise, span_s);
     if (narrowing == 1) return;
