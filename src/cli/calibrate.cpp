@@ -158,6 +158,7 @@ void run_noise_only(const CalibrateArgs& args) {
                              options.seconds);
   calibrate::NoiseResult noise = calibrate::measure_node_noise(options);
   machine::Noise measured{noise.quantum_s, noise.stretch, noise.divider_stretch};
+  measured.spell_s = noise.spell_s;
   kept = args.accumulate ? machine::accumulate_noise(kept, measured) : measured;
   if (machine::physics_findings(m).size() > 0 && !args.allow_implausible)
     check_physics(m, args, fmt::format("the refreshed '{}'", args.output));
@@ -168,7 +169,8 @@ void run_noise_only(const CalibrateArgs& args) {
     j["file_noise"] = {{"probes", kept.probes},
                        {"mean_stretch", kept.mean()},
                        {"stretch_quantiles", kept.stretch},
-                       {"divider_stretch_quantiles", kept.divider_stretch}};
+                       {"divider_stretch_quantiles", kept.divider_stretch},
+                       {"spell_s", kept.spell_s}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("wrote {}: noise of {} quanta of {} on {} cores: mean stretch {:.3f}, {:.1f} % of quanta "
@@ -177,9 +179,13 @@ void run_noise_only(const CalibrateArgs& args) {
                              noise.threads, noise.mean_stretch, 100 * noise.slow_fraction);
     std::cout << fmt::format("  a divide-bound quantum in turns with it: mean stretch {:.3f}, {:.1f} % above 1.25x\n",
                              noise.divider_mean_stretch, 100 * noise.divider_slow_fraction);
+    std::cout << "  " << calibrate::spell_summary(noise) << "\n";
     if (args.accumulate)
-      std::cout << fmt::format("  averaged into the file's noise: {} probes, mean stretch {:.3f} (divider {:.3f})\n",
-                               kept.probes, kept.mean(), kept.divider_mean());
+      std::cout << fmt::format("  averaged into the file's noise: {} probes, mean stretch {:.3f} (divider {:.3f}), "
+                               "spell {}\n",
+                               kept.probes, kept.mean(), kept.divider_mean(),
+                               kept.spell_s > 0 ? units::format(kept.spell_s, units::Dimension::Seconds, 3)
+                                                : std::string("not measured"));
     if (noise.windows > 0)
       std::cout << fmt::format("  pairs of cores disturbed together in {:.1f} % of 50 ms windows, {:.1f} % if "
                                "independent (predict assumes independent)\n",

@@ -56,6 +56,9 @@ struct GroupFigures {
   std::string instruction_cycles;
   // Noise: one core's mean stretch and the expected slowest of all cores busy.
   std::optional<double> noise_mean_stretch, noise_all_cores_stretch;
+  // How long a core's noise state persists (noise.spell); none: no noise, or not measured.
+  std::optional<double> noise_spell_s;
+  bool has_noise = false;
   double peak_flops_per_node = 0;
   double memory_bandwidth_per_node_Bps = 0;
   double balance_bytes_per_flop = 0;
@@ -119,6 +122,8 @@ MachineFigures collect(const std::string& file, const machine::Machine& m) {
       gf.noise_mean_stretch = g.noise.mean();
       gf.noise_all_cores_stretch =
           machine::expected_slowest_stretch(std::vector<const machine::Noise*>(static_cast<size_t>(g.cores), &g.noise));
+      gf.has_noise = true;
+      if (g.noise.spell_s > 0) gf.noise_spell_s = g.noise.spell_s;
     }
     gf.peak_flops_per_node = g.peak_flops_per_node();
     gf.memory_bandwidth_per_node_Bps = g.memory_bandwidth_per_node_Bps();
@@ -246,6 +251,11 @@ std::string render_text(const MachineFigures& f) {
     out += fmt::format("in-core slowdown, all cores busy{}: {}\n", g.name.empty() ? "" : " (" + g.name + ")",
                        g.busy_slowdown ? fmt::format("x{:.3f}", *g.busy_slowdown) : "not measured");
   for (const auto& g : f.groups)
+    if (g.has_noise)
+      out += fmt::format("noise state lasts{}: {}\n", g.name.empty() ? "" : " (" + g.name + ")",
+                         g.noise_spell_s ? q(*g.noise_spell_s, Dimension::Seconds)
+                                         : "not measured (consecutive quanta taken as independent)");
+  for (const auto& g : f.groups)
     out += fmt::format("CPU, as LLVM names it{}: {}\n", g.name.empty() ? "" : " (" + g.name + ")",
                        g.cpu.empty() ? "not given" : g.cpu);
   out += "\n";
@@ -337,6 +347,7 @@ json render_json(const MachineFigures& f) {
                       {"instruction_cycles", g.instruction_cycles.empty() ? json(nullptr) : json(g.instruction_cycles)},
                       {"noise_mean_stretch", optional_number(g.noise_mean_stretch)},
                       {"noise_all_cores_stretch", optional_number(g.noise_all_cores_stretch)},
+                      {"noise_spell_s", optional_number(g.noise_spell_s)},
                       {"peak_flops_per_node", g.peak_flops_per_node},
                       {"memory_bandwidth_per_node_Bps", g.memory_bandwidth_per_node_Bps},
                       {"balance_bytes_per_flop", g.balance_bytes_per_flop},

@@ -235,12 +235,25 @@ Noise accumulate_noise(const Noise& history, const Noise& measured) {
   out.stretch = average(history.stretch, measured.stretch);
   out.divider_stretch = average(history.divider_stretch, measured.divider_stretch);
   out.probes = history.probes + measured.probes;
+  // A spell unknown on one side is not averaged as if it were 0: the known one stands.
+  if (history.spell_s > 0 && measured.spell_s > 0)
+    out.spell_s = (w * history.spell_s + measured.probes * measured.spell_s) / total;
+  else
+    out.spell_s = std::max(history.spell_s, measured.spell_s);
   return out;
 }
 
+double noise_narrowing(const Noise& noise, double span_s) {
+  // A spell shorter than the quantum says no more than the quantum does: the
+  // quanta are the samples then.
+  const double sample_s = std::max(noise.quantum_s, noise.spell_s);
+  if (!(sample_s > 0) || !(span_s > sample_s)) return 1;
+  return 1 / std::sqrt(span_s / sample_s);
+}
+
 Noise noise_over_span(const Noise& noise, double span_s) {
-  if (noise.empty() || noise.quantum_s <= 0 || !(span_s > noise.quantum_s)) return noise;
-  const double narrowing = 1 / std::sqrt(span_s / noise.quantum_s);
+  const double narrowing = noise_narrowing(noise, span_s);
+  if (noise.empty() || narrowing == 1) return noise;
   auto towards_mean = [&](std::vector<double>& quantiles) {
     if (quantiles.empty()) return;
     double mean = 0;

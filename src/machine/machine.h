@@ -109,6 +109,14 @@ struct Noise {
   // --accumulate): a 3 s snapshot sees one or two of a co-tenant's phases,
   // many spread over hours describe the host.
   int probes = 1;
+  // How long a core's state (slow or fast) persists: the integrated
+  // autocorrelation time of its consecutive quanta's stretches, in seconds
+  // (calibrate: tau = 1 + 2 * sum of the autocorrelations over lags, times
+  // the time between the quanta). A mean over a span of k quanta has the
+  // variance of one quantum's over k / tau, so a span holds span_s / spell_s
+  // independent samples. 0: not measured, consecutive quanta taken as
+  // independent.
+  double spell_s = 0;
   bool empty() const { return stretch.empty(); }
   double mean() const;                  // 1 when empty
   double divider_mean() const;          // of divider_stretch; 1 when it is empty
@@ -134,13 +142,21 @@ struct Noise {
 Noise accumulate_noise(const Noise& history, const Noise& measured);
 
 // The noise of work spanning `span_s` seconds: its stretch is the mean of the
-// span_s / quantum_s quanta it runs, taken as independent, so its quantiles
-// draw towards their mean by the square root of that number: the mean's own
-// mean and spread, one quantum's skew kept (a mean of many is less skewed, so
-// the slow tail errs long). A rank's stretch between two points where it waits
-// for others is such a mean: a step of milliseconds does not take one 30 us
-// quantum's spread. Unchanged when empty or span_s is at most one quantum.
+// quanta it runs, so its quantiles draw towards their mean by the square root
+// of the independent samples among them: the mean's own mean and spread, one
+// quantum's skew kept (a mean of many is less skewed, so the slow tail errs
+// long). A rank's stretch between two points where it waits for others is
+// such a mean: a step of milliseconds does not take one 30 us quantum's
+// spread. The samples are span_s / spell_s when the noise has a spell longer
+// than its quantum (a core's state persists that long), else span_s /
+// quantum_s (consecutive quanta independent). Unchanged when empty or span_s
+// is at most one sample.
 Noise noise_over_span(const Noise& noise, double span_s);
+
+// The factor noise_over_span moves quantiles towards their mean by over
+// `span_s`: 1 / sqrt(independent samples in the span), 1 when the span holds
+// at most one (or the noise has no quantum).
+double noise_narrowing(const Noise& noise, double span_s);
 
 // The expected largest of independent stretches, one per rank (each drawn
 // from its own node's noise; an empty Noise is a core that is never slowed):

@@ -580,6 +580,8 @@ class Loader {
     noise.quantum_s = *quantity(t, "quantum", prefix, Dimension::Seconds, true);
     noise.stretch = load_stretch(t, "stretch", prefix);
     noise.probes = integer(t, "probes", prefix, 1, false).value_or(1);
+    // 0: not measured; a negative time is refused by the unit parser.
+    noise.spell_s = quantity(t, "spell", prefix, Dimension::Seconds, false, false).value_or(0);
     if (t.contains("divider_stretch")) {
       noise.divider_stretch = load_stretch(t, "divider_stretch", prefix);
       if (noise.divider_stretch.size() != noise.stretch.size())

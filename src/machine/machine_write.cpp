@@ -153,8 +153,9 @@ void write_group(std::string& out, const NodeGroup& g, bool in_array) {
     std::string divider;
     if (!g.noise.divider_stretch.empty()) divider = ", divider_stretch = [ " + numbers(g.noise.divider_stretch) + " ]";
     std::string probes = g.noise.probes > 1 ? fmt::format(", probes = {}", g.noise.probes) : "";
-    out += fmt::format("noise = {{ quantum = {}, stretch = [ {} ]{}{} }}\n", q(g.noise.quantum_s, Dimension::Seconds),
-                       numbers(g.noise.stretch), divider, probes);
+    std::string spell = g.noise.spell_s > 0 ? ", spell = " + q(g.noise.spell_s, Dimension::Seconds) : "";
+    out += fmt::format("noise = {{ quantum = {}, stretch = [ {} ]{}{}{} }}\n", q(g.noise.quantum_s, Dimension::Seconds),
+                       numbers(g.noise.stretch), divider, probes, spell);
   }
   std::string memory_prefix = in_array ? "memory." : "";
   std::string math_prefix = in_array ? "math." : "";

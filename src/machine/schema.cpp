@@ -88,7 +88,7 @@ std::vector<Entry> entries(Context parent) {
       return {{"cores", Context::ValueArray}, {"per_core", Context::ValueArray}};
     case Context::Noise:
       return {{"quantum", Context::Value}, {"stretch", Context::ValueArray}, {"divider_stretch", Context::ValueArray},
-              {"probes", Context::Value}};
+              {"probes", Context::Value}, {"spell", Context::Value}};
     case Context::Mapping:
       return {{"policy", Context::Value}, {"ranks_per_node", Context::Value}, {"file", Context::Value}};
     case Context::Collective:

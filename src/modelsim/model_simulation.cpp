@@ -4,7 +4,9 @@
 
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -41,6 +43,13 @@ std::size_t drawn_quantile(std::uint64_t seed, int world_rank, std::uint64_t bur
 // (machine::noise_over_span: a burst of k quanta takes their mean, as predict
 // takes a rank's step). Prices are kept per (work, node group, load), one per
 // quantile.
+//
+// A noise with a spell (machine::Noise::spell_s: how long a core's state
+// persists) draws per spell instead: a rank keeps its quantile while its
+// drawn compute seconds so far stay within one spell, the draw a hash of
+// (seed, rank, spell index), the index floor(those seconds / spell_s); a
+// burst narrows over its span by the spells it holds (noise_narrowing). The
+// clock is the rank's compute alone: its waits in MPI do not move it on.
 class BurstPricer final : public sim::WorkPricer {
  public:
   BurstPricer(const model::PredictOptions& options, std::optional<std::uint64_t> noise_seed)
@@ -54,10 +63,35 @@ class BurstPricer final : public sim::WorkPricer {
     const machine::NodeLoad load = machine::Pricing::node_load(group, computing, pricing.ranks_on_node(node));
     const std::vector<double>& by_quantile = burst_s(burst, group, load);
     if (by_quantile.size() == 1) return by_quantile.front();
-    return by_quantile[drawn_quantile(*noise_seed_, world_rank, number, by_quantile.size())];
+    const double spell_s = group.noise.spell_s;
+    if (!(spell_s > 0)) return by_quantile[drawn_quantile(*noise_seed_, world_rank, number, by_quantile.size())];
+    RankSpell& rank = spells_[world_rank];
+    rank.start(number);
+    const auto spell = static_cast<std::uint64_t>(std::floor(rank.before_s / spell_s));
+    return rank.latest_s = by_quantile[drawn_quantile(*noise_seed_, world_rank, spell, by_quantile.size())];
   }
 
  private:
+  // A rank's drawn compute seconds before its current burst. The engine
+  // (sim::ComputeModel::start) prices a rank's bursts in its program order,
+  // numbered 0, 1, ..., and prices one again only while it is the rank's
+  // latest (a cohort starting at one moment on a node, each member's next
+  // burst later): so a burst's number is the latest's or a later one, and the
+  // latest's last price is what the rank ran.
+  struct RankSpell {
+    std::optional<std::uint64_t> number;  // the latest burst's; none before the first
+    double before_s = 0;                  // drawn seconds of the bursts before it
+    double latest_s = 0;                  // its last price
+    void start(std::uint64_t burst) {
+      if (number && burst < *number)
+        throw std::logic_error("modelsim: a rank's burst priced after a later one of its own");
+      if (number && burst == *number) return;  // priced again: the same start, the same spell
+      if (number) before_s += latest_s;
+      number = burst;
+      latest_s = 0;
+    }
+  };
+
   using Key = std::tuple<const void*, const machine::NodeGroup*, int, double>;
 
   // The quantiles a price has: the group's noise's with a seed, else one (undisturbed).
@@ -84,10 +118,11 @@ class BurstPricer final : public sim::WorkPricer {
   }
 
   // The burst's quantiles drawn towards their mean as noise_over_span draws a
-  // noise's over a span of `span_s` (1 / sqrt of the quanta it spans).
+  // noise's over a span of `span_s` (1 / sqrt of the independent samples it
+  // spans: its quanta, or its spells where the noise has one).
   static void narrow_over_span(std::vector<double>& seconds, double span_s, const machine::Noise& noise) {
-    if (noise.quantum_s <= 0 || !(span_s > noise.quantum_s)) return;
-    const double narrowing = 1 / std::sqrt(span_s / noise.quantum_s);
+    const double narrowing = machine::noise_narrowing(noise, span_s);
+    if (narrowing == 1) return;
     double mean = 0;
     for (double t : seconds) mean += t;
     mean /= static_cast<double>(seconds.size());
@@ -121,6 +156,7 @@ class BurstPricer final : public sim::WorkPricer {
   std::optional<std::uint64_t> noise_seed_;
   mutable std::map<Key, std::vector<double>> burst_s_;
   mutable std::map<Key, Priced> item_s_;
+  mutable std::unordered_map<int, RankSpell> spells_;  // by world rank, for noises with a spell
 };
 
 sim::SimResult simulate(const model::ProgramModel& model, const machine::Machine& machine, int np,

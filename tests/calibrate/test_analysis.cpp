@@ -2,6 +2,11 @@
 // atomic writer it used is support/output_file.h's, tested in tests/support).
 #include <gtest/gtest.h>
 
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "calibrate/sample_calibration.h"
 #include "machine/calibrate/calibrate.h"
 #include "machine/calibrate/mpi_bench.h"
@@ -175,8 +180,6 @@ TEST(CpuDescription, NamesTheFamilyModelAndWidestSimdOfTheFirstProcessor) {
   EXPECT_EQ(describe_cpu(""), "");
 }
 
-}  // namespace
-}  // namespace perfcast::calibrate
 
 // The serial fraction is the median of the points' fractions, clamped to
 // [0, 1]: a noisy point below 0 (the level looked faster with work added) or
@@ -223,3 +226,61 @@ TEST(Noise, CoresDisturbedTogetherOrApartAreToldApart) {
   pair_disturbance({first_half.first}, {first_half.second}, {0.01}, one, 0.1);
   EXPECT_EQ(one.windows, 0) << "one core has no pairs";
 }
+
+// The spell estimator on series whose autocorrelation time is known. 100'000
+// values: tau's sampling error is then about 3 % (runs of 50) or less, and
+// the truncation at rho < 0.05 drops 0.25 % of a run's tau, so 10 % holds.
+TEST(Noise, TheAutocorrelationTimeOfIndependentValuesIsOneOfRunsTheirLength) {
+  using perfcast::calibrate::integrated_autocorrelation;
+  std::mt19937_64 random(20261127);
+  std::uniform_real_distribution<double> stretch(1.0, 2.0);
+  std::vector<double> independent(100'000);
+  for (double& x : independent) x = stretch(random);
+  const auto iid = integrated_autocorrelation(independent);
+  std::cout << "independent: tau " << iid.tau << " over " << iid.lags << " lags\n";
+  EXPECT_GE(iid.tau, 1);
+  EXPECT_LT(iid.tau, 1.1);
+  EXPECT_FALSE(iid.bounded);
+  // Runs of L equal values (a state held L quanta): rho(lag) = 1 - lag / L, tau = L.
+  for (int run : {10, 50}) {
+    std::vector<double> runs;
+    while (runs.size() < 100'000) runs.insert(runs.end(), static_cast<size_t>(run), stretch(random));
+    const auto a = integrated_autocorrelation(runs);
+    std::cout << "runs of " << run << ": tau " << a.tau << " over " << a.lags << " lags\n";
+    EXPECT_NEAR(a.tau, run, 0.1 * run);
+    EXPECT_FALSE(a.bounded);
+    EXPECT_LT(a.lags, static_cast<size_t>(run)) << "rho reaches 0 at a run's length";
+  }
+  // Runs longer than a tenth of the series: the sum stops there, still
+  // correlated, and says its tau is only a lower bound.
+  std::vector<double> long_runs;
+  while (long_runs.size() < 20'000) long_runs.insert(long_runs.end(), 5'000, stretch(random));
+  const auto bounded = integrated_autocorrelation(long_runs);
+  EXPECT_TRUE(bounded.bounded);
+  EXPECT_EQ(bounded.lags, 2'000u);
+  EXPECT_LT(bounded.tau, 5'000);
+  EXPECT_GT(bounded.tau, 1'000);
+  // A constant series (an undisturbed core) has nothing that persists.
+  const auto flat = integrated_autocorrelation(std::vector<double>(1'000, 1.0));
+  EXPECT_EQ(flat.tau, 1);
+  EXPECT_FALSE(flat.bounded);
+}
+
+// The sentence calibrate prints says what the spell is and where the probe's length bounds it.
+TEST(Noise, TheSpellSummarySaysWhenTheProbeBoundsIt) {
+  NoiseResult noise;
+  noise.samples = 1000;
+  noise.threads = 16;
+  noise.spell_s = 0.12;
+  noise.spell_quanta = 2400;
+  EXPECT_EQ(spell_summary(noise),
+            "states last 120 ms (autocorrelation time 2400 of the probe's quanta, median of 16 cores)");
+  noise.spell_bounded_cores = 8;
+  EXPECT_NE(spell_summary(noise).find("on 8 of 16 cores"), std::string::npos) << spell_summary(noise);
+  EXPECT_NE(spell_summary(noise).find("the probe's length bounds it"), std::string::npos);
+  noise.spell_s = 0;
+  EXPECT_NE(spell_summary(noise).find("no core timed enough quanta"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfcast::calibrate

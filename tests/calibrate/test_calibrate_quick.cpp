@@ -175,6 +175,10 @@ void check_documented_keys(const toml::table& t) {
   double quantum = quantity(t["node"]["noise"]["quantum"], Dimension::Seconds, "node.noise.quantum");
   EXPECT_GT(quantum, 5e-6);
   EXPECT_LT(quantum, 1e-3);
+  // How long a core's state lasts: at least one quantum (tau >= 1), at most the probe's 0.5 s.
+  double spell = quantity(t["node"]["noise"]["spell"], Dimension::Seconds, "node.noise.spell");
+  EXPECT_GE(spell, quantum);
+  EXPECT_LT(spell, 0.5);
   // Both quanta's: the ports' and the divider's, taking turns.
   for (const char* key : {"stretch", "divider_stretch"}) {
     const toml::array* stretch = t["node"]["noise"][key].as_array();
@@ -401,6 +405,9 @@ void check_noise_only(const std::filesystem::path& file, const std::filesystem::
   toml::table t = load(refreshed);
   EXPECT_TRUE(t["node"]["noise"]["stretch"].as_array());
   EXPECT_TRUE(t["node"]["noise"]["divider_stretch"].as_array());
+  // The spell it measured, said and written.
+  EXPECT_NE(run.stdout_text.find("states last"), std::string::npos) << run.stdout_text;
+  EXPECT_GT(quantity(t["node"]["noise"]["spell"], Dimension::Seconds, "node.noise.spell"), 0) << read(refreshed);
   // Everything else is the original's: the same flop rate.
   EXPECT_EQ(quantity(t["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"),
             quantity(load(file)["node"]["flops_per_core"], Dimension::FlopsPerSecond, "flops_per_core"));
@@ -419,6 +426,8 @@ void check_noise_only(const std::filesystem::path& file, const std::filesystem::
                                     std::chrono::seconds(60));
   ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
   EXPECT_EQ(load(pooled)["node"]["noise"]["probes"].value<int>(), 2) << read(pooled);
+  EXPECT_GT(quantity(load(pooled)["node"]["noise"]["spell"], Dimension::Seconds, "node.noise.spell"), 0)
+      << read(pooled);
   // Onto a noise of another shape (3 quantiles, no divider's) it refuses
   // before measuring, naming the file, and writes nothing.
   auto odd = dir / "odd.toml";

@@ -173,7 +173,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
                              "node.cpu=\"sapphirerapids\"",
                              "memory.DRAM.overlap_by_streams={ streams = [3, 7], core_over_memory = [0.8, 2.5], "
                              "serial_fraction = [[0.1, 0.05], [0.7, 0.25]] }",
-                             "node.noise={ quantum = \"26.2 us\", stretch = [1.0, 1.003, 2.25], divider_stretch = [1.0, 1.0, 1.1], probes = 3 }",
+                             "node.noise={ quantum = \"26.2 us\", stretch = [1.0, 1.003, 2.25], divider_stretch = [1.0, 1.0, 1.1], probes = 3, spell = \"0.25 s\" }",
                              "description=\"line one\\nline \\\"two\\\"\""});
   EXPECT_EQ(m.mapping.file_nodes, (std::vector<int>{3, 2, 1, 0}));
   EXPECT_EQ(m.description, "line one\nline \"two\"");
@@ -187,6 +187,7 @@ TEST(MachineWrite, RoundTripOfEverything) {
   EXPECT_DOUBLE_EQ(m.groups.front().noise.quantum_s, 26.2e-6);
   EXPECT_EQ(m.groups.front().noise.divider_stretch, (std::vector<double>{1.0, 1.0, 1.1}));
   EXPECT_EQ(m.groups.front().noise.probes, 3);
+  EXPECT_DOUBLE_EQ(m.groups.front().noise.spell_s, 0.25);
   EXPECT_EQ(m.groups.front().memory.back().overlap_fractions[1], (std::vector<double>{0.7, 0.25}));
   auto dir = std::filesystem::temp_directory_path() / ("perfcast_test_machine_write_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "sub");
@@ -196,6 +197,21 @@ TEST(MachineWrite, RoundTripOfEverything) {
   EXPECT_NE(text.find("file = \"../"), std::string::npos) << text;
   EXPECT_NE(text.find("\ncpu = \"sapphirerapids\"\n"), std::string::npos) << text;
   EXPECT_EQ(load_machine_file(dir / "sub" / "m.toml"), m);
+  EXPECT_NE(text.find("spell = \"0.25 s\""), std::string::npos) << text;
+  std::filesystem::remove_all(dir);
+}
+
+// A noise without a spell loads as 0 (not measured), writes none, and reads back so.
+TEST(MachineLoad, ANoiseWithoutASpellKeepsNone) {
+  auto m = testing::minimal({"node.noise={ quantum = \"20 us\", stretch = [1.0, 2.0] }"});
+  EXPECT_EQ(m.groups.front().noise.spell_s, 0);
+  auto dir = std::filesystem::temp_directory_path() / ("perfcast_test_machine_spell_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  write_machine_file(m, dir / "m.toml");
+  std::ifstream in(dir / "m.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("spell"), std::string::npos) << text;
+  EXPECT_EQ(load_machine_file(dir / "m.toml"), m);
   std::filesystem::remove_all(dir);
 }
 

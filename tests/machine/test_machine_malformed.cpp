@@ -41,6 +41,8 @@ const Malformed kMalformed[] = {
     {"noise_divider_count.toml", 5, "node.noise.divider_stretch",
      "has 2 quantiles and stretch has 3; the two pair quantile by quantile, so give as many"},
     {"noise_no_probes.toml", 5, "node.noise.probes", "is 0; expected an integer >= 1"},
+    {"noise_spell_negative.toml", 5, "node.noise.spell", "'-0.2 s' is negative"},
+    {"noise_spell_not_time.toml", 5, "node.noise.spell", "expected a time"},
     {"network_no_probes.toml", 11, "network.probes", "is 0; expected an integer >= 1"},
     {"noise_divider_descending.toml", 5, "node.noise.divider_stretch.1", "is 1 after 1.2; the quantiles must ascend"},
     {"cycles_below_one.toml", 5, "node.instruction_cycles.fp_divide_interval", "is 0.5; expected a number of core cycles, at least 1"},

@@ -116,6 +116,31 @@ TEST(MachineNoise, ASpanOfManyQuantaSpreadsLessThanOneQuantum) {
   EXPECT_TRUE(noise_over_span(Noise{}, 1.0).empty());
 }
 
+// A core whose state lasts a spell of 1 ms: a span holds span / spell
+// independent samples, not span / quantum, so it narrows less.
+TEST(MachineNoise, ASpanNarrowsByTheSpellsItHoldsWhenStatesPersist) {
+  Noise spelled{20e-6, {1.0, 1.0, 2.0, 2.0}, {1.0, 1.0, 1.0, 1.4}};
+  spelled.spell_s = 1e-3;
+  // 4 ms: 4 spells, spread halved (200 independent quanta would narrow it to 1/sqrt(200)).
+  Noise four = noise_over_span(spelled, 4e-3);
+  EXPECT_EQ(four.stretch, (std::vector<double>{1.25, 1.25, 1.75, 1.75}));
+  EXPECT_NEAR(four.divider_stretch[3], 1.25, 1e-12);
+  EXPECT_DOUBLE_EQ(noise_narrowing(spelled, 4e-3), 0.5);
+  Noise independent = spelled;
+  independent.spell_s = 0;
+  EXPECT_NEAR(noise_over_span(independent, 4e-3).stretch.back(), 1.5 + 0.5 / std::sqrt(200.0), 1e-12);
+  EXPECT_GT(four.stretch.back(), noise_over_span(independent, 4e-3).stretch.back());
+  // A span within one spell keeps one quantum's spread, however many quanta it runs.
+  EXPECT_EQ(noise_over_span(spelled, 1e-3), spelled);
+  EXPECT_EQ(noise_over_span(spelled, 0.5e-3), spelled);
+  EXPECT_DOUBLE_EQ(noise_narrowing(spelled, 0.5e-3), 1);
+  // A spell shorter than the quantum says nothing more: the quanta are the samples.
+  Noise brief = independent;
+  brief.spell_s = 5e-6;
+  EXPECT_EQ(noise_over_span(brief, 80e-6).stretch, noise_over_span(independent, 80e-6).stretch);
+  EXPECT_EQ(noise_over_span(brief, 80e-6).stretch, (std::vector<double>{1.25, 1.25, 1.75, 1.75}));
+}
+
 // Work that is partly the divider's takes the longer of its port work at the
 // ports' noise and the whole at the divider's, quantile by quantile.
 TEST(MachineNoise, WorkBoundByTheDividerTakesTheLongerOfItsTwoStretches) {
@@ -148,6 +173,14 @@ TEST(MachineNoise, AccumulatingAveragesTheQuantilesByTheirProbes) {
   EXPECT_EQ(accumulate_noise(Noise{}, probe), probe) << "nothing to average with";
   EXPECT_THROW(accumulate_noise(history, Noise{20e-6, {1.0, 1.5, 2.0}, {1.0, 1.0, 1.0}}), UserError);
   EXPECT_THROW(accumulate_noise(history, Noise{20e-6, {1.0, 2.0}, {}}), UserError) << "divider on one side only";
+  // Spells average as the quanta do; one unknown (0) leaves the known one.
+  EXPECT_EQ(pooled.spell_s, 0) << "neither measured";
+  Noise spelled_history = history, spelled_probe = probe;
+  spelled_history.spell_s = 0.1;
+  spelled_probe.spell_s = 0.5;
+  EXPECT_DOUBLE_EQ(accumulate_noise(spelled_history, spelled_probe).spell_s, (3 * 0.1 + 0.5) / 4);
+  EXPECT_DOUBLE_EQ(accumulate_noise(history, spelled_probe).spell_s, 0.5);
+  EXPECT_DOUBLE_EQ(accumulate_noise(spelled_history, probe).spell_s, 0.1);
 }
 
 TEST(MachineMapping, BlockFillsEachNodeInTurn) {

@@ -112,6 +112,7 @@ machine::NodeGroup node_group(const Calibration& cal) {
     g.noise.quantum_s = quantity(cal.noise.quantum_s, Dimension::Seconds);
     g.noise.stretch = rounded(cal.noise.stretch, 3);
     g.noise.divider_stretch = rounded(cal.noise.divider_stretch, 3);
+    if (cal.noise.spell_s > 0) g.noise.spell_s = quantity(cal.noise.spell_s, Dimension::Seconds);
   }
   for (const auto& l : cal.memory.levels) {
     machine::MemoryLevel level;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "machine/calibrate/threads.h"
@@ -120,6 +122,39 @@ void pair_disturbance(const std::vector<std::vector<double>>& times, const std::
   result.pairs_if_independent = independent / pairs;
 }
 
+Autocorrelation integrated_autocorrelation(const std::vector<double>& series) {
+  Autocorrelation result;
+  const size_t n = series.size();
+  const size_t max_lag = n / 10;
+  double mean = 0;
+  for (double x : series) mean += x;
+  mean /= static_cast<double>(std::max<size_t>(n, 1));
+  std::vector<double> centred(n);
+  double variance = 0;
+  for (size_t i = 0; i < n; ++i) {
+    centred[i] = series[i] - mean;
+    variance += centred[i] * centred[i];
+  }
+  // A constant series has nothing that persists: its quanta are alike at any lag, and no mean of them varies.
+  if (!(variance > 0)) return result;
+  double sum = 0;
+  for (size_t lag = 1; lag <= max_lag; ++lag) {
+    double covariance = 0;
+    for (size_t i = 0; i + lag < n; ++i) covariance += centred[i] * centred[i + lag];
+    // The biased estimate (over n, not n - lag): the usual one for this sum, smaller at long lags.
+    const double rho = covariance / variance;
+    if (rho < 0.05) {
+      result.tau = 1 + 2 * sum;
+      return result;
+    }
+    sum += rho;
+    result.lags = lag;
+  }
+  result.bounded = true;
+  result.tau = 1 + 2 * sum;
+  return result;
+}
+
 NoiseOptions calibration_noise_options(bool quick) {
   NoiseOptions options;
   options.threads = measure::online_cores();
@@ -159,6 +194,26 @@ NoiseResult summarise(const std::vector<std::vector<double>>& times, const std::
   int n = std::max(1, quantiles);
   for (int i = 0; i < n; ++i) result.stretch.push_back(quantile(stretch, (i + 0.5) / n));
   pair_disturbance(times, starts, fastest, result, 0.05);
+  // The spell, core by core: a core's state is its own (cores differ at the
+  // same moment), so its series is never pooled with another's. The series'
+  // samples lie `interval` apart (the kernels take turns, and a stretched
+  // quantum takes longer), a rank's consecutive quanta one quantum apart: a
+  // correlation that lasts many samples spans (tau - 1) * interval seconds,
+  // and a rank's own quanta hold tau_rank = 1 + (tau - 1) * interval /
+  // quantum of them. So the spell is quantum + (tau - 1) * interval: one
+  // quantum, as before spells were measured, where the samples are independent.
+  std::vector<std::pair<double, double>> spells;  // seconds, tau
+  for (size_t t = 0; t < times.size(); ++t) {
+    if (times[t].size() < 20) continue;
+    const Autocorrelation a = integrated_autocorrelation(times[t]);
+    const double interval_s = (starts[t].back() - starts[t].front()) / static_cast<double>(starts[t].size() - 1);
+    spells.push_back({fastest[t] + (a.tau - 1) * interval_s, a.tau});
+    result.spell_bounded_cores += a.bounded;
+  }
+  if (!spells.empty()) {
+    std::sort(spells.begin(), spells.end());
+    std::tie(result.spell_s, result.spell_quanta) = spells[spells.size() / 2];
+  }
   return result;
 }
 

@@ -16,6 +16,7 @@
 // turns with the first, measures what that code feels.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace perfcast::calibrate {
@@ -53,7 +54,31 @@ struct NoiseResult {
   std::vector<double> divider_stretch;
   double divider_mean_stretch = 1;
   double divider_slow_fraction = 0;
+  // How long a core's state persists (the machine file's noise.spell): per
+  // core, from the integrated autocorrelation time tau of its series of
+  // stretches (integrated_autocorrelation), its fastest quantum plus tau - 1
+  // times the mean time from one of its quanta's start to the next's (one
+  // quantum when its quanta are independent); the median over the cores. 0
+  // when no core had a series. `spell_quanta` is the median core's tau,
+  // `spell_bounded_cores` how many cores' sums reached a tenth of their series
+  // still correlated: there the probe's length bounds the spell, which is
+  // then a lower bound.
+  double spell_s = 0;
+  double spell_quanta = 0;
+  int spell_bounded_cores = 0;
 };
+
+// How long a series' values stay alike. tau = 1 + 2 * sum of its
+// autocorrelation rho(lag) over lags 1, 2, ..., the sum stopped before the
+// first lag whose rho is below 0.05 and after a tenth of the series at most
+// (further lags are mostly the estimate's own noise). The mean of k
+// consecutive values then has the variance of one value's over k / tau.
+struct Autocorrelation {
+  double tau = 1;        // in samples, >= 1
+  size_t lags = 0;       // lags summed
+  bool bounded = false;  // stopped by the tenth of the series, not by the cutoff: tau is a lower bound
+};
+Autocorrelation integrated_autocorrelation(const std::vector<double>& series);
 
 // How calibrate and `calibrate --noise-only` measure: every online core at
 // once, 3 s (0.5 s when quick).

@@ -128,6 +128,8 @@ void raw_measurements(std::ostringstream& out, const Calibration& cal) {
   if (!cal.noise.divider_stretch.empty())
     out << fmt::format("Noise of a divide-bound quantum, in turns with it: mean {:.3f}, {:.1f} % above 1.25x\n",
                        cal.noise.divider_mean_stretch, 100 * cal.noise.divider_slow_fraction);
+  // A calibration from before the probe measured spells has none to describe.
+  if (cal.noise.spell_s > 0) out << "Noise " << spell_summary(cal.noise) << "\n";
   if (cal.noise.windows > 0)
     out << fmt::format("Noise of pairs of cores, {} windows of 50 ms: both disturbed in {:.1f} % of them, {:.1f} % if "
                        "they were independent (predict assumes they are)\n",
@@ -148,6 +150,18 @@ machine::MachineFileComments machine_file_comments(const Calibration& cal) {
   return comments;
 }
 
+std::string spell_summary(const NoiseResult& noise) {
+  if (noise.spell_s <= 0) return "states: no core timed enough quanta to tell how long they last";
+  std::string out =
+      fmt::format("states last {} (autocorrelation time {:.4g} of the probe's quanta, median of {} cores)",
+                  q(noise.spell_s, Dimension::Seconds), noise.spell_quanta, noise.threads);
+  if (2 * noise.spell_bounded_cores >= noise.threads)
+    out += fmt::format(", at least: on {} of {} cores the quanta were still alike a tenth of the probe apart, so "
+                       "the probe's length bounds it",
+                       noise.spell_bounded_cores, noise.threads);
+  return out;
+}
+
 nlohmann::json noise_json(const NoiseResult& noise) {
   return {{"quantum_s", noise.quantum_s},
           {"stretch_quantiles", noise.stretch},
@@ -160,7 +174,10 @@ nlohmann::json noise_json(const NoiseResult& noise) {
           {"pairs_if_independent", noise.pairs_if_independent},
           {"divider_stretch_quantiles", noise.divider_stretch},
           {"divider_mean_stretch", noise.divider_mean_stretch},
-          {"divider_slow_fraction", noise.divider_slow_fraction}};
+          {"divider_slow_fraction", noise.divider_slow_fraction},
+          {"spell_s", noise.spell_s},
+          {"spell_quanta", noise.spell_quanta},
+          {"spell_bounded_cores", noise.spell_bounded_cores}};
 }
 
 nlohmann::json calibration_json(const Calibration& cal) {
