@@ -119,6 +119,7 @@ std::optional<std::string> own_feature(const ProbeRun& run, const std::string& a
 struct TakenFraction {
   double taken = 0;
   int taken_line = 0, not_taken_line = 0;
+  bool taken_empty = false, not_taken_empty = false;  // the one side that does nothing (a bare RETURN)
 };
 
 // How the guessed branch items at one line were bound, counted by whether the
@@ -140,6 +141,10 @@ std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t) {
   auto same = [](int a, int b) { return a != 0 && a == b; };
   bool as_written = same(b.then_line, t.taken_line) || same(b.else_line, t.not_taken_line);
   bool inverted = same(b.then_line, t.not_taken_line) || same(b.else_line, t.taken_line);
+  // Lines that do not tell (the side with work starts where the optimiser
+  // sank code into it): the model's one empty side is the probes' side that does nothing.
+  if (as_written == inverted && b.then_items.empty() != b.else_items.empty() && t.taken_empty != t.not_taken_empty)
+    return b.then_items.empty() == t.taken_empty;
   if (as_written == inverted) return std::nullopt;
   return as_written;
 }
@@ -866,6 +871,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       };
       t.taken_line = side("taken_line");
       t.not_taken_line = side("not_taken_line");
+      t.taken_empty = side("taken_empty");
+      t.not_taken_empty = side("not_taken_empty");
       as_one_test = [t](const BranchItem& item) -> std::optional<double> {
         return then_is_taken(item, t).value_or(true) ? t.taken : 1 - t.taken;
       };
@@ -1023,6 +1030,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       };
       t.taken_line = side_line("taken_line");
       t.not_taken_line = side_line("not_taken_line");
+      t.taken_empty = side_line("taken_empty");
+      t.not_taken_empty = side_line("not_taken_empty");
       Orientations o;
       set_branch_probability(fn->second.body, line, t, origin, o);
       b.probe_probability = o.priced.value_or(t.taken);

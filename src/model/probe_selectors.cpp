@@ -235,6 +235,20 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
     }
     return total;
   };
+  // Arrivals into the side of the line's tests that does nothing before
+  // their join (a bare RETURN: the probes' `.taken_empty`, `.not_taken_empty`),
+  // summed over the line's branch probes (`a || b` tested twice, each test's
+  // empty side the same return); none where no probe there has one.
+  auto into_empty = [&]() -> std::optional<double> {
+    std::optional<double> total;
+    for (int k = 1;; ++k) {
+      const std::string probe = fmt::format("{}:{}:branch{}", at, line, k == 1 ? std::string() : fmt::format("#{}", k));
+      if (!lookup(run.features, probe + ".taken")) return total;
+      for (const char* side : {"taken", "not_taken"})
+        if (lookup(run.code, fmt::format("{}.{}_empty", probe, side)))
+          total = total.value_or(0) + lookup(run.features, fmt::format("{}.{}", probe, side)).value_or(0);
+    }
+  };
   if (arrivals <= 0) {
     f.status = "not reached by the probe run";
     b.probe_not_reached = true;
@@ -243,7 +257,12 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
   std::optional<double> priced;
   for (Item* copy : copies) {
     auto& item = std::get<BranchItem>(copy->body);
-    const std::optional<double> then_runs = into(item.then_line), else_runs = into(item.else_line);
+    std::optional<double> then_runs = into(item.then_line), else_runs = into(item.else_line);
+    // Neither side's line found (the side with work starts where the
+    // optimiser sank code into it, the other is empty): the model's one empty
+    // side is the probes' side that does nothing.
+    if (!then_runs && !else_runs && item.then_items.empty() != item.else_items.empty())
+      (item.then_items.empty() ? then_runs : else_runs) = into_empty();
     if (!then_runs && !else_runs) {
       f.status = "no branch or switch probe has a side starting where its sides do: left at its guess";
       continue;
