@@ -9,11 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <optional>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
