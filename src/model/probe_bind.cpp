@@ -128,6 +128,7 @@ struct TakenFraction {
 // them, or an item the analyser wrote without: "reached on some paths").
 struct Orientations {
   int as_written = 0, inverted = 0, untold = 0, no_lines = 0;
+  int by_empty_side = 0;  // of as_written and inverted: told by the side that does nothing, not by a line
   std::optional<double> priced;  // `then`'s probability: of the first item told, else of the first
   bool priced_told = false;
 };
@@ -137,14 +138,16 @@ struct Orientations {
 // becoming x == 0 with the successors swapped) after the probes were placed,
 // and the first source line of each side, recorded by both, says which way.
 // Unknown when no side's line matches, or both ways do (sides on one line).
-std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t) {
+std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t, bool* by_empty_side = nullptr) {
   auto same = [](int a, int b) { return a != 0 && a == b; };
   bool as_written = same(b.then_line, t.taken_line) || same(b.else_line, t.not_taken_line);
   bool inverted = same(b.then_line, t.not_taken_line) || same(b.else_line, t.taken_line);
   // Lines that do not tell (the side with work starts where the optimiser
   // sank code into it): the model's one empty side is the probes' side that does nothing.
-  if (as_written == inverted && b.then_items.empty() != b.else_items.empty() && t.taken_empty != t.not_taken_empty)
+  if (as_written == inverted && b.then_items.empty() != b.else_items.empty() && t.taken_empty != t.not_taken_empty) {
+    if (by_empty_side) *by_empty_side = true;
     return b.then_items.empty() == t.taken_empty;
+  }
   if (as_written == inverted) return std::nullopt;
   return as_written;
 }
@@ -181,7 +184,9 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
       if (item.line == line && !b->computed() && !is_join(item) && !is_later_test(item) && !is_equality_test(item)) {
-        std::optional<bool> then_taken = then_is_taken(*b, t);
+        bool by_empty_side = false;
+        std::optional<bool> then_taken = then_is_taken(*b, t, &by_empty_side);
+        o.by_empty_side += by_empty_side;
         bool lines = b->then_line || b->else_line;
         ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
         // Untold: priced as written, the optimiser's choice when it keeps the test.
@@ -202,6 +207,11 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
 
 std::string bound_status(const Orientations& o) {
   if (o.untold) return "bound (its sides' lines do not say which way the optimised code tests it: priced as written)";
+  // Lines that did not tell: the pairing rests on one side doing nothing in both codes, which a
+  // different test at the line (a loop's guard beside the vectoriser's check) can share.
+  if (o.by_empty_side)
+    return std::string("bound (its sides' lines do not tell; its empty side is the probes' side that does nothing") +
+           (o.inverted ? ", the fraction its else side's)" : ")");
   if (o.inverted && o.as_written) return "bound (inverted in some of its copies: each priced on the side taken)";
   if (o.inverted) return "bound (the optimised code tests it inverted: the fraction is its else side's)";
   if (o.as_written) return "bound";

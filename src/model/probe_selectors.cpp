@@ -255,14 +255,18 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
     return;
   }
   std::optional<double> priced;
+  bool priced_by_empty_side = false;
   for (Item* copy : copies) {
     auto& item = std::get<BranchItem>(copy->body);
     std::optional<double> then_runs = into(item.then_line), else_runs = into(item.else_line);
     // Neither side's line found (the side with work starts where the
     // optimiser sank code into it, the other is empty): the model's one empty
     // side is the probes' side that does nothing.
-    if (!then_runs && !else_runs && item.then_items.empty() != item.else_items.empty())
+    bool by_empty_side = false;
+    if (!then_runs && !else_runs && item.then_items.empty() != item.else_items.empty()) {
       (item.then_items.empty() ? then_runs : else_runs) = into_empty();
+      by_empty_side = then_runs || else_runs;
+    }
     if (!then_runs && !else_runs) {
       f.status = "no branch or switch probe has a side starting where its sides do: left at its guess";
       continue;
@@ -275,12 +279,18 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
     }
     item.probability = then_runs ? runs / arrivals : 1 - runs / arrivals;
     copy->note += "; " + origin;
-    if (!priced) priced = item.probability;
+    if (!priced) {
+      priced = item.probability;
+      priced_by_empty_side = by_empty_side;
+    }
   }
   if (!priced) return;
   b.probe_probability = priced;
   f.value = priced;
-  f.status = "bound (the arrivals into the line its side starts at over those at its line)";
+  f.status = priced_by_empty_side
+                 ? "bound (the arrivals into the sides of its line's probes that do nothing, its empty side, over those "
+                   "at its line)"
+                 : "bound (the arrivals into the line its side starts at over those at its line)";
 }
 
 }  // namespace perfcast::model

@@ -1936,8 +1936,9 @@ TEST(ProbeRun, PricesAGuardWhoseTakenSideIsABareReturnByTheRunsCounts) {
     for (const auto& b : after["coverage"]["guessed_branches"])
       if (b.value("site", "") == guard && b.contains("probe_probability")) priced = b["probe_probability"];
     ASSERT_TRUE(priced) << after["coverage"]["guessed_branches"].dump(1) << r.stdout_text;
-    // Its return taken on 3 calls in 4, whichever side of the model's branch it is.
+    // Its return taken on 3 calls in 4, whichever side of the model's branch it is, and said how it was matched.
     EXPECT_TRUE(std::abs(*priced - 0.75) < 1e-9 || std::abs(*priced - 0.25) < 1e-9) << *priced;
+    EXPECT_NE(r.stdout_text.find("its empty side"), std::string::npos) << r.stdout_text;
     for (int value : {0, 1}) {
       std::vector<std::string> a = {"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"};
       for (const auto& [name, p] : after["parameters"].items())
