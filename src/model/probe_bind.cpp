@@ -208,7 +208,7 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
 std::string bound_status(const Orientations& o) {
   if (o.untold) return "bound (its sides' lines do not say which way the optimised code tests it: priced as written)";
   // Lines that did not tell: the pairing rests on one side doing nothing in both codes, which a
-  // different test at the line (a loop's guard beside the vectoriser's check) can share.
+  // different test at the line can share (an OpenMP loop's test of its count, a test before its vector code).
   if (o.by_empty_side)
     return std::string("bound (its sides' lines do not tell; its empty side is the probes' side that does nothing") +
            (o.inverted ? ", the fraction its else side's)" : ")");
