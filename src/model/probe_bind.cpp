@@ -128,7 +128,7 @@ struct TakenFraction {
 // them, or an item the analyser wrote without: "reached on some paths").
 struct Orientations {
   int as_written = 0, inverted = 0, untold = 0, no_lines = 0;
-  int by_empty_side = 0;  // of as_written and inverted: told by the side that does nothing, not by a line
+  int by_empty_side = 0;         // of as_written and inverted: told by the side that does nothing, not by a line
   std::optional<double> priced;  // `then`'s probability: of the first item told, else of the first
   bool priced_told = false;
 };

@@ -287,10 +287,11 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
   if (!priced) return;
   b.probe_probability = priced;
   f.value = priced;
-  f.status = priced_by_empty_side
-                 ? "bound (the arrivals into the sides of its line's probes that do nothing, its empty side, over those "
-                   "at its line)"
-                 : "bound (the arrivals into the line its side starts at over those at its line)";
+  f.status =
+      priced_by_empty_side
+          ? "bound (the arrivals into the sides of its line's probes that do nothing, its empty side, over those "
+            "at its line)"
+          : "bound (the arrivals into the line its side starts at over those at its line)";
 }
 
 }  // namespace perfcast::model
