@@ -4,6 +4,7 @@
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/DebugInfoMetadata.h>
@@ -100,6 +101,24 @@ unsigned side_line(const Instruction& br, unsigned succ, const Loop* loop) {
     }
   }
   return 0;
+}
+
+bool empty_side(const BranchInst& br, unsigned succ, const PostDominatorTree& post_dominators) {
+  const DomTreeNode* node = post_dominators.getNode(br.getParent());
+  const BasicBlock* join = node && node->getIDom() ? node->getIDom()->getBlock() : nullptr;  // none: several exits
+  auto works = [](const Instruction& i) {
+    if (isa<DbgInfoIntrinsic>(i) || i.isLifetimeStartOrEnd()) return false;
+    if (auto* store = dyn_cast<StoreInst>(&i))  // a local's value, which the optimiser keeps in a register
+      return store->isVolatile() || !isa<AllocaInst>(getUnderlyingObject(store->getPointerOperand()));
+    return isa<CallBase>(i) || i.mayWriteToMemory() || i.getType()->isFPOrFPVectorTy();
+  };
+  SmallPtrSet<const BasicBlock*, 8> seen;
+  for (const BasicBlock* b = br.getSuccessor(succ); b && seen.insert(b).second; b = b->getSingleSuccessor()) {
+    if (b == join) return true;
+    if (llvm::any_of(*b, works)) return false;
+    if (isa<ReturnInst>(b->getTerminator())) return true;
+  }
+  return false;
 }
 
 SmallVector<BasicBlock*, 2> exits_after_work(Loop& l, const DominatorTree& dominators) {

@@ -9,6 +9,7 @@
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/DebugLoc.h>
 #include <llvm/IR/Dominators.h>
@@ -71,6 +72,18 @@ std::string loop_site(const llvm::Loop& l, const std::set<std::string>& code_lin
 // the condition or swapped the successors, so the binding knows which of the
 // model's sides was taken.
 unsigned side_line(const llvm::Instruction& br, unsigned succ, const llvm::Loop* loop);  // a branch or a switch
+
+// Whether the side `succ` of the conditional branch `br` does nothing before
+// the code both sides go on to: from its successor, while each block goes on
+// unconditionally, it reaches the branch's immediate post-dominator (the
+// join) or a return with no work on the way (a call, a write to memory other
+// than a local's, a floating-point value). A bare `RETURN` (`IF (p == me)
+// RETURN`) or the side an `if` without `else` skips: the side the analyser's
+// model holds no items on, whatever line the other side's first instruction
+// lands on once the optimiser sank code into it (the set-up of an
+// explicit-shape dummy's extents), so the binding can match the two when
+// their lines differ (model/probe_bind.h).
+bool empty_side(const llvm::BranchInst& br, unsigned succ, const llvm::PostDominatorTree& post_dominators);
 
 // The blocks that leave `l` from inside its body once the iteration's work
 // is done: exiting blocks other than its header and latches whose branch

@@ -29,7 +29,9 @@
 //     (PERFCAST_FEATURE_CODE, set when compiled), the source line each side
 //     starts at, `.taken_line` and `.not_taken_line`, by which a probe run's
 //     fraction finds its side in the optimised code (side_line,
-//     feature_code_sites.h);
+//     feature_code_sites.h), and `.taken_empty` or `.not_taken_empty` = 1
+//     on the one side that does nothing before the join (a bare RETURN:
+//     empty_side), which the model's empty side is where the lines differ;
 //   * a switch outside the call-free nests: how often each distinct side ran,
 //     and the line it starts at (feature_switches.h);
 //   * a conditional branch on one value `a .OR. b` / `a .AND. b` (flang's
@@ -616,6 +618,7 @@ class FeatureProbes {
     std::vector<ArgumentPlan> argument_plans;
     const auto indirect_calls = library ? decltype(indirect_calls_of(f))() : indirect_calls_of(f);
     const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
+    const PostDominatorTree* post_dominators = nullptr;  // asked for at the first branch probed
 
     const std::string library_tag =
         library ? "@" + utohexstr(static_cast<std::uint64_t>(function_id(f.getName()))) : "";
@@ -714,6 +717,11 @@ class FeatureProbes {
         }
         if (taken_line) add_code(base + ".taken_line", taken_line);
         if (not_taken_line) add_code(base + ".not_taken_line", not_taken_line);
+        // The one side that does nothing (a bare RETURN), which the model's empty side is.
+        if (!post_dominators) post_dominators = &fam_->getResult<PostDominatorTreeAnalysis>(f);
+        const bool taken_empty = empty_side(*br, 0, *post_dominators),
+                   not_taken_empty = empty_side(*br, 1, *post_dominators);
+        if (taken_empty != not_taken_empty) add_code(base + (taken_empty ? ".taken_empty" : ".not_taken_empty"), 1);
         tag_instance(f, base);
         Value* first = nullptr;
         bool is_or = false;

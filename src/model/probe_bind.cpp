@@ -119,6 +119,7 @@ std::optional<std::string> own_feature(const ProbeRun& run, const std::string& a
 struct TakenFraction {
   double taken = 0;
   int taken_line = 0, not_taken_line = 0;
+  bool taken_empty = false, not_taken_empty = false;  // the one side that does nothing (a bare RETURN)
 };
 
 // How the guessed branch items at one line were bound, counted by whether the
@@ -127,6 +128,7 @@ struct TakenFraction {
 // them, or an item the analyser wrote without: "reached on some paths").
 struct Orientations {
   int as_written = 0, inverted = 0, untold = 0, no_lines = 0;
+  int by_empty_side = 0;         // of as_written and inverted: told by the side that does nothing, not by a line
   std::optional<double> priced;  // `then`'s probability: of the first item told, else of the first
   bool priced_told = false;
 };
@@ -136,10 +138,16 @@ struct Orientations {
 // becoming x == 0 with the successors swapped) after the probes were placed,
 // and the first source line of each side, recorded by both, says which way.
 // Unknown when no side's line matches, or both ways do (sides on one line).
-std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t) {
+std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t, bool* by_empty_side = nullptr) {
   auto same = [](int a, int b) { return a != 0 && a == b; };
   bool as_written = same(b.then_line, t.taken_line) || same(b.else_line, t.not_taken_line);
   bool inverted = same(b.then_line, t.not_taken_line) || same(b.else_line, t.taken_line);
+  // Lines that do not tell (the side with work starts where the optimiser
+  // sank code into it): the model's one empty side is the probes' side that does nothing.
+  if (as_written == inverted && b.then_items.empty() != b.else_items.empty() && t.taken_empty != t.not_taken_empty) {
+    if (by_empty_side) *by_empty_side = true;
+    return b.then_items.empty() == t.taken_empty;
+  }
   if (as_written == inverted) return std::nullopt;
   return as_written;
 }
@@ -176,7 +184,9 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
       if (item.line == line && !b->computed() && !is_join(item) && !is_later_test(item) && !is_equality_test(item)) {
-        std::optional<bool> then_taken = then_is_taken(*b, t);
+        bool by_empty_side = false;
+        std::optional<bool> then_taken = then_is_taken(*b, t, &by_empty_side);
+        o.by_empty_side += by_empty_side;
         bool lines = b->then_line || b->else_line;
         ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
         // Untold: priced as written, the optimiser's choice when it keeps the test.
@@ -197,6 +207,11 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
 
 std::string bound_status(const Orientations& o) {
   if (o.untold) return "bound (its sides' lines do not say which way the optimised code tests it: priced as written)";
+  // Lines that did not tell: the pairing rests on one side doing nothing in both codes, which a
+  // different test at the line can share (an OpenMP loop's test of its count, a test before its vector code).
+  if (o.by_empty_side)
+    return std::string("bound (its sides' lines do not tell; its empty side is the probes' side that does nothing") +
+           (o.inverted ? ", the fraction its else side's)" : ")");
   if (o.inverted && o.as_written) return "bound (inverted in some of its copies: each priced on the side taken)";
   if (o.inverted) return "bound (the optimised code tests it inverted: the fraction is its else side's)";
   if (o.as_written) return "bound";
@@ -866,6 +881,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       };
       t.taken_line = side("taken_line");
       t.not_taken_line = side("not_taken_line");
+      t.taken_empty = side("taken_empty");
+      t.not_taken_empty = side("not_taken_empty");
       as_one_test = [t](const BranchItem& item) -> std::optional<double> {
         return then_is_taken(item, t).value_or(true) ? t.taken : 1 - t.taken;
       };
@@ -1023,6 +1040,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       };
       t.taken_line = side_line("taken_line");
       t.not_taken_line = side_line("not_taken_line");
+      t.taken_empty = side_line("taken_empty");
+      t.not_taken_empty = side_line("not_taken_empty");
       Orientations o;
       set_branch_probability(fn->second.body, line, t, origin, o);
       b.probe_probability = o.priced.value_or(t.taken);

@@ -235,15 +235,38 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
     }
     return total;
   };
+  // Arrivals into the side of the line's tests that does nothing before
+  // their join (a bare RETURN: the probes' `.taken_empty`, `.not_taken_empty`),
+  // summed over the line's branch probes (`a || b` tested twice, each test's
+  // empty side the same return); none where no probe there has one.
+  auto into_empty = [&]() -> std::optional<double> {
+    std::optional<double> total;
+    for (int k = 1;; ++k) {
+      const std::string probe = fmt::format("{}:{}:branch{}", at, line, k == 1 ? std::string() : fmt::format("#{}", k));
+      if (!lookup(run.features, probe + ".taken")) return total;
+      for (const char* side : {"taken", "not_taken"})
+        if (lookup(run.code, fmt::format("{}.{}_empty", probe, side)))
+          total = total.value_or(0) + lookup(run.features, fmt::format("{}.{}", probe, side)).value_or(0);
+    }
+  };
   if (arrivals <= 0) {
     f.status = "not reached by the probe run";
     b.probe_not_reached = true;
     return;
   }
   std::optional<double> priced;
+  bool priced_by_empty_side = false;
   for (Item* copy : copies) {
     auto& item = std::get<BranchItem>(copy->body);
-    const std::optional<double> then_runs = into(item.then_line), else_runs = into(item.else_line);
+    std::optional<double> then_runs = into(item.then_line), else_runs = into(item.else_line);
+    // Neither side's line found (the side with work starts where the
+    // optimiser sank code into it, the other is empty): the model's one empty
+    // side is the probes' side that does nothing.
+    bool by_empty_side = false;
+    if (!then_runs && !else_runs && item.then_items.empty() != item.else_items.empty()) {
+      (item.then_items.empty() ? then_runs : else_runs) = into_empty();
+      by_empty_side = then_runs || else_runs;
+    }
     if (!then_runs && !else_runs) {
       f.status = "no branch or switch probe has a side starting where its sides do: left at its guess";
       continue;
@@ -256,12 +279,19 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
     }
     item.probability = then_runs ? runs / arrivals : 1 - runs / arrivals;
     copy->note += "; " + origin;
-    if (!priced) priced = item.probability;
+    if (!priced) {
+      priced = item.probability;
+      priced_by_empty_side = by_empty_side;
+    }
   }
   if (!priced) return;
   b.probe_probability = priced;
   f.value = priced;
-  f.status = "bound (the arrivals into the line its side starts at over those at its line)";
+  f.status =
+      priced_by_empty_side
+          ? "bound (the arrivals into the sides of its line's probes that do nothing, its empty side, over those "
+            "at its line)"
+          : "bound (the arrivals into the line its side starts at over those at its line)";
 }
 
 }  // namespace perfcast::model

@@ -49,8 +49,12 @@ int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::
 // into the line one of its sides starts at (the branch probes whose taken or
 // not-taken side starts there, and the switches' sides that do) over its
 // arrivals at the branch's line (the first branch probe there, else the runs
-// of all the sides of the switch there, the probes' `switch.runs`). Leaves it
-// guessed, with the reason in `f`, where the run has no such counts.
+// of all the sides of the switch there, the probes' `switch.runs`); where
+// neither of its sides' lines is found and one of its sides is empty (`IF
+// (proc == myproc) RETURN`, the other side starting where the optimiser sank
+// code into it), that side's arrivals are those into the line's probed sides
+// that do nothing (`.taken_empty`, `.not_taken_empty`). Leaves it guessed,
+// with the reason in `f`, where the run has no such counts.
 void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Branch& b, const std::string& origin,
                         ProbeFinding& f);
 

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -1950,6 +1951,74 @@ TEST(ProbeRun, PricesAFunctionsTestOfArgumentsThatVariedByTheRunsCounts) {
     for (const auto& rank : json::parse(p.stdout_text)["ranks"])
       EXPECT_DOUBLE_EQ(rank["mpi_calls_by_op"].value("isend", json::object()).value("calls", 0.0), steps)
           << "the parameters still required bound to " << value << ": " << rank.dump(1);
+  }
+}
+
+// A guard whose taken side is a bare RETURN, the send after it, the send's
+// side starting in the optimised code where the optimiser sank code into it
+// (an explicit-shape dummy's extents at its declaration, a pointer computed
+// before the guard), not where the probes' side starts: the guard is matched
+// by its one side that does nothing, and priced by the run's counts, 1 send
+// in 4 calls, not at its guess of one half (SNAP's plib `isend_d_3d`).
+TEST(ProbeRun, PricesAGuardWhoseTakenSideIsABareReturnByTheRunsCounts) {
+  constexpr long steps = 5;
+  struct Language {
+    const char* name;
+    std::vector<std::string> sources;
+    const char* guard_source;
+  };
+  const Language languages[] = {
+      {"c", {RETURN_GUARD_SOURCE}, RETURN_GUARD_SOURCE},
+      {"fortran", {RETURN_GUARD_COMM_SOURCE, RETURN_GUARD_FORTRAN_SOURCE}, RETURN_GUARD_COMM_SOURCE}};
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  for (const Language& language : languages) {
+    SCOPED_TRACE(language.name);
+    const std::string stem = std::string("return_guard_") + language.name;
+    const fs::path model = dir / (stem + ".json"), bound = dir / (stem + ".bound.json");
+    std::vector<std::string> args = {"analyze"};
+    args.insert(args.end(), language.sources.begin(), language.sources.end());
+    args.insert(args.end(), {"-o", model.string(), "--no-mca"});
+    auto r = perfcast_run(args, std::chrono::seconds(180));
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    fs::path program;
+    if (language.sources.size() == 1) {
+      program = build(stem + "_features", true, language.sources.front());
+    } else {
+      program = dir / (stem + "_features");
+      const fs::path modules = dir / (stem + ".mod.d");
+      fs::create_directories(modules);
+      std::vector<std::string> compile = {kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string()};
+      compile.insert(compile.end(), language.sources.begin(), language.sources.end());
+      compile.insert(compile.end(), {"-o", program.string()});
+      ProcessResult built = run_process(compile, std::chrono::seconds(180));
+      ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+    }
+    args = {"probe", model.string(), "-o", bound.string(), "--"};
+    for (auto& w : mpirun(2, {program.string(), std::to_string(steps)})) args.push_back(w);
+    r = perfcast_run(args, std::chrono::seconds(180));
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    const std::string guard = fs::path(language.guard_source).filename().string() + ":" +
+                              std::to_string(marker_line(language.guard_source, "guard"));
+    std::optional<double> priced;
+    for (const auto& b : after["coverage"]["guessed_branches"])
+      if (b.value("site", "") == guard && b.contains("probe_probability")) priced = b["probe_probability"];
+    ASSERT_TRUE(priced) << after["coverage"]["guessed_branches"].dump(1) << r.stdout_text;
+    // Its return taken on 3 calls in 4, whichever side of the model's branch it is, and said how it was matched.
+    EXPECT_TRUE(std::abs(*priced - 0.75) < 1e-9 || std::abs(*priced - 0.25) < 1e-9) << *priced;
+    EXPECT_NE(r.stdout_text.find("its empty side"), std::string::npos) << r.stdout_text;
+    for (int value : {0, 1}) {
+      std::vector<std::string> a = {"predict", bound.string(), "--machine", "polus", "--np", "2", "--json"};
+      for (const auto& [name, p] : after["parameters"].items())
+        if (!p.contains("default"))  // the command line's STEPS, which a user gives, and the rest
+          a.insert(a.end(), {"--param", name + "=" + std::to_string(name == "steps" ? steps : value)});
+      auto p = perfcast_run(a);
+      ASSERT_EQ(p.exit_code, 0) << p.stderr_text;
+      for (const auto& rank : json::parse(p.stdout_text)["ranks"])
+        EXPECT_DOUBLE_EQ(rank["mpi_calls_by_op"].value("isend", json::object()).value("calls", 0.0), steps)
+            << "the parameters still required bound to " << value << ": " << rank.dump(1);
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 
 #include "model/costs.h"
 #include "model/model_write.h"
@@ -85,6 +86,41 @@ TEST(ProbeBind, SidesStartingOnOneLineAreNotToldApart) {
   std::vector<ProbeFinding> found = bind_probe_run(m, run);
   EXPECT_DOUBLE_EQ(probability(m, "one_line"), 0.25);
   EXPECT_NE(found[0].status.find("do not say"), std::string::npos) << found[0].status;
+}
+
+// `if (p == me) return; n = a * b; send(n)`: the optimised code's send side
+// starts where the optimiser sank code into it (line 14), the probes' side at
+// the length (17), and the return's side has no line in the model. Neither
+// line tells; the model's empty `then` is the probes' side that does nothing,
+// taken 3 times in 4 as written, and not taken 3 times in 4 where the probes'
+// code tests it the other way.
+TEST(ProbeBind, AnEmptySideIsTheProbesSideThatDoesNothingWhereTheLinesDoNotTell) {
+  ProbeRun run{"./app", 2, {}, {}};
+  const std::map<int, std::pair<double, const char*>> probes = {
+      {10, {30, "taken_empty"}}, {20, {10, "not_taken_empty"}}, {30, {10, nullptr}}};
+  for (const auto& [at, probe] : probes) {
+    const std::string base = "f.c:" + std::to_string(at) + ":branch";
+    run.features[base + ".taken"] = probe.first;
+    run.features[base + ".not_taken"] = 40 - probe.first;
+    run.code[base + ".taken_line"] = at + 9;
+    run.code[base + ".not_taken_line"] = at + 7;
+    if (probe.second) run.code[base + "." + probe.second] = 1;
+  }
+  ProgramModel m = model_of({{"as_written", 10, 0, 14}, {"inverted", 20, 0, 24}, {"no_fact", 30, 0, 34}});
+  for (auto& [name, f] : m.functions)
+    std::get<BranchItem>(f.body.front().body).else_items.push_back(Item{f.body.front().line + 4, "", ComputeItem{}});
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_EQ(found.size(), 3u);
+  // Said so: a different test at the line could share an empty side.
+  EXPECT_DOUBLE_EQ(probability(m, "as_written"), 0.75);
+  EXPECT_NE(found[0].status.find("empty side"), std::string::npos) << found[0].status;
+  EXPECT_EQ(found[0].status.find("else side"), std::string::npos) << found[0].status;
+  EXPECT_DOUBLE_EQ(probability(m, "inverted"), 0.75);
+  EXPECT_NE(found[1].status.find("empty side"), std::string::npos) << found[1].status;
+  EXPECT_NE(found[1].status.find("else side"), std::string::npos) << found[1].status;
+  // No side marked: not told, priced as written.
+  EXPECT_DOUBLE_EQ(probability(m, "no_fact"), 0.25);
+  EXPECT_NE(found[2].status.find("do not say"), std::string::npos) << found[2].status;
 }
 
 // Two guessed items at one line: the branch `if (failures) print(...)` and
