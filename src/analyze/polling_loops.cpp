@@ -123,10 +123,23 @@ Summary call_writes(const llvm::CallBase& call, std::map<const llvm::Function*, 
   return summary(*callee, memo, depth + 1);
 }
 
-// The places `calls` (test or probe calls, or functions of the program that
-// pass them on to one) write their completion state into. None at a null
-// pointer: MPI_STATUS_IGNORE, which no read reaches.
-using Places = std::vector<std::pair<Place, Written>>;
+// A place a call (a test or probe call, or a function of the program that
+// passes it on to one) writes its completion state into.
+struct Completion {
+  Place at;
+  Written what;
+  const llvm::CallBase* call = nullptr;
+};
+using Places = std::vector<Completion>;
+
+// Whether a read at `read` reads what was written at `at`: the same object,
+// at the same offset where both are known.
+bool same_place(const Place& at, const Place& read) {
+  return at.root == read.root && (!at.offset || !read.offset || *at.offset == *read.offset);
+}
+
+// The places the calls in `blocks` write their completion state into. None
+// at a null pointer: MPI_STATUS_IGNORE, which no read reaches.
 template <typename Blocks>
 Places completion_places(const Blocks& blocks, std::map<const llvm::Function*, Summary>& memo, int depth) {
   Places written;
@@ -136,7 +149,7 @@ Places completion_places(const Blocks& blocks, std::map<const llvm::Function*, S
         for (const ArgumentWrite& w : call_writes(*call, memo, depth))
           if (w.position < call->arg_size()) {
             Place at = written_place(*call, w);
-            if (!llvm::isa<llvm::ConstantPointerNull>(at.root)) written.emplace_back(at, w.what);
+            if (!llvm::isa<llvm::ConstantPointerNull>(at.root)) written.push_back({at, w.what, call});
           }
   return written;
 }
@@ -148,10 +161,8 @@ const Written* completion_read(const Places& written, const llvm::Value* pointer
                                bool statuses = true) {
   Place read = place_of(pointer, dl);
   const Written* found = nullptr;
-  for (const auto& [at, what] : written)
-    if (at.root == read.root && (!at.offset || !read.offset || *at.offset == *read.offset) &&
-        (statuses || !what.status) && (!found || found->status))
-      found = &what;
+  for (const Completion& c : written)
+    if (same_place(c.at, read) && (statuses || !c.what.status) && (!found || found->status)) found = &c.what;
   return found;
 }
 
@@ -170,8 +181,8 @@ const Summary& summary(const llvm::Function& f, std::map<const llvm::Function*, 
     for (const llvm::BasicBlock& b : f) blocks.push_back(&b);
     const Places written = completion_places(blocks, memo, depth);
     const llvm::DataLayout& dl = f.getParent()->getDataLayout();
-    for (const auto& [at, what] : written)
-      if (auto* a = llvm::dyn_cast<llvm::Argument>(at.root)) out.push_back({a->getArgNo(), what, at.offset});
+    for (const Completion& c : written)
+      if (auto* a = llvm::dyn_cast<llvm::Argument>(c.at.root)) out.push_back({a->getArgNo(), c.what, c.at.offset});
     for (const llvm::BasicBlock* b : blocks)
       for (const llvm::Instruction& i : *b) {
         auto* store = llvm::dyn_cast<llvm::StoreInst>(&i);
@@ -321,10 +332,43 @@ std::optional<unsigned> completion_successor(const llvm::BranchInst& br, const l
     return x;
   };
   const Places written = completion_places(l);
+  const DataLayout& dl = l.getHeader()->getModule()->getDataLayout();
+  // Whether the pass has called what writes the place `load` reads on every
+  // path from the header to it: the state this pass's test found. A read
+  // some path reaches first reads the state an earlier pass left, which
+  // chooses a phase of the loop (`if (!sent) { MPI_Testall(..., &sent, ...);
+  // ... } else { MPI_Test(...); }`): the pass priced is not one of them
+  // alone, so such a branch is left to be priced as any other.
+  auto found_this_pass = [&](const LoadInst* load) {
+    const Place read = place_of(load->getPointerOperand(), dl);
+    auto writes = [&](const Instruction& i) {
+      return any_of(written, [&](const Completion& c) { return c.call == &i && same_place(c.at, read); });
+    };
+    std::set<const BasicBlock*> visited;
+    std::vector<const BasicBlock*> todo = {l.getHeader()};
+    while (!todo.empty()) {
+      const BasicBlock* b = todo.back();
+      todo.pop_back();
+      if (!visited.insert(b).second) continue;
+      bool passed = false;
+      for (const Instruction& i : *b) {
+        if (writes(i)) {
+          passed = true;
+          break;
+        }
+        if (&i == load) return false;
+      }
+      if (passed) continue;
+      for (const BasicBlock* s : successors(b))
+        if (s != l.getHeader() && l.contains(s)) todo.push_back(s);
+    }
+    return true;
+  };
   auto completion = [&](const Value* x) -> const Written* {
     auto* load = dyn_cast<LoadInst>(strip(x));
     if (!load || !l.contains(load)) return nullptr;
-    return completion_read(written, load->getPointerOperand(), load->getModule()->getDataLayout(), false);
+    const Written* w = completion_read(written, load->getPointerOperand(), dl, false);
+    return w && found_this_pass(load) ? w : nullptr;
   };
   std::optional<bool> complete_when_true;
   if (const Written* w = completion(v); w && !w->request) {

@@ -27,9 +27,11 @@ namespace perfcast::analyze::detail {
 std::optional<std::string> polling_call(const llvm::Loop& l);
 
 // For a branch inside the polling loop `l` that tests the completion state
-// directly (`if (flag)`, `IF (req == MPI_REQUEST_NULL)`): the successor (0 or
-// 1) the pass that finds the completion takes, the one pass the model prices.
-// nullopt for a branch on anything else.
+// directly (`if (flag)`, `IF (req == MPI_REQUEST_NULL)`), as the pass's own
+// test left it: the successor (0 or 1) the pass that finds the completion
+// takes, the one pass the model prices. nullopt for a branch on anything
+// else, or on the state an earlier pass left (a phase: `if (!sent)` before
+// the pass tests).
 std::optional<unsigned> completion_successor(const llvm::BranchInst& br, const llvm::Loop& l);
 
 }  // namespace perfcast::analyze::detail

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "analyze/analyze.h"
 #include "model/costs.h"
@@ -180,4 +182,35 @@ TEST(Polling, CallsOfALoopWhoseExitIsSetUnderTestsAreTimingTheOthersCounted) {
   }
   EXPECT_GT(settle_tests[3.0], 0);
   EXPECT_DOUBLE_EQ(settle_tests[7.0] / settle_tests[3.0], 7.0 / 3.0) << "settle's test, counted per trip";
+}
+
+// A branch on the state an earlier pass left (`if (!sent)`, read before the
+// pass tests) chooses a phase of the loop: the pass priced is not the last
+// phase's alone, so it is not taken as the completion at probability 0 or 1,
+// which priced the phase that tells the next rank (its MPI_Isend) at none.
+// The branches after the pass's own tests are (`if (sent)`, `if (flag)`).
+TEST(Polling, ABranchOnTheStateAnEarlierPassLeftIsNotTheCompletion) {
+  model::ProgramModel m = polling_exit_model();
+  std::map<std::string, std::map<int, std::string>> notes;  // function -> line -> the branch's note
+  std::function<void(const std::string&, const model::Items&)> walk = [&](const std::string& f,
+                                                                          const model::Items& items) {
+    for (const auto& i : items) {
+      if (auto* b = std::get_if<model::BranchItem>(&i.body)) {
+        notes[f][i.line] += i.note + ";";
+        walk(f, b->then_items);
+        walk(f, b->else_items);
+      } else if (auto* l = std::get_if<model::LoopItem>(&i.body)) {
+        walk(f, l->body);
+      }
+    }
+  };
+  for (const auto& [name, f] : m.functions) walk(name, f.body);
+  const std::string completion = "tests the completion";
+  for (const auto& [f, phase, after_test] :
+       {std::tuple{"exchange_wrapped", 65, 64}, std::tuple{"exchange_nested", 87, 86},
+        std::tuple{"exchange_shown", 113, 112}}) {
+    ASSERT_TRUE(notes[f].count(phase)) << f;
+    EXPECT_EQ(notes[f][phase].find(completion), std::string::npos) << f << ":" << phase << " " << notes[f][phase];
+    EXPECT_NE(notes[f][after_test].find(completion), std::string::npos) << f << ":" << after_test;
+  }
 }
