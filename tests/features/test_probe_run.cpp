@@ -1835,8 +1835,8 @@ TEST(ProbeRun, LeavesThePassesOfALoopWhoseExitIsSetUnderTestsUnbound) {
     const json& by_op = rank["mpi_calls_by_op"];
     for (const char* op : {"iprobe", "recv", "testall"}) EXPECT_TRUE(by_op[op].value("timing_dependent", false)) << op;
     EXPECT_EQ(by_op["iprobe"].value("calls", 0.0), 3.0) << rank.dump(1);
-    for (const auto& [op, calls] : std::map<std::string, double>{
-             {"irecv", 4}, {"issend", 3}, {"wait", 4}, {"send", 1}, {"barrier", 1}}) {
+    for (const auto& [op, calls] :
+         std::map<std::string, double>{{"irecv", 4}, {"issend", 3}, {"wait", 4}, {"send", 1}, {"barrier", 1}}) {
       EXPECT_EQ(by_op[op].value("calls", 0.0), calls) << op;
       EXPECT_FALSE(by_op[op].value("timing_dependent", false)) << op;
     }
