@@ -362,7 +362,8 @@ int polling_loop_depth(const Items& items, int line, int around = 0) {
       const int deeper = polling_loop_depth(l->body, line, inside);
       if (deeper != 0) d = d == 0 || d == deeper ? deeper : -1;
     } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-      const int a = polling_loop_depth(b->then_items, line, around), e = polling_loop_depth(b->else_items, line, around);
+      const int a = polling_loop_depth(b->then_items, line, around),
+                e = polling_loop_depth(b->else_items, line, around);
       d = a == 0 ? e : (e == 0 || e == a ? a : -1);
     }
     if (d != 0) depth = depth == 0 || depth == d ? d : -1;
