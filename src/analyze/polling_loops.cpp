@@ -26,18 +26,19 @@ struct TestSpec {
   std::vector<unsigned> written;
   std::vector<unsigned> requests;  // of them, the requests (null once complete); the others are non-zero then
   std::vector<unsigned> arrays;    // of them, arrays: written anywhere in them
+  std::vector<unsigned> statuses;  // the status (or statuses) of what completed or arrived, written anywhere in it
 };
 
 // By the binding's name in lower case, without a `p` of the profiling
 // interface or Fortran's trailing underscores.
 const TestSpec* test_spec(std::string name) {
   static const std::map<std::string, TestSpec> specs = {
-      {"mpi_test", {"MPI_Test", {0, 1}, {0}, {}}},                 // request, flag
-      {"mpi_testall", {"MPI_Testall", {1, 2}, {1}, {1}}},          // requests, flag
-      {"mpi_testany", {"MPI_Testany", {1, 2, 3}, {1}, {1}}},       // requests, index, flag
-      {"mpi_testsome", {"MPI_Testsome", {1, 2, 3}, {1}, {1, 3}}},  // requests, outcount, indices
-      {"mpi_iprobe", {"MPI_Iprobe", {3}, {}, {}}},                 // flag
-      {"mpi_improbe", {"MPI_Improbe", {3, 4}, {}, {}}},            // flag, message
+      {"mpi_test", {"MPI_Test", {0, 1}, {0}, {}, {2}}},                 // request, flag; status
+      {"mpi_testall", {"MPI_Testall", {1, 2}, {1}, {1}, {3}}},          // requests, flag; statuses
+      {"mpi_testany", {"MPI_Testany", {1, 2, 3}, {1}, {1}, {4}}},       // requests, index, flag; status
+      {"mpi_testsome", {"MPI_Testsome", {1, 2, 3}, {1}, {1, 3}, {4}}},  // requests, outcount, indices; statuses
+      {"mpi_iprobe", {"MPI_Iprobe", {3}, {}, {}, {4}}},                 // flag; status
+      {"mpi_improbe", {"MPI_Improbe", {3, 4}, {}, {}, {5}}},            // flag, message; status
   };
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   while (!name.empty() && name.back() == '_') name.pop_back();
@@ -71,10 +72,13 @@ Place place_of(const llvm::Value* pointer, const llvm::DataLayout& dl) {
 }
 
 // What a test call writes through one argument: the call, and whether it is
-// a request (MPI_REQUEST_NULL once complete) or a flag or count (non-zero then).
+// a request (MPI_REQUEST_NULL once complete) or a flag or count (non-zero
+// then), or a status: what completed or arrived (its source, tag), which a
+// loop's exit may depend on but which says nothing of whether it completed.
 struct Written {
   std::string call;
   bool request = false;
+  bool status = false;
 };
 
 // An argument of a function through which it writes a completion state, at
@@ -92,6 +96,7 @@ Summary spec_summary(const TestSpec& spec) {
   for (unsigned p : spec.written)
     out.push_back({p, Written{spec.c_name, among(spec.requests, p)},
                    among(spec.arrays, p) ? std::nullopt : std::optional<std::int64_t>(0)});
+  for (unsigned p : spec.statuses) out.push_back({p, Written{spec.c_name, false, true}, std::nullopt});
   return out;
 }
 
@@ -118,83 +123,148 @@ Summary call_writes(const llvm::CallBase& call, std::map<const llvm::Function*, 
   return summary(*callee, memo, depth + 1);
 }
 
+// A place a call (a test or probe call, or a function of the program that
+// passes it on to one) writes its completion state into.
+struct Completion {
+  Place at;
+  Written what;
+  const llvm::CallBase* call = nullptr;
+};
+using Places = std::vector<Completion>;
+
+// Whether a read at `read` reads what was written at `at`: the same object,
+// at the same offset where both are known.
+bool same_place(const Place& at, const Place& read) {
+  return at.root == read.root && (!at.offset || !read.offset || *at.offset == *read.offset);
+}
+
+// The places the calls in `blocks` write their completion state into. None
+// at a null pointer: MPI_STATUS_IGNORE, which no read reaches.
+template <typename Blocks>
+Places completion_places(const Blocks& blocks, std::map<const llvm::Function*, Summary>& memo, int depth) {
+  Places written;
+  for (const llvm::BasicBlock* b : blocks)
+    for (const llvm::Instruction& i : *b)
+      if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
+        for (const ArgumentWrite& w : call_writes(*call, memo, depth))
+          if (w.position < call->arg_size()) {
+            Place at = written_place(*call, w);
+            if (!llvm::isa<llvm::ConstantPointerNull>(at.root)) written.push_back({at, w.what, call});
+          }
+  return written;
+}
+
+// What the read at `pointer` reads of a completion state, if anything: the
+// same object, at the same offset where both are known (a flag or request
+// before a status written at the same place).
+const Written* completion_read(const Places& written, const llvm::Value* pointer, const llvm::DataLayout& dl,
+                               bool statuses = true) {
+  Place read = place_of(pointer, dl);
+  const Written* found = nullptr;
+  for (const Completion& c : written)
+    if (same_place(c.at, read) && (statuses || !c.what.status) && (!found || found->status)) found = &c.what;
+  return found;
+}
+
 // The arguments of `f` that reach a completion argument of a test or probe
 // call in `f` or in the functions it calls (a wrapper's `req` passed on to
-// MPI_Test), a few calls deep.
+// MPI_Test), a few calls deep; and those `f` copies a completion state into
+// (hypre's `hypre_MPI_Test` tests into a local `int` and stores it, widened,
+// through its `HYPRE_Int *flag`): the value stored a load of what a call in
+// `f` wrote, through casts only, so a request copied stays a request.
 const Summary& summary(const llvm::Function& f, std::map<const llvm::Function*, Summary>& memo, int depth) {
   if (auto it = memo.find(&f); it != memo.end()) return it->second;
   memo[&f];  // empty while under way: a recursion reaches nothing more
   Summary out;
-  if (depth <= 3 && !f.isDeclaration())
-    for (const llvm::BasicBlock& b : f)
-      for (const llvm::Instruction& i : b)
-        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
-          for (const ArgumentWrite& w : call_writes(*call, memo, depth))
-            if (w.position < call->arg_size()) {
-              Place at = written_place(*call, w);
-              if (auto* a = llvm::dyn_cast<llvm::Argument>(at.root)) out.push_back({a->getArgNo(), w.what, at.offset});
-            }
+  if (depth <= 3 && !f.isDeclaration()) {
+    std::vector<const llvm::BasicBlock*> blocks;
+    for (const llvm::BasicBlock& b : f) blocks.push_back(&b);
+    const Places written = completion_places(blocks, memo, depth);
+    const llvm::DataLayout& dl = f.getParent()->getDataLayout();
+    for (const Completion& c : written)
+      if (auto* a = llvm::dyn_cast<llvm::Argument>(c.at.root)) out.push_back({a->getArgNo(), c.what, c.at.offset});
+    for (const llvm::BasicBlock* b : blocks)
+      for (const llvm::Instruction& i : *b) {
+        auto* store = llvm::dyn_cast<llvm::StoreInst>(&i);
+        if (!store) continue;
+        Place to = place_of(store->getPointerOperand(), dl);
+        auto* a = llvm::dyn_cast<llvm::Argument>(to.root);
+        if (!a) continue;
+        const llvm::Value* v = store->getValueOperand();
+        while (auto* cast = llvm::dyn_cast<llvm::CastInst>(v)) v = cast->getOperand(0);
+        if (auto* load = llvm::dyn_cast<llvm::LoadInst>(v))
+          if (const Written* what = completion_read(written, load->getPointerOperand(), dl))
+            out.push_back({a->getArgNo(), *what, to.offset});
+      }
+  }
   return memo[&f] = std::move(out);
 }
 
 // The places a test or probe call in the loop (or a function it calls)
 // writes its completion state into.
-std::vector<std::pair<Place, Written>> completion_places(const llvm::Loop& l) {
-  std::vector<std::pair<Place, Written>> written;
+Places completion_places(const llvm::Loop& l) {
   std::map<const llvm::Function*, Summary> memo;
-  for (const llvm::BasicBlock* b : l.blocks())
-    for (const llvm::Instruction& i : *b)
-      if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
-        for (const ArgumentWrite& w : call_writes(*call, memo, 0))
-          if (w.position < call->arg_size()) written.emplace_back(written_place(*call, w), w.what);
-  return written;
-}
-
-// What the read at `pointer` reads of a completion state, if anything: the
-// same object, at the same offset where both are known.
-const Written* completion_read(const std::vector<std::pair<Place, Written>>& written, const llvm::Value* pointer,
-                               const llvm::DataLayout& dl) {
-  Place read = place_of(pointer, dl);
-  for (const auto& [at, what] : written)
-    if (at.root == read.root && (!at.offset || !read.offset || *at.offset == *read.offset)) return &what;
-  return nullptr;
+  return completion_places(l.blocks(), memo, 0);
 }
 
 }  // namespace
 
 std::optional<std::string> polling_call(const llvm::Loop& l) {
   using namespace llvm;
-  const std::vector<std::pair<Place, Written>> written = completion_places(l);
+  const Places written = completion_places(l);
   if (written.empty()) return std::nullopt;
   const DataLayout& dl = l.getHeader()->getModule()->getDataLayout();
 
   // What the loop's exits test, followed back through the loop's values, the
-  // branches that choose among a phi's values or guard a store, and the
-  // stores into memory the slice reads.
+  // stores into memory the slice reads, and the branches in the loop that
+  // decide whether a store, an exit or a phi's incoming edge is reached.
   std::vector<const Value*> work;
   std::set<const Value*> seen;
+  auto condition = [&](const BasicBlock* p) {
+    const Instruction* t = p->getTerminator();
+    if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional())
+      work.push_back(br->getCondition());
+    else if (auto* sw = dyn_cast<SwitchInst>(t))
+      work.push_back(sw->getCondition());
+  };
+  // The branches `b` is control dependent on within one pass (a successor
+  // leads to `b` on every path to the pass's end, the other may not), and
+  // theirs in turn. A pass ends where the loop exits or goes back to its
+  // header: over whole runs a loop's one way out post-dominates all of it,
+  // but which branches a pass takes to reach it is what decides its trips.
+  // Not the blocks merely before `b`: a store after the join of
+  // `if (flag)` runs whatever the flag says, and one nested in
+  // `if (rank == 0)` inside `if (flag)` runs only when the flag is set.
+  const BasicBlock* header = l.getHeader();
+  auto in_pass = [&](const BasicBlock* s) { return s != header && l.contains(s); };
   std::set<const BasicBlock*> controlled;
-  std::function<void(const BasicBlock*, int)> control = [&](const BasicBlock* b, int depth) {
-    if (depth > 4 || !controlled.insert(b).second) return;
-    for (const BasicBlock* p : predecessors(b)) {
-      if (!l.contains(p) || (b == l.getHeader())) continue;
-      const Instruction* t = p->getTerminator();
-      if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional())
-        work.push_back(br->getCondition());
-      else if (auto* sw = dyn_cast<SwitchInst>(t))
-        work.push_back(sw->getCondition());
-      else
-        control(p, depth + 1);
+  std::function<void(const BasicBlock*)> control = [&](const BasicBlock* b) {
+    if (!controlled.insert(b).second) return;
+    // The blocks that can end the pass without passing through `b`.
+    std::set<const BasicBlock*> avoid;
+    std::vector<const BasicBlock*> todo;
+    for (const BasicBlock* p : l.blocks())
+      if (p != b && any_of(successors(p), [&](const BasicBlock* s) { return !in_pass(s); })) todo.push_back(p);
+    while (!todo.empty()) {
+      const BasicBlock* x = todo.back();
+      todo.pop_back();
+      if (!avoid.insert(x).second || x == header) continue;
+      for (const BasicBlock* p : predecessors(x))
+        if (p != b && l.contains(p)) todo.push_back(p);
+    }
+    for (const BasicBlock* p : l.blocks()) {
+      if (p->getTerminator()->getNumSuccessors() < 2 || (p != b && !avoid.count(p))) continue;
+      if (any_of(successors(p), [&](const BasicBlock* s) { return in_pass(s) && (s == b || !avoid.count(s)); })) {
+        condition(p);
+        control(p);
+      }
     }
   };
   SmallVector<BasicBlock*, 4> exiting;
   l.getExitingBlocks(exiting);
   for (const BasicBlock* e : exiting) {
-    const Instruction* t = e->getTerminator();
-    if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional())
-      work.push_back(br->getCondition());
-    else if (auto* sw = dyn_cast<SwitchInst>(t))
-      work.push_back(sw->getCondition());
+    condition(e);
+    control(e);
   }
   // Memory the slice reads (a load's, or an address it passes on: an
   // array's descriptor handed to ANY): what the loop stores there is read too.
@@ -207,7 +277,7 @@ std::optional<std::string> polling_call(const llvm::Loop& l) {
       for (const Instruction& i : *b)
         if (auto* store = dyn_cast<StoreInst>(&i); store && root_object(store->getPointerOperand()) == object) {
           work.push_back(store->getValueOperand());
-          control(store->getParent(), 0);
+          control(store->getParent());
         }
     return std::nullopt;
   };
@@ -224,17 +294,14 @@ std::optional<std::string> polling_call(const llvm::Loop& l) {
       continue;
     }
     if (auto* phi = dyn_cast<PHINode>(inst)) {
+      // Which value the phi takes: the edge it comes in by, decided by the
+      // branch that ends the incoming block and those that block depends on.
       for (unsigned k = 0; k < phi->getNumIncomingValues(); ++k) {
         work.push_back(phi->getIncomingValue(k));
         const BasicBlock* from = phi->getIncomingBlock(k);
         if (!l.contains(from)) continue;
-        const Instruction* t = from->getTerminator();
-        if (auto* br = dyn_cast<BranchInst>(t); br && br->isConditional())
-          work.push_back(br->getCondition());
-        else if (auto* sw = dyn_cast<SwitchInst>(t))
-          work.push_back(sw->getCondition());
-        else
-          control(from, 0);
+        condition(from);
+        control(from);
       }
       continue;
     }
@@ -264,11 +331,44 @@ std::optional<unsigned> completion_successor(const llvm::BranchInst& br, const l
       x = cast<Instruction>(x)->getOperand(0);
     return x;
   };
-  const std::vector<std::pair<Place, Written>> written = completion_places(l);
+  const Places written = completion_places(l);
+  const DataLayout& dl = l.getHeader()->getModule()->getDataLayout();
+  // Whether the pass has called what writes the place `load` reads on every
+  // path from the header to it: the state this pass's test found. A read
+  // some path reaches first reads the state an earlier pass left, which
+  // chooses a phase of the loop (`if (!sent) { MPI_Testall(..., &sent, ...);
+  // ... } else { MPI_Test(...); }`): the pass priced is not one of them
+  // alone, so such a branch is left to be priced as any other.
+  auto found_this_pass = [&](const LoadInst* load) {
+    const Place read = place_of(load->getPointerOperand(), dl);
+    auto writes = [&](const Instruction& i) {
+      return any_of(written, [&](const Completion& c) { return c.call == &i && same_place(c.at, read); });
+    };
+    std::set<const BasicBlock*> visited;
+    std::vector<const BasicBlock*> todo = {l.getHeader()};
+    while (!todo.empty()) {
+      const BasicBlock* b = todo.back();
+      todo.pop_back();
+      if (!visited.insert(b).second) continue;
+      bool passed = false;
+      for (const Instruction& i : *b) {
+        if (writes(i)) {
+          passed = true;
+          break;
+        }
+        if (&i == load) return false;
+      }
+      if (passed) continue;
+      for (const BasicBlock* s : successors(b))
+        if (s != l.getHeader() && l.contains(s)) todo.push_back(s);
+    }
+    return true;
+  };
   auto completion = [&](const Value* x) -> const Written* {
     auto* load = dyn_cast<LoadInst>(strip(x));
     if (!load || !l.contains(load)) return nullptr;
-    return completion_read(written, load->getPointerOperand(), load->getModule()->getDataLayout());
+    const Written* w = completion_read(written, load->getPointerOperand(), dl, false);
+    return w && found_this_pass(load) ? w : nullptr;
   };
   std::optional<bool> complete_when_true;
   if (const Written* w = completion(v); w && !w->request) {

@@ -365,6 +365,46 @@ int model_loop_depth(const Items& items, const std::string& trips, int line, int
   return depth;
 }
 
+// The depth among the loops of their own line of the polling loops at `line`
+// in `items` (model_loop_depth's, for the loops whose trips are one pass).
+int polling_loop_depth(const Items& items, int line, int around = 0) {
+  int depth = 0;
+  for (const Item& item : items) {
+    int d = 0;
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      const int inside = around + (item.line == line);
+      if (item.line == line && !l->polls.empty()) d = inside;
+      const int deeper = polling_loop_depth(l->body, line, inside);
+      if (deeper != 0) d = d == 0 || d == deeper ? deeper : -1;
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      const int a = polling_loop_depth(b->then_items, line, around),
+                e = polling_loop_depth(b->else_items, line, around);
+      d = a == 0 ? e : (e == 0 || e == a ? a : -1);
+    }
+    if (d != 0) depth = depth == 0 || depth == d ? d : -1;
+  }
+  return depth;
+}
+
+// The polling loops at `line` in `items` priced at no pass: the run never
+// entered them. Returns how many.
+int set_polling_unreached(Items& items, int line, const std::string& origin) {
+  int set = 0;
+  for (Item& item : items) {
+    if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (item.line == line && !l->polls.empty()) {
+        l->trip_count = Expr(0);
+        item.note += (item.note.empty() ? "" : "; ") + ("never entered by the " + origin + ": no pass");
+        ++set;
+      }
+      set += set_polling_unreached(l->body, line, origin);
+    } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      set += set_polling_unreached(b->then_items, line, origin) + set_polling_unreached(b->else_items, line, origin);
+    }
+  }
+  return set;
+}
+
 }  // namespace
 
 // The probe's loop (`f.c:12:loop#2`) at feature site `at` that is `depth`
@@ -847,6 +887,28 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       bound.insert(p->name);
     }
     out.push_back(std::move(f));
+  }
+
+  // Polling loops: their passes are timing and stay the one priced, but
+  // whether the run entered them at all is not. One the run never entered
+  // runs no pass at its input, as an unknown loop never reached is bound to 0
+  // trips, so what only it reads (a rank, a datatype's size) is on no path the
+  // run took.
+  for (const Coverage::Polling& l : c.polling_loops) {
+    auto fn = model.functions.find(l.function);
+    if (fn == model.functions.end()) continue;
+    const std::string at = feature_site(l.site);
+    const int line = site_line(l.site);
+    std::string why;
+    std::optional<std::string> probe;
+    if (run.code.count(at + ":loop.function")) {
+      probe = own_feature(run, at, "loop", "headers", l.function);
+    } else {
+      const int depth = polling_loop_depth(fn->second.body, line);
+      if (depth >= 0) probe = probe_loop(run, at, std::max(depth, 1), why);
+    }
+    auto entries = feature(run, probe.value_or("") + ".entries");
+    if (probe && entries && *entries == 0) set_polling_unreached(fn->second.body, line, origin);
   }
 
   // Several branches at one line (`a && b`, `IF (a .OR. b)`): one region,

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "analyze/analyze.h"
 #include "model/costs.h"
@@ -109,5 +111,106 @@ TEST(Polling, ThePassThatFindsTheCompletionCompletesTheRequest) {
     // Irecv + test, Irecv + wrapper's test, Irecv/Isend + testall, two Irecv + wait.
     EXPECT_EQ(completed, 6) << "rank " << rank.rank;
     EXPECT_EQ(waits, 5) << "rank " << rank.rank;
+  }
+}
+
+namespace {
+
+model::ProgramModel polling_exit_model() {
+  analyze::AnalyzeOptions o;
+  o.sources = {kCases + "polling_exit.c"};
+  o.mca = false;
+  return analyze::analyze_model(o);
+}
+
+}  // namespace
+
+// hypre_DataExchangeList's shape (cases/polling_exit.c): the exit flag set
+// under branches on what the tests wrote, through wrappers that copy the
+// flag out, or directly, nested under a branch on a setting; each loop is
+// listed with one of the calls it polls with. The loop whose flag is set
+// under a branch on its own arithmetic stays a loop of unknown trips.
+TEST(Polling, ExitSetUnderBranchesOnTheTestsIsPolling) {
+  model::ProgramModel m = polling_exit_model();
+  ASSERT_TRUE(m.coverage.has_value());
+  std::map<std::string, std::string> polled;  // site -> function
+  for (const auto& l : m.coverage->polling_loops) {
+    polled[l.site] = l.function;
+    EXPECT_TRUE(l.call == "MPI_Iprobe" || l.call == "MPI_Testall" || l.call == "MPI_Test") << l.site << " " << l.call;
+  }
+  EXPECT_EQ(polled, (std::map<std::string, std::string>{{"polling_exit.c:62", "exchange_wrapped"},
+                                                        {"polling_exit.c:84", "exchange_nested"},
+                                                        {"polling_exit.c:110", "exchange_shown"}}));
+  std::set<std::string> trips;
+  for (const auto& p : m.parameters)
+    if (p.name.size() > 6 && p.name.substr(p.name.size() - 6) == ".trips") trips.insert(p.name);
+  EXPECT_EQ(trips, (std::set<std::string>{"settle.loop1.trips"})) << "no trips for a probe run to bind but settle's";
+}
+
+// An exit set under a branch on other data is not polling, though the loop
+// tests a request and the flag's branch joins just before the data is stored.
+TEST(Polling, ExitSetUnderABranchOnOtherDataIsNotPolling) {
+  model::ProgramModel m = polling_exit_model();
+  ASSERT_TRUE(m.coverage.has_value());
+  for (const auto& l : m.coverage->polling_loops) EXPECT_NE(l.function, "settle") << l.site;
+  std::set<std::string> unknown;
+  for (const auto& l : m.coverage->unknown_loops) unknown.insert(l.site);
+  EXPECT_EQ(unknown, (std::set<std::string>{"polling_exit.c:138"}));
+}
+
+// The exchange loops' calls are one pass each and timing-dependent: the
+// probe, and the receive that answers what it found. The calls outside them
+// are counted as the source makes them, and settle's test as its trips.
+TEST(Polling, CallsOfALoopWhoseExitIsSetUnderTestsAreTimingTheOthersCounted) {
+  model::ProgramModel m = polling_exit_model();
+  std::map<double, double> settle_tests;
+  for (double trips : {3.0, 7.0}) {
+    model::RankCounts c = rank_counts(m, trips);
+    std::map<std::string, double> timing, counted;
+    for (const auto& call : c.mpi)
+      (call.timing_dependent ? timing : counted)[std::string(mpi::name(call.op))] += call.calls;
+    EXPECT_EQ(timing["iprobe"], 3) << "one pass of each exchange loop";
+    EXPECT_EQ(timing["recv"], 3) << "the pass that finds a contact answers it";
+    for (const char* op : {"iprobe", "recv", "testall", "isend"}) EXPECT_EQ(counted.count(op), 0u) << op;
+    EXPECT_GT(timing["test"] + timing["testall"], 0);
+    EXPECT_EQ(counted["irecv"], 4);
+    EXPECT_EQ(counted["issend"], 3);
+    EXPECT_EQ(counted["wait"], 4);
+    EXPECT_EQ(counted["send"], 1);
+    EXPECT_EQ(counted["barrier"], 1);
+    settle_tests[trips] = counted["test"];
+  }
+  EXPECT_GT(settle_tests[3.0], 0);
+  EXPECT_DOUBLE_EQ(settle_tests[7.0] / settle_tests[3.0], 7.0 / 3.0) << "settle's test, counted per trip";
+}
+
+// A branch on the state an earlier pass left (`if (!sent)`, read before the
+// pass tests) chooses a phase of the loop: the pass priced is not the last
+// phase's alone, so it is not taken as the completion at probability 0 or 1,
+// which priced the phase that tells the next rank (its MPI_Isend) at none.
+// The branches after the pass's own tests are (`if (sent)`, `if (flag)`).
+TEST(Polling, ABranchOnTheStateAnEarlierPassLeftIsNotTheCompletion) {
+  model::ProgramModel m = polling_exit_model();
+  std::map<std::string, std::map<int, std::string>> notes;  // function -> line -> the branch's note
+  std::function<void(const std::string&, const model::Items&)> walk = [&](const std::string& f,
+                                                                          const model::Items& items) {
+    for (const auto& i : items) {
+      if (auto* b = std::get_if<model::BranchItem>(&i.body)) {
+        notes[f][i.line] += i.note + ";";
+        walk(f, b->then_items);
+        walk(f, b->else_items);
+      } else if (auto* l = std::get_if<model::LoopItem>(&i.body)) {
+        walk(f, l->body);
+      }
+    }
+  };
+  for (const auto& [name, f] : m.functions) walk(name, f.body);
+  const std::string completion = "tests the completion";
+  for (const auto& [f, phase, after_test] :
+       {std::tuple{"exchange_wrapped", 65, 64}, std::tuple{"exchange_nested", 87, 86},
+        std::tuple{"exchange_shown", 113, 112}}) {
+    ASSERT_TRUE(notes[f].count(phase)) << f;
+    EXPECT_EQ(notes[f][phase].find(completion), std::string::npos) << f << ":" << phase << " " << notes[f][phase];
+    EXPECT_NE(notes[f][after_test].find(completion), std::string::npos) << f << ":" << after_test;
   }
 }

@@ -1789,6 +1789,61 @@ TEST(ProbeRun, LeavesThePassesOfAPollingLoopUnbound) {
   }
 }
 
+// hypre_DataExchangeList's shape (tests/analyze/cases/polling_exit.c): the
+// exchange loops' exit flags are set under branches on what the tests wrote,
+// so their passes, timing of the run, stay unbound: one pass each after the
+// probe run, while the loop whose exit is set under its own arithmetic gets
+// its measured trips and the calls outside the loops their counts.
+TEST(ProbeRun, LeavesThePassesOfALoopWhoseExitIsSetUnderTestsUnbound) {
+  const std::string source = std::string(PERFCAST_SOURCE_DIR) + "/tests/analyze/cases/polling_exit.c";
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "polling_exit.model.json", bound = dir / "polling_exit.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  fs::path program = build("polling_exit_features", true, source);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(2, {program.string(), "10"})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  ASSERT_EQ(after["coverage"]["polling_loops"].size(), 3u) << after["coverage"].dump();
+  int polling = 0;
+  std::function<void(const json&)> walk = [&](const json& items) {
+    for (const auto& i : items) {
+      if (i.contains("polls")) {
+        ++polling;
+        EXPECT_EQ(i["trip_count"].dump(), "\"1\"") << i.dump();
+      }
+      for (const char* key : {"body", "then", "else"})
+        if (i.contains(key)) walk(i[key]);
+    }
+  };
+  for (const auto& [name, f] : after["functions"].items()) walk(f["body"]);
+  EXPECT_EQ(polling, 3);
+  ASSERT_EQ(after["coverage"]["unknown_loops"].size(), 1u) << after["coverage"].dump();
+  EXPECT_TRUE(after["coverage"]["unknown_loops"][0].contains("probe_trips")) << after["coverage"].dump();
+  // Only the setting the branches read is left to the user, no loop's trips.
+  std::set<std::string> left;
+  for (const auto& [name, p] : after["parameters"].items())
+    if (!p.contains("default")) left.insert(name);
+  EXPECT_EQ(left, (std::set<std::string>{"verbose"})) << after["parameters"].dump(1);
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "2", "--param", "verbose=0", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json predicted = json::parse(r.stdout_text);
+  for (const auto& rank : predicted["ranks"]) {
+    const json& by_op = rank["mpi_calls_by_op"];
+    for (const char* op : {"iprobe", "recv", "testall"}) EXPECT_TRUE(by_op[op].value("timing_dependent", false)) << op;
+    EXPECT_EQ(by_op["iprobe"].value("calls", 0.0), 3.0) << rank.dump(1);
+    for (const auto& [op, calls] :
+         std::map<std::string, double>{{"irecv", 4}, {"issend", 3}, {"wait", 4}, {"send", 1}, {"barrier", 1}}) {
+      EXPECT_EQ(by_op[op].value("calls", 0.0), calls) << op;
+      EXPECT_FALSE(by_op[op].value("timing_dependent", false)) << op;
+    }
+  }
+}
+
 // Memsets the optimiser made of loops filling memory with a constant
 // (fill_memsets.f90: `a = 0` over a module's N x 3 allocatable array each of
 // 4 steps, a column a memset; a CHARACTER(64) assigned a TRIMmed word of W

@@ -1640,3 +1640,42 @@ TEST(ProbeBind, ASwitchOnAValueThatVariedIsPricedByTheRunsOfItsSides) {
   EXPECT_DOUBLE_EQ(std::get<BranchItem>(body[1].body).probability, 3.0 / 10);
   for (const Coverage::Branch& b : m.coverage->guessed_branches) EXPECT_TRUE(b.probe_probability) << b.why;
 }
+
+// A polling loop's passes are timing and stay one; whether the run entered
+// it is not: one the probe run never entered (`hypre_DataExchangeList`'s at 1
+// rank) runs no pass, so the value only it reads is on no path the run took
+// and bound, while the one the run entered keeps its pass.
+TEST(ProbeBind, APollingLoopTheRunNeverEnteredRunsNoPass) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"main.myid", "source variable myid of main", std::nullopt, true, ""});
+  auto polling_loop = [](int line, const char* reads) {
+    LoopItem l;
+    l.trip_count = expr::parse("1");
+    l.polls = "MPI_Testall";
+    BranchItem b;
+    b.condition = expr::parse(std::string(reads) + " == 0");
+    l.body.push_back(Item{line + 1, "", b});
+    return Item{line, "", l};
+  };
+  Function f;
+  f.name = "main";
+  f.body.push_back(polling_loop(12, "main.myid"));
+  f.body.push_back(polling_loop(20, "1"));
+  m.functions["main"] = f;
+  m.coverage->polling_loops.push_back({"main", "dir/ex.c:12", "main.loop1", "MPI_Testall"});
+  m.coverage->polling_loops.push_back({"main", "dir/ex.c:20", "main.loop2", "MPI_Testall"});
+  ProbeRun run{"./app", 1, {}, {}};
+  run.features["ex.c:12:loop.headers"] = 0;
+  run.features["ex.c:12:loop.entries"] = 0;
+  run.features["ex.c:20:loop.headers"] = 5000;
+  run.features["ex.c:20:loop.entries"] = 2;
+  bind_probe_run(m, run);
+  const auto& body = m.functions.at("main").body;
+  EXPECT_EQ(expr::to_string(std::get<LoopItem>(body[0].body).trip_count), "0");
+  EXPECT_NE(body[0].note.find("never entered"), std::string::npos) << body[0].note;
+  EXPECT_EQ(expr::to_string(std::get<LoopItem>(body[1].body).trip_count), "1") << "its passes are timing";
+  ASSERT_TRUE(m.parameters[0].default_value.has_value()) << "read only in the loop never entered";
+  EXPECT_NE(m.parameters[0].origin.find("on no path the run took"), std::string::npos) << m.parameters[0].origin;
+}
