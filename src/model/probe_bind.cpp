@@ -112,10 +112,8 @@ std::optional<std::string> own_feature(const ProbeRun& run, const std::string& a
   return found;
 }
 
-
-// What the probe measured of one branch: the fraction of its arrivals that
-// went to the condition's true side in the code as written, and the source
-// lines that side and the other start at (0: not recorded).
+// What the probe measured of one branch: the fraction of its arrivals to the condition's true side
+// in the code as written, and the source lines that side and the other start at (0: not recorded).
 struct TakenFraction {
   double taken = 0;
   int taken_line = 0, not_taken_line = 0;
@@ -695,7 +693,6 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
   if (loops.empty()) why = "sizes no loop";
   return loops;
 }
-
 
 // The names the code the run may have executed reads, once the run's
 // measures are in (`known`): from the entry, every item's expressions, each
