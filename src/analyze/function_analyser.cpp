@@ -423,8 +423,13 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
     if (auto p = s_.probability_override(w)) n->probability = *p;
     else n->guess = why;
     // The code reached on some paths (the `then` of `a || b` kept as two
-    // tests) starts where a probe run counts its arrivals (model/probe_bind.h).
+    // tests) starts where a probe run counts its arrivals (model/probe_arrivals.h).
     if (step.succ == UINT_MAX && step.target) n->then_line = block_line(*step.term, step.target, nullptr);
+    // A case's code starts where the probes count the arrivals into it: the
+    // side of the source's test that picks it, where the optimiser made a
+    // chain of tests one switch (model/probe_arrivals.h).
+    if (step.succ != UINT_MAX && step.succ < ways)
+      n->then_line = block_line(*step.term, step.term->getSuccessor(step.succ), nullptr);
     n->note = (n->note.empty() ? "" : n->note + "; ") + why;
   }
   if (!n->guess.empty()) n->site = site_of(w);

@@ -14,6 +14,7 @@
 
 #include "model/later_test.h"
 #include "model/probe_arguments.h"
+#include "model/probe_arrivals.h"
 #include "model/probe_indirect.h"
 #include "model/probe_loop_sizes.h"
 #include "model/probe_memory_bytes.h"
@@ -62,6 +63,23 @@ void bind_measure(Parameter& p, double value, const std::string& origin) {
   p.origin = origin;
 }
 
+// Shared with probe_arrivals.cpp (declared in probe_bind.h).
+std::optional<std::string> own_feature(const ProbeRun& run, const std::string& at, const std::string& kind,
+                                       const char* count, const std::string& function) {
+  auto feature = [&run](const std::string& name) { return run.features.count(name) > 0; };
+  if (!feature(at + ":" + kind + "#2." + count)) return at + ":" + kind;
+  const double id = function_id(function);
+  std::optional<std::string> found;
+  for (int k = 1; feature(at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k)) + "." + count); ++k) {
+    const std::string name = at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k));
+    auto fact = run.code.find(name + ".function");
+    if (fact == run.code.end() || fact->second != id) continue;
+    if (found) return std::nullopt;  // two of one function
+    found = name;
+  }
+  return found;
+}
+
 namespace {
 
 Parameter* parameter(ProgramModel& model, const std::string& name) {
@@ -90,26 +108,6 @@ int site_line(const std::string& site) {
 std::optional<double> feature(const ProbeRun& run, const std::string& name) {
   auto f = run.features.find(name);
   return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
-}
-
-// The feature at `at` of `kind` ("loop", "branch") that is `function`'s: the
-// one feature of that kind there, or, where several are (`loop#2`: a
-// template's instances, each a function defined at one line), the one whose
-// `.function` fact is its id; none when they cannot be told apart (two loops
-// on one line of one function, or a record without the facts).
-std::optional<std::string> own_feature(const ProbeRun& run, const std::string& at, const std::string& kind,
-                                       const char* count, const std::string& function) {
-  if (!feature(run, at + ":" + kind + "#2." + count)) return at + ":" + kind;
-  const double id = function_id(function);
-  std::optional<std::string> found;
-  for (int k = 1; feature(run, at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k)) + "." + count); ++k) {
-    const std::string name = at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k));
-    auto fact = run.code.find(name + ".function");
-    if (fact == run.code.end() || fact->second != id) continue;
-    if (found) return std::nullopt;  // two of one function
-    found = name;
-  }
-  return found;
 }
 
 // What the probe measured of one branch: the fraction of its arrivals to the condition's true side
@@ -150,12 +148,6 @@ std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t, b
   return as_written;
 }
 
-// The analyser's guess for code that a branch's sides both may reach but
-// that follows neither on every path (a join it could not place): no branch
-// the probes count, so no taken fraction at its line is its probability.
-constexpr const char* kReachedOnSomePaths = "reached on some paths";
-
-bool is_join(const Item& item) { return item.note.find(kReachedOnSomePaths) != std::string::npos; }
 bool is_later_test(const Item& item) { return item.note.find(kLaterTestWhy) != std::string::npos; }
 
 // Sets the probability of the function's branches at `line` around a later
@@ -181,7 +173,7 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
                             Orientations& o) {
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->computed() && !is_join(item) && !is_later_test(item) && !is_equality_test(item)) {
+      if (item.line == line && !b->computed() && !is_join(item) && !is_switch_case(item) && !is_later_test(item) && !is_equality_test(item)) {
         bool by_empty_side = false;
         std::optional<bool> then_taken = then_is_taken(*b, t, &by_empty_side);
         o.by_empty_side += by_empty_side;
@@ -253,92 +245,6 @@ bool set_loop_guard(Items& items, int line, const std::string& trips, bool itera
     }
   }
   return found;
-}
-
-// How often the run arrived at `line` of `function` (in the file of feature
-// site `file`): a loop there is entered once per arrival (its `entries`);
-// otherwise the line's first test, where the line is entered (`a` of
-// `a && b`), is evaluated once per arrival. None when the probes have
-// neither, or several instances of a template share the line and none is
-// told to be `function`'s.
-std::optional<double> line_arrivals(const ProbeRun& run, const std::string& file, int line,
-                                    const std::string& function) {
-  const std::string at = file + ":" + std::to_string(line);
-  for (const bool loop : {true, false}) {
-    const std::string kind = loop ? "loop" : "branch";
-    const char* count = loop ? "entries" : "taken";
-    if (!feature(run, at + ":" + kind + "." + count)) continue;
-    std::optional<std::string> own = run.code.count(at + ":" + kind + ".function")
-                                         ? own_feature(run, at, kind, count, function)
-                                         : std::optional<std::string>(at + ":" + kind);
-    if (!own) return std::nullopt;
-    if (loop) return feature(run, *own + ".entries");
-    auto taken = feature(run, *own + ".taken"), not_taken = feature(run, *own + ".not_taken");
-    if (!taken || !not_taken) return std::nullopt;
-    return *taken + *not_taken;
-  }
-  return std::nullopt;
-}
-
-// The arrivals of the first item of `items`, in order, whose line the run
-// counted (line_arrivals); each item of a list runs once per arrival at the
-// list. Code inlined from another function is skipped: its lines are another
-// function's, which the probes count over all of its calls.
-std::optional<double> first_counted(const ProbeRun& run, const std::string& file, const std::string& function,
-                                    const Items& items, const Item* skip = nullptr) {
-  for (const Item& item : items) {
-    if (&item == skip || item.note.find("inlined from") != std::string::npos) continue;
-    if (!std::holds_alternative<BranchItem>(item.body) && !std::holds_alternative<LoopItem>(item.body)) continue;
-    if (auto n = line_arrivals(run, file, item.line, function)) return n;
-    // A test the model computes (the optimiser's guard without a line, SNAP's
-    // `ncor < 1` before the loop it skips) sends all of a rank's arrivals to
-    // one side: the counted lines of both sides together are its arrivals,
-    // and a side that ran where the other has no counted line took them all.
-    const auto* b = std::get_if<BranchItem>(&item.body);
-    if (!b || !b->condition) continue;
-    auto then_side = first_counted(run, file, function, b->then_items);
-    auto else_side = first_counted(run, file, function, b->else_items);
-    if (then_side && else_side) return *then_side + *else_side;
-    if (then_side && *then_side > 0) return then_side;
-    if (else_side && *else_side > 0) return else_side;
-  }
-  return std::nullopt;
-}
-
-// A join the analyser could not place (the code after `if (a && b) return;`,
-// reached on some paths) is reached in the run as often as the first counted
-// line of its `then`, out of the arrivals at the list that holds it (another
-// counted item of that list): their ratio is its probability, a mean over
-// every arrival as a taken fraction is. Returns how many joins at `line` it
-// set (the first one's probability in `probability`), or 0 with `why`.
-int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, int line, const std::string& function,
-                   const std::string& origin, std::optional<double>& probability, std::string& why) {
-  int set = 0;
-  for (Item& item : items) {
-    if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->condition && is_join(item)) {
-        auto reached = first_counted(run, file, function, b->then_items);
-        auto arrivals = first_counted(run, file, function, items, &item);
-        if (!reached || !arrivals)
-          why = "no counted line in the code it reaches, or in the code around it";
-        else if (*arrivals <= 0)
-          why = "the code around it was not reached by the probe run";
-        else if (*reached > *arrivals * (1 + 1e-9))
-          why = "the code it reaches ran more often than the code around it (its lines run elsewhere too)";
-        else {
-          b->probability = std::min(1.0, *reached / *arrivals);
-          if (!probability) probability = b->probability;
-          item.note += "; " + origin;
-          ++set;
-        }
-      }
-      set += set_join_reach(run, b->then_items, file, line, function, origin, probability, why);
-      set += set_join_reach(run, b->else_items, file, line, function, origin, probability, why);
-    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      set += set_join_reach(run, l->body, file, line, function, origin, probability, why);
-    }
-  }
-  return set;
 }
 
 // The depth among the loops of their own line (1: the outermost) of the
@@ -1074,6 +980,19 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
                    "at the code around it)";
       } else {
         f.status = "a join the analyser could not place, left at its guess: " + why;
+      }
+    } else if (is_switch_case_why(b.why)) {
+      // The optimiser's switch of a chain of tests: each case by the arrivals
+      // into its code over those at the switch.
+      std::optional<double> p;
+      std::string why;
+      if (set_switch_cases(run, fn->second.body, at.substr(0, at.rfind(':')), line, b.function, origin, p, why) > 0) {
+        b.probe_probability = p;
+        f.value = p;
+        f.status = "bound (a switch's case: the arrivals into the line its code starts at over those at the switch)";
+        if (!why.empty()) f.status += "; a case left at its guess: " + why;
+      } else {
+        f.status = "a switch's case left at its guess: " + why;
       }
     } else if (b.why == kLaterTestWhy) {
       bind_later_test(fn->second.body, line, b, f);

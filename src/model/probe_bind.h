@@ -85,6 +85,15 @@ double function_id(const std::string& linkage_name);
 // function id of its linkage name in hex (src/features/feature_pass.cpp).
 std::string library_tag(const std::string& linkage_name);
 
+// The feature at `at` (`f.c:12`) of `kind` ("loop", "branch") that is
+// `function`'s: the one feature of that kind there (`count`, "headers" or
+// "taken", tells it is there), or, where several are (`loop#2`: a template's
+// instances, each a function defined at one line), the one whose `.function`
+// fact is its id; none when they cannot be told apart (two loops on one line
+// of one function, or a record without the facts).
+std::optional<std::string> own_feature(const ProbeRun& run, const std::string& at, const std::string& kind,
+                                       const char* count, const std::string& function);
+
 // The probe's loop (`f.c:12:loop#2`) at feature site `at` (`f.c:12`) that is
 // `depth` deep among the loops of its line, or the line's only one; none, with
 // `why`, when no loop or several are. The mean trips per arrival of such a

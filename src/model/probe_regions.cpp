@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/later_test.h"
+#include "model/probe_arrivals.h"
 #include "model/probe_selectors.h"
 
 namespace perfcast::model {
@@ -32,8 +33,9 @@ bool guessed_at(const Item& item, int line) {
   const auto* b = std::get_if<BranchItem>(&item.body);
   // A later test's branch is no test of the line's branches (kLaterTestWhy),
   // nor is a test of a value that varied, priced apart (probe_selectors.h).
+  // Nor is a case of a switch made of a chain of tests (probe_arrivals.h).
   return b && item.line == line && !b->computed() && item.note.find(kLaterTestWhy) == std::string::npos &&
-         !is_equality_test(item);
+         !is_equality_test(item) && !is_switch_case(item);
 }
 
 // The trees of guessed branches at `line` in `items`: a branch at the line
@@ -147,9 +149,13 @@ class TreeSolver {
   void reset() { probability_.clear(); }
 
  private:
-  bool own_exit(int side) const { return side != 0 && region_.exits.count(side) && exit_sides_.at(side) == 1; }
-  bool known(int side) const { return side == region_.line || region_.exits.count(side); }
-  double fraction(int side) const { return region_.exits.at(side) / region_.entries; }
+  bool exit(int side) const { return region_.exits.count(side) || region_.beyond.count(side); }
+  bool own_exit(int side) const { return side != 0 && exit(side) && exit_sides_.at(side) == 1; }
+  bool known(int side) const { return side == region_.line || exit(side); }
+  double fraction(int side) const {
+    auto e = region_.exits.find(side);
+    return (e != region_.exits.end() ? e->second : region_.beyond.at(side)) / region_.entries;
+  }
   bool fail(const char* why) {
     why_ = why;
     return false;
@@ -173,7 +179,10 @@ void apply(const Node& n, const std::map<const BranchItem*, double>& p, const st
 
 }  // namespace
 
-std::optional<LineRegion> line_region(const ProbeRun& run, const std::string& at, int line) {
+namespace {
+
+// The region's tests alone: its entries, internal edges and exits (no `beyond`).
+std::optional<LineRegion> tests_at(const ProbeRun& run, const std::string& at, int line) {
   LineRegion r;
   r.line = line;
   double to_line = 0;  // edges to code that starts on the line: a later test, or a statement there
@@ -204,6 +213,24 @@ std::optional<LineRegion> line_region(const ProbeRun& run, const std::string& at
     r.in_sequence = true;  // later tests reached from both sides: statements in a row, not one condition
   else if (on_line > 0)
     r.exits[line] += on_line;
+  return r;
+}
+
+}  // namespace
+
+std::optional<LineRegion> line_region(const ProbeRun& run, const std::string& at, int line) {
+  std::optional<LineRegion> r = tests_at(run, at, line);
+  if (!r) return r;
+  const std::string file = at.substr(0, at.rfind(':'));
+  for (const auto& [to, flow] : r->exits) {
+    if (to == line) continue;
+    std::optional<LineRegion> next = tests_at(run, fmt::format("{}:{}", file, to), to);
+    if (!next || !next->sides_known || next->in_sequence) continue;
+    if (next->entries <= 0 && flow > 0) continue;  // counted otherwise than the region reached it
+    for (const auto& [further, edges] : next->exits)
+      if (further != to && !r->exits.count(further))
+        r->beyond[further] += next->entries > 0 ? flow * edges / next->entries : 0.0;
+  }
   return r;
 }
 

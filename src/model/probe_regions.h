@@ -27,6 +27,11 @@ struct LineRegion {
   double entries = 0;           // evaluations of its first test in the code's order
   double internal = 0;          // evaluations of the later ones, reached from the first
   std::map<int, double> exits;  // by the source line the side starts at (the line itself: a statement there)
+  // Beyond an exit to a line the probes test (`if (threads == 1)` at the
+  // start of an `else`), where its tests go on to, in the region's flow: the
+  // optimised code may have folded that test (a constant the optimiser
+  // knows) and start the side at the line it goes on to. Lines not in `exits`.
+  std::map<int, double> beyond;
   bool sides_known = true;      // every side's line recorded (a record from before them has none)
   bool in_sequence = false;     // later tests reached from every side: statements in a row, not one condition
 };

@@ -10,6 +10,7 @@
 #include <regex>
 #include <vector>
 
+#include "model/probe_arrivals.h"
 #include "support/expr.h"
 
 namespace perfcast::model {
@@ -220,21 +221,7 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
   }
   // Arrivals into a line: the sides of the file's branch probes, and of its
   // switches, that start there.
-  auto into = [&](int side_line) -> std::optional<double> {
-    if (side_line == 0) return std::nullopt;
-    static const std::regex side_fact(
-        R"(^(.*):([0-9]+):((branch(#[0-9]+)?)\.(taken|not_taken)_line|(switch(#[0-9]+)?)\.side_line)$)");
-    std::optional<double> total;
-    for (const auto& [name, value] : run.code) {
-      std::smatch m;
-      if (value != side_line || !std::regex_match(name, m, side_fact) || m[1] != at) continue;
-      const std::string count = m[4].matched ? fmt::format("{}:{}:{}.{}", at, std::string(m[2]), std::string(m[4]),
-                                                           std::string(m[6]))
-                                             : fmt::format("{}:{}:{}.runs", at, std::string(m[2]), std::string(m[7]));
-      total = total.value_or(0) + lookup(run.features, count).value_or(0);
-    }
-    return total;
-  };
+  auto into = [&](int side_line) { return arrivals_into(run, at, side_line); };
   // Arrivals into the side of the line's tests that does nothing before
   // their join (a bare RETURN: the probes' `.taken_empty`, `.not_taken_empty`),
   // summed over the line's branch probes (`a || b` tested twice, each test's

@@ -2080,4 +2080,53 @@ TEST(ProbeRun, PricesAGuardWhoseTakenSideIsABareReturnByTheRunsCounts) {
 }
 
 }  // namespace
+// A chain of tests on a value read from data, made one switch by the
+// optimiser (dispatch_chain.c, a multigrid cycle's choice of smoother): each
+// case is priced by the arrivals into the line its code starts at, which the
+// probes count as the sides of the chain's tests, over the arrivals at the
+// switch; and a two-test condition in one case whose `else` starts, in the
+// optimised code, past a test of a constant the optimiser folded, by where
+// the probes' test there goes on to. Two inputs that take the condition's
+// two sides: flops the hand count each time.
+TEST(ProbeRun, PricesTheCasesOfASwitchMadeOfAChainOfTestsByTheArrivalsIntoEach) {
+  constexpr long levels = 7, n = 1000;
+  const std::string source = DISPATCH_CHAIN_SOURCE;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "dispatch_chain.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string chain = "dispatch_chain.c:" + std::to_string(marker_line(source, "chain"));
+  const std::string two_tests = "dispatch_chain.c:" + std::to_string(marker_line(source, "two_tests"));
+  bool a_case_guessed = false;
+  const json before = read_json(model);
+  for (const auto& b : before["coverage"]["guessed_branches"])
+    a_case_guessed |= b.value("site", "") == chain && b.value("why", "").find("switch cases") != std::string::npos;
+  ASSERT_TRUE(a_case_guessed) << "the optimiser kept the chain as tests: the shape this test needs is gone";
+  const fs::path program = build("dispatch_chain_features", true, source);
+  // Levels 0..6 run kinds 3, 18, 18, 3, 18, 18, 9: smooth_a twice (2 flops
+  // an element), the kind-18 side four times, the coarse solve once (3), and
+  // one add a call. The kind-18 side: smooth_b (3) with order 0; with order 1
+  // and cycle 1, smooth_points twice (2 each, and two adds a level).
+  for (const auto& [order, per_18] : {std::pair{0, 3L}, std::pair{1, 4L}}) {
+    const long adds = levels + (order == 1 ? 4 : 0);
+    SCOPED_TRACE(order);
+    const fs::path bound = dir / ("dispatch_chain.bound" + std::to_string(order) + ".json");
+    std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+    for (auto& w : mpirun(1, {program.string(), std::to_string(levels), std::to_string(n), std::to_string(order), "1"}))
+      args.push_back(w);
+    r = perfcast_run(args, std::chrono::seconds(180));
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    for (const auto& b : after["coverage"]["guessed_branches"]) {
+      const std::string site = b.value("site", "");
+      if (site == chain || site == two_tests) EXPECT_TRUE(b.contains("probe_probability")) << b.dump() << r.stdout_text;
+    }
+    r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    const double flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+    EXPECT_DOUBLE_EQ(flops, double(2 * 2 * n + 4 * per_18 * n + 3 * n + adds)) << r.stdout_text;
+  }
+}
+
 }  // namespace perfcast

@@ -1,0 +1,162 @@
+#include "model/probe_arrivals.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+
+namespace perfcast::model {
+namespace {
+
+std::optional<double> feature(const ProbeRun& run, const std::string& name) {
+  auto f = run.features.find(name);
+  return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
+}
+
+}  // namespace
+
+bool is_join(const Item& item) { return item.note.find(kReachedOnSomePaths) != std::string::npos; }
+
+bool is_switch_case_why(std::string_view why) {
+  return why.starts_with("one of ") && why.find(" switch cases") != std::string_view::npos;
+}
+
+bool is_switch_case(const Item& item) {
+  const std::size_t at = item.note.find("one of ");
+  return at != std::string::npos && is_switch_case_why(std::string_view(item.note).substr(at));
+}
+
+std::optional<double> line_arrivals(const ProbeRun& run, const std::string& file, int line,
+                                    const std::string& function) {
+  const std::string at = file + ":" + std::to_string(line);
+  for (const bool loop : {true, false}) {
+    const std::string kind = loop ? "loop" : "branch";
+    const char* count = loop ? "entries" : "taken";
+    if (!feature(run, at + ":" + kind + "." + count)) continue;
+    std::optional<std::string> own = run.code.count(at + ":" + kind + ".function")
+                                         ? own_feature(run, at, kind, count, function)
+                                         : std::optional<std::string>(at + ":" + kind);
+    if (!own) return std::nullopt;
+    if (loop) return feature(run, *own + ".entries");
+    auto taken = feature(run, *own + ".taken"), not_taken = feature(run, *own + ".not_taken");
+    if (!taken || !not_taken) return std::nullopt;
+    return *taken + *not_taken;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file, int line) {
+  if (line == 0) return std::nullopt;
+  static const std::regex side_fact(
+      R"(^(.*):([0-9]+):((branch(#[0-9]+)?)\.(taken|not_taken)_line|(switch(#[0-9]+)?)\.side_line)$)");
+  std::optional<double> total;
+  for (const auto& [name, value] : run.code) {
+    std::smatch m;
+    // A test's side to its own line goes on to its line's later test (`b` of
+    // `a && b`): no arrival from elsewhere.
+    if (value != line || !std::regex_match(name, m, side_fact) || m[1] != file || std::stoi(m[2]) == line) continue;
+    const std::string count =
+        m[4].matched ? fmt::format("{}:{}:{}.{}", file, std::string(m[2]), std::string(m[4]), std::string(m[6]))
+                     : fmt::format("{}:{}:{}.runs", file, std::string(m[2]), std::string(m[7]));
+    total = total.value_or(0) + feature(run, count).value_or(0);
+  }
+  return total;
+}
+
+std::optional<double> first_counted(const ProbeRun& run, const std::string& file, const std::string& function,
+                                    const Items& items, const Item* skip) {
+  for (const Item& item : items) {
+    // Code inlined from another function is skipped: its lines are another
+    // function's, which the probes count over all of its calls.
+    if (&item == skip || item.note.find("inlined from") != std::string::npos) continue;
+    if (!std::holds_alternative<BranchItem>(item.body) && !std::holds_alternative<LoopItem>(item.body)) continue;
+    if (auto n = line_arrivals(run, file, item.line, function)) return n;
+    // A test the model computes (the optimiser's guard without a line, SNAP's
+    // `ncor < 1` before the loop it skips) sends all of a rank's arrivals to
+    // one side: the counted lines of both sides together are its arrivals,
+    // and a side that ran where the other has no counted line took them all.
+    const auto* b = std::get_if<BranchItem>(&item.body);
+    if (!b || !b->condition) continue;
+    auto then_side = first_counted(run, file, function, b->then_items);
+    auto else_side = first_counted(run, file, function, b->else_items);
+    if (then_side && else_side) return *then_side + *else_side;
+    if (then_side && *then_side > 0) return then_side;
+    if (else_side && *else_side > 0) return else_side;
+  }
+  return std::nullopt;
+}
+
+int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, int line, const std::string& function,
+                   const std::string& origin, std::optional<double>& probability, std::string& why) {
+  int set = 0;
+  for (Item& item : items) {
+    if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (item.line == line && !b->condition && is_join(item)) {
+        auto reached = first_counted(run, file, function, b->then_items);
+        if (!reached) reached = arrivals_into(run, file, b->then_line);  // the sides of the tests that lead there
+        auto arrivals = first_counted(run, file, function, items, &item);
+        if (!reached || !arrivals)
+          why = "no counted line in the code it reaches, or in the code around it";
+        else if (*arrivals <= 0)
+          why = "the code around it was not reached by the probe run";
+        else if (*reached > *arrivals * (1 + 1e-9))
+          why = "the code it reaches ran more often than the code around it (its lines run elsewhere too)";
+        else {
+          b->probability = std::min(1.0, *reached / *arrivals);
+          if (!probability) probability = b->probability;
+          item.note += "; " + origin;
+          ++set;
+        }
+      }
+      set += set_join_reach(run, b->then_items, file, line, function, origin, probability, why);
+      set += set_join_reach(run, b->else_items, file, line, function, origin, probability, why);
+    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      set += set_join_reach(run, l->body, file, line, function, origin, probability, why);
+    }
+  }
+  return set;
+}
+
+int set_switch_cases(const ProbeRun& run, Items& items, const std::string& file, int line,
+                     const std::string& function, const std::string& origin, std::optional<double>& probability,
+                     std::string& why) {
+  int set = 0;
+  for (Item& item : items) {
+    if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      if (item.line == line && !b->computed() && is_switch_case(item)) {
+        // Into the case: the probes' sides that start at its first line (the
+        // chain's test that picks it, or the last test's other side for the
+        // default), else a test or loop there that the probes count.
+        std::optional<double> reached = arrivals_into(run, file, b->then_line);
+        if (!reached && b->then_line) reached = line_arrivals(run, file, b->then_line, function);
+        std::optional<double> arrivals = line_arrivals(run, file, line, function);
+        if (!arrivals) arrivals = first_counted(run, file, function, items, &item);
+        if (!b->then_line)
+          why = "the line its code starts at is not known";
+        else if (!reached)
+          why = fmt::format("no test of the probes goes to line {}, where its code starts", b->then_line);
+        else if (!arrivals)
+          why = "no counted test at the switch's line, or around it";
+        else if (*arrivals <= 0)
+          why = "the switch was not reached by the probe run";
+        else if (*reached > *arrivals * (1 + 1e-9))
+          why = fmt::format("line {}, where its code starts, was entered more often than the switch was reached "
+                            "(its lines run elsewhere too)",
+                            b->then_line);
+        else {
+          b->probability = *reached / *arrivals;
+          if (!probability) probability = b->probability;
+          item.note += "; " + origin;
+          ++set;
+        }
+      }
+      set += set_switch_cases(run, b->then_items, file, line, function, origin, probability, why);
+      set += set_switch_cases(run, b->else_items, file, line, function, origin, probability, why);
+    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      set += set_switch_cases(run, l->body, file, line, function, origin, probability, why);
+    }
+  }
+  return set;
+}
+
+}  // namespace perfcast::model
