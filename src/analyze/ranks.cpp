@@ -8,6 +8,7 @@
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 
@@ -21,6 +22,79 @@ bool is_comm_world(const llvm::Value* comm) {
   if (auto* g = llvm::dyn_cast<llvm::GlobalVariable>(v)) return g->getName() == "ompi_mpi_comm_world";
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v)) return c->getZExtValue() == 0x44000000;
   return false;
+}
+
+namespace {
+
+// "rank" or "size" when `call` is MPI_Comm_rank or MPI_Comm_size (C or Fortran binding).
+std::optional<std::string> mpi_query(const llvm::CallBase& call) {
+  const llvm::Function* callee = call.getCalledFunction();
+  if (!callee || call.arg_size() < 2) return std::nullopt;
+  const llvm::StringRef name = callee->getName();
+  if (name == "MPI_Comm_rank" || name == "mpi_comm_rank_") return "rank";
+  if (name == "MPI_Comm_size" || name == "mpi_comm_size_") return "size";
+  return std::nullopt;
+}
+
+// Longer functions do more than hand a query on.
+constexpr unsigned kMaxWrapperInstructions = 48;
+
+}  // namespace
+
+std::optional<std::string> mpi_query_wrapped(const llvm::Function& f, int arg) {
+  using namespace llvm;
+  if (f.isDeclaration() || f.getInstructionCount() > kMaxWrapperInstructions) return std::nullopt;
+  if (arg >= static_cast<int>(f.arg_size())) return std::nullopt;
+  const Value* out = arg >= 0 ? f.getArg(static_cast<unsigned>(arg)) : nullptr;
+  std::vector<const CallBase*> queries;
+  for (const Instruction& i : instructions(f))
+    if (auto* call = dyn_cast<CallBase>(&i); call && mpi_query(*call)) queries.push_back(call);
+  // What a query wrote at `p`, read by `v` (a load of `p`, cast at most).
+  auto read_of_query = [&](const Value* v) -> std::optional<std::string> {
+    while (auto* cast = dyn_cast<CastInst>(v)) v = cast->getOperand(0);
+    auto* load = dyn_cast<LoadInst>(v);
+    if (!load) return std::nullopt;
+    const Value* p = load->getPointerOperand()->stripPointerCasts();
+    std::optional<std::string> found;
+    for (const CallBase* q : queries)
+      if (q->getArgOperand(1)->stripPointerCasts() == p) {
+        if (found && *found != *mpi_query(*q)) return std::nullopt;
+        found = mpi_query(*q);
+      }
+    return found;
+  };
+  std::optional<std::string> found;
+  int writes = 0;
+  for (const Instruction& i : instructions(f)) {
+    std::optional<std::string> here;
+    if (out) {
+      if (auto* store = dyn_cast<StoreInst>(&i); store && store->getPointerOperand()->stripPointerCasts() == out) {
+        ++writes;
+        here = read_of_query(store->getValueOperand());
+        if (!here) return std::nullopt;
+      } else if (auto* call = dyn_cast<CallBase>(&i)) {
+        for (unsigned k = 0; k < call->arg_size(); ++k)
+          if (call->getArgOperand(k)->stripPointerCasts() == out) {
+            // Handed on: to the query itself, as what it writes; to anything else, unknown.
+            if (k != 1 || !mpi_query(*call)) return std::nullopt;
+            ++writes;
+            here = mpi_query(*call);
+          }
+      }
+    } else if (auto* ret = dyn_cast<ReturnInst>(&i)) {
+      if (!ret->getReturnValue()) return std::nullopt;
+      here = read_of_query(ret->getReturnValue());
+      if (!here) return std::nullopt;
+      ++writes;
+    }
+    if (here) {
+      if (found && *found != *here) return std::nullopt;
+      found = here;
+    }
+  }
+  // One write of the pointer argument; every return, for the value.
+  if (out && writes != 1) return std::nullopt;
+  return found;
 }
 
 Expr cart_shifted(const std::vector<Expr>& dims, size_t k, const Expr& disp, const Expr& periodic) {

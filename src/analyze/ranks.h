@@ -16,6 +16,7 @@
 
 namespace llvm {
 class CallBase;
+class Function;
 class Instruction;
 class Value;
 }  // namespace llvm
@@ -24,6 +25,16 @@ namespace perfcast::analyze::detail {
 
 // Whether a communicator argument is MPI_COMM_WORLD (Open MPI's global; MPICH's constant).
 bool is_comm_world(const llvm::Value* comm);
+
+// What a program's own function hands back of MPI_Comm_rank or
+// MPI_Comm_size, "rank" or "size": through its pointer argument `arg` (hypre's
+// `hypre_MPI_Comm_rank(comm, &id)`, which stores the int MPI wrote as a wider
+// integer; a Fortran subroutine passing its dummy argument on), or, with `arg`
+// -1, as its return value (`int get_rank(void)`). Only a short function
+// whose one store to that argument, or every return, is what one such call
+// wrote (cast at most); none otherwise. Like a direct call's, the
+// communicator is not asked.
+std::optional<std::string> mpi_query_wrapped(const llvm::Function& f, int arg);
 
 // The rank `disp` steps from `rank` along dimension `k` of a grid of extents
 // `dims` numbered in row-major order (the last dimension varies fastest), as

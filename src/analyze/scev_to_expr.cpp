@@ -2,6 +2,7 @@
 
 #include "analyze/fortran_arguments.h"
 #include "analyze/openmp_runtime.h"
+#include "analyze/ranks.h"
 
 #include <algorithm>
 #include <set>
@@ -254,15 +255,22 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
   if (!inst) return std::nullopt;
   if (auto* load = dyn_cast<LoadInst>(inst)) {
     const Value* p = load->getPointerOperand()->stripPointerCasts();
-    // rank and size: what MPI_Comm_rank / MPI_Comm_size wrote there.
+    // rank and size: what MPI_Comm_rank / MPI_Comm_size wrote there, or the
+    // program's own function that hands one on through that argument.
     for (const User* u : p->users())
       if (auto* call = dyn_cast<CallBase>(u))
-        if (auto* callee = call->getCalledFunction(); callee && call->arg_size() >= 2 &&
-                                                      call->getArgOperand(1)->stripPointerCasts() == p) {
-          // (mpi_comm_rank_: Fortran's binding, the same argument by reference)
-          if (callee->getName() == "MPI_Comm_rank" || callee->getName() == "mpi_comm_rank_") return ex::var("rank");
-          if (callee->getName() == "MPI_Comm_size" || callee->getName() == "mpi_comm_size_") return ex::var("size");
-        }
+        if (auto* callee = call->getCalledFunction())
+          for (unsigned k = 0; k < call->arg_size(); ++k) {
+            if (call->getArgOperand(k)->stripPointerCasts() != p) continue;
+            // (mpi_comm_rank_: Fortran's binding, the same argument by reference)
+            if (k == 1 && call->arg_size() >= 2) {
+              if (callee->getName() == "MPI_Comm_rank" || callee->getName() == "mpi_comm_rank_")
+                return ex::var("rank");
+              if (callee->getName() == "MPI_Comm_size" || callee->getName() == "mpi_comm_size_")
+                return ex::var("size");
+            }
+            if (auto query = detail::mpi_query_wrapped(*callee, static_cast<int>(k))) return ex::var(*query);
+          }
     // The OpenMP runtime's thread number and worksharing bounds.
     if (auto value = runtime_loaded_value(s_, *this, *load, scope)) return value;
     if (auto* g = dyn_cast<GlobalVariable>(p)) {
@@ -278,8 +286,11 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
     // A scalar variable kept in memory (Fortran's locals and dummy arguments).
     if (auto value = scalar_in_memory(s_, *this, *load, scope)) return value;
   }
-  if (auto* call = dyn_cast<CallBase>(inst))
+  if (auto* call = dyn_cast<CallBase>(inst)) {
     if (auto value = runtime_call_value(s_, *call)) return value;
+    if (auto* callee = call->getCalledFunction())
+      if (auto query = detail::mpi_query_wrapped(*callee, -1)) return ex::var(*query);
+  }
   // Integer arithmetic SCEV leaves opaque: expand it when its operands convert.
   if (auto* bo = dyn_cast<BinaryOperator>(inst)) {
     auto a = conv_value(bo->getOperand(0), scope, depth + 1);

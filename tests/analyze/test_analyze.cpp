@@ -161,6 +161,18 @@ TEST(Analyze, RankDependentBranchesAreConditions) {
   }
 }
 
+TEST(Analyze, TheRankAndSizeThroughTheProgramsOwnWrappersAreNotParameters) {
+  auto j = analyse_case("rank_wrapper.c");
+  for (const auto& [name, p] : j["parameters"].items())
+    EXPECT_TRUE(name.find("id") == std::string::npos && name.find("size") == std::string::npos)
+        << name << ": " << p.dump();
+  auto m = load(j, "rank_wrapper");
+  for (int n : {1, 10, 99}) {
+    EXPECT_EQ(counts(m, "main", {{"n", n}}, 3, 4).flops_double, n);
+    EXPECT_EQ(counts(m, "main", {{"n", n}}, 0, 4).flops_double, 0);
+  }
+}
+
 TEST(Analyze, MpiBytesAreElementsTimesDatatypeSize) {
   auto m = load(analyse_case("datatypes.c"), "datatypes");
   auto c = counts(m, "main", {{"n", 10}}, 1, 4);
