@@ -74,7 +74,10 @@ bool MemoryWrites::writes_at(const llvm::Instruction& i, const llvm::Value* base
 // What the MPI calls that take pointers to ranks and grids write through
 // them, by the MPI standard (LLVM sees only "argument memory"):
 // MPI_Cart_shift writes one int through each of its last two arguments,
-// MPI_Cart_create reads dims and periods and writes the new communicator.
+// MPI_Cart_create reads dims and periods and writes the new communicator;
+// MPI_Init and MPI_Init_thread leave the command line's count and words as
+// they are (the launcher passes its own options in the environment: Open MPI
+// writes neither), and the latter writes the thread level it provides.
 // Nothing for other calls.
 std::optional<bool> MemoryWrites::mpi_writes(const llvm::CallBase& call, const llvm::Value* base,
                                              int64_t offset) const {
@@ -88,6 +91,10 @@ std::optional<bool> MemoryWrites::mpi_writes(const llvm::CallBase& call, const l
     written = {{3, 4}, {4, 4}};
   else if (name == "MPI_Cart_create" && call.arg_size() == 6)
     written = {{5, 0}};
+  else if (name == "MPI_Init" && call.arg_size() == 2)
+    written = {};
+  else if (name == "MPI_Init_thread" && call.arg_size() == 4)
+    written = {{3, 4}};
   else
     return std::nullopt;
   for (auto [a, bytes] : written) {

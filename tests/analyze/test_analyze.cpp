@@ -173,6 +173,15 @@ TEST(Analyze, TheRankAndSizeThroughTheProgramsOwnWrappersAreNotParameters) {
   }
 }
 
+TEST(Analyze, TheCountMainHandedToMpiInitIsArgcAfterIt) {
+  auto j = analyse_case("init_options.c");
+  for (const auto& [name, p] : j["parameters"].items())
+    EXPECT_EQ(name.find("argc_p"), std::string::npos) << name << ": " << p.dump();
+  // The command line's count, which a probe run binds from main's argc.
+  ASSERT_TRUE(j["parameters"].contains("argc")) << j["parameters"].dump(1);
+  EXPECT_NE(j["parameters"]["argc"].value("description", "").find("source variable argc of main"), std::string::npos);
+}
+
 TEST(Analyze, MpiBytesAreElementsTimesDatatypeSize) {
   auto m = load(analyse_case("datatypes.c"), "datatypes");
   auto c = counts(m, "main", {{"n", 10}}, 1, 4);
