@@ -176,12 +176,29 @@ CallProbes::const_iterator probes_of(const CallProbes& probes, const CallSite& s
   return at;
 }
 
-std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, const CallSite& site) {
+// The probes of the call `site` makes (probes_of). A call without a line (0:
+// the optimiser merged several calls of one callee, `if (c) f(x, 1); else
+// f(x, 0);` becoming one call of f(x, c ? 1 : 0)) is any of them: the probes
+// of that callee at every line of the file, which bind it only where every
+// call they saw passed one value (measured: `varied` otherwise).
+std::vector<std::string> site_probes(const CallProbes& probes, const CallSite& site) {
+  if (site.line == 0) {
+    std::vector<std::string> all;
+    const double id = function_id(site.callee);
+    for (const auto& [key, names] : probes)
+      if (std::get<0>(key) == site.tag && std::get<2>(key) == id) all.insert(all.end(), names.begin(), names.end());
+    return all;
+  }
   auto at = probes_of(probes, site);
-  if (at == probes.end()) return std::nullopt;
+  return at == probes.end() ? std::vector<std::string>{} : at->second;
+}
+
+std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, const CallSite& site) {
+  const std::vector<std::string> calls_of_site = site_probes(probes, site);
+  if (calls_of_site.empty()) return std::nullopt;
   std::optional<Passed> found;
   std::optional<double> first_mean;
-  for (const std::string& call : at->second) {
+  for (const std::string& call : calls_of_site) {
     const std::string argument = call + ".arg" + std::to_string(site.position + 1);
     auto calls = lookup(run.measures, argument + ".assignments");
     auto sum = lookup(run.measures, argument + ".sum");
@@ -427,6 +444,7 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
         passed->varied
             ? fmt::format("bound (the mean of the values of its {} calls, which varied; it only sizes)", passed->calls)
             : fmt::format("bound (the value of its {} calls)", passed->calls);
+    if (site->line == 0) f.status += "; a call the optimiser merged from several: every call of its callee in that file";
     out.push_back(std::move(f));
   }
 }

@@ -2129,4 +2129,41 @@ TEST(ProbeRun, PricesTheCasesOfASwitchMadeOfAChainOfTestsByTheArrivalsIntoEach) 
   }
 }
 
+// One callee called on both sides of a data-dependent test with different
+// constant flags (merged_calls.c), merged by the optimiser into one call
+// without a line: its flag is bound from the probes of every call of that
+// callee in the file where they all passed one value, left to the user where
+// they did not. Flops the hand count at the two modes.
+TEST(ProbeRun, BindsTheArgumentOfACallTheOptimiserMergedByEveryCallOfItsCallee) {
+  constexpr long n = 100;
+  const std::string source = MERGED_CALLS_SOURCE;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "merged_calls.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  const std::string flag = "coarsen.init_measures1.seq";
+  ASSERT_TRUE(before["parameters"].contains(flag)) << "the optimiser kept the two calls: the shape this test needs is gone"
+                                                    << before["parameters"].dump(1);
+  ASSERT_NE(before["parameters"][flag].value("description", "").find("merged_calls_c:0"), std::string::npos);
+  const fs::path program = build("merged_calls_features", true, source);
+  // Four coarsenings: n adds each, and 3n more where the flag is set (modes 2
+  // and 4); one add a coarsening in main.
+  for (const auto& [mode, seeded] : {std::pair{0, 0L}, std::pair{4, 1L}}) {
+    SCOPED_TRACE(mode);
+    const fs::path bound = dir / ("merged_calls.bound" + std::to_string(mode) + ".json");
+    std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+    for (auto& w : mpirun(1, {program.string(), std::to_string(n), std::to_string(mode)})) args.push_back(w);
+    r = perfcast_run(args, std::chrono::seconds(180));
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    EXPECT_EQ(after["parameters"][flag].value("default", ""), std::to_string(seeded)) << r.stdout_text;
+    r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    const double flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+    EXPECT_DOUBLE_EQ(flops, double(4 * (n + seeded * 3 * n) + 4)) << r.stdout_text;
+  }
+}
+
 }  // namespace perfcast
