@@ -50,16 +50,31 @@ std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file
   static const std::regex side_fact(
       R"(^(.*):([0-9]+):((branch(#[0-9]+)?)\.(taken|not_taken)_line|(switch(#[0-9]+)?)\.side_line)$)");
   std::optional<double> total;
+  double to_own_line = 0;  // sides of the line's own tests that stay on it
   for (const auto& [name, value] : run.code) {
     std::smatch m;
-    // A test's side to its own line goes on to its line's later test (`b` of
-    // `a && b`): no arrival from elsewhere.
-    if (value != line || !std::regex_match(name, m, side_fact) || m[1] != file || std::stoi(m[2]) == line) continue;
+    if (value != line || !std::regex_match(name, m, side_fact) || m[1] != file) continue;
     const std::string count =
         m[4].matched ? fmt::format("{}:{}:{}.{}", file, std::string(m[2]), std::string(m[4]), std::string(m[6]))
                      : fmt::format("{}:{}:{}.runs", file, std::string(m[2]), std::string(m[7]));
-    total = total.value_or(0) + feature(run, count).value_or(0);
+    const double n = feature(run, count).value_or(0);
+    if (std::stoi(m[2]) == line)
+      to_own_line += n;
+    else
+      total = total.value_or(0) + n;
   }
+  // Of the sides that stay on the line, those that go on to its later tests
+  // (`b` of `a && b`: their evaluations) arrive nowhere new; the rest run a
+  // statement there (`if (c) f();` on one line).
+  double later_tests = 0;
+  for (int k = 2;; ++k) {
+    const std::string base = fmt::format("{}:{}:branch#{}", file, line, k);
+    auto taken = feature(run, base + ".taken"), not_taken = feature(run, base + ".not_taken");
+    if (!taken || !not_taken) break;
+    later_tests += *taken + *not_taken;
+  }
+  if (to_own_line - later_tests > 0) total = total.value_or(0) + (to_own_line - later_tests);
+  else if (to_own_line > 0 && !total) total = 0;
   return total;
 }
 
@@ -86,77 +101,82 @@ std::optional<double> first_counted(const ProbeRun& run, const std::string& file
   return std::nullopt;
 }
 
-int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, int line, const std::string& function,
-                   const std::string& origin, std::optional<double>& probability, std::string& why) {
-  int set = 0;
+namespace {
+
+// Calls `set(item, branch, list)` on each branch item at `line` in `items`
+// and the lists nested in it (branches' sides, loops' bodies), `list` the
+// items that hold it; returns how many it set.
+template <class Set>
+int set_branches_at(Items& items, int line, Set&& set) {
+  int n = 0;
   for (Item& item : items) {
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->condition && is_join(item)) {
-        auto reached = first_counted(run, file, function, b->then_items);
-        if (!reached) reached = arrivals_into(run, file, b->then_line);  // the sides of the tests that lead there
-        auto arrivals = first_counted(run, file, function, items, &item);
-        if (!reached || !arrivals)
-          why = "no counted line in the code it reaches, or in the code around it";
-        else if (*arrivals <= 0)
-          why = "the code around it was not reached by the probe run";
-        else if (*reached > *arrivals * (1 + 1e-9))
-          why = "the code it reaches ran more often than the code around it (its lines run elsewhere too)";
-        else {
-          b->probability = std::min(1.0, *reached / *arrivals);
-          if (!probability) probability = b->probability;
-          item.note += "; " + origin;
-          ++set;
-        }
-      }
-      set += set_join_reach(run, b->then_items, file, line, function, origin, probability, why);
-      set += set_join_reach(run, b->else_items, file, line, function, origin, probability, why);
+      if (item.line == line && set(item, *b, items)) ++n;
+      n += set_branches_at(b->then_items, line, set) + set_branches_at(b->else_items, line, set);
     } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      set += set_join_reach(run, l->body, file, line, function, origin, probability, why);
+      n += set_branches_at(l->body, line, set);
     }
   }
-  return set;
+  return n;
+}
+
+}  // namespace
+
+int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, int line, const std::string& function,
+                   const std::string& origin, std::optional<double>& probability, std::string& why) {
+  return set_branches_at(items, line, [&](Item& item, BranchItem& b, const Items& list) {
+    if (b.condition || !is_join(item)) return false;
+    auto reached = first_counted(run, file, function, b.then_items);
+    if (!reached) reached = arrivals_into(run, file, b.then_line);  // the sides of the tests that lead there
+    auto arrivals = first_counted(run, file, function, list, &item);
+    if (!reached || !arrivals)
+      why = "no counted line in the code it reaches, or in the code around it";
+    else if (*arrivals <= 0)
+      why = "the code around it was not reached by the probe run";
+    else if (*reached > *arrivals * (1 + 1e-9))
+      why = "the code it reaches ran more often than the code around it (its lines run elsewhere too)";
+    else {
+      b.probability = std::min(1.0, *reached / *arrivals);
+      if (!probability) probability = b.probability;
+      item.note += "; " + origin;
+      return true;
+    }
+    return false;
+  });
 }
 
 int set_switch_cases(const ProbeRun& run, Items& items, const std::string& file, int line,
                      const std::string& function, const std::string& origin, std::optional<double>& probability,
                      std::string& why) {
-  int set = 0;
-  for (Item& item : items) {
-    if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->computed() && is_switch_case(item)) {
-        // Into the case: the probes' sides that start at its first line (the
-        // chain's test that picks it, or the last test's other side for the
-        // default), else a test or loop there that the probes count.
-        std::optional<double> reached = arrivals_into(run, file, b->then_line);
-        if (!reached && b->then_line) reached = line_arrivals(run, file, b->then_line, function);
-        std::optional<double> arrivals = line_arrivals(run, file, line, function);
-        if (!arrivals) arrivals = first_counted(run, file, function, items, &item);
-        if (!b->then_line)
-          why = "the line its code starts at is not known";
-        else if (!reached)
-          why = fmt::format("no test of the probes goes to line {}, where its code starts", b->then_line);
-        else if (!arrivals)
-          why = "no counted test at the switch's line, or around it";
-        else if (*arrivals <= 0)
-          why = "the switch was not reached by the probe run";
-        else if (*reached > *arrivals * (1 + 1e-9))
-          why = fmt::format("line {}, where its code starts, was entered more often than the switch was reached "
-                            "(its lines run elsewhere too)",
-                            b->then_line);
-        else {
-          b->probability = *reached / *arrivals;
-          if (!probability) probability = b->probability;
-          item.note += "; " + origin;
-          ++set;
-        }
-      }
-      set += set_switch_cases(run, b->then_items, file, line, function, origin, probability, why);
-      set += set_switch_cases(run, b->else_items, file, line, function, origin, probability, why);
-    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      set += set_switch_cases(run, l->body, file, line, function, origin, probability, why);
+  return set_branches_at(items, line, [&](Item& item, BranchItem& b, const Items& list) {
+    if (b.computed() || !is_switch_case(item)) return false;
+    // Into the case: the probes' sides that start at its first line (the
+    // chain's test that picks it, or the last test's other side for the
+    // default), else a test or loop there that the probes count.
+    std::optional<double> reached = arrivals_into(run, file, b.then_line);
+    if (!reached && b.then_line) reached = line_arrivals(run, file, b.then_line, function);
+    std::optional<double> arrivals = line_arrivals(run, file, line, function);
+    if (!arrivals) arrivals = first_counted(run, file, function, list, &item);
+    if (!b.then_line)
+      why = "the line its code starts at is not known";
+    else if (!reached)
+      why = fmt::format("no test of the probes goes to line {}, where its code starts", b.then_line);
+    else if (!arrivals)
+      why = "no counted test at the switch's line, or around it";
+    else if (*arrivals <= 0)
+      why = "the switch was not reached by the probe run";
+    else if (*reached > *arrivals * (1 + 1e-9))
+      why = fmt::format("line {}, where its code starts, was entered more often than the switch was reached "
+                        "(its lines run elsewhere too)",
+                        b.then_line);
+    else {
+      b.probability = *reached / *arrivals;
+      if (!probability) probability = b.probability;
+      item.note += "; " + origin;
+      return true;
     }
-  }
-  return set;
+    return false;
+  });
 }
 
 }  // namespace perfcast::model

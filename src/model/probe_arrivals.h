@@ -35,9 +35,10 @@ std::optional<double> line_arrivals(const ProbeRun& run, const std::string& file
                                     const std::string& function);
 
 // The run's arrivals into the code that starts at `line` of `file`: the
-// taken or not-taken counts of the probes' branches at other lines whose
-// side starts there, and the runs of their switches' sides that do; none
-// where no probed side starts there.
+// taken or not-taken counts of the probes' branches whose side starts there
+// (of the line's own tests, what runs a statement there, not what goes on to
+// its later tests), and the runs of their switches' sides that do; none where
+// no probed side starts there.
 std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file, int line);
 
 // The arrivals of the first item of `items`, in order (but `skip`), whose
