@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "support/error.h"
 #include "support/expr.h"
 
 namespace perfcast::model {
@@ -446,6 +447,118 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
             : fmt::format("bound (the value of its {} calls)", passed->calls);
     if (site->line == 0) f.status += "; a call the optimiser merged from several: every call of its callee in that file";
     out.push_back(std::move(f));
+  }
+}
+
+namespace {
+
+// A call item's arguments, with the line the call is at.
+struct CallArgument {
+  const Expr* passed;
+  std::string callee, formal;
+  int line = 0;
+};
+void call_arguments(const Items& items, std::vector<CallArgument>& out) {
+  for (const Item& item : items) {
+    if (const auto* c = std::get_if<CallItem>(&item.body)) {
+      if (c->function.empty() || item.line <= 0) continue;
+      for (const auto& [formal, passed] : c->args) out.push_back({&passed, c->function, formal, item.line});
+    } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      call_arguments(l->body, out);
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      call_arguments(b->then_items, out);
+      call_arguments(b->else_items, out);
+    }
+  }
+}
+
+// The analyser's words for a default that is the variable's first constant
+// (src/analyze/source_names.cpp).
+constexpr const char* kFirstValueDefault = "the value the source gives it first";
+
+}  // namespace
+
+void rebind_defaults_the_run_contradicts(ProgramModel& model, const ProbeRun& run, const std::string& origin,
+                                         std::vector<ProbeFinding>& out) {
+  const CallProbes probes = call_probes(run);
+  if (probes.empty()) return;
+  std::map<std::string, Parameter*> by_name;
+  for (Parameter& p : model.parameters) by_name[p.name] = &p;
+  auto first_value_default = [&](const std::string& name) {
+    auto p = by_name.find(name);
+    return p != by_name.end() && p->second->default_value && p->second->origin.empty() &&
+           p->second->description.find(kFirstValueDefault) != std::string::npos;
+  };
+  std::vector<CallArgument> calls;
+  for (const auto& [fn_name, fn] : model.functions) call_arguments(fn.body, calls);
+  // Per parameter: the value the run says it held (none where its calls disagree), and the first probe.
+  std::map<std::string, std::optional<double>> run_value;
+  std::map<std::string, std::pair<std::string, double>> first_probe;  // feature, calls
+  for (const CallArgument& call : calls) {
+    const std::set<std::string> names = expr::free_names(*call.passed);
+    if (std::none_of(names.begin(), names.end(), first_value_default)) continue;
+    auto callee = model.functions.find(call.callee);
+    if (callee == model.functions.end()) continue;
+    const auto& arguments = callee->second.arguments;
+    auto at = std::find(arguments.begin(), arguments.end(), call.formal);
+    if (at == arguments.end()) continue;
+    // The probes of that callee at that line, in whichever file: one file, or none is told.
+    const double id = function_id(call.callee);
+    std::optional<std::string> tag;
+    bool several = false;
+    for (const auto& [key, names_at] : probes)
+      if (std::get<1>(key) == call.line && std::get<2>(key) == id) {
+        several = several || (tag && *tag != std::get<0>(key));
+        tag = std::get<0>(key);
+      }
+    if (!tag || several) continue;
+    auto passed = measured(run, probes, {call.callee, static_cast<std::size_t>(at - arguments.begin()), *tag, call.line});
+    if (!passed || passed->calls == 0 || passed->varied) continue;
+    const double value = passed->sum / passed->calls;
+    // The argument at the parameters' values, with one of its first-value defaults set to
+    // `with` (the others as they are): a number, or none where a name is unbound or not one.
+    auto argument_at = [&](const std::string& changed, std::optional<double> with) -> std::optional<double> {
+      expr::Bindings b;
+      for (const std::string& n : names) {
+        auto p = by_name.find(n);
+        if (p == by_name.end() || !p->second->default_value) return std::nullopt;
+        try {
+          b[n] = n == changed && with ? expr::Value(static_cast<std::int64_t>(std::llround(*with)))
+                                      : expr::evaluate(*p->second->default_value, {});
+        } catch (const UserError&) {
+          return std::nullopt;
+        }
+      }
+      try {
+        return expr::evaluate(*call.passed, b).real();
+      } catch (const UserError&) {
+        return std::nullopt;
+      }
+    };
+    auto as_is = argument_at("", std::nullopt);
+    if (!as_is || *as_is == value || value != std::round(value)) continue;
+    // The one first-value default whose run value makes the call pass what the run passed.
+    std::optional<std::string> found;
+    int fits = 0;
+    for (const std::string& n : names)
+      if (first_value_default(n) && argument_at(n, value) == std::optional<double>(value)) {
+        found = n;
+        ++fits;
+      }
+    if (fits != 1) continue;
+    auto [it, fresh] = run_value.emplace(*found, value);
+    if (!fresh && it->second != std::optional<double>(value)) it->second.reset();
+    if (fresh) first_probe[*found] = {passed->feature, passed->calls};
+  }
+  for (const auto& [name, value] : run_value) {
+    if (!value) continue;
+    Parameter& p = *by_name.at(name);
+    const std::string source_default = expr::to_string(*p.default_value);
+    bind_measure(p, *value, origin + ", the value its calls passed (not the source's first value, " + source_default + ")");
+    out.push_back({ProbeFinding::Kind::Value, first_probe[name].first, name, *value,
+                   fmt::format("bound (what {:.0f} calls passed; the source's first value {} is not what the run used: "
+                               "an option parsed in a loop?)",
+                               first_probe[name].second, source_default)});
   }
 }
 

@@ -32,6 +32,15 @@ namespace perfcast::model {
 void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::string& origin,
                          std::set<std::string>& bound, std::vector<ProbeFinding>& out);
 
+// A parameter whose default is the value the source gives its variable
+// first (an option's default: `int n = 10;` before the loop that parses
+// `-n 500`, whose assignments the probes do not watch), passed alone as an
+// argument of a call whose probes at that line saw every call pass one other
+// value: the run did not use the source's first value. Rebinds each such
+// parameter to the run's value (where its calls agree) and says so in `out`.
+void rebind_defaults_the_run_contradicts(ProgramModel& model, const ProbeRun& run, const std::string& origin,
+                                         std::vector<ProbeFinding>& out);
+
 // The arguments of each of the model's functions (function -> its
 // parameters) whose values the run's calls of it entered it with varied,
 // between calls, call sites or ranks, where some call passes an expression

@@ -1109,6 +1109,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   }
   // Other functions' variables, globals and MPI element counts, by their probes' mean (probe_values.h).
   bind_source_values(model, run, origin, bound, out);
+  // With main's values in (argc): a source's first value the run's calls contradict.
+  rebind_defaults_the_run_contradicts(model, run, origin, out);
   bind_indirect_calls(model, run, origin, out);
   bind_parameters_on_no_path_taken(model, origin, out);
   bind_parameters_pricing_nothing(model, origin, out);

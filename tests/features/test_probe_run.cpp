@@ -2166,4 +2166,36 @@ TEST(ProbeRun, BindsTheArgumentOfACallTheOptimiserMergedByEveryCallOfItsCallee) 
   }
 }
 
+// An option parsed in a loop over the command line (options_loop.c: `int n =
+// 10;`, then `-n 500` inside the loop): the source's first value is the
+// parameter's default, and the probes do not watch the loop's assignment; the
+// call `work(n)` passed the run's value, which rebinds it. Run without the
+// option, the default stands. Flops the hand count (two a trip) both ways.
+TEST(ProbeRun, RebindsAnOptionsSourceDefaultThatTheRunsCallsContradict) {
+  const std::string source = OPTIONS_LOOP_SOURCE;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "options_loop.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_EQ(before["parameters"]["n"].value("default", ""), "10") << before["parameters"].dump(1);
+  const fs::path program = build("options_loop_features", true, source);
+  for (const auto& [args, n] : {std::pair{std::vector<std::string>{"-n", "500"}, 500L},
+                                std::pair{std::vector<std::string>{}, 10L}}) {
+    SCOPED_TRACE(n);
+    const fs::path bound = dir / ("options_loop.bound" + std::to_string(n) + ".json");
+    std::vector<std::string> command = {program.string()};
+    command.insert(command.end(), args.begin(), args.end());
+    std::vector<std::string> probe = {"probe", model.string(), "-o", bound.string(), "--"};
+    for (auto& w : mpirun(1, command)) probe.push_back(w);
+    r = perfcast_run(probe, std::chrono::seconds(180));
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    EXPECT_EQ(read_json(bound)["parameters"]["n"].value("default", ""), std::to_string(n)) << r.stdout_text;
+    r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    EXPECT_DOUBLE_EQ(json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>(), 2.0 * n) << r.stdout_text;
+  }
+}
+
 }  // namespace perfcast
