@@ -24,9 +24,6 @@ bool is_comm_world(const llvm::Value* comm) {
   return false;
 }
 
-namespace {
-
-// "rank" or "size" when `call` is MPI_Comm_rank or MPI_Comm_size (C or Fortran binding).
 std::optional<std::string> mpi_query(const llvm::CallBase& call) {
   const llvm::Function* callee = call.getCalledFunction();
   if (!callee || call.arg_size() < 2) return std::nullopt;
@@ -35,6 +32,8 @@ std::optional<std::string> mpi_query(const llvm::CallBase& call) {
   if (name == "MPI_Comm_size" || name == "mpi_comm_size_") return "size";
   return std::nullopt;
 }
+
+namespace {
 
 // Longer functions do more than hand a query on.
 constexpr unsigned kMaxWrapperInstructions = 48;

@@ -26,6 +26,10 @@ namespace perfcast::analyze::detail {
 // Whether a communicator argument is MPI_COMM_WORLD (Open MPI's global; MPICH's constant).
 bool is_comm_world(const llvm::Value* comm);
 
+// "rank" or "size" when `call` is MPI_Comm_rank or MPI_Comm_size (C, or
+// Fortran's binding by reference), which write it through their argument 1.
+std::optional<std::string> mpi_query(const llvm::CallBase& call);
+
 // What a program's own function hands back of MPI_Comm_rank or
 // MPI_Comm_size, "rank" or "size": through its pointer argument `arg` (hypre's
 // `hypre_MPI_Comm_rank(comm, &id)`, which stores the int MPI wrote as a wider

@@ -262,13 +262,7 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
         if (auto* callee = call->getCalledFunction())
           for (unsigned k = 0; k < call->arg_size(); ++k) {
             if (call->getArgOperand(k)->stripPointerCasts() != p) continue;
-            // (mpi_comm_rank_: Fortran's binding, the same argument by reference)
-            if (k == 1 && call->arg_size() >= 2) {
-              if (callee->getName() == "MPI_Comm_rank" || callee->getName() == "mpi_comm_rank_")
-                return ex::var("rank");
-              if (callee->getName() == "MPI_Comm_size" || callee->getName() == "mpi_comm_size_")
-                return ex::var("size");
-            }
+            if (auto query = detail::mpi_query(*call); query && k == 1) return ex::var(*query);
             if (auto query = detail::mpi_query_wrapped(*callee, static_cast<int>(k))) return ex::var(*query);
           }
     // The OpenMP runtime's thread number and worksharing bounds.
