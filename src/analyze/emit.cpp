@@ -230,6 +230,22 @@ std::optional<Expr> BlockEmitter::datatype_bytes(const llvm::Value* dt, const ll
     if (auto b = predefined_datatype_bytes(g->getName().str())) return Expr(*b);
     return std::nullopt;
   }
+  // The datatype a wrapper was handed (`my_allreduce(buf, n, MPI_DOUBLE)`):
+  // the bytes of an element are a parameter of the function, which each call
+  // binds to the size of the datatype it passes (emit_defined_call).
+  if (auto* arg = dyn_cast<Argument>(v); arg && arg->getParent() == &s_.f && !s_.entry) {
+    const unsigned at = arg->getArgNo();
+    if (at < s_.out.all_arguments.size() && s_.out.datatype_arguments.count(at)) return ex::var(s_.out.all_arguments[at]);
+    if (at >= s_.out.all_arguments.size() || !s_.out.all_arguments[at].empty()) return std::nullopt;
+    const auto dn = exprs_.names().debug_names().find(arg);
+    const std::string name =
+        sanitize((dn != exprs_.names().debug_names().end() ? dn->second.name : fmt::format("arg{}", at)) + "_bytes");
+    if (s_.arguments.count(name)) return std::nullopt;
+    s_.out.all_arguments[at] = name;
+    s_.out.datatype_arguments.insert(at);
+    s_.arguments.insert(name);
+    return ex::var(name);
+  }
   // A derived type made in this function: MPI_Type_contiguous(count, old, &t)
   // or MPI_Type_vector(count, blocklength, stride, old, &t).
   if (auto* load = dyn_cast<LoadInst>(v)) {
@@ -448,6 +464,17 @@ void BlockEmitter::emit_defined_call(llvm::CallBase& call, llvm::Function& targe
     if (param.empty() || std::find(fm.parameters.begin(), fm.parameters.end(), param) == fm.parameters.end())
       continue;
     const llvm::Value* passed = call.getArgOperand(a);
+    if (fm.datatype_arguments.count(a)) {  // the bytes of an element of the datatype passed
+      auto bytes = datatype_bytes(passed, scope);
+      if (!bytes) {
+        std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
+        s_.describe(p, fmt::format("bytes of one element of the datatype passed to {} at {}:{}",
+                                   function_source_name(*callee), file_tag(w.file), w.line));
+        bytes = ex::var(p);
+      }
+      n->args.emplace_back(param, *bytes);
+      continue;
+    }
     auto e = passed->getType()->isPointerTy() ? value_by_reference(s_, exprs_, passed, call, scope)
                                               : exprs_.conv_value(passed, scope);
     if (!e) {

@@ -114,6 +114,9 @@ struct FunctionModel {
   int line = 0;
   std::vector<std::string> parameters;  // integer arguments the costs use
   std::vector<std::string> all_arguments;  // integer arguments by position ("" for others)
+  // Positions of the MPI datatypes it is handed: all_arguments names the
+  // bytes of one element, which each call binds to what it passes.
+  std::set<unsigned> datatype_arguments;
   std::set<std::string> loop_vars;
   Items body;
   bool done = false;

@@ -198,6 +198,23 @@ TEST(Analyze, MpiBytesAreElementsTimesDatatypeSize) {
   EXPECT_TRUE(bcast);
 }
 
+TEST(Analyze, TheDatatypeAWrapperIsHandedIsPricedAtEachCallersType) {
+  auto j = analyse_case("datatype_wrapper.c");
+  for (const auto& [name, p] : j["parameters"].items())
+    EXPECT_EQ(name.find("bytes"), std::string::npos) << name << ": " << p.dump();
+  auto m = load(j, "datatype_wrapper");
+  auto c = counts(m, "main", {{"n", 10}}, 0, 4);
+  // The wrapper's one call site: 4 calls of 80, 40, 10 and 160 bytes.
+  double reductions = 0, reduced = 0, broadcast = 0;
+  for (const auto& call : c.mpi) {
+    if (call.op == mpi::Op::Allreduce) reductions += call.calls, reduced += call.calls * call.bytes_per_call;
+    if (call.op == mpi::Op::Bcast) broadcast += call.calls * call.bytes_per_call;
+  }
+  EXPECT_EQ(reductions, 4);
+  EXPECT_EQ(reduced, 80 + 40 + 10 + 160);
+  EXPECT_EQ(broadcast, 40);
+}
+
 TEST(Analyze, TimeLoopBoundedByAGlobalKeepsItsTripCount) {
   auto j = analyse_case("time_loop.c");
   EXPECT_FALSE(j["parameters"].contains("main.loop1.trips")) << j["parameters"].dump();
