@@ -161,44 +161,16 @@
 #include "features/feature_abi.h"
 #include "features/feature_aliases.h"
 #include "features/feature_arguments.h"
-#include "features/feature_switches.h"
+#include "features/feature_call_kinds.h"
 #include "features/feature_code_sites.h"
 #include "features/feature_first_test.h"
 #include "features/feature_keep.h"
+#include "features/feature_switches.h"
 #include "features/feature_variables.h"
 
 using namespace llvm;
 using namespace perfcast::features;
 namespace {
-
-// The count and datatype argument positions of the MPI bindings that move data.
-struct MpiBinding {
-  const char* function;
-  int count, datatype;
-};
-constexpr MpiBinding kMpiBindings[] = {
-#define PERFCAST_MPI_BINDING(function, Id, count, datatype, peer, root) {#function, count, datatype},
-#include "support/mpi_ops.def"
-};
-
-// The binding `name` calls: its C name (MPI_Send), or the Fortran binding's
-// (mpi_send_, as flang and gfortran name it), whose arguments are the C
-// ones' by reference, in the same positions, and an error code after them.
-const MpiBinding* mpi_binding(StringRef name, bool& fortran) {
-  for (const auto& b : kMpiBindings) {
-    if (b.count < 0 || b.datatype < 0) continue;
-    if (name == b.function) {
-      fortran = false;
-      return &b;
-    }
-    if (name.size() == std::strlen(b.function) + 1 && name.ends_with("_") &&
-        name.drop_back().equals_insensitive(b.function) && name == name.lower()) {
-      fortran = true;
-      return &b;
-    }
-  }
-  return nullptr;
-}
 
 // A function's id in the facts of the code: FNV-1a of its linkage name, kept
 // to 53 bits so that a double holds it exactly. perfcast probe computes the
@@ -250,7 +222,14 @@ class FeatureProbes {
           (f.hasExternalLinkage() || f.hasAddressTaken(nullptr, /*IgnoreCallbackUses=*/true)))
         targets.push_back(&f);
     // Before any probe: the variables whose stores the probes may not all see.
-    const perfcast::features::EscapedAddresses escaped = perfcast::features::escaped_addresses(m_);
+    // A probed function's call outside loops: the locals it writes through
+    // their addresses are read once it returns (instrument), no escape.
+    const std::set<const Function*> probed(functions.begin(), functions.end());
+    const perfcast::features::EscapedAddresses escaped =
+        perfcast::features::escaped_addresses(m_, [&](const CallBase& call) {
+          Function* f = const_cast<Function*>(call.getFunction());
+          return probed.count(f) && !fam_->getResult<LoopAnalysis>(*f).getLoopFor(call.getParent());
+        });
     for (Function* f : functions) instrument(*f);
     for (Function* f : library) instrument(*f, /*library=*/true);
     record_escapes(escaped);
@@ -531,24 +510,6 @@ class FeatureProbes {
         if (auto* call = dyn_cast<CallBase>(&inst); leaf && call && !plain_call(*call, tli)) leaf = false;
     return leaves_[&f] = leaf;
   }
-  // "memset", "memcpy" or "memmove" for such a call whose length is not a
-  // constant (the llvm.mem* intrinsics, or the C library's functions called
-  // by name): the analyser names its bytes a parameter, which the probe run's
-  // mean bytes per call binds. Null for any other call.
-  static const char* memory_call_kind(const CallBase& call) {
-    const char* kind = nullptr;
-    if (auto* intrinsic = dyn_cast<MemIntrinsic>(&call)) {
-      kind = isa<MemSetInst>(intrinsic) ? "memset" : isa<MemMoveInst>(intrinsic) ? "memmove" : "memcpy";
-    } else if (const Function* callee = call.getCalledFunction(); callee && callee->isDeclaration()) {
-      StringRef name = callee->getName();
-      for (const char* libc : {"memset", "memcpy", "memmove"})
-        if (name == libc) kind = libc;
-    }
-    if (!kind || call.arg_size() < 3 || isa<Constant>(call.getArgOperand(2)) ||
-        !call.getArgOperand(2)->getType()->isIntegerTy())
-      return nullptr;
-    return kind;
-  }
   bool call_free(const Loop& loop, const TargetLibraryInfo& tli) {
     for (const BasicBlock* bb : loop.blocks())
       for (const Instruction& inst : *bb)
@@ -602,12 +563,14 @@ class FeatureProbes {
           for (BasicBlock* bb : l->blocks()) region_[bb] = l;
     // Decide everything on the unchanged function, then insert.
     struct ValueStore { StoreInst* store; unsigned slot; };
+    struct WrittenLocal { CallBase* call; AllocaInst* local; unsigned slot; };
     struct Branch { BranchInst* branch; unsigned slot; };
     struct SwitchSide { SwitchInst* inst; BasicBlock* dest; unsigned slot; };
     struct MpiCall { CallBase* call; const MpiBinding* binding; unsigned slot; bool fortran; };
     struct MemoryCall { CallBase* call; unsigned slot; };
     struct LoopPlan { Loop* loop; unsigned slot; std::optional<unsigned> exits_slot; SmallVector<BasicBlock*, 2> late; };
     std::vector<ValueStore> stores;
+    std::vector<WrittenLocal> written;
     struct FieldLoad { LoadInst* load; unsigned slot; };
     std::vector<FieldLoad> reads;
     std::vector<Branch> branches;
@@ -666,6 +629,10 @@ class FeatureProbes {
           if (auto slot = field_read_slot(*load)) reads.push_back({load, *slot});
           else if (auto global = global_read_slot(*load)) reads.push_back({load, *global});
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
+          if (!loop && !library)
+            for (const Use& arg : call->args())
+              if (AllocaInst* local = perfcast::features::local_written_by_call(arg))
+                if (auto slot = local_slot(*local)) written.push_back({call, local, *slot});
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
           if (!region_.lookup(&bb) && !library)
@@ -736,6 +703,14 @@ class FeatureProbes {
       ++definitions_[s.slot];
       IRBuilder<> b(s.store->getNextNode());
       record_value(b, s.slot, s.store->getValueOperand());
+    }
+    for (auto& w : written) {  // once the call returns, each local it wrote (a slot once per call)
+      if (std::any_of(&written.front(), &w, [&](const WrittenLocal& o) { return o.call == w.call && o.slot == w.slot; }))
+        continue;
+      ++definitions_[w.slot];
+      auto* invoke = dyn_cast<InvokeInst>(w.call);
+      IRBuilder<> b(invoke ? &*invoke->getNormalDest()->getFirstInsertionPt() : w.call->getNextNode());
+      record_value(b, w.slot, b.CreateLoad(w.local->getAllocatedType(), w.local));
     }
     for (auto& r : reads) {
       IRBuilder<> b(r.load->getNextNode());
@@ -1009,10 +984,7 @@ class FeatureProbes {
     std::string site, name;
     if (auto* alloca = dyn_cast<AllocaInst>(target)) {
       if (alloca->getAllocatedType() != t) return field_slot(store);  // the first field of a struct?
-      DILocalVariable* var = variable_of(alloca);
-      if (!var || var->getName().empty()) return std::nullopt;
-      site = (sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str();
-      name = var->getName().str();
+      return local_slot(*alloca);
     } else if (auto* global = dyn_cast<GlobalVariable>(target)) {
       if (global->getName().starts_with("perfcast.")) return std::nullopt;
       if (global->getValueType() != t) return field_slot(store);  // the first field of a struct?
@@ -1025,6 +997,21 @@ class FeatureProbes {
     if (slot && isa<GlobalVariable>(target) && has_measures(*slot))
       add_code(names_[*slot] + ".symbol", function_id(target->getName()));
     variable_slots_[target] = slot;
+    return slot;
+  }
+
+  // The slot of a named scalar local, or nothing.
+  std::optional<unsigned> local_slot(AllocaInst& alloca) {
+    Type* t = alloca.getAllocatedType();
+    if (!is_scalar(t)) return std::nullopt;
+    auto found = variable_slots_.find(&alloca);
+    if (found != variable_slots_.end()) return found->second;  // named once, kept or not
+    DILocalVariable* var = variable_of(&alloca);
+    if (!var || var->getName().empty()) return std::nullopt;
+    std::optional<unsigned> slot =
+        add_value((sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str(),
+                  var->getName().str(), is_integer(t));
+    variable_slots_[&alloca] = slot;
     return slot;
   }
 

@@ -152,7 +152,19 @@ bool escapes(const Use& use) {
 
 }  // namespace
 
-EscapedAddresses escaped_addresses(Module& m) {
+AllocaInst* local_written_by_call(const Use& use) {
+  const auto* call = dyn_cast<CallBase>(use.getUser());
+  if (!call || !call->isArgOperand(&use) || isa<IntrinsicInst>(call) || !escapes(use)) return nullptr;
+  auto* alloca = dyn_cast<AllocaInst>(use.get()->stripPointerCasts());
+  Type* t = alloca ? alloca->getAllocatedType() : nullptr;
+  if (!t || !((t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy())) return nullptr;
+  if (const auto* invoke = dyn_cast<InvokeInst>(call); invoke && !invoke->getNormalDest()->getSinglePredecessor())
+    return nullptr;
+  DILocalVariable* var = variable_of(alloca);
+  return var && !var->getName().empty() ? alloca : nullptr;
+}
+
+EscapedAddresses escaped_addresses(Module& m, const std::function<bool(const CallBase&)>& read_after) {
   EscapedAddresses out;
   const DataLayout& dl = m.getDataLayout();
   for (Function& f : m) {
@@ -162,6 +174,7 @@ EscapedAddresses escaped_addresses(Module& m) {
         if (!address->getType()->isPointerTy() || isa<Function>(address) || isa<ConstantPointerNull>(address) ||
             !escapes(use))
           continue;
+        if (local_written_by_call(use) && read_after(cast<CallBase>(inst))) continue;
         const Value* object = getUnderlyingObject(address);
         const Value* own = address->stripPointerCasts();
         if (auto* alloca = dyn_cast<AllocaInst>(object); alloca && !alloca->getAllocatedType()->isAggregateType())

@@ -10,6 +10,7 @@
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,10 +54,19 @@ std::optional<FieldRead> field_read(llvm::LoadInst& load, const llvm::DataLayout
 // escaping address is the field's own (an address of the whole struct passed
 // on is not: the callee's stores name the field through the struct's type).
 // Stores through an escaped address are stores the probes cannot attribute.
+// A call that `read_after` accepts (the probes read, once it returns, each
+// scalar local it was handed the address of: local_written_by_call) lets no
+// local escape through that address.
 struct EscapedAddresses {
   llvm::SmallPtrSet<const llvm::Value*, 16> variables;
   std::map<const llvm::DIDerivedType*, std::string> fields;  // the member, its struct's name
 };
-EscapedAddresses escaped_addresses(llvm::Module& m);
+EscapedAddresses escaped_addresses(llvm::Module& m, const std::function<bool(const llvm::CallBase&)>& read_after);
+
+// The named scalar local whose address `use` hands a call that may write
+// through it (`get_range(&lo, &hi)`): what it holds once the call returns is
+// an assignment, which the probes read there. Null for any other use, and for
+// an invoke whose normal destination other edges reach too.
+llvm::AllocaInst* local_written_by_call(const llvm::Use& use);
 
 }  // namespace perfcast::features

@@ -2166,6 +2166,39 @@ TEST(ProbeRun, BindsTheArgumentOfACallTheOptimiserMergedByEveryCallOfItsCallee) 
   }
 }
 
+// Locals a call writes through their addresses (range_by_call.c:
+// `find_range(marks, n, &first, &last)`), no store in the caller assigning
+// them: the probes read them once the call returns, which binds them, and
+// the flops (two a point of the range) and the message's bytes are the hand
+// count's, n/4 to n - n/8.
+TEST(ProbeRun, BindsTheLocalsACallWritesThroughTheirAddresses) {
+  constexpr long n = 800, first = n / 4, last = n - n / 8;
+  const std::string source = RANGE_BY_CALL_SOURCE;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "range_by_call.json", bound = dir / "range_by_call.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  for (const char* name : {"first", "last"}) {
+    ASSERT_TRUE(before["parameters"].contains(name)) << before["parameters"].dump(1);
+    ASSERT_NE(before["parameters"][name].value("description", "").find("after a call wrote it"), std::string::npos)
+        << before["parameters"][name].dump();
+  }
+  const fs::path program = build("range_by_call_features", true, source);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(1, {program.string(), std::to_string(n)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["first"].value("default", ""), std::to_string(first)) << r.stdout_text;
+  EXPECT_EQ(after["parameters"]["last"].value("default", ""), std::to_string(last)) << r.stdout_text;
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json rank = json::parse(r.stdout_text)["ranks"][0];
+  EXPECT_DOUBLE_EQ(rank["flops_double"].get<double>(), 2.0 * (last - first)) << r.stdout_text;
+}
+
 // An option parsed in a loop over the command line (options_loop.c: `int n =
 // 10;`, then `-n 500` inside the loop): the source's first value is the
 // parameter's default, and the probes do not watch the loop's assignment; the
