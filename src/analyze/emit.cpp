@@ -270,6 +270,21 @@ std::optional<Expr> BlockEmitter::datatype_bytes(const llvm::Value* dt, const ll
   return std::nullopt;
 }
 
+// A peer parameter's default: a real neighbour on a ring. Sends go to the
+// next rank, receives come from the one before, so every message the
+// defaults make has its receive (both at the next rank, a simulation
+// deadlocks from 3 ranks up). An array element that sends and receives share
+// (a face's neighbour) keeps the next rank for both.
+std::string BlockEmitter::neighbour_of(bool receive_only) {
+  return receive_only ? "mod(rank + size - 1, size)" : "mod(rank + 1, size)";
+}
+
+void BlockEmitter::note_peer_argument(const Expr& peer, bool receive_only) {
+  if (s_.entry || peer.kind() != ex::Kind::Name || !s_.arguments.count(peer.name())) return;
+  auto [at, added] = s_.out.peer_arguments.emplace(peer.name(), receive_only);
+  if (!added) at->second = at->second && receive_only;
+}
+
 void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope,
                             bool by_reference) {
   auto spec = mpi_specs().find(name);
@@ -325,23 +340,18 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
     auto peer = argument(s.peer);
     if (!peer && !by_reference) peer = ranks_.element_rank(arg, "peer", reader, "mod(rank + 1, size)");
     if (!peer || (peer->is_constant() && peer->kind() == ex::Kind::Integer && peer->int_value() == -1)) {
-      // A call's own peer parameter defaults to a real neighbour on a ring:
-      // sends go to the next rank, receives come from the one before, so every
-      // message the defaults make has its receive (both at the next rank, a
-      // simulation deadlocks from 3 ranks up). An array element that sends and
-      // receives share (a face's neighbour) keeps the next rank for both.
-      const bool receive_only = mpi::facts(n->op).receives && !mpi::facts(n->op).sends;
-      const std::string neighbour = receive_only ? "mod(rank + size - 1, size)" : "mod(rank + 1, size)";
+      // A call's own peer parameter defaults to a real neighbour (neighbour_of).
       std::string p = unique(tag + ".peer");
       s_.describe(p,
                   fmt::format("peer rank of {} at {}:{}, not computable from the code (read from memory or "
                               "MPI_ANY_SOURCE); the default assumes a real neighbour",
                               name, file_tag(w.file), w.line),
-                  neighbour);
+                  neighbour_of(mpi::facts(n->op).receives && !mpi::facts(n->op).sends));
       peer = ex::var(p);
     }
     // Open MPI's MPI_PROC_NULL is -2: negative, as the model wants.
     n->peer = ex::simplify(*peer);
+    note_peer_argument(*n->peer, mpi::facts(n->op).receives && !mpi::facts(n->op).sends);
   }
   if (s.root >= 0) {
     const llvm::Value* arg = call.getArgOperand(s.root);
@@ -477,6 +487,24 @@ void BlockEmitter::emit_defined_call(llvm::CallBase& call, llvm::Function& targe
     }
     auto e = passed->getType()->isPointerTy() ? value_by_reference(s_, exprs_, passed, call, scope)
                                               : exprs_.conv_value(passed, scope);
+    // A peer the callee hands MPI, read from memory here (or MPI_ANY_SOURCE): as a direct call's.
+    if (auto peer = fm.peer_arguments.find(param); peer != fm.peer_arguments.end()) {
+      if (e && e->is_constant() && e->kind() == ex::Kind::Integer && e->int_value() == -1) e.reset();
+      if (!e && !passed->getType()->isPointerTy())
+        e = ranks_.element_rank(passed, "peer", fmt::format("{} at {}:{}", function_source_name(*callee),
+                                                            file_tag(w.file), w.line),
+                                "mod(rank + 1, size)");
+      if (!e) {
+        std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
+        s_.describe(p,
+                    fmt::format("peer rank passed to {} at {}:{}, not computable from the code (read from memory); "
+                                "the default assumes a real neighbour",
+                                function_source_name(*callee), file_tag(w.file), w.line),
+                    neighbour_of(peer->second));
+        e = ex::var(p);
+      }
+      note_peer_argument(*e, peer->second);
+    }
     if (!e) {
       std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
       s_.describe(p, fmt::format("argument {} of the call of {} at {}:{}, read from memory: {}", param,

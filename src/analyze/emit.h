@@ -46,6 +46,9 @@ class BlockEmitter {
   void emit_mpi(llvm::CallBase& call, const std::string& name, Items& items, const llvm::Loop* scope,
                 bool by_reference);
   std::optional<expr::Expr> datatype_bytes(const llvm::Value* dt, const llvm::Loop* scope);
+  static std::string neighbour_of(bool receive_only);
+  // Marks `peer`, when it is one of the function's arguments, as a peer it hands MPI.
+  void note_peer_argument(const expr::Expr& peer, bool receive_only);
 
   FunctionScope& s_;
   ScevToExpr& exprs_;

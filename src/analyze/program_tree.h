@@ -117,6 +117,10 @@ struct FunctionModel {
   // Positions of the MPI datatypes it is handed: all_arguments names the
   // bytes of one element, which each call binds to what it passes.
   std::set<unsigned> datatype_arguments;
+  // The integer arguments it hands MPI as a peer, each true where only
+  // receives take it: a call passing a value read from memory gets the
+  // direct call's default neighbour.
+  std::map<std::string, bool> peer_arguments;
   std::set<std::string> loop_vars;
   Items body;
   bool done = false;

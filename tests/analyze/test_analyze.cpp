@@ -215,6 +215,26 @@ TEST(Analyze, TheDatatypeAWrapperIsHandedIsPricedAtEachCallersType) {
   EXPECT_EQ(broadcast, 40);
 }
 
+TEST(Analyze, APeerAWrapperIsHandedFromMemoryDefaultsToARealNeighbour) {
+  auto j = analyse_case("peer_wrapper.c");
+  for (const auto& [name, p] : j["parameters"].items())
+    if (name != "n") EXPECT_TRUE(p.contains("default")) << name << ": " << p.dump();
+  auto m = load(j, "peer_wrapper");
+  expr::Bindings b{{"n", 10}, {"rank", 1}, {"size", 4}};
+  bind_the_rest(m, b);
+  auto c = counts(m, "main", b, 1, 4);
+  int sends = 0, receives = 0;
+  for (const auto& call : c.mpi) {
+    if (call.op != mpi::Op::Isend && call.op != mpi::Op::Irecv) continue;
+    (call.op == mpi::Op::Isend ? sends : receives) += static_cast<int>(call.calls);
+    ASSERT_TRUE(call.peer.has_value());
+    EXPECT_GE(*call.peer, 0) << "a message to no one at line " << call.line;
+    EXPECT_LT(*call.peer, 4);
+  }
+  EXPECT_EQ(sends, 2);
+  EXPECT_EQ(receives, 2);
+}
+
 TEST(Analyze, TimeLoopBoundedByAGlobalKeepsItsTripCount) {
   auto j = analyse_case("time_loop.c");
   EXPECT_FALSE(j["parameters"].contains("main.loop1.trips")) << j["parameters"].dump();
