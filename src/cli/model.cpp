@@ -84,7 +84,9 @@ void write_events(const EventsArgs& a) {
   if (machine) options.math = &machine->groups.front().math;
   // Each rank's events go to the trace as they are made: a long time loop
   // never sits whole in memory.
-  model::ModelJobSource job(m, a.np, bind_parameters(m, a.params), options);
+  auto parameters = bind_parameters(m, a.params);
+  refuse_paths_the_probe_run_did_not_take(m, a.np, a.params);
+  model::ModelJobSource job(m, a.np, parameters, options);
 
   events::TraceMetadata meta;
   meta.program = m.program.empty() ? a.model_file : m.program;

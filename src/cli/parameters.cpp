@@ -1,9 +1,11 @@
 #include "cli/parameters.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
+#include "model/probe_paths.h"
 #include "support/error.h"
 
 namespace perfcast::cli {
@@ -49,6 +51,29 @@ std::map<std::string, expr::Value> bind_parameters(model::ProgramModel& model, c
     it->default_value = e;  // evaluated per rank, with rank, size and the parameters before it
   }
   return parse_parameters(constants);
+}
+
+void refuse_paths_the_probe_run_did_not_take(const model::ProgramModel& model, int np,
+                                             const std::vector<std::string>& params) {
+  std::set<std::string> given;
+  for (const auto& p : params) given.insert(split(p).first);
+  const std::vector<std::string> off = model::read_off_the_probed_paths(model, np, given);
+  if (off.empty()) return;
+  int probed = 0;
+  std::string names;
+  for (std::size_t i = 0; i < off.size() && i < 5; ++i) {
+    names += (i ? ", " : "") + off[i];
+    for (const auto& q : model.parameters)
+      if (q.name == off[i]) probed = model::ranks_left_unread(q);
+  }
+  if (off.size() > 5) names += fmt::format(" and {} more", off.size() - 5);
+  throw UserError(fmt::format("{} ranks read {} parameter{} that the probe run on {} process{} bound as read on no "
+                              "path it took: {}",
+                              np, off.size(), off.size() == 1 ? "" : "s", probed, probed == 1 ? "" : "es", names),
+                  {},
+                  fmt::format("probe at {} ranks ('perfcast probe MODEL -o OUT -- mpirun -n {} ...'), or bind them "
+                              "with --param",
+                              np, np));
 }
 
 std::map<std::string, expr::Value> parse_parameters(const std::vector<std::string>& params) {

@@ -24,6 +24,12 @@ std::map<std::string, expr::Value> parse_parameters(const std::vector<std::strin
 // does not have.
 std::map<std::string, expr::Value> bind_parameters(model::ProgramModel& model, const std::vector<std::string>& params);
 
+// Refuses (UserError) a job of `np` ranks that reads a parameter a probe run
+// on another process count bound as read on no path it took and `params` do
+// not bind (model/probe_paths.h): its value is no measure there.
+void refuse_paths_the_probe_run_did_not_take(const model::ProgramModel& model, int np,
+                                             const std::vector<std::string>& params);
+
 // `params` with each of `replacements` (NAME=VALUE, given with `flag`) in
 // place of the one of its name, or added: a baseline's parameters from the
 // run's. Throws UserError for a replacement that is not NAME=VALUE or names a

@@ -96,6 +96,7 @@ void add_predict_command(CLI::App& app) {
           bind_parameters(*baseline_model, with_replaced(a->params, a->baseline_params, "--baseline-param"));
     }
     auto parameters = bind_parameters(m, a->params);
+    refuse_paths_the_probe_run_did_not_take(m, a->np, a->params);
     // Composed with the values every rank shares in place: a large program's
     // counts stay numbers instead of growing expressions (model/specialise.h).
     // A timed part fixes only what the run and its baseline share.

@@ -18,6 +18,7 @@
 #include "model/probe_indirect.h"
 #include "model/probe_loop_sizes.h"
 #include "model/probe_memory_bytes.h"
+#include "model/probe_paths.h"
 #include "model/probe_loop_trips.h"
 #include "model/probe_regions.h"
 #include "model/probe_selectors.h"
@@ -411,7 +412,7 @@ void bind_recursion(const ProbeRun& run, Coverage::Loop& l, Parameter* p, const 
     f.status = "no probe of a recursive function defined there (is its cycle of calls within one source file?)";
   else if (*entries == 0) {
     // Never entered at the probe's input: 0 invocations is what the run measured.
-    bind_measure(*p, 0, origin + ", never reached there");
+    bind_measure(*p, 0, origin + kNeverReached);
     l.probe_not_reached = true;
     f.value = 0;
     f.status = "not reached by the probe run: 0";
@@ -451,7 +452,7 @@ void bind_virtual_share(const ProbeRun& run, const Coverage& c, Coverage::Loop& 
   else if (!entries || !each)
     f.status = "no probe of one of the call's overrides (each counted at its definition, one override a line)";
   else if (total == 0) {
-    bind_measure(*p, 0, origin + ", never reached there");
+    bind_measure(*p, 0, origin + kNeverReached);
     l.probe_not_reached = true;
     f.value = 0;
     f.status = "not reached by the probe run: 0";
@@ -600,103 +601,6 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
   return loops;
 }
 
-// The names the code the run may have executed reads, once the run's
-// measures are in (`known`): from the entry, every item's expressions, each
-// called function's once; not a branch's side weighed 0 (the run never took
-// it), nor the side a condition the known values decide rules out (a flag the
-// input set, as predict evaluates it), nor the body of a loop of 0 trips
-// (never entered). A condition on the rank, or on a parameter still unbound,
-// keeps both sides. A callee's loop whose trips are its own argument is walked
-// whatever the caller passes.
-std::set<std::string> names_read_on_paths_taken(const ProgramModel& model, const expr::Substitution& known) {
-  std::set<std::string> names, walked;
-  auto read = [&](const Expr& e) { names.merge(expr::free_names(e)); };
-  auto constant = [&](const Expr& e) -> std::optional<double> {
-    Expr s = expr::simplify(expr::substitute(e, known));
-    return s.is_constant() ? std::optional<double>(s.real_value()) : std::nullopt;
-  };
-  auto is_zero = [&](const Expr& e) { return constant(e) == 0.0; };
-  std::vector<std::string> todo = {model.entry};
-  std::function<void(const Items&)> walk = [&](const Items& items) {
-    for (const Item& item : items) {
-      if (const auto* c = std::get_if<ComputeItem>(&item.body)) {
-        for (const Expr* e :
-             {&c->flops_double, &c->flops_single, &c->loads, &c->stores, &c->load_bytes, &c->store_bytes})
-          read(*e);
-        for (const auto& [name, calls] : c->math_calls) read(calls);
-      } else if (const auto* l = std::get_if<LoopItem>(&item.body)) {
-        read(l->trip_count);
-        if (is_zero(l->trip_count)) continue;
-        if (l->working_set_bytes) read(*l->working_set_bytes);
-        if (l->footprint) read(l->footprint->bytes), read(l->footprint->load_bytes), read(l->footprint->store_bytes);
-        for (const auto& offsets : l->stream_offsets)
-          for (const Expr& e : offsets) read(e);
-        if (l->cycles_per_iteration) read(*l->cycles_per_iteration);
-        if (l->overhead_cycles_per_iteration) read(*l->overhead_cycles_per_iteration);
-        walk(l->body);
-      } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-        if (b->condition) {
-          read(*b->condition);
-          std::optional<double> decided = constant(*b->condition);
-          if (!decided || *decided != 0) walk(b->then_items);
-          if (!decided || *decided == 0) walk(b->else_items);
-        } else {
-          if (b->probability != 0) walk(b->then_items);
-          if (b->probability != 1) walk(b->else_items);
-        }
-      } else if (const auto* call = std::get_if<CallItem>(&item.body)) {
-        for (const auto& [param, arg] : call->args) read(arg);
-        // Unbound, it prices nothing yet, but its arguments will once bound.
-        for (const auto& arg : call->positional_args)
-          if (arg && call->function.empty()) read(*arg);
-        if (!call->function.empty()) todo.push_back(call->function);
-      } else if (const auto* m = std::get_if<MpiItem>(&item.body)) {
-        read(m->count), read(m->bytes);
-        for (const auto* e : {&m->peer, &m->root, &m->level})
-          if (*e) read(**e);
-      }
-    }
-  };
-  while (!todo.empty()) {
-    const std::string name = todo.back();
-    todo.pop_back();
-    auto fn = model.functions.find(name);
-    if (fn == model.functions.end() || !walked.insert(name).second) continue;
-    walk(fn->second.body);
-  }
-  return names;
-}
-
-// A required parameter read only where the run never went (in a function no
-// call reaches, on a side the run never took or that the bound values rule
-// out, in a loop it never entered) prices nothing at the run's input: like an
-// unreached loop's trips, not one the user should have to find. Bound, after
-// everything else so the measures decide which paths the run took, to 0, or
-// to 1 where it divides (any value prices nothing there, and predict must be
-// able to evaluate the side it weighs 0).
-void bind_parameters_on_no_path_taken(ProgramModel& model, const std::string& origin, std::vector<ProbeFinding>& out) {
-  if (!model.functions.count(model.entry)) return;
-  expr::Substitution known;
-  for (const Parameter& p : model.parameters)
-    if (p.default_value && p.default_value->is_constant()) known.emplace(p.name, *p.default_value);
-  std::set<std::string> needed = names_read_on_paths_taken(model, known);
-  // A default that is an expression needs the parameters it names.
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const Parameter& p : model.parameters)
-      if (p.default_value && needed.count(p.name))
-        for (const auto& name : expr::free_names(*p.default_value)) grew |= needed.insert(name).second;
-  }
-  const std::set<std::string> dividing = names_dividing(model);
-  for (Parameter& p : model.parameters) {
-    if (p.default_value || needed.count(p.name)) continue;
-    const bool divides = dividing.count(p.name) > 0;
-    bind_measure(p, divides ? 1 : 0, origin + ", on no path the run took");
-    out.push_back({ProbeFinding::Kind::Value, "", p.name, divides ? 1.0 : 0.0,
-                   divides ? "on no path the probe run took (read only where it never went): 1, as it divides"
-                           : "on no path the probe run took (read only where it never went): 0"});
-  }
-}
 }  // namespace
 
 std::string probe_origin(const ProbeRun& run) {
@@ -764,7 +668,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       // At the probe's input the loop ran no iteration at all: 0 is what the
       // run measured, and a parameter on a path the run never takes is not
       // one the user should have to find.
-      bind_measure(*p, 0, origin + ", never reached there");
+      bind_measure(*p, 0, origin + kNeverReached);
       l.probe_not_reached = true;
       f.value = 0;
       f.status = "not reached by the probe run: 0";
@@ -1112,7 +1016,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // With main's values in (argc): a source's first value the run's calls contradict.
   rebind_defaults_the_run_contradicts(model, run, origin, out);
   bind_indirect_calls(model, run, origin, out);
-  bind_parameters_on_no_path_taken(model, origin, out);
+  bind_parameters_on_no_path_taken(model, origin, run.ranks, out);
   bind_parameters_pricing_nothing(model, origin, out);
   c.probe_run = fmt::format("`{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");
   return out;

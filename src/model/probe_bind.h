@@ -72,6 +72,10 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
 // "probe run: `CMD` on N ranks": the origin written on what a run bound.
 std::string probe_origin(const ProbeRun& run);
 
+// The origin's words, after a probe run's, for a measure of a site the run
+// never reached (0 trips, bytes or share).
+inline constexpr const char* kNeverReached = ", never reached there";
+
 // Helpers of the binders (probe_bind, probe_values): `value` as `p`'s default
 // with `origin` (a fractional one drops `integer`); the analyser's tag of a
 // source file in descriptions (its name without the folder, each character

@@ -96,7 +96,7 @@ std::vector<ProbeFinding> bind_size_per_loop(ProgramModel& model, Parameter& siz
         tagged(loop.site), name, name);
     own.integer = size.integer;
     const double trips = loop.entries > 0 ? rounded(loop.trips) : 0;
-    bind_measure(own, trips, loop.entries > 0 ? origin : origin + ", never reached there");
+    bind_measure(own, trips, loop.entries > 0 ? origin : origin + kNeverReached);
     if (substitute_at_line(fn->second.body, loop.line, name, {{name, expr::parse(own.name)}}) == 0) continue;
     iterations += loop.entries * loop.trips;
     arrivals += loop.entries;

@@ -129,7 +129,7 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
       filled = fill_bytes_per_call(run, *at, out.status);
     }
     if (filled) {
-      bind_measure(p, *filled, *filled == 0 ? origin + ", never reached there" : origin);
+      bind_measure(p, *filled, *filled == 0 ? origin + kNeverReached : origin);
       out.value = *filled;
     } else if (out.status.empty()) {
       out.status = "no probe of that call at that line (was the program built with perfcast cc --features from these "
@@ -139,7 +139,7 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
     out.status = "no probe of that call at that line (was the program built with perfcast cc --features from these "
                  "sources?)";
   } else if (calls == 0) {
-    bind_measure(p, 0, origin + ", never reached there");
+    bind_measure(p, 0, origin + kNeverReached);
     out.value = 0;
     out.status = "not reached by the probe run: 0";
   } else {

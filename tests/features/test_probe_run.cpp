@@ -2199,6 +2199,70 @@ TEST(ProbeRun, BindsTheLocalsACallWritesThroughTheirAddresses) {
   EXPECT_DOUBLE_EQ(rank["flops_double"].get<double>(), 2.0 * (last - first)) << r.stdout_text;
 }
 
+// Work only a run of several processes does (size_paths.c: `if (size > 1)
+// exchange(...)`, whose halo width is read inside): a probe run on 1 process
+// binds the width for 1 process only (0: no path it took reads it), so a
+// prediction at 1 rank needs nothing from the user and one at 2 ranks from
+// that model is refused unless the user binds it; a probe run on 2 processes
+// measures it. Flops the hand count: n a rank, 2 more a point of the halo.
+TEST(ProbeRun, BindsWhatOnlyAnotherProcessCountReadsForTheRunsCountOnly) {
+  constexpr long n = 1000, halo = 10;
+  const std::string source = SIZE_PATHS_SOURCE;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "size_paths.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  std::string width;
+  for (const auto& [name, p] : before["parameters"].items())
+    if (name.find("halo") != std::string::npos && !p.contains("default")) width = name;
+  ASSERT_FALSE(width.empty()) << before["parameters"].dump(1);
+  const fs::path program = build("size_paths_features", true, source);
+  auto probe = [&](int ranks) {
+    const fs::path bound = dir / ("size_paths.bound" + std::to_string(ranks) + ".json");
+    std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+    for (auto& w : mpirun(ranks, {program.string(), std::to_string(n), std::to_string(halo)})) args.push_back(w);
+    auto run = perfcast_run(args, std::chrono::seconds(180));
+    EXPECT_EQ(run.exit_code, 0) << run.stdout_text << run.stderr_text;
+    return bound;
+  };
+  auto flops = [&](const fs::path& bound, int np, std::vector<std::string> extra = {}) -> std::optional<double> {
+    std::vector<std::string> args = {"predict", bound.string(), "--machine", "polus", "--np", std::to_string(np),
+                                     "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto run = perfcast_run(args);
+    if (run.exit_code != 0) {
+      EXPECT_NE(run.stderr_text.find(width), std::string::npos) << run.stderr_text;
+      EXPECT_NE(run.stderr_text.find("probe at 2 ranks"), std::string::npos) << run.stderr_text;
+      return std::nullopt;
+    }
+    return json::parse(run.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  };
+  const fs::path one = probe(1);
+  const json bound1 = read_json(one)["parameters"];
+  EXPECT_EQ(bound1[width].value("default", ""), "0") << bound1[width].dump();
+  EXPECT_EQ(flops(one, 1), double(n));
+  EXPECT_EQ(flops(one, 2), std::nullopt) << "a prediction at 2 ranks priced a width no run measured";
+  const fs::path two = probe(2);
+  const json bound2 = read_json(two)["parameters"];
+  EXPECT_EQ(bound2[width].value("default", ""), std::to_string(halo));
+  EXPECT_EQ(flops(two, 2), double(n + 2 * halo));
+  // The width, and the exchange's loop, which the 1-process run never
+  // entered: bound by the user (to what the run on 2 measured), the 1-process
+  // model predicts at 2 ranks, the loop's guard, which no run of it reached,
+  // at its guessed probability.
+  std::vector<std::string> given;
+  for (const auto& [name, p] : bound1.items())
+    if (p.value("origin", "").find("process count 1") != std::string::npos)
+      given.insert(given.end(), {"--param", name + "=" + bound2[name].value("default", "?")});
+  EXPECT_NE(std::find(given.begin(), given.end(), width + "=" + std::to_string(halo)), given.end()) << bound1.dump(1);
+  const auto given_flops = flops(one, 2, given);
+  ASSERT_TRUE(given_flops.has_value());
+  EXPECT_GT(*given_flops, double(n));
+  EXPECT_LE(*given_flops, double(n + 2 * halo));
+}
+
 // An option parsed in a loop over the command line (options_loop.c: `int n =
 // 10;`, then `-n 500` inside the loop): the source's first value is the
 // parameter's default, and the probes do not watch the loop's assignment; the
