@@ -383,6 +383,14 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
                 "tests the completion a polling loop waits for: the pass priced is the one that finds it";
     } else if (auto cond = exprs_.conv_bool(br->getCondition(), scope)) {
       n->condition = ex::simplify(*cond);
+      // Where its sides start: a probe run prices the test by its measure
+      // where no value it reads could be bound (probe_unbound_tests.h).
+      n->then_line = side_line(*br, 0, nullptr);
+      n->else_line = side_line(*br, 1, nullptr);
+      if (n->then_line && n->then_line == n->else_line) {
+        n->then_line = side_line(*br, 0, scope);
+        n->else_line = side_line(*br, 1, scope);
+      }
     } else {
       // The vectoriser's run-time checks (aliasing, wrapping) pass in any code
       // that vectorises profitably: the vector path is taken.

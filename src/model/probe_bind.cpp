@@ -22,6 +22,7 @@
 #include "model/probe_loop_trips.h"
 #include "model/probe_regions.h"
 #include "model/probe_selectors.h"
+#include "model/probe_unbound_tests.h"
 #include "model/probe_unpriced.h"
 #include "model/probe_values.h"
 #include "support/error.h"
@@ -825,12 +826,12 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // run's counts, not folded at its mean (probe_selectors.h).
   unfold_equality_tests(model, varied_source_values(model, run));
   unfold_argument_tests(model, varied_arguments(model, run));
-  for (Coverage::Branch& b : c.guessed_branches) {
+  // One guessed branch by the run's measures at its line; the finding says how.
+  auto bind_branch = [&](Coverage::Branch& b) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
     if (b.why.starts_with(kEqualityTestWhy)) {
       bind_equality_test(model, run, b, origin, f);
-      out.push_back(std::move(f));
-      continue;
+      return f;
     }
     const std::string at = feature_site(b.site);
     const auto own = own_feature(run, at, "branch", "taken", b.function);
@@ -930,8 +931,9 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.value = b.probe_probability;
       f.status = bound_status(o);
     }
-    out.push_back(std::move(f));
-  }
+    return f;
+  };
+  for (Coverage::Branch& b : c.guessed_branches) out.push_back(bind_branch(b));
 
   // Bytes of memset/memcpy/memmove calls (bind_memory_bytes).
   for (Parameter& p : model.parameters) {
@@ -1016,6 +1018,39 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // With main's values in (argc): a source's first value the run's calls contradict.
   rebind_defaults_the_run_contradicts(model, run, origin, out);
   bind_indirect_calls(model, run, origin, out);
+  // A test that reads what is still required, by how often the run took it
+  // where it measured it (probe_unbound_tests.h); left as stated elsewhere.
+  std::set<std::string> unbound;
+  for (const Parameter& p : model.parameters)
+    if (!p.default_value) unbound.insert(p.name);
+  for (UnboundTest& t : tests_reading(model, unbound)) {
+    std::set<std::string> files = files_of(c, t.function);
+    if (files.empty()) {  // the file of the locals it reads (their declarations' tags), where a test is probed there
+      std::set<std::string> tags;
+      static const std::regex local(R"(^source variable [^ ]+ of .*? \(([A-Za-z0-9_]+):[0-9]+\))");
+      for (const Parameter& p : model.parameters) {
+        std::smatch m;
+        if (unbound.count(p.name) && expr::free_names(*t.condition).count(p.name) &&
+            std::regex_search(p.description, m, local))
+          tags.insert(m[1]);
+      }
+      const std::string suffix = fmt::format(":{}:branch.taken", t.line);
+      for (const auto& [name, value] : run.features)
+        if (const std::string file = name.substr(0, name.size() - std::min(name.size(), suffix.size()));
+            name.ends_with(suffix) && tags.count(file_tag(file)))
+          files.insert(file);
+    }
+    if (files.size() != 1) continue;
+    drop_condition(t);
+    c.guessed_branches.push_back({t.function, fmt::format("{}:{}", *files.begin(), t.line), 0.5, kUnboundTestWhy});
+    ProbeFinding f = bind_branch(c.guessed_branches.back());
+    if (!f.value) {
+      restore(t);
+      c.guessed_branches.pop_back();
+      continue;
+    }
+    out.push_back(std::move(f));
+  }
   bind_parameters_on_no_path_taken(model, origin, run.ranks, out);
   bind_parameters_pricing_nothing(model, origin, out);
   c.probe_run = fmt::format("`{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");

@@ -2265,6 +2265,44 @@ TEST(ProbeRun, BindsWhatOnlyAnotherProcessCountReadsForTheRunsCountOnly) {
   EXPECT_LE(*given_flops, double(n + 2 * halo));
 }
 
+// A variable assigned at two places with values that varied, then tested
+// (two_definitions.c: `lo` from one of two bounds, `if (lo > n / 2)` runs the
+// work): no one value of it is the one tested, so the probe leaves it, and
+// prices the test by how often the run took it instead (1 of 3 passes). Then
+// nothing the prediction prices reads it. Flops the hand count (2 a point of
+// the one pass that works) and callgrind's.
+TEST(ProbeRun, PricesATestOfAValueItCouldNotBindByHowOftenTheRunTookIt) {
+  constexpr long n = 1000;
+  const std::string source = TWO_DEFINITIONS_SOURCE;
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  const fs::path model = dir / "two_definitions.json", bound = dir / "two_definitions.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("pass.lo")) << before["parameters"].dump(1);
+  const fs::path program = build("two_definitions_features", true, source);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(1, {program.string(), std::to_string(n)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("assigned at 2 places"), std::string::npos) << r.stdout_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(required(after), 0) << after["parameters"].dump(1);
+  bool priced = false;
+  for (const auto& b : after["coverage"]["guessed_branches"])
+    priced |= b.value("why", "").find("could not bind") != std::string::npos && b.contains("probe_probability") &&
+              std::abs(b["probe_probability"].get<double>() - 1.0 / 3) < 1e-9;
+  EXPECT_TRUE(priced) << after["coverage"]["guessed_branches"].dump(1);
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  EXPECT_DOUBLE_EQ(model_flops, 2.0 * n);
+  fs::path plain = build("two_definitions_plain", false, source);
+  const double counted = counted_flops({plain.string(), std::to_string(n)});
+  EXPECT_NEAR(model_flops, counted, 0.02 * counted);
+}
+
 // An option parsed in a loop over the command line (options_loop.c: `int n =
 // 10;`, then `-n 500` inside the loop): the source's first value is the
 // parameter's default, and the probes do not watch the loop's assignment; the

@@ -1,0 +1,62 @@
+#include "model/probe_unbound_tests.h"
+
+#include <algorithm>
+#include <map>
+
+#include "support/expr.h"
+
+namespace perfcast::model {
+
+namespace {
+
+struct AtLine {
+  int tests = 0, loops = 0;
+  BranchItem* reading = nullptr;  // the test that reads an unbound name (one is all a line may have)
+};
+
+void collect(Items& items, const std::set<std::string>& unbound, std::map<int, AtLine>& lines) {
+  for (Item& item : items) {
+    if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      ++lines[item.line].loops;
+      collect(l->body, unbound, lines);
+    } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      AtLine& at = lines[item.line];
+      ++at.tests;
+      if (b->condition && !b->share && (b->then_line || b->else_line) &&
+          item.note.find("inlined from") == std::string::npos) {
+        const std::set<std::string> names = expr::free_names(*b->condition);
+        const bool reads = std::any_of(names.begin(), names.end(), [&](const auto& n) { return unbound.count(n); });
+        if (reads && !names.count("rank")) at.reading = b;
+      }
+      collect(b->then_items, unbound, lines);
+      collect(b->else_items, unbound, lines);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<UnboundTest> tests_reading(ProgramModel& model, const std::set<std::string>& unbound) {
+  std::vector<UnboundTest> out;
+  if (unbound.empty()) return out;
+  for (auto& [name, fn] : model.functions) {
+    std::map<int, AtLine> lines;
+    collect(fn.body, unbound, lines);
+    for (const auto& [line, at] : lines)
+      if (line > 0 && at.reading && at.tests == 1 && at.loops == 0)
+        out.push_back({name, line, at.reading, at.reading->condition});
+  }
+  return out;
+}
+
+void drop_condition(UnboundTest& t) {
+  t.branch->condition.reset();
+  t.branch->probability = 0.5;
+}
+
+void restore(UnboundTest& t) {
+  t.branch->condition = t.condition;
+  t.branch->probability = 0.5;
+}
+
+}  // namespace perfcast::model

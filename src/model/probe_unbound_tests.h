@@ -1,0 +1,40 @@
+// Tests of values no probe measure bound (docs/program-model.md, "Probe
+// runs"). A test the model states (`if (cnt > 0)`, `if (addlvl == -1)`)
+// whose condition reads a parameter the run left required (a count a loop
+// computed, a variable assigned at several places with values that varied) is
+// priced, where the run measured that test, by how often it was taken: its
+// condition is dropped and it becomes a guessed branch, which the branch
+// binder prices at its line's measure like any other. Only a line of its
+// function with that one test and no loop (the test of a loop's guard is the
+// loop's), whose sides' first lines the analyser recorded (which way the
+// optimised code tests it), and that does not read the rank (whose sides the
+// ranks take apart, which a count summed over the ranks cannot say).
+#pragma once
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/program_model.h"
+
+namespace perfcast::model {
+
+// Why the coverage lists such a test as a guessed branch.
+inline constexpr const char* kUnboundTestWhy =
+    "its test reads a value the probe run could not bind: priced by how often the run took it";
+
+struct UnboundTest {
+  std::string function;
+  int line = 0;
+  BranchItem* branch = nullptr;
+  std::optional<Expr> condition;  // as the analyser stated it, for restore()
+};
+
+// Such tests of `model`'s functions reading a name of `unbound`.
+std::vector<UnboundTest> tests_reading(ProgramModel& model, const std::set<std::string>& unbound);
+
+// The test as a guessed branch (condition dropped, probability 0.5), and back.
+void drop_condition(UnboundTest& t);
+void restore(UnboundTest& t);
+
+}  // namespace perfcast::model
