@@ -280,8 +280,20 @@ std::string BlockEmitter::neighbour_of(bool receive_only) {
 }
 
 void BlockEmitter::note_peer_argument(const Expr& peer, bool receive_only) {
-  if (s_.entry || peer.kind() != ex::Kind::Name || !s_.arguments.count(peer.name())) return;
-  auto [at, added] = s_.out.peer_arguments.emplace(peer.name(), receive_only);
+  if (s_.entry) return;
+  // The argument itself, or through width casts (a 64-bit index handed to MPI's int).
+  const std::set<std::string> names = ex::free_names(peer);
+  if (names.size() != 1 || !s_.arguments.count(*names.begin())) return;
+  const std::string& argument = *names.begin();
+  for (long long value : {0LL, 1LL, 7LL, 4096LL}) {
+    try {
+      const ex::Value v = ex::evaluate(peer, {{argument, ex::Value(value)}});
+      if (v.real() != static_cast<double>(value)) return;
+    } catch (const std::exception&) {
+      return;
+    }
+  }
+  auto [at, added] = s_.out.peer_arguments.emplace(argument, receive_only);
   if (!added) at->second = at->second && receive_only;
 }
 

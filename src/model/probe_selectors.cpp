@@ -94,8 +94,10 @@ void unfold(Items& items, const std::string& function, const std::string& fallba
           clamp_guarded_loops(*b->condition, b->then_items);
           b->condition.reset();
           b->probability = 0.5;
-          if (!b->then_line) b->then_line = first_line(b->then_items);
-          if (!b->else_line) b->else_line = first_line(b->else_items);
+          // Each side by its first item's line, not by where the optimised
+          // code's side starts (an empty side's is the join's, which the other reaches too).
+          b->then_line = first_line(b->then_items);
+          b->else_line = first_line(b->else_items);
           item.note = item.note.empty() ? note_of(test) : item.note + "; " + note_of(test);
           // A local's tests are in its own file, where its probe is; others'
           // in the file of the function's other sites.
