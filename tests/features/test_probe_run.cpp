@@ -87,6 +87,38 @@ fs::path build(const std::string& name, bool features, const std::string& source
   return program;
 }
 
+// The folder these tests write their models and programs to.
+fs::path probe_dir() {
+  fs::path dir = scratch() / "probe_run";
+  fs::create_directories(dir);
+  return dir;
+}
+
+// `perfcast analyze SOURCE -o MODEL --no-mca`.
+measure::ProcessResult analyse(const std::string& source, const fs::path& model) {
+  return perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+}
+
+// `perfcast probe MODEL -o BOUND -- mpirun -n RANKS PROGRAM...`.
+measure::ProcessResult probe(const fs::path& model, const fs::path& bound, int ranks,
+                             const std::vector<std::string>& program) {
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(ranks, program)) args.push_back(w);
+  return perfcast_run(args, std::chrono::seconds(180));
+}
+
+// `perfcast predict BOUND --np NP --json` with `extra` arguments on the
+// bundled Power8 cluster: its result, rank 0's flops where it predicted.
+measure::ProcessResult predict(const fs::path& bound, int np, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"predict", bound.string(), "--machine", "polus", "--np", std::to_string(np),
+                                   "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return perfcast_run(args);
+}
+double rank0_flops(const measure::ProcessResult& predicted) {
+  return json::parse(predicted.stdout_text)["ranks"][0]["flops_double"].get<double>();
+}
+
 TEST(ProbeRun, BindsTheTripsAndBranchTheSourceCannotSay) {
   fs::path dir = scratch() / "probe_run";
   fs::create_directories(dir);
@@ -2176,10 +2208,8 @@ TEST(ProbeRun, BindsTheArgumentOfACallTheOptimiserMergedByEveryCallOfItsCallee) 
 TEST(ProbeRun, BindsTheLocalsACallWritesThroughTheirAddresses) {
   constexpr long n = 800, first = n / 4, last = n - n / 8;
   const std::string source = RANGE_BY_CALL_SOURCE;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
-  const fs::path model = dir / "range_by_call.json", bound = dir / "range_by_call.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  const fs::path model = probe_dir() / "range_by_call.json", bound = probe_dir() / "range_by_call.bound.json";
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   for (const char* name : {"first", "last"}) {
@@ -2188,17 +2218,14 @@ TEST(ProbeRun, BindsTheLocalsACallWritesThroughTheirAddresses) {
         << before["parameters"][name].dump();
   }
   const fs::path program = build("range_by_call_features", true, source);
-  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
-  for (auto& w : mpirun(1, {program.string(), std::to_string(n)})) args.push_back(w);
-  r = perfcast_run(args, std::chrono::seconds(180));
+  r = probe(model, bound, 1, {program.string(), std::to_string(n)});
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   const json after = read_json(bound);
   EXPECT_EQ(after["parameters"]["first"].value("default", ""), std::to_string(first)) << r.stdout_text;
   EXPECT_EQ(after["parameters"]["last"].value("default", ""), std::to_string(last)) << r.stdout_text;
-  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json"});
+  r = predict(bound, 1);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  const json rank = json::parse(r.stdout_text)["ranks"][0];
-  EXPECT_DOUBLE_EQ(rank["flops_double"].get<double>(), 2.0 * (last - first)) << r.stdout_text;
+  EXPECT_DOUBLE_EQ(rank0_flops(r), 2.0 * (last - first)) << r.stdout_text;
 }
 
 // Work only a run of several processes does (size_paths.c: `if (size > 1)
@@ -2210,10 +2237,8 @@ TEST(ProbeRun, BindsTheLocalsACallWritesThroughTheirAddresses) {
 TEST(ProbeRun, BindsWhatOnlyAnotherProcessCountReadsForTheRunsCountOnly) {
   constexpr long n = 1000, halo = 10;
   const std::string source = SIZE_PATHS_SOURCE;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
-  const fs::path model = dir / "size_paths.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  const fs::path model = probe_dir() / "size_paths.json";
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   std::string width;
@@ -2221,32 +2246,27 @@ TEST(ProbeRun, BindsWhatOnlyAnotherProcessCountReadsForTheRunsCountOnly) {
     if (name.find("halo") != std::string::npos && !p.contains("default")) width = name;
   ASSERT_FALSE(width.empty()) << before["parameters"].dump(1);
   const fs::path program = build("size_paths_features", true, source);
-  auto probe = [&](int ranks) {
-    const fs::path bound = dir / ("size_paths.bound" + std::to_string(ranks) + ".json");
-    std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
-    for (auto& w : mpirun(ranks, {program.string(), std::to_string(n), std::to_string(halo)})) args.push_back(w);
-    auto run = perfcast_run(args, std::chrono::seconds(180));
+  auto probed = [&](int ranks) {
+    const fs::path bound = probe_dir() / ("size_paths.bound" + std::to_string(ranks) + ".json");
+    auto run = probe(model, bound, ranks, {program.string(), std::to_string(n), std::to_string(halo)});
     EXPECT_EQ(run.exit_code, 0) << run.stdout_text << run.stderr_text;
     return bound;
   };
   auto flops = [&](const fs::path& bound, int np, std::vector<std::string> extra = {}) -> std::optional<double> {
-    std::vector<std::string> args = {"predict", bound.string(), "--machine", "polus", "--np", std::to_string(np),
-                                     "--json"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    auto run = perfcast_run(args);
+    auto run = predict(bound, np, extra);
     if (run.exit_code != 0) {
       EXPECT_NE(run.stderr_text.find(width), std::string::npos) << run.stderr_text;
       EXPECT_NE(run.stderr_text.find("probe at 2 ranks"), std::string::npos) << run.stderr_text;
       return std::nullopt;
     }
-    return json::parse(run.stdout_text)["ranks"][0]["flops_double"].get<double>();
+    return rank0_flops(run);
   };
-  const fs::path one = probe(1);
+  const fs::path one = probed(1);
   const json bound1 = read_json(one)["parameters"];
   EXPECT_EQ(bound1[width].value("default", ""), "0") << bound1[width].dump();
   EXPECT_EQ(flops(one, 1), double(n));
   EXPECT_EQ(flops(one, 2), std::nullopt) << "a prediction at 2 ranks priced a width no run measured";
-  const fs::path two = probe(2);
+  const fs::path two = probed(2);
   const json bound2 = read_json(two)["parameters"];
   EXPECT_EQ(bound2[width].value("default", ""), std::to_string(halo));
   EXPECT_EQ(flops(two, 2), double(n + 2 * halo));
@@ -2274,17 +2294,13 @@ TEST(ProbeRun, BindsWhatOnlyAnotherProcessCountReadsForTheRunsCountOnly) {
 TEST(ProbeRun, PricesATestOfAValueItCouldNotBindByHowOftenTheRunTookIt) {
   constexpr long n = 1000;
   const std::string source = TWO_DEFINITIONS_SOURCE;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
-  const fs::path model = dir / "two_definitions.json", bound = dir / "two_definitions.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  const fs::path model = probe_dir() / "two_definitions.json", bound = probe_dir() / "two_definitions.bound.json";
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   ASSERT_TRUE(before["parameters"].contains("pass.lo")) << before["parameters"].dump(1);
   const fs::path program = build("two_definitions_features", true, source);
-  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
-  for (auto& w : mpirun(1, {program.string(), std::to_string(n)})) args.push_back(w);
-  r = perfcast_run(args, std::chrono::seconds(180));
+  r = probe(model, bound, 1, {program.string(), std::to_string(n)});
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("assigned at 2 places"), std::string::npos) << r.stdout_text;
   const json after = read_json(bound);
@@ -2294,9 +2310,9 @@ TEST(ProbeRun, PricesATestOfAValueItCouldNotBindByHowOftenTheRunTookIt) {
     priced |= b.value("why", "").find("could not bind") != std::string::npos && b.contains("probe_probability") &&
               std::abs(b["probe_probability"].get<double>() - 1.0 / 3) < 1e-9;
   EXPECT_TRUE(priced) << after["coverage"]["guessed_branches"].dump(1);
-  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json"});
+  r = predict(bound, 1);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  const double model_flops = rank0_flops(r);
   EXPECT_DOUBLE_EQ(model_flops, 2.0 * n);
   fs::path plain = build("two_definitions_plain", false, source);
   const double counted = counted_flops({plain.string(), std::to_string(n)});
