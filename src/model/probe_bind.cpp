@@ -1020,26 +1020,10 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   bind_indirect_calls(model, run, origin, out);
   // A test that reads what is still required, by how often the run took it
   // where it measured it (probe_unbound_tests.h); left as stated elsewhere.
-  std::set<std::string> unbound;
-  for (const Parameter& p : model.parameters)
-    if (!p.default_value) unbound.insert(p.name);
+  const std::set<std::string> unbound = required_names(model);
   for (UnboundTest& t : tests_reading(model, unbound)) {
     std::set<std::string> files = files_of(c, t.function);
-    if (files.empty()) {  // the file of the locals it reads (their declarations' tags), where a test is probed there
-      std::set<std::string> tags;
-      static const std::regex local(R"(^source variable [^ ]+ of .*? \(([A-Za-z0-9_]+):[0-9]+\))");
-      for (const Parameter& p : model.parameters) {
-        std::smatch m;
-        if (unbound.count(p.name) && expr::free_names(*t.condition).count(p.name) &&
-            std::regex_search(p.description, m, local))
-          tags.insert(m[1]);
-      }
-      const std::string suffix = fmt::format(":{}:branch.taken", t.line);
-      for (const auto& [name, value] : run.features)
-        if (const std::string file = name.substr(0, name.size() - std::min(name.size(), suffix.size()));
-            name.ends_with(suffix) && tags.count(file_tag(file)))
-          files.insert(file);
-    }
+    if (files.empty()) files = files_of_locals_tested(model, run, t, unbound);
     if (files.size() != 1) continue;
     drop_condition(t);
     c.guessed_branches.push_back({t.function, fmt::format("{}:{}", *files.begin(), t.line), 0.5, kUnboundTestWhy});

@@ -1,7 +1,10 @@
 #include "model/probe_unbound_tests.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
+#include <regex>
 
 #include "support/expr.h"
 
@@ -47,6 +50,31 @@ std::vector<UnboundTest> tests_reading(ProgramModel& model, const std::set<std::
         out.push_back({name, line, at.reading, at.reading->condition});
   }
   return out;
+}
+
+std::set<std::string> required_names(const ProgramModel& model) {
+  std::set<std::string> out;
+  for (const Parameter& p : model.parameters)
+    if (!p.default_value) out.insert(p.name);
+  return out;
+}
+
+std::set<std::string> files_of_locals_tested(const ProgramModel& model, const ProbeRun& run, const UnboundTest& t,
+                                             const std::set<std::string>& unbound) {
+  static const std::regex local(R"(^source variable [^ ]+ of .*? \(([A-Za-z0-9_]+):[0-9]+\))");
+  std::set<std::string> tags, files;
+  const std::set<std::string> read = expr::free_names(*t.condition);
+  for (const Parameter& p : model.parameters) {
+    std::smatch m;
+    if (unbound.count(p.name) && read.count(p.name) && std::regex_search(p.description, m, local)) tags.insert(m[1]);
+  }
+  const std::string suffix = fmt::format(":{}:branch.taken", t.line);
+  for (const auto& [name, value] : run.features)
+    if (name.ends_with(suffix)) {
+      const std::string file = name.substr(0, name.size() - suffix.size());
+      if (tags.count(file_tag(file))) files.insert(file);
+    }
+  return files;
 }
 
 void drop_condition(UnboundTest& t) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/probe_bind.h"
 #include "model/program_model.h"
 
 namespace perfcast::model {
@@ -32,6 +33,16 @@ struct UnboundTest {
 
 // Such tests of `model`'s functions reading a name of `unbound`.
 std::vector<UnboundTest> tests_reading(ProgramModel& model, const std::set<std::string>& unbound);
+
+// The names of `model`'s parameters still without a value.
+std::set<std::string> required_names(const ProgramModel& model);
+
+// The files (as the probes name them) with a branch probe at the test's line
+// whose tag is that of the declaration of a local of its function the test
+// reads (`source variable lo of pass (f_c:8)`): where a function with no
+// other coverage site has its test probed.
+std::set<std::string> files_of_locals_tested(const ProgramModel& model, const ProbeRun& run, const UnboundTest& t,
+                                             const std::set<std::string>& unbound);
 
 // The test as a guessed branch (condition dropped, probability 0.5), and back.
 void drop_condition(UnboundTest& t);

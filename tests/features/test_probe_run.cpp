@@ -120,10 +120,9 @@ double rank0_flops(const measure::ProcessResult& predicted) {
 }
 
 TEST(ProbeRun, BindsTheTripsAndBranchTheSourceCannotSay) {
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "model.json", bound = dir / "bound.json";
-  auto r = perfcast_run({"analyze", PROBE_RUN_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(PROBE_RUN_SOURCE, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
 
@@ -257,10 +256,9 @@ void branches_at(const json& items, int line, std::vector<json>& out) {
 // flops must be callgrind's.
 TEST(ProbeRun, PricesTheTakenFractionOnTheSideItWasMeasured) {
   const std::string source = BRANCH_SIDES_SOURCE;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "sides.json", bound = dir / "sides.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
 
@@ -325,8 +323,7 @@ TEST(ProbeRun, PricesTheTakenFractionOnTheSideItWasMeasured) {
 // the branch to the coarser level are means over those invocations. The
 // model's flops against callgrind's on the same input.
 TEST(ProbeRun, BindsARecursionsInvocationsPerEntryFromOutside) {
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "vcycle.json", bound = dir / "vcycle.bound.json";
   auto r = perfcast_run({"analyze", RECURSIVE_VCYCLE_SOURCE, "-o", model.string(), "--no-mca"},
                         std::chrono::seconds(180));
@@ -395,10 +392,9 @@ std::vector<double> probabilities_at(const json& model, const char* function, co
 TEST(ProbeRun, BindsTheBranchesAndLoopsOfOneLine) {
   const std::string source = SAME_LINE_SOURCE;
   constexpr long n = 48;  // a multiple of 12
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "same_line.json", bound = dir / "same_line.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   // The optimised code's shapes this test is about.
   const json before = read_json(model);
@@ -445,10 +441,9 @@ TEST(ProbeRun, BindsAFortranArrayStatementsLoopsAndAnOrTest) {
   const std::string source = SAME_LINE_FORTRAN_SOURCE;
   constexpr int n1 = 5, n2 = 3, n3 = 4, n = n1 * n2 * n3;  // n a multiple of 12
   const std::vector<std::string> extents = {std::to_string(n1), std::to_string(n2), std::to_string(n3)};
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "same_line_f.json", bound = dir / "same_line_f.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
 
   const fs::path program = dir / "same_line_f_features";
@@ -498,10 +493,9 @@ TEST(ProbeRun, BindsAFortranArrayStatementsLoopsAndAnOrTest) {
 TEST(ProbeRun, BindsWhereTheFirstTestOfAnOrDoesNotDecide) {
   const std::string source = OR_SPLIT_SOURCE;
   constexpr int n = 96;  // a multiple of 8
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "or_split.json", bound = dir / "or_split.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const std::string at = "or_split.f90:" + std::to_string(marker_line(source, "or"));
   auto later_test = [&](const json& m) {
@@ -555,10 +549,9 @@ TEST(ProbeRun, BindsWhereTheFirstTestOfAnOrDoesNotDecide) {
 TEST(ProbeRun, BindsThePassesOfADoLoopLeftByExit) {
   const std::string source = EXIT_LOOP_SOURCE;
   constexpr int ncell = 12, nang = 10;  // ncell a multiple of 3
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "exit_loop.json", bound = dir / "exit_loop.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const std::string passes = "exit_loop.f90:" + std::to_string(marker_line(source, "statement"));
   const std::string guarded = "exit_loop.f90:" + std::to_string(marker_line(source, "guarded"));
@@ -609,10 +602,9 @@ TEST(ProbeRun, BindsTheTripsOfLoopsLeftByExitAndNamesLoopsWithoutALine) {
   const std::string source = LOOP_EXITS_SOURCE;
   constexpr int kCorners = 4, kOuters = 4, kInners = 5 + 4 + 3 + 2, kGroups = 2, kElements = 16;
   auto at = [&](const std::string& marker) { return "loop_exits.f90:" + std::to_string(marker_line(source, marker)); };
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "loop_exits.json", bound = dir / "loop_exits.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const fs::path program = dir / "loop_exits_features";
   const fs::path modules = dir / "loop_exits.mod.d";
@@ -704,10 +696,9 @@ TEST(ProbeRun, BindsTheTripsOfLoopsLeftByExitAndNamesLoopsWithoutALine) {
 TEST(ProbeRun, BindsACountThatShrinksBetweenCallsToItsMeanThroughTheCall) {
   const std::string source = SHRINKING_GROUPS_SOURCE;
   constexpr int ng = 4, nx = 64, ncor = 4;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "shrinking_groups.json", bound = dir / "shrinking_groups.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const std::string count = "inner.sweep1.ng_per_thrd";
   const json before = read_json(model);
@@ -753,10 +744,9 @@ TEST(ProbeRun, BindsACountThatShrinksBetweenCallsToItsMeanThroughTheCall) {
 TEST(ProbeRun, BindsThePassesOfALoopWhoseWorkFollowsItsExit) {
   const std::string source = DONE_LOOP_SOURCE;
   constexpr int ncor = 4, nchunk = 3, nx = 64, ncall = 5;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "done_loop.json", bound = dir / "done_loop.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   // Named, as the probes name it, at its body's first line, the exit's test.
   const std::string passes = "done_loop.f90:" + std::to_string(marker_line(source, "passes"));
@@ -803,10 +793,9 @@ TEST(ProbeRun, BindsThePassesOfALoopWhoseWorkFollowsItsExit) {
 TEST(ProbeRun, BindsTheTripsOfALoopTestedAtTheBottom) {
   const std::string source = BOTTOM_TESTED_SOURCE;
   constexpr long n = 48;  // a multiple of 4
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "bottom_tested.json", bound = dir / "bottom_tested.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   fs::path program = build("bottom_tested_features", true, source);
   std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
@@ -840,10 +829,9 @@ TEST(ProbeRun, BindsTheTripsOfALoopTestedAtTheBottom) {
 TEST(ProbeRun, BindsTheTripsOfLoopsWhoseConditionIsOnALineOfItsOwn) {
   const std::string source = TWO_LINE_CONDITION_SOURCE;
   constexpr int calls = 13, max_iter = 1, sweeps = 3;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "two_line_condition.json", bound = dir / "two_line_condition.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   auto trips_at = [&](const std::string& marker) {
@@ -886,10 +874,9 @@ TEST(ProbeRun, BindsTheTripsOfLoopsWhoseConditionIsOnALineOfItsOwn) {
 TEST(ProbeRun, BindsTheMeanBytesOfMemsetAndMemcpyCalls) {
   const std::string source = MEMORY_CALLS_SOURCE;
   constexpr long n = 40;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "memory_calls.json", bound = dir / "memory_calls.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   // The parameter described at the marker's line.
@@ -942,8 +929,7 @@ TEST(ProbeRun, BindsTheMeanBytesOfMemsetAndMemcpyCalls) {
 // the hand count and callgrind's.
 TEST(ProbeRun, BindsTheSizesAFunctionReadsAndPassesOn) {
   constexpr long n = 40;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "passed_sizes.json", bound = dir / "passed_sizes.bound.json";
   auto r = perfcast_run({"analyze", PASSED_SIZES_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(300));
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
@@ -987,7 +973,7 @@ TEST(ProbeRun, BindsTheSizesAFunctionReadsAndPassesOn) {
   // The module variable: named after its module, found by its symbol.
   constexpr int cells = 21;
   const fs::path fmodel = dir / "module_sizes.json", fbound = dir / "module_sizes.bound.json";
-  r = perfcast_run({"analyze", MODULE_SIZES_SOURCE, "-o", fmodel.string(), "--no-mca"}, std::chrono::seconds(180));
+  r = analyse(MODULE_SIZES_SOURCE, fmodel);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json fbefore = read_json(fmodel);
   ASSERT_TRUE(fbefore["parameters"].contains("sizes.nx")) << fbefore["parameters"].dump(1);
@@ -1018,10 +1004,9 @@ TEST(ProbeRun, BindsTheSizesAFunctionReadsAndPassesOn) {
 TEST(ProbeRun, BindsASizeBesideALoopFromTwo) {
   constexpr int n = 10, calls = 3;
   const std::string source = FROM_TWO_LOOPS_SOURCE;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "from_two_loops.json", bound = dir / "from_two_loops.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   ASSERT_TRUE(before["parameters"].contains("from_two_angles.nang")) << before["parameters"].dump(1);
@@ -1064,8 +1049,7 @@ TEST(ProbeRun, BindsTheArgumentsAKernelIsCalledWith) {
   constexpr int tiles = 2;  // (t + 1) n columns each: n and 2n, 3n a step
   // 2 flops a cell, 3 steps, n rows of 3n columns.
   constexpr double hand_count = 2.0 * 3 * n * (3 * n);
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   auto check = [&](const json& before, const json& after, const std::string& call, const std::string& x_min,
                    const std::string& x_max, const std::string& y_min, const std::string& y_max) {
     for (const std::string& name : {x_min, x_max, y_min, y_max}) {
@@ -1090,7 +1074,7 @@ TEST(ProbeRun, BindsTheArgumentsAKernelIsCalledWith) {
 
   // C: the arguments by value.
   const fs::path model = dir / "tile_arguments_c.json", bound = dir / "tile_arguments_c.bound.json";
-  auto r = perfcast_run({"analyze", TILE_ARGUMENTS_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(TILE_ARGUMENTS_SOURCE, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   fs::path program = build("tile_arguments_features", true, TILE_ARGUMENTS_SOURCE);
   std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
@@ -1138,8 +1122,7 @@ TEST(ProbeRun, BindsTheArgumentsAKernelIsCalledWith) {
 // are the hand count and callgrind's without any value from the user.
 TEST(ProbeRun, BindsAFieldWhoseAddressEscapesByItsReads) {
   constexpr long n = 64;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "escaped_sizes.json", bound = dir / "escaped_sizes.bound.json";
   const fs::path record = dir / "escaped_sizes.jsonl";
   auto r = perfcast_run({"analyze", ESCAPED_SIZES_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(300));
@@ -1189,8 +1172,7 @@ TEST(ProbeRun, BindsAFieldWhoseAddressEscapesByItsReads) {
 // model's flops are every call's, the hand count and callgrind's.
 TEST(ProbeRun, BindsAFieldByTheReadsThroughTheVariableTheModelNames) {
   constexpr long fine = 64;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "field_reads.json", bound = dir / "field_reads.bound.json";
   const fs::path record = dir / "field_reads.jsonl";
   auto r = perfcast_run({"analyze", FIELD_READS_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(300));
@@ -1226,10 +1208,9 @@ TEST(ProbeRun, BindsAFieldByTheReadsThroughTheVariableTheModelNames) {
 // flops are the hand count and callgrind's.
 TEST(ProbeRun, BindsWhatOnlyTheKernelFamilyTheInputSwitchedOffReads) {
   constexpr long rows = 64, steps = 5;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "kernel_family.json";
-  auto r = perfcast_run({"analyze", KERNEL_FAMILY_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(KERNEL_FAMILY_SOURCE, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   for (const char* name : {"use_blocked", "cfg.block", "cfg.rows"}) {
@@ -1275,7 +1256,7 @@ TEST(ProbeRun, AMissingRecordFileIsNamed) {
   fs::path dir = scratch() / "probe_missing";
   fs::create_directories(dir);
   const fs::path model = dir / "model.json", records = dir / "none.jsonl";
-  auto r = perfcast_run({"analyze", PROBE_RUN_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(PROBE_RUN_SOURCE, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   r = perfcast_run({"probe", model.string(), "-o", (dir / "bound.json").string(), "--record", records.string()});
   EXPECT_EQ(r.exit_code, 1);
@@ -1289,8 +1270,7 @@ TEST(ProbeRun, AMissingRecordFileIsNamed) {
 // Poly's share of the call is 1 and Scale's 0, and the model's flops are the
 // run's as callgrind counts them.
 TEST(ProbeRun, BindsTheShareOfEachOverrideAVirtualCallRan) {
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "virtual.json", bound = dir / "virtual.bound.json";
   auto r = perfcast_run({"analyze", VIRTUAL_DISPATCH_SOURCE, "-o", model.string(), "--no-mca"},
                         std::chrono::seconds(180));
@@ -1334,8 +1314,7 @@ TEST(ProbeRun, BindsTheShareOfEachOverrideAVirtualCallRan) {
 // n / 2 at n = 4000) and cutoff fraction (3 in 4) are bound to the model's
 // function of that instance.
 TEST(ProbeRun, BindsEachTemplateInstancesOwnTripsAndBranch) {
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "instances.json", bound = dir / "instances.bound.json";
   auto r = perfcast_run({"analyze", TEMPLATE_INSTANCES_SOURCE, "-o", model.string(), "--no-mca"},
                         std::chrono::seconds(180));
@@ -1375,8 +1354,7 @@ TEST(ProbeRun, BindsEachTemplateInstancesOwnTripsAndBranch) {
 // The coverage names the instance (`instance`), by which each caller's loop
 // is bound to its own instance's trips, n and n / 2 at n = 4000.
 TEST(ProbeRun, BindsTheTripsOfATemplateInstanceInlinedIntoItsCaller) {
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "inlined_instances.json", bound = dir / "inlined_instances.bound.json";
   auto r = perfcast_run({"analyze", INLINED_INSTANCES_SOURCE, "-o", model.string(), "--no-mca"},
                         std::chrono::seconds(180));
@@ -1406,8 +1384,7 @@ TEST(ProbeRun, BindsTheTripsOfATemplateInstanceInlinedIntoItsCaller) {
 // named by instance, so each instance's trips and bytes a call are its own:
 // 3000 and 1000 trips a fill, 24000 and 4000 bytes a copy.
 TEST(ProbeRun, BindsTheLoopsAndCopiesInTheLibrarysTemplatesPerInstance) {
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "library_loops.json", bound = dir / "library_loops.bound.json";
   auto r = perfcast_run({"analyze", LIBRARY_LOOPS_SOURCE, LIBRARY_LOOPS_INTS_SOURCE, "-o", model.string(), "--no-mca"},
                         std::chrono::seconds(180));
@@ -1447,8 +1424,7 @@ TEST(ProbeRun, BindsTheLoopsAndCopiesInTheLibrarysTemplatesPerInstance) {
 // at 4/22 and the model's flops are the hand count and callgrind's, where a
 // guessed half priced 11 reports.
 TEST(ProbeRun, BindsHowOftenTheCodeAfterEarlyReturnsIsReached) {
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "early_returns.json", bound = dir / "early_returns.bound.json";
   auto r = perfcast_run({"analyze", EARLY_RETURNS_SOURCE, "-o", model.string(), "--no-mca"},
                         std::chrono::seconds(180));
@@ -1521,10 +1497,9 @@ TEST(ProbeRun, BindsTheTargetsOfCallsThroughPointers) {
   constexpr int kSolverSweeps = 6;
   const std::string source = INDIRECT_CALLS_SOURCE;
   auto at = [&](const std::string& marker) { return "indirect_calls.c:" + std::to_string(marker_line(source, marker)); };
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "indirect.json", bound = dir / "indirect.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
 
@@ -1625,10 +1600,9 @@ TEST(ProbeRun, BindsEachLoopOfAKernelCalledOnSeveralSizes) {
   constexpr int kSteps = 4;
   const std::string source = KERNEL_SIZES_SOURCE;
   auto line_of = [&](const std::string& marker) { return marker_line(source, marker); };
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "kernel_sizes.json", bound = dir / "kernel_sizes.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   ASSERT_TRUE(before["parameters"].contains("a.rows")) << before["parameters"].dump(1);
@@ -1694,8 +1668,7 @@ TEST(ProbeRun, PricesTheTestsOfASelectorThatVariedByTheSidesThatRan) {
   const Language languages[] = {
       {"c", {SELECTOR_SIDES_SOURCE}, SELECTOR_SIDES_SOURCE},
       {"fortran", {SELECTOR_KERNEL_FORTRAN_SOURCE, SELECTOR_SIDES_FORTRAN_SOURCE}, SELECTOR_KERNEL_FORTRAN_SOURCE}};
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   for (const Language& language : languages) {
     SCOPED_TRACE(language.name);
     const std::string stem = std::string("selector_") + language.name;
@@ -1783,10 +1756,9 @@ TEST(ProbeRun, PricesTheTestsOfASelectorThatVariedByTheSidesThatRan) {
 // bounds, while the solver loops beside them get their measured trips.
 TEST(ProbeRun, LeavesThePassesOfAPollingLoopUnbound) {
   const std::string source = std::string(PERFCAST_SOURCE_DIR) + "/tests/analyze/cases/polling.c";
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "polling.model.json", bound = dir / "polling.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   fs::path program = build("polling_features", true, source);
   std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
@@ -1830,10 +1802,9 @@ TEST(ProbeRun, LeavesThePassesOfAPollingLoopUnbound) {
 // its measured trips and the calls outside the loops their counts.
 TEST(ProbeRun, LeavesThePassesOfALoopWhoseExitIsSetUnderTestsUnbound) {
   const std::string source = std::string(PERFCAST_SOURCE_DIR) + "/tests/analyze/cases/polling_exit.c";
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "polling_exit.model.json", bound = dir / "polling_exit.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   fs::path program = build("polling_exit_features", true, source);
   std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
@@ -1893,10 +1864,9 @@ TEST(ProbeRun, BindsTheBytesOfMemsetsTheOptimiserMadeOfFillLoops) {
   const std::string source = FILL_MEMSETS_SOURCE;
   constexpr long n = 40;
   const std::string word = "abcdefg";
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "fill_memsets.json", bound = dir / "fill_memsets.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   auto bytes_at = [&](const std::string& marker) {
@@ -1938,10 +1908,9 @@ TEST(ProbeRun, BindsTheBytesOfMemsetsTheOptimiserMadeOfFillLoops) {
 // the memset's bytes per call bound to the run's 8 N, nothing left required.
 TEST(ProbeRun, BindsTheBytesOfAMemsetMadeOfACxxFillLoopWithItsIndexInMemory) {
   constexpr long n = 100, solves = 4;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "zero_vectors.json", bound = dir / "zero_vectors.bound.json";
-  auto r = perfcast_run({"analyze", ZERO_VECTORS_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(ZERO_VECTORS_SOURCE, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   std::string bytes;
@@ -1969,12 +1938,11 @@ TEST(ProbeRun, BindsTheBytesOfAMemsetMadeOfACxxFillLoopWithItsIndexInMemory) {
 // count, 3 nx nsteps.
 TEST(ProbeRun, BindsAModulesSizesANamelistReadSetByTheirReads) {
   constexpr long nx = 50, nsteps = 3;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "namelist_sizes.json", bound = dir / "namelist_sizes.bound.json";
   const fs::path deck = dir / "namelist_sizes.deck";
   std::ofstream(deck) << "&input nx=" << nx << ", nsteps=" << nsteps << " /\n";
-  auto r = perfcast_run({"analyze", NAMELIST_SIZES_SOURCE, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(NAMELIST_SIZES_SOURCE, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   ASSERT_TRUE(before["parameters"].contains("sizes_module.nx")) << before["parameters"].dump(1);
@@ -2010,8 +1978,7 @@ TEST(ProbeRun, BindsAModulesSizesANamelistReadSetByTheirReads) {
 // sends a rank whatever the parameters still required are bound to.
 TEST(ProbeRun, PricesAFunctionsTestOfArgumentsThatVariedByTheRunsCounts) {
   constexpr long steps = 5;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "argument_tests.json", bound = dir / "argument_tests.bound.json";
   auto r = perfcast_run({"analyze", ARGUMENT_TESTS_COMM_SOURCE, ARGUMENT_TESTS_SOURCE, "-o", model.string(), "--no-mca"},
                         std::chrono::seconds(180));
@@ -2061,8 +2028,7 @@ TEST(ProbeRun, PricesAGuardWhoseTakenSideIsABareReturnByTheRunsCounts) {
   const Language languages[] = {
       {"c", {RETURN_GUARD_SOURCE}, RETURN_GUARD_SOURCE},
       {"fortran", {RETURN_GUARD_COMM_SOURCE, RETURN_GUARD_FORTRAN_SOURCE}, RETURN_GUARD_COMM_SOURCE}};
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   for (const Language& language : languages) {
     SCOPED_TRACE(language.name);
     const std::string stem = std::string("return_guard_") + language.name;
@@ -2125,10 +2091,9 @@ TEST(ProbeRun, PricesAGuardWhoseTakenSideIsABareReturnByTheRunsCounts) {
 TEST(ProbeRun, PricesTheCasesOfASwitchMadeOfAChainOfTestsByTheArrivalsIntoEach) {
   constexpr long levels = 7, n = 1000;
   const std::string source = DISPATCH_CHAIN_SOURCE;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "dispatch_chain.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const std::string chain = "dispatch_chain.c:" + std::to_string(marker_line(source, "chain"));
   const std::string two_tests = "dispatch_chain.c:" + std::to_string(marker_line(source, "two_tests"));
@@ -2171,10 +2136,9 @@ TEST(ProbeRun, PricesTheCasesOfASwitchMadeOfAChainOfTestsByTheArrivalsIntoEach) 
 TEST(ProbeRun, BindsTheArgumentOfACallTheOptimiserMergedByEveryCallOfItsCallee) {
   constexpr long n = 100;
   const std::string source = MERGED_CALLS_SOURCE;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "merged_calls.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   const std::string flag = "coarsen.init_measures1.seq";
@@ -2326,10 +2290,9 @@ TEST(ProbeRun, PricesATestOfAValueItCouldNotBindByHowOftenTheRunTookIt) {
 // option, the default stands. Flops the hand count (two a trip) both ways.
 TEST(ProbeRun, RebindsAnOptionsSourceDefaultThatTheRunsCallsContradict) {
   const std::string source = OPTIONS_LOOP_SOURCE;
-  fs::path dir = scratch() / "probe_run";
-  fs::create_directories(dir);
+  fs::path dir = probe_dir();
   const fs::path model = dir / "options_loop.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse(source, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   ASSERT_EQ(before["parameters"]["n"].value("default", ""), "10") << before["parameters"].dump(1);
