@@ -31,6 +31,7 @@
 #include <llvm/IRReader/IRReader.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
@@ -41,6 +42,7 @@
 
 #include "analyze/ir_analysis.h"
 #include "analyze/fortran_bindings.h"
+#include "analyze/lineless_helpers.h"
 #include "analyze/mca.h"
 #include "analyze/mca_pricing.h"
 #include "analyze/module_context.h"
@@ -142,6 +144,22 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, const std::string& level
                                               : llvm::OptimizationLevel::O2;
   llvm::ModulePassManager mpm = p.pb.buildPerModuleDefaultPipeline(ol);
   mpm.run(m, p.mam);
+}
+
+// A function that calls itself stays a recursion: the optimiser's
+// tail-recursion elimination would make its tail call a loop whose iterations
+// are invocations, a loop with no line of its own that no probe sees (the
+// probes count them as the recursion's entries and calls back), its trips
+// asked of the user. Priced as the recursion it is written as, its
+// invocations are what the probes count; the program's counts differ by a
+// call and a return per invocation.
+void keep_self_recursions(llvm::Module& m) {
+  for (llvm::Function& f : m)
+    for (const llvm::Instruction& i : llvm::instructions(f))
+      if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&i); call && call->getCalledFunction() == &f) {
+        f.addFnAttr("disable-tail-calls", "true");  // read by TailCallElim
+        break;
+      }
 }
 
 // A call of a function alias is a call of the function it names: clang emits
@@ -275,6 +293,8 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
     if (!tm) tm = target_machine(*m);
     m->setDataLayout(tm->createDataLayout());
     annotate_mpi_declarations(*m);
+    inline_lineless_helpers(*m);  // their loops at the line of the statement that called them
+    keep_self_recursions(*m);
     say(fmt::format("optimising {} (-O{})", m->getSourceFileName(), input.opt_level));
     optimise(*m, tm.get(), input.opt_level);
     if (!program) {
