@@ -79,6 +79,25 @@ std::string loop_site(const Loop& l, const std::set<std::string>& code_lines, co
   if (code_lines.count(start)) return start;
   for (const Instruction& i : *l.getHeader())
     if (i.getDebugLoc() && !isa<PHINode>(i) && !isa<DbgInfoIntrinsic>(i)) return file_line(i.getDebugLoc(), m);
+  if (l.getStartLoc() && l.getStartLoc().getLine()) return start;
+  // A loop whose code has no line (a front-end helper's, inlined): as the
+  // analyser names it (loop_source_loc), the first line its code has (its
+  // function's own before an inlined one's), else the last line of the code
+  // that leads to it (the statement that called the helper), else its outer
+  // loop's.
+  auto usable = [](const Instruction& i, bool inlined) {
+    const DebugLoc& dl = i.getDebugLoc();
+    return dl && dl.getLine() && (inlined || !dl.getInlinedAt()) && !isa<DbgInfoIntrinsic>(i);
+  };
+  for (bool inlined : {false, true})
+    for (const BasicBlock* bb : l.blocks())
+      for (const Instruction& i : *bb)
+        if (usable(i, inlined)) return file_line(i.getDebugLoc(), m);
+  const BasicBlock* before = l.getLoopPredecessor();
+  for (int steps = 0; before && steps < 16; ++steps, before = before->getSinglePredecessor())
+    for (const Instruction& i : reverse(*before))
+      if (usable(i, true)) return file_line(i.getDebugLoc(), m);
+  if (const Loop* parent = l.getParentLoop()) return loop_site(*parent, code_lines, m);
   return start;
 }
 
@@ -141,7 +160,7 @@ SmallVector<BasicBlock*, 2> exits_after_work(Loop& l, const DominatorTree& domin
   return late;
 }
 
-std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout) {
+std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout, unsigned* store_line) {
   using namespace llvm;
   if (!loop.isInnermost()) return std::nullopt;
   // At the start of the pipeline a C or C++ loop still keeps its index and
@@ -166,6 +185,7 @@ std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayou
       }
     }
   if (!fill) return std::nullopt;
+  if (store_line) *store_line = fill->getDebugLoc() ? fill->getDebugLoc().getLine() : 0;
   return layout.getTypeStoreSize(fill->getValueOperand()->getType()).getFixedValue();
 }
 

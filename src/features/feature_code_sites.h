@@ -56,7 +56,10 @@ bool tested_first(const llvm::Loop& l, const llvm::BasicBlock& exiting, const ll
 // control, left by `EXIT`) leaves no code at its line: the optimiser folds
 // the branch away, and the preheader it makes anew takes the header's first
 // location (LoopSimplify), so the optimised loop starts at its body's first
-// line; the probe names it there too.
+// line; the probe names it there too. A loop whose code has no line (a
+// front-end helper's, inlined: feature_helpers.h) is named as the analyser
+// names it: its code's first line, else the statement that leads to it, else
+// its outer loop's.
 std::string loop_site(const llvm::Loop& l, const std::set<std::string>& code_lines, const llvm::Module& m);
 
 // The source line the side `succ` of a conditional branch starts at, seen in
@@ -100,7 +103,10 @@ llvm::SmallVector<llvm::BasicBlock*, 2> exits_after_work(llvm::Loop& l, const ll
 // start of the pipeline, aside): the loop the optimiser's loop idiom makes one
 // memset, whose length no probe at the start of the pipeline sees; its trips
 // times these bytes are that memset's length. None for any other loop.
-std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout);
+// `store_line`, when given, gets the store's line (0 without one): the line the
+// memset takes.
+std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout,
+                                   unsigned* store_line = nullptr);
 
 }  // namespace perfcast::features
 

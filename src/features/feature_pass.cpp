@@ -164,6 +164,7 @@
 #include "features/feature_call_kinds.h"
 #include "features/feature_code_sites.h"
 #include "features/feature_first_test.h"
+#include "features/feature_helpers.h"
 #include "features/feature_keep.h"
 #include "features/feature_switches.h"
 #include "features/feature_variables.h"
@@ -204,6 +205,9 @@ class FeatureProbes {
 
   bool run() {
     call_aliased_functions_directly(m_);  // a destructor deleting its own kind through D1 is a recursion
+    // Their loops are their callers', as the optimiser makes them; what was
+    // cached of the functions changed is stale.
+    if (perfcast::features::inline_lineless_helpers(m_)) fam_->clear();
     std::vector<Function*> functions, library;  // library: from_system_header (loops, memory calls)
     for (Function& f : m_)
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features"))
@@ -596,7 +600,10 @@ class FeatureProbes {
           unsigned depth = 1;
           for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += loop_site(*p, code_lines, m_) == site;
           if (depth > 1) add_code(base + ".depth", depth);
-          if (auto bytes = fill_bytes(*l, m_.getDataLayout())) add_code(base + ".fill_bytes", *bytes);
+          unsigned fill_line = 0;
+          if (auto bytes = fill_bytes(*l, m_.getDataLayout(), &fill_line)) add_code(base + ".fill_bytes", *bytes);
+          if (fill_line && site.substr(site.rfind(':') + 1) != std::to_string(fill_line))
+            add_code(base + ".fill_line", fill_line);  // the memset made of it takes its store's line
           // Named at its body's first line: the statement's, where the
           // analyser may name it (probe_bind's probe_loop).
           if (const DebugLoc start = l->getStartLoc(); start && start.getLine() && site != file_line(start, m_))
@@ -613,6 +620,12 @@ class FeatureProbes {
           else if (!exiting.empty() && !l->isLoopExiting(l->getHeader()) &&
                    llvm::none_of(exiting, [&](BasicBlock* bb) { return tested_first(*l, *bb, m_); }))
             add_code(base + ".left_from_body", 1);
+          // Left by one test on another line (`DO; stat = next(); IF (stat /= 0) EXIT`): rotated,
+          // the optimised loop starts at that test, where the analyser may name it.
+          if (exiting.size() == 1)
+            if (const DebugLoc test = exiting.front()->getTerminator()->getDebugLoc();
+                test && test.getLine() && file_line(test, m_) != site)
+              add_code(base + ".exit_line", test.getLine());
           if (!loop_plans.back().late.empty()) {
             loop_plans.back().exits_slot = static_cast<unsigned>(names_.size());
             names_.push_back(base + ".exits_after_work");
