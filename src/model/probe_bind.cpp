@@ -67,19 +67,24 @@ void bind_measure(Parameter& p, double value, const std::string& origin) {
 
 // Shared with probe_arrivals.cpp (declared in probe_bind.h).
 std::optional<std::string> own_feature(const ProbeRun& run, const std::string& at, const std::string& kind,
-                                       const char* count, const std::string& function) {
+                                       const char* count, const std::string& function, int depth) {
   auto feature = [&run](const std::string& name) { return run.features.count(name) > 0; };
   if (!feature(at + ":" + kind + "#2." + count)) return at + ":" + kind;
   const double id = function_id(function);
-  std::optional<std::string> found;
+  std::vector<std::string> found;
   for (int k = 1; feature(at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k)) + "." + count); ++k) {
     const std::string name = at + ":" + kind + (k == 1 ? "" : "#" + std::to_string(k));
     auto fact = run.code.find(name + ".function");
     if (fact == run.code.end() || fact->second != id) continue;
-    if (found) return std::nullopt;  // two of one function
-    found = name;
+    found.push_back(name);
   }
-  return found;
+  if (found.size() > 1 && depth > 0)
+    std::erase_if(found, [&](const std::string& name) {
+      auto d = run.code.find(name + ".depth");
+      return (d == run.code.end() ? 1 : static_cast<int>(d->second)) != depth;
+    });
+  if (found.size() != 1) return std::nullopt;  // none, or several of one function
+  return found.front();
 }
 
 namespace {
@@ -271,6 +276,45 @@ int model_loop_depth(const Items& items, const std::string& trips, int line, int
   return depth;
 }
 
+// How deep the deepest loop at `line` in `items` is among the loops of that
+// line (model_loop_depth's depths); 0 when none is there.
+int deepest_loop_at(const Items& items, int line, int around = 0) {
+  int deepest = 0;
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      const int inside = around + (item.line == line);
+      if (item.line == line) deepest = std::max(deepest, inside);
+      deepest = std::max(deepest, deepest_loop_at(l->body, line, inside));
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      deepest = std::max({deepest, deepest_loop_at(b->then_items, line, around),
+                          deepest_loop_at(b->else_items, line, around)});
+    }
+  }
+  return deepest;
+}
+
+// Whether the loops the probe run saw at `at` in `function` (several, told
+// apart by depth) are the model's loops at that line: as many, or one more,
+// the deepest, which fills memory (the memset the optimiser made of it). A
+// loop the model has at the line and the probes placed at another (a
+// parallel loop named at its body's first statement) would shift every depth.
+bool same_nest(const ProbeRun& run, const std::string& at, const std::string& function, int model_deepest) {
+  const double id = function_id(function);
+  int deepest = 0;
+  bool deepest_fills = false;
+  for (int k = 1;; ++k) {
+    const std::string name = at + ":loop" + (k == 1 ? "" : "#" + std::to_string(k));
+    if (!feature(run, name + ".headers")) break;
+    auto fact = run.code.find(name + ".function");
+    if (fact == run.code.end() || fact->second != id) continue;
+    auto d = run.code.find(name + ".depth");
+    const int depth = d == run.code.end() ? 1 : static_cast<int>(d->second);
+    if (depth > deepest) deepest_fills = run.code.count(name + ".fill_bytes") > 0;
+    deepest = std::max(deepest, depth);
+  }
+  return deepest == model_deepest || (deepest == model_deepest + 1 && deepest_fills);
+}
+
 // The depth among the loops of their own line of the polling loops at `line`
 // in `items` (model_loop_depth's, for the loops whose trips are one pass).
 int polling_loop_depth(const Items& items, int line, int around = 0) {
@@ -330,18 +374,21 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
   if (found.size() == 1) return found.front();
   if (loops == 0) {
     // A `DO` without control the probes named at its body's first line, which
-    // the analyser named by its statement (`.statement_line`, a code fact).
+    // the analyser named by its statement (`.statement_line`, a code fact), or,
+    // the outermost of its line, by the one test that leaves it after work,
+    // where the optimiser rotated it to start (`.exit_line`).
     const std::size_t colon = at.rfind(':');
     const std::string file = at.substr(0, colon + 1);
     const double line = std::atof(at.c_str() + colon + 1);
-    std::vector<std::string> named;
-    for (const auto& [key, value] : run.code) {
-      const std::string suffix = ".statement_line";
-      if (value == line && key.size() > suffix.size() && key.compare(0, file.size(), file) == 0 &&
-          key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0)
-        named.push_back(key.substr(0, key.size() - suffix.size()));
+    for (const std::string suffix : {".statement_line", ".exit_line"}) {
+      if (suffix == ".exit_line" && depth != 1) break;
+      std::vector<std::string> named;
+      for (const auto& [key, value] : run.code)
+        if (value == line && key.size() > suffix.size() && key.compare(0, file.size(), file) == 0 &&
+            key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0)
+          named.push_back(key.substr(0, key.size() - suffix.size()));
+      if (named.size() == 1) return named.front();
     }
-    if (named.size() == 1) return named.front();
   }
   // One loop at the line: the model's loops there around it are the
   // optimiser's or of other lines' locations, not loops the probes missed.
@@ -470,13 +517,15 @@ void bind_virtual_share(const ProbeRun& run, const Coverage& c, Coverage::Loop& 
 // not those of code inlined from another function (the analyser's note says
 // so), whose probes count every call of that function in the program.
 // `cast` when a loop's trips are a width cast of it, `unrolled` when a loop is
-// its unrolled form, whose remainder's test needs a whole number.
+// its unrolled form, whose remainder's test needs a whole number. Not an
+// OpenMP team's threads either (over `omp.thread`): the run's thread count,
+// no loop of the code, whatever loop a probe saw at the region's line.
 void loops_sized_by(const Items& items, const std::string& name, std::vector<int>& lines, bool& cast, bool& unrolled,
                     const Items& function) {
   for (const Item& item : items) {
     if (const auto* l = std::get_if<LoopItem>(&item.body)) {
       Trips t = trips_are(*l, name, function, item.line);
-      if (t != Trips::Other && item.note.find("inlined from") == std::string::npos) {
+      if (t != Trips::Other && item.note.find("inlined from") == std::string::npos && l->var != "omp.thread") {
         lines.push_back(item.line);
         cast = cast || t == Trips::Cast;
         unrolled = unrolled || t == Trips::Unrolled;
@@ -499,6 +548,19 @@ std::set<std::string> files_of(const Coverage& c, const std::string& function) {
   for (const auto& l : c.unknown_loops) add(l.function, l.site);
   for (const auto& b : c.guessed_branches) add(b.function, b.site);
   for (const auto& u : c.unresolved_calls) add(u.caller, u.site);
+  return files;
+}
+
+// The files with a probe loop at `line`, the ones of `own` (a function's
+// files, files_of) where several files have one: one when the loop's probe can
+// be found by its line.
+std::vector<std::string> loop_files_at(const ProbeRun& run, int line, const std::set<std::string>& own) {
+  const std::string suffix = ":" + std::to_string(line) + ":loop.headers";
+  std::vector<std::string> files;
+  for (const auto& [feature, value] : run.features)
+    if (feature.size() > suffix.size() && feature.compare(feature.size() - suffix.size(), suffix.size(), suffix) == 0)
+      files.push_back(feature.substr(0, feature.size() - suffix.size()));
+  if (files.size() > 1) std::erase_if(files, [&](const std::string& f) { return !own.count(f); });
   return files;
 }
 
@@ -548,12 +610,7 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
     const std::set<std::string> own = files_of(*model.coverage, fn_name);
     std::vector<SizedLoop> fn_loops;
     for (int line : lines) {
-      const std::string suffix = ":" + std::to_string(line) + ":loop.headers";
-      std::vector<std::string> files;
-      for (const auto& [feature, value] : run.features)
-        if (feature.size() > suffix.size() && feature.compare(feature.size() - suffix.size(), suffix.size(), suffix) == 0)
-          files.push_back(feature.substr(0, feature.size() - suffix.size()));
-      if (files.size() > 1) std::erase_if(files, [&](const std::string& f) { return !own.count(f); });
+      const std::vector<std::string> files = loop_files_at(run, line, own);
       if (files.size() != 1) {
         fn_loops.push_back(
             {fn_name, line, "", 0, 0,
@@ -604,6 +661,60 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
 
 }  // namespace
 
+namespace {
+
+// The lines of the loops in `items` whose trips read `name`, outside any loop
+// (`nested` when one inside a loop does, or one inlined from another function).
+void loops_reading(const Items& items, const std::string& name, bool inside, std::vector<int>& lines,
+                   bool& nested) {
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (expr::free_names(l->trip_count).count(name)) {
+        if (inside || item.note.find("inlined from") != std::string::npos) nested = true;
+        lines.push_back(item.line);
+      }
+      loops_reading(l->body, name, true, lines, nested);
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      loops_reading(b->then_items, name, inside, lines, nested);
+      loops_reading(b->else_items, name, inside, lines, nested);
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<double> arrivals_at_loops_reading(const ProgramModel& model, const ProbeRun& run,
+                                                const std::string& name) {
+  if (!model.coverage) return std::nullopt;
+  std::optional<std::string> function;
+  std::vector<int> lines;
+  bool nested = false;
+  for (const auto& [fn_name, fn] : model.functions) {
+    std::vector<int> own_lines;
+    loops_reading(fn.body, name, false, own_lines, nested);
+    if (own_lines.empty()) continue;
+    if (function) return std::nullopt;  // loops of more than one function read it
+    function = fn_name;
+    lines = std::move(own_lines);
+  }
+  if (!function || nested) return std::nullopt;
+  const Function& fn = model.functions.at(*function);
+  const std::set<std::string> own = files_of(*model.coverage, *function);
+  std::optional<double> arrivals;
+  for (int line : lines) {
+    const std::vector<std::string> files = loop_files_at(run, line, own);
+    if (files.size() != 1) return std::nullopt;
+    const int depth = model_loop_depth(fn.body, name, line);
+    std::string why;
+    const std::optional<std::string> probe =
+        depth < 0 ? std::nullopt : probe_loop(run, files.front() + ":" + std::to_string(line), std::max(depth, 1), why);
+    const std::optional<double> entries = probe ? feature(run, *probe + ".entries") : std::nullopt;
+    if (!entries || (arrivals && *arrivals != *entries)) return std::nullopt;
+    arrivals = entries;
+  }
+  return arrivals;
+}
+
 std::string probe_origin(const ProbeRun& run) {
   return fmt::format("probe run: `{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");
 }
@@ -648,7 +759,12 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
         feature(run, tagged + ".headers")) {
       probe = tagged;  // a loop of a system header's template instance
     } else if (run.code.count(at + ":loop.function")) {
-      probe = own_feature(run, at, "loop", "headers", l.instance.empty() ? l.function : l.instance);
+      const std::string instance = l.instance.empty() ? l.function : l.instance;
+      const int line = site_line(l.site);
+      const bool nest = fn != model.functions.end() &&
+                        same_nest(run, at, instance, deepest_loop_at(fn->second.body, line));
+      probe = own_feature(run, at, "loop", "headers", instance,
+                          nest ? model_loop_depth(fn->second.body, l.trip_count, line) : 0);
       if (!probe) why = "several loops start at that line in one instance; the probe cannot tell them apart";
     } else {
       int depth = fn == model.functions.end() ? 1 : model_loop_depth(fn->second.body, l.trip_count, site_line(l.site));

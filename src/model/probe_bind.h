@@ -93,10 +93,13 @@ std::string library_tag(const std::string& linkage_name);
 // `function`'s: the one feature of that kind there (`count`, "headers" or
 // "taken", tells it is there), or, where several are (`loop#2`: a template's
 // instances, each a function defined at one line), the one whose `.function`
-// fact is its id; none when they cannot be told apart (two loops on one line
-// of one function, or a record without the facts).
+// fact is its id; several of `function` (a Fortran array statement's nest in
+// a function defined at the line of another) are told apart by `depth`, how
+// deep each is in the line's loops (the `.depth` fact, 1 when absent), when
+// it is given; none when they cannot be told apart (two loops on one line of
+// one function, or a record without the facts).
 std::optional<std::string> own_feature(const ProbeRun& run, const std::string& at, const std::string& kind,
-                                       const char* count, const std::string& function);
+                                       const char* count, const std::string& function, int depth = 0);
 
 // The probe's loop (`f.c:12:loop#2`) at feature site `at` (`f.c:12`) that is
 // `depth` deep among the loops of its line, or the line's only one; none, with
@@ -104,5 +107,14 @@ std::optional<std::string> own_feature(const ProbeRun& run, const std::string& a
 // loop from its headers and entries, as its code facts say it is tested.
 std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at, int depth, std::string& why);
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries);
+
+// How many times the run arrived at each loop whose trips read `name`, a
+// variable of one function, where those loops are that function's own, none
+// inside another loop, each told by its probe, and all were arrived at
+// equally often; none otherwise. A local assigned outside loops before such a
+// loop, once per arrival, holds at each arrival the value last assigned: the
+// mean of its assignments is the mean its loops read.
+std::optional<double> arrivals_at_loops_reading(const ProgramModel& model, const ProbeRun& run,
+                                                const std::string& name);
 
 }  // namespace perfcast::model

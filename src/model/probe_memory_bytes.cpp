@@ -45,6 +45,24 @@ std::vector<std::string> fill_loops(const ProbeRun& run, const std::string& at) 
   return found;
 }
 
+// The feature site (`file.c:12`) of the fill loops, in the file the analyser
+// tagged `tag`, whose store is at `line` though the loop starts at another
+// (the code fact `.fill_line`: a C loop whose body is on the line after its
+// `for`, where the memset the optimiser makes of it takes the store's line);
+// none unless they start at one line.
+std::optional<std::string> fill_site_of(const ProbeRun& run, const std::string& tag, const std::string& line) {
+  static const std::regex fill_form(R"(^(.*):([0-9]+):loop(#[0-9]+)?\.fill_line$)");
+  std::optional<std::string> site;
+  for (const auto& [name, value] : run.code) {
+    std::smatch f;
+    if (!std::regex_match(name, f, fill_form) || fmt::format("{}", value) != line || file_tag(f[1]) != tag) continue;
+    const std::string at = std::string(f[1]) + ":" + std::string(f[2]);
+    if (site && *site != at) return std::nullopt;
+    site = at;
+  }
+  return site;
+}
+
 // The mean bytes per call of the memsets the optimiser made of the fill loops
 // at `at`: loop idiom makes one of an innermost loop (an array's first
 // dimension, a string's padding; the loops around it, unrolled or not, are
@@ -122,7 +140,9 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
   ProbeFinding out{ProbeFinding::Kind::Value, site.empty() ? tag + ":" + line : site, p.name, std::nullopt, ""};
   if (!probed && set) {
     // A memset the optimiser made of a fill loop: no probe saw the call.
-    const std::optional<std::string> at = loop_site_of(run, tag, line);
+    std::optional<std::string> at = loop_site_of(run, tag, line);
+    if (!at || fill_loops(run, *at).empty())
+      if (auto elsewhere = fill_site_of(run, tag, line)) at = elsewhere;
     std::optional<double> filled;
     if (at) {
       out.site = *at;

@@ -265,7 +265,14 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
       out.push_back(std::move(f));
       continue;
     }
-    if (a->varied && a->definitions > 1) {  // `n = 10; if (...) n = m;`: the mean is no one place's value
+    // `n = 10; if (...) n = m;`: the mean is no one place's value, unless it
+    // only sizes loops that the run arrived at once per assignment, each
+    // arrival reading the one value assigned before it (a local's, set by one
+    // of several tests of its kind: arrivals_at_loops_reading).
+    const bool once_per_arrival = a->varied && a->definitions > 1 && !v->field && v->symbol.empty() &&
+                                  keeps_its_mean(model, p.name) &&
+                                  arrivals_at_loops_reading(model, run, p.name) == std::optional<double>(a->count);
+    if (a->varied && a->definitions > 1 && !once_per_arrival) {
       f.status = fmt::format("assigned at {} places with values that varied: the probe cannot tell which the model reads",
                              a->definitions);
       out.push_back(std::move(f));
@@ -281,8 +288,12 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     bound.insert(p.name);
     f.value = value;
     const char* what = v->read ? "reads" : "assignments";
-    f.status = a->varied ? fmt::format("bound (the mean of {} {}, whose values varied)", a->count, what)
-                         : fmt::format("bound (the value of its {} {})", a->count, what);
+    f.status = once_per_arrival
+                   ? fmt::format("bound (the mean of {} assignments at {} places, one before each arrival at the loops "
+                                 "it sizes)",
+                                 a->count, a->definitions)
+               : a->varied ? fmt::format("bound (the mean of {} {}, whose values varied)", a->count, what)
+                           : fmt::format("bound (the value of its {} {})", a->count, what);
     out.push_back(std::move(f));
   }
 }
