@@ -224,6 +224,22 @@ void build_plain_fortran(const std::string& source, const fs::path& dir, const s
   build_plain_fortran(std::vector<std::string>{source}, dir, stem, plain);
 }
 
+// `sources` built with the probes (perfcast-mpif90 -O2 -g, then `flags`) into
+// dir/<stem>_features, their modules in dir/<stem>.mod.d: the probe run's program.
+void build_fortran_features(const std::vector<std::string>& sources, const fs::path& dir, const std::string& stem,
+                            fs::path& program, const std::vector<std::string>& flags = {}) {
+  program = dir / (stem + "_features");
+  const fs::path modules = dir / (stem + ".mod.d");
+  fs::create_directories(modules);
+  std::vector<std::string> command = {kBin + "/perfcast-mpif90", "-O2", "-g"};
+  command.insert(command.end(), flags.begin(), flags.end());
+  command.insert(command.end(), {"-module-dir", modules.string()});
+  command.insert(command.end(), sources.begin(), sources.end());
+  command.insert(command.end(), {"-o", program.string()});
+  ProcessResult built = run_process(command, std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+}
+
 // The flops of rank 0 callgrind counts in `program args...` on 2 ranks.
 double counted_flops(const std::vector<std::string>& program) {
   std::vector<std::string> args = {"counts", "-q", "-n", "2", "--json", "--"};
@@ -596,8 +612,8 @@ TEST(ProbeRun, BindsThePassesOfADoLoopLeftByExit) {
 // edge carry lines of its body once optimised; a group loop left by EXIT
 // before its work; MAXVAL's loops, which flang gives no line; a group skipped
 // by CYCLE, whose side flang gives the line of the other. The bound trips
-// are the hand count, each line-less loop has a parameter of its own, and the
-// flops of the sweeps and of the checks are the hand count.
+// are the hand count, MAXVAL's included, each line-less loop has a parameter
+// of its own, and the flops of the sweeps and of the checks are the hand count.
 TEST(ProbeRun, BindsTheTripsOfLoopsLeftByExitAndNamesLoopsWithoutALine) {
   const std::string source = LOOP_EXITS_SOURCE;
   constexpr int kCorners = 4, kOuters = 4, kInners = 5 + 4 + 3 + 2, kGroups = 2, kElements = 16;
@@ -638,13 +654,16 @@ TEST(ProbeRun, BindsTheTripsOfLoopsLeftByExitAndNamesLoopsWithoutALine) {
   EXPECT_EQ(trips_at[at("reductions")].size(), 2u) << after["coverage"].dump();  // MAXVAL's two loops
   EXPECT_FALSE(trips_at.count("?:0")) << after["coverage"].dump();
 
-  // What the probes cannot see: MAXVAL's extents (7 columns of 5) and MINVAL,
-  // which the runtime computes (flang's copy of grp_act's constructor is
-  // set-up the library table leaves out).
+  // MAXVAL's loops, in a helper flang writes without a line that the probes
+  // see inlined at the statement's line: 7 columns of 5. What the probes
+  // cannot see: MINVAL, which the runtime computes (flang's copy of grp_act's
+  // constructor is set-up the library table leaves out).
+  for (const auto& name : trips_at[at("reductions")])
+    EXPECT_EQ(after["parameters"][name].value("default", std::string("unbound")),
+              name.find('_') == std::string::npos ? "7" : "5")
+        << name;
   args = {"predict", bound.string(), "--machine", "polus", "--np", "2", "--json",
           "--param", "lib__FortranAMinvalReal8_flops=0"};
-  for (const auto& name : trips_at[at("reductions")])
-    args.insert(args.end(), {"--param", name + "=" + (name.find('_') == std::string::npos ? "7" : "5")});
   r = perfcast_run(args);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json predicted = json::parse(r.stdout_text);
@@ -2281,6 +2300,173 @@ TEST(ProbeRun, PricesATestOfAValueItCouldNotBindByHowOftenTheRunTookIt) {
   fs::path plain = build("two_definitions_plain", false, source);
   const double counted = counted_flops({plain.string(), std::to_string(n)});
   EXPECT_NEAR(model_flops, counted, 0.02 * counted);
+}
+
+// A DO without control left by EXIT on what the fetch at its start returned
+// (read_loop.f90, an input parser's record loop, the fetch a unit of its own):
+// the optimiser rotates the loop to start at the EXIT test, where the
+// analyser names it, while the probes name it at the fetch. The probe's loop
+// is found by the line of its one exit test: the loop's passes are bound, and
+// the bound model's flops are callgrind's.
+TEST(ProbeRun, BindsTheRecordsOfALoopLeftByATestOfWhatItsFetchReturned) {
+  const std::string source = READ_LOOP_SOURCE, input = READ_LOOP_INPUT_SOURCE;
+  constexpr int nrec = 5, nfield = 8;
+  const std::string limit = std::to_string(1 << nrec);
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "read_loop.json", bound = dir / "read_loop.bound.json";
+  auto r = perfcast_run({"analyze", input, source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string test_site = "read_loop.f90:" + std::to_string(marker_line(source, "test"));
+  const json before = read_json(model);
+  std::string trips;
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l["site"] == test_site) trips = l["trip_count"].get<std::string>();
+  ASSERT_FALSE(trips.empty()) << "no unknown loop at " << test_site << ": " << before["coverage"].dump();
+
+  fs::path program;
+  ASSERT_NO_FATAL_FAILURE(build_fortran_features({input, source}, dir, "read_loop", program));
+  r = probe(model, bound, 2, {program.string(), limit, std::to_string(nfield)});
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_TRUE(after["parameters"][trips].contains("default")) << trips << " unbound: " << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  fs::path plain;
+  ASSERT_NO_FATAL_FAILURE(build_plain_fortran(std::vector<std::string>{input, source}, dir, "read_loop", plain));
+  const double counted = counted_flops({plain.string(), limit, std::to_string(nfield)});
+  EXPECT_DOUBLE_EQ(model_flops, 2.0 * nfield * nrec + nrec + 1);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// A recursion whose last call is a tail call (tail_recursion.c, a library's
+// quicksort): the optimiser would make that call a loop around the body whose
+// iterations are invocations, a loop no probe sees; the analyser keeps the
+// recursion, whose invocations the probes count. Nothing is left to bind, and
+// the bound model's flops are callgrind's.
+TEST(ProbeRun, BindsARecursionWhoseLastCallIsATailCallByItsInvocations) {
+  const std::string source = TAIL_RECURSION_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "tail_recursion.json", bound = dir / "tail_recursion.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const fs::path program = build("tail_recursion_features", true, source);
+  r = probe(model, bound, 2, {program.string(), "2000"});
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(required(read_json(bound)), 0) << r.stdout_text;
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  const fs::path plain = build("tail_recursion_plain", false, source);
+  const double counted = counted_flops({plain.string(), "2000"});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// Array statements in OpenMP parallel regions (omp_nests.f90): the regions'
+// functions share a line, so the probes tell their loops apart by function,
+// and a statement's nest by depth where the model's loops at that line are
+// the probes' (the master's group loop): each bound to its extent. Where the
+// model names the shared group loop at the statement's line too, a depth
+// would pick the wrong loop: those stay to bind. The team's thread count is
+// the run's, never a loop's at the region's line.
+TEST(ProbeRun, TellsAnArrayStatementsLoopsInAParallelRegionApartByDepthWhereTheNestsAgree) {
+  const std::string source = OMP_NESTS_SOURCE;
+  constexpr int nx = 6, ng = 4;
+  auto at = [&](const std::string& marker) { return "omp_nests.f90:" + std::to_string(marker_line(source, marker)); };
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "omp_nests.json", bound = dir / "omp_nests.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca", "--", "-fopenmp"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  fs::path program;
+  ASSERT_NO_FATAL_FAILURE(build_fortran_features({source}, dir, "omp_nests", program, {"-fopenmp"}));
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> launch = mpirun(1, {program.string(), std::to_string(nx), std::to_string(ng)});
+  launch.insert(launch.begin() + 1, {"-x", "OMP_NUM_THREADS=1"});
+  args.insert(args.end(), launch.begin(), launch.end());
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  int nest = 0, first = 0;
+  for (const auto& l : after["coverage"]["unknown_loops"]) {
+    const json& p = after["parameters"][l["trip_count"].get<std::string>()];
+    if (l["site"] == at("nest")) {
+      ++nest;
+      EXPECT_EQ(p.value("default", std::string("unbound")), std::to_string(nx)) << l.dump() << r.stdout_text;
+    } else if (l["site"] == at("first")) {
+      ++first;
+      EXPECT_FALSE(p.contains("default")) << l.dump() << r.stdout_text;
+    }
+  }
+  EXPECT_EQ(nest, 2) << after["coverage"].dump();  // the columns and the rows
+  EXPECT_GE(first, 2) << after["coverage"].dump();
+  EXPECT_FALSE(after["parameters"]["omp.threads"].contains("default")) << r.stdout_text;
+}
+
+// A variable set by one of several tests of its kind (kind_offsets.f90, a
+// halo packer's row offset per kind of data), read once after them by a loop:
+// its values varied and it is assigned at four places, but each call assigned
+// it once and arrived at the loop once, so the mean of its assignments is the
+// mean the loop reads. Bound to it, the model's flops are the hand count and
+// callgrind's.
+TEST(ProbeRun, BindsAVariableSetByOneOfSeveralTestsToItsMeanWhereEachArrivalAtItsLoopFollowsOneAssignment) {
+  const std::string source = KIND_OFFSETS_SOURCE;
+  constexpr int n = 40, depth = 2, ncall = 3;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "kind_offsets.json", bound = dir / "kind_offsets.bound.json";
+  auto r = perfcast_run({"analyze", KIND_OFFSETS_PACK_SOURCE, source, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  fs::path program;
+  ASSERT_NO_FATAL_FAILURE(build_fortran_features({KIND_OFFSETS_PACK_SOURCE, source}, dir, "kind_offsets", program));
+  const std::vector<std::string> args = {std::to_string(n), std::to_string(depth), std::to_string(ncall)};
+  std::vector<std::string> command = {program.string()};
+  command.insert(command.end(), args.begin(), args.end());
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["pack_left.y_inc"].value("default", std::string("unbound")), "0.5") << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_DOUBLE_EQ(model_flops, ncall * (4.0 * (n + 2 * depth) + 2));  // a product per row
+  fs::path plain;
+  ASSERT_NO_FATAL_FAILURE(
+      build_plain_fortran(std::vector<std::string>{KIND_OFFSETS_PACK_SOURCE, source}, dir, "kind_offsets", plain));
+  command[0] = plain.string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
+// A loop filling memory with a constant whose body is on the line after its
+// `for` (fill_body.c, an interpolation's markers cleared over a count an
+// earlier loop found): the optimiser makes it a memset at the body's line,
+// while the probes name the loop at its `for`; the line of the loop's store
+// (`.fill_line`) finds it. The memset's bytes are the count's 4-byte markers.
+TEST(ProbeRun, BindsTheBytesOfAMemsetMadeOfAFillLoopWhoseBodyIsOnTheNextLine) {
+  const std::string source = FILL_BODY_SOURCE;
+  constexpr int n = 100, npass = 3;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "fill_body.json", bound = dir / "fill_body.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string described = "bytes of the memset at fill_body_c:" + std::to_string(marker_line(source, "fill"));
+  const json before = read_json(model);
+  std::string bytes;
+  for (const auto& [name, p] : before["parameters"].items())
+    if (p.value("description", "") == described) bytes = name;
+  ASSERT_FALSE(bytes.empty()) << "no parameter described '" << described << "'";
+  const fs::path program = build("fill_body_features", true, source);
+  r = probe(model, bound, 2, {program.string(), std::to_string(n), std::to_string(npass)});
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][bytes].value("default", std::string("unbound")), std::to_string(4 * (n / 2)))
+      << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
 }
 
 // An option parsed in a loop over the command line (options_loop.c: `int n =
