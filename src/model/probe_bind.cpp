@@ -551,17 +551,25 @@ std::set<std::string> files_of(const Coverage& c, const std::string& function) {
   return files;
 }
 
-// The files with a probe loop at `line`, the ones of `own` (a function's
-// files, files_of) where several files have one: one when the loop's probe can
-// be found by its line.
-std::vector<std::string> loop_files_at(const ProbeRun& run, int line, const std::set<std::string>& own) {
+// The files with a probe loop at `line`, where several files have one the
+// ones of `own` (a function's files, files_of), else the one the analyser
+// tagged `tag` (a variable's declaration's, the file of the loops that read
+// it): one when the loop's probe can be found by its line.
+std::vector<std::string> loop_files_at(const ProbeRun& run, int line, const std::set<std::string>& own,
+                                       const std::string& tag = "") {
   const std::string suffix = ":" + std::to_string(line) + ":loop.headers";
   std::vector<std::string> files;
   for (const auto& [feature, value] : run.features)
     if (feature.size() > suffix.size() && feature.compare(feature.size() - suffix.size(), suffix.size(), suffix) == 0)
       files.push_back(feature.substr(0, feature.size() - suffix.size()));
-  if (files.size() > 1) std::erase_if(files, [&](const std::string& f) { return !own.count(f); });
-  return files;
+  if (files.size() <= 1) return files;
+  std::vector<std::string> owned = files;
+  std::erase_if(owned, [&](const std::string& f) { return !own.count(f); });
+  if (owned.size() != 1 && !tag.empty()) {
+    owned = files;
+    std::erase_if(owned, [&](const std::string& f) { return file_tag(f) != tag; });
+  }
+  return owned;
 }
 
 // The mean the loops in `loops` ran, when every one ran it (none otherwise,
@@ -684,7 +692,7 @@ void loops_reading(const Items& items, const std::string& name, bool inside, std
 }  // namespace
 
 std::optional<double> arrivals_at_loops_reading(const ProgramModel& model, const ProbeRun& run,
-                                                const std::string& name) {
+                                                const std::string& name, const std::string& tag) {
   if (!model.coverage) return std::nullopt;
   std::optional<std::string> function;
   std::vector<int> lines;
@@ -702,7 +710,7 @@ std::optional<double> arrivals_at_loops_reading(const ProgramModel& model, const
   const std::set<std::string> own = files_of(*model.coverage, *function);
   std::optional<double> arrivals;
   for (int line : lines) {
-    const std::vector<std::string> files = loop_files_at(run, line, own);
+    const std::vector<std::string> files = loop_files_at(run, line, own, tag);
     if (files.size() != 1) return std::nullopt;
     const int depth = model_loop_depth(fn.body, name, line);
     std::string why;

@@ -109,12 +109,13 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries);
 
 // How many times the run arrived at each loop whose trips read `name`, a
-// variable of one function, where those loops are that function's own, none
-// inside another loop, each told by its probe, and all were arrived at
-// equally often; none otherwise. A local assigned outside loops before such a
-// loop, once per arrival, holds at each arrival the value last assigned: the
-// mean of its assignments is the mean its loops read.
+// variable of one function declared in the file the analyser tagged `tag`,
+// where those loops are that function's own, none inside another loop, each
+// told by its probe, and all were arrived at equally often; none otherwise. A
+// local assigned outside loops before such a loop, once per arrival, holds at
+// each arrival the value last assigned: the mean of its assignments is the
+// mean its loops read.
 std::optional<double> arrivals_at_loops_reading(const ProgramModel& model, const ProbeRun& run,
-                                                const std::string& name);
+                                                const std::string& name, const std::string& tag);
 
 }  // namespace perfcast::model

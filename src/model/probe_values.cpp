@@ -271,7 +271,7 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     // of several tests of its kind: arrivals_at_loops_reading).
     const bool once_per_arrival = a->varied && a->definitions > 1 && !v->field && v->symbol.empty() &&
                                   keeps_its_mean(model, p.name) &&
-                                  arrivals_at_loops_reading(model, run, p.name) == std::optional<double>(a->count);
+                                  arrivals_at_loops_reading(model, run, p.name, v->tag) == std::optional<double>(a->count);
     if (a->varied && a->definitions > 1 && !once_per_arrival) {
       f.status = fmt::format("assigned at {} places with values that varied: the probe cannot tell which the model reads",
                              a->definitions);

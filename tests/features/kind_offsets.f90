@@ -27,7 +27,7 @@ program kind_offsets
   allocate(field(n + 4 * depth + 2), buffer((n + 4 * depth + 2) * depth))
   field = 1.0d0
   buffer = 0.0d0
-  do c = 1, ncall
+  do c = 1, ncall ! marker: rounds
     do kind = cell, y_face
       call pack_left(1, n, field, buffer, cell, vertex, x_face, y_face, depth, kind)
     end do

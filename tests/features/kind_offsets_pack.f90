@@ -1,6 +1,19 @@
 ! The packer of kind_offsets.f90, a unit of its own (as a hydrodynamics
 ! code's kernels are) so that the optimiser cannot fold the kinds its callers
 ! pass into the row offset.
+!
+! Its row loop is on the same line as the caller's loop over the rounds, as
+! loops of two units often share a line: the probes' loops at that line are
+! then told apart by the file the variable the row loop reads is declared in.
+!
+! A kind's data sit on the cells, the vertices or the faces of the mesh:
+! vertices and y faces have one row more than cells and x faces, so the
+! offset is 1 for them and 0 for the others, and the halo of DEPTH rows
+! around the Y_MIN .. Y_MAX rows is packed DEPTH values to a row. The kinds
+! are the caller's arguments, not constants of this unit, and no test's
+! outcome excludes another's for the optimiser: each of the four assignments
+! stays, and the value the row loop reads is whichever came last.
+!
 module kind_offsets_pack
   implicit none
 contains

@@ -2406,14 +2406,16 @@ TEST(ProbeRun, TellsAnArrayStatementsLoopsInAParallelRegionApartByDepthWhereTheN
 }
 
 // A variable set by one of several tests of its kind (kind_offsets.f90, a
-// halo packer's row offset per kind of data), read once after them by a loop:
-// its values varied and it is assigned at four places, but each call assigned
-// it once and arrived at the loop once, so the mean of its assignments is the
-// mean the loop reads. Bound to it, the model's flops are the hand count and
-// callgrind's.
+// halo packer's row offset per kind of data), read once after them by a loop
+// on the line of a loop of another unit: its values varied and it is
+// assigned at four places, but each call assigned it once and arrived at the
+// loop once, so the mean of its assignments is the mean the loop reads. Bound
+// to it, the model's flops are the hand count and callgrind's.
 TEST(ProbeRun, BindsAVariableSetByOneOfSeveralTestsToItsMeanWhereEachArrivalAtItsLoopFollowsOneAssignment) {
   const std::string source = KIND_OFFSETS_SOURCE;
   constexpr int n = 40, depth = 2, ncall = 3;
+  // The two units' loops on one line: the row loop's probe is found by its variable's file.
+  ASSERT_EQ(marker_line(KIND_OFFSETS_PACK_SOURCE, "rows"), marker_line(source, "rounds"));
   fs::path dir = probe_dir();
   const fs::path model = dir / "kind_offsets.json", bound = dir / "kind_offsets.bound.json";
   auto r = perfcast_run({"analyze", KIND_OFFSETS_PACK_SOURCE, source, "-o", model.string(), "--no-mca"},
