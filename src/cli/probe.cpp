@@ -70,7 +70,7 @@ void run_probe(const ProbeArgs& a) {
     throw UserError("no probe run: give its record or the command", {"", {}, "--record"},
                     "perfcast probe model.json -o bound.json -- mpirun.openmpi -n 2 ./app small-args");
   }
-  model::ProbeRun run{r.command, r.ranks, {}, r.code, r.indirect_calls, r.measures};
+  model::ProbeRun run{r.command, r.ranks, {}, r.code, r.indirect_calls, r.measures, r.omp_threads};
   for (const auto& [name, v] : r.features) run.features[name] = v.value;
 
   const size_t before = required_parameters(m);

@@ -167,6 +167,12 @@ static void append_command(struct feature_text* t) {
   feature_text_append_json(t, buffer, strlen(buffer));
 }
 
+/* The OpenMP runtime's, where the program links one: the threads a parallel
+ * region without a num_threads clause starts (OMP_NUM_THREADS, else the cores
+ * the rank may run on), which the analyser's `omp.threads` stands for. Weak:
+ * a program without OpenMP leaves it null and the record without the field. */
+extern int omp_get_max_threads(void) __attribute__((weak));
+
 struct feature {
   const char* name;
   int kind;
@@ -261,14 +267,16 @@ static void append_features(struct feature_text* body, const struct feature* fea
   }
 }
 
-static void write_record(struct feature* features, size_t n, double time_s, int ranks, const char* indirect) {
+static void write_record(struct feature* features, size_t n, double time_s, int ranks, int omp_threads,
+                         const char* indirect) {
   const char* path = getenv(PERFCAST_FEATURES_DATASET_VARIABLE);
   if (!path || !*path) return; /* recording was not asked for */
   qsort(features, n, sizeof *features, by_name);
 
   struct feature_text body = {0};
-  appendf(&body, "{\"format\":\"perfcast-features\",\"version\":1,\"time_s\":%.9g,\"ranks\":%d,\"command\":",
-          time_s, ranks);
+  appendf(&body, "{\"format\":\"perfcast-features\",\"version\":1,\"time_s\":%.9g,\"ranks\":%d,", time_s, ranks);
+  if (omp_threads > 0) appendf(&body, "\"omp_threads\":%d,", omp_threads);
+  feature_text_append(&body, "\"command\":", 10);
   append_command(&body);
   const char* label = getenv(PERFCAST_FEATURES_LABEL_VARIABLE);
   if (label && *label) {
@@ -475,9 +483,9 @@ static void record(void) {
   char* indirect = perfcast_features_gather_indirect(rank, ranks);
   size_t count = (size_t)n;
   int64_t* counts = calloc(count + 1, sizeof *counts);
-  double* maxima = calloc(2 * count + 1, sizeof *maxima); /* values, epochs, run time */
+  double* maxima = calloc(2 * count + 2, sizeof *maxima); /* values, epochs, run time, OpenMP threads */
   int64_t* counts_all = calloc(count + 1, sizeof *counts_all);
-  double* maxima_all = calloc(2 * count + 1, sizeof *maxima_all);
+  double* maxima_all = calloc(2 * count + 2, sizeof *maxima_all);
   struct feature* features = calloc(count + 1, sizeof *features);
   int ok = counts && maxima && counts_all && maxima_all && features;
   /* Every rank takes part in the reductions, with or without its memory. */
@@ -497,8 +505,9 @@ static void record(void) {
         maxima[count + i] = epoch > 1 ? 1 : epoch;
       }
     maxima[2 * count] = run_s;
+    maxima[2 * count + 1] = omp_get_max_threads ? omp_get_max_threads() : 0;
     PMPI_Reduce(counts, counts_all, (int)count, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    PMPI_Reduce(maxima, maxima_all, (int)(2 * count + 1), MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(maxima, maxima_all, (int)(2 * count + 2), MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       i = 0;
       for (struct perfcast_feature_module* m = modules; m; m = m->next)
@@ -509,7 +518,7 @@ static void record(void) {
           features[i].value = summed(kind) ? (double)counts_all[i] : maxima_all[i];
           features[i].epoch = maxima_all[count + i];
         }
-      write_record(features, count, maxima_all[2 * count], ranks, indirect);
+      write_record(features, count, maxima_all[2 * count], ranks, (int)maxima_all[2 * count + 1], indirect);
     }
   }
   free(indirect);

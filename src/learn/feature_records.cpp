@@ -59,6 +59,12 @@ FeatureRecord read_fields(const nlohmann::json& j, const std::string& text, cons
   if (ranks < 1 || ranks != std::floor(ranks))
     throw UserError(fmt::format("{} is not a process count", ranks), {source, line, "record.ranks"});
   r.ranks = static_cast<int>(ranks);
+  if (j.contains("omp_threads")) {  // optional: a program without OpenMP, or a record before the field
+    const double threads = number(j, "omp_threads", source, line);
+    if (threads < 1 || threads != std::floor(threads))
+      throw UserError(fmt::format("{} is not a thread count", threads), {source, line, "record.omp_threads"});
+    r.omp_threads = static_cast<int>(threads);
+  }
   r.command = j.value("command", "");
   r.label = j.value("label", "");
   auto features = j.find("features");

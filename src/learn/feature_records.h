@@ -29,6 +29,9 @@ struct FeatureRecord {
   int line = 0;  // 1-based, in its file
   double time_s = 0;
   int ranks = 0;
+  // The threads an OpenMP parallel region of the run starts (the runtime's
+  // omp_get_max_threads, the largest of the ranks'); 0 for a program without OpenMP.
+  int omp_threads = 0;
   std::string command;
   std::string label;  // the sweep point that made it, or empty
   std::map<std::string, FeatureValue> features;

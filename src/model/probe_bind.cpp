@@ -737,6 +737,15 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   std::vector<ProbeFinding> out;
   std::set<std::string> bound;
 
+  // The threads of an OpenMP team (the analyser's `omp.threads`): the run's,
+  // as its runtime would start them, never a loop's at a region's line.
+  if (Parameter* threads = parameter(model, "omp.threads"); threads && !threads->default_value && run.omp_threads > 0) {
+    bind_measure(*threads, run.omp_threads, origin);
+    bound.insert(threads->name);
+    out.push_back({ProbeFinding::Kind::Value, "", threads->name, static_cast<double>(run.omp_threads),
+                   "bound (the threads an OpenMP parallel region of the run starts: omp_get_max_threads)"});
+  }
+
   // Loops: the pass counts a loop's header executions and its arrivals from
   // outside, whence the trips per arrival (trips_per_arrival).
   for (Coverage::Loop& l : c.unknown_loops) {

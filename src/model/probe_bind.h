@@ -48,6 +48,8 @@ struct ProbeRun {
   // `file:line:name.assignments`, `.sum` (of the values) and `.changes`
   // (assignments of another value than the one before), at its declaration.
   std::map<std::string, double> measures;
+  // The threads an OpenMP parallel region of the run starts; 0 without OpenMP.
+  int omp_threads = 0;
 };
 
 struct ProbeFinding {

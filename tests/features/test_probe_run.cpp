@@ -2471,6 +2471,38 @@ TEST(ProbeRun, BindsTheBytesOfAMemsetMadeOfAFillLoopWhoseBodyIsOnTheNextLine) {
   EXPECT_EQ(required(after), 0) << r.stdout_text;
 }
 
+// An OpenMP program (omp_parallel_for.c): its parallel region runs once per
+// thread of the team, `omp.threads` times, which the source cannot say but
+// the run's OpenMP runtime does (OMP_NUM_THREADS, else the cores a rank may
+// use): the probe run's record carries it, and the model binds it, never a
+// loop's trips at the region's line.
+TEST(ProbeRun, BindsTheThreadsOfAnOpenMPTeamToTheRunsRuntimes) {
+  const std::string source = OMP_PARALLEL_FOR_SOURCE;
+  constexpr int threads = 3;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "omp_parallel_for.json", bound = dir / "omp_parallel_for.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca", "--", "-fopenmp"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_TRUE(read_json(model)["parameters"].contains("omp.threads"));
+  const fs::path program = dir / "omp_parallel_for_features";
+  EnvironmentOverrides env;
+  env["OMPI_CC"] = kBin + "/perfcast cc --features";
+  ProcessResult built =
+      run_process({MPICC, "-O2", "-g", "-fopenmp", source, "-o", program.string()}, std::chrono::seconds(120), env);
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> launch = mpirun(2, {program.string(), "1000"});
+  launch.insert(launch.begin() + 1, {"-x", "OMP_NUM_THREADS=" + std::to_string(threads)});
+  args.insert(args.end(), launch.begin(), launch.end());
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["omp.threads"].value("default", std::string("unbound")), std::to_string(threads))
+      << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+}
+
 // An option parsed in a loop over the command line (options_loop.c: `int n =
 // 10;`, then `-n 500` inside the loop): the source's first value is the
 // parameter's default, and the probes do not watch the loop's assignment; the

@@ -110,6 +110,22 @@ TEST(Records, TheIndirectCallsAreReadButAreNoFeatures) {
   EXPECT_EQ(error_of(framed(bad)), "runs.jsonl:1: 'record.indirect_calls.a.c:30:9.jacobi': expected a number of calls >= 0");
 }
 
+// The threads an OpenMP region of the run starts: read where the runtime
+// wrote it (a program with OpenMP), 0 where it did not; never a feature.
+TEST(Records, TheOpenMPThreadsAreReadButAreNoFeature) {
+  std::string with_threads = record(1, 2, R"("a.c:12:n":[64,0.5])");
+  with_threads.insert(with_threads.find(R"("command")"), R"("omp_threads":4,)");
+  RecordFile file = parse_feature_records(framed(with_threads) + framed(record(1, 2, "")), "runs.jsonl");
+  ASSERT_EQ(file.records.size(), 2u);
+  EXPECT_EQ(file.records[0].omp_threads, 4);
+  EXPECT_EQ(file.records[1].omp_threads, 0);
+  EXPECT_EQ(parse_dataset(framed(with_threads), "runs.jsonl").feature_names,
+            (std::vector<std::string>{"a.c:12:n", "ranks"}));
+  std::string bad = record(1, 2, "");
+  bad.insert(bad.find(R"("command")"), R"("omp_threads":1.5,)");
+  EXPECT_EQ(error_of(framed(bad)), "runs.jsonl:1: 'record.omp_threads': 1.5 is not a thread count");
+}
+
 TEST(Records, AWholeRecordWithABadFieldIsAnErrorNamingIt) {
   EXPECT_EQ(error_of(framed(record(0, 2, ""))),
             "runs.jsonl:1: 'record.time_s': time 0 is not positive");
