@@ -42,13 +42,13 @@
 
 #include "analyze/ir_analysis.h"
 #include "analyze/fortran_bindings.h"
-#include "analyze/lineless_helpers.h"
 #include "analyze/mca.h"
 #include "analyze/mca_pricing.h"
 #include "analyze/module_context.h"
 #include "analyze/program_tree.h"
 #include "analyze/range_exits.h"
 #include "analyze/to_model.h"
+#include "ir_rewrites/lineless_helpers.h"
 #include "support/error.h"
 #include "support/toolchain.h"
 
@@ -293,7 +293,7 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
     if (!tm) tm = target_machine(*m);
     m->setDataLayout(tm->createDataLayout());
     annotate_mpi_declarations(*m);
-    inline_lineless_helpers(*m);  // their loops at the line of the statement that called them
+    ir_rewrites::inline_lineless_helpers(*m);  // their loops at the line of the statement that called them
     keep_self_recursions(*m);
     say(fmt::format("optimising {} (-O{})", m->getSourceFileName(), input.opt_level));
     optimise(*m, tm.get(), input.opt_level);

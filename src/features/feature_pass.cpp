@@ -164,10 +164,10 @@
 #include "features/feature_call_kinds.h"
 #include "features/feature_code_sites.h"
 #include "features/feature_first_test.h"
-#include "features/feature_helpers.h"
 #include "features/feature_keep.h"
 #include "features/feature_switches.h"
 #include "features/feature_variables.h"
+#include "ir_rewrites/lineless_helpers.h"
 
 using namespace llvm;
 using namespace perfcast::features;
@@ -207,7 +207,7 @@ class FeatureProbes {
     call_aliased_functions_directly(m_);  // a destructor deleting its own kind through D1 is a recursion
     // Their loops are their callers', as the optimiser makes them; what was
     // cached of the functions changed is stale.
-    if (perfcast::features::inline_lineless_helpers(m_)) fam_->clear();
+    if (perfcast::ir_rewrites::inline_lineless_helpers(m_)) fam_->clear();
     std::vector<Function*> functions, library;  // library: from_system_header (loops, memory calls)
     for (Function& f : m_)
       if (!f.isDeclaration() && !f.getName().starts_with("perfcast.features"))

@@ -131,6 +131,18 @@ def linked_libraries(cmake_text, libraries):
     return out
 
 
+def library_of_sources(cmake_text):
+    """{source file name: library} from add_library(NAME [kind] files...) calls: a folder
+    that builds two libraries (a pass plugin and its runtime) judges each file by its own."""
+    text = re.sub(r"#[^\n]*", "", cmake_text)
+    out = {}
+    for m in re.finditer(r"add_library\s*\(\s*([A-Za-z0-9_]+)([^)]*)\)", text):
+        for word in m.group(2).split():
+            if word.endswith(SOURCE_SUFFIXES):
+                out[os.path.basename(word)] = m.group(1)
+    return out
+
+
 def built_targets(cmake_text):
     text = re.sub(r"#[^\n]*", "", cmake_text)
     return re.findall(r"add_(?:library|executable)\s*\(\s*([A-Za-z0-9_]+)", text)
@@ -138,6 +150,9 @@ def built_targets(cmake_text):
 
 def check_dependencies(root, rows, exceptions):
     by_folder = {folder: (library, allowed) for folder, library, allowed in rows}
+    rows_of = {}  # folder -> {library: allowed}, every row of a folder that builds several
+    for folder, library, allowed in rows:
+        rows_of.setdefault(folder, {})[library] = allowed
     folders = list(by_folder)
     libraries = {library for _, library, _ in rows}
     violations, used_exceptions, problems = [], set(), []
@@ -176,24 +191,32 @@ def check_dependencies(root, rows, exceptions):
         if not os.path.isdir(os.path.join(root, folder)):
             continue  # a row for a library still to come
         nested = {f for f in folders if f != folder and f.startswith(folder + "/")}
+        cmake = os.path.join(root, folder, "CMakeLists.txt")
+        text = ""
+        if os.path.exists(cmake):
+            with open(cmake, encoding="utf-8") as f:
+                text = f.read()
+        built_into = library_of_sources(text)
         for path in source_files(root, folder, nested):
+            # A file the folder's CMakeLists.txt builds into one of the folder's libraries is
+            # judged by that library's row; any other (a header) by the folder's last row.
+            own = built_into.get(os.path.basename(path))
+            file_library, file_allowed = (own, rows_of[folder][own]) if own in rows_of[folder] else (library, allowed)
             with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
                 for n, line in enumerate(f, 1):
                     m = include_line.match(line)
                     if not m:
                         continue
                     target_folder = owner_of(m.group(1), folders)
-                    if target_folder is None:
-                        continue  # include/ headers, generated files, same-folder names
-                    judge(library, allowed, by_folder[target_folder][0], f"{path}:{n}",
+                    if target_folder is None or target_folder == folder:
+                        continue  # include/ headers, generated files, the folder's own headers
+                    judge(file_library, file_allowed, by_folder[target_folder][0], f"{path}:{n}",
                           f'#include "{m.group(1)}"')
-        cmake = os.path.join(root, folder, "CMakeLists.txt")
-        if os.path.exists(cmake):
-            with open(cmake, encoding="utf-8") as f:
-                text = f.read()
+        if text:
             for target, linked in linked_libraries(text, libraries):
-                if target != library:
+                if target not in rows_of[folder]:
                     continue
+                library, allowed = target, rows_of[folder][target]
                 for dep in linked:
                     if dep not in libraries:
                         problems.append(f"{folder}/CMakeLists.txt: {library} links {dep}, which docs/architecture.md "

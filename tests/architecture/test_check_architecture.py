@@ -113,6 +113,28 @@ class CheckArchitecture(unittest.TestCase):
         self.assertIn('src/render/live_view.cpp:1: #include "engine/live/live.h"', out)
         self.assertIn("not lib_live", out)
 
+    def test_each_of_two_libraries_of_one_folder_is_judged_by_its_own_row(self):
+        # src/plugin builds a pass (which may use lib_engine) and its runtime (lib_base only).
+        self.tree.write("docs/architecture.md", TABLE + "| `src/plugin` | `lib_pass` | `lib_base`, `lib_engine` | a pass |\n"
+                        "| `src/plugin` | `lib_runtime` | `lib_base` | its runtime |\n")
+        self.tree.write("src/plugin/CMakeLists.txt", "add_library(lib_pass MODULE pass.cpp)\n"
+                        "target_link_libraries(lib_pass PRIVATE lib_engine)\n"
+                        "add_library(lib_runtime STATIC runtime.c)\n")
+        self.tree.write("src/plugin/pass.cpp", '#include "plugin/abi.h"\n#include "engine/engine.h"\n')
+        self.tree.write("src/plugin/runtime.c", '#include "plugin/abi.h"\n#include "base/base.h"\n')
+        rc, out = check(self.root)
+        self.assertEqual(rc, 0, out)
+        self.tree.write("src/plugin/runtime.c", '#include "plugin/abi.h"\n#include "engine/engine.h"\n')
+        self.tree.write("src/plugin/CMakeLists.txt", "add_library(lib_pass MODULE pass.cpp)\n"
+                        "target_link_libraries(lib_pass PRIVATE lib_engine)\n"
+                        "add_library(lib_runtime STATIC runtime.c)\n"
+                        "target_link_libraries(lib_runtime PRIVATE lib_render)\n")
+        rc, out = check(self.root)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('src/plugin/runtime.c:2: #include "engine/engine.h": lib_runtime may use lib_base', out)
+        self.assertIn("target_link_libraries(lib_runtime ... lib_render)", out)
+        self.assertNotIn("pass.cpp", out)
+
     def test_a_library_without_a_row_fails(self):
         self.tree.write("src/extra/CMakeLists.txt", "add_library(lib_extra extra.cpp)\n")
         rc, out = check(self.root)

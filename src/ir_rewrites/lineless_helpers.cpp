@@ -1,6 +1,6 @@
 // Front-end helpers without a source line inlined into their callers
 // (lineless_helpers.h).
-#include "analyze/lineless_helpers.h"
+#include "ir_rewrites/lineless_helpers.h"
 
 #include <vector>
 
@@ -14,7 +14,7 @@
 
 using namespace llvm;
 
-namespace perfcast::analyze {
+namespace perfcast::ir_rewrites {
 
 namespace {
 
@@ -69,4 +69,4 @@ bool inline_lineless_helpers(Module& m) {
   return changed;
 }
 
-}  // namespace perfcast::analyze
+}  // namespace perfcast::ir_rewrites
