@@ -48,6 +48,7 @@
 #include "analyze/program_tree.h"
 #include "analyze/range_exits.h"
 #include "analyze/to_model.h"
+#include "ir_rewrites/function_aliases.h"
 #include "ir_rewrites/lineless_helpers.h"
 #include "support/error.h"
 #include "support/toolchain.h"
@@ -160,22 +161,6 @@ void keep_self_recursions(llvm::Module& m) {
         f.addFnAttr("disable-tail-calls", "true");  // read by TailCallElim
         break;
       }
-}
-
-// A call of a function alias is a call of the function it names: clang emits
-// a C++ class's complete-object constructor and destructor (C1, D1) as
-// aliases of the base-object ones (C2, D2), so `new Grid(n)` in one unit
-// calls `_ZN4GridC1El`, an alias of `_ZN4GridC2El` in another. Every use of an
-// alias whose target the link cannot replace (not weak: a weak alias may be
-// overridden by another definition) names the function instead, so the
-// analysis prices the call, a vtable's slot names its override, and the
-// constants the callee proves reach its callers. The aliases stay, unused.
-void call_aliased_functions_directly(llvm::Module& m) {
-  for (llvm::GlobalAlias& alias : m.aliases()) {
-    auto* target = llvm::dyn_cast_or_null<llvm::Function>(alias.getAliaseeObject());
-    if (!target || alias.isInterposable() || alias.use_empty()) continue;
-    alias.replaceAllUsesWith(target);
-  }
 }
 
 // What holds across the linked program and no unit alone could see: a
@@ -303,7 +288,7 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
       throw UserError("the sources define the same symbol twice (LLVM could not link them)");
     }
   }
-  call_aliased_functions_directly(*program);
+  ir_rewrites::call_aliased_functions_directly(*program);  // as the probes' plugin reads each unit
   say("propagating constants across the linked program");
   propagate_linked_constants(*program, tm.get(), input.opt_level);
   // The analysis reads source names and values from the debug intrinsics

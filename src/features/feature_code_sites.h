@@ -57,7 +57,7 @@ bool tested_first(const llvm::Loop& l, const llvm::BasicBlock& exiting, const ll
 // the branch away, and the preheader it makes anew takes the header's first
 // location (LoopSimplify), so the optimised loop starts at its body's first
 // line; the probe names it there too. A loop whose code has no line (a
-// front-end helper's, inlined: feature_helpers.h) is named as the analyser
+// front-end helper's, inlined: ir_rewrites/lineless_helpers.h) is named as the analyser
 // names it: its code's first line, else the statement that leads to it, else
 // its outer loop's.
 std::string loop_site(const llvm::Loop& l, const std::set<std::string>& code_lines, const llvm::Module& m);

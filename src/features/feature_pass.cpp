@@ -159,7 +159,6 @@
 #include <vector>
 
 #include "features/feature_abi.h"
-#include "features/feature_aliases.h"
 #include "features/feature_arguments.h"
 #include "features/feature_call_kinds.h"
 #include "features/feature_code_sites.h"
@@ -167,6 +166,7 @@
 #include "features/feature_keep.h"
 #include "features/feature_switches.h"
 #include "features/feature_variables.h"
+#include "ir_rewrites/function_aliases.h"
 #include "ir_rewrites/lineless_helpers.h"
 
 using namespace llvm;
@@ -204,7 +204,7 @@ class FeatureProbes {
   }
 
   bool run() {
-    call_aliased_functions_directly(m_);  // a destructor deleting its own kind through D1 is a recursion
+    perfcast::ir_rewrites::call_aliased_functions_directly(m_);  // a destructor deleting itself through D1 recurses
     // Their loops are their callers', as the optimiser makes them; what was
     // cached of the functions changed is stale.
     if (perfcast::ir_rewrites::inline_lineless_helpers(m_)) fam_->clear();

@@ -1,10 +1,11 @@
-#include "features/feature_aliases.h"
+// Calls of function aliases as calls of the functions they name (function_aliases.h).
+#include "ir_rewrites/function_aliases.h"
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalAlias.h>
 #include <llvm/IR/Module.h>
 
-namespace perfcast::features {
+namespace perfcast::ir_rewrites {
 
 void call_aliased_functions_directly(llvm::Module& m) {
   for (llvm::GlobalAlias& alias : m.aliases()) {
@@ -14,4 +15,4 @@ void call_aliased_functions_directly(llvm::Module& m) {
   }
 }
 
-}  // namespace perfcast::features
+}  // namespace perfcast::ir_rewrites
