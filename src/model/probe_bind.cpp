@@ -293,26 +293,36 @@ int deepest_loop_at(const Items& items, int line, int around = 0) {
   return deepest;
 }
 
+// How deep the deepest of the probes' loops at `at` is among that line's
+// loops (1 without a `.depth` fact), of the function whose id is `function`
+// where given (its `.function` fact), and whether that deepest one fills memory.
+struct ProbeNest {
+  int deepest = 0;
+  bool deepest_fills = false;
+};
+ProbeNest probe_nest(const ProbeRun& run, const std::string& at, std::optional<double> function) {
+  ProbeNest nest;
+  for (int k = 1;; ++k) {
+    const std::string name = at + ":loop" + (k == 1 ? "" : "#" + std::to_string(k));
+    if (!feature(run, name + ".headers")) break;
+    auto fact = run.code.find(name + ".function");
+    if (function && (fact == run.code.end() || fact->second != *function)) continue;
+    auto d = run.code.find(name + ".depth");
+    const int depth = d == run.code.end() ? 1 : static_cast<int>(d->second);
+    if (depth > nest.deepest) nest.deepest_fills = run.code.count(name + ".fill_bytes") > 0;
+    nest.deepest = std::max(nest.deepest, depth);
+  }
+  return nest;
+}
+
 // Whether the loops the probe run saw at `at` in `function` (several, told
 // apart by depth) are the model's loops at that line: as many, or one more,
 // the deepest, which fills memory (the memset the optimiser made of it). A
 // loop the model has at the line and the probes placed at another (a
 // parallel loop named at its body's first statement) would shift every depth.
 bool same_nest(const ProbeRun& run, const std::string& at, const std::string& function, int model_deepest) {
-  const double id = function_id(function);
-  int deepest = 0;
-  bool deepest_fills = false;
-  for (int k = 1;; ++k) {
-    const std::string name = at + ":loop" + (k == 1 ? "" : "#" + std::to_string(k));
-    if (!feature(run, name + ".headers")) break;
-    auto fact = run.code.find(name + ".function");
-    if (fact == run.code.end() || fact->second != id) continue;
-    auto d = run.code.find(name + ".depth");
-    const int depth = d == run.code.end() ? 1 : static_cast<int>(d->second);
-    if (depth > deepest) deepest_fills = run.code.count(name + ".fill_bytes") > 0;
-    deepest = std::max(deepest, depth);
-  }
-  return deepest == model_deepest || (deepest == model_deepest + 1 && deepest_fills);
+  const ProbeNest nest = probe_nest(run, at, function_id(function));
+  return nest.deepest == model_deepest || (nest.deepest == model_deepest + 1 && nest.deepest_fills);
 }
 
 // The depth among the loops of their own line of the polling loops at `line`
@@ -787,6 +797,15 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       int depth = fn == model.functions.end() ? 1 : model_loop_depth(fn->second.body, l.trip_count, site_line(l.site));
       probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), why);
       if (depth < 0) why = "the model's loops of that parameter are at several depths of that line's loops";
+      // Several probe loops nested at the line, told by depth, but more of the
+      // model's: one the probes placed at another line shifts every depth.
+      const int probes_deep = probe_nest(run, at, std::nullopt).deepest;
+      if (const int model_deep = fn == model.functions.end() ? 0 : deepest_loop_at(fn->second.body, site_line(l.site));
+          probe && probes_deep >= 2 && model_deep > probes_deep) {
+        probe.reset();
+        why = fmt::format("the model has {} loops nested at that line and the probes {}: depth cannot tell which is which",
+                          model_deep, probes_deep);
+      }
     }
     auto headers = feature(run, probe.value_or("") + ".headers");
     auto entries = feature(run, probe.value_or("") + ".entries");

@@ -2369,8 +2369,10 @@ TEST(ProbeRun, BindsARecursionWhoseLastCallIsATailCallByItsInvocations) {
 // and a statement's nest by depth where the model's loops at that line are
 // the probes' (the master's group loop): each bound to its extent. Where the
 // model names the shared group loop at the statement's line too, a depth
-// would pick the wrong loop: those stay to bind. The team's thread count is
-// the run's, never a loop's at the region's line.
+// would pick the wrong loop: those stay to bind, in a unit of several regions
+// (their loops told by function) as in a unit of one (omp_one_region.f90, by
+// depth alone). The team's thread count is the run's, never a loop's at the
+// region's line.
 TEST(ProbeRun, TellsAnArrayStatementsLoopsInAParallelRegionApartByDepthWhereTheNestsAgree) {
   const std::string source = OMP_NESTS_SOURCE;
   constexpr int nx = 6, ng = 4;
@@ -2404,6 +2406,30 @@ TEST(ProbeRun, TellsAnArrayStatementsLoopsInAParallelRegionApartByDepthWhereTheN
   EXPECT_GE(first, 2) << after["coverage"].dump();
   // The run's one thread (OMP_NUM_THREADS=1), not the extent of a nest at a region's line.
   EXPECT_EQ(after["parameters"]["omp.threads"].value("default", std::string("unbound")), "1") << r.stdout_text;
+
+  // The shared group loop alone in its unit (omp_one_region.f90): no function
+  // facts, only depths, and the model's one loop more at the line; none bound.
+  const std::string one = OMP_ONE_REGION_SOURCE;
+  const fs::path one_model = dir / "omp_one_region.json", one_bound = dir / "omp_one_region.bound.json";
+  r = perfcast_run({"analyze", one, "-o", one_model.string(), "--no-mca", "--", "-fopenmp"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  fs::path one_program;
+  ASSERT_NO_FATAL_FAILURE(build_fortran_features({one}, dir, "omp_one_region", one_program, {"-fopenmp"}));
+  args = {"probe", one_model.string(), "-o", one_bound.string(), "--"};
+  launch = mpirun(1, {one_program.string(), std::to_string(nx), std::to_string(ng)});
+  launch.insert(launch.begin() + 1, {"-x", "OMP_NUM_THREADS=1"});
+  args.insert(args.end(), launch.begin(), launch.end());
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json one_after = read_json(one_bound);
+  int nested = 0;
+  for (const auto& l : one_after["coverage"]["unknown_loops"])
+    if (l["site"] == "omp_one_region.f90:" + std::to_string(marker_line(one, "first"))) {
+      ++nested;
+      EXPECT_FALSE(one_after["parameters"][l["trip_count"].get<std::string>()].contains("default"))
+          << l.dump() << r.stdout_text;
+    }
+  EXPECT_GE(nested, 2) << one_after["coverage"].dump();
 }
 
 // A variable set by one of several tests of its kind (kind_offsets.f90, a
