@@ -523,31 +523,6 @@ void bind_virtual_share(const ProbeRun& run, const Coverage& c, Coverage::Loop& 
   }
 }
 
-// The lines of the loops, in `items` at any depth, whose trips are `name`;
-// not those of code inlined from another function (the analyser's note says
-// so), whose probes count every call of that function in the program.
-// `cast` when a loop's trips are a width cast of it, `unrolled` when a loop is
-// its unrolled form, whose remainder's test needs a whole number. Not an
-// OpenMP team's threads either (over `omp.thread`): the run's thread count,
-// no loop of the code, whatever loop a probe saw at the region's line.
-void loops_sized_by(const Items& items, const std::string& name, std::vector<int>& lines, bool& cast, bool& unrolled,
-                    const Items& function) {
-  for (const Item& item : items) {
-    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
-      Trips t = trips_are(*l, name, function, item.line);
-      if (t != Trips::Other && item.note.find("inlined from") == std::string::npos && l->var != "omp.thread") {
-        lines.push_back(item.line);
-        cast = cast || t == Trips::Cast;
-        unrolled = unrolled || t == Trips::Unrolled;
-      }
-      loops_sized_by(l->body, name, lines, cast, unrolled, function);
-    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-      loops_sized_by(b->then_items, name, lines, cast, unrolled, function);
-      loops_sized_by(b->else_items, name, lines, cast, unrolled, function);
-    }
-  }
-}
-
 // The files of a function's coverage sites ("f.c" of "dir/f.c:12"): where its
 // own loops' probes are named, to tell them from other files' loops at the same line.
 std::set<std::string> files_of(const Coverage& c, const std::string& function) {
@@ -595,44 +570,52 @@ std::optional<double> one_mean(const std::vector<SizedLoop>& loops, std::string&
       why = "the loops it sizes were not reached by the probe run";
       return std::nullopt;
     }
-    if (mean && std::fabs(loop.trips - *mean) > 1e-9 * std::max(1.0, *mean)) {
+    if (mean && std::fabs(loop.size - *mean) > 1e-9 * std::max(1.0, *mean)) {
       why = "the loops it sizes ran different mean trips";
       return std::nullopt;
     }
-    mean = loop.trips;
+    mean = loop.size;
   }
   return mean;
 }
 
 // A size a function reads from memory (a struct's field through an argument,
 // HPCG's `nrow = A.localNumberOfRows`, or one a caller read and passes to it)
-// is one parameter however many sizes the calls pass; where it is exactly the
-// trips of the function's loops, the run's mean trips per arrival of those
-// loops is the mean over the calls, which makes the total of a cost linear in
-// it right. What the run measured at each of those loops (a loop without a
-// probe the model's loop can be told by says why); `cast` and `unrolled` as
-// loops_sized_by. A callee's loops sized by a parameter every call of it
-// passes this one to (names_standing_for) are witnesses: they count where the
-// functions that name it size no loop, if each was told and those reached
-// ran one mean (a callee reached on only some of its calls measures another).
+// is one parameter however many sizes the calls pass; where the trips of the
+// function's loops follow it (loops_sized_by), the run's mean trips per arrival
+// of those loops give the mean over the calls, which makes the total of a cost
+// linear in it right. What the run measured at each of those loops (a loop
+// without a probe the model's loop can be told by says why); `cast` when a
+// loop's trips are a width cast of it, `unrolled` when a loop is its unrolled
+// form, whose remainder's test needs a whole number. A callee's loops sized by
+// a parameter every call of it passes this one to (names_standing_for) are
+// witnesses: they count where the functions that name it size no loop, if each
+// was told and those reached ran one mean (a callee reached on only some of its
+// calls measures another).
 std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& run, const std::string& name,
                                    std::string& why, bool& cast, bool& unrolled) {
   std::vector<SizedLoop> loops, witnesses;
   bool witness_cast = false, witness_unrolled = false;
   for (const auto& [fn_name, local] : names_standing_for(model, name)) {
     const Function& fn = model.functions.at(fn_name);
-    std::vector<int> lines;
-    bool fn_cast = false, fn_unrolled = false;
-    loops_sized_by(fn.body, local, lines, fn_cast, fn_unrolled, fn.body);
-    if (lines.empty()) continue;
+    std::vector<LoopSizedBy> sized;
+    loops_sized_by(fn.body, local, fn.body, sized);
+    if (sized.empty()) continue;
+    auto any = [&](auto test) { return std::any_of(sized.begin(), sized.end(), test); };
+    const bool fn_cast = any([](auto& s) { return s.trips.kind == Trips::Cast; });
+    const bool fn_unrolled = any([](auto& s) { return s.trips.kind == Trips::Unrolled; });
     const std::set<std::string> own = files_of(*model.coverage, fn_name);
     std::vector<SizedLoop> fn_loops;
-    for (int line : lines) {
+    for (const auto& [line, trips] : sized) {
       const std::vector<std::string> files = loop_files_at(run, line, own);
-      if (files.size() != 1) {
-        fn_loops.push_back(
-            {fn_name, line, "", 0, 0,
-             files.empty() ? "no loop probe where it sizes a loop" : "loops at that line in several files"});
+      const bool differ = any([&, line = line, &trips = trips](auto& o) {
+        return o.line == line && (o.trips.scale != trips.scale || o.trips.offset != trips.offset);
+      });
+      if (differ || files.size() != 1) {
+        fn_loops.push_back({fn_name, line, "", 0, 0,
+                            differ          ? "loops at that line run different counts of it"
+                            : files.empty() ? "no loop probe where it sizes a loop"
+                                            : "loops at that line in several files"});
         continue;
       }
       const std::string at = files.front() + ":" + std::to_string(line);
@@ -645,8 +628,9 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
         continue;
       }
       auto headers = feature(run, *probe + ".headers"), entries = feature(run, *probe + ".entries");
-      SizedLoop loop{fn_name, line, at, entries.value_or(0), 0, ""};
-      if (headers && entries && *entries > 0) loop.trips = trips_per_arrival(run, *probe, *headers, *entries);
+      SizedLoop loop{fn_name, line, at, entries.value_or(0), trips.size_of(0), ""};
+      if (headers && entries && *entries > 0)
+        loop.size = trips.size_of(trips_per_arrival(run, *probe, *headers, *entries));
       fn_loops.push_back(loop);
     }
     if (local == name) {
@@ -1138,8 +1122,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     bind_measure(p, value, origin);
     bound.insert(p.name);
     out.push_back({ProbeFinding::Kind::Value, site, p.name, value,
-                   rounded ? "bound (the mean trips per arrival of the loops it sizes, to the nearest whole number)"
-                           : "bound (the mean trips per arrival of the loops it sizes)"});
+                   rounded ? "bound (from the mean trips per arrival of the loops it sizes, to the nearest whole number)"
+                           : "bound (from the mean trips per arrival of the loops it sizes)"});
   }
   for (Parameter& p : per_loop) {
     bound.insert(p.name);

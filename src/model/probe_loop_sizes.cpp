@@ -91,26 +91,26 @@ std::vector<ProbeFinding> bind_size_per_loop(ProgramModel& model, Parameter& siz
       own.name = fmt::format("{}.loop_at{}.{}", loop.function, loop.line, full);
     }
     own.description = fmt::format(
-        "iterations of the loop at {} each time it runs, where {} sizes it: that loop's own mean, as "
-        "the loops {} sizes did not all run one mean",
-        tagged(loop.site), name, name);
+        "{} where it sizes the loop at {}, each time that loop runs: that loop's own mean, as the loops {} "
+        "sizes did not all run one mean",
+        name, tagged(loop.site), name);
     own.integer = size.integer;
-    const double trips = loop.entries > 0 ? rounded(loop.trips) : 0;
-    bind_measure(own, trips, loop.entries > 0 ? origin : origin + kNeverReached);
+    const double value = loop.entries > 0 ? rounded(loop.size) : loop.size;
+    bind_measure(own, value, loop.entries > 0 ? origin : origin + kNeverReached);
     if (substitute_at_line(fn->second.body, loop.line, name, {{name, expr::parse(own.name)}}) == 0) continue;
-    iterations += loop.entries * loop.trips;
+    iterations += loop.entries * loop.size;
     arrivals += loop.entries;
-    out.push_back({ProbeFinding::Kind::Value, loop.site, own.name, trips,
-                   loop.entries > 0 ? "bound (that loop's own mean trips per arrival: the loops " + name +
+    out.push_back({ProbeFinding::Kind::Value, loop.site, own.name, value,
+                   loop.entries > 0 ? "bound (from that loop's own mean trips per arrival: the loops " + name +
                                           " sizes did not all run one mean)"
-                                    : "not reached by the probe run: 0"});
+                                    : "not reached by the probe run: no trips"});
     added.push_back(std::move(own));
   }
   if (arrivals > 0) {
     const double mean = rounded(iterations / arrivals);
     bind_measure(size, mean, origin);
     out.push_back({ProbeFinding::Kind::Value, "", name, mean,
-                   "bound for its other uses (the mean trips per arrival over the loops it sizes; each of them reads "
+                   "bound for its other uses (the mean over the arrivals at the loops it sizes; each of them reads "
                    "its own)"});
   }
   return out;

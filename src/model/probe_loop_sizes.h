@@ -8,7 +8,7 @@
 // the calls that reached it passed.
 //
 // So each such loop reads a parameter of its own, `<function>.loop_at<line>.<name>`,
-// bound to its mean (0 where the run never reached it), in the loop and in the
+// bound to its mean (where the run never reached it, the size at which it runs none), in the loop and in the
 // items of its line around it (the optimiser's guard, `n > 0`, the remainder
 // of an unrolled copy); the size keeps its other uses (a test, a vectorised
 // copy's count, a loop no probe measured), bound to the mean over every
@@ -28,7 +28,8 @@ struct SizedLoop {
   int line = 0;
   std::string site;      // the probe's `file.c:line`
   double entries = 0;    // arrivals, summed over the ranks; 0: never reached
-  double trips = 0;      // mean trips per arrival (0 when never reached)
+  double size = 0;       // the size's mean per arrival, from the loop's mean trips (SizedTrips::size_of);
+                         // where never reached, the size at which it runs none
   std::string no_probe;  // why no probe measured it (none at its line, or several the model's loop
                          // cannot be told among): it keeps the size
   // A callee's loop sized by a parameter every call passes the size to: it

@@ -5,6 +5,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <set>
 #include <vector>
 
@@ -79,43 +81,79 @@ void remainder_counts(const Items& items, int line, const std::string& name, con
   }
 }
 
-// Whether `function` holds, at `line`, the remainder of `unrolled` (its trips
-// `name / k`) that makes it a source loop of exactly `name` iterations: k
-// times its trips plus the remainder's count are `name` at every residue
-// modulo k, where the remainder's branch tests `name`'s low bits. A loop
-// `DO m = 2, n` unrolled has trips (n - 1) / k and a remainder of
+// The line scale · n + offset that `count` is at every large n: exact at
+// `span` consecutive sizes (every residue modulo an unrolling's factor, twice)
+// and at one far beyond them; none where it is flat there, not a line, or not
+// defined. The sizes are large enough that any max(…, 0) or guard of a small
+// size is behind them, small enough for the 30-bit truncations the vectoriser
+// leaves in such counts.
+template <typename Count>
+std::optional<std::pair<double, double>> line_of(const Count& count, int span) {
+  const std::int64_t base = std::int64_t{5} << 20;  // as unroll_factor's, divisible by every k
+  try {
+    const double at = count(base), scale = count(base + 1) - at;
+    const double offset = at - scale * static_cast<double>(base);
+    if (scale == 0) return std::nullopt;
+    auto on_line = [&](std::int64_t n) { return count(n) == scale * static_cast<double>(n) + offset; };
+    for (std::int64_t n = base + 2; n < base + span; ++n)
+      if (!on_line(n)) return std::nullopt;
+    if (!on_line(2 * base + 1)) return std::nullopt;
+    return std::pair{scale, offset};
+  } catch (const UserError&) {  // not defined at these sizes: no line
+  }
+  return std::nullopt;
+}
+
+// The iterations of the source loop that `unrolled` (its trips about
+// `name / k`) and a remainder of it in `function` at `line` run together, as
+// a line of `name` (line_of), where the remainder's branch tests `name`'s low
+// bits. A loop `DO m = 2, n` unrolled has trips (n - 1) / k and a remainder of
 // (n - 1) mod k, a test of the low bits of n - 1: n - 1 in all.
-bool remainder_of(const Items& function, int line, const std::string& name, const LoopItem& unrolled, int k) {
+std::optional<std::pair<double, double>> remainder_of(const Items& function, int line, const std::string& name,
+                                                      const LoopItem& unrolled, int k) {
   std::vector<Expr> counts;
   remainder_counts(function, line, name, unrolled, k, counts);
-  const std::int64_t base = std::int64_t{5} << 20;  // as unroll_factor's, divisible by every k
   for (const Expr& count : counts) {
-    try {
-      bool exact = true;
-      for (std::int64_t n = base; exact && n < base + 2 * k; ++n)
-        exact = k * expr::evaluate(unrolled.trip_count, {{name, n}}).real() +
-                    expr::evaluate(count, {{name, n}}).real() ==
-                static_cast<double>(n);
-      if (exact) return true;
-    } catch (const UserError&) {  // not defined there: not this loop's remainder
-    }
+    auto total = [&](std::int64_t n) {
+      return k * expr::evaluate(unrolled.trip_count, {{name, n}}).real() + expr::evaluate(count, {{name, n}}).real();
+    };
+    if (auto line_found = line_of(total, 2 * k)) return line_found;
   }
-  return false;
+  return std::nullopt;
 }
 
 }  // namespace
 
-Trips trips_are(const LoopItem& loop, const std::string& name, const Items& function, int line) {
+SizedTrips trips_are(const LoopItem& loop, const std::string& name, const Items& function, int line) {
   const std::string t = expr::to_string(loop.trip_count);
-  if (t == name) return Trips::Alone;
+  if (t == name) return {Trips::Alone};
   for (const char* cast : {"zext(", "sext(", "trunc("}) {
     const std::string head = std::string(cast) + name + ", ";
     if (t.size() > head.size() + 1 && t.compare(0, head.size(), head) == 0 && t.back() == ')' &&
         t.find_first_not_of("0123456789", head.size()) == t.size() - 1)
-      return Trips::Cast;
+      return {Trips::Cast};
   }
-  const int k = unroll_factor(loop.trip_count, name);
-  return k && remainder_of(function, line, name, loop, k) ? Trips::Unrolled : Trips::Other;
+  if (expr::free_names(loop.trip_count) != std::set<std::string>{name}) return {};
+  if (const int k = unroll_factor(loop.trip_count, name))
+    if (auto total = remainder_of(function, line, name, loop, k)) return {Trips::Unrolled, total->first, total->second};
+  auto trips = [&](std::int64_t n) { return expr::evaluate(loop.trip_count, {{name, n}}).real(); };
+  if (auto trips_line = line_of(trips, 4)) return {Trips::Affine, trips_line->first, trips_line->second};
+  return {};
+}
+
+void loops_sized_by(const Items& items, const std::string& name, const Items& function,
+                    std::vector<LoopSizedBy>& loops) {
+  for (const Item& item : items) {
+    if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      const SizedTrips t = trips_are(*l, name, function, item.line);
+      if (t.kind != Trips::Other && item.note.find("inlined from") == std::string::npos && l->var != "omp.thread")
+        loops.push_back({item.line, t});
+      loops_sized_by(l->body, name, function, loops);
+    } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
+      loops_sized_by(b->then_items, name, function, loops);
+      loops_sized_by(b->else_items, name, function, loops);
+    }
+  }
 }
 
 }  // namespace perfcast::model

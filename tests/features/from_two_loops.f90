@@ -2,8 +2,8 @@
 ! setup_angle: `DO m = 2, nang` fills the cosines from the first; the sweeps
 ! use all nang), the size a module variable read from the input, also the
 ! extent of an array statement. flang unrolls the recurrence by 4: trips
-! (n - 1) / 4 and a remainder of (n - 1) mod 4, n - 1 in all, no loop of n
-! trips; so the size is the loop from 1's trips, and the array statement's
+! (n - 1) / 4 and a remainder of (n - 1) mod 4, n - 1 in all: the size less
+! one, as the loop from 1's trips are the size, and the array statement's
 ! extent with it (test ProbeRun.BindsASizeBesideALoopFromTwo).
 ! `from_two_loops N CALLS`: CALLS recurrences and scalings, then one sum.
 module from_two_angles

@@ -1016,10 +1016,10 @@ TEST(ProbeRun, BindsTheSizesAFunctionReadsAndPassesOn) {
 }
 
 // A size a loop from 2 and a loop from 1 both run over (from_two_loops.f90,
-// SNAP's setup_angle): the recurrence's n - 1 trips, unrolled by 4, are no
-// loop of the size, so the size is bound to the loop from 1's n, one value
-// for all its uses (the array statement's extent too), no loop bound apart;
-// the bound model's flops are the hand count.
+// SNAP's setup_angle): the recurrence's n - 1 trips, unrolled by 4, are the
+// size less one, which agrees with the loop from 1's n: one value for all
+// its uses (the array statement's extent too), no loop bound apart; the
+// bound model's flops are the hand count.
 TEST(ProbeRun, BindsASizeBesideALoopFromTwo) {
   constexpr int n = 10, calls = 3;
   const std::string source = FROM_TWO_LOOPS_SOURCE;
@@ -2496,6 +2496,42 @@ TEST(ProbeRun, BindsTheBytesOfAMemsetMadeOfAFillLoopWhoseBodyIsOnTheNextLine) {
   EXPECT_EQ(after["parameters"][bytes].value("default", std::string("unbound")), std::to_string(4 * (n / 2)))
       << r.stdout_text;
   EXPECT_EQ(required(after), 0) << r.stdout_text;
+}
+
+// A size its loops run a line of (stencil_reach.c, a bin stencil's reach set
+// at two places): rows and columns of 2 * next + 1 trips, a ring walk of
+// next - 1, unrolled. The probes' trips give the reach (3 at a cutoff of 2.8
+// over bins of 1.3), where its two assignments' values told nothing; the
+// flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsASizeFromTheTripsOfLoopsThatRunALineOfIt) {
+  const std::string source = STENCIL_REACH_SOURCE;
+  constexpr int reach = 3, calls = 2;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "stencil_reach.json", bound = dir / "stencil_reach.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_TRUE(read_json(model)["parameters"].contains("stencil.next"));
+  const fs::path program = build("stencil_reach_features", true, source);
+  const std::vector<std::string> args = {"2.8", "1.3", std::to_string(calls)};
+  std::vector<std::string> command = {program.string()};
+  command.insert(command.end(), args.begin(), args.end());
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["stencil.next"].value("default", std::string("unbound")), std::to_string(reach))
+      << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  // A call: the cells' product and sum, the walk's, the reach's quotient and
+  // product; main's cutoff for the call and its sum (a product, two sums).
+  const int cells = (2 * reach + 1) * (2 * reach + 1);
+  EXPECT_DOUBLE_EQ(model_flops, calls * (2.0 * cells + 2 * (reach - 1) + 2 + 3));
+  command[0] = build("stencil_reach_plain", false, source).string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
 // An OpenMP program (omp_parallel_for.c): its parallel region runs once per

@@ -434,9 +434,9 @@ TEST(ProbeBind, ASizeWhoseLowBitsTheModelReadsIsBoundWhole) {
 
 // `DO m = 2, n` beside `DO i = 1, n` (SNAP's setup_angle): flang's loop of
 // n - 1 trips, unrolled by 4, runs (n - 1) / 4 and its remainder tests the
-// low bits of n - 1: n / 4 give or take one, but n - 1 in all, no loop of n
-// trips. The size is the other loop's mean, not a mean of loops that disagree.
-TEST(ProbeBind, ALoopFromTwoToTheSizeUnrolledIsNoLoopOfTheSize) {
+// low bits of n - 1: n / 4 give or take one, n - 1 in all. Its probe's mean
+// is n's less one, which agrees with the other loop's n.
+TEST(ProbeBind, ALoopFromTwoToTheSizeUnrolledRunsTheSizeLessOne) {
   const std::string from_two = "floordiv(max(4 * floordiv(max(zext(spmv.nrow, 32) - 1, 0), 4) - 4, 0), 4) + 1";
   const std::string its_remainder = "zext(trunc(spmv.nrow, 2) - 1, 2)";
   ProgramModel m = sized_model({60}, "zext(spmv.nrow, 32)");
@@ -459,11 +459,21 @@ TEST(ProbeBind, ALoopFromTwoToTheSizeUnrolledIsNoLoopOfTheSize) {
   body.push_back(loop(51, from_two, 4 * 2));  // four iterations of 2 flops a trip
   body.push_back(remainder(its_remainder + " == 0", its_remainder));
   m.coverage->unknown_loops.push_back({"spmv", "src/spmv.c:67", "spmv.loop2.trips", "read from memory"});
-  EXPECT_EQ(trips_are(std::get<LoopItem>(body[1].body), "spmv.nrow", body, 51), Trips::Other);
+  const SizedTrips less_one = trips_are(std::get<LoopItem>(body[1].body), "spmv.nrow", body, 51);
+  EXPECT_EQ(less_one.kind, Trips::Unrolled);
+  EXPECT_EQ(less_one.scale, 1);
+  EXPECT_EQ(less_one.offset, -1);
+  EXPECT_EQ(less_one.size_of(9), 10);
+  // Without its remainder the unrolled loop runs no line of n: no size.
+  Items alone{body[1]};
+  EXPECT_EQ(trips_are(std::get<LoopItem>(alone[0].body), "spmv.nrow", alone, 51).kind, Trips::Other);
   // The same loop from 1 (trips n / 4, remainder n mod 4) is one of n.
   Items from_one{loop(51, "floordiv(zext(spmv.nrow, 32), 4)", 8),
                  remainder("trunc(spmv.nrow, 2) == 0", "zext(trunc(spmv.nrow, 2), 2)")};
-  EXPECT_EQ(trips_are(std::get<LoopItem>(from_one[0].body), "spmv.nrow", from_one, 51), Trips::Unrolled);
+  const SizedTrips whole = trips_are(std::get<LoopItem>(from_one[0].body), "spmv.nrow", from_one, 51);
+  EXPECT_EQ(whole.kind, Trips::Unrolled);
+  EXPECT_EQ(whole.scale, 1);
+  EXPECT_EQ(whole.offset, 0);
 
   // Two calls at n = 10: 9 trips an arrival at line 51, 10 at line 60.
   ProbeRun run{"./app", 1, {{"spmv.c:51:loop.headers", 18 + 2}, {"spmv.c:51:loop.entries", 2},
@@ -475,6 +485,45 @@ TEST(ProbeBind, ALoopFromTwoToTheSizeUnrolledIsNoLoopOfTheSize) {
   // 2 flops a trip: 9 of the loop from 2 and 10 of the loop from 1.
   expr::Bindings bound{{"spmv.nrow", 10}};
   EXPECT_DOUBLE_EQ(expr::evaluate(symbolic_costs(m).flops_double, bound).real(), 2 * 9 + 2 * 10);
+
+  // The loop from 2 alone binds the size: its 9 trips an arrival are n = 10.
+  ProgramModel only_from_two = sized_model({60}, "zext(spmv.nrow, 32)");
+  only_from_two.functions["spmv"].body = {loop(51, from_two, 4 * 2),
+                                          remainder(its_remainder + " == 0", its_remainder)};
+  bind_probe_run(only_from_two, run);
+  ASSERT_TRUE(only_from_two.parameters[0].default_value);
+  EXPECT_EQ(expr::to_string(*only_from_two.parameters[0].default_value), "10");
+}
+
+// A stencil's loop `for (i = -n; i <= n; i++)` runs 2n + 1 trips (clang's
+// `n + max(n, -n) + 1`), one `for (k = 1; k < n; k++)` n - 1: lines of the
+// size, each read back from its probe's mean (5 trips: n = 2; 7: n = 8); a
+// loop of n / 2 trips (floordiv) runs no line of it and is left alone.
+TEST(ProbeBind, ASizeIsReadFromALoopWhoseTripsAreALineOfIt) {
+  auto trips = [](const std::string& count) {
+    LoopItem l;
+    l.trip_count = expr::parse(count);
+    return trips_are(l, "spmv.nrow", {}, 51);
+  };
+  const SizedTrips stencil = trips("spmv.nrow + max(spmv.nrow, -spmv.nrow) + 1");
+  EXPECT_EQ(stencil.kind, Trips::Affine);
+  EXPECT_EQ(stencil.scale, 2);
+  EXPECT_EQ(stencil.offset, 1);
+  EXPECT_EQ(trips("floordiv(spmv.nrow, 2)").kind, Trips::Other);
+  EXPECT_EQ(trips("spmv.nrow - spmv.other").kind, Trips::Other);
+  EXPECT_EQ(trips("7").kind, Trips::Other);
+
+  ProgramModel m = sized_model({51}, "spmv.nrow + max(spmv.nrow, -spmv.nrow) + 1");
+  ProbeRun run{"./app", 1, {{"spmv.c:51:loop.headers", 10 + 2}, {"spmv.c:51:loop.entries", 2}}, {}};
+  bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "2");
+
+  ProgramModel from_one = sized_model({51}, "max(spmv.nrow - 1, 0)");
+  ProbeRun seven{"./app", 1, {{"spmv.c:51:loop.headers", 7 + 1}, {"spmv.c:51:loop.entries", 1}}, {}};
+  bind_probe_run(from_one, seven);
+  ASSERT_TRUE(from_one.parameters[0].default_value);
+  EXPECT_EQ(expr::to_string(*from_one.parameters[0].default_value), "8");
 }
 
 }  // namespace
