@@ -45,18 +45,48 @@ unsigned LoopCounts::remainder_bits(const llvm::Loop* l) {
   return 0;
 }
 
-// Whether the loop vectoriser made `l` (its vector body or the scalar loop
-// it leaves for the iterations that fill no vector): LLVM marks both so.
-static bool vectorised(const llvm::Loop* l) {
+// Whether `l`'s loop metadata carries `flag`.
+static bool marked(const llvm::Loop* l, llvm::StringRef flag) {
   const llvm::MDNode* id = l->getLoopID();
   if (!id) return false;
   for (const llvm::MDOperand& op : id->operands())
     if (const auto* node = llvm::dyn_cast_or_null<llvm::MDNode>(op.get()))
       if (node->getNumOperands() > 0)
         if (const auto* name = llvm::dyn_cast_or_null<llvm::MDString>(node->getOperand(0).get());
-            name && name->getString() == "llvm.loop.isvectorized")
+            name && name->getString() == flag)
           return true;
   return false;
+}
+
+// Whether the loop vectoriser made `l` (its vector body or the scalar loop
+// it leaves for the iterations that fill no vector): LLVM marks both so.
+static bool vectorised(const llvm::Loop* l) { return marked(l, "llvm.loop.isvectorized"); }
+
+// Whether the unroller made `l` the remainder of a loop it unrolled at run
+// time: it marks the remainder (before the unrolled loop or after it) so that
+// it is not unrolled again, which a source loop is only by a pragma.
+static bool unroll_remainder(const llvm::Loop* l) { return !vectorised(l) && marked(l, "llvm.loop.unroll.disable"); }
+
+// The unroll factor U of a remainder loop the unroller marked
+// (unroll_remainder) whose count the model cannot read as T mod U
+// (remainder_bits; instcombine folds `(2n + 1) mod 4` into `2 * (n & 1) + 1`):
+// its one unmarked sibling at its line, the unrolled loop, does U source
+// iterations a trip, its backedge-taken count a udiv by U. 0 for other loops.
+std::uint64_t LoopCounts::unrolled_sibling_factor(const llvm::Loop* l) {
+  using namespace llvm;
+  if (!unroll_remainder(l)) return 0;
+  const Where at = s_.where(source_loc(l));
+  const auto& siblings = l->getParentLoop() ? l->getParentLoop()->getSubLoops() : s_.li.getTopLevelLoops();
+  std::uint64_t factor = 0;
+  for (const Loop* o : siblings) {
+    const Where there = s_.where(source_loc(o));
+    if (o == l || unroll_remainder(o) || there.line != at.line || there.file != at.file) continue;
+    auto* d = dyn_cast<SCEVUDivExpr>(s_.se.getBackedgeTakenCount(const_cast<Loop*>(o)));
+    auto* c = d ? dyn_cast<SCEVConstant>(d->getRHS()) : nullptr;
+    if (factor || !c || !c->getAPInt().ugt(1) || !c->getAPInt().isPowerOf2()) return 0;
+    factor = c->getAPInt().getZExtValue();
+  }
+  return factor;
 }
 
 // The source iterations one trip of a vectoriser's vector body does (its
@@ -165,14 +195,20 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
         source = ex::mod(source, Expr(static_cast<std::int64_t>(vector_width(body))));
     }
     if (unsigned bits = remainder_bits(l)) return trip_counts_[l] = ex::mod(source, Expr(std::int64_t{1} << bits));
+    if (std::uint64_t factor = unrolled_sibling_factor(l))
+      return trip_counts_[l] = ex::mod(source, Expr(static_cast<std::int64_t>(factor)));
     // The unrolled loop: its remainder loop is a sibling of the same line, or,
     // unrolled by 2, the one iteration left over runs behind a test of T's
-    // lowest bit (remainder_test_of).
+    // lowest bit (remainder_test_of). A remainder the unroller marked makes
+    // the loop its unrolled one whatever its index does (`by_mark`).
+    bool by_mark = false;
     auto has_remainder = [&](std::uint64_t factor) {
       const auto& siblings = l->getParentLoop() ? l->getParentLoop()->getSubLoops() : s_.li.getTopLevelLoops();
       for (const Loop* o : siblings)
-        if (o != l && s_.where(source_loc(o)).line == w.line && s_.where(source_loc(o)).file == w.file)
+        if (o != l && s_.where(source_loc(o)).line == w.line && s_.where(source_loc(o)).file == w.file) {
           if (unsigned bits = remainder_bits(o); bits && (std::uint64_t{1} << bits) == factor) return true;
+          if (unrolled_sibling_factor(o) == factor) return by_mark = true;
+        }
       if (factor == 2 && remainder_test_of(l)) {
         unrolled_by_two_.emplace(l, source);
         return true;
@@ -198,7 +234,8 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
             }
             return false;
           };
-          if (step && step->getAPInt() == c->getAPInt().zextOrTrunc(step->getAPInt().getBitWidth()) && addresses(&phi))
+          if (step && step->getAPInt() == c->getAPInt().zextOrTrunc(step->getAPInt().getBitWidth()) &&
+              (by_mark || addresses(&phi)))
             return trip_counts_[l] =
                        ex::floordiv(source, Expr(static_cast<std::int64_t>(c->getAPInt().getZExtValue())));
         }

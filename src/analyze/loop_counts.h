@@ -56,6 +56,7 @@ class LoopCounts {
 
  private:
   unsigned remainder_bits(const llvm::Loop* l);
+  std::uint64_t unrolled_sibling_factor(const llvm::Loop* l);
   std::uint64_t vector_width(const llvm::Loop* l);
   const llvm::Loop* vectoriser_sibling(const llvm::Loop* l, bool want_vector_body);
   bool is_remainder_test(const llvm::BranchInst* br, const llvm::Loop* unrolled);

@@ -1299,6 +1299,28 @@ TEST(Analyze, APairLoopAfterAPeeledOddIterationCountsEverySideOnce) {
     }
 }
 
+// A cell loop unrolled by 4 whose count the model cannot state and whose
+// index addresses no memory, its remainder before it
+// (stencil_rows_unrolled.c): the unroller's mark on the remainder
+// (llvm.loop.unroll.disable) makes the two loops one source loop's, the
+// unrolled one T div 4 trips of 4 cells, the remainder T mod 4, so every row
+// counts its T = 2 * reach + 1 cells once. Priced at T each, the two loops
+// counted 10 flops a cell where the code does 2.
+TEST(Analyze, AnUnrolledLoopWhoseRemainderTheUnrollerMarkedSharesItsTrips) {
+  auto j = analyse_case("stencil_rows_unrolled.c");
+  auto m = load(j, "stencil_rows_unrolled");
+  std::string cells;
+  for (const auto& l : j["coverage"]["unknown_loops"])
+    if (l.value("function", "") == "stencil") cells = l.value("trip_count", "");
+  ASSERT_FALSE(cells.empty()) << j["coverage"].dump(1);
+  for (long reach : {0L, 1L, 2L, 3L, 10L, 501L}) {
+    expr::Bindings b = {{"stencil.reach", reach}, {cells, 2 * reach + 1}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "stencil", b).flops_double, 2.0 + (2 * reach + 1) * 2.0 * (2 * reach + 1))
+        << "reach = " << reach;
+  }
+}
+
 // A loop whose range is read from memory, split by the vectoriser
 // (vectorised_chunks.c): its one parameter counts the source loop's
 // iterations, T, of which the vector body does T div W trips of W elements
