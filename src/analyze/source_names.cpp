@@ -29,6 +29,16 @@ bool is_name_char(char c, bool first) {
   return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || (!first && (std::isdigit(static_cast<unsigned char>(c)) || c == '.'));
 }
 
+// A struct or a class: a C++ class's fields are named as a struct's.
+bool is_record(const llvm::DICompositeType* c) {
+  return c && (c->getTag() == llvm::dwarf::DW_TAG_structure_type || c->getTag() == llvm::dwarf::DW_TAG_class_type);
+}
+
+// A member a field of the record holds (no static member, which the record does not).
+bool holds_member(const llvm::DIDerivedType* m) {
+  return m && m->getTag() == llvm::dwarf::DW_TAG_member && !m->isStaticMember();
+}
+
 }  // namespace
 
 std::string sanitize(const std::string& raw) {
@@ -100,9 +110,9 @@ std::string global_source_name(const llvm::GlobalVariable& g) {
     for (int guard = 0; guard < 16; ++guard) {
       auto* c = llvm::dyn_cast_or_null<llvm::DICompositeType>(t);
       if (!c) break;
-      if (c->getTag() == llvm::dwarf::DW_TAG_structure_type && !c->getElements().empty()) {
+      if (is_record(c) && !c->getElements().empty()) {
         auto* m = llvm::dyn_cast<llvm::DIDerivedType>(c->getElements()[0]);
-        if (!m || m->getTag() != llvm::dwarf::DW_TAG_member || m->getOffsetInBits() != 0) break;
+        if (!holds_member(m) || m->getOffsetInBits() != 0) break;
         name += "." + m->getName().str();
         t = strip_qualifiers(m->getBaseType());
       } else if (c->getTag() == llvm::dwarf::DW_TAG_array_type) {
@@ -258,10 +268,10 @@ std::string SourceNames::member_name(const llvm::DILocalVariable* var, uint64_t 
     break;
   }
   if (auto* c = llvm::dyn_cast_or_null<llvm::DICompositeType>(t)) {
-    if (c->getTag() == llvm::dwarf::DW_TAG_structure_type)
+    if (is_record(c))
       for (auto* e : c->getElements())
         if (auto* m = llvm::dyn_cast<llvm::DIDerivedType>(e))
-          if (m->getTag() == llvm::dwarf::DW_TAG_member && m->getOffsetInBits() == offset_bits)
+          if (holds_member(m) && m->getOffsetInBits() == offset_bits)
             return name + "." + m->getName().str();
     if (c->getTag() == llvm::dwarf::DW_TAG_array_type && c->getBaseType()) {
       uint64_t elem = c->getBaseType()->getSizeInBits();
@@ -330,15 +340,14 @@ std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load) {
   // Structs only: a local array (neighbour ranks, MPI_Dims_create's dims) is
   // no set of named sizes; MPI peers and roots read from one get a parameter
   // per element (element_rank).
-  if (auto* c = dyn_cast_or_null<DICompositeType>(t); !c || c->getTag() != dwarf::DW_TAG_structure_type)
-    return std::nullopt;
+  if (!is_record(dyn_cast_or_null<DICompositeType>(t))) return std::nullopt;
   for (int guard = 0; t && guard < 16; ++guard) {
     auto* c = dyn_cast<DICompositeType>(t);
     if (!c) break;
-    if (c->getTag() == dwarf::DW_TAG_structure_type) {
+    if (is_record(c)) {
       const DIDerivedType* found = nullptr;
       for (auto* e : c->getElements())
-        if (auto* m = dyn_cast<DIDerivedType>(e); m && m->getTag() == dwarf::DW_TAG_member && !m->isBitField()) {
+        if (auto* m = dyn_cast<DIDerivedType>(e); holds_member(m) && !m->isBitField()) {
           uint64_t msize =
               m->getSizeInBits() ? m->getSizeInBits() : (m->getBaseType() ? m->getBaseType()->getSizeInBits() : 0);
           if (m->getOffsetInBits() <= bits && bits < m->getOffsetInBits() + msize) found = m;
@@ -382,10 +391,15 @@ std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load) {
   std::string fn = var->getScope() && var->getScope()->getSubprogram()
                        ? var->getScope()->getSubprogram()->getName().str()
                        : s_.f.getName().str();
-  // Where the field is declared: the feature probes name a field's stores by it.
+  // Where the variable read through is declared (the feature probes name the
+  // field's reads by it; a method's `this`, which has no line, by its
+  // function's) and where the field is (they name its stores by that).
+  const llvm::DISubprogram* sp = var->getScope() ? var->getScope()->getSubprogram() : nullptr;
+  const bool declared = var->getLine() != 0 || !sp;
   s_.describe(name, fmt::format("field {} of {} ({}:{}), read from memory (a value the loops that read it leave "
                                 "alone); the field is declared at {}:{}",
-                                path, fn, file_tag(var->getFilename().str()), var->getLine(),
+                                path, fn, file_tag((declared ? var->getFilename() : sp->getFilename()).str()),
+                                declared ? var->getLine() : sp->getLine(),
                                 file_tag(field->getFilename().str()), field->getLine()));
   return name;
 }

@@ -88,7 +88,10 @@ std::optional<FieldAt> field_at(Value* pointer, std::uint64_t size_bits, const D
   // Descend through nested structs to the innermost member at the offset.
   for (auto [stripped, typedef_name] = strip_qualifiers(object_type(base)); stripped;) {
     auto* composite = dyn_cast<DICompositeType>(stripped);
-    if (!composite || composite->getTag() != dwarf::DW_TAG_structure_type) break;
+    // A struct or a class: a C++ class's fields are recorded as a struct's.
+    if (!composite || (composite->getTag() != dwarf::DW_TAG_structure_type &&
+                       composite->getTag() != dwarf::DW_TAG_class_type))
+      break;
     const DIDerivedType* found = nullptr;
     for (DINode* element : composite->getElements()) {
       auto* m = dyn_cast_or_null<DIDerivedType>(element);
@@ -126,7 +129,12 @@ std::optional<FieldRead> field_read(LoadInst& load, const DataLayout& dl) {
   // field by its whole path.
   auto* own = dyn_cast_or_null<DICompositeType>(strip_qualifiers(object_type(base)).first);
   if (!own || llvm::find(own->getElements(), field->member) == own->getElements().end()) return std::nullopt;
-  return FieldRead{(sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str(),
+  // A method's `this` has no line: its function's, as the analyser names it.
+  const DISubprogram* sp = var->getScope() ? var->getScope()->getSubprogram() : nullptr;
+  const bool declared = var->getLine() != 0 || !sp;
+  return FieldRead{(sys::path::filename(declared ? var->getFilename() : sp->getFilename()) + ":" +
+                    Twine(declared ? var->getLine() : sp->getLine()))
+                       .str(),
                    (var->getName() + "." + field->member->getName()).str()};
 }
 

@@ -2534,6 +2534,50 @@ TEST(ProbeRun, BindsASizeFromTheTripsOfLoopsThatRunALineOfIt) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A loop over a field of a class (class_field_loop.cpp, a method's
+// `#pragma omp for` over `nlocal`): the bound is the field read through
+// `this`, named and described as a struct's field is (never the variable
+// clang captures it in, `.capture_expr.`, which no user knows; `this` has no
+// line, so the method's), and the probes' records of its reads there bind it.
+// The flops are the hand count: an add a coordinate a step, the team's two
+// threads a half each.
+TEST(ProbeRun, BindsAClassFieldThatBoundsAMethodsWorksharingLoop) {
+  const std::string source = CLASS_FIELD_LOOP_SOURCE;
+  constexpr int n = 600;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "class_field_loop.json", bound = dir / "class_field_loop.bound.json";
+  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca", "--", "-fopenmp"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  std::string field;
+  for (const auto& [name, p] : before["parameters"].items()) {
+    EXPECT_EQ(name.find("capture_expr"), std::string::npos) << name << ": " << p.dump();
+    if (p.value("description", "").starts_with("field this.nlocal of wrap (class_field_loop_cpp:" +
+                                                  std::to_string(marker_line(source, "wrap") - 2)))
+      field = name;
+  }
+  ASSERT_FALSE(field.empty()) << before["parameters"].dump(1);
+  const fs::path program = dir / "class_field_loop_features";
+  EnvironmentOverrides env;
+  env["OMPI_CXX"] = kBin + "/perfcast c++ --features";
+  ProcessResult built =
+      run_process({MPICXX, "-O2", "-g", "-fopenmp", source, "-o", program.string()}, std::chrono::seconds(120), env);
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  std::vector<std::string> launch = mpirun(2, {program.string(), std::to_string(n)});
+  launch.insert(launch.begin() + 1, {"-x", "OMP_NUM_THREADS=2"});
+  args.insert(args.end(), launch.begin(), launch.end());
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][field].value("default", std::string("unbound")), std::to_string(n)) << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  EXPECT_NEAR(rank0_flops(predicted), 3.0 * n, 1e-6);
+}
+
 // An OpenMP program (omp_parallel_for.c): its parallel region runs once per
 // thread of the team, `omp.threads` times, which the source cannot say but
 // the run's OpenMP runtime does (OMP_NUM_THREADS, else the cores a rank may
