@@ -622,9 +622,19 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
       const int depth = model_loop_depth(fn.body, local, line);
       std::string no_probe;
       std::optional<std::string> probe = depth < 0 ? std::nullopt : probe_loop(run, at, std::max(depth, 1), no_probe);
-      if (!probe) {
-        fn_loops.push_back(
-            {fn_name, line, at, 0, 0, "several loops start where it sizes one, and the probe cannot tell which"});
+      // Loops nested at the line told by depth only where the nests agree: a
+      // constant loop the optimiser unrolled away (SUM over a 4-wide
+      // dimension) leaves the probes one deeper, and the size's loop's depth
+      // their outer's.
+      const ProbeNest nest = probe_nest(run, at, std::nullopt);
+      const int model_deep = deepest_loop_at(fn.body, line);
+      if (!probe || (nest.deepest >= 2 && nest.deepest != model_deep &&
+                     !(nest.deepest == model_deep + 1 && nest.deepest_fills))) {
+        fn_loops.push_back({fn_name, line, at, 0, 0,
+                            probe ? fmt::format("the model has {} loops nested at that line and the probes {}: depth "
+                                                "cannot tell which is which",
+                                                model_deep, nest.deepest)
+                                  : "several loops start where it sizes one, and the probe cannot tell which"});
         continue;
       }
       auto headers = feature(run, *probe + ".headers"), entries = feature(run, *probe + ".entries");

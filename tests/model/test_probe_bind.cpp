@@ -495,6 +495,26 @@ TEST(ProbeBind, ALoopFromTwoToTheSizeUnrolledRunsTheSizeLessOne) {
   EXPECT_EQ(expr::to_string(*only_from_two.parameters[0].default_value), "10");
 }
 
+// A sum over a size by a dimension of 4 (SNAP's `SUM(hv)` of hv(nang, 4)):
+// the optimiser unrolled the constant loop away, leaving the model one loop
+// of the size at the line where the probes have two, the outer one of 4 trips.
+// Depth cannot tell them: the size is the other loop's, not 4.
+TEST(ProbeBind, ASizesLoopIsNotToldByDepthWhereTheProbesNestDeeperThanTheModel) {
+  ProgramModel m = sized_model({51, 60}, "spmv.nrow");
+  // Two calls: at line 51 the outer loop of 4 and the size's of 10 in each; at 60 the size's.
+  ProbeRun run{"./app", 1,
+               {{"spmv.c:51:loop.headers", 2 * 5}, {"spmv.c:51:loop.entries", 2},
+                {"spmv.c:51:loop#2.headers", 8 * 11}, {"spmv.c:51:loop#2.entries", 8},
+                {"spmv.c:60:loop.headers", 2 * 11}, {"spmv.c:60:loop.entries", 2}},
+               {{"spmv.c:51:loop#2.depth", 2}}};
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "10");
+  bool refused = false;
+  for (const ProbeFinding& f : found) refused = refused || f.status.find("nested at that line") != std::string::npos;
+  EXPECT_TRUE(refused);
+}
+
 // A stencil's loop `for (i = -n; i <= n; i++)` runs 2n + 1 trips (clang's
 // `n + max(n, -n) + 1`), one `for (k = 1; k < n; k++)` n - 1: lines of the
 // size, each read back from its probe's mean (5 trips: n = 2; 7: n = 8); a
