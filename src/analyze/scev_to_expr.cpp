@@ -336,6 +336,10 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
   if (Loop* def = s_.li.getLoopFor(inst->getParent()); def && scope && def->contains(scope)) return std::nullopt;
   auto dn = names_.debug_names().find(v);
   if (dn != names_.debug_names().end()) {
+    // The compiler's own variable (`.capture_expr.`, where clang keeps an
+    // OpenMP loop's bound) is no name a user knows: the class field it holds is.
+    if (auto* load = dyn_cast<LoadInst>(inst); load && dn->second.artificial)
+      if (auto name = names_.field_name(load, true)) return ex::var(*name);
     s_.describe(dn->second.name, dn->second.description);
     return ex::var(dn->second.name);
   }

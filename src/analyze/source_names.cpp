@@ -29,9 +29,10 @@ bool is_name_char(char c, bool first) {
   return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || (!first && (std::isdigit(static_cast<unsigned char>(c)) || c == '.'));
 }
 
-// A struct or a class: a C++ class's fields are named as a struct's.
-bool is_record(const llvm::DICompositeType* c) {
-  return c && (c->getTag() == llvm::dwarf::DW_TAG_structure_type || c->getTag() == llvm::dwarf::DW_TAG_class_type);
+// A struct, or, with `classes`, a C++ class too.
+bool is_record(const llvm::DICompositeType* c, bool classes = false) {
+  return c && (c->getTag() == llvm::dwarf::DW_TAG_structure_type ||
+               (classes && c->getTag() == llvm::dwarf::DW_TAG_class_type));
 }
 
 // A member a field of the record holds (no static member, which the record does not).
@@ -313,7 +314,7 @@ std::string SourceNames::loop_var(const llvm::Loop* l) {
 // loop guards read from such structs (`p->nloc`, `o.iters`) become parameters
 // of their own, so every loop the optimiser makes of one source loop (vector
 // body, remainder, unrolled copies) counts exactly in terms of the field.
-std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load) {
+std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load, bool of_a_class) {
   using namespace llvm;
   if (!load->getType()->isIntegerTy() || load->isVolatile()) return std::nullopt;
   int64_t offset = 0;
@@ -323,7 +324,8 @@ std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load) {
   const DILocalVariable* var = it->second;
   const DIType* t = strip_qualifiers(var->getType());
   bool through_pointer = false;
-  if (auto* d = dyn_cast_or_null<DIDerivedType>(t); d && d->getTag() == dwarf::DW_TAG_pointer_type) {
+  if (auto* d = dyn_cast_or_null<DIDerivedType>(t);
+      d && (d->getTag() == dwarf::DW_TAG_pointer_type || (of_a_class && d->getTag() == dwarf::DW_TAG_reference_type))) {
     // A pointer's value (dbg.value): its fields are what it points to. An
     // alloca holds the variable itself.
     if (isa<AllocaInst>(base)) return std::nullopt;
@@ -340,11 +342,13 @@ std::optional<std::string> SourceNames::field_name(const llvm::LoadInst* load) {
   // Structs only: a local array (neighbour ranks, MPI_Dims_create's dims) is
   // no set of named sizes; MPI peers and roots read from one get a parameter
   // per element (element_rank).
-  if (!is_record(dyn_cast_or_null<DICompositeType>(t))) return std::nullopt;
+  if (!is_record(dyn_cast_or_null<DICompositeType>(t), of_a_class)) return std::nullopt;
+  // A method's `this` (the compiler's variable) is its class: `Atom.nlocal`.
+  if (var->isArtificial() && path == "this" && !t->getName().empty()) path = t->getName().str();
   for (int guard = 0; t && guard < 16; ++guard) {
     auto* c = dyn_cast<DICompositeType>(t);
     if (!c) break;
-    if (is_record(c)) {
+    if (is_record(c, of_a_class)) {
       const DIDerivedType* found = nullptr;
       for (auto* e : c->getElements())
         if (auto* m = dyn_cast<DIDerivedType>(e); holds_member(m) && !m->isBitField()) {

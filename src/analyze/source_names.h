@@ -55,7 +55,9 @@ class SourceNames {
   std::string loop_var(const llvm::Loop* l);
   // The parameter named after the struct field `load` reads, when the field
   // holds one value while the loops around the load run.
-  std::optional<std::string> field_name(const llvm::LoadInst* load);
+  // `of_a_class`: a C++ class's too (`Atom.nlocal` through a method's
+  // `this`), asked where the only other name is the compiler's own variable.
+  std::optional<std::string> field_name(const llvm::LoadInst* load, bool of_a_class = false);
   // The source name of the array a gather reads from `base`.
   std::string gathered_name(const llvm::Value* base) const;
 

@@ -26,6 +26,23 @@ DILocalVariable* variable_of(AllocaInst* alloca) {
   return nullptr;
 }
 
+// The pointer variable's slot whose value `alloca` holds a copy of: itself
+// where it is a variable's, else the one variable slot its only store copies
+// (clang's OpenMP code copies a reference it captures into a slot of its
+// own); none otherwise.
+static AllocaInst* pointer_slot(AllocaInst* alloca) {
+  if (!alloca || variable_of(alloca)) return alloca;
+  StoreInst* only = nullptr;
+  for (User* u : alloca->users())
+    if (auto* store = dyn_cast<StoreInst>(u); store && store->getPointerOperand() == alloca) {
+      if (only) return nullptr;
+      only = store;
+    }
+  auto* copied = only ? dyn_cast<LoadInst>(only->getValueOperand()) : nullptr;
+  auto* from = copied ? dyn_cast<AllocaInst>(copied->getPointerOperand()) : nullptr;
+  return from && variable_of(from) ? from : nullptr;
+}
+
 std::pair<DIType*, std::string> strip_qualifiers(DIType* type) {
   std::string typedef_name;
   while (auto* derived = dyn_cast_or_null<DIDerivedType>(type)) {
@@ -50,7 +67,7 @@ DIType* global_type(GlobalVariable* global) {
 DIType* object_type(Value* base) {
   if (auto* load = dyn_cast<LoadInst>(base)) {
     DIType* pointer = nullptr;
-    if (auto* alloca = dyn_cast<AllocaInst>(load->getPointerOperand())) {
+    if (auto* alloca = pointer_slot(dyn_cast<AllocaInst>(load->getPointerOperand()))) {
       if (DILocalVariable* var = variable_of(alloca)) pointer = var->getType();
     } else if (auto* global = dyn_cast<GlobalVariable>(load->getPointerOperand())) {
       pointer = global_type(global);
@@ -122,7 +139,7 @@ std::optional<FieldRead> field_read(LoadInst& load, const DataLayout& dl) {
   Value* base = load.getPointerOperand()->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true);
   // The variable: the struct itself, or the pointer to it loaded from it.
   auto* alloca = dyn_cast<AllocaInst>(base);
-  if (auto* pointer = dyn_cast<LoadInst>(base)) alloca = dyn_cast<AllocaInst>(pointer->getPointerOperand());
+  if (auto* pointer = dyn_cast<LoadInst>(base)) alloca = pointer_slot(dyn_cast<AllocaInst>(pointer->getPointerOperand()));
   DILocalVariable* var = alloca ? variable_of(alloca) : nullptr;
   if (!var || var->getName().empty()) return std::nullopt;
   // Only the variable's own struct's member: the analyser names a nested
@@ -132,10 +149,14 @@ std::optional<FieldRead> field_read(LoadInst& load, const DataLayout& dl) {
   // A method's `this` has no line: its function's, as the analyser names it.
   const DISubprogram* sp = var->getScope() ? var->getScope()->getSubprogram() : nullptr;
   const bool declared = var->getLine() != 0 || !sp;
+  // A method's `this` (the compiler's variable) is its class, as the analyser names it: `Atom.nlocal`.
+  const std::string root =
+      var->isArtificial() && var->getName() == "this" && !own->getName().empty() ? own->getName().str()
+                                                                                  : var->getName().str();
   return FieldRead{(sys::path::filename(declared ? var->getFilename() : sp->getFilename()) + ":" +
                     Twine(declared ? var->getLine() : sp->getLine()))
                        .str(),
-                   (var->getName() + "." + field->member->getName()).str()};
+                   root + "." + field->member->getName().str()};
 }
 
 namespace {

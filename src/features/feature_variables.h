@@ -40,8 +40,8 @@ std::optional<FieldAt> field_at(llvm::Value* pointer, std::uint64_t size_bits, c
 // A read of a struct variable's field by the variable's name (`A->ncols`
 // through a pointer `A`, `s.n` of a struct `s`): the variable's declaration
 // (`file.c:LINE`, where the analyser describes it; a method's `this`, which
-// has no line, its function's) and `var.field`, the
-// analyser's name for the value. Nothing for a field of a nested struct, or
+// has no line, its function's) and `var.field` (through `this`, the class's
+// name: `Atom.nlocal`), the analyser's name for the value. Nothing for a field of a nested struct, or
 // where debug info does not name the variable.
 struct FieldRead {
   std::string site, name;

@@ -73,7 +73,8 @@ int required(const json& model) {
 
 // `source` built at -O2 through Open MPI's wrapper: the compiler is
 // `perfcast cc --features` for the probe run, clang for callgrind's count.
-fs::path build(const std::string& name, bool features, const std::string& source = PROBE_RUN_SOURCE) {
+fs::path build(const std::string& name, bool features, const std::string& source = PROBE_RUN_SOURCE,
+               const std::vector<std::string>& flags = {}) {
   fs::path dir = scratch() / "probe_run";
   fs::create_directories(dir);
   fs::path program = dir / name;
@@ -81,8 +82,10 @@ fs::path build(const std::string& name, bool features, const std::string& source
   const bool cxx = source.ends_with(".cpp");
   env[cxx ? "OMPI_CXX" : "OMPI_CC"] = features ? kBin + (cxx ? "/perfcast c++ --features" : "/perfcast cc --features")
                                                : std::string(cxx ? CLANGXX : CLANG);
-  ProcessResult r = run_process({cxx ? MPICXX : MPICC, "-O2", "-g", source, "-o", program.string()},
-                                std::chrono::seconds(120), env);
+  std::vector<std::string> command = {cxx ? MPICXX : MPICC, "-O2", "-g"};
+  command.insert(command.end(), flags.begin(), flags.end());
+  command.insert(command.end(), {source, "-o", program.string()});
+  ProcessResult r = run_process(command, std::chrono::seconds(120), env);
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   return program;
 }
@@ -94,16 +97,23 @@ fs::path probe_dir() {
   return dir;
 }
 
-// `perfcast analyze SOURCE -o MODEL --no-mca`.
-measure::ProcessResult analyse(const std::string& source, const fs::path& model) {
-  return perfcast_run({"analyze", source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+// `perfcast analyze SOURCE -o MODEL --no-mca [-- FLAGS...]`.
+measure::ProcessResult analyse(const std::string& source, const fs::path& model,
+                               const std::vector<std::string>& flags = {}) {
+  std::vector<std::string> args = {"analyze", source, "-o", model.string(), "--no-mca"};
+  if (!flags.empty()) args.push_back("--");
+  args.insert(args.end(), flags.begin(), flags.end());
+  return perfcast_run(args, std::chrono::seconds(180));
 }
 
-// `perfcast probe MODEL -o BOUND -- mpirun -n RANKS PROGRAM...`.
+// `perfcast probe MODEL -o BOUND -- mpirun -n RANKS PROGRAM...`, each rank's
+// OpenMP teams of `threads` threads where given (OMP_NUM_THREADS).
 measure::ProcessResult probe(const fs::path& model, const fs::path& bound, int ranks,
-                             const std::vector<std::string>& program) {
+                             const std::vector<std::string>& program, int threads = 0) {
   std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
-  for (auto& w : mpirun(ranks, program)) args.push_back(w);
+  std::vector<std::string> launch = mpirun(ranks, program);
+  if (threads > 0) launch.insert(launch.begin() + 1, {"-x", "OMP_NUM_THREADS=" + std::to_string(threads)});
+  args.insert(args.end(), launch.begin(), launch.end());
   return perfcast_run(args, std::chrono::seconds(180));
 }
 
@@ -2534,48 +2544,41 @@ TEST(ProbeRun, BindsASizeFromTheTripsOfLoopsThatRunALineOfIt) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
-// A loop over a field of a class (class_field_loop.cpp, a method's
-// `#pragma omp for` over `nlocal`): the bound is the field read through
-// `this`, named and described as a struct's field is (never the variable
-// clang captures it in, `.capture_expr.`, which no user knows; `this` has no
-// line, so the method's), and the probes' records of its reads there bind it.
-// The flops are the hand count: an add a coordinate a step, the team's two
-// threads a half each.
-TEST(ProbeRun, BindsAClassFieldThatBoundsAMethodsWorksharingLoop) {
+// Loops over a field of a class (class_field_loop.cpp, `#pragma omp for` over
+// `nlocal` in a method and in a function given the object by reference): each
+// bound is the field, named as a struct's is, never the variable clang
+// captures it in (`.capture_expr.`, which no user knows): through `this` by
+// its class, `Atoms.nlocal` (`this` has no line: described at the method's),
+// through the reference by the variable, `atoms.nlocal`; the probes' records
+// of their reads bind them. The flops are the hand count: an add and a
+// multiply a coordinate a step, the team's two threads a half each.
+TEST(ProbeRun, BindsAClassFieldThatBoundsAWorksharingLoop) {
   const std::string source = CLASS_FIELD_LOOP_SOURCE;
   constexpr int n = 600;
   fs::path dir = probe_dir();
   const fs::path model = dir / "class_field_loop.json", bound = dir / "class_field_loop.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca", "--", "-fopenmp"},
-                        std::chrono::seconds(180));
+  auto r = analyse(source, model, {"-fopenmp"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
-  std::string field;
-  for (const auto& [name, p] : before["parameters"].items()) {
+  for (const auto& [name, p] : before["parameters"].items())
     EXPECT_EQ(name.find("capture_expr"), std::string::npos) << name << ": " << p.dump();
-    if (p.value("description", "").starts_with("field this.nlocal of wrap (class_field_loop_cpp:" +
-                                                  std::to_string(marker_line(source, "wrap") - 2)))
-      field = name;
-  }
-  ASSERT_FALSE(field.empty()) << before["parameters"].dump(1);
-  const fs::path program = dir / "class_field_loop_features";
-  EnvironmentOverrides env;
-  env["OMPI_CXX"] = kBin + "/perfcast c++ --features";
-  ProcessResult built =
-      run_process({MPICXX, "-O2", "-g", "-fopenmp", source, "-o", program.string()}, std::chrono::seconds(120), env);
-  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
-  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
-  std::vector<std::string> launch = mpirun(2, {program.string(), std::to_string(n)});
-  launch.insert(launch.begin() + 1, {"-x", "OMP_NUM_THREADS=2"});
-  args.insert(args.end(), launch.begin(), launch.end());
-  r = perfcast_run(args, std::chrono::seconds(180));
+  const std::string method = "field Atoms.nlocal of wrap (class_field_loop_cpp:" +
+                             std::to_string(marker_line(source, "wrap") - 2) + ")";
+  ASSERT_TRUE(before["parameters"].contains("Atoms.nlocal")) << before["parameters"].dump(1);
+  EXPECT_TRUE(before["parameters"]["Atoms.nlocal"].value("description", "").starts_with(method))
+      << before["parameters"]["Atoms.nlocal"].dump();
+  ASSERT_TRUE(before["parameters"].contains("atoms.nlocal")) << before["parameters"].dump(1);
+  const fs::path program = build("class_field_loop_features", true, source, {"-fopenmp"});
+  r = probe(model, bound, 2, {program.string(), std::to_string(n)}, 2);
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   const json after = read_json(bound);
-  EXPECT_EQ(after["parameters"][field].value("default", std::string("unbound")), std::to_string(n)) << r.stdout_text;
+  for (const char* field : {"Atoms.nlocal", "atoms.nlocal"})
+    EXPECT_EQ(after["parameters"][field].value("default", std::string("unbound")), std::to_string(n))
+        << field << "\n" << r.stdout_text;
   EXPECT_EQ(required(after), 0) << r.stdout_text;
   auto predicted = predict(bound, 2);
   ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
-  EXPECT_NEAR(rank0_flops(predicted), 3.0 * n, 1e-6);
+  EXPECT_NEAR(rank0_flops(predicted), 3.0 * 2 * n, 1e-6);
 }
 
 // An OpenMP program (omp_parallel_for.c): its parallel region runs once per
@@ -2588,21 +2591,11 @@ TEST(ProbeRun, BindsTheThreadsOfAnOpenMPTeamToTheRunsRuntimes) {
   constexpr int threads = 3;
   fs::path dir = probe_dir();
   const fs::path model = dir / "omp_parallel_for.json", bound = dir / "omp_parallel_for.bound.json";
-  auto r = perfcast_run({"analyze", source, "-o", model.string(), "--no-mca", "--", "-fopenmp"},
-                        std::chrono::seconds(180));
+  auto r = analyse(source, model, {"-fopenmp"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   ASSERT_TRUE(read_json(model)["parameters"].contains("omp.threads"));
-  const fs::path program = dir / "omp_parallel_for_features";
-  EnvironmentOverrides env;
-  env["OMPI_CC"] = kBin + "/perfcast cc --features";
-  ProcessResult built =
-      run_process({MPICC, "-O2", "-g", "-fopenmp", source, "-o", program.string()}, std::chrono::seconds(120), env);
-  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
-  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
-  std::vector<std::string> launch = mpirun(2, {program.string(), "1000"});
-  launch.insert(launch.begin() + 1, {"-x", "OMP_NUM_THREADS=" + std::to_string(threads)});
-  args.insert(args.end(), launch.begin(), launch.end());
-  r = perfcast_run(args, std::chrono::seconds(180));
+  const fs::path program = build("omp_parallel_for_features", true, source, {"-fopenmp"});
+  r = probe(model, bound, 2, {program.string(), "1000"}, threads);
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   const json after = read_json(bound);
   EXPECT_EQ(after["parameters"]["omp.threads"].value("default", std::string("unbound")), std::to_string(threads))
