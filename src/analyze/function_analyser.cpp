@@ -339,6 +339,22 @@ int side_line(const llvm::BranchInst& br, unsigned succ, const llvm::Loop* loop)
   return block_line(br, br.getSuccessor(succ), loop);
 }
 
+// Where a branch is: its own location, or, for a lane of the vectoriser's
+// masked code (a branch on one element of a vector compare, around that
+// lane's store), the compare's: the statement tested, where the branch of
+// the first lane carries the loop's line and the probes see no test.
+llvm::DebugLoc tested_location(const llvm::Instruction& term) {
+  using namespace llvm;
+  if (auto* br = dyn_cast<BranchInst>(&term); br && br->isConditional()) {
+    const Value* c = br->getCondition();
+    if (auto* frozen = dyn_cast<FreezeInst>(c)) c = frozen->getOperand(0);
+    if (auto* lane = dyn_cast<ExtractElementInst>(c))
+      if (auto* cmp = dyn_cast<CmpInst>(lane->getVectorOperand()); cmp && cmp->getDebugLoc() && cmp->getDebugLoc().getLine())
+        return cmp->getDebugLoc();
+  }
+  return term.getDebugLoc();
+}
+
 }  // namespace
 
 namespace {
@@ -358,7 +374,7 @@ Node* FunctionAnalyser::branch_node(Items& c, const GuardStep& step) {
   n->key = step.term;
   n->key_succ = step.succ;
   n->key_target = step.target;
-  Where w = s_.where(step.term->getDebugLoc());
+  Where w = s_.where(tested_location(*step.term));
   n->line = w.line;
   n->note = w.note;
   const Loop* scope = s_.li.getLoopFor(step.term->getParent());

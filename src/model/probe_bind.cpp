@@ -138,18 +138,20 @@ struct Orientations {
 
 // Whether the item's `then` (the true side of the optimised code's test) is
 // the side the probe counted as taken: the optimiser may invert a test (x != 0
-// becoming x == 0 with the successors swapped) after the probes were placed,
-// and the first source line of each side, recorded by both, says which way.
-// Unknown when no side's line matches, or both ways do (sides on one line).
+// becoming x == 0 with the successors swapped) after the probes were placed.
+// Where each code has one side that does nothing, those are the same side,
+// whatever lines the optimised blocks carry (the vectoriser's masked stores
+// carry the loop's line or the next lane's); else the first source line of
+// each side, recorded by both, says which way. Unknown when no side's line
+// matches, or both ways do (sides on one line).
 std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t, bool* by_empty_side = nullptr) {
   auto same = [](int a, int b) { return a != 0 && a == b; };
   bool as_written = same(b.then_line, t.taken_line) || same(b.else_line, t.not_taken_line);
   bool inverted = same(b.then_line, t.not_taken_line) || same(b.else_line, t.taken_line);
-  // Lines that do not tell (the side with work starts where the optimiser
-  // sank code into it): the model's one empty side is the probes' side that does nothing.
-  if (as_written == inverted && b.then_items.empty() != b.else_items.empty() && t.taken_empty != t.not_taken_empty) {
-    if (by_empty_side) *by_empty_side = true;
-    return b.then_items.empty() == t.taken_empty;
+  if (b.then_items.empty() != b.else_items.empty() && t.taken_empty != t.not_taken_empty) {
+    const bool then_taken = b.then_items.empty() == t.taken_empty;
+    if (by_empty_side && (as_written == inverted || as_written != then_taken)) *by_empty_side = true;
+    return then_taken;
   }
   if (as_written == inverted) return std::nullopt;
   return as_written;
@@ -207,7 +209,8 @@ std::string bound_status(const Orientations& o) {
   // Lines that did not tell: the pairing rests on one side doing nothing in both codes, which a
   // different test at the line can share (an OpenMP loop's test of its count, a test before its vector code).
   if (o.by_empty_side)
-    return std::string("bound (its sides' lines do not tell; its empty side is the probes' side that does nothing") +
+    return std::string("bound (its sides' lines do not tell, or not as its empty side does: that is the probes' side "
+                       "that does nothing") +
            (o.inverted ? ", the fraction its else side's)" : ")");
   if (o.inverted && o.as_written) return "bound (inverted in some of its copies: each priced on the side taken)";
   if (o.inverted) return "bound (the optimised code tests it inverted: the fraction is its else side's)";
@@ -886,7 +889,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     }
     // One test in the probes' code: a tree its exits do not tell is priced
     // as that test's fraction, on the side it was measured on (then_is_taken).
-    std::function<std::optional<double>(const BranchItem&)> as_one_test;
+    std::function<std::optional<OneTest>(const BranchItem&)> as_one_test;
     const std::string at = feature_site(b.site);
     auto taken = feature(run, at + ":branch.taken"), not_taken = feature(run, at + ":branch.not_taken");
     if (region.tests == 1 && taken && not_taken && *taken + *not_taken > 0) {
@@ -899,8 +902,9 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       t.not_taken_line = side("not_taken_line");
       t.taken_empty = side("taken_empty");
       t.not_taken_empty = side("not_taken_empty");
-      as_one_test = [t](const BranchItem& item) -> std::optional<double> {
-        return then_is_taken(item, t).value_or(true) ? t.taken : 1 - t.taken;
+      as_one_test = [t](const BranchItem& item) -> std::optional<OneTest> {
+        const bool by_empty_side = item.then_items.empty() != item.else_items.empty() && t.taken_empty != t.not_taken_empty;
+        return OneTest{then_is_taken(item, t).value_or(true) ? t.taken : 1 - t.taken, by_empty_side};
       };
     }
     RegionBinding r = bind_line_region(body, region, origin, as_one_test);

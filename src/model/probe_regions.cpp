@@ -248,11 +248,19 @@ int guessed_branches_at(const Items& body, int line) {
 }
 
 RegionBinding bind_line_region(Items& body, const LineRegion& region, const std::string& origin,
-                               const std::function<std::optional<double>(const BranchItem&)>& as_one_test) {
+                               const std::function<std::optional<OneTest>(const BranchItem&)>& as_one_test) {
   RegionBinding out;
   std::vector<Node> roots;
   collect(body, region.line, roots, roots);
   for (const Node& root : roots) {
+    // A join the analyser could not place is no copy of the line's test (below).
+    const bool join = root.item->note.find("reached on some paths") != std::string::npos;
+    if (root.then_children.empty() && root.else_children.empty() && as_one_test && !join)
+      if (auto lone = as_one_test(*root.branch); lone && lone->by_empty_side) {
+        ++out.as_one_test;
+        apply(root, {{root.branch, lone->probability}}, origin, out.probability);
+        continue;
+      }
     TreeSolver solver(region, root);
     bool told = solver.solve(root, 1.0, region.internal / region.entries) && solver.fits(root);
     if (!told && solver.internal_sides() == 1) {
@@ -275,7 +283,7 @@ RegionBinding bind_line_region(Items& body, const LineRegion& region, const std:
         if (n.item->note.find("reached on some paths") != std::string::npos) return false;
         auto p = as_one_test ? as_one_test(*n.branch) : std::nullopt;
         if (!p) return false;
-        each[n.branch] = *p;
+        each[n.branch] = p->probability;
         for (const auto* children : {&n.then_children, &n.else_children})
           for (const Node& c : *children)
             if (!price(c)) return false;

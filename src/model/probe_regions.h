@@ -45,18 +45,28 @@ int guessed_branches_at(const Items& body, int line);
 
 struct RegionBinding {
   int bound = 0, untold = 0;          // the model's trees of branches at that line, bound or not
-  int as_one_test = 0;                // of the untold, priced by `as_one_test` (bind_line_region)
+  int as_one_test = 0;                // of the untold and the lone, priced by `as_one_test` (bind_line_region)
   bool tests_differ = false;          // bound with the probe's tests split otherwise than the model's
   std::optional<double> probability;  // `then` of the first branch bound
   std::string why;                    // why a tree was not bound
 };
 
+// The probes' one test at a line as one of the model's branches: its fraction
+// on the side it was measured on, and whether the side that does nothing in
+// each code said which side that is.
+struct OneTest {
+  double probability = 0;
+  bool by_empty_side = false;
+};
+
 // Sets the probabilities of the model's guessed branches at the region's line
 // in `body` (a function's items) where the run says them, noting `origin` on
-// each. A tree of branches whose split the exits cannot tell gets, branch by
-// branch, what `as_one_test` gives (where the probes count one test there: its
-// fraction on the side it was measured on), or keeps its guess.
+// each. A lone branch whose empty side the probes' one test shares (a copy of
+// the test the vectoriser made for one lane of a masked store, whose blocks
+// carry other lines) and a tree of branches whose split the exits cannot tell
+// get, branch by branch, what `as_one_test` gives (where the probes count one
+// test there), or keep their guess.
 RegionBinding bind_line_region(Items& body, const LineRegion& region, const std::string& origin,
-                               const std::function<std::optional<double>(const BranchItem&)>& as_one_test = {});
+                               const std::function<std::optional<OneTest>(const BranchItem&)>& as_one_test = {});
 
 }  // namespace perfcast::model

@@ -2581,6 +2581,35 @@ TEST(ProbeRun, BindsAClassFieldThatBoundsAWorksharingLoop) {
   EXPECT_NEAR(rank0_flops(predicted), 3.0 * 2 * n, 1e-6);
 }
 
+// A conditional update the vectoriser masks (masked_update.c): each lane's
+// test is a branch around its store, the first lane's carrying the loop's
+// line, the others' sides the update's or the loop's. Every lane is the
+// update's test (named by the vector compare's line), priced on the side
+// that does the work (the probes' side that does nothing is the model's empty
+// one, whatever the lines): the flops are the hand count and callgrind's, where
+// priced by the lines they were 3.5 times them.
+TEST(ProbeRun, PricesEachLaneOfAMaskedUpdateByItsTest) {
+  const std::string source = MASKED_UPDATE_SOURCE;
+  constexpr int n = 600;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "masked_update.json", bound = dir / "masked_update.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const int update = marker_line(source, "update");
+  for (const auto& b : read_json(model)["coverage"]["guessed_branches"])
+    EXPECT_TRUE(b.value("site", "").ends_with("masked_update.c:" + std::to_string(update))) << b.dump();
+  const fs::path program = build("masked_update_features", true, source);
+  r = probe(model, bound, 1, {program.string(), std::to_string(n)});
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(required(read_json(bound)), 0) << r.stdout_text;
+  auto predicted = predict(bound, 1);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_NEAR(model_flops, n / 2.0, 1e-6);
+  const double counted = counted_flops({build("masked_update_plain", false, source).string(), std::to_string(n)});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // An OpenMP program (omp_parallel_for.c): its parallel region runs once per
 // thread of the team, `omp.threads` times, which the source cannot say but
 // the run's OpenMP runtime does (OMP_NUM_THREADS, else the cores a rank may
