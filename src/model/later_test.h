@@ -4,6 +4,7 @@
 // where the earlier test does not decide (docs/program-model.md, "A later
 // test's own arithmetic").
 #pragma once
+#include "model/program_model.h"
 
 namespace perfcast::model {
 
@@ -11,5 +12,7 @@ namespace perfcast::model {
 // run binds such a branch from the earlier test's outcomes (the `first_test`
 // features), never from the line's branch counts.
 inline constexpr const char kLaterTestWhy[] = "the later test of an or/and, run where the earlier one does not decide";
+
+inline bool is_later_test(const Item& item) { return item.note.find(kLaterTestWhy) != std::string::npos; }
 
 }  // namespace perfcast::model

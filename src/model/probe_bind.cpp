@@ -15,6 +15,7 @@
 #include "model/later_test.h"
 #include "model/probe_arguments.h"
 #include "model/probe_arrivals.h"
+#include "model/probe_branch_sides.h"
 #include "model/probe_indirect.h"
 #include "model/probe_loop_sizes.h"
 #include "model/probe_memory_bytes.h"
@@ -117,48 +118,6 @@ std::optional<double> feature(const ProbeRun& run, const std::string& name) {
   return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
 }
 
-// What the probe measured of one branch: the fraction of its arrivals to the condition's true side
-// in the code as written, and the source lines that side and the other start at (0: not recorded).
-struct TakenFraction {
-  double taken = 0;
-  int taken_line = 0, not_taken_line = 0;
-  bool taken_empty = false, not_taken_empty = false;  // the one side that does nothing (a bare RETURN)
-};
-
-// How the guessed branch items at one line were bound, counted by whether the
-// optimised code tests the condition as written, inverted, could not be told
-// by the lines its sides start at, or has no such lines (a model from before
-// them, or an item the analyser wrote without: "reached on some paths").
-struct Orientations {
-  int as_written = 0, inverted = 0, untold = 0, no_lines = 0;
-  int by_empty_side = 0;         // of as_written and inverted: told by the side that does nothing, not by a line
-  std::optional<double> priced;  // `then`'s probability: of the first item told, else of the first
-  bool priced_told = false;
-};
-
-// Whether the item's `then` (the true side of the optimised code's test) is
-// the side the probe counted as taken: the optimiser may invert a test (x != 0
-// becoming x == 0 with the successors swapped) after the probes were placed.
-// Where each code has one side that does nothing, those are the same side,
-// whatever lines the optimised blocks carry (the vectoriser's masked stores
-// carry the loop's line or the next lane's); else the first source line of
-// each side, recorded by both, says which way. Unknown when no side's line
-// matches, or both ways do (sides on one line).
-std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t, bool* by_empty_side = nullptr) {
-  auto same = [](int a, int b) { return a != 0 && a == b; };
-  bool as_written = same(b.then_line, t.taken_line) || same(b.else_line, t.not_taken_line);
-  bool inverted = same(b.then_line, t.not_taken_line) || same(b.else_line, t.taken_line);
-  if (b.then_items.empty() != b.else_items.empty() && t.taken_empty != t.not_taken_empty) {
-    const bool then_taken = b.then_items.empty() == t.taken_empty;
-    if (by_empty_side && (as_written == inverted || as_written != then_taken)) *by_empty_side = true;
-    return then_taken;
-  }
-  if (as_written == inverted) return std::nullopt;
-  return as_written;
-}
-
-bool is_later_test(const Item& item) { return item.note.find(kLaterTestWhy) != std::string::npos; }
-
 // Sets the probability of the function's branches at `line` around a later
 // test's arithmetic (kLaterTestWhy).
 void set_later_test_probability(Items& items, int line, double p, const std::string& origin) {
@@ -174,48 +133,6 @@ void set_later_test_probability(Items& items, int line, double p, const std::str
       set_later_test_probability(l->body, line, p, origin);
     }
   }
-}
-
-// Sets the probability of the function's guessed branches at `line`: the
-// taken fraction on the side it was measured on.
-void set_branch_probability(Items& items, int line, const TakenFraction& t, const std::string& origin,
-                            Orientations& o) {
-  for (Item& item : items) {
-    if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      if (item.line == line && !b->computed() && !is_join(item) && !is_switch_case(item) && !is_later_test(item) && !is_equality_test(item)) {
-        bool by_empty_side = false;
-        std::optional<bool> then_taken = then_is_taken(*b, t, &by_empty_side);
-        o.by_empty_side += by_empty_side;
-        bool lines = b->then_line || b->else_line;
-        ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
-        // Untold: priced as written, the optimiser's choice when it keeps the test.
-        b->probability = then_taken.value_or(true) ? t.taken : 1 - t.taken;
-        if (!o.priced || (then_taken && !o.priced_told)) {
-          o.priced = b->probability;
-          o.priced_told = then_taken.has_value();
-        }
-        item.note = item.note.empty() ? origin : item.note + "; " + origin;
-      }
-      set_branch_probability(b->then_items, line, t, origin, o);
-      set_branch_probability(b->else_items, line, t, origin, o);
-    } else if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      set_branch_probability(l->body, line, t, origin, o);
-    }
-  }
-}
-
-std::string bound_status(const Orientations& o) {
-  if (o.untold) return "bound (its sides' lines do not say which way the optimised code tests it: priced as written)";
-  // Lines that did not tell: the pairing rests on one side doing nothing in both codes, which a
-  // different test at the line can share (an OpenMP loop's test of its count, a test before its vector code).
-  if (o.by_empty_side)
-    return std::string("bound (its sides' lines do not tell, or not as its empty side does: that is the probes' side "
-                       "that does nothing") +
-           (o.inverted ? ", the fraction its else side's)" : ")");
-  if (o.inverted && o.as_written) return "bound (inverted in some of its copies: each priced on the side taken)";
-  if (o.inverted) return "bound (the optimised code tests it inverted: the fraction is its else side's)";
-  if (o.as_written) return "bound";
-  return "bound (no lines of its sides recorded: priced as written)";
 }
 
 bool holds_loop_of(const Items& items, const std::string& trips) {
@@ -976,6 +893,21 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // run's counts, not folded at its mean (probe_selectors.h).
   unfold_equality_tests(model, varied_source_values(model, run));
   unfold_argument_tests(model, varied_arguments(model, run));
+  // The optimiser's guard of a loop at the branch's line whose trips the run
+  // bound: set by the trips alone, whatever branches the source has there
+  // (the two of `while (a && b)`, none of `for (...; i < n; ...)`).
+  auto bind_guard = [&](Items& body, Coverage::Branch& b, ProbeFinding& f) {
+    const Coverage::Loop* guarded = nullptr;
+    for (const Coverage::Loop& l : c.unknown_loops)
+      if (l.site == b.site && l.probe_trips) guarded = &l;
+    double p = 0;
+    if (!guarded || !set_loop_guard(body, site_line(b.site), guarded->trip_count, *guarded->probe_trips > 0, origin, p))
+      return false;
+    b.probe_probability = p;
+    f.value = p;
+    f.status = "bound (the guard of the loop at that line)";
+    return true;
+  };
   // One guessed branch by the run's measures at its line; the finding says how.
   auto bind_branch = [&](Coverage::Branch& b) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
@@ -988,22 +920,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     auto taken = own ? feature(run, *own + ".taken") : std::nullopt;
     auto not_taken = own ? feature(run, *own + ".not_taken") : std::nullopt;
     auto fn = model.functions.find(b.function);
-    // The optimiser's guard of a loop at that line whose trips the run bound:
-    // set by the trips alone, whatever branches the source has there (the
-    // two of `while (a && b)`, none of `for (...; i < n; ...)`).
-    auto bind_as_guard = [&] {
-      const Coverage::Loop* guarded = nullptr;
-      for (const Coverage::Loop& l : c.unknown_loops)
-        if (l.site == b.site && l.probe_trips) guarded = &l;
-      double p = 0;
-      if (!guarded || !set_loop_guard(fn->second.body, site_line(b.site), guarded->trip_count,
-                                      *guarded->probe_trips > 0, origin, p))
-        return false;
-      b.probe_probability = p;
-      f.value = p;
-      f.status = "bound (the guard of the loop at that line)";
-      return true;
-    };
+    auto bind_as_guard = [&] { return fn != model.functions.end() && bind_guard(fn->second.body, b, f); };
     const int line = site_line(b.site);
     // A template's instances share the line: their branches are each their
     // own (own_feature), one test an instance; otherwise the line's tests are
@@ -1177,7 +1094,12 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     if (files.size() != 1) continue;
     drop_condition(t);
     c.guessed_branches.push_back({t.function, fmt::format("{}:{}", *files.begin(), t.line), 0.5, kUnboundTestWhy});
-    ProbeFinding f = bind_branch(c.guessed_branches.back());
+    Coverage::Branch& b = c.guessed_branches.back();
+    ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
+    if (t.guards_loop)  // the loop's guard alone: the source's branches there are the loop's own test
+      bind_guard(model.functions.at(t.function).body, b, f);
+    else
+      f = bind_branch(b);
     if (!f.value) {
       restore(t);
       c.guessed_branches.pop_back();

@@ -15,7 +15,14 @@ namespace {
 struct AtLine {
   int tests = 0, loops = 0;
   BranchItem* reading = nullptr;  // the test that reads an unbound name (one is all a line may have)
+  bool guards_loop = false;       // that test holds a loop of its line on one side only
 };
+
+bool holds_loop_at(const Items& items, int line) {
+  return std::any_of(items.begin(), items.end(), [&](const Item& item) {
+    return item.line == line && std::holds_alternative<LoopItem>(item.body);
+  });
+}
 
 void collect(Items& items, const std::set<std::string>& unbound, std::map<int, AtLine>& lines) {
   for (Item& item : items) {
@@ -29,7 +36,10 @@ void collect(Items& items, const std::set<std::string>& unbound, std::map<int, A
           item.note.find("inlined from") == std::string::npos) {
         const std::set<std::string> names = expr::free_names(*b->condition);
         const bool reads = std::any_of(names.begin(), names.end(), [&](const auto& n) { return unbound.count(n); });
-        if (reads && !names.count("rank")) at.reading = b;
+        if (reads && !names.count("rank")) {
+          at.reading = b;
+          at.guards_loop = holds_loop_at(b->then_items, item.line) != holds_loop_at(b->else_items, item.line);
+        }
       }
       collect(b->then_items, unbound, lines);
       collect(b->else_items, unbound, lines);
@@ -46,8 +56,8 @@ std::vector<UnboundTest> tests_reading(ProgramModel& model, const std::set<std::
     std::map<int, AtLine> lines;
     collect(fn.body, unbound, lines);
     for (const auto& [line, at] : lines)
-      if (line > 0 && at.reading && at.tests == 1 && at.loops == 0)
-        out.push_back({name, line, at.reading, at.reading->condition});
+      if (line > 0 && at.reading && at.tests == 1 && (at.loops == 0 || at.guards_loop))
+        out.push_back({name, line, at.reading, at.reading->condition, at.loops > 0});
   }
   return out;
 }

@@ -5,10 +5,13 @@
 // priced, where the run measured that test, by how often it was taken: its
 // condition is dropped and it becomes a guessed branch, which the branch
 // binder prices at its line's measure like any other. Only a line of its
-// function with that one test and no loop (the test of a loop's guard is the
-// loop's), whose sides' first lines the analyser recorded (which way the
-// optimised code tests it), and that does not read the rank (whose sides the
-// ranks take apart, which a count summed over the ranks cannot say).
+// function with that one test and no loop, whose sides' first lines the
+// analyser recorded (which way the optimised code tests it), and that does
+// not read the rank (whose sides the ranks take apart, which a count summed
+// over the ranks cannot say); or the one test of a loop's line that guards it
+// (one side holds the loop: a `while (oz * 8 <= khi)` rotated, its test
+// `khi < 0`), which the run's trips at that loop price as the loop's guard
+// alone, never the source's branches there (the loop's own test).
 #pragma once
 #include <optional>
 #include <set>
@@ -29,6 +32,7 @@ struct UnboundTest {
   int line = 0;
   BranchItem* branch = nullptr;
   std::optional<Expr> condition;  // as the analyser stated it, for restore()
+  bool guards_loop = false;       // the guard of a loop at its line: priced only as that
 };
 
 // Such tests of `model`'s functions reading a name of `unbound`.

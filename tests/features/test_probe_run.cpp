@@ -2610,6 +2610,39 @@ TEST(ProbeRun, PricesEachLaneOfAMaskedUpdateByItsTest) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A loop whose guard reads a bound the run saw assigned at two places with
+// values that varied (guard_reach.c, a lattice walk up to its box's top row,
+// clamped to the grid, left early on the data): the loop's trips are the
+// run's, and its guard (`khi < 0` in the optimised code, at the loop's line)
+// is priced as that loop's guard, by whether the run iterated it there, never
+// by the source's branches at the line (the loop's own test). Nothing else
+// reads the bound: no parameter is left, and the flops are the hand count and
+// callgrind's.
+TEST(ProbeRun, PricesTheGuardOfALoopWhoseBoundItCouldNotBindByTheLoopsTrips) {
+  const std::string source = GUARD_REACH_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "guard_reach.json", bound = dir / "guard_reach.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_TRUE(read_json(model)["parameters"].contains("rows.khi"));
+  const std::vector<std::string> args = {"40", "50"};
+  std::vector<std::string> command = {build("guard_reach_features", true, source).string()};
+  command.insert(command.end(), args.begin(), args.end());
+  r = probe(model, bound, 1, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("bound (the guard of the loop at that line)"), std::string::npos) << r.stdout_text;
+  EXPECT_EQ(required(read_json(bound)), 0) << r.stdout_text;
+  auto predicted = predict(bound, 1);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  // Three calls at heights 50, 51, 52 over 0.8: top rows 63, 64, 66, so 8, 9
+  // and 9 rows of 2 flops; each call's quotient and sum, and main's height.
+  EXPECT_NEAR(model_flops, 2.0 * (8 + 9 + 9) + 3 * 3, 1e-6);
+  command[0] = build("guard_reach_plain", false, source).string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // An OpenMP program (omp_parallel_for.c): its parallel region runs once per
 // thread of the team, `omp.threads` times, which the source cannot say but
 // the run's OpenMP runtime does (OMP_NUM_THREADS, else the cores a rank may
