@@ -285,6 +285,29 @@ int set_polling_unreached(Items& items, int line, const std::string& origin) {
   return set;
 }
 
+// The probes' loop tested at the bottom (`do { ... } while (!done)`, named at
+// its `do` and left by its test's line, the code facts `.tested_at_bottom` and
+// `.exit_line`) whose lines hold `line` of `file` (`dir/f.c:`) between the
+// two, the innermost where several do: the optimiser folds the flag the test
+// reads into a branch at the line that computed it, where the analyser then
+// names the loop.
+std::optional<std::string> bottom_tested_loop_around(const ProbeRun& run, const std::string& file, int line) {
+  static constexpr std::string_view kBottom = ".tested_at_bottom";
+  std::optional<std::string> innermost;
+  int innermost_start = 0;
+  for (const auto& [key, value] : run.code) {
+    if (value == 0 || key.size() <= file.size() + kBottom.size() || key.compare(0, file.size(), file) != 0 ||
+        !key.ends_with(kBottom))
+      continue;
+    const std::string base = key.substr(0, key.size() - kBottom.size());
+    const int start = std::atoi(base.c_str() + file.size());
+    auto exit = run.code.find(base + ".exit_line");
+    if (exit == run.code.end() || !(start < line && line < exit->second)) continue;
+    if (!innermost || start > innermost_start) innermost = base, innermost_start = start;
+  }
+  return innermost;
+}
+
 }  // namespace
 
 // The probe's loop (`f.c:12:loop#2`) at feature site `at` that is `depth`
@@ -319,6 +342,8 @@ std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at
           named.push_back(key.substr(0, key.size() - suffix.size()));
       if (named.size() == 1) return named.front();
     }
+    if (depth == 1)
+      if (auto around = bottom_tested_loop_around(run, file, static_cast<int>(line))) return around;
   }
   // One loop at the line: the model's loops there around it are the
   // optimiser's or of other lines' locations, not loops the probes missed.

@@ -2610,6 +2610,40 @@ TEST(ProbeRun, PricesEachLaneOfAMaskedUpdateByItsTest) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A `do ... while (!finished)` (skip_lines.cpp, a line skipped, inlined at two
+// calls) whose flag the optimiser folds into a switch at the line computing
+// it: the analyser names each copy at that line, which holds no probe loop,
+// inside the body of the probes' loop, named at its `do` and left at its
+// `while`. Its trips are that loop's, a line's characters and its end; the
+// flops the hand count (one a character) and callgrind's.
+TEST(ProbeRun, BindsALoopTheAnalyserNamesInsideTheBodyOfALoopTestedAtTheBottom) {
+  const std::string source = SKIP_LINES_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "skip_lines.json", bound = dir / "skip_lines.bound.json",
+                 input = dir / "skip_lines.txt";
+  std::ofstream(input) << "aaaaaaa\nbbb\nccccc\n";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  std::string trips;
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l["site"] == "skip_lines.cpp:" + std::to_string(marker_line(source, "finished"))) trips = l["trip_count"];
+  ASSERT_FALSE(trips.empty()) << "the loop is no longer named at its flag's line: " << before["coverage"].dump();
+  const fs::path program = build("skip_lines_features", true, source);
+  r = probe(model, bound, 2, {program.string(), input.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][trips].value("default", std::string("unbound")), "6") << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_DOUBLE_EQ(model_flops, 8.0 + 4.0);
+  const double counted = counted_flops({build("skip_lines_plain", false, source).string(), input.string()});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A loop whose guard reads a bound the run saw assigned at two places with
 // values that varied (guard_reach.c, a lattice walk up to its box's top row,
 // clamped to the grid, left early on the data): the loop's trips are the

@@ -730,6 +730,30 @@ TEST(ProbeBind, ALoopTestedAtTheBottomRunsItsHeaderOncePerIteration) {
   EXPECT_EQ(expr::to_string(*m.parameters[0].default_value), "2.25");
 }
 
+// A `do ... while (!done)` whose flag the optimiser folded into a branch at
+// the line that computed it: the analyser names the loop at that line, inside
+// the body the probes' loop (named at its `do`, left by its test two lines
+// below) spans; the innermost of two that hold it, none where no loop does.
+TEST(ProbeBind, ALoopNamedInsideTheBodyOfALoopTestedAtTheBottomIsThatLoop) {
+  auto bind_at = [](int line) {
+    ProgramModel m;
+    m.entry = "f";
+    m.coverage = Coverage{};
+    m.parameters.push_back({"f.loop1.trips", "iterations", std::nullopt, true, ""});
+    m.coverage->unknown_loops.push_back({"f", "f.cpp:" + std::to_string(line), "f.loop1.trips", "its exit depends on data"});
+    ProbeRun run{"./app", 1,
+                 {{"f.cpp:10:loop.headers", 12}, {"f.cpp:10:loop.entries", 2},
+                  {"f.cpp:12:loop.headers", 30}, {"f.cpp:12:loop.entries", 12}},
+                 {{"f.cpp:10:loop.tested_at_bottom", 1}, {"f.cpp:10:loop.exit_line", 20},
+                  {"f.cpp:12:loop.tested_at_bottom", 1}, {"f.cpp:12:loop.exit_line", 15}}};
+    bind_probe_run(m, run);
+    return m.parameters[0].default_value ? expr::to_string(*m.parameters[0].default_value) : std::string("unbound");
+  };
+  EXPECT_EQ(bind_at(14), "2.5");   // the inner loop: 30 headers over 12 arrivals
+  EXPECT_EQ(bind_at(17), "6");     // the outer loop alone holds it: 12 over 2
+  EXPECT_EQ(bind_at(25), "unbound");
+}
+
 // A loop never left from its header (`DO` ... `EXIT`: the pass's fact
 // `.left_from_body`) runs its header once per iteration it starts: 8 passes
 // over 4 arrivals are 2 trips, not 1.
