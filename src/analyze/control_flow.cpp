@@ -257,6 +257,24 @@ bool ControlFlow::certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* c
   return result = left_early;
 }
 
+// Whether a path from `d` goes back to `region`'s header without passing `cur`.
+bool ControlFlow::round_again_avoiding(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region) {
+  using namespace llvm;
+  auto memo = round_again_.find({d, cur});
+  if (memo != round_again_.end()) return memo->second;
+  bool& result = round_again_[{d, cur}];
+  std::set<const BasicBlock*> seen;
+  std::vector<BasicBlock*> work(succ_begin(d), succ_end(d));
+  while (!work.empty()) {
+    BasicBlock* b = work.back();
+    work.pop_back();
+    if (b == region->getHeader()) return result = true;
+    if (b == cur || !region->contains(b) || !seen.insert(b).second) continue;
+    for (BasicBlock* s : successors(b)) work.push_back(s);
+  }
+  return result = false;
+}
+
 bool ControlFlow::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out) {
   using namespace llvm;
   BasicBlock* head = region ? region->getHeader() : &s_.f.getEntryBlock();
@@ -275,7 +293,12 @@ bool ControlFlow::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::v
     // inside its loop, a `return rc` block shared by several checks): no
     // single branch side leads there, so it is caught here.
     if (leaves_early(d, cur)) return false;
-    if (s_.li.getLoopFor(d) == region && !s_.pdt.dominates(cur, d) && t->getNumSuccessors() >= 2 &&
+    // After `d` on every way out of the function, `cur` may yet be skipped by
+    // an iteration that goes round again: a loop's only exit behind a test
+    // in its body (`while (1) { ...; if (c) { work; if (done) break; } }`,
+    // a callee's loop merged into its caller's) post-dominates its header.
+    const bool after_d = s_.pdt.dominates(cur, d) && !(region && round_again_avoiding(d, cur, region));
+    if (s_.li.getLoopFor(d) == region && !after_d && t->getNumSuccessors() >= 2 &&
         !certain_but_for_exits(d, cur, region)) {
       unsigned side = UINT_MAX;
       for (unsigned s = 0; s < t->getNumSuccessors(); ++s)

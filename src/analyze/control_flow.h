@@ -60,6 +60,7 @@ class ControlFlow {
   bool leaves_early(llvm::BasicBlock* from, llvm::BasicBlock* exit);
   bool certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region);
   static bool misses_last_iteration(const llvm::Loop* l, llvm::BasicBlock* cur);
+  bool round_again_avoiding(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region);
 
   FunctionScope& s_;
   std::map<const llvm::BasicBlock*, bool> error_sides_;
@@ -68,6 +69,7 @@ class ControlFlow {
   std::set<const llvm::BasicBlock*> reaches_loop_;
   bool reaches_loop_done_ = false;
   std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> certain_;
+  std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> round_again_;
   std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> ends_normally_;
   std::map<std::pair<const llvm::BasicBlock*, const llvm::BasicBlock*>, bool> joins_;
 };

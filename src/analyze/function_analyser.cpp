@@ -264,6 +264,7 @@ Items* FunctionAnalyser::container_of_loop(llvm::Loop* l) {
     n->guess = u->why;
     n->site = u->site;
     n->instance = w.instance;
+    n->merged_site = u->merged_site;
   }
   if (const LoopCounts::PollingTrips* p = counts_.polling_trips(l)) {
     n->polls = p->call;

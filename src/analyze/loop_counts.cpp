@@ -15,6 +15,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "analyze/merged_loops.h"
 #include "analyze/polling_loops.h"
 #include "analyze/site_names.h"
 #include "analyze/range_exits.h"
@@ -171,10 +172,18 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
                     : llvm::SCEVExprContains(btc, varied_argument)
                         ? "its count depends on an argument its function's recursion changes (a mean over the invocations)"
                         : "its count depends on values read from memory";
-  s_.describe(name, fmt::format("iterations of the loop at {}:{}{} each time it runs (0 when it is skipped): {}",
+  std::string merged_site, merged;
+  if (const llvm::DILocation* callee = merged_callee_loop(*l)) {
+    const Where m = s_.where(llvm::DebugLoc(callee));
+    merged_site = site_of(m);
+    merged = fmt::format("; the optimiser merged into it the loop of {} at {}:{}, whose iterations are its passes",
+                         m.origin, file_tag(m.file), m.line);
+  }
+  s_.describe(name, fmt::format("iterations of the loop at {}:{}{} each time it runs (0 when it is skipped): {}{}",
                                 file_tag(w.file), w.line,
-                                w.origin.empty() || w.origin == s_.f.getName() ? "" : " (in " + w.origin + ")", why));
-  unknown_[l] = {name, why, site_of(w)};
+                                w.origin.empty() || w.origin == s_.f.getName() ? "" : " (in " + w.origin + ")", why,
+                                merged));
+  unknown_[l] = {name, why, site_of(w), merged_site};
   Expr source = ex::var(name);
   // The parameter counts iterations of the source loop. A loop unrolled by U
   // with a run-time trip count becomes two IR loops of that line: the

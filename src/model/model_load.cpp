@@ -227,7 +227,7 @@ class Reader {
     });
     list("unknown_loops", [&](const json& o, const std::string& p) {
       only_keys(o, p, {"function", "site", "trip_count", "why", "probe_trips", "probe_not_reached", "recursion",
-                         "virtual_call", "instance"});
+                         "virtual_call", "instance", "merged_site"});
       Coverage::Loop l{text(o, p, "function"), text(o, p, "site"), text(o, p, "trip_count"),
                        o.contains("why") ? text(o, p, "why") : ""};
       probe_fields(o, p, "probe_trips", 1e300, l.probe_trips, l.probe_not_reached);
@@ -237,6 +237,7 @@ class Reader {
       }
       if (o.contains("virtual_call")) l.virtual_call = text(o, p, "virtual_call");
       if (o.contains("instance")) l.instance = text(o, p, "instance");
+      if (o.contains("merged_site")) l.merged_site = text(o, p, "merged_site");
       out.unknown_loops.push_back(std::move(l));
     });
     list("polling_loops", [&](const json& o, const std::string& p) {

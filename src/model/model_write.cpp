@@ -201,6 +201,7 @@ json coverage_json(const Coverage& c) {
     if (l.recursion) one["recursion"] = true;
     if (!l.virtual_call.empty()) one["virtual_call"] = l.virtual_call;
     if (!l.instance.empty()) one["instance"] = l.instance;
+    if (!l.merged_site.empty()) one["merged_site"] = l.merged_site;
     loops.push_back(std::move(one));
   }
   j["unknown_loops"] = std::move(loops);

@@ -387,6 +387,30 @@ void loops_of(const Items& items, const std::string& trips, std::vector<const Lo
   }
 }
 
+// In the loops of `items` (at any depth) whose trips are `trips`, a loop a
+// callee's loop was merged into: the joins at `line` directly in the body
+// (the caller's code after the callee loop's exit, reached on some passes)
+// set to `share`, the caller's iterations over the passes. How many it set.
+int set_merged_joins(Items& items, const std::string& trips, int line, double share, const std::string& origin) {
+  int n = 0;
+  for (Item& item : items) {
+    if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (expr::to_string(l->trip_count) == trips)
+        for (Item& inner : l->body)
+          if (auto* b = std::get_if<BranchItem>(&inner.body); b && inner.line == line && !b->condition && is_join(inner)) {
+            b->probability = share;
+            inner.note += "; " + origin;
+            ++n;
+          }
+      n += set_merged_joins(l->body, trips, line, share, origin);
+    } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      n += set_merged_joins(b->then_items, trips, line, share, origin) +
+           set_merged_joins(b->else_items, trips, line, share, origin);
+    }
+  }
+  return n;
+}
+
 }  // namespace
 
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
@@ -697,6 +721,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
 
   // Loops: the pass counts a loop's header executions and its arrivals from
   // outside, whence the trips per arrival (trips_per_arrival).
+  std::map<std::string, double> merged_join_share;  // a merged loop's trips -> its caller's iterations a pass
   for (Coverage::Loop& l : c.unknown_loops) {
     ProbeFinding f{ProbeFinding::Kind::Loop, l.site, l.trip_count, std::nullopt, ""};
     const std::string at = feature_site(l.site);
@@ -746,6 +771,19 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
                           model_deep, probes_deep);
       }
     }
+    // A callee's loop the optimiser merged into this one: each pass is one of
+    // that loop's iterations, its probe's headers, over this loop's arrivals.
+    std::optional<double> merged_headers;
+    if (probe && !l.merged_site.empty()) {
+      std::string merged_why;
+      auto merged = probe_loop(run, feature_site(l.merged_site), 1, merged_why);
+      merged_headers = feature(run, merged.value_or("") + ".headers");
+      if (!merged_headers) {
+        why = fmt::format("the optimiser merged into it the loop at {}, which no probe counts ({})", l.merged_site,
+                          merged ? "no probe at that line" : merged_why);
+        probe.reset();
+      }
+    }
     auto headers = feature(run, probe.value_or("") + ".headers");
     auto entries = feature(run, probe.value_or("") + ".entries");
     if (!p)
@@ -764,6 +802,16 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       l.probe_not_reached = true;
       f.value = 0;
       f.status = "not reached by the probe run: 0";
+      bound.insert(p->name);
+    } else if (merged_headers) {
+      const double trips = *merged_headers / *entries;
+      if (*merged_headers > 0)
+        merged_join_share[l.trip_count] = trips_per_arrival(run, *probe, *headers, *entries) / trips;
+      bind_measure(*p, trips, origin);
+      l.probe_trips = trips;
+      f.value = trips;
+      f.status = fmt::format("bound (its passes: the iterations of the loop at {} the optimiser merged into it)",
+                             l.merged_site);
       bound.insert(p->name);
     } else {
       double trips = trips_per_arrival(run, *probe, *headers, *entries);
@@ -970,7 +1018,15 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       const std::string at = feature_site(b.site);
       std::optional<double> p;
       std::string why;
-      if (set_join_reach(run, fn->second.body, at.substr(0, at.rfind(':')), line, b.function, origin, p, why) > 0) {
+      int merged = 0;
+      for (const auto& [trips, share] : merged_join_share)
+        if (set_merged_joins(fn->second.body, trips, line, share, origin) > 0) merged++, p = share;
+      if (merged > 0) {
+        b.probe_probability = p;
+        f.value = p;
+        f.status = "bound (the caller's code in a loop a callee's loop was merged into: its iterations over the "
+                   "loop's passes)";
+      } else if (set_join_reach(run, fn->second.body, at.substr(0, at.rfind(':')), line, b.function, origin, p, why) > 0) {
         b.probe_probability = p;
         f.value = p;
         f.status = "bound (a join the analyser could not place: the arrivals at the code it reaches over those "

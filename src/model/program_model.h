@@ -260,6 +260,11 @@ struct Coverage {
     // instances share their loops' lines, and a probe run tells them apart by
     // the instance, as it was before inlining.
     std::string instance;
+    // Where the optimiser merged into this loop a loop of a function inlined
+    // into it (`while (skip_line(f) != EOF)`, skip_line's `do ... while`): a
+    // line of that loop ("file.c:12"), whose iterations are this loop's
+    // passes; "" for other loops.
+    std::string merged_site;
   };
   int functions_defined = 0;
   int functions_reachable = 0;  // from the entry by calls or through pointers taken there

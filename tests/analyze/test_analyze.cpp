@@ -1321,6 +1321,53 @@ TEST(Analyze, AnUnrolledLoopWhoseRemainderTheUnrollerMarkedSharesItsTrips) {
   }
 }
 
+// A loop whose only exit sits behind a test in its body
+// (exit_behind_test.c: `while (1) { w += 0.5; if (c[i++] == 10) { w = w *
+// 0.25 + 1; if (c[i] < 0) break; } }`): the guarded code post-dominates the
+// header, every way out passing through it, yet a pass that sees no 10 goes
+// round without it. It is priced at its test's guess, a half, not on every
+// pass (which counted 3 flops a pass where the code does 1 and 2 on some).
+TEST(Analyze, TheCodeBeforeALoopsOnlyExitIsGuardedByItsTest) {
+  auto j = analyse_case("exit_behind_test.c");
+  auto m = load(j, "exit_behind_test");
+  ASSERT_TRUE(j["parameters"].contains("f.loop1.trips")) << j["parameters"].dump(1);
+  for (long trips : {1L, 10L, 1000L}) {
+    expr::Bindings b = {{"f.loop1.trips", trips}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "f", b).flops_double, trips * (1.0 + 0.5 * 2.0)) << "trips = " << trips;
+  }
+}
+
+// An inlined callee's loop merged into its caller's (merged_callee_loops.cpp:
+// skip_line's `do ... while` in `while (skip_line(f, w) != EOF)` and in a
+// loop with work of its own after the call): one loop in the optimised code,
+// whose passes are the callee's iterations. Its trips say so, naming a line
+// of the callee's loop (`merged_site`, which a probe run counts), and the
+// caller's work in it is guarded (a pass goes round without it), not priced
+// on every pass.
+TEST(Analyze, ACalleesLoopMergedIntoItsCallersIsNamedAndTheCallersWorkGuarded) {
+  auto j = analyse_case("merged_callee_loops.cpp");
+  for (const char* trips : {"to_end.loop1.trips", "scaled_lines.loop1.trips"}) {
+    ASSERT_TRUE(j["parameters"].contains(trips)) << j["parameters"].dump(1);
+    EXPECT_NE(j["parameters"][trips].value("description", "").find("merged into it the loop of skip_line at "
+                                                                    "merged_callee_loops_cpp:"),
+              std::string::npos)
+        << j["parameters"][trips].dump();
+  }
+  bool listed = false;
+  for (const auto& l : j["coverage"]["unknown_loops"])
+    if (l.value("trip_count", "") == "scaled_lines.loop1.trips") {
+      listed = true;
+      EXPECT_TRUE(l.value("merged_site", "").starts_with("merged_callee_loops.cpp:")) << l.dump();
+    }
+  EXPECT_TRUE(listed) << j["coverage"].dump(1);
+  auto m = load(j, "merged_callee_loops");
+  expr::Bindings b = {{"scaled_lines.loop1.trips", 100}, {"lib_feof_flops", 0}};
+  bind_the_rest(m, b);
+  // A flop a pass; the caller's 2 at the join's guess, a half.
+  EXPECT_EQ(counts(m, "scaled_lines", b).flops_double, 100 * (1.0 + 0.5 * 2.0));
+}
+
 // A loop whose range is read from memory, split by the vectoriser
 // (vectorised_chunks.c): its one parameter counts the source loop's
 // iterations, T, of which the vector body does T div W trips of W elements

@@ -2644,6 +2644,47 @@ TEST(ProbeRun, BindsALoopTheAnalyserNamesInsideTheBodyOfALoopTestedAtTheBottom) 
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A callee's loop merged into its caller's (skip_to_end.cpp: skip_line's
+// `do ... while`, inlined into `while (skip_line(f) != EOF)`): one loop in the
+// optimised code, named at the caller's line, whose passes are the callee's
+// iterations, a character each. The model says so (`merged_site`, a line of
+// the callee's loop), and its trips are that loop's iterations over the
+// caller's arrivals: 19, not the caller's 3 lines and its end; the caller's
+// work in it runs on the passes that end a line, 3 of them, not on every
+// pass (the only way out of the loop is through it, yet a pass may go round
+// without it). The flops the hand count and callgrind's.
+TEST(ProbeRun, BindsALoopMergedWithAnInlinedCalleesLoopByTheCalleesIterations) {
+  const std::string source = SKIP_TO_END_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "skip_to_end.json", bound = dir / "skip_to_end.bound.json",
+                 input = dir / "skip_to_end.txt";
+  std::ofstream(input) << "aaaaaaa\nbbb\nccccc\n";
+  constexpr double characters = 8 + 4 + 6 + 1, lines = 3;  // each line's, its end's, the file's end
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  std::string trips;
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l["site"] == "skip_to_end.cpp:" + std::to_string(marker_line(source, "lines"))) {
+      trips = l["trip_count"];
+      EXPECT_TRUE(l.value("merged_site", "").starts_with("skip_to_end.cpp:")) << l.dump();
+    }
+  ASSERT_FALSE(trips.empty()) << before["coverage"].dump();
+  const fs::path program = build("skip_to_end_features", true, source);
+  r = probe(model, bound, 2, {program.string(), input.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][trips].value("default", std::string("unbound")), "19") << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_DOUBLE_EQ(model_flops, characters + 2 * lines);
+  const double counted = counted_flops({build("skip_to_end_plain", false, source).string(), input.string()});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A loop whose guard reads a bound the run saw assigned at two places with
 // values that varied (guard_reach.c, a lattice walk up to its box's top row,
 // clamped to the grid, left early on the data): the loop's trips are the
