@@ -10,7 +10,9 @@
 #include <llvm/Analysis/PostDominators.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 
 #include "analyze/fortran_bindings.h"
 #include "analyze/mpi_tables.h"
@@ -257,22 +259,37 @@ bool ControlFlow::certain_but_for_exits(llvm::BasicBlock* d, llvm::BasicBlock* c
   return result = left_early;
 }
 
-// Whether a path from `d` goes back to `region`'s header without passing `cur`.
+// Whether a path from `d` goes back to `region`'s header without passing
+// `cur`, through code of more than `d`'s line: a way round within one line
+// is a loop of that statement's own the optimiser merged into the loop (an
+// intrinsic's scan, `IF (ALL(done)) EXIT`), not a pass of the source loop.
 bool ControlFlow::round_again_avoiding(llvm::BasicBlock* d, llvm::BasicBlock* cur, const llvm::Loop* region) {
   using namespace llvm;
   auto memo = round_again_.find({d, cur});
   if (memo != round_again_.end()) return memo->second;
   bool& result = round_again_[{d, cur}];
+  const DebugLoc& test = d->getTerminator()->getDebugLoc();
+  bool other_line = !test || !test.getLine();
+  auto look = [&](const BasicBlock& b) {
+    for (const Instruction& i : b)
+      if (const DebugLoc& at = i.getDebugLoc(); at && at.getLine() && !isa<DbgInfoIntrinsic>(i))
+        other_line = other_line || at.getLine() != test.getLine() || at->getFile() != test->getFile();
+  };
   std::set<const BasicBlock*> seen;
   std::vector<BasicBlock*> work(succ_begin(d), succ_end(d));
+  bool round = false;
   while (!work.empty()) {
     BasicBlock* b = work.back();
     work.pop_back();
-    if (b == region->getHeader()) return result = true;
+    if (b == region->getHeader()) {
+      round = true;
+      continue;
+    }
     if (b == cur || !region->contains(b) || !seen.insert(b).second) continue;
+    look(*b);
     for (BasicBlock* s : successors(b)) work.push_back(s);
   }
-  return result = false;
+  return result = round && other_line;
 }
 
 bool ControlFlow::guard_of(llvm::BasicBlock* b, const llvm::Loop* region, std::vector<GuardStep>& out) {

@@ -18,6 +18,8 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/Path.h>
 
 #include "analyze/site_names.h"
 
@@ -41,6 +43,16 @@ bool holds_member(const llvm::DIDerivedType* m) {
 }
 
 }  // namespace
+
+// Whether `var` is declared in a system header (the C++ library's, under /usr/).
+bool declared_in_system_header(const llvm::DILocalVariable& var) {
+  llvm::SmallString<256> path(var.getFilename());
+  if (!llvm::sys::path::is_absolute(path)) {
+    path = var.getDirectory();
+    llvm::sys::path::append(path, var.getFilename());
+  }
+  return llvm::StringRef(path).starts_with("/usr/");
+}
 
 std::string sanitize(const std::string& raw) {
   static const std::set<std::string> reserved = {"floordiv", "ceildiv", "mod", "min", "max", "select",
@@ -191,6 +203,12 @@ void SourceNames::collect() {
       if (v && v->getType()->isPointerTy() && e->getNumElements() == 0 && !llvm::isa<llvm::Constant>(v))
         struct_vars_.emplace(v, var);
       if (!v || llvm::isa<llvm::UndefValue>(v) || llvm::isa<llvm::Constant>(v) || debug_names_.count(v)) continue;
+      // A library's parameter given a conversion of the caller's named value
+      // (`std::vector<double> v(levels)`: the constructor's `__n`, levels
+      // widened) is that value: no name a user knows, and the caller's is.
+      if (auto* cast = llvm::dyn_cast<llvm::CastInst>(v);
+          cast && inlined && declared_in_system_header(*var) && debug_names_.count(cast->getOperand(0)))
+        continue;
       std::string source;
       if (e->getNumElements() == 0) {
         source = var->getName().str();

@@ -1522,6 +1522,23 @@ TEST(Analyze, LibraryHelpersWithoutFloatingPointAreNoParameters) {
   EXPECT_FALSE(unresolved_helper) << j["coverage"]["unresolved_calls"].dump();
 }
 
+// A library constructor inlined with a count that is the caller's argument
+// widened (library_count.cpp, `std::vector<double> bytes(levels)`): the count
+// is `levels`, which main's call gives, 4, not a parameter named after the
+// constructor's `__n`: the model needs no binding, and its fill writes the 4
+// doubles.
+TEST(Analyze, ALibraryVariableHoldingTheCallersValueIsNoParameter) {
+  auto j = analyse_case("library_count.cpp");
+  for (const auto& [name, p] : j["parameters"].items())
+    EXPECT_FALSE(!p.contains("default") && name.find("__") != std::string::npos) << name << ": " << p.dump();
+  auto m = load(j, "library_count");
+  expr::Bindings b;
+  bind_the_rest(m, b);
+  const auto c = counts(m, "main", b);
+  EXPECT_EQ(c.flops_double, 2.0 * 4) << "a product and a sum a level";
+  EXPECT_GE(c.store_bytes, 8.0 * 4) << "the fill of the 4 levels";
+}
+
 // Error codes summed over calls and checked after them (error_code_main.c,
 // HPCG's `ierr += kernel(...); if (ierr != 0) return ierr;`), the two sources
 // analysed as one program: prepare(), in the other unit, and relax(), in the
