@@ -173,11 +173,12 @@ Expr LoopCounts::trip_count(llvm::Loop* l) {
                         ? "its count depends on an argument its function's recursion changes (a mean over the invocations)"
                         : "its count depends on values read from memory";
   std::string merged_site, merged;
-  if (const llvm::DILocation* callee = merged_callee_loop(*l)) {
-    const Where m = s_.where(llvm::DebugLoc(callee));
+  if (const llvm::DILocation* inner = merged_inner_loop(*l)) {
+    const Where m = s_.where(llvm::DebugLoc(inner));
     merged_site = site_of(m);
-    merged = fmt::format("; the optimiser merged into it the loop of {} at {}:{}, whose iterations are its passes",
-                         m.origin, file_tag(m.file), m.line);
+    merged = fmt::format("; the optimiser merged into it the loop at {}:{}{}, whose iterations are its passes",
+                         file_tag(m.file), m.line,
+                         m.origin.empty() || m.origin == s_.f.getName() ? "" : " (in " + m.origin + ")");
   }
   s_.describe(name, fmt::format("iterations of the loop at {}:{}{} each time it runs (0 when it is skipped): {}{}",
                                 file_tag(w.file), w.line,

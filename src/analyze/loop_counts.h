@@ -38,7 +38,7 @@ class LoopCounts {
   // the parameter's name, why, and the source loop's site (for the coverage).
   struct UnknownTrips {
     std::string parameter, why, site;
-    // The inlined callee's loop the optimiser merged into this one
+    // The inner loop the optimiser merged into this one
     // (merged_loops.h), "file.c:12", a line of it: its iterations are this
     // loop's passes. "" for other loops.
     std::string merged_site;

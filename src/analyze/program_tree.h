@@ -52,7 +52,7 @@ struct Node {
   std::string guess, unknown_trips, site;
   // loop: the template instance its code was inlined from (Where::instance).
   std::string instance;
-  // loop: the inlined callee's loop merged into it (LoopCounts::UnknownTrips::merged_site).
+  // loop: the inner loop merged into it (LoopCounts::UnknownTrips::merged_site).
   std::string merged_site;
   // loop: the MPI function it polls for a completion with (polling_loops.h),
   // its trips timing; "" for other loops. `site` is then its coverage site.

@@ -387,10 +387,10 @@ void loops_of(const Items& items, const std::string& trips, std::vector<const Lo
   }
 }
 
-// In the loops of `items` (at any depth) whose trips are `trips`, a loop a
-// callee's loop was merged into: the joins at `line` directly in the body
-// (the caller's code after the callee loop's exit, reached on some passes)
-// set to `share`, the caller's iterations over the passes. How many it set.
+// In the loops of `items` (at any depth) whose trips are `trips`, a loop an
+// inner loop was merged into: the joins at `line` directly in the body (the
+// outer loop's code after the inner loop's exit, reached on some passes) set
+// to `share`, the outer loop's iterations over the passes. How many it set.
 int set_merged_joins(Items& items, const std::string& trips, int line, double share, const std::string& origin) {
   int n = 0;
   for (Item& item : items) {
@@ -721,7 +721,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
 
   // Loops: the pass counts a loop's header executions and its arrivals from
   // outside, whence the trips per arrival (trips_per_arrival).
-  std::map<std::string, double> merged_join_share;  // a merged loop's trips -> its caller's iterations a pass
+  std::map<std::string, double> merged_join_share;  // a merged loop's trips -> its outer iterations a pass
   for (Coverage::Loop& l : c.unknown_loops) {
     ProbeFinding f{ProbeFinding::Kind::Loop, l.site, l.trip_count, std::nullopt, ""};
     const std::string at = feature_site(l.site);
@@ -771,7 +771,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
                           model_deep, probes_deep);
       }
     }
-    // A callee's loop the optimiser merged into this one: each pass is one of
+    // An inner loop the optimiser merged into this one: each pass is one of
     // that loop's iterations, its probe's headers, over this loop's arrivals.
     std::optional<double> merged_headers;
     if (probe && !l.merged_site.empty()) {
@@ -1024,7 +1024,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       if (merged > 0) {
         b.probe_probability = p;
         f.value = p;
-        f.status = "bound (the caller's code in a loop a callee's loop was merged into: its iterations over the "
+        f.status = "bound (the outer loop's code in a loop an inner loop was merged into: its iterations over the "
                    "loop's passes)";
       } else if (set_join_reach(run, fn->second.body, at.substr(0, at.rfind(':')), line, b.function, origin, p, why) > 0) {
         b.probe_probability = p;

@@ -260,10 +260,10 @@ struct Coverage {
     // instances share their loops' lines, and a probe run tells them apart by
     // the instance, as it was before inlining.
     std::string instance;
-    // Where the optimiser merged into this loop a loop of a function inlined
-    // into it (`while (skip_line(f) != EOF)`, skip_line's `do ... while`): a
-    // line of that loop ("file.c:12"), whose iterations are this loop's
-    // passes; "" for other loops.
+    // Where the optimiser merged an inner loop into this one (a nest's `do
+    // ... while` leaving straight to the outer loop's test; skip_line's,
+    // inlined into `while (skip_line(f) != EOF)`): a line of that loop
+    // ("file.c:12"), whose iterations are this loop's passes; "" otherwise.
     std::string merged_site;
   };
   int functions_defined = 0;
