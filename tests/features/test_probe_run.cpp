@@ -2685,6 +2685,44 @@ TEST(ProbeRun, BindsALoopMergedWithAnInlinedCalleesLoopByTheCalleesIterations) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A nest merged into one loop within a function (count_lines.c: `do { do {
+// ch = fgetc(f); w += 0.5; } while (ch != '\n' && ch != EOF); w = w * 0.25 +
+// 1; } while (ch != EOF)`): the model's loop, named at the outer `do`, names a
+// line of the inner one's body, whose probe (the innermost loop tested at the
+// bottom around that line) counts its passes: 19 characters. The outer
+// loop's work runs on its 4 iterations of those passes. The flops the hand
+// count and callgrind's.
+TEST(ProbeRun, BindsANestMergedIntoOneLoopByItsInnerLoopsIterations) {
+  const std::string source = COUNT_LINES_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "count_lines.json", bound = dir / "count_lines.bound.json",
+                 input = dir / "count_lines.txt";
+  std::ofstream(input) << "aaaaaaa\nbbb\nccccc\n";
+  constexpr double characters = 8 + 4 + 6 + 1, lines = 4;  // the file's end read by a pass of its own
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::string trips;
+  for (const auto& l : read_json(model)["coverage"]["unknown_loops"])
+    if (l["site"] == "count_lines.c:" + std::to_string(marker_line(source, "lines"))) {
+      trips = l["trip_count"];
+      EXPECT_TRUE(l.value("merged_site", "").starts_with("count_lines.c:")) << l.dump();
+    }
+  ASSERT_FALSE(trips.empty()) << read_json(model)["coverage"].dump();
+  const fs::path program = build("count_lines_features", true, source);
+  r = probe(model, bound, 2, {program.string(), input.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][trips].value("default", std::string("unbound")), "19") << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_DOUBLE_EQ(model_flops, characters + 2 * lines);
+  const double counted = counted_flops({build("count_lines_plain", false, source).string(), input.string()});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A loop whose guard reads a bound the run saw assigned at two places with
 // values that varied (guard_reach.c, a lattice walk up to its box's top row,
 // clamped to the grid, left early on the data): the loop's trips are the
