@@ -1338,51 +1338,54 @@ TEST(Analyze, TheCodeBeforeALoopsOnlyExitIsGuardedByItsTest) {
   }
 }
 
-// An inlined callee's loop merged into its caller's (merged_callee_loops.cpp:
-// skip_line's `do ... while` in `while (skip_line(f, w) != EOF)` and in a
-// loop with work of its own after the call): one loop in the optimised code,
-// whose passes are the callee's iterations. Its trips say so, naming a line
-// of the callee's loop (`merged_site`, which a probe run counts), and the
-// caller's work in it is guarded (a pass goes round without it), not priced
-// on every pass.
+// An inlined callee's loop merged into its caller's
+// (tests/features/skip_to_end.cpp: skip_line's `do ... while` in `while
+// (skip_line(f, w) != EOF) w = w * 0.25 + 1`): one loop in the optimised
+// code, whose passes are the callee's iterations. Its trips say so, naming a
+// line of the callee's loop (`merged_site`, which a probe run counts), and
+// the caller's work in it is guarded (a pass goes round without it), not
+// priced on every pass.
 TEST(Analyze, ACalleesLoopMergedIntoItsCallersIsNamedAndTheCallersWorkGuarded) {
-  auto j = analyse_case("merged_callee_loops.cpp");
-  for (const char* trips : {"to_end.loop1.trips", "scaled_lines.loop1.trips"}) {
-    ASSERT_TRUE(j["parameters"].contains(trips)) << j["parameters"].dump(1);
-    const std::string what = j["parameters"][trips].value("description", "");
-    EXPECT_NE(what.find("merged into it the loop at merged_callee_loops_cpp:"), std::string::npos) << what;
-    EXPECT_NE(what.find("(in skip_line)"), std::string::npos)
-        << j["parameters"][trips].dump();
-  }
+  auto j = analyse(kSource + "/tests/features/skip_to_end.cpp");
+  ASSERT_TRUE(j["parameters"].contains("main.loop1.trips")) << j["parameters"].dump(1);
+  const std::string what = j["parameters"]["main.loop1.trips"].value("description", "");
+  EXPECT_NE(what.find("merged into it the loop at skip_to_end_cpp:"), std::string::npos) << what;
+  EXPECT_NE(what.find("(in skip_line)"), std::string::npos) << what;
   bool listed = false;
   for (const auto& l : j["coverage"]["unknown_loops"])
-    if (l.value("trip_count", "") == "scaled_lines.loop1.trips") {
+    if (l.value("trip_count", "") == "main.loop1.trips") {
       listed = true;
-      EXPECT_TRUE(l.value("merged_site", "").starts_with("merged_callee_loops.cpp:")) << l.dump();
+      EXPECT_TRUE(l.value("merged_site", "").starts_with("skip_to_end.cpp:")) << l.dump();
     }
   EXPECT_TRUE(listed) << j["coverage"].dump(1);
-  auto m = load(j, "merged_callee_loops");
-  expr::Bindings b = {{"scaled_lines.loop1.trips", 100}, {"lib_feof_flops", 0}};
+  auto m = load(j, "skip_to_end");
+  expr::Bindings b = {{"main.loop1.trips", 100}};
   bind_the_rest(m, b);
   // A flop a pass; the caller's 2 at the join's guess, a half.
-  EXPECT_EQ(counts(m, "scaled_lines", b).flops_double, 100 * (1.0 + 0.5 * 2.0));
+  EXPECT_EQ(counts(m, "main", b).flops_double, 100 * (1.0 + 0.5 * 2.0));
 }
 
-// A nest merged into one loop within a function (merged_nest.c: `do { do {
-// c = fgetc(f); w += 0.5; } while (c != '\n' && c != EOF); w = w * 0.25 + 1; }
-// while (c != EOF)`): the merged loop names a line of the inner loop's body,
-// the compound statement whose code makes the way round, and the outer
-// loop's work is guarded, not priced on every pass.
+// A nest merged into one loop within a function (tests/features/count_lines.c:
+// `do { do { ch = fgetc(f); w += 0.5; } while (ch != '\n' && ch != EOF); w =
+// w * 0.25 + 1; } while (ch != EOF)`): the merged loop names a line of the
+// inner loop's body (the compound statement whose code makes the way round),
+// the read's, and the outer loop's work is guarded, not priced on every pass.
 TEST(Analyze, ANestMergedIntoOneLoopNamesItsInnerLoop) {
-  auto j = analyse_case("merged_nest.c");
+  const std::string source = kSource + "/tests/features/count_lines.c";
+  int read_line = 0;
+  std::ifstream in(source);
+  std::string text;
+  for (int n = 1; std::getline(in, text); ++n)
+    if (text.find("ch = fgetc(f);") != std::string::npos) read_line = n;
+  auto j = analyse(source);
   std::string trips;
   for (const auto& l : j["coverage"]["unknown_loops"])
     if (l.value("function", "") == "count_lines") {
       trips = l.value("trip_count", "");
-      EXPECT_EQ(l.value("merged_site", ""), "merged_nest.c:" + std::to_string(13)) << l.dump();
+      EXPECT_EQ(l.value("merged_site", ""), "count_lines.c:" + std::to_string(read_line)) << l.dump();
     }
   ASSERT_FALSE(trips.empty()) << j["coverage"].dump(1);
-  auto m = load(j, "merged_nest");
+  auto m = load(j, "count_lines");
   expr::Bindings b = {{trips, 40}};
   bind_the_rest(m, b);
   EXPECT_EQ(counts(m, "count_lines", b).flops_double, 40 * (1.0 + 0.5 * 2.0));

@@ -2610,38 +2610,50 @@ TEST(ProbeRun, PricesEachLaneOfAMaskedUpdateByItsTest) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A program that reads the text file holding `text` (`PROGRAM FILE`):
+// analysed, built with the probes and run on 2 ranks. The loop at the line of
+// `marker` is bound to `trips` with nothing left to bind, and the bound
+// model's flops are `hand` and callgrind's. Returns that loop's coverage entry.
+json probe_text_reader(const std::string& source, const std::string& marker, const std::string& text,
+                       const std::string& trips, double hand) {
+  const std::string name = fs::path(source).stem().string(), file = fs::path(source).filename().string();
+  fs::path dir = probe_dir();
+  const fs::path model = dir / (name + ".json"), bound = dir / (name + ".bound.json"), input = dir / (name + ".txt");
+  std::ofstream(input) << text;
+  auto r = analyse(source, model);
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  json loop;
+  for (const auto& l : before["coverage"]["unknown_loops"])
+    if (l["site"] == file + ":" + std::to_string(marker_line(source, marker))) loop = l;
+  if (!loop.contains("trip_count")) {
+    ADD_FAILURE() << "no unknown loop at the line of " << marker << ": " << before["coverage"].dump();
+    return loop;
+  }
+  const std::string parameter = loop["trip_count"];
+  r = probe(model, bound, 2, {build(name + "_features", true, source).string(), input.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][parameter].value("default", std::string("unbound")), trips) << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  auto predicted = predict(bound, 2);
+  EXPECT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  if (predicted.exit_code != 0) return loop;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_DOUBLE_EQ(model_flops, hand);
+  const double counted = counted_flops({build(name + "_plain", false, source).string(), input.string()});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+  return loop;
+}
+
 // A `do ... while (!finished)` (skip_lines.cpp, a line skipped, inlined at two
 // calls) whose flag the optimiser folds into a switch at the line computing
 // it: the analyser names each copy at that line, which holds no probe loop,
 // inside the body of the probes' loop, named at its `do` and left at its
-// `while`. Its trips are that loop's, a line's characters and its end; the
-// flops the hand count (one a character) and callgrind's.
+// `while`. Its trips are that loop's, a line's characters and its end, 6 on
+// the mean; the flops the hand count (one a character) and callgrind's.
 TEST(ProbeRun, BindsALoopTheAnalyserNamesInsideTheBodyOfALoopTestedAtTheBottom) {
-  const std::string source = SKIP_LINES_SOURCE;
-  fs::path dir = probe_dir();
-  const fs::path model = dir / "skip_lines.json", bound = dir / "skip_lines.bound.json",
-                 input = dir / "skip_lines.txt";
-  std::ofstream(input) << "aaaaaaa\nbbb\nccccc\n";
-  auto r = analyse(source, model);
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  const json before = read_json(model);
-  std::string trips;
-  for (const auto& l : before["coverage"]["unknown_loops"])
-    if (l["site"] == "skip_lines.cpp:" + std::to_string(marker_line(source, "finished"))) trips = l["trip_count"];
-  ASSERT_FALSE(trips.empty()) << "the loop is no longer named at its flag's line: " << before["coverage"].dump();
-  const fs::path program = build("skip_lines_features", true, source);
-  r = probe(model, bound, 2, {program.string(), input.string()});
-  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
-  const json after = read_json(bound);
-  EXPECT_EQ(after["parameters"][trips].value("default", std::string("unbound")), "6") << r.stdout_text;
-  EXPECT_EQ(required(after), 0) << r.stdout_text;
-
-  auto predicted = predict(bound, 2);
-  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
-  const double model_flops = rank0_flops(predicted);
-  EXPECT_DOUBLE_EQ(model_flops, 8.0 + 4.0);
-  const double counted = counted_flops({build("skip_lines_plain", false, source).string(), input.string()});
-  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+  probe_text_reader(SKIP_LINES_SOURCE, "finished", "aaaaaaa\nbbb\nccccc\n", "6", 8.0 + 4.0);
 }
 
 // A callee's loop merged into its caller's (skip_to_end.cpp: skip_line's
@@ -2654,35 +2666,10 @@ TEST(ProbeRun, BindsALoopTheAnalyserNamesInsideTheBodyOfALoopTestedAtTheBottom) 
 // pass (the only way out of the loop is through it, yet a pass may go round
 // without it). The flops the hand count and callgrind's.
 TEST(ProbeRun, BindsALoopMergedWithAnInlinedCalleesLoopByTheCalleesIterations) {
-  const std::string source = SKIP_TO_END_SOURCE;
-  fs::path dir = probe_dir();
-  const fs::path model = dir / "skip_to_end.json", bound = dir / "skip_to_end.bound.json",
-                 input = dir / "skip_to_end.txt";
-  std::ofstream(input) << "aaaaaaa\nbbb\nccccc\n";
   constexpr double characters = 8 + 4 + 6 + 1, lines = 3;  // each line's, its end's, the file's end
-  auto r = analyse(source, model);
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  const json before = read_json(model);
-  std::string trips;
-  for (const auto& l : before["coverage"]["unknown_loops"])
-    if (l["site"] == "skip_to_end.cpp:" + std::to_string(marker_line(source, "lines"))) {
-      trips = l["trip_count"];
-      EXPECT_TRUE(l.value("merged_site", "").starts_with("skip_to_end.cpp:")) << l.dump();
-    }
-  ASSERT_FALSE(trips.empty()) << before["coverage"].dump();
-  const fs::path program = build("skip_to_end_features", true, source);
-  r = probe(model, bound, 2, {program.string(), input.string()});
-  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
-  const json after = read_json(bound);
-  EXPECT_EQ(after["parameters"][trips].value("default", std::string("unbound")), "19") << r.stdout_text;
-  EXPECT_EQ(required(after), 0) << r.stdout_text;
-
-  auto predicted = predict(bound, 2);
-  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
-  const double model_flops = rank0_flops(predicted);
-  EXPECT_DOUBLE_EQ(model_flops, characters + 2 * lines);
-  const double counted = counted_flops({build("skip_to_end_plain", false, source).string(), input.string()});
-  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+  const json loop = probe_text_reader(SKIP_TO_END_SOURCE, "lines", "aaaaaaa\nbbb\nccccc\n", "19",
+                                      characters + 2 * lines);
+  EXPECT_TRUE(loop.value("merged_site", "").starts_with("skip_to_end.cpp:")) << loop.dump();
 }
 
 // A nest merged into one loop within a function (count_lines.c: `do { do {
@@ -2693,34 +2680,10 @@ TEST(ProbeRun, BindsALoopMergedWithAnInlinedCalleesLoopByTheCalleesIterations) {
 // loop's work runs on its 4 iterations of those passes. The flops the hand
 // count and callgrind's.
 TEST(ProbeRun, BindsANestMergedIntoOneLoopByItsInnerLoopsIterations) {
-  const std::string source = COUNT_LINES_SOURCE;
-  fs::path dir = probe_dir();
-  const fs::path model = dir / "count_lines.json", bound = dir / "count_lines.bound.json",
-                 input = dir / "count_lines.txt";
-  std::ofstream(input) << "aaaaaaa\nbbb\nccccc\n";
   constexpr double characters = 8 + 4 + 6 + 1, lines = 4;  // the file's end read by a pass of its own
-  auto r = analyse(source, model);
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  std::string trips;
-  for (const auto& l : read_json(model)["coverage"]["unknown_loops"])
-    if (l["site"] == "count_lines.c:" + std::to_string(marker_line(source, "lines"))) {
-      trips = l["trip_count"];
-      EXPECT_TRUE(l.value("merged_site", "").starts_with("count_lines.c:")) << l.dump();
-    }
-  ASSERT_FALSE(trips.empty()) << read_json(model)["coverage"].dump();
-  const fs::path program = build("count_lines_features", true, source);
-  r = probe(model, bound, 2, {program.string(), input.string()});
-  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
-  const json after = read_json(bound);
-  EXPECT_EQ(after["parameters"][trips].value("default", std::string("unbound")), "19") << r.stdout_text;
-  EXPECT_EQ(required(after), 0) << r.stdout_text;
-
-  auto predicted = predict(bound, 2);
-  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
-  const double model_flops = rank0_flops(predicted);
-  EXPECT_DOUBLE_EQ(model_flops, characters + 2 * lines);
-  const double counted = counted_flops({build("count_lines_plain", false, source).string(), input.string()});
-  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+  const json loop = probe_text_reader(COUNT_LINES_SOURCE, "lines", "aaaaaaa\nbbb\nccccc\n", "19",
+                                      characters + 2 * lines);
+  EXPECT_TRUE(loop.value("merged_site", "").starts_with("count_lines.c:")) << loop.dump();
 }
 
 // A loop whose guard reads a bound the run saw assigned at two places with
