@@ -337,8 +337,13 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
   auto dn = names_.debug_names().find(v);
   if (dn != names_.debug_names().end()) {
     // The compiler's own variable (`.capture_expr.`, where clang keeps an
-    // OpenMP loop's bound) is no name a user knows: the class field it holds is.
-    if (auto* load = dyn_cast<LoadInst>(inst); load && dn->second.artificial)
+    // OpenMP loop's bound) is no name a user knows: the class field it holds
+    // is. A local struct's field the optimiser split off holds a copy of
+    // what the load read: that field, through the reference or pointer it
+    // was read by (`Vector v; init(v, A.nrows)`: `A.nrows`), which a probe
+    // run sees read; the local's field it never sees, its stores made in the
+    // callee that took the struct by reference.
+    if (auto* load = dyn_cast<LoadInst>(inst); load && (dn->second.artificial || dn->second.member))
       if (auto name = names_.field_name(load, true)) return ex::var(*name);
     s_.describe(dn->second.name, dn->second.description);
     return ex::var(dn->second.name);

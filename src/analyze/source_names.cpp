@@ -254,7 +254,7 @@ void SourceNames::collect() {
       debug_names_[v] = {name,
                          fmt::format("source variable {} of {} ({}:{})", source, fn,
                                      file_tag(var->getFilename().str()), var->getLine()),
-                         var->isArtificial()};
+                         var->isArtificial(), e->getNumElements() != 0};
       // main's argc: in the programs we model it only sizes the option parsing,
       // whose options are parameters of their own; the default is a run
       // without arguments (bind it when the work depends on it).

@@ -44,6 +44,9 @@ class SourceNames {
     // The compiler's own variable (an OpenMP loop's `.omp.ub`, a captured
     // `.capture_expr.`), no source variable: a name of last resort.
     bool artificial = false;
+    // A field of a local aggregate the optimiser split into values (a
+    // fragment): the value is a copy, of what the code read where it loads.
+    bool member = false;
   };
 
   SourceNames(FunctionScope& scope, MemoryWrites& writes) : s_(scope), writes_(writes) {}

@@ -1562,6 +1562,25 @@ TEST(Analyze, ALibraryVariableHoldingTheCallersValueIsNoParameter) {
   EXPECT_GE(c.store_bytes, 8.0 * 4) << "the fill of the 4 levels";
 }
 
+// A local struct's field the optimiser split off, a copy of a field read
+// through a reference (local_copy.cpp: `Column c; make_column(c, grid.rows)`,
+// the loops to `c.length`): the bound is the field read, `grid.rows`, whose
+// reads a probe run sees, not `c.length`, stored in the callee through the
+// reference, where no probe names it.
+TEST(Analyze, ALocalsFieldThatCopiesAFieldReadThroughAReferenceIsThatField) {
+  auto j = analyse_case("local_copy.cpp");
+  EXPECT_FALSE(j["parameters"].contains("column_sum.c.length")) << j["parameters"].dump(1);
+  ASSERT_TRUE(j["parameters"].contains("grid.rows")) << j["parameters"].dump(1);
+  EXPECT_TRUE(j["parameters"]["grid.rows"].value("description", "").starts_with("field grid.rows of column_sum"))
+      << j["parameters"]["grid.rows"].dump();
+  auto m = load(j, "local_copy");
+  for (long rows : {1L, 40L}) {
+    expr::Bindings b = {{"grid.rows", rows}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "_ZL10column_sumRK4Grid", b).flops_double, 2.0 * rows) << "rows = " << rows;
+  }
+}
+
 // Error codes summed over calls and checked after them (error_code_main.c,
 // HPCG's `ierr += kernel(...); if (ierr != 0) return ierr;`), the two sources
 // analysed as one program: prepare(), in the other unit, and relax(), in the
