@@ -806,7 +806,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     } else if (merged_headers) {
       const double trips = *merged_headers / *entries;
       if (*merged_headers > 0)
-        merged_join_share[l.trip_count] = trips_per_arrival(run, *probe, *headers, *entries) / trips;
+        merged_join_share[l.trip_count] = std::min(1.0, trips_per_arrival(run, *probe, *headers, *entries) / trips);
       bind_measure(*p, trips, origin);
       l.probe_trips = trips;
       f.value = trips;
