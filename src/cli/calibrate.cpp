@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 
+#ifdef PERFCAST_WITH_ANALYZE
 #include "analyze/analyze.h"
+#endif
 #include "cli/commands.h"
 #include "machine/calibrate/calibrate.h"
 #include "machine/calibrate/machine_model.h"
@@ -286,9 +288,14 @@ void run(const CalibrateArgs& args) {
   options.max_procs = args.max_procs;
   options.mpi_bench = bench_next_to_executable();
   // The CPU's LLVM name, as analyze names the host's: analyze --machine prices on it.
+#ifdef PERFCAST_WITH_ANALYZE
   const analyze::HostCpu cpu = analyze::host_cpu();
   options.cpu = cpu.cpu;
   options.cpu_why = cpu.why;
+#else
+  options.cpu = "generic";
+  options.cpu_why = "perfcast was built without the analyser (LLVM), which names the host's CPU";
+#endif
 
   calibrate::Calibration cal;
   {
