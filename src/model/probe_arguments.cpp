@@ -349,7 +349,8 @@ bool keeps_its_mean(const ProgramModel& model, const std::string& name) {
   return false;
 }
 
-std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel& model, const ProbeRun& run) {
+std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel& model, const ProbeRun& run,
+                                                              std::map<std::string, std::set<std::string>>* passed_on) {
   std::map<std::string, std::set<std::string>> out;
   const CallProbes probes = call_probes(run);
   if (probes.empty()) return out;
@@ -363,10 +364,26 @@ std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel
   std::set<std::pair<std::string, std::string>> standing;
   for (const std::string& name : required)
     if (name.find(".trips") == std::string::npos) standing.merge(names_standing_for(model, name));
+  // Whether the run's calls of `callee` passed values that varied as its
+  // argument at `position`; none where no probe measured such a call.
+  auto varied_at_calls = [&](const std::string& callee, std::size_t position) -> std::optional<bool> {
+    const double id = function_id(callee);
+    bool varied = false;
+    std::optional<double> mean;
+    for (const auto& [key, names] : probes) {
+      if (std::get<2>(key) != id) continue;
+      CallSite site{callee, position, std::get<0>(key), std::get<1>(key)};
+      auto passed = measured(run, probes, site);
+      if (!passed || passed->calls == 0) continue;
+      const double m = passed->sum / passed->calls;
+      varied = varied || passed->varied || (mean && *mean != m);
+      mean = m;
+    }
+    return mean ? std::optional<bool>(varied) : std::nullopt;
+  };
   for (const auto& [callee, sites] : calls) {
     auto fn = model.functions.find(callee);
     if (fn == model.functions.end()) continue;
-    const double id = function_id(callee);
     for (std::size_t position = 0; position < fn->second.arguments.size(); ++position) {
       const std::string& formal = fn->second.arguments[position];
       if (formal.empty()) continue;
@@ -380,19 +397,35 @@ std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel
         }
         return false;
       });
-      if (!open) continue;
-      bool varied = false;
-      std::optional<double> mean;
-      for (const auto& [key, names] : probes) {
-        if (std::get<2>(key) != id) continue;
-        CallSite site{callee, position, std::get<0>(key), std::get<1>(key)};
-        auto passed = measured(run, probes, site);
-        if (!passed || passed->calls == 0) continue;
-        const double m = passed->sum / passed->calls;
-        varied = varied || passed->varied || (mean && *mean != m);
-        mean = m;
+      if (open && varied_at_calls(callee, position).value_or(false)) out[callee].insert(formal);
+    }
+  }
+  // An argument a function passes on as it is, where that function's own
+  // varied, is open too, whatever the function's other callers pass.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [callee, sites] : calls) {
+      auto fn = model.functions.find(callee);
+      if (fn == model.functions.end()) continue;
+      for (std::size_t position = 0; position < fn->second.arguments.size(); ++position) {
+        const std::string& formal = fn->second.arguments[position];
+        if (formal.empty() || (out.count(callee) && out.at(callee).count(formal)) ||
+            (passed_on && passed_on->count(callee) && passed_on->at(callee).count(formal)))
+          continue;
+        const bool handed = std::any_of(sites.begin(), sites.end(), [&](const auto& site) {
+          auto varied = out.find(site.first);
+          if (varied == out.end()) return false;
+          for (const auto& [name, passed] : site.second->args)
+            if (name == formal && varied->second.count(expr::to_string(passed))) return true;
+          return false;
+        });
+        if (!handed) continue;
+        const std::optional<bool> measured_varied = varied_at_calls(callee, position);
+        if (measured_varied.value_or(false))
+          grew = out[callee].insert(formal).second || grew;
+        else if (!measured_varied && passed_on)
+          (*passed_on)[callee].insert(formal);
       }
-      if (varied) out[callee].insert(formal);
     }
   }
   return out;

@@ -49,8 +49,15 @@ void rebind_defaults_the_run_contradicts(ProgramModel& model, const ProbeRun& ru
 // its rank in a communicator of its own), or every call passes it one
 // (names_standing_for: CloverLeaf's kernels given the sweep's `dir` through
 // their driver): no one value of theirs decides the function's tests of them
-// for every call.
-std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel& model, const ProbeRun& run);
+// for every call. Also, into `passed_on` where given, the arguments a function
+// hands on as it received them from one of those (a driver called with
+// either direction passing its `dir` to the kernel that tests it) where no
+// probe read the callee's calls (Fortran's by reference as it came): they
+// varied too, but tests of them are worth unfolding only where the run
+// prices them (probe_bind's check).
+std::map<std::string, std::set<std::string>> varied_arguments(
+    const ProgramModel& model, const ProbeRun& run,
+    std::map<std::string, std::set<std::string>>* passed_on = nullptr);
 
 // Whether `name` is used in `model` only as a size: in trip counts, counts
 // and bytes, and in a branch at the line of one of its function's loops (the

@@ -965,7 +965,26 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // A value that varied, tested for equality: its branches priced by the
   // run's counts, not folded at its mean (probe_selectors.h).
   unfold_equality_tests(model, varied_source_values(model, run));
-  unfold_argument_tests(model, varied_arguments(model, run));
+  std::map<std::string, std::set<std::string>> passed_on;
+  std::map<std::string, std::set<std::string>> varied = varied_arguments(model, run, &passed_on);
+  // An argument handed on from one that varied, which no probe read at its
+  // calls: its tests unfolded only where the run prices each of them (tried
+  // on a copy), never an exact condition turned into a guess.
+  for (const auto& [function, formals] : passed_on)
+    for (const std::string& formal : formals) {
+      ProgramModel trial = model;
+      const std::size_t before = trial.coverage ? trial.coverage->guessed_branches.size() : 0;
+      if (unfold_argument_tests(trial, {{function, {formal}}}) == 0) continue;
+      bool priced = true;
+      for (std::size_t k = before; priced && k < trial.coverage->guessed_branches.size(); ++k) {
+        ProbeFinding ignored{ProbeFinding::Kind::Branch, "", "", std::nullopt, ""};
+        Coverage::Branch& b = trial.coverage->guessed_branches[k];
+        bind_equality_test(trial, run, b, origin, ignored);
+        priced = b.probe_probability.has_value();
+      }
+      if (priced) varied[function].insert(formal);
+    }
+  unfold_argument_tests(model, varied);
   // The optimiser's guard of a loop at the branch's line whose trips the run
   // bound: set by the trips alone, whatever branches the source has there
   // (the two of `while (a && b)`, none of `for (...; i < n; ...)`).

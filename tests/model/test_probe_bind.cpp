@@ -1457,6 +1457,73 @@ TEST(ProbeBind, ATestOfAnArgumentPassedOnThroughADriverIsPricedByTheRunsCounts) 
   EXPECT_DOUBLE_EQ(*priced->probe_probability, 0.5);
 }
 
+// The same where the driver's argument stands for no one parameter (CloverLeaf's
+// `advec_cell_driver`, called for the first sweep with a direction the run
+// bound and for the second with one it could not) and no probe read the
+// kernel's calls (the argument passed on by reference as it came): the
+// driver's values varied and it hands them on, so the kernel's test is
+// priced by the run's counts where the run counted it; where it did not, the
+// test keeps its condition, never made a guess.
+TEST(ProbeBind, AnArgumentPassedOnFromOneThatVariedIsPricedByTheRunsCountsWhereItCounted) {
+  auto bind = [](bool counted) {
+    ProgramModel m;
+    m.entry = "main";
+    m.coverage = Coverage{};
+    Function kernel;
+    kernel.name = "kernel_";
+    kernel.parameters = {"dir"};
+    kernel.arguments = {"dir"};
+    BranchItem test;
+    test.condition = expr::parse("dir == 1");
+    test.then_items.push_back(compute_flops(21, "100"));
+    kernel.body.push_back(Item{20, "", test});
+    m.functions["kernel_"] = kernel;
+    Function driver;
+    driver.name = "driver_";
+    driver.parameters = {"dir"};
+    driver.arguments = {"dir"};
+    CallItem inner;
+    inner.function = "kernel_";
+    inner.args.emplace_back("dir", expr::var("dir"));
+    driver.body.push_back(Item{30, "", inner});
+    m.functions["driver_"] = driver;
+    Function main_fn;
+    main_fn.name = "main";
+    for (int k : {1, 2}) {
+      CallItem call;
+      call.function = "driver_";
+      call.args.emplace_back("dir", expr::var(fmt::format("main.driver_{}.dir", k)));
+      main_fn.body.push_back(Item{39 + k, "", call});
+    }
+    m.functions["main"] = main_fn;
+    m.parameters.push_back({"main.driver_1.dir", "argument dir of the call of driver at drive_f90:40", std::nullopt, true, ""});
+    m.parameters.back().default_value = expr::parse("1");
+    m.parameters.push_back({"main.driver_2.dir",
+                            "argument dir of the call of driver at drive_f90:41, read from memory: written on more "
+                            "than one path before the call",
+                            std::nullopt, true, ""});
+    ProbeRun run{"./app", 2, {}, {}};
+    run.code["drive.f90:41:call.callee"] = function_id("driver_");
+    assigned(run, "drive.f90:41:call.arg1", 4, 1 + 2 + 1 + 2, 4, 2);
+    if (counted) {
+      run.features["kernel.f90:20:branch.taken"] = 2;
+      run.features["kernel.f90:20:branch.not_taken"] = 2;
+      run.code["kernel.f90:20:branch.taken_line"] = 21;
+    }
+    bind_probe_run(m, run);
+    return m;
+  };
+  ProgramModel m = bind(true);
+  EXPECT_FALSE(std::get<BranchItem>(m.functions["kernel_"].body[0].body).condition);
+  const auto priced = std::find_if(m.coverage->guessed_branches.begin(), m.coverage->guessed_branches.end(),
+                                   [](const Coverage::Branch& b) { return b.function == "kernel_"; });
+  ASSERT_NE(priced, m.coverage->guessed_branches.end());
+  ASSERT_TRUE(priced->probe_probability);
+  EXPECT_DOUBLE_EQ(*priced->probe_probability, 0.5);
+  ProgramModel uncounted = bind(false);
+  EXPECT_TRUE(std::get<BranchItem>(uncounted.functions["kernel_"].body[0].body).condition);
+}
+
 // `new Grid(n)` calls the complete-object constructor (C1), which clang
 // emits as an alias of the base-object one (C2), the function the analyser
 // prices: the probe, compiled before the units are linked, names the callee
