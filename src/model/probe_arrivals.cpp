@@ -145,6 +145,26 @@ int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, i
   });
 }
 
+int set_merged_joins(Items& items, const std::string& trips, int line, double share, const std::string& origin) {
+  int n = 0;
+  for (Item& item : items) {
+    if (auto* l = std::get_if<LoopItem>(&item.body)) {
+      if (expr::to_string(l->trip_count) == trips)
+        for (Item& inner : l->body)
+          if (auto* b = std::get_if<BranchItem>(&inner.body); b && inner.line == line && !b->condition && is_join(inner)) {
+            b->probability = share;
+            inner.note += "; " + origin;
+            ++n;
+          }
+      n += set_merged_joins(l->body, trips, line, share, origin);
+    } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
+      n += set_merged_joins(b->then_items, trips, line, share, origin) +
+           set_merged_joins(b->else_items, trips, line, share, origin);
+    }
+  }
+  return n;
+}
+
 int set_switch_cases(const ProbeRun& run, Items& items, const std::string& file, int line,
                      const std::string& function, const std::string& origin, std::optional<double>& probability,
                      std::string& why) {

@@ -57,6 +57,12 @@ std::optional<double> first_counted(const ProbeRun& run, const std::string& file
 int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, int line, const std::string& function,
                    const std::string& origin, std::optional<double>& probability, std::string& why);
 
+// In the loops of `items` (at any depth) whose trips are `trips`, a loop an
+// inner loop was merged into: the joins at `line` directly in the body (the
+// outer loop's code after the inner loop's exit, reached on some passes) set
+// to `share`, the outer loop's iterations over the passes. How many it set.
+int set_merged_joins(Items& items, const std::string& trips, int line, double share, const std::string& origin);
+
 // The cases at `line` of a switch the optimiser made of a chain of tests:
 // each is entered in the run as often as the probes' tests of `function`
 // went to the line its code starts at (the sides whose first line is its

@@ -387,30 +387,6 @@ void loops_of(const Items& items, const std::string& trips, std::vector<const Lo
   }
 }
 
-// In the loops of `items` (at any depth) whose trips are `trips`, a loop an
-// inner loop was merged into: the joins at `line` directly in the body (the
-// outer loop's code after the inner loop's exit, reached on some passes) set
-// to `share`, the outer loop's iterations over the passes. How many it set.
-int set_merged_joins(Items& items, const std::string& trips, int line, double share, const std::string& origin) {
-  int n = 0;
-  for (Item& item : items) {
-    if (auto* l = std::get_if<LoopItem>(&item.body)) {
-      if (expr::to_string(l->trip_count) == trips)
-        for (Item& inner : l->body)
-          if (auto* b = std::get_if<BranchItem>(&inner.body); b && inner.line == line && !b->condition && is_join(inner)) {
-            b->probability = share;
-            inner.note += "; " + origin;
-            ++n;
-          }
-      n += set_merged_joins(l->body, trips, line, share, origin);
-    } else if (auto* b = std::get_if<BranchItem>(&item.body)) {
-      n += set_merged_joins(b->then_items, trips, line, share, origin) +
-           set_merged_joins(b->else_items, trips, line, share, origin);
-    }
-  }
-  return n;
-}
-
 }  // namespace
 
 double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
@@ -967,23 +943,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   unfold_equality_tests(model, varied_source_values(model, run));
   std::map<std::string, std::set<std::string>> passed_on;
   std::map<std::string, std::set<std::string>> varied = varied_arguments(model, run, &passed_on);
-  // An argument handed on from one that varied, which no probe read at its
-  // calls: its tests unfolded only where the run prices each of them (tried
-  // on a copy), never an exact condition turned into a guess.
-  for (const auto& [function, formals] : passed_on)
-    for (const std::string& formal : formals) {
-      ProgramModel trial = model;
-      const std::size_t before = trial.coverage ? trial.coverage->guessed_branches.size() : 0;
-      if (unfold_argument_tests(trial, {{function, {formal}}}) == 0) continue;
-      bool priced = true;
-      for (std::size_t k = before; priced && k < trial.coverage->guessed_branches.size(); ++k) {
-        ProbeFinding ignored{ProbeFinding::Kind::Branch, "", "", std::nullopt, ""};
-        Coverage::Branch& b = trial.coverage->guessed_branches[k];
-        bind_equality_test(trial, run, b, origin, ignored);
-        priced = b.probe_probability.has_value();
-      }
-      if (priced) varied[function].insert(formal);
-    }
+  add_priced_arguments(model, run, passed_on, origin, varied);
   unfold_argument_tests(model, varied);
   // The optimiser's guard of a loop at the branch's line whose trips the run
   // bound: set by the trips alone, whatever branches the source has there

@@ -183,6 +183,25 @@ int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::
   return count;
 }
 
+void add_priced_arguments(const ProgramModel& model, const ProbeRun& run,
+                          const std::map<std::string, std::set<std::string>>& passed_on, const std::string& origin,
+                          std::map<std::string, std::set<std::string>>& varied) {
+  for (const auto& [function, formals] : passed_on)
+    for (const std::string& formal : formals) {
+      ProgramModel trial = model;
+      const std::size_t before = trial.coverage ? trial.coverage->guessed_branches.size() : 0;
+      if (unfold_argument_tests(trial, {{function, {formal}}}) == 0) continue;
+      bool priced = true;
+      for (std::size_t k = before; priced && k < trial.coverage->guessed_branches.size(); ++k) {
+        ProbeFinding ignored{ProbeFinding::Kind::Branch, "", "", std::nullopt, ""};
+        Coverage::Branch& b = trial.coverage->guessed_branches[k];
+        bind_equality_test(trial, run, b, origin, ignored);
+        priced = b.probe_probability.has_value();
+      }
+      if (priced) varied[function].insert(formal);
+    }
+}
+
 void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Branch& b, const std::string& origin,
                         ProbeFinding& f) {
   const std::size_t colon = b.site.rfind(':');

@@ -45,6 +45,14 @@ int unfold_equality_tests(ProgramModel& model, const std::map<std::string, std::
 // RETURN` on a peer and a rank) is priced by the run's counts. Returns how many.
 int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::set<std::string>>& varied);
 
+// Adds to `varied` each argument of `passed_on` (function -> arguments handed
+// on from one that varied, which no probe read at their calls:
+// varied_arguments) whose tests the run prices, every one of them (tried on
+// a copy of `model`): never an exact condition turned into a guess.
+void add_priced_arguments(const ProgramModel& model, const ProbeRun& run,
+                          const std::map<std::string, std::set<std::string>>& passed_on, const std::string& origin,
+                          std::map<std::string, std::set<std::string>>& varied);
+
 // Prices one coverage entry unfold_equality_tests wrote: the run's arrivals
 // into the line one of its sides starts at (the branch probes whose taken or
 // not-taken side starts there, and the switches' sides that do) over its
