@@ -1402,12 +1402,10 @@ TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
   EXPECT_FALSE(std::get<BranchItem>(m.functions["kernel_"].body[1].body).condition);
 }
 
-// The same through a driver (CloverLeaf's sweep direction: `advec_cell_driver`
-// given `dir`, which it could not follow, passing it on to the kernel that
-// tests it): the kernel's parameter stands for the required one through its
-// every call, its values at the kernel's calls varied, and its test is priced
-// by the run's counts of it.
-TEST(ProbeBind, ATestOfAnArgumentPassedOnThroughADriverIsPricedByTheRunsCounts) {
+// A kernel testing its `dir` (`dir == 1`, 100 flops on that side, at
+// kernel.f90:20) and a driver handing its own `dir` on to it, with no caller
+// yet.
+ProgramModel driver_and_kernel() {
   ProgramModel m;
   m.entry = "main";
   m.coverage = Coverage{};
@@ -1429,6 +1427,16 @@ TEST(ProbeBind, ATestOfAnArgumentPassedOnThroughADriverIsPricedByTheRunsCounts) 
   inner.args.emplace_back("dir", expr::var("dir"));
   driver.body.push_back(Item{30, "", inner});
   m.functions["driver_"] = driver;
+  return m;
+}
+
+// The same through a driver (CloverLeaf's sweep direction: `advec_cell_driver`
+// given `dir`, which it could not follow, passing it on to the kernel that
+// tests it): the kernel's parameter stands for the required one through its
+// every call, its values at the kernel's calls varied, and its test is priced
+// by the run's counts of it.
+TEST(ProbeBind, ATestOfAnArgumentPassedOnThroughADriverIsPricedByTheRunsCounts) {
+  ProgramModel m = driver_and_kernel();
   Function main_fn;
   main_fn.name = "main";
   CallItem call;
@@ -1466,27 +1474,7 @@ TEST(ProbeBind, ATestOfAnArgumentPassedOnThroughADriverIsPricedByTheRunsCounts) 
 // test keeps its condition, never made a guess.
 TEST(ProbeBind, AnArgumentPassedOnFromOneThatVariedIsPricedByTheRunsCountsWhereItCounted) {
   auto bind = [](bool counted) {
-    ProgramModel m;
-    m.entry = "main";
-    m.coverage = Coverage{};
-    Function kernel;
-    kernel.name = "kernel_";
-    kernel.parameters = {"dir"};
-    kernel.arguments = {"dir"};
-    BranchItem test;
-    test.condition = expr::parse("dir == 1");
-    test.then_items.push_back(compute_flops(21, "100"));
-    kernel.body.push_back(Item{20, "", test});
-    m.functions["kernel_"] = kernel;
-    Function driver;
-    driver.name = "driver_";
-    driver.parameters = {"dir"};
-    driver.arguments = {"dir"};
-    CallItem inner;
-    inner.function = "kernel_";
-    inner.args.emplace_back("dir", expr::var("dir"));
-    driver.body.push_back(Item{30, "", inner});
-    m.functions["driver_"] = driver;
+    ProgramModel m = driver_and_kernel();
     Function main_fn;
     main_fn.name = "main";
     for (int k : {1, 2}) {
