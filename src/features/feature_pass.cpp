@@ -1,86 +1,12 @@
-// The feature probes of the learned models (docs/learn.md, "Recording
-// features"): an LLVM pass plugin for clang's -fpass-plugin= that gives every
-// module a static array of feature slots and inserts four kinds of probes:
-//
-//   * a value assigned to a named integer or floating-point scalar (a local
-//     with debug info, or a global) in a block outside every loop: its last
-//     value, feature `file:line:variable` (the variable's declaration);
-//     for an integer, also the measures (PERFCAST_FEATURE_MEASURE, for
-//     `perfcast probe`, not features) `.assignments`, `.sum` (of the values
-//     assigned) and `.changes` (assignments of a value other than the one
-//     before), whose mean binds a parameter the analyser names after it;
-//   * a value assigned, in a block outside every loop, to an integer or
-//     floating-point field of a struct object that debug info names: a
-//     local or global struct (`opts.n = ...`) or the struct a pointer
-//     variable or a C++ reference points to (`o->n = ...`, `r.n = ...`, o
-//     or r a parameter or a local): its last value, feature
-//     `file:line:struct.field` at the field's declaration, so every store to
-//     that field, whichever object or function it is in, is one feature (the
-//     options struct an app parses into is one set of names); an integer's
-//     measures as above;
-//   * for a variable or field whose address escapes in the unit (passed to a
-//     call that may write through it, stored, converted: feature_variables.h),
-//     the fact of the code `.address_escapes` = 1 on its probe's name (a
-//     global's or a field's even where the unit does not store to it): stores
-//     through that address are not among the measures;
-//   * a conditional branch that is neither a loop's latch nor the test of a
-//     loop's header (the loop counts tell those): `file:line:branch.taken` and
-//     `.not_taken`, and, as facts of the code rather than features
-//     (PERFCAST_FEATURE_CODE, set when compiled), the source line each side
-//     starts at, `.taken_line` and `.not_taken_line`, by which a probe run's
-//     fraction finds its side in the optimised code (side_line,
-//     feature_code_sites.h), and `.taken_empty` or `.not_taken_empty` = 1
-//     on the one side that does nothing before the join (a bare RETURN:
-//     empty_side), which the model's empty side is where the lines differ;
-//   * a switch outside the call-free nests: how often each distinct side ran,
-//     and the line it starts at (feature_switches.h);
-//   * a conditional branch on one value `a .OR. b` / `a .AND. b` (flang's
-//     front end holds the two tests as an `or`/`and` of i1, which x86 code
-//     tests as two jumps, the later one's arithmetic run only where the first
-//     does not decide): `file:line:first_test.decides` and `.passes_on`, the
-//     outcomes of the test the optimised code makes first. The pass marks the
-//     branch here and a second pass counts at the end of the optimiser
-//     (FirstTestCounts, feature_first_test.h), where the optimiser has
-//     ordered the operands as the code generator will test them;
-//   * a loop: `file:line:loop.headers` (executions of its header, one more
-//     than the iterations per entry for a loop tested at the top) and
-//     `.entries` (arrivals from outside); inside d - 1 loops of its own line
-//     (a Fortran array statement's nest), the code fact `.depth` = d; left
-//     only from its back edges (`do ... while`), the code fact
-//     `.tested_at_bottom` = 1; never left from its header nor by a test before
-//     its body's work (`DO` ... `EXIT`), `.left_from_body` = 1; left also from
-//     inside its body after the iteration's work (`CALL step; IF (converged)
-//     EXIT`: an iteration that does not go back to the header),
-//     `.exits_after_work` (those exits); a loop filling memory with a
-//     constant, `.fill_bytes` (feature_code_sites.h). A loop is named where
-//     the optimised code starts it (loop_site: a `DO` without control at its
-//     body's first line). Loops and memory calls are the features probed in
-//     functions from system headers (from_system_header), their kind named
-//     with the instance, `loop@<id>` (function_id in hex): a library
-//     template's instances share their lines across the modules;
-//   * an MPI call that moves data (the vocabulary's count and datatype
-//     positions): `file:line:MPI_Send.calls` and `.bytes` (count × the
-//     datatype's size, asked of MPI at run time);
-//   * a direct call of a program's function, outside call-free nests: the
-//     integer arguments the callee is entered with (feature_arguments.h), each
-//     a value feature `file:line:call.argN`, and the callee's id `.callee` as
-//     a fact of the code, by which `perfcast probe` binds the arguments the
-//     analyser could not follow;
-//   * a call through a pointer (an indirect call) at `file:line:column`: the
-//     functions it reached and how often, kept per site apart from the slots
-//     (feature_abi.h, perfcast_indirect_site; the record's `indirect_calls`):
-//     the probe before the call looks the pointer up in the site's cache of
-//     a few targets and counts there, or hands the target to the runtime. Each module
-//     also lists the functions a pointer may hold (address taken here, or
-//     external) with their linkage names, which name the targets;
-//   * a recursive function (in a cycle of direct calls within the module:
-//     itself, or a strongly connected component of several), at its
-//     definition: `file:line:recursion.entries` (its invocations) and
-//     `.recursive_calls` (the calls its cycle makes of it), so entries from
-//     outside the recursion are the difference;
-//   * a C++ virtual function (an entry of a vtable this module defines), at
-//     its definition: `file:line:virtual.entries` (its invocations), whose
-//     ratios tell which overrides a virtual call ran.
+// The feature probes of the learned models and of `perfcast probe`: an LLVM
+// pass plugin for clang's -fpass-plugin= that gives every module a static
+// array of feature slots and inserts probes of values assigned to named
+// variables and fields (and their reads outside loops, and a callee's reads on
+// entry of the object its caller passed: feature_variables.h), branches and
+// switches, loops, memory calls, MPI calls that move data, direct calls'
+// arguments (feature_arguments.h), calls through pointers, recursion and
+// virtual functions. docs/learn.md, "Recording features", lists every probe:
+// its name, what it counts and its facts of the code.
 //
 // A second feature of the same kind on the same line is `branch#2`,
 // `loop#2`, `MPI_Send#2`, in the order of the code. The instances of a C++
@@ -234,6 +160,8 @@ class FeatureProbes {
           Function* f = const_cast<Function*>(call.getFunction());
           return probed.count(f) && !fam_->getResult<LoopAnalysis>(*f).getLoopFor(call.getParent());
         });
+    // Before any probe goes into a callee's entry: the fields it reads there.
+    for (Function* f : functions) entry_fields_[f] = perfcast::features::fields_read_at_entry(*f, m_.getDataLayout());
     for (Function* f : functions) instrument(*f);
     for (Function* f : library) instrument(*f, /*library=*/true);
     record_escapes(escaped);
@@ -583,6 +511,8 @@ class FeatureProbes {
     std::vector<MemoryCall> memory_calls;
     std::vector<LoopPlan> loop_plans;
     std::vector<ArgumentPlan> argument_plans;
+    struct EntryRead { CallBase* call; perfcast::features::ArgumentField field; unsigned slot; };
+    std::vector<EntryRead> entry_reads;
     const auto indirect_calls = library ? decltype(indirect_calls_of(f))() : indirect_calls_of(f);
     const DominatorTree& dominators = fam_->getResult<DominatorTreeAnalysis>(f);
     const PostDominatorTree* post_dominators = nullptr;  // asked for at the first branch probed
@@ -648,8 +578,13 @@ class FeatureProbes {
                 if (auto slot = local_slot(*local)) written.push_back({call, local, *slot});
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
-          if (!region_.lookup(&bb) && !library)
+          if (!region_.lookup(&bb) && !library) {
             if (auto plan = plan_arguments(*call, tli)) argument_plans.push_back(std::move(*plan));
+            // The fields a callee reads on entry, as the caller's variable's reads (feature_variables.h).
+            for (const auto& field : entry_fields_.lookup(callee))
+              if (auto read = perfcast::features::field_read_at_call(*call, field, m_.getDataLayout()))
+                if (auto slot = field_read_slot(*read)) entry_reads.push_back({call, field, *slot});
+          }
           if (const char* kind = memory_call_kind(*call)) {
             if (auto slot = add_pair(file_line(call->getDebugLoc(), m_), kind + library_tag, "calls", "bytes")) {
               memory_calls.push_back({call, *slot});
@@ -793,6 +728,11 @@ class FeatureProbes {
     // Last: the probes split the calls' blocks, which the loops above were planned on.
     for (auto& [call, site] : indirect_calls) instrument_indirect(*call, site);
     for (const ArgumentPlan& plan : argument_plans) instrument_arguments(plan);
+    for (const EntryRead& r : entry_reads) {
+      IRBuilder<> b(r.call);
+      Value* at = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), r.call->getArgOperand(r.field.position), r.field.offset);
+      record_value(b, r.slot, b.CreateLoad(r.field.type, at));
+    }
   }
 
   // The calls through pointers of `f` with a source location, each with its
@@ -1057,11 +997,14 @@ class FeatureProbes {
 
   // The slot of a read of a struct variable's field outside loops, one per
   // variable and field (feature_variables.h, field_read): `file:line:var.field.read`.
+  // A callee's read on entry is one at its call (field_read_at_call).
   std::optional<unsigned> field_read_slot(LoadInst& load) {
     auto read = field_read(load, m_.getDataLayout());
-    if (!read) return std::nullopt;
-    auto [it, fresh] = read_slots_.try_emplace(read->site + ":" + read->name);
-    if (fresh) it->second = add_value(read->site, read->name + ".read", true);
+    return read ? field_read_slot(*read) : std::nullopt;
+  }
+  std::optional<unsigned> field_read_slot(const perfcast::features::FieldRead& read) {
+    auto [it, fresh] = read_slots_.try_emplace(read.site + ":" + read.name);
+    if (fresh) it->second = add_value(read.site, read.name + ".read", true);
     return it->second;
   }
 
@@ -1162,6 +1105,7 @@ class FeatureProbes {
   std::map<unsigned, unsigned> definitions_;  // value slot -> stores probed
   DenseMap<const DIDerivedType*, std::optional<unsigned>> field_slots_;
   StringMap<std::optional<unsigned>> read_slots_;
+  DenseMap<const Function*, std::vector<perfcast::features::ArgumentField>> entry_fields_;
   std::optional<StringSet<>> keep_;
   struct Recursive {
     unsigned cycle, slot;  // the cycle of calls (numbered), the first slot of its pair

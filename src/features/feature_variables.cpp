@@ -93,13 +93,10 @@ bool scalar_member(const DIDerivedType* member) {
   return isa_and_nonnull<DIBasicType>(type) || (enumeration && enumeration->getTag() == dwarf::DW_TAG_enumeration_type);
 }
 
-}  // namespace
-
-std::optional<FieldAt> field_at(Value* pointer, std::uint64_t size_bits, const DataLayout& dl) {
-  APInt offset(dl.getIndexTypeSizeInBits(pointer->getType()), 0);
-  Value* base = pointer->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true);
-  if (offset.isNegative()) return std::nullopt;
-  uint64_t offset_bits = offset.getZExtValue() * 8;
+// field_at of the address `offset` bytes past `base`.
+std::optional<FieldAt> field_at_offset(Value* base, std::int64_t offset, std::uint64_t size_bits) {
+  if (offset < 0) return std::nullopt;
+  uint64_t offset_bits = static_cast<uint64_t>(offset) * 8;
   const DIDerivedType* member = nullptr;
   std::string struct_name;
   // Descend through nested structs to the innermost member at the offset.
@@ -132,11 +129,28 @@ std::optional<FieldAt> field_at(Value* pointer, std::uint64_t size_bits, const D
   return FieldAt{member, struct_name};
 }
 
+// The base of `pointer` and its constant offset in bytes from it.
+std::pair<Value*, std::int64_t> base_and_offset(Value* pointer, const DataLayout& dl) {
+  APInt offset(dl.getIndexTypeSizeInBits(pointer->getType()), 0);
+  Value* base = pointer->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true);
+  return {base, offset.getSExtValue()};
+}
+
+}  // namespace
+
+std::optional<FieldAt> field_at(Value* pointer, std::uint64_t size_bits, const DataLayout& dl) {
+  auto [base, offset] = base_and_offset(pointer, dl);
+  return field_at_offset(base, offset, size_bits);
+}
+
 std::optional<FieldRead> field_read(LoadInst& load, const DataLayout& dl) {
-  auto field = field_at(load.getPointerOperand(), dl.getTypeStoreSizeInBits(load.getType()), dl);
+  auto [base, offset] = base_and_offset(load.getPointerOperand(), dl);
+  return field_read_at(base, offset, dl.getTypeStoreSizeInBits(load.getType()));
+}
+
+std::optional<FieldRead> field_read_at(Value* base, std::int64_t offset, std::uint64_t size_bits) {
+  auto field = field_at_offset(base, offset, size_bits);
   if (!field) return std::nullopt;
-  APInt offset(dl.getIndexTypeSizeInBits(load.getPointerOperand()->getType()), 0);
-  Value* base = load.getPointerOperand()->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true);
   // The variable: the struct itself, or the pointer to it loaded from it.
   auto* alloca = dyn_cast<AllocaInst>(base);
   if (auto* pointer = dyn_cast<LoadInst>(base)) alloca = pointer_slot(dyn_cast<AllocaInst>(pointer->getPointerOperand()));
@@ -191,6 +205,51 @@ AllocaInst* local_written_by_call(const Use& use) {
     return nullptr;
   DILocalVariable* var = variable_of(alloca);
   return var && !var->getName().empty() ? alloca : nullptr;
+}
+
+std::vector<ArgumentField> fields_read_at_entry(Function& f, const DataLayout& dl) {
+  std::vector<ArgumentField> out;
+  if (f.isDeclaration()) return out;
+  // Each pointer argument, and the slot clang keeps it in before SROA runs.
+  DenseMap<const Value*, unsigned> positions;
+  for (Argument& a : f.args())
+    if (a.getType()->isPointerTy()) positions[&a] = a.getArgNo();
+  for (Instruction& inst : f.getEntryBlock()) {
+    if (auto* store = dyn_cast<StoreInst>(&inst)) {
+      auto* slot = dyn_cast<AllocaInst>(store->getPointerOperand());
+      if (!slot) break;  // memory the caller may see: a field read after it may be this store's
+      if (auto found = positions.find(store->getValueOperand()); found != positions.end())
+        positions[slot] = found->second;
+      continue;
+    }
+    if (auto* call = dyn_cast<CallBase>(&inst)) {
+      if (isa<DbgInfoIntrinsic>(call) || call->isLifetimeStartOrEnd()) continue;
+      break;  // a call may write the fields
+    }
+    auto* load = dyn_cast<LoadInst>(&inst);
+    if (!load || !load->getType()->isIntegerTy()) continue;
+    auto [base, offset] = base_and_offset(load->getPointerOperand(), dl);
+    if (auto* through = dyn_cast<LoadInst>(base)) base = through->getPointerOperand();  // the argument's slot
+    else if (!isa<Argument>(base)) continue;
+    auto position = positions.find(base);
+    if (position == positions.end() || offset < 0) continue;
+    const ArgumentField field{position->second, offset, load->getType()};
+    if (llvm::none_of(out, [&](const ArgumentField& o) { return o.position == field.position && o.offset == offset; }))
+      out.push_back(field);
+  }
+  return out;
+}
+
+std::optional<FieldRead> field_read_at_call(const CallBase& call, const ArgumentField& field, const DataLayout& dl) {
+  if (field.position >= call.arg_size()) return std::nullopt;
+  auto [base, offset] = base_and_offset(call.getArgOperand(field.position), dl);
+  const std::uint64_t bytes = dl.getTypeStoreSize(field.type);
+  // Only where the object is there to read: a struct variable of the
+  // caller's, or one a C++ reference promises (`dereferenceable`).
+  const bool present = isa<AllocaInst>(base) ||
+                       call.getParamDereferenceableBytes(field.position) >= static_cast<std::uint64_t>(field.offset) + bytes;
+  if (!present) return std::nullopt;
+  return field_read_at(base, offset + field.offset, bytes * 8);
 }
 
 EscapedAddresses escaped_addresses(Module& m, const std::function<bool(const CallBase&)>& read_after) {

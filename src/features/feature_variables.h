@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace perfcast::features {
 
@@ -47,6 +48,29 @@ struct FieldRead {
   std::string site, name;
 };
 std::optional<FieldRead> field_read(llvm::LoadInst& load, const llvm::DataLayout& dl);
+
+// The same for the scalar field `offset` bytes past `base`, `size_bits` wide.
+std::optional<FieldRead> field_read_at(llvm::Value* base, std::int64_t offset, std::uint64_t size_bits);
+
+// A scalar field a function reads through one of its pointer (or C++
+// reference) arguments on entry: in its entry block, before any call or any
+// store other than into its own stack slots, so the value its caller's object
+// holds at the call. An inline helper's reads (`ZeroVector(Vector& v)`
+// reading `v.localLength`), which the optimiser moves into its callers, where
+// the analyser names them by the caller's variable (`x.localLength`).
+struct ArgumentField {
+  unsigned position;
+  std::int64_t offset;  // bytes past the address passed
+  llvm::Type* type;     // the integer read
+};
+std::vector<ArgumentField> fields_read_at_entry(llvm::Function& f, const llvm::DataLayout& dl);
+
+// That read named by the caller's variable at `call` (field_read_at of the
+// argument's base), where the object is sure to be there before the call:
+// the caller's struct variable, or an object a C++ reference argument
+// promises (`dereferenceable`). Nothing otherwise.
+std::optional<FieldRead> field_read_at_call(const llvm::CallBase& call, const ArgumentField& field,
+                                            const llvm::DataLayout& dl);
 
 // The variables of a module whose address escapes: passed to a call that may
 // write through it (`MPI_Comm_rank(..., &rank)`, `f(int& n)` given `s.n`),

@@ -1228,6 +1228,41 @@ TEST(ProbeRun, BindsAFieldByTheReadsThroughTheVariableTheModelNames) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// Sizes an inline helper reads through the reference its caller hands it
+// (helper_reads.cpp, HPCG's `ZeroVector(x)` in main): inlined, the model
+// reads the caller's `fine.cells` and `coarse.cells`, whose stores are in a
+// call and differ; the probes see the helper's one copy, shared by both grids.
+// Its reads on entry, recorded at each call as the caller's, bind each grid's
+// size: the flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsTheFieldsAnInlinedHelperReadsThroughItsCallersReference) {
+  constexpr long n = 64, sweeps = 3;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "helper_reads.json", bound = dir / "helper_reads.bound.json";
+  auto r = analyse(HELPER_READS_SOURCE, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  for (const char* name : {"fine.cells", "coarse.cells"}) {
+    ASSERT_TRUE(before["parameters"].contains(name)) << before["parameters"].dump(1);
+    EXPECT_FALSE(before["parameters"][name].contains("default")) << name;
+  }
+  const fs::path program = build("helper_reads_features", true, HELPER_READS_SOURCE);
+  std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+  for (auto& w : mpirun(1, {program.string(), std::to_string(n), std::to_string(sweeps)})) args.push_back(w);
+  r = perfcast_run(args, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["fine.cells"].value("default", ""), std::to_string(n)) << r.stdout_text;
+  EXPECT_EQ(after["parameters"]["coarse.cells"].value("default", ""), std::to_string(n / 4)) << r.stdout_text;
+
+  r = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = json::parse(r.stdout_text)["ranks"][0]["flops_double"].get<double>();
+  EXPECT_DOUBLE_EQ(model_flops, 2.0 * sweeps * (n + n / 4) + 1);  // a multiply and an add a cell, main's sum
+  const fs::path plain = build("helper_reads_plain", false, HELPER_READS_SOURCE);
+  const double counted = counted_flops({plain.string(), std::to_string(n), std::to_string(sweeps)});
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A kernel family the input chose (kernel_family.c, CloverLeaf's
 // `use_C_kernels`): the flag is bound by the run, the branch on it is written
 // with its condition, and what only the family not chosen reads (a block size
