@@ -1,8 +1,12 @@
 #include "analyze/entered_counts.h"
 
+#include <set>
+#include <vector>
+
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/Instructions.h>
 
 namespace perfcast::analyze {
@@ -129,8 +133,41 @@ const SCEV* unrolled_trips_beyond_guards(const llvm::Loop& loop, llvm::ScalarEvo
   return trips;
 }
 
+std::set<const llvm::BasicBlock*> blocks_that_return(const llvm::Function& f) {
+  std::set<const llvm::BasicBlock*> returns;
+  std::vector<const llvm::BasicBlock*> work;
+  for (const llvm::BasicBlock& b : f)
+    if (llvm::isa<llvm::ReturnInst>(b.getTerminator()) && returns.insert(&b).second) work.push_back(&b);
+  while (!work.empty()) {
+    const llvm::BasicBlock* b = work.back();
+    work.pop_back();
+    for (const llvm::BasicBlock* p : llvm::predecessors(b))
+      if (returns.insert(p).second) work.push_back(p);
+  }
+  return returns;
+}
+
+const SCEV* backedge_taken_count(const llvm::Loop& loop, llvm::ScalarEvolution& se) {
+  auto* l = const_cast<llvm::Loop*>(&loop);
+  const SCEV* taken = se.getBackedgeTakenCount(l);
+  if (!llvm::isa<llvm::SCEVCouldNotCompute>(taken)) return taken;
+  llvm::SmallVector<llvm::BasicBlock*, 4> exiting;
+  l->getExitingBlocks(exiting);
+  if (exiting.size() < 2) return taken;
+  const std::set<const llvm::BasicBlock*> returns = blocks_that_return(*loop.getHeader()->getParent());
+  if (!returns.count(loop.getHeader())) return taken;
+  llvm::BasicBlock* ordinary = nullptr;
+  for (llvm::BasicBlock* b : exiting)
+    for (llvm::BasicBlock* out : llvm::successors(b))
+      if (!l->contains(out) && returns.count(out)) {
+        if (ordinary && ordinary != b) return taken;
+        ordinary = b;
+      }
+  return ordinary ? se.getExitCount(l, ordinary) : taken;
+}
+
 const SCEV* entered_backedge_taken_count(const llvm::Loop& loop, llvm::ScalarEvolution& se) {
-  const SCEV* taken = se.getBackedgeTakenCount(&loop);
+  const SCEV* taken = backedge_taken_count(loop, se);
   if (llvm::isa<llvm::SCEVCouldNotCompute>(taken)) return taken;
   return under_entry_guards(taken, loop, se);
 }

@@ -10,7 +10,11 @@
 // count puts 2^62 trips into the model at every size the guard skips.
 #pragma once
 
+#include <set>
+
 namespace llvm {
+class BasicBlock;
+class Function;
 class Loop;
 class SCEV;
 class ScalarEvolution;
@@ -18,7 +22,20 @@ class ScalarEvolution;
 
 namespace perfcast::analyze {
 
-// The loop's backedge-taken count (SCEVCouldNotCompute when there is none)
+// The blocks of `f` from which it can still return: not those that only
+// unwind (a landing pad's cleanup, then `resume`) or end the program (a
+// throw, an abort, a STOP: `unreachable`), which the model prices at 0.
+std::set<const llvm::BasicBlock*> blocks_that_return(const llvm::Function& f);
+
+// ScalarEvolution's backedge-taken count of the loop, or, where it has none
+// because other exits leave for code that never returns (a throw, an abort,
+// a STOP: `ofs << x << std::endl` checks its stream's facet and throws
+// bad_cast, `v.at(i)` throws out_of_range; paths the model prices at
+// probability 0), the count of the one exit whose code goes on to a return;
+// SCEVCouldNotCompute when that one's is unknown too.
+const llvm::SCEV* backedge_taken_count(const llvm::Loop& loop, llvm::ScalarEvolution& se);
+
+// That count (SCEVCouldNotCompute when there is none)
 // with every udiv dividend that the loop's entry guards prove non-negative
 // written max(dividend, 0): equal wherever the loop is entered, and no
 // wrapped value where it is not. The dividend of a loop the vectoriser or

@@ -132,7 +132,7 @@ const llvm::Loop* LoopCounts::vectoriser_sibling(const llvm::Loop* l, bool want_
 
 Expr LoopCounts::trip_count(llvm::Loop* l) {
   if (auto it = trip_counts_.find(l); it != trip_counts_.end()) return it->second;
-  const llvm::SCEV* btc = s_.se.getBackedgeTakenCount(l);
+  const llvm::SCEV* btc = backedge_taken_count(*l, s_.se);
   // A vector body or unrolled loop behind a test of its count the model
   // could not state: its trips at every size (0 where the test skips it), so
   // a guard weighed by a probability does not price a loop that never ran.
@@ -435,6 +435,8 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
   };
   BasicBlock* from = const_cast<BasicBlock*>(br->getParent());
   const Loop* region_loop = s_.li.getLoopFor(from);
+  if (!returning_) returning_ = blocks_that_return(s_.f);
+  const std::set<const BasicBlock*>& returning = *returning_;
   for (unsigned in = 0; in < 2; ++in) {
     BasicBlock* enter = br->getSuccessor(in);
     BasicBlock* skip = br->getSuccessor(1 - in);
@@ -447,8 +449,11 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
     std::vector<BasicBlock*> working;  // blocks outside the loops that store or call
     bool ok = true;
     for (BasicBlock* b : region) {
+      // Code that never returns (an exception's cleanup, a throw) is no way
+      // round the guard: the model prices it at 0.
+      if (!returning.count(b)) continue;
       for (BasicBlock* succ : successors(b))
-        if (!inside.count(succ) && succ != skip) ok = false;
+        if (!inside.count(succ) && succ != skip && returning.count(succ)) ok = false;
       // A block outside the loop around the branch: this side leaves that
       // loop (a `break`), it does not guard a loop inside it.
       if (region_loop && !region_loop->contains(b)) {
@@ -497,7 +502,7 @@ std::optional<Expr> LoopCounts::loop_guard_condition(const llvm::BranchInst* br)
     // and all of them or none in the event walk.
     bool guards_unknown = false;
     for (Loop* l : loops) {
-      const SCEV* btc = s_.se.getBackedgeTakenCount(l);
+      const SCEV* btc = backedge_taken_count(*l, s_.se);
       if (isa<SCEVCouldNotCompute>(btc)) {
         Where test = s_.where(br->getDebugLoc()), loop = s_.where(source_loc(l));
         if (loops.size() != 1 || test.line != loop.line || test.file != loop.file) return std::nullopt;

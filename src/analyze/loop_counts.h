@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,8 @@ class LoopCounts {
   // The source loop's trip-count parameter of each loop unrolled by 2 whose
   // left-over iteration sits behind a test (remainder_test_of).
   std::map<const llvm::Loop*, expr::Expr> unrolled_by_two_;
+  // The blocks of the function that can still return (blocks_that_return), once asked.
+  std::optional<std::set<const llvm::BasicBlock*>> returning_;
 };
 
 }  // namespace perfcast::analyze::detail

@@ -1562,6 +1562,26 @@ TEST(Analyze, ALibraryVariableHoldingTheCallersValueIsNoParameter) {
   EXPECT_GE(c.store_bytes, 8.0 * 4) << "the fill of the 4 levels";
 }
 
+// Loops whose only other exits are throws (stream_lines.cpp: `std::endl`'s
+// facet check, `vector::at`'s bounds check), which end the program: the
+// count is the loop's own test's, `rows`, no unknown trips. The guard before
+// such a loop, whose calls unwind to a cleanup, is that loop's (its trips >
+// 0), not a guess, whatever it tests (`int(budget / per_set) < 0`).
+TEST(Analyze, ALoopWhoseOtherExitsThrowRunsItsTestsCount) {
+  auto j = analyse_case("stream_lines.cpp");
+  for (const auto& l : j["coverage"]["unknown_loops"])
+    EXPECT_EQ(l.value("site", "").find("stream_lines.cpp"), std::string::npos) << l.dump();
+  for (const auto& b : j["coverage"]["guessed_branches"])
+    EXPECT_EQ(b.value("site", "").find("stream_lines.cpp"), std::string::npos) << b.dump();
+  auto m = load(j, "stream_lines");
+  for (long rows : {1L, 40L}) {
+    expr::Bindings b = {{"rows", rows}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "_Z10write_rowsRSoPKdi", b).flops_double, 1.0 * rows) << "rows = " << rows;
+    EXPECT_EQ(counts(m, "_Z8sum_rowsRKSt6vectorIdSaIdEEi", b).flops_double, 2.0 * rows) << "rows = " << rows;
+  }
+}
+
 // A local struct's field the optimiser split off, a copy of a field read
 // through a reference (local_copy.cpp: `Column c; make_column(c, grid.rows)`,
 // the loops to `c.length`): the bound is the field read, `grid.rows`, whose
