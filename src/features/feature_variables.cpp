@@ -220,6 +220,8 @@ std::vector<ArgumentField> fields_read_at_entry(Function& f, const DataLayout& d
       if (!slot) break;  // memory the caller may see: a field read after it may be this store's
       if (auto found = positions.find(store->getValueOperand()); found != positions.end())
         positions[slot] = found->second;
+      else
+        positions.erase(slot);  // the slot holds another pointer from here on
       continue;
     }
     if (auto* call = dyn_cast<CallBase>(&inst)) {
