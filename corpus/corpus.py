@@ -159,7 +159,7 @@ def load_recipe(path):
     except tomllib.TOMLDecodeError as e:
         raise RecipeError(f"{path}: not valid TOML: {e}") from None
 
-    top = ("name", "language", "repo", "commit", "about", "build", "analyze", "run", "bind", "thresholds")
+    top = ("name", "language", "repo", "commit", "about", "build", "analyze", "run", "bind", "time", "thresholds")
     _known(path, data, top, "")
     r = {"path": path}
     r["name"] = _field(path, data, "name", str, "")
@@ -228,6 +228,8 @@ def load_recipe(path):
             evaluate_value(entry["value"], n, path, f"{where}value")
         r["bind"].append(entry)
 
+    r["time"] = load_time(path, _field(path, data, "time", dict, "", required=False, default=None))
+
     t = _field(path, data, "thresholds", dict, "")
     _known(path, t, ("flops_error", "known_gap"), "thresholds.")
     r["flops_error"] = _field(path, t, "flops_error", (int, float), "thresholds.")
@@ -257,6 +259,31 @@ def load_recipe(path):
             raise RecipeError(f"{path}: field '{where}reason' is empty")
         r["known_gaps"].append(gap)
     return r
+
+
+def load_time(path, table):
+    """The recipe's [time] table (corpus/timing.py): how the app times itself, where, and at
+    which rank counts; None without one."""
+    if table is None:
+        return None
+    _known(path, table, ("pattern", "file", "grows", "ranks", "baseline"), "time.")
+    t = {"pattern": _field(path, table, "pattern", str, "time."),
+         "file": _field(path, table, "file", str, "time.", required=False, default=None),
+         "grows": _field(path, table, "grows", bool, "time.", required=False, default=False),
+         "ranks": _field(path, table, "ranks", list, "time.", required=False, default=[1, 2]),
+         "baseline": _strings(path, table, "baseline", "time.")}
+    try:
+        if re.compile(t["pattern"]).groups < 1:
+            raise RecipeError(f"{path}: field 'time.pattern': '{t['pattern']}' has no group: its first group is the seconds")
+    except re.error as e:
+        raise RecipeError(f"{path}: field 'time.pattern': not a regular expression: {e}") from None
+    for i, n in enumerate(t["ranks"]):
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise RecipeError(f"{path}: field 'time.ranks[{i}]': expected a rank count >= 1, got {n!r}")
+    for i, b in enumerate(t["baseline"]):
+        if not re.fullmatch(r"[^=\s]+=\S+", b):
+            raise RecipeError(f"{path}: field 'time.baseline[{i}]': '{b}' is not NAME=VALUE")
+    return t
 
 
 def recipe_path(app, recipes=CORPUS_DIR):
@@ -627,7 +654,7 @@ def callgrind_counts(recipe, perfcast, analysis, work, src, n):
     return data
 
 
-def check(recipe, work, build_dir, json_out):
+def check(recipe, work, build_dir, json_out, target=None):
     app = recipe["name"]
     src = fetch(recipe, work)
     perfcast = os.path.abspath(os.path.join(build_dir, "bin", "perfcast"))
@@ -647,7 +674,8 @@ def check(recipe, work, build_dir, json_out):
     progress(app, "analysing (perfcast analyze --ir)")
     t0 = time.monotonic()
     analyze_args = recipe["analyze_args"] or ["--ir", os.path.join(analysis, recipe["ir"])]
-    run_perfcast(perfcast, ["analyze", "-o", model, *analyze_args], cwd=analysis, what="analyze",
+    target_args = ["--machine", os.path.abspath(target)] if target else []  # its CPU prices the loop bodies
+    run_perfcast(perfcast, ["analyze", "-o", model, *target_args, *analyze_args], cwd=analysis, what="analyze",
                  log=os.path.join(work, "analyze.log"))
     result["analysis_s"] = time.monotonic() - t0
     result["coverage"] = coverage_summary(model)
@@ -800,6 +828,9 @@ def main(argv=None):
         s.add_argument("--work", default=argparse.SUPPRESS, help="the app's work folder (default: BUILD/corpus/APP)")
         s.add_argument("--json", dest="json_out", default=argparse.SUPPRESS,
                        help="write the check's figures to this JSON file")
+        if name == "check":
+            s.add_argument("--target", metavar="MACHINE_FILE",
+                           help="analyse for this machine's CPU (the models corpus/timing.py prices on it)")
     a = parser.parse_args(argv)
     try:
         if a.command == "list":
@@ -817,7 +848,7 @@ def main(argv=None):
         if a.command == "fetch":
             print(fetch(recipe, work))
             return 0
-        return check(recipe, work, a.build, a.json_out)
+        return check(recipe, work, a.build, a.json_out, getattr(a, "target", None))
     except Skip as e:
         print(f"corpus: skipped: {e}", file=sys.stderr)
         return SKIP

@@ -4,6 +4,8 @@ served as a git repository made here: fetched at its pinned commit, built both w
 probed, predicted and counted under callgrind at 1 and 2 ranks. Its flops and MPI calls are
 known by hand (4 flops an element and step, 2 to set it up, 1 MPI_Allreduce a step, MPI_Init and
 MPI_Finalize), so the figures the check prints are checked against them and against each other.
+Then corpus/timing.py on the check's work folder: staged, measured twice (two passes pooled),
+its timed steps predicted beside the measured time and the naive baseline.
 
 usage: end_to_end.py BUILD_DIR    (exit 77 where the driver skips: no valgrind, no Open MPI)
 """
@@ -16,6 +18,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(os.path.dirname(os.path.dirname(HERE)), "corpus", "corpus.py")
+TIMING = os.path.join(os.path.dirname(DRIVER), "timing.py")
 N, STEPS = 4000, 25
 
 RECIPE = """\
@@ -33,6 +36,11 @@ args = ["{n}", "{steps}"]
 ranks = [1, 2]
 timeout_s = 600
 {bind}
+[time]
+pattern = 'steps took (\\S+) s'
+ranks = [1, 2]
+baseline = ["steps=0"]
+
 [thresholds]
 flops_error = 0.15
 """
@@ -64,7 +72,7 @@ def main():
                 f.write(RECIPE.format(commit=commit, n=N, steps=STEPS, bind=bind))
             out = os.path.join(tmp, "tiny.json")
             p = subprocess.run([sys.executable, DRIVER, "--recipes", recipes, "check", "tiny", "--build", build,
-                                "--work", os.path.join(tmp, "work"), "--json", out],
+                                "--work", os.path.join(tmp, "work", "tiny"), "--json", out],
                                env=dict(os.environ, PERFCAST_CORPUS_SRC=os.path.join(tmp, "src")),
                                capture_output=True, text=True)
             print(p.stdout)
@@ -105,7 +113,51 @@ def main():
         p, _ = check('[[bind]]\nname = "no.such"\nvalue = 1\nhow = "t"\n')
         if p.returncode != 1 or "bind[0].name" not in p.stderr:
             fail("a binding of a parameter the model lacks was not refused by its field")
+        check()
+        check_timing(tmp, recipes, build)
     print("end to end: passed")
+
+
+def check_timing(tmp, recipes, build):
+    """stage, measure (two passes of one launch), predict: the rows, the pooling and the naive
+    baseline checked against the measured files themselves."""
+    perfcast = os.path.join(build, "bin", "perfcast")
+    stage, work_root = os.path.join(tmp, "stage"), os.path.join(tmp, "work")
+
+    def timing(*args):
+        p = subprocess.run([sys.executable, TIMING, "--recipes", recipes, *args], capture_output=True, text=True)
+        print(p.stdout)
+        print(p.stderr, file=sys.stderr)
+        if p.returncode != 0:
+            fail(f"timing.py {args[0]} failed (exit {p.returncode})")
+        return p
+
+    timing("stage", "tiny", "--work-root", work_root, "--to", stage)
+    passes = [os.path.join(tmp, f"pass{i}") for i in (1, 2)]
+    for folder in passes:
+        timing("measure", os.path.join(stage, "cases.json"), "--out", folder, "--repeats", "1", "--warmup", "0",
+               "--perfcast", perfcast)
+    medians = {}
+    for n in (1, 2):
+        samples = [json.load(open(os.path.join(f, f"tiny-np{n}.json")))["app_time_s"]["median"] for f in passes]
+        if not all(s > 0 for s in samples):
+            fail(f"{n} ranks: the steps' own time was not read from the run: {samples}")
+        medians[n] = sorted(samples)[0] + (sorted(samples)[1] - sorted(samples)[0]) / 2
+    out = os.path.join(tmp, "time.json")
+    p = timing("predict", "tiny", "--work-root", work_root, "--build", build, "--machine", "generic-cluster",
+               "--measured", *passes, "--out", out)
+    rows = {r["ranks"]: r for r in json.load(open(out))["rows"]}
+    for n, row in rows.items():
+        if "refused" in row or row.get("method") != "baseline":
+            fail(f"{n} ranks: no timed part predicted: {row.get('refused')}")
+        if abs(row["measured"]["median"] / medians[n] - 1) > 1e-9 or len(row["measured"]["samples"]) != 2:
+            fail(f"{n} ranks: the two passes were not pooled: {row['measured']}")
+        if not 0 < row["predicted_s"]["formula"]:
+            fail(f"{n} ranks: the timed part priced at {row['predicted_s']}")
+    if abs(rows[2]["naive_s"] - medians[1] / 2) > 1e-12 or "naive_s" in rows[1]:
+        fail("the naive baseline is not the 1-rank time over the ranks")
+    if "| tiny | 2 |" not in p.stdout or "naive, past 1 rank" not in p.stdout:
+        fail("the table lacks its rows or its summary")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DRIVER = os.path.join(ROOT, "corpus", "corpus.py")
 sys.path.insert(0, os.path.dirname(DRIVER))
 import corpus  # noqa: E402
+import timing  # noqa: E402
 
 GOOD = """\
 name = "{name}"
@@ -116,6 +117,18 @@ class Recipes(unittest.TestCase):
         self.refused(self.good() + gap.format(0.10).replace("-0.30", "-0.05"), "thresholds.known_gap[0].bound")
         path = write_recipe(self.dir, text=self.good() + gap.format(0.33))
         self.assertEqual(corpus.load_recipe(path)["known_gaps"][0]["bound"], 0.33)
+
+    def test_a_time_table_names_its_bad_fields(self):
+        time = '[time]\npattern = \'took (\\S+) s\'\nranks = [1, 2, 4]\nbaseline = ["steps=0"]\n'
+        r = corpus.load_recipe(write_recipe(self.dir, text=self.good() + time))
+        self.assertEqual((r["time"]["ranks"], r["time"]["baseline"], r["time"]["grows"]), ([1, 2, 4], ["steps=0"], False))
+        self.assertIsNone(corpus.load_recipe(write_recipe(self.dir))["time"])
+        self.assertIn("no group", self.refused(self.good() + time.replace("(\\S+)", "\\S+"), "time.pattern"))
+        self.refused(self.good() + time.replace("(\\S+)", "(\\S+"), "time.pattern")
+        self.refused(self.good() + time.replace('"steps=0"', '"steps"'), "time.baseline[0]")
+        self.refused(self.good() + time.replace("[1, 2, 4]", "[0]"), "time.ranks[0]")
+        self.refused(self.good() + time + "file = 3\n", "time.file")
+        self.refused(self.good() + time + "grow = true\n", "time.grow")
 
     def test_binding_values(self):
         self.assertEqual(corpus.evaluate_value("2048 / np", 2), 1024)
@@ -362,6 +375,43 @@ class Figures(unittest.TestCase):
         self.assertIsNone(corpus.relative_error(1, 0))
         failures, _ = corpus.verdicts(self.recipe(), [self.row(1, 0, None)])  # no flops measured
         self.assertEqual(len(failures), 1)
+
+
+class Timing(unittest.TestCase):
+    """corpus/timing.py's arithmetic: passes pooled, the naive baseline on the same rows."""
+
+    def test_passes_are_pooled_and_their_medians_kept(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            folders = []
+            for i, samples in enumerate(([0.010, 0.012, 0.011], [0.020, 0.021, 0.019])):
+                folder = os.path.join(tmp, f"pass{i}")
+                os.makedirs(folder)
+                with open(os.path.join(folder, "app-np2.json"), "w") as f:
+                    json.dump({"app_time_s": {"samples": samples, "median": sorted(samples)[1]},
+                               "wall_s": {"median": 0.4 + i}}, f)
+                folders.append(folder)
+            m = timing.measured_time(folders + [os.path.join(tmp, "missing")], "app", 2)
+            self.assertEqual(len(m["samples"]), 6)
+            self.assertAlmostEqual(m["median"], (0.012 + 0.019) / 2)
+            self.assertEqual(m["pass_medians"], [0.011, 0.020])
+            self.assertIsNone(timing.measured_time(folders, "app", 4))
+
+    def test_the_naive_baseline_is_scored_on_the_rows_the_model_priced(self):
+        def row(n, measured, naive=None, formula=None):
+            r = {"app": "a", "ranks": n, "measured": {"median": measured}}
+            if naive is not None:
+                r["naive_s"] = naive
+            if formula is not None:
+                r["predicted_s"] = {"formula": formula}
+            return r
+        rows = [row(1, 1.0, formula=1.1), row(2, 0.5, naive=0.5, formula=0.4), row(4, 0.5, naive=0.25)]
+        lines = {l["estimate"]: l for l in timing.summary(rows)}
+        self.assertEqual(lines["formula"]["rows"], 2)
+        self.assertAlmostEqual(lines["formula"]["mean_abs_error"], (0.1 + 0.2) / 2)
+        self.assertEqual((lines["formula, past 1 rank"]["rows"], lines["formula, past 1 rank"]["within_20"]), (1, 1))
+        self.assertEqual((lines["naive, past 1 rank"]["rows"], lines["naive, past 1 rank"]["mean_abs_error"]), (1, 0.0))
+        self.assertAlmostEqual(lines["naive, every measured row"]["mean_abs_error"], 0.25)
+        self.assertNotIn("refined", lines)
 
 
 if __name__ == "__main__":
