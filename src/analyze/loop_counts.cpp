@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/IR/Dominators.h>
@@ -343,7 +344,46 @@ bool LoopCounts::chain_restarts(const llvm::Loop* l) {
     for (unsigned k = 0; k < phi.getNumIncomingValues(); ++k)
       if (!l->contains(phi.getIncomingBlock(k)) && !fresh_each_run(phi.getIncomingValue(k), l)) return false;
   }
-  return true;
+  return !reads_the_previous_runs_result(l);
+}
+
+// Whether a run of `l` may read what the loop around it stored from the run
+// before: a store in the loop around (outside `l`) of a value computed from
+// `l`'s own results, into the object (one underlying pointer value) one of
+// `l`'s loads reads. A Gauss-Seidel sweep (`x[r] = (b[r] - s) / d`, the next
+// row gathering `x[col[e]]`) or a triangular solve: the next run's chain
+// waits for this run's result, so the runs do not overlap in the window
+// however short they are. Objects the loop does not store into (a CSR
+// product's `y[r] = s`, reading `x`) leave the runs independent.
+bool LoopCounts::reads_the_previous_runs_result(const llvm::Loop* l) {
+  using namespace llvm;
+  const Loop* around = l->getParentLoop();
+  if (!around) return false;
+  std::set<const Value*> read;
+  for (const BasicBlock* b : l->blocks())
+    for (const Instruction& i : *b)
+      if (const auto* load = dyn_cast<LoadInst>(&i)) read.insert(getUnderlyingObject(load->getPointerOperand()));
+  auto computed_in_l = [&](const Value* v) {
+    std::set<const Value*> seen;
+    std::vector<const Value*> work = {v};
+    while (!work.empty() && seen.size() <= 256) {
+      const auto* inst = dyn_cast<Instruction>(work.back());
+      work.pop_back();
+      if (!inst || !seen.insert(inst).second || !around->contains(inst->getParent())) continue;
+      if (l->contains(inst->getParent())) return true;
+      for (const Value* op : inst->operands()) work.push_back(op);
+    }
+    return false;
+  };
+  for (const BasicBlock* b : around->blocks()) {
+    if (l->contains(b)) continue;
+    for (const Instruction& i : *b)
+      if (const auto* store = dyn_cast<StoreInst>(&i);
+          store && read.count(getUnderlyingObject(store->getPointerOperand())) &&
+          computed_in_l(store->getValueOperand()))
+        return true;
+  }
+  return false;
 }
 
 // Whether `start`, the value a carried chain of `l` starts from, is computed

@@ -67,6 +67,7 @@ class LoopCounts {
   bool is_remainder_test(const llvm::BranchInst* br, const llvm::Loop* unrolled);
   const llvm::BranchInst* remainder_test_of(const llvm::Loop* unrolled);
   bool fresh_each_run(const llvm::Value* start, const llvm::Loop* l);
+  bool reads_the_previous_runs_result(const llvm::Loop* l);
   bool in_left_over_iteration(const llvm::BasicBlock* b, const std::vector<llvm::Loop*>& loops);
 
   FunctionScope& s_;

@@ -405,6 +405,40 @@ TEST(Mca, ShortRunsOfARestartingChainOverlapInTheWindow) {
   }
 }
 
+// A Gauss-Seidel sweep: each row's chain restarts, but the row stores its
+// result into the array the next row gathers from, so the next row's chain
+// waits for it and the rows do not overlap: the entries loop keeps MCA's
+// steady state (its chain) however few entries a row has. The same row
+// written into another array (Jacobi) overlaps as the CSR rows above do.
+TEST(Mca, ARowThatReadsWhatThePreviousRowStoredDoesNotOverlapIt) {
+  analyze::AnalyzeOptions o;
+  o.sources = {kRows};
+  o.mcpu = "znver3";
+  auto j = analyze::analyze(o);
+  auto entries = [&](const char* function) {
+    nlohmann::ordered_json found;
+    std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& items) {
+      for (const auto& it : items) {
+        if (it["kind"] == "loop" && it.contains("cycles_per_iteration")) found = it;
+        for (const char* side : {"body", "then", "else"})
+          if (it.contains(side)) walk(it[side]);
+      }
+    };
+    walk(j["functions"][function]["body"]);
+    return found;
+  };
+  auto sweep = entries("sweep"), jacobi = entries("jacobi");
+  ASSERT_FALSE(sweep.is_null());
+  ASSERT_FALSE(jacobi.is_null());
+  EXPECT_FALSE(sweep["mca"]["chain_restarts"].get<bool>()) << sweep.dump();
+  EXPECT_TRUE(jacobi["mca"]["chain_restarts"].get<bool>()) << jacobi.dump();
+  double cpi = sweep["mca"]["cpi"].get<double>();
+  EXPECT_GT(cpi, 1.5 * sweep["mca"]["rthroughput"].get<double>()) << "a chain of dependent subtractions";
+  ASSERT_TRUE(sweep["cycles_per_iteration"].is_number()) << "the chain at every trip count: " << sweep.dump();
+  EXPECT_DOUBLE_EQ(sweep["cycles_per_iteration"].get<double>(), cpi);
+  EXPECT_TRUE(jacobi["cycles_per_iteration"].is_string()) << "an expression of k: " << jacobi.dump();
+}
+
 // A loop with subloops prices its own code (the row's set-up, the store of
 // y[r], the index update): MCA's steady state of its blocks outside the
 // entries loop, added per row by the predictor, whose own flops (none here)
