@@ -116,14 +116,14 @@ def probed_model(recipe, work, perfcast, n, probe_missing):
     """The check's model probed at n ranks; probed here when asked and missing (oversubscribed:
     the probe counts, it does not time)."""
     app = recipe["name"]
-    probed = os.path.join(work, f"{app}.probed{n}.json")
-    if os.path.exists(probed):
-        return probed
+    probed, model = os.path.join(work, f"{app}.probed{n}.json"), os.path.join(work, f"{app}.json")
+    if os.path.exists(probed) and os.path.getmtime(probed) >= os.path.getmtime(model):
+        return probed  # else made from an earlier analysis: probed again
     if not probe_missing:
         return None
     folder = corpus.run_folder(recipe, work, f"run-probe-{n}", os.path.join(work, "src"), n)
     corpus.progress(app, f"probe run at {n} ranks")
-    corpus.run_perfcast(perfcast, ["probe", os.path.join(work, f"{app}.json"), "-o", probed, "--", *corpus.mpirun(n),
+    corpus.run_perfcast(perfcast, ["probe", model, "-o", probed, "--", *corpus.mpirun(n),
                                    os.path.join(work, "probes", recipe["binary"]), *corpus.run_args(recipe, n)],
                         cwd=folder, env=recipe["env"], timeout_s=recipe["timeout_s"], what=f"probe at {n} ranks",
                         log=os.path.join(work, f"probe-{n}.log"))
@@ -198,7 +198,7 @@ def predict_app(recipe, work, perfcast, machine, measured_dir, probe_missing):
         try:
             probed = probed_model(recipe, work, perfcast, n, probe_missing)
             if probed is None:
-                row["refused"] = f"no model probed at {n} ranks ({app}.probed{n}.json; --probe makes one here)"
+                row["refused"] = f"no model probed at {n} ranks since the analysis ({app}.probed{n}.json; --probe makes one here)"
                 rows.append(row)
                 continue
             listed = corpus.model_parameters(perfcast, probed)
@@ -210,6 +210,8 @@ def predict_app(recipe, work, perfcast, machine, measured_dir, probe_missing):
                 rows.append(row)
                 continue
             row.update(timed_part(recipe, work, perfcast, probed, machine, n, applied))
+            if applied and n not in recipe["ranks"]:  # the recipe's values were checked at its run.ranks only
+                row["bindings_beyond_checked_ranks"] = [name for name, _ in applied]
         except (corpus.CheckError, corpus.RecipeError) as e:
             row["refused"] = str(e)
         rows.append(row)
@@ -269,6 +271,11 @@ def render(result):
         out.append(f"| {r['app']} | {r['ranks']}{label} | {cell} | " + " | ".join(ms(p.get(k)) for k in ESTIMATES)
                    + f" | {ms(r.get('naive_s'))} | "
                    + " | ".join(pct(error(p.get(k), r)) for k in ESTIMATES) + f" | {pct(error(r.get('naive_s'), r))} |")
+    beyond = [f"{r['app']} at {r['ranks']}: {', '.join(r['bindings_beyond_checked_ranks'])}"
+              for r in result["rows"] if r.get("bindings_beyond_checked_ranks")]
+    if beyond:
+        out += ["", "Recipe bindings applied at rank counts the check did not verify them at (run.ranks):"]
+        out += [f"- {line}" for line in beyond]
     out += ["", "| estimate | rows | mean abs error | within 20 % |", "|---|---|---|---|"]
     out += [f"| {s['estimate']} | {s['rows']} | {s['mean_abs_error']:.0%} | {s['within_20']} |" for s in result["summary"]]
     return "\n".join(out)
