@@ -266,7 +266,7 @@ def load_time(path, table):
     which rank counts; None without one."""
     if table is None:
         return None
-    _known(path, table, ("pattern", "file", "grows", "ranks", "baseline"), "time.")
+    _known(path, table, ("pattern", "file", "grows", "ranks", "baseline", "bind"), "time.")
     t = {"pattern": _field(path, table, "pattern", str, "time."),
          "file": _field(path, table, "file", str, "time.", required=False, default=None),
          "grows": _field(path, table, "grows", bool, "time.", required=False, default=False),
@@ -280,6 +280,17 @@ def load_time(path, table):
     for i, n in enumerate(t["ranks"]):
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise RecipeError(f"{path}: field 'time.ranks[{i}]': expected a rank count >= 1, got {n!r}")
+    t["bind"] = []
+    for i, b in enumerate(_field(path, table, "bind", list, "time.", required=False, default=[])):
+        where = f"time.bind[{i}]."
+        if not isinstance(b, dict):
+            raise RecipeError(f"{path}: field 'time.bind[{i}]': expected a table ([[time.bind]])")
+        _known(path, b, ("name", "value", "how"), where)
+        entry = {"name": _field(path, b, "name", str, where), "value": _field(path, b, "value", (int, float), where),
+                 "how": _field(path, b, "how", str, where)}
+        if not entry["how"].strip():
+            raise RecipeError(f"{path}: field '{where}how' is empty: say what the user knows of the timed part")
+        t["bind"].append(entry)
     for i, b in enumerate(t["baseline"]):
         if not re.fullmatch(r"[^=\s]+=\S+", b):
             raise RecipeError(f"{path}: field 'time.baseline[{i}]': '{b}' is not NAME=VALUE")

@@ -169,13 +169,15 @@ def timed_part(recipe, work, perfcast, probed, machine, n, applied):
     site). Where predict refuses that pair because a call's mean size differs between the two
     (a site whose calls the timed loop mixes with the set-up's), the difference of the two
     whole-run predictions instead, labelled."""
+    timed = {b["name"]: b["value"] for b in recipe["time"]["bind"]}  # the timed part's own values, over the probe's
     args = ["predict", probed, "--machine", machine, "--np", str(n), "--json"]
-    args += [w for name, value in applied for w in ("--param", f"{name}={value}")]
+    args += [w for name, value in [*((k, v) for k, v in applied if k not in timed), *timed.items()]
+             for w in ("--param", f"{name}={value}")]
     baseline = [w for b in recipe["time"]["baseline"] for w in ("--baseline-param", b)]
     try:
         p = run_predict(recipe, work, perfcast, args + baseline, n, "part")
         return {"predicted_s": estimates(p), "method": "baseline", "warnings": p.get("warnings", []),
-                "mca_cpu": p.get("mca_cpu")}
+                "mca_cpu": p.get("mca_cpu"), "timed_bindings": timed}
     except corpus.CheckError as e:
         if "is no one call to price" not in str(e):
             raise
@@ -185,7 +187,8 @@ def timed_part(recipe, work, perfcast, probed, machine, n, applied):
                        n, "baseline")
     whole, less = estimates(run), estimates(base)
     return {"predicted_s": {k: whole[k] - less[k] for k in whole if k in less}, "method": "difference",
-            "why_difference": refusal, "warnings": run.get("warnings", []), "mca_cpu": run.get("mca_cpu")}
+            "why_difference": refusal, "warnings": run.get("warnings", []), "mca_cpu": run.get("mca_cpu"),
+            "timed_bindings": timed}
 
 
 def predict_app(recipe, work, perfcast, machine, measured_dir, probe_missing):
@@ -273,6 +276,11 @@ def render(result):
                    + " | ".join(pct(error(p.get(k), r)) for k in ESTIMATES) + f" | {pct(error(r.get('naive_s'), r))} |")
     beyond = [f"{r['app']} at {r['ranks']}: {', '.join(r['bindings_beyond_checked_ranks'])}"
               for r in result["rows"] if r.get("bindings_beyond_checked_ranks")]
+    timed = sorted({f"{r['app']}: " + ", ".join(f"{k} = {v}" for k, v in r["timed_bindings"].items())
+                    for r in result["rows"] if r.get("timed_bindings")})
+    if timed:
+        out += ["", "The timed part's own values (the recipe's [[time.bind]], over the probe's):"]
+        out += [f"- {line}" for line in timed]
     if beyond:
         out += ["", "Recipe bindings applied at rank counts the check did not verify them at (run.ranks):"]
         out += [f"- {line}" for line in beyond]

@@ -129,6 +129,11 @@ class Recipes(unittest.TestCase):
         self.refused(self.good() + time.replace("[1, 2, 4]", "[0]"), "time.ranks[0]")
         self.refused(self.good() + time + "file = 3\n", "time.file")
         self.refused(self.good() + time + "grow = true\n", "time.grow")
+        bind = '[[time.bind]]\nname = "CG.loop1.trips"\nvalue = 50\nhow = "{}"\n'
+        r = corpus.load_recipe(write_recipe(self.dir, text=self.good() + time + bind.format("the report says 50")))
+        self.assertEqual(r["time"]["bind"], [{"name": "CG.loop1.trips", "value": 50, "how": "the report says 50"}])
+        self.refused(self.good() + time + bind.format(" "), "time.bind[0].how")
+        self.refused(self.good() + time + bind.format("x").replace("50", '"np"'), "time.bind[0].value")
 
     def test_binding_values(self):
         self.assertEqual(corpus.evaluate_value("2048 / np", 2), 1024)
