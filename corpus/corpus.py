@@ -149,6 +149,36 @@ def evaluate_value(text, np, path="", where="value"):
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+def _rank_counts(path, table, key, where):
+    """table[key], a non-empty list of rank counts (default [1, 2])."""
+    counts = _field(path, table, key, list, where, required=False, default=[1, 2])
+    for i, n in enumerate(counts):
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise RecipeError(f"{path}: field '{where}{key}[{i}]': expected a rank count >= 1, got {n!r}")
+    if not counts:
+        raise RecipeError(f"{path}: field '{where}{key}' is empty")
+    return counts
+
+
+def _bindings(path, table, key, where, value_kinds, extra=()):
+    """The tables of table[key] ([[bind]], [[time.bind]]): name, value and how (said, not
+    empty), and the `extra` fields (name, kind, default) each may add."""
+    entries = []
+    for i, b in enumerate(_field(path, table, key, list, where, required=False, default=[])):
+        at = f"{where}{key}[{i}]."
+        if not isinstance(b, dict):
+            raise RecipeError(f"{path}: field '{where}{key}[{i}]': expected a table ([[{where}{key}]])")
+        _known(path, b, ("name", "value", "how", *(e[0] for e in extra)), at)
+        entry = {"name": _field(path, b, "name", str, at), "value": _field(path, b, "value", value_kinds, at),
+                 "how": _field(path, b, "how", str, at)}
+        for name, kind, default in extra:
+            entry[name] = _field(path, b, name, kind, at, required=False, default=default)
+        if not entry["how"].strip():
+            raise RecipeError(f"{path}: field '{at}how' is empty: say what the user knows and where from")
+        entries.append(entry)
+    return entries
+
+
 def load_recipe(path):
     """The recipe at `path`, checked field by field (RecipeError names the file and field)."""
     try:
@@ -203,30 +233,14 @@ def load_recipe(path):
         if not isinstance(v, str):
             raise RecipeError(f"{path}: field 'run.env.{k}': expected text, got {v!r}")
     r["env"] = env
-    r["ranks"] = _field(path, run, "ranks", list, "run.", required=False, default=[1, 2])
-    for i, n in enumerate(r["ranks"]):
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise RecipeError(f"{path}: field 'run.ranks[{i}]': expected a rank count >= 1, got {n!r}")
-    if not r["ranks"]:
-        raise RecipeError(f"{path}: field 'run.ranks' is empty")
+    r["ranks"] = _rank_counts(path, run, "ranks", "run.")
     r["timeout_s"] = _field(path, run, "timeout_s", int, "run.", required=False, default=1800)
 
-    r["bind"] = []
-    for i, b in enumerate(_field(path, data, "bind", list, "", required=False, default=[])):
-        where = f"bind[{i}]."
-        if not isinstance(b, dict):
-            raise RecipeError(f"{path}: field 'bind[{i}]': expected a table ([[bind]])")
-        _known(path, b, ("name", "value", "how", "ranks", "override"), where)
-        entry = {"name": _field(path, b, "name", str, where),
-                 "value": _field(path, b, "value", (int, float, str), where),
-                 "how": _field(path, b, "how", str, where),
-                 "ranks": _field(path, b, "ranks", list, where, required=False, default=None),
-                 "override": _field(path, b, "override", bool, where, required=False, default=False)}
-        if not entry["how"].strip():
-            raise RecipeError(f"{path}: field '{where}how' is empty: say what the user knows and where from")
+    r["bind"] = _bindings(path, data, "bind", "", (int, float, str),
+                          extra=(("ranks", list, None), ("override", bool, False)))
+    for i, entry in enumerate(r["bind"]):
         for n in r["ranks"]:
-            evaluate_value(entry["value"], n, path, f"{where}value")
-        r["bind"].append(entry)
+            evaluate_value(entry["value"], n, path, f"bind[{i}].value")
 
     r["time"] = load_time(path, _field(path, data, "time", dict, "", required=False, default=None))
 
@@ -270,27 +284,14 @@ def load_time(path, table):
     t = {"pattern": _field(path, table, "pattern", str, "time."),
          "file": _field(path, table, "file", str, "time.", required=False, default=None),
          "grows": _field(path, table, "grows", bool, "time.", required=False, default=False),
-         "ranks": _field(path, table, "ranks", list, "time.", required=False, default=[1, 2]),
-         "baseline": _strings(path, table, "baseline", "time.")}
+         "ranks": _rank_counts(path, table, "ranks", "time."),
+         "baseline": _strings(path, table, "baseline", "time."),
+         "bind": _bindings(path, table, "bind", "time.", (int, float))}
     try:
         if re.compile(t["pattern"]).groups < 1:
             raise RecipeError(f"{path}: field 'time.pattern': '{t['pattern']}' has no group: its first group is the seconds")
     except re.error as e:
         raise RecipeError(f"{path}: field 'time.pattern': not a regular expression: {e}") from None
-    for i, n in enumerate(t["ranks"]):
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise RecipeError(f"{path}: field 'time.ranks[{i}]': expected a rank count >= 1, got {n!r}")
-    t["bind"] = []
-    for i, b in enumerate(_field(path, table, "bind", list, "time.", required=False, default=[])):
-        where = f"time.bind[{i}]."
-        if not isinstance(b, dict):
-            raise RecipeError(f"{path}: field 'time.bind[{i}]': expected a table ([[time.bind]])")
-        _known(path, b, ("name", "value", "how"), where)
-        entry = {"name": _field(path, b, "name", str, where), "value": _field(path, b, "value", (int, float), where),
-                 "how": _field(path, b, "how", str, where)}
-        if not entry["how"].strip():
-            raise RecipeError(f"{path}: field '{where}how' is empty: say what the user knows of the timed part")
-        t["bind"].append(entry)
     for i, b in enumerate(t["baseline"]):
         if not re.fullmatch(r"[^=\s]+=\S+", b):
             raise RecipeError(f"{path}: field 'time.baseline[{i}]': '{b}' is not NAME=VALUE")
