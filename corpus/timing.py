@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time predicted against measured for the corpus apps (corpus/README.md, "Time").
+"""Time predicted against measured for the corpus apps (corpus/README.md, "Time on a target").
 
     timing.py stage APP... --work-root DIR --to STAGE      here: binaries and inputs to carry
     timing.py measure STAGE/cases.json --out DIR            on the target: perfcast measure
@@ -28,6 +28,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402  (the recipes, run folders and perfcast calls of the check)
 
 ESTIMATES = ("formula", "refined", "noisy")
+
+
+def read_json(path, what):
+    """The JSON document at path; a CheckError naming the file and what it should be."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise corpus.CheckError(f"{path}: no such file ({what})") from None
+    except json.JSONDecodeError as e:
+        raise corpus.CheckError(f"{path}: line {e.lineno}: not JSON ({what})") from None
 
 
 def timed_recipe(app, recipes=corpus.CORPUS_DIR):
@@ -71,8 +82,9 @@ def measure(cases_file, out, repeats, warmup, budget_s, perfcast, ranks=None):
     """Each case timed by `perfcast measure`, its JSON in OUT/APP-npN.json, in the order of
     the file (rank counts interleaved across apps would spread drift, but each app's series
     taken together is what the naive baseline compares). Stops starting cases after budget_s."""
-    with open(cases_file) as f:
-        cases = json.load(f)["cases"]
+    cases = read_json(cases_file, "the cases `timing.py stage` writes").get("cases")
+    if not isinstance(cases, list):
+        raise corpus.CheckError(f"{cases_file}: no 'cases' list (the file `timing.py stage` writes)")
     root = os.path.dirname(os.path.abspath(cases_file))
     os.makedirs(out, exist_ok=True)
     started, failed = time.monotonic(), 0
@@ -308,7 +320,7 @@ def main(argv=None):
     s.add_argument("--perfcast", default="perfcast")
     s = sub.add_parser("predict", help="price each app's timed part on a machine file beside the measured times")
     s.add_argument("apps", nargs="+")
-    s.add_argument("--work-root", required=True)
+    s.add_argument("--work-root", required=True, help="the folder holding each app's `corpus.py check --work` folder")
     s.add_argument("--machine", required=True, help="the target's machine file (its own calibrate)")
     s.add_argument("--measured", required=True, nargs="+",
                    help="the folders `measure --out` wrote (passes of one lease: pooled)")
@@ -325,10 +337,21 @@ def main(argv=None):
         if a.command == "measure":
             return measure(a.cases, a.out, a.repeats, a.warmup, a.budget_s, a.perfcast, a.ranks)
         if a.command == "report":
-            with open(a.file) as f:
-                print(render(json.load(f)))
+            result = read_json(a.file, "the figures `timing.py predict --out` writes")
+            missing = [k for k in ("machine", "measured", "rows", "summary") if k not in result]
+            if missing:
+                raise corpus.CheckError(f"{a.file}: no field '{missing[0]}': not a `timing.py predict --out` file")
+            print(render(result))
             return 0
         perfcast = os.path.abspath(os.path.join(a.build, "bin", "perfcast"))
+        for folder in a.measured:
+            if not os.path.isdir(folder):
+                raise corpus.CheckError(f"--measured {folder}: no such folder (`timing.py measure --out` writes one)")
+        for app in a.apps:
+            model = os.path.join(a.work_root, app, f"{app}.json")
+            if not os.path.isfile(model):
+                raise corpus.CheckError(f"{model}: no analysed model: run `corpus.py check {app} --work "
+                                        f"{os.path.join(a.work_root, app)}` first")
         rows = []
         for app in a.apps:
             recipe = timed_recipe(app, a.recipes)

@@ -401,6 +401,26 @@ class Timing(unittest.TestCase):
             self.assertEqual(m["pass_medians"], [0.011, 0.020])
             self.assertIsNone(timing.measured_time(folders, "app", 4))
 
+    def test_bad_input_names_the_file_and_what_it_should_be(self):
+        def run(*args):
+            return subprocess.run([sys.executable, os.path.join(os.path.dirname(DRIVER), "timing.py"), *args],
+                                  capture_output=True, text=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            cases = os.path.join(tmp, "cases.json")
+            with open(cases, "w") as f:
+                f.write('{"stage": 1')
+            for args, said in ((["measure", cases, "--out", tmp], f"{cases}: line 1: not JSON"),
+                               (["measure", os.path.join(tmp, "none.json"), "--out", tmp], "no such file"),
+                               (["predict", "hpcg", "--work-root", tmp, "--machine", "m", "--measured",
+                                 os.path.join(tmp, "none"), "--out", os.path.join(tmp, "t.json")], "--measured"),
+                               (["predict", "hpcg", "--work-root", tmp, "--machine", "m", "--measured", tmp,
+                                 "--out", os.path.join(tmp, "t.json")], "corpus.py check hpcg"),
+                               (["report", cases], "not JSON")):
+                p = run(*args)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertIn(said, p.stderr)
+                self.assertNotIn("Traceback", p.stderr)
+
     def test_the_naive_baseline_is_scored_on_the_rows_the_model_priced(self):
         def row(n, measured, naive=None, formula=None):
             r = {"app": "a", "ranks": n, "measured": {"median": measured}}
