@@ -67,7 +67,7 @@ std::pair<std::string, int> tail_of(const fs::path& path, std::uintmax_t from) {
 }  // namespace
 
 learn::FeatureRecord run_and_read_record(const std::vector<std::string>& command, const std::string& dataset_file,
-                                         const std::string& label) {
+                                         const std::string& label, bool every_rank) {
   const fs::path dataset = fs::absolute(dataset_file);
   std::error_code ec;
   const std::uintmax_t before = fs::exists(dataset, ec) ? fs::file_size(dataset, ec) : 0;
@@ -76,6 +76,10 @@ learn::FeatureRecord run_and_read_record(const std::vector<std::string>& command
   if (!label.empty()) {
     setenv(kFeaturesLabelVariable, label.c_str(), 1);
     passed.push_back(kFeaturesLabelVariable);
+  }
+  if (every_rank) {
+    setenv(kFeaturesPerRankVariable, "1", 1);
+    passed.push_back(kFeaturesPerRankVariable);
   }
   std::cout.flush();
   int rc = run_with_streams(feature_launch(command, passed));

@@ -93,6 +93,11 @@ struct perfcast_indirect_module {
 #define PERFCAST_FEATURES_MPI_FORTRAN "__perfcast_features_mpi_fortran"
 /* The environment variable naming the dataset file records are appended to. */
 #define PERFCAST_FEATURES_DATASET_VARIABLE "PERFCAST_FEATURES_DATASET"
+/* Optional, set by `perfcast probe`: the record also carries, for each feature
+ * and measure whose value differs between the ranks, every rank's value
+ * (`per_rank`), in runs of at most PERFCAST_FEATURES_PER_RANK_MAX ranks. */
+#define PERFCAST_FEATURES_PER_RANK_VARIABLE "PERFCAST_FEATURES_PER_RANK"
+#define PERFCAST_FEATURES_PER_RANK_MAX 64
 /* Optional: a label the record carries (`perfcast sweep` names its point so). */
 #define PERFCAST_FEATURES_LABEL_VARIABLE "PERFCAST_FEATURES_LABEL"
 /* Optional: the stop file of a run to be stopped early (`perfcast learn

@@ -268,7 +268,7 @@ static void append_features(struct feature_text* body, const struct feature* fea
 }
 
 static void write_record(struct feature* features, size_t n, double time_s, int ranks, int omp_threads,
-                         const char* indirect) {
+                         const char* indirect, const char* per_rank) {
   const char* path = getenv(PERFCAST_FEATURES_DATASET_VARIABLE);
   if (!path || !*path) return; /* recording was not asked for */
   qsort(features, n, sizeof *features, by_name);
@@ -296,6 +296,11 @@ static void write_record(struct feature* features, size_t n, double time_s, int 
   if (indirect) {
     feature_text_append(&body, ",\"indirect_calls\":", 18);
     feature_text_append(&body, indirect, strlen(indirect));
+  }
+  /* Each rank's value of the features and measures that differ (gather_per_rank). */
+  if (per_rank) {
+    feature_text_append(&body, ",\"per_rank\":", 12);
+    feature_text_append(&body, per_rank, strlen(per_rank));
   }
   feature_text_append(&body, "}", 1);
 
@@ -457,6 +462,122 @@ static void watch_stop(uint32_t now_ms) {
   write_report(seconds_since_init());
 }
 
+/* ---- every rank's values, for `perfcast probe` ---- */
+
+/* This rank's features and measures, one per name (merged as
+ * append_features merges them: counts add up, values take the maximum),
+ * sorted by name: the same names in the same order on every rank. A value
+ * never assigned is -inf. Returns the number of names, or -1 without memory. */
+static long merged_by_name(struct feature** out) {
+  size_t n = 0;
+  for (struct perfcast_feature_module* m = modules; m; m = m->next) n += m->features;
+  struct feature* all = calloc(n + 1, sizeof *all);
+  if (!all) return -1;
+  size_t k = 0;
+  for (struct perfcast_feature_module* m = modules; m; m = m->next)
+    for (uint32_t j = 0; j < m->features; ++j) {
+      if (object_of(m->kinds[j]) == RECORD_CODE) continue; /* the same on every rank */
+      const struct perfcast_feature_slot* s = &m->slots[j];
+      all[k].name = m->names[j];
+      all[k].kind = m->kinds[j];
+      all[k].value = summed(m->kinds[j]) ? (double)s->count : (s->assigned && isfinite(s->value) ? s->value : -INFINITY);
+      ++k;
+    }
+  qsort(all, k, sizeof *all, by_name);
+  size_t unique = 0;
+  for (size_t i = 0; i < k; ++i) {
+    if (unique > 0 && strcmp(all[unique - 1].name, all[i].name) == 0) {
+      struct feature* f = &all[unique - 1];
+      if (summed(f->kind))
+        f->value += all[i].value;
+      else if (all[i].value > f->value)
+        f->value = all[i].value;
+    } else {
+      all[unique++] = all[i];
+    }
+  }
+  *out = all;
+  return (long)unique;
+}
+
+/* Collective. Where `perfcast probe` asked for them (on every rank) and the
+ * job has at most PERFCAST_FEATURES_PER_RANK_MAX ranks, the JSON object
+ * {"name":[rank 0's value, ...], ...} of the features and measures whose
+ * value differs between the ranks (null: never assigned on that rank), on
+ * rank 0 ({} where none differ); NULL on the other ranks, where not asked
+ * for, or on a failure (logged). */
+static char* gather_per_rank(int rank, int ranks) {
+  const char* asked = getenv(PERFCAST_FEATURES_PER_RANK_VARIABLE);
+  int wanted = asked && *asked && ranks <= PERFCAST_FEATURES_PER_RANK_MAX, all_want = 0;
+  PMPI_Allreduce(&wanted, &all_want, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_want) return NULL;
+  struct feature* mine = NULL;
+  long n = merged_by_name(&mine);
+  double* values = n > 0 ? malloc((size_t)n * sizeof *values) : NULL;
+  double* lowest = n > 0 ? malloc((size_t)n * sizeof *lowest) : NULL;
+  double* highest = n > 0 ? malloc((size_t)n * sizeof *highest) : NULL;
+  /* n is the same on every rank (the shape agreed), or -1 without memory. */
+  int ok = n == 0 || (n > 0 && values && lowest && highest), all_ok = 0;
+  PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  char* out = NULL;
+  if (all_ok && n == 0) {
+    out = rank == 0 ? strdup("{}") : NULL;
+  } else if (all_ok) {
+    for (long i = 0; i < n; ++i) values[i] = mine[i].value;
+    PMPI_Allreduce(values, lowest, (int)n, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(values, highest, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* The differing ones, packed at the front of `lowest` (the same on every rank). */
+    long k = 0;
+    for (long i = 0; i < n; ++i)
+      if (lowest[i] != highest[i]) {
+        lowest[k] = values[i];
+        highest[k++] = (double)i;
+      }
+    if (rank == 0 && k == 0) out = strdup("{}"); /* asked for, and none differed */
+    double* gathered = rank == 0 && k > 0 ? malloc((size_t)k * (size_t)ranks * sizeof *gathered) : NULL;
+    int have = rank != 0 || k == 0 || gathered, all_have = 0;
+    PMPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_have) {
+      log_once("out of memory gathering every rank's values; the record has none");
+    } else if (k > 0) {
+      PMPI_Gather(lowest, (int)k, MPI_DOUBLE, gathered, (int)k, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      if (rank == 0) {
+        struct feature_text t = {0};
+        feature_text_append(&t, "{", 1);
+        for (long j = 0; j < k; ++j) {
+          if (j) feature_text_append(&t, ",", 1);
+          const char* name = mine[(long)highest[j]].name;
+          feature_text_append_json(&t, name, strlen(name));
+          feature_text_append(&t, ":[", 2);
+          for (int r = 0; r < ranks; ++r) {
+            if (r) feature_text_append(&t, ",", 1);
+            const double v = gathered[(size_t)r * (size_t)k + (size_t)j];
+            if (isfinite(v))
+              appendf(&t, "%.17g", v);
+            else
+              feature_text_append(&t, "null", 4);
+          }
+          feature_text_append(&t, "]", 1);
+        }
+        feature_text_append(&t, "}", 1);
+        if (t.failed)
+          log_once("out of memory writing every rank's values; the record has none");
+        else
+          out = t.data;
+        if (t.failed) free(t.data);
+      }
+    }
+    free(gathered);
+  } else if (!all_ok) {
+    log_once("out of memory gathering every rank's values; the record has none");
+  }
+  free(mine);
+  free(values);
+  free(lowest);
+  free(highest);
+  return out;
+}
+
 static void record(void) {
   double run_s = seconds_since_init();
   if (clock_running) {
@@ -481,6 +602,7 @@ static void record(void) {
 
   /* Collective: gathered before the features, on every rank. */
   char* indirect = perfcast_features_gather_indirect(rank, ranks);
+  char* per_rank = gather_per_rank(rank, ranks);
   size_t count = (size_t)n;
   int64_t* counts = calloc(count + 1, sizeof *counts);
   double* maxima = calloc(2 * count + 2, sizeof *maxima); /* values, epochs, run time, OpenMP threads */
@@ -518,10 +640,12 @@ static void record(void) {
           features[i].value = summed(kind) ? (double)counts_all[i] : maxima_all[i];
           features[i].epoch = maxima_all[count + i];
         }
-      write_record(features, count, maxima_all[2 * count], ranks, (int)maxima_all[2 * count + 1], indirect);
+      write_record(features, count, maxima_all[2 * count], ranks, (int)maxima_all[2 * count + 1], indirect,
+                   per_rank);
     }
   }
   free(indirect);
+  free(per_rank);
   free(counts);
   free(maxima);
   free(counts_all);

@@ -114,6 +114,22 @@ FeatureRecord read_fields(const nlohmann::json& j, const std::string& text, cons
           out[target] = calls.get<double>();
     }
   }
+  // Each rank's values where they differed (optional: only a probe run asks).
+  if (auto per_rank = j.find("per_rank"); per_rank != j.end()) {
+    if (!per_rank->is_object()) throw UserError("not an object", {source, line, "record.per_rank"});
+    r.per_rank_recorded = true;
+    for (auto& [name, values] : per_rank->items()) {
+      const std::string field = "record.per_rank." + name;
+      if (!values.is_array() || values.size() != static_cast<std::size_t>(r.ranks))
+        throw UserError(fmt::format("expected an array of {} values, one per rank", r.ranks), {source, line, field});
+      auto& out = r.per_rank[name];
+      for (const auto& v : values) {
+        if (!v.is_number() && !v.is_null())
+          throw UserError("expected a number, or null for a rank that never assigned it", {source, line, field});
+        out.push_back(v.is_null() ? std::nan("") : v.get<double>());
+      }
+    }
+  }
   return r;
 }
 

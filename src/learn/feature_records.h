@@ -44,6 +44,12 @@ struct FeatureRecord {
   // Calls through pointers: site (`f.c:27:9`) -> target function -> calls,
   // summed over the ranks; a site never executed has no targets.
   std::map<std::string, std::map<std::string, double>> indirect_calls;
+  // Where the run was asked for them (`perfcast probe`): each rank's value of
+  // the features and measures whose value differed between the ranks, by
+  // name, one per rank (NaN: a value that rank never assigned). A name not
+  // here held one value on every rank: its count over `ranks`, or its value.
+  std::map<std::string, std::vector<double>> per_rank;
+  bool per_rank_recorded = false;  // the record has `per_rank` (perhaps empty)
   std::string text;  // the record's JSON as written
 };
 

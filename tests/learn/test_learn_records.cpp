@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "learn/dataset.h"
 #include "learn/feature_records.h"
 #include "support/crc32.h"
@@ -108,6 +110,33 @@ TEST(Records, TheIndirectCallsAreReadButAreNoFeatures) {
   std::string bad = record(1, 2, "");
   bad.insert(bad.size() - 1, R"(,"indirect_calls":{"a.c:30:9":{"jacobi":"x"}})");
   EXPECT_EQ(error_of(framed(bad)), "runs.jsonl:1: 'record.indirect_calls.a.c:30:9.jacobi': expected a number of calls >= 0");
+}
+
+// Each rank's values where they differed (a probe run's): read, null as a
+// rank that never assigned it, never features; an array of another length
+// than the ranks, or a value that is no number, is named by its feature.
+TEST(Records, EachRanksValuesAreReadButAreNoFeatures) {
+  std::string with_ranks = record(1, 3, R"("a.c:12:n":[64,0.5])");
+  with_ranks.insert(with_ranks.size() - 1, R"(,"per_rank":{"a.c:12:n":[64,32,null],"a.c:12:n.sum":[64,32,0]})");
+  RecordFile file = parse_feature_records(framed(with_ranks) + framed(record(1, 3, "")), "runs.jsonl");
+  ASSERT_EQ(file.records.size(), 2u);
+  EXPECT_TRUE(file.records[0].per_rank_recorded);
+  EXPECT_FALSE(file.records[1].per_rank_recorded);
+  const std::vector<double>& n = file.records[0].per_rank.at("a.c:12:n");
+  ASSERT_EQ(n.size(), 3u);
+  EXPECT_EQ(n[0], 64);
+  EXPECT_EQ(n[1], 32);
+  EXPECT_TRUE(std::isnan(n[2]));
+  EXPECT_EQ(file.records[0].per_rank.at("a.c:12:n.sum"), (std::vector<double>{64, 32, 0}));
+  EXPECT_EQ(parse_dataset(framed(with_ranks), "runs.jsonl").feature_names,
+            (std::vector<std::string>{"a.c:12:n", "ranks"}));
+  std::string short_one = record(1, 3, "");
+  short_one.insert(short_one.size() - 1, R"(,"per_rank":{"a.c:12:n":[64,32]})");
+  EXPECT_EQ(error_of(framed(short_one)), "runs.jsonl:1: 'record.per_rank.a.c:12:n': expected an array of 3 values, one per rank");
+  std::string text = record(1, 2, "");
+  text.insert(text.size() - 1, R"(,"per_rank":{"a.c:12:n":[64,"x"]})");
+  EXPECT_EQ(error_of(framed(text)),
+            "runs.jsonl:1: 'record.per_rank.a.c:12:n': expected a number, or null for a rank that never assigned it");
 }
 
 // The threads an OpenMP region of the run starts: read where the runtime
