@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/probe_paths.h"
+#include "model/probe_per_rank.h"
 #include "support/error.h"
 
 namespace perfcast::cli {
@@ -64,11 +65,11 @@ void refuse_paths_the_probe_run_did_not_take(const model::ProgramModel& model, i
   for (std::size_t i = 0; i < off.size() && i < 5; ++i) {
     names += (i ? ", " : "") + off[i];
     for (const auto& q : model.parameters)
-      if (q.name == off[i]) probed = model::ranks_left_unread(q);
+      if (q.name == off[i]) probed = std::max(model::ranks_left_unread(q), model::ranks_bound_each_rank(q));
   }
   if (off.size() > 5) names += fmt::format(" and {} more", off.size() - 5);
-  throw UserError(fmt::format("{} ranks read {} parameter{} that the probe run on {} process{} bound as read on no "
-                              "path it took: {}",
+  throw UserError(fmt::format("{} ranks read {} parameter{} that the probe run on {} process{} bound for that count "
+                              "only (read on no path it took, or each rank's own value): {}",
                               np, off.size(), off.size() == 1 ? "" : "s", probed, probed == 1 ? "" : "es", names),
                   {},
                   fmt::format("probe at {} ranks ('perfcast probe MODEL -o OUT -- mpirun -n {} ...'), or bind them "

@@ -25,8 +25,9 @@ std::map<std::string, expr::Value> parse_parameters(const std::vector<std::strin
 std::map<std::string, expr::Value> bind_parameters(model::ProgramModel& model, const std::vector<std::string>& params);
 
 // Refuses (UserError) a job of `np` ranks that reads a parameter a probe run
-// on another process count bound as read on no path it took and `params` do
-// not bind (model/probe_paths.h): its value is no measure there.
+// on another process count bound for its count only (read on no path it
+// took, or each rank's own value) and `params` do not bind
+// (model/probe_paths.h): its value is no measure there.
 void refuse_paths_the_probe_run_did_not_take(const model::ProgramModel& model, int np,
                                              const std::vector<std::string>& params);
 

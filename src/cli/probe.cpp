@@ -62,7 +62,7 @@ void run_probe(const ProbeArgs& a) {
       dataset = (fs::path(tmp && *tmp ? tmp : "/tmp") / fmt::format("perfcast-probe-{}.jsonl", ::getpid())).string();
       fs::remove(dataset);
     }
-    r = run_and_read_record(a.command, dataset);
+    r = run_and_read_record(a.command, dataset, "", /*every_rank=*/true);
     if (a.record.empty()) fs::remove(dataset);
   } else if (!a.record.empty()) {
     r = last_record(a.record);
@@ -70,7 +70,8 @@ void run_probe(const ProbeArgs& a) {
     throw UserError("no probe run: give its record or the command", {"", {}, "--record"},
                     "perfcast probe model.json -o bound.json -- mpirun.openmpi -n 2 ./app small-args");
   }
-  model::ProbeRun run{r.command, r.ranks, {}, r.code, r.indirect_calls, r.measures, r.omp_threads};
+  model::ProbeRun run{r.command, r.ranks, {}, r.code, r.indirect_calls, r.measures, r.omp_threads, r.per_rank,
+                      r.per_rank_recorded};
   for (const auto& [name, v] : r.features) run.features[name] = v.value;
 
   const size_t before = required_parameters(m);

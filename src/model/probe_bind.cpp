@@ -11,6 +11,7 @@
 #include <functional>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "model/later_test.h"
 #include "model/probe_arguments.h"
@@ -116,6 +117,25 @@ int site_line(const std::string& site) {
 std::optional<double> feature(const ProbeRun& run, const std::string& name) {
   auto f = run.features.find(name);
   return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
+}
+
+// Each rank's taken fraction of the branch probe `own` (NaN where a rank never
+// arrived), where the run recorded them and the ranks that arrived differed.
+std::optional<std::vector<double>> each_ranks_fraction(const ProbeRun& run, const std::string& own) {
+  auto taken = per_rank_values(run, own + ".taken", true), not_taken = per_rank_values(run, own + ".not_taken", true);
+  if (!taken || !not_taken) return std::nullopt;
+  std::vector<double> fraction;
+  std::optional<double> first;
+  bool differ = false;
+  for (std::size_t r = 0; r < taken->size(); ++r) {
+    const double arrivals = (*taken)[r] + (*not_taken)[r];
+    fraction.push_back(arrivals > 0 ? (*taken)[r] / arrivals : std::nan(""));
+    if (arrivals <= 0) continue;
+    differ = differ || (first && *first != fraction.back());
+    if (!first) first = fraction.back();
+  }
+  if (!differ) return std::nullopt;
+  return fraction;
 }
 
 // Sets the probability of the function's branches at `line` around a later
@@ -620,20 +640,30 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
 
 namespace {
 
-// The lines of the loops in `items` whose trips read `name`, outside any loop
-// (`nested` when one inside a loop does, or one inlined from another function).
-void loops_reading(const Items& items, const std::string& name, bool inside, std::vector<int>& lines,
-                   bool& nested) {
+// A loop the run's arrivals are counted at: its line and the text of its trip count.
+struct ArrivalLoop {
+  int line = 0;
+  std::string trips;
+  bool operator<(const ArrivalLoop& o) const { return std::tie(line, trips) < std::tie(o.line, o.trips); }
+};
+
+// The loops in `items` whose trips read `name`, each as the function's
+// outermost loop around it (`outer`: the loop around `items`, none at the top):
+// an arrival there reads the value last assigned outside loops (`nested` when
+// one was inlined from another function, whose own code assigns it).
+void loops_reading(const Items& items, const std::string& name, const std::optional<ArrivalLoop>& outer,
+                   std::set<ArrivalLoop>& loops, bool& nested) {
   for (const Item& item : items) {
     if (const auto* l = std::get_if<LoopItem>(&item.body)) {
+      const ArrivalLoop here = outer.value_or(ArrivalLoop{item.line, expr::to_string(l->trip_count)});
       if (expr::free_names(l->trip_count).count(name)) {
-        if (inside || item.note.find("inlined from") != std::string::npos) nested = true;
-        lines.push_back(item.line);
+        if (item.note.find("inlined from") != std::string::npos) nested = true;
+        loops.insert(outer ? *outer : ArrivalLoop{item.line, name});
       }
-      loops_reading(l->body, name, true, lines, nested);
+      loops_reading(l->body, name, here, loops, nested);
     } else if (const auto* b = std::get_if<BranchItem>(&item.body)) {
-      loops_reading(b->then_items, name, inside, lines, nested);
-      loops_reading(b->else_items, name, inside, lines, nested);
+      loops_reading(b->then_items, name, outer, loops, nested);
+      loops_reading(b->else_items, name, outer, loops, nested);
     }
   }
 }
@@ -644,24 +674,24 @@ std::optional<double> arrivals_at_loops_reading(const ProgramModel& model, const
                                                 const std::string& name, const std::string& tag) {
   if (!model.coverage) return std::nullopt;
   std::optional<std::string> function;
-  std::vector<int> lines;
+  std::set<ArrivalLoop> loops;
   bool nested = false;
   for (const auto& [fn_name, fn] : model.functions) {
-    std::vector<int> own_lines;
-    loops_reading(fn.body, name, false, own_lines, nested);
-    if (own_lines.empty()) continue;
+    std::set<ArrivalLoop> own_loops;
+    loops_reading(fn.body, name, std::nullopt, own_loops, nested);
+    if (own_loops.empty()) continue;
     if (function) return std::nullopt;  // loops of more than one function read it
     function = fn_name;
-    lines = std::move(own_lines);
+    loops = std::move(own_loops);
   }
   if (!function || nested) return std::nullopt;
   const Function& fn = model.functions.at(*function);
   const std::set<std::string> own = files_of(*model.coverage, *function);
   std::optional<double> arrivals;
-  for (int line : lines) {
+  for (const auto& [line, trips] : loops) {
     const std::vector<std::string> files = loop_files_at(run, line, own, tag);
     if (files.size() != 1) return std::nullopt;
-    const int depth = model_loop_depth(fn.body, name, line);
+    const int depth = model_loop_depth(fn.body, trips, line);
     std::string why;
     const std::optional<std::string> probe =
         depth < 0 ? std::nullopt : probe_loop(run, files.front() + ":" + std::to_string(line), std::max(depth, 1), why);
@@ -674,6 +704,19 @@ std::optional<double> arrivals_at_loops_reading(const ProgramModel& model, const
 
 std::string probe_origin(const ProbeRun& run) {
   return fmt::format("probe run: `{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");
+}
+
+std::optional<std::vector<double>> per_rank_values(const ProbeRun& run, const std::string& name, bool summed) {
+  if (!run.per_rank_recorded || run.ranks < 1) return std::nullopt;
+  if (auto each = run.per_rank.find(name); each != run.per_rank.end()) {
+    if (each->second.size() != static_cast<std::size_t>(run.ranks)) return std::nullopt;
+    return each->second;
+  }
+  std::optional<double> value;
+  if (auto f = run.features.find(name); f != run.features.end()) value = f->second;
+  if (auto m = run.measures.find(name); !value && m != run.measures.end()) value = m->second;
+  if (!value) return std::nullopt;
+  return std::vector<double>(run.ranks, summed ? *value / run.ranks : *value);
 }
 
 std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& run) {
@@ -1052,11 +1095,15 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       t.not_taken_line = side_line("not_taken_line");
       t.taken_empty = side_line("taken_empty");
       t.not_taken_empty = side_line("not_taken_empty");
+      t.each_rank = each_ranks_fraction(run, *own);
       Orientations o;
       set_branch_probability(fn->second.body, line, t, origin, o);
       b.probe_probability = o.priced.value_or(t.taken);
       f.value = b.probe_probability;
       f.status = bound_status(o);
+      if (t.each_rank)
+        f.status += fmt::format("; each rank its own fraction at {} process{}, the mean at other counts", run.ranks,
+                                run.ranks == 1 ? "" : "es");
     }
     return f;
   };

@@ -50,7 +50,18 @@ struct ProbeRun {
   std::map<std::string, double> measures;
   // The threads an OpenMP parallel region of the run starts; 0 without OpenMP.
   int omp_threads = 0;
+  // Each rank's value of the features and measures whose value differed
+  // between the ranks (NaN: never assigned on that rank); a name not here
+  // held one value on every rank (per_rank_values).
+  std::map<std::string, std::vector<double>> per_rank;
+  bool per_rank_recorded = false;  // a run that recorded none cannot tell the ranks apart
 };
+
+// Each rank's value of the feature or measure `name` (a count's share of the
+// total where the ranks held one value, the value itself for a value
+// feature: `summed` says which); none when the run has no such name, or
+// recorded no rank's values.
+std::optional<std::vector<double>> per_rank_values(const ProbeRun& run, const std::string& name, bool summed);
 
 struct ProbeFinding {
   // Recursion: a recursive function's invocations per call from outside its recursion.
@@ -112,11 +123,13 @@ double trips_per_arrival(const ProbeRun& run, const std::string& probe, double h
 
 // How many times the run arrived at each loop whose trips read `name`, a
 // variable of one function declared in the file the analyser tagged `tag`,
-// where those loops are that function's own, none inside another loop, each
-// told by its probe, and all were arrived at equally often; none otherwise. A
-// local assigned outside loops before such a loop, once per arrival, holds at
-// each arrival the value last assigned: the mean of its assignments is the
-// mean its loops read.
+// each counted at the function's outermost loop around it (itself, at the
+// top), where those loops are that function's own (none inlined), each told
+// by its probe, and all were arrived at equally often; none otherwise. A
+// local assigned outside loops before such a loop, once per arrival, holds
+// through each arrival the value last assigned: the mean of its assignments
+// is the mean its loops read (a halo's row loop inside the loop over the
+// halo's depth reads one value per arrival at the depth loop).
 std::optional<double> arrivals_at_loops_reading(const ProgramModel& model, const ProbeRun& run,
                                                 const std::string& name, const std::string& tag);
 

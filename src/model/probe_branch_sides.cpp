@@ -2,6 +2,7 @@
 
 #include "model/later_test.h"
 #include "model/probe_arrivals.h"
+#include "model/probe_per_rank.h"
 #include "model/probe_selectors.h"
 
 namespace perfcast::model {
@@ -40,7 +41,14 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
         bool lines = b->then_line || b->else_line;
         ++(then_taken ? (*then_taken ? o.as_written : o.inverted) : lines ? o.untold : o.no_lines);
         // Untold: priced as written, the optimiser's choice when it keeps the test.
-        b->probability = then_taken.value_or(true) ? t.taken : 1 - t.taken;
+        const bool as_taken = then_taken.value_or(true);
+        b->probability = as_taken ? t.taken : 1 - t.taken;
+        if (t.each_rank) {
+          std::vector<double> then_share = *t.each_rank;
+          if (!as_taken)
+            for (double& x : then_share) x = 1 - x;
+          b->share = each_rank_share(then_share, b->probability);
+        }
         if (!o.priced || (then_taken && !o.priced_told)) {
           o.priced = b->probability;
           o.priced_told = then_taken.has_value();

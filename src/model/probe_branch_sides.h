@@ -7,6 +7,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/program_model.h"
 
@@ -18,6 +19,9 @@ struct TakenFraction {
   double taken = 0;
   int taken_line = 0, not_taken_line = 0;
   bool taken_empty = false, not_taken_empty = false;  // the one side that does nothing (a bare RETURN)
+  // Each rank's own fraction (NaN: a rank that never arrived), where the run
+  // recorded them and they differed: priced rank by rank at the run's count.
+  std::optional<std::vector<double>> each_rank;
 };
 
 // How the guessed branch items at one line were bound, counted by whether the
@@ -39,7 +43,9 @@ struct Orientations {
 std::optional<bool> then_is_taken(const BranchItem& b, const TakenFraction& t, bool* by_empty_side = nullptr);
 
 // Sets the probability of the function's guessed branches at `line`: the
-// taken fraction on the side it was measured on, counted in `o`.
+// taken fraction on the side it was measured on, counted in `o`; where the
+// ranks' fractions differed, a share that gives each rank its own at the
+// run's process count (each_rank_share).
 void set_branch_probability(Items& items, int line, const TakenFraction& t, const std::string& origin,
                             Orientations& o);
 

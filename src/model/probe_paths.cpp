@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <optional>
 
+#include "model/probe_per_rank.h"
 #include "model/probe_unpriced.h"
 
 namespace perfcast::model {
@@ -149,7 +151,7 @@ std::vector<std::string> read_off_the_probed_paths(const ProgramModel& model, in
   expr::Substitution known;
   std::set<std::string> left;
   for (const Parameter& p : model.parameters) {
-    const int ranks = ranks_left_unread(p);
+    const int ranks = std::max(ranks_left_unread(p), ranks_bound_each_rank(p));
     if (ranks > 0 && ranks != np && !user_bound.count(p.name))
       left.insert(p.name);
     else if (p.default_value && p.default_value->is_constant())

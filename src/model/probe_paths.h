@@ -43,7 +43,8 @@ void bind_parameters_on_no_path_taken(ProgramModel& model, const std::string& or
 int ranks_left_unread(const Parameter& p);
 
 // The parameters a prediction on `np` processes reads that a probe run on
-// another count bound as read on no path it took (ranks_left_unread), other
+// another count bound for its count only (read on no path it took,
+// ranks_left_unread; each rank's own value, ranks_bound_each_rank), other
 // than those in `user_bound`: their value is no measure at `np`.
 std::vector<std::string> read_off_the_probed_paths(const ProgramModel& model, int np,
                                                    const std::set<std::string>& user_bound);

@@ -7,8 +7,11 @@
 #include <cstdint>
 #include <optional>
 #include <regex>
+#include <set>
+#include <vector>
 
 #include "model/probe_arguments.h"
+#include "model/probe_per_rank.h"
 #include "support/expr.h"
 
 namespace perfcast::model {
@@ -56,6 +59,10 @@ struct Assignments {
   bool varied = false;  // some assignment differed from the one before, or ranks held different values
   double definitions = 1;  // the places outside loops that assign it
   std::string feature;     // the first probe's name
+  // Where the run recorded each rank's measures, every rank assigned one value
+  // only, and the ranks' values differed: each rank's (NaN: a rank that never
+  // assigned it).
+  std::optional<std::vector<double>> each_rank;
 };
 
 std::optional<double> lookup(const std::map<std::string, double>& m, const std::string& name) {
@@ -120,13 +127,40 @@ std::optional<VariableOf> what_is_read(const ProbeRun& run, const std::string& d
   return v;
 }
 
+// Each rank's one value over `probes` (one variable's, a template's instances
+// repeating it), where every rank assigned only one value and the ranks'
+// differed; NaN for a rank that assigned none.
+std::optional<std::vector<double>> one_value_on_each_rank(const ProbeRun& run, const std::vector<std::string>& probes) {
+  std::vector<double> value(static_cast<std::size_t>(std::max(run.ranks, 0)), std::nan(""));
+  for (const std::string& probe : probes) {
+    auto count = per_rank_values(run, probe + ".assignments", true);
+    auto sum = per_rank_values(run, probe + ".sum", true);
+    auto changes = per_rank_values(run, probe + ".changes", true);
+    if (!count || !sum || !changes) return std::nullopt;
+    for (std::size_t r = 0; r < value.size(); ++r) {
+      if ((*changes)[r] != 0) return std::nullopt;
+      if ((*count)[r] == 0) continue;
+      const double one = (*sum)[r] / (*count)[r];
+      if (!std::isnan(value[r]) && value[r] != one) return std::nullopt;
+      value[r] = one;
+    }
+  }
+  std::set<double> distinct;
+  for (double x : value)
+    if (!std::isnan(x)) distinct.insert(x);
+  if (distinct.size() < 2) return std::nullopt;
+  return value;
+}
+
 std::optional<Assignments> measured(const ProbeRun& run, const VariableOf& v) {
   std::optional<Assignments> found;
   std::optional<double> first_mean;
+  std::vector<std::string> probes;
   for (const auto& [name, count] : run.measures) {
     auto at = probe_of(run, v, name, ".assignments");
     if (!at) continue;
     const std::string& probe = *at;
+    probes.push_back(probe);
     auto sum = lookup(run.measures, probe + ".sum");
     auto changes = lookup(run.measures, probe + ".changes");
     if (!sum || !changes) continue;
@@ -144,6 +178,7 @@ std::optional<Assignments> measured(const ProbeRun& run, const VariableOf& v) {
       if (!first_mean) first_mean = *sum / count;
     }
   }
+  if (found && found->varied) found->each_rank = one_value_on_each_rank(run, probes);
   return found;
 }
 
@@ -223,6 +258,8 @@ std::map<std::string, std::string> varied_source_values(const ProgramModel& mode
     if (!v) continue;
     auto a = measured(run, *v);
     if (!a || !a->varied) continue;
+    // Bound to each rank's own value (bind_source_values): its tests are decided exactly, rank by rank.
+    if (a->each_rank && a->count > 0 && !address_escapes(run, *v)) continue;
     const std::string& probe = a->feature;  // file:line:name
     const std::size_t line = probe.rfind(':', probe.rfind(':') - 1);
     // A local's tests are in the file of its declaration, where its probe
@@ -256,6 +293,20 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     if (address_escapes(run, *v)) {  // `f(&n)`, `g(s.n)` to an `int&`: stores the probes did not see
       f.status = "its address escapes (passed to a call that may write through it, or stored): the probes do not see "
                  "every store to it";
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (a->each_rank) {  // one value on each rank, another on the next: each rank's own
+      p.default_value = each_rank_expression(*a->each_rank);
+      p.origin = each_rank_origin(origin, run.ranks);
+      bound.insert(p.name);
+      int never = 0;
+      for (double x : *a->each_rank) never += std::isnan(x);
+      f.status = fmt::format("bound to each rank's own value (each assigned one, and the ranks' differed{}): holds "
+                             "at {} process{} only",
+                             never ? fmt::format("; {} rank{} never assigned it: 0 there", never, never == 1 ? "" : "s")
+                                   : "",
+                             run.ranks, run.ranks == 1 ? "" : "es");
       out.push_back(std::move(f));
       continue;
     }

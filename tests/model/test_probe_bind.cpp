@@ -16,6 +16,7 @@
 #include "model/probe_arguments.h"
 #include "model/probe_bind.h"
 #include "model/probe_loop_trips.h"
+#include "model/probe_per_rank.h"
 #include "model/probe_selectors.h"
 #include "model/probe_unpriced.h"
 #include "model/program_model.h"
@@ -994,6 +995,44 @@ TEST(ProbeBind, ASourceVariableIsTheMeanOfTheValuesAssignedToIt) {
   const auto mesh = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) { return f.name == "Mesh.nx"; });
   ASSERT_NE(mesh, found.end());
   EXPECT_NE(mesh->status.find("never assigned"), std::string::npos) << mesh->status;
+}
+
+// A value constant on each rank and different between ranks (a rank's part
+// of the grid), where the run recorded each rank's measures: each rank its
+// own value, for the run's count alone, whatever the places that assign it;
+// one that changed on some rank is still the mean over the ranks.
+TEST(ProbeBind, AValueConstantOnEachRankIsEachRanksOwn) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"Setup.n", "source variable n of Setup (setup_c:9), read from memory", std::nullopt, true, ""});
+  m.parameters.push_back({"Setup.lo", "source variable lo of Setup (setup_c:10)", std::nullopt, true, ""});
+  m.parameters.push_back({"Setup.hi", "source variable hi of Setup (setup_c:11)", std::nullopt, true, ""});
+  ProbeRun run{"./app", 3, {}, {}};
+  run.per_rank_recorded = true;
+  assigned(run, "setup.c:9:n", 6, 2 * 10 + 2 * 20 + 2 * 10, 0, 20);  // 10, 20, 10: two assignments each
+  run.per_rank["setup.c:9:n.sum"] = {20, 40, 20};
+  assigned(run, "setup.c:10:lo", 3, 0 + 4 + 8, 0, 8);  // 0, 4, 8: rank 0's value most ranks do not hold
+  run.per_rank["setup.c:10:lo.sum"] = {0, 4, 8};
+  assigned(run, "setup.c:11:hi", 6, 10 + 12 + 20 + 20 + 30 + 30, 1, 30);  // rank 0 held 10 then 12
+  run.per_rank["setup.c:11:hi.sum"] = {22, 40, 60};
+  run.per_rank["setup.c:11:hi.changes"] = {1, 0, 0};
+  bind_probe_run(m, run);
+  ASSERT_TRUE(m.parameters[0].default_value);
+  EXPECT_EQ(m.parameters[0].default_value->str(), "select(rank == 1, 20, 10)");
+  EXPECT_EQ(ranks_bound_each_rank(m.parameters[0]), 3) << m.parameters[0].origin;
+  ASSERT_TRUE(m.parameters[1].default_value);
+  EXPECT_EQ(m.parameters[1].default_value->str(), "select(rank == 1, 4, select(rank == 2, 8, 0))");
+  ASSERT_TRUE(m.parameters[2].default_value);
+  EXPECT_EQ(m.parameters[2].default_value->str(), "20") << "the mean of 6 values";
+  EXPECT_EQ(ranks_bound_each_rank(m.parameters[2]), 0);
+  // A run that recorded no rank's values cannot tell the ranks apart: the mean, as before.
+  ProgramModel plain = m;
+  for (Parameter& p : plain.parameters) p.default_value.reset();
+  run.per_rank_recorded = false;
+  bind_probe_run(plain, run);
+  ASSERT_TRUE(plain.parameters[0].default_value);
+  EXPECT_EQ(plain.parameters[0].default_value->str(), "13");
 }
 
 // A variable assigned at two places with different values (`n = 10; if (...)

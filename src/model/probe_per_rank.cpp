@@ -1,0 +1,59 @@
+#include "model/probe_per_rank.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace perfcast::model {
+
+namespace {
+
+// The origin's words for a parameter bound rank by rank, followed by the count.
+constexpr const char* kEachRankAt = ", each rank its own value, at its process count ";
+
+Expr constant(double v, bool whole) {
+  return whole ? expr::integer(static_cast<std::int64_t>(v)) : expr::real(v);
+}
+
+}  // namespace
+
+Expr each_rank_expression(const std::vector<double>& values) {
+  std::vector<double> v = values;
+  bool whole = true;
+  for (double& x : v) {
+    if (std::isnan(x)) x = 0;
+    whole = whole && x == std::round(x) && std::abs(x) < 9e15;
+  }
+  std::map<double, int> held;
+  for (double x : v) held[x]++;
+  double most = v.empty() ? 0 : v.front();
+  for (const auto& [x, n] : held)
+    if (n > held[most]) most = x;
+  Expr e = constant(most, whole);
+  for (std::size_t r = v.size(); r-- > 0;)
+    if (v[r] != most)
+      e = expr::select(expr::compare(expr::Comparison::Eq, expr::var("rank"), expr::integer(static_cast<std::int64_t>(r))),
+                       constant(v[r], whole), e);
+  return e;
+}
+
+Expr each_rank_share(const std::vector<double>& fractions, double mean) {
+  return expr::select(
+      expr::compare(expr::Comparison::Eq, expr::var("size"), expr::integer(static_cast<std::int64_t>(fractions.size()))),
+      each_rank_expression(fractions), expr::real(mean));
+}
+
+std::string each_rank_origin(const std::string& origin, int ranks) {
+  return fmt::format("{}{}{}", origin, kEachRankAt, ranks);
+}
+
+int ranks_bound_each_rank(const Parameter& p) {
+  const auto at = p.origin.rfind(kEachRankAt);
+  if (at == std::string::npos) return 0;
+  return std::atoi(p.origin.c_str() + at + std::strlen(kEachRankAt));
+}
+
+}  // namespace perfcast::model

@@ -1,0 +1,36 @@
+// Values a probe run measured rank by rank (docs/program-model.md, "Each
+// rank's own value"): a variable that holds one value on each rank and
+// another on the next (a neighbour's rank, the end of a rank's part of the
+// grid), a branch one rank always takes and another never. Bound to each
+// rank's own value, they hold at the run's process count only: a
+// prediction at another count refuses a value that is read there
+// (read_off_the_probed_paths), and a branch falls back to its mean over
+// the ranks there.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model/program_model.h"
+#include "support/expr.h"
+
+namespace perfcast::model {
+
+// `values[r]` on rank r of a run of values.size() ranks: the value most
+// ranks hold, and a select on `rank` for each other one (a NaN, a rank that
+// never held a value, counts as 0). Integers where every value is whole.
+Expr each_rank_expression(const std::vector<double>& values);
+
+// A branch's share from each rank's own fraction, at a run of
+// `fractions.size()` ranks: that count's `size` selects each rank's, any
+// other falls back to `mean` (what one probability for every rank prices).
+Expr each_rank_share(const std::vector<double>& fractions, double mean);
+
+// The origin of a parameter bound to each rank's own value by a run on `ranks`
+// processes, after the run's own origin.
+std::string each_rank_origin(const std::string& origin, int ranks);
+
+// The process count of the run that bound `p` to each rank's own value; 0
+// for any other parameter.
+int ranks_bound_each_rank(const Parameter& p);
+
+}  // namespace perfcast::model

@@ -1,0 +1,50 @@
+// Values that differ between ranks and hold still on each: a 1-d split of
+// `rows` rows over the ranks, uneven (the first rows % size ranks hold one
+// more), and each rank's neighbours (-1 past the ends), kept in a table the
+// analyser does not follow. Each step exchanges a halo with each neighbour
+// there is (the test one rank never passes and another always does) and
+// relaxes the rank's own rows.
+#include <mpi.h>
+#include <stdlib.h>
+
+struct part {
+  int left, right;  // neighbours' ranks, -1 where there is none
+  int begin, end;   // the rank's rows
+};
+
+__attribute__((noinline)) void split(struct part* parts, int size, int rows) {
+  int begin = 0;
+  for (int r = 0; r < size; ++r) {
+    parts[r].left = r - 1;
+    parts[r].right = r + 1 < size ? r + 1 : -1;
+    parts[r].begin = begin;
+    begin += rows / size + (r < rows % size);
+    parts[r].end = begin;
+  }
+}
+
+__attribute__((noinline)) int has(const struct part* p, int which) { return (which ? p->right : p->left) >= 0; }
+
+// rank_values ROWS WIDTH: 20 steps
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int rows = argc > 1 ? atoi(argv[1]) : 10, width = argc > 2 ? atoi(argv[2]) : 100;
+  struct part* parts = malloc((size_t)size * sizeof *parts);
+  split(parts, size, rows);
+  const struct part* mine = &parts[rank];
+  const int left = mine->left, right = mine->right;
+  const int begin = mine->begin, end = mine->end;
+  double* u = calloc((size_t)(rows + 2) * (size_t)width, sizeof(double));
+  double* halo = calloc((size_t)width, sizeof(double));
+  for (int step = 0; step < 20; ++step) {
+    if (has(mine, 0)) MPI_Sendrecv_replace(halo, width, MPI_DOUBLE, left, 0, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (has(mine, 1)) MPI_Sendrecv_replace(halo, width, MPI_DOUBLE, right, 0, right, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int i = begin; i < end; ++i)
+      for (int j = 1; j < width - 1; ++j) u[(i + 1) * width + j] = 0.25 * (u[i * width + j] + u[(i + 2) * width + j]) + 0.5 * halo[j];
+  }
+  MPI_Finalize();
+  return u[width] > 1;
+}
