@@ -1,13 +1,13 @@
-! A halo packer in the shape of a hydrodynamics code's: the kinds of data are
-! arguments (cells, vertices, x and y faces), and the row offset of the kind
-! is set by one test of each, in a unit of its own (kind_offsets_pack.f90),
-! so that the optimiser cannot tell which test holds: `y_inc` is a variable
-! assigned at four places, read once after them by the row loop. Each call
-! assigns it once and arrives at the loop once, so the mean of its
-! assignments is the mean the loop reads. `kind_offsets N DEPTH NCALL`: NCALL
-! rounds of one call per kind, each packing N + 2 * DEPTH + y_inc rows of
-! DEPTH copies of one product (1 flop a row); y_inc is 0, 1, 0, 1 for the
-! four kinds.
+! Halo packers in the shape of a hydrodynamics code's: the kinds of data are
+! arguments (cells, vertices, x and y faces), the row offset of the kind set
+! by one test of each in a unit of its own (kind_offsets_pack.f90), so the
+! optimiser cannot tell which test holds: `y_inc` is assigned at four places,
+! read once after them by the row loop; each call assigns it once and arrives
+! at the loop once, so the mean of its assignments is the mean the loop reads.
+! `kind_offsets N DEPTH NCALL`: NCALL rounds of two calls per kind, packing
+! N + 2 * DEPTH + y_inc rows of DEPTH copies of one product (1 flop a row),
+! y_inc 0, 1, 0, 1, and DEPTH bottom rows of N + 2 * DEPTH + x_inc products,
+! x_inc 0, 1, 1, 0 (read in the loop over the depth: one value an arrival).
 program kind_offsets
   use mpi
   use kind_offsets_pack
@@ -30,6 +30,7 @@ program kind_offsets
   do c = 1, ncall ! marker: rounds
     do kind = cell, y_face
       call pack_left(1, n, field, buffer, cell, vertex, x_face, y_face, depth, kind)
+      call pack_bottom(1, n, field, buffer, cell, vertex, x_face, y_face, depth, kind)
     end do
   end do
   call MPI_Reduce(buffer(1), total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, 0, MPI_COMM_WORLD, ierr)

@@ -1,4 +1,4 @@
-! The packer of kind_offsets.f90, a unit of its own (as a hydrodynamics
+! The packers of kind_offsets.f90, a unit of its own (as a hydrodynamics
 ! code's kernels are) so that the optimiser cannot fold the kinds its callers
 ! pass into the row offset.
 !
@@ -33,4 +33,24 @@ contains
       end do
     end do
   end subroutine pack_left
+
+  ! The halo's bottom rows: the loop over the halo's depth outside, the row
+  ! loop reading the offset inside it, so that each arrival at the depth loop
+  ! reads the value assigned last before it.
+  subroutine pack_bottom(x_min, x_max, field, buffer, cell_data, vertex_data, x_face_data, y_face_data, depth, &
+                         field_type)
+    integer, intent(in) :: x_min, x_max, cell_data, vertex_data, x_face_data, y_face_data, depth, field_type
+    double precision, intent(in) :: field(:)
+    double precision, intent(inout) :: buffer(:)
+    integer :: j, k, x_inc
+    if (field_type == cell_data) x_inc = 0
+    if (field_type == vertex_data) x_inc = 1
+    if (field_type == x_face_data) x_inc = 1
+    if (field_type == y_face_data) x_inc = 0
+    do k = 1, depth
+      do j = x_min - depth, x_max + x_inc + depth
+        buffer(j + depth - x_min + 1 + (k - 1) * (x_max - x_min + 2 * depth + 2)) = field(j + depth) * 2.0d0
+      end do
+    end do
+  end subroutine pack_bottom
 end module kind_offsets_pack

@@ -2481,8 +2481,9 @@ TEST(ProbeRun, TellsAnArrayStatementsLoopsInAParallelRegionApartByDepthWhereTheN
 // halo packer's row offset per kind of data), read once after them by a loop
 // on the line of a loop of another unit: its values varied and it is
 // assigned at four places, but each call assigned it once and arrived at the
-// loop once, so the mean of its assignments is the mean the loop reads. Bound
-// to it, the model's flops are the hand count and callgrind's.
+// loop once, so the mean of its assignments is the mean the loop reads (and
+// the same of a row loop inside a loop over the halo's depth, counted at the
+// depth loop). Bound to it, the model's flops are the hand count and callgrind's.
 TEST(ProbeRun, BindsAVariableSetByOneOfSeveralTestsToItsMeanWhereEachArrivalAtItsLoopFollowsOneAssignment) {
   const std::string source = KIND_OFFSETS_SOURCE;
   constexpr int n = 40, depth = 2, ncall = 3;
@@ -2502,12 +2503,15 @@ TEST(ProbeRun, BindsAVariableSetByOneOfSeveralTestsToItsMeanWhereEachArrivalAtIt
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   const json after = read_json(bound);
   EXPECT_EQ(after["parameters"]["pack_left.y_inc"].value("default", std::string("unbound")), "0.5") << r.stdout_text;
+  // Read by a row loop inside the loop over the depth: one value per arrival there.
+  EXPECT_EQ(after["parameters"]["pack_bottom.x_inc"].value("default", std::string("unbound")), "0.5") << r.stdout_text;
   EXPECT_EQ(required(after), 0) << r.stdout_text;
 
   auto predicted = predict(bound, 2);
   ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
   const double model_flops = rank0_flops(predicted);
-  EXPECT_DOUBLE_EQ(model_flops, ncall * (4.0 * (n + 2 * depth) + 2));  // a product per row
+  // A product per row on the left, per element of the depth's rows at the bottom.
+  EXPECT_DOUBLE_EQ(model_flops, (1.0 + depth) * ncall * (4.0 * (n + 2 * depth) + 2));
   fs::path plain;
   ASSERT_NO_FATAL_FAILURE(
       build_plain_fortran(std::vector<std::string>{KIND_OFFSETS_PACK_SOURCE, source}, dir, "kind_offsets", plain));
