@@ -21,6 +21,7 @@
 #include "model/probe_loop_sizes.h"
 #include "model/probe_memory_bytes.h"
 #include "model/probe_paths.h"
+#include "model/probe_per_rank.h"
 #include "model/probe_loop_trips.h"
 #include "model/probe_regions.h"
 #include "model/probe_selectors.h"
@@ -414,6 +415,32 @@ double trips_per_arrival(const ProbeRun& run, const std::string& probe, double h
   const double left_after_work = once ? 0.0 : feature(run, probe + ".exits_after_work").value_or(0.0);
   return std::max(0.0, (once ? headers : headers - entries + left_after_work) / entries);
 }
+
+namespace {
+
+// Each rank's mean trips per arrival at the loop `probe` (as trips_per_arrival
+// counts them, or its passes, headers / entries), NaN where a rank never
+// arrived; none unless the run recorded them and the ranks that arrived differ.
+std::optional<std::vector<double>> each_ranks_trips(const ProbeRun& run, const std::string& probe, bool passes) {
+  auto headers = per_rank_values(run, probe + ".headers", true), entries = per_rank_values(run, probe + ".entries", true);
+  if (!headers || !entries) return std::nullopt;
+  const auto after = per_rank_values(run, probe + ".exits_after_work", true);
+  const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
+  std::vector<double> trips;
+  std::optional<double> first;
+  bool differ = false;
+  for (std::size_t r = 0; r < headers->size(); ++r) {
+    const double h = (*headers)[r], e = (*entries)[r], left = after && !once ? (*after)[r] : 0.0;
+    trips.push_back(e <= 0 ? std::nan("") : passes || once ? h / e : std::max(0.0, (h - e + left) / e));
+    if (e <= 0) continue;
+    differ = differ || (first && *first != trips.back());
+    if (!first) first = trips.back();
+  }
+  if (!differ) return std::nullopt;
+  return trips;
+}
+
+}  // namespace
 
 namespace {
 
@@ -842,14 +869,23 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       std::vector<const LoopItem*> model_loops;
       if (fn != model.functions.end()) loops_of(fn->second.body, l.trip_count, model_loops);
       const bool counts_passes = run.code.count(*probe + ".tested_at_bottom") || run.code.count(*probe + ".left_from_body");
-      if (!counts_passes && !model_loops.empty() &&
-          std::all_of(model_loops.begin(), model_loops.end(),
-                      [&](const LoopItem* m) { return runs_code_after_its_exit(m->body, l.trip_count); }))
-        trips = *headers / *entries;
+      const bool passes = !counts_passes && !model_loops.empty() &&
+                          std::all_of(model_loops.begin(), model_loops.end(), [&](const LoopItem* m) {
+                            return runs_code_after_its_exit(m->body, l.trip_count);
+                          });
+      if (passes) trips = *headers / *entries;
       bind_measure(*p, trips, origin);
       l.probe_trips = trips;
       f.value = trips;
       f.status = "bound";
+      // A loop over each rank's own part: each rank's mean at the run's count.
+      if (auto each = each_ranks_trips(run, *probe, passes)) {
+        p->default_value = each_rank_or_mean(*each, trips);
+        for (double t : *each)
+          if (!std::isnan(t) && t != std::trunc(t)) p->integer = false;
+        f.status = fmt::format("bound (each rank its own mean at {} process{}, the mean over the ranks at other counts)",
+                               run.ranks, run.ranks == 1 ? "" : "es");
+      }
       bound.insert(p->name);
     }
     out.push_back(std::move(f));

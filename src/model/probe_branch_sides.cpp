@@ -47,7 +47,7 @@ void set_branch_probability(Items& items, int line, const TakenFraction& t, cons
           std::vector<double> then_share = *t.each_rank;
           if (!as_taken)
             for (double& x : then_share) x = 1 - x;
-          b->share = each_rank_share(then_share, b->probability);
+          b->share = each_rank_or_mean(then_share, b->probability);
         }
         if (!o.priced || (then_taken && !o.priced_told)) {
           o.priced = b->probability;

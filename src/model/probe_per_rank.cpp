@@ -40,10 +40,10 @@ Expr each_rank_expression(const std::vector<double>& values) {
   return e;
 }
 
-Expr each_rank_share(const std::vector<double>& fractions, double mean) {
+Expr each_rank_or_mean(const std::vector<double>& values, double mean) {
   return expr::select(
-      expr::compare(expr::Comparison::Eq, expr::var("size"), expr::integer(static_cast<std::int64_t>(fractions.size()))),
-      each_rank_expression(fractions), expr::real(mean));
+      expr::compare(expr::Comparison::Eq, expr::var("size"), expr::integer(static_cast<std::int64_t>(values.size()))),
+      each_rank_expression(values), mean == std::round(mean) ? expr::integer(static_cast<std::int64_t>(mean)) : expr::real(mean));
 }
 
 std::string each_rank_origin(const std::string& origin, int ranks) {

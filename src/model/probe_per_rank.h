@@ -1,11 +1,11 @@
 // Values a probe run measured rank by rank (docs/program-model.md, "Each
 // rank's own value"): a variable that holds one value on each rank and
 // another on the next (a neighbour's rank, the end of a rank's part of the
-// grid), a branch one rank always takes and another never. Bound to each
-// rank's own value, they hold at the run's process count only: a
-// prediction at another count refuses a value that is read there
-// (read_off_the_probed_paths), and a branch falls back to its mean over
-// the ranks there.
+// grid), a branch one rank always takes and another never, a loop over a
+// rank's own rows. Bound to each rank's own value, they hold at the run's
+// process count only: a prediction at another count refuses a value that is
+// read there (read_off_the_probed_paths), and a branch's share and a loop's
+// trips fall back to their mean over the ranks there.
 #pragma once
 #include <string>
 #include <vector>
@@ -20,10 +20,10 @@ namespace perfcast::model {
 // never held a value, counts as 0). Integers where every value is whole.
 Expr each_rank_expression(const std::vector<double>& values);
 
-// A branch's share from each rank's own fraction, at a run of
-// `fractions.size()` ranks: that count's `size` selects each rank's, any
-// other falls back to `mean` (what one probability for every rank prices).
-Expr each_rank_share(const std::vector<double>& fractions, double mean);
+// Each rank's own measure at a run of `values.size()` ranks, and `mean`
+// (the measure over all the ranks) at any other count: a branch's share
+// from each rank's taken fraction, a loop's trips from each rank's mean.
+Expr each_rank_or_mean(const std::vector<double>& values, double mean);
 
 // The origin of a parameter bound to each rank's own value by a run on `ranks`
 // processes, after the run's own origin.

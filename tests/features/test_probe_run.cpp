@@ -2813,9 +2813,10 @@ TEST(ProbeRun, RebindsAnOptionsSourceDefaultThatTheRunsCallsContradict) {
 
 // Values that differ between ranks and hold still on each (rank_values.c: a
 // rank's neighbours and its rows of an uneven split, read from a table the
-// analyser does not follow; a halo exchange one end rank never makes): the
-// probe run on 4 ranks records each rank's, binds each rank its own value and
-// each rank its own fraction of the neighbour tests, so that the prediction at
+// analyser does not follow; a halo exchange one end rank never makes; a walk
+// of the rank's rows to a sentinel): the probe run on 4 ranks records each
+// rank's, binds each rank its own value, its own fraction of the neighbour
+// tests and its own trips of the walk, so that the prediction at
 // 4 ranks gives each rank callgrind's flops and the ends half the middle's
 // messages; at 2 ranks, where those values are no measure, predict refuses.
 TEST(ProbeRun, BindsEachRanksOwnValueWhereTheRanksDiffer) {
@@ -2839,6 +2840,13 @@ TEST(ProbeRun, BindsEachRanksOwnValueWhereTheRanksDiffer) {
       EXPECT_NE(p.value("default", "").find("rank"), std::string::npos) << name << ": " << p.dump();
     }
   EXPECT_EQ(per_rank, 4) << r.stdout_text;  // left, right, begin, end
+  // The walk of the rank's rows: each rank its own trips at 4 ranks, the mean elsewhere.
+  int walks = 0;
+  for (const auto& l : after["coverage"]["unknown_loops"]) {
+    const json& p = after["parameters"][l["trip_count"].get<std::string>()];
+    if (p.value("default", "").starts_with("select(size == 4")) ++walks;
+  }
+  EXPECT_EQ(walks, 1) << after["coverage"]["unknown_loops"].dump() << r.stdout_text;
 
   auto predicted = predict(bound, ranks);
   ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
