@@ -567,6 +567,9 @@ double value_of(const Expr& e, const expr::Bindings& b) { return expr::evaluate(
 // iteration): no rank of a run counts 2^53 (9e15) of anything in one site,
 // and beyond it a double no longer holds every count. An integer past 64 bits
 // is named the same way.
+// How far below 0 a count may round and still be 0 (count_of).
+constexpr double kRoundingBelowZero = 1e-6;
+
 double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, std::string_view where) {
   double v = 0;
   try {
@@ -575,6 +578,10 @@ double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, s
     throw UserError(fmt::format("{} of {}: {}", what, where, error.what()), {},
                     "check the parameters bound with --param (a size or trip count is negative, or overflows)");
   }
+  // A sum whose exact value is 0 may round to a few ulps of its terms below
+  // it (the sides of a branch each rank takes all or none of, weighed by
+  // shares that cancel): no count of anything is that close to 0 and negative.
+  if (v < 0 && v > -kRoundingBelowZero) v = 0;
   if (std::isfinite(v) && v >= 0 && v <= kMaxCount) return v;
   std::string text = expr::to_string(e);
   if (text.size() > 200) text = text.substr(0, 200) + " ...";
@@ -599,7 +606,7 @@ void check_item_count(const CountCheck& check, const expr::Bindings& b, int rank
   // The count first: it is >= 0 nearly always, and then whether the item runs
   // does not matter (the cheaper order on a job of many ranks).
   try {
-    if (!(value_of(check.value, b) < 0) || !(value_of(check.runs, b) > 0)) return;
+    if (!(value_of(check.value, b) <= -kRoundingBelowZero) || !(value_of(check.runs, b) > 0)) return;
   } catch (const UserError&) {
     return;
   }
@@ -628,7 +635,7 @@ const CountCheck* failing_item(const SymbolicCosts& c, const expr::Bindings& b) 
   for (const auto& check : c.checks) {
     try {
       const double v = value_of(check.value, b);
-      if (std::isfinite(v) && v >= 0 && v <= kMaxCount) continue;
+      if (std::isfinite(v) && v > -kRoundingBelowZero && v <= kMaxCount) continue;
     } catch (const UserError&) {
     }
     try {

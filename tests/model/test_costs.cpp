@@ -345,6 +345,20 @@ TEST(Costs, ANegativeItemIsAnErrorNamingItWhereverItRuns) {
       << e;
 }
 
+// A sum whose exact value is 0 that rounds a few ulps below it (shares that
+// cancel) is 0, not an error; a count below zero by more is still refused.
+TEST(Costs, ACountRoundedJustBelowZeroIsZero) {
+  auto m = model_from(R"J({"main": {"body": [
+      {"kind": "compute", "line": 4, "flops_double": "x * 0.3 - x * 0.1 * 3"},
+      {"kind": "compute", "line": 5, "flops_double": "x * 0.3 - x * 0.1 * 3 - y"}]}})J",
+                      R"J("parameters": {"x": {}, "y": {}})J");
+  ASSERT_LT(0.3 - 0.1 * 3, 0.0);  // the rounding this test is about
+  EXPECT_EQ(count_error(m, {{"x", 1.0}, {"y", 0}}), "");
+  EXPECT_NEAR(counts(m, {{"x", 1.0}, {"y", 0}}, 0, 1).flops_double, 0.0, 1e-12);
+  std::string e = count_error(m, {{"x", 1.0}, {"y", 0.001}});
+  EXPECT_NE(e.find("at line 5 of main evaluates to -0.001"), std::string::npos) << e;
+}
+
 TEST(Costs, ANegativeTripCountIsAnErrorAndOnlyItemsThatRunAreChecked) {
   auto m = model_from(R"J({"main": {"body": [
       {"kind": "compute", "line": 1, "flops_double": "1000"},
