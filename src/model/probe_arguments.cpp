@@ -9,7 +9,9 @@
 #include <regex>
 #include <tuple>
 #include <utility>
+#include <vector>
 
+#include "model/probe_per_rank.h"
 #include "support/error.h"
 #include "support/expr.h"
 
@@ -143,6 +145,9 @@ struct Passed {
   double calls = 0, sum = 0;
   bool varied = false;  // between calls, between ranks, or between the line's calls
   std::string feature;  // the first probe's
+  // Where every rank passed one value only and the ranks' differed (the run
+  // recorded them): each rank's (one_value_on_each_rank).
+  std::optional<std::vector<double>> each_rank;
 };
 
 // The call probes of the run (`file:line:call.callee`, `#k` on repeats) by
@@ -199,8 +204,10 @@ std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, co
   if (calls_of_site.empty()) return std::nullopt;
   std::optional<Passed> found;
   std::optional<double> first_mean;
+  std::vector<std::string> arguments;
   for (const std::string& call : calls_of_site) {
     const std::string argument = call + ".arg" + std::to_string(site.position + 1);
+    arguments.push_back(argument);
     auto calls = lookup(run.measures, argument + ".assignments");
     auto sum = lookup(run.measures, argument + ".sum");
     auto changes = lookup(run.measures, argument + ".changes");
@@ -217,6 +224,7 @@ std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, co
       if (!first_mean) first_mean = *sum / *calls;
     }
   }
+  if (found && found->varied) found->each_rank = one_value_on_each_rank(run, arguments);
   return found;
 }
 
@@ -376,7 +384,8 @@ std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel
       auto passed = measured(run, probes, site);
       if (!passed || passed->calls == 0) continue;
       const double m = passed->sum / passed->calls;
-      varied = varied || passed->varied || (mean && *mean != m);
+      // One value on each rank, bound rank by rank: its tests are decided exactly.
+      varied = varied || (passed->varied && !passed->each_rank) || (mean && *mean != m);
       mean = m;
     }
     return mean ? std::optional<bool>(varied) : std::nullopt;
@@ -453,6 +462,16 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
       bound.insert(p.name);
       f.value = 0;
       f.status = "the call was not reached by the probe run: 0";
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (passed->each_rank) {  // one value on each rank, another on the next: each rank's own
+      p.default_value = each_rank_expression(*passed->each_rank);
+      p.origin = each_rank_origin(origin, run.ranks);
+      bound.insert(p.name);
+      f.status = fmt::format("bound to each rank's own value (each passed one, and the ranks' differed): holds at {} "
+                             "process{} only",
+                             run.ranks, run.ranks == 1 ? "" : "es");
       out.push_back(std::move(f));
       continue;
     }

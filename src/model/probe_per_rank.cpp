@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace perfcast::model {
 
@@ -48,6 +50,28 @@ Expr each_rank_or_mean(const std::vector<double>& values, double mean) {
 
 std::string each_rank_origin(const std::string& origin, int ranks) {
   return fmt::format("{}{}{}", origin, kEachRankAt, ranks);
+}
+
+std::optional<std::vector<double>> one_value_on_each_rank(const ProbeRun& run, const std::vector<std::string>& probes) {
+  std::vector<double> value(static_cast<std::size_t>(std::max(run.ranks, 0)), std::nan(""));
+  for (const std::string& probe : probes) {
+    auto count = per_rank_values(run, probe + ".assignments", true);
+    auto sum = per_rank_values(run, probe + ".sum", true);
+    auto changes = per_rank_values(run, probe + ".changes", true);
+    if (!count || !sum || !changes) return std::nullopt;
+    for (std::size_t r = 0; r < value.size(); ++r) {
+      if ((*changes)[r] != 0) return std::nullopt;
+      if ((*count)[r] == 0) continue;
+      const double one = (*sum)[r] / (*count)[r];
+      if (!std::isnan(value[r]) && value[r] != one) return std::nullopt;
+      value[r] = one;
+    }
+  }
+  std::set<double> distinct;
+  for (double x : value)
+    if (!std::isnan(x)) distinct.insert(x);
+  if (distinct.size() < 2) return std::nullopt;
+  return value;
 }
 
 int ranks_bound_each_rank(const Parameter& p) {

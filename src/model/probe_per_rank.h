@@ -7,9 +7,11 @@
 // read there (read_off_the_probed_paths), and a branch's share and a loop's
 // trips fall back to their mean over the ranks there.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "model/probe_bind.h"
 #include "model/program_model.h"
 #include "support/expr.h"
 
@@ -28,6 +30,13 @@ Expr each_rank_or_mean(const std::vector<double>& values, double mean);
 // The origin of a parameter bound to each rank's own value by a run on `ranks`
 // processes, after the run's own origin.
 std::string each_rank_origin(const std::string& origin, int ranks);
+
+// Each rank's one value over the measures `probes` (`<probe>.assignments`,
+// `.sum`, `.changes`: a variable's, a template's instances repeating it, or
+// a call's argument at each call of one line), where the run recorded the
+// ranks' measures, every rank assigned one value only and the ranks' values
+// differ; NaN for a rank that assigned none.
+std::optional<std::vector<double>> one_value_on_each_rank(const ProbeRun& run, const std::vector<std::string>& probes);
 
 // The process count of the run that bound `p` to each rank's own value; 0
 // for any other parameter.

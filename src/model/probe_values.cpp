@@ -127,31 +127,6 @@ std::optional<VariableOf> what_is_read(const ProbeRun& run, const std::string& d
   return v;
 }
 
-// Each rank's one value over `probes` (one variable's, a template's instances
-// repeating it), where every rank assigned only one value and the ranks'
-// differed; NaN for a rank that assigned none.
-std::optional<std::vector<double>> one_value_on_each_rank(const ProbeRun& run, const std::vector<std::string>& probes) {
-  std::vector<double> value(static_cast<std::size_t>(std::max(run.ranks, 0)), std::nan(""));
-  for (const std::string& probe : probes) {
-    auto count = per_rank_values(run, probe + ".assignments", true);
-    auto sum = per_rank_values(run, probe + ".sum", true);
-    auto changes = per_rank_values(run, probe + ".changes", true);
-    if (!count || !sum || !changes) return std::nullopt;
-    for (std::size_t r = 0; r < value.size(); ++r) {
-      if ((*changes)[r] != 0) return std::nullopt;
-      if ((*count)[r] == 0) continue;
-      const double one = (*sum)[r] / (*count)[r];
-      if (!std::isnan(value[r]) && value[r] != one) return std::nullopt;
-      value[r] = one;
-    }
-  }
-  std::set<double> distinct;
-  for (double x : value)
-    if (!std::isnan(x)) distinct.insert(x);
-  if (distinct.size() < 2) return std::nullopt;
-  return value;
-}
-
 std::optional<Assignments> measured(const ProbeRun& run, const VariableOf& v) {
   std::optional<Assignments> found;
   std::optional<double> first_mean;
