@@ -559,6 +559,9 @@ Costs simplified(Costs c) {
 
 double value_of(const Expr& e, const expr::Bindings& b) { return expr::evaluate(e, b).real(); }
 
+// How far below 0 a count may round and still be 0 (count_of).
+constexpr double kRoundingBelowZero = 1e-6;
+
 // A count (flops, accesses, bytes, calls, cycles) evaluated for one rank: finite,
 // >= 0 and at most 2^53, or an error naming what was counted, where, the
 // expression and the values of the names it uses. A negative size or trip
@@ -567,9 +570,6 @@ double value_of(const Expr& e, const expr::Bindings& b) { return expr::evaluate(
 // iteration): no rank of a run counts 2^53 (9e15) of anything in one site,
 // and beyond it a double no longer holds every count. An integer past 64 bits
 // is named the same way.
-// How far below 0 a count may round and still be 0 (count_of).
-constexpr double kRoundingBelowZero = 1e-6;
-
 double count_of(const Expr& e, const expr::Bindings& b, std::string_view what, std::string_view where) {
   double v = 0;
   try {
