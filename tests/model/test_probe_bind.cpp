@@ -1406,6 +1406,7 @@ TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
                           std::nullopt, true, ""});
   EXPECT_TRUE(used_only_as_size(m, "main.kernel_1.x_min"));
   EXPECT_FALSE(used_only_as_size(m, "main.kernel_1.mode"));
+  const ProgramModel unbound = m;
 
   ProbeRun run{"./app", 2, {}, {}};
   run.code["drive.f90:40:call.callee"] = function_id("kernel_");
@@ -1439,6 +1440,19 @@ TEST(ProbeBind, ACallsArgumentIsTheValueItsCallsPassed) {
   ASSERT_TRUE(mode_test->probe_probability);
   EXPECT_DOUBLE_EQ(*mode_test->probe_probability, 2.0 / 6);
   EXPECT_FALSE(std::get<BranchItem>(m.functions["kernel_"].body[1].body).condition);
+
+  // With the ranks' values recorded, the one constant on each rank is each
+  // rank's own; the one that varied on a rank is still the mean.
+  ProgramModel ranked = unbound;
+  run.per_rank_recorded = true;
+  run.per_rank["drive.f90:40:call.arg3.sum"] = {3, 99};
+  bind_probe_run(ranked, run);
+  for (const Parameter& p : ranked.parameters) by_name[p.name] = &p;
+  ASSERT_TRUE(by_name["main.kernel_1.y_min"]->default_value);
+  EXPECT_EQ(by_name["main.kernel_1.y_min"]->default_value->str(), "select(rank == 1, 33, 1)");
+  EXPECT_EQ(ranks_bound_each_rank(*by_name["main.kernel_1.y_min"]), 2);
+  ASSERT_TRUE(by_name["main.kernel_1.x_min"]->default_value);
+  EXPECT_EQ(by_name["main.kernel_1.x_min"]->default_value->str(), "9");
 }
 
 // A kernel testing its `dir` (`dir == 1`, 100 flops on that side, at
