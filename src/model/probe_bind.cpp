@@ -11,7 +11,7 @@
 #include <functional>
 #include <regex>
 #include <set>
-#include <tuple>
+#include <utility>
 
 #include "model/later_test.h"
 #include "model/probe_arguments.h"
@@ -120,24 +120,6 @@ std::optional<double> feature(const ProbeRun& run, const std::string& name) {
   return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
 }
 
-// Each rank's taken fraction of the branch probe `own` (NaN where a rank never
-// arrived), where the run recorded them and the ranks that arrived differed.
-std::optional<std::vector<double>> each_ranks_fraction(const ProbeRun& run, const std::string& own) {
-  auto taken = per_rank_values(run, own + ".taken", true), not_taken = per_rank_values(run, own + ".not_taken", true);
-  if (!taken || !not_taken) return std::nullopt;
-  std::vector<double> fraction;
-  std::optional<double> first;
-  bool differ = false;
-  for (std::size_t r = 0; r < taken->size(); ++r) {
-    const double arrivals = (*taken)[r] + (*not_taken)[r];
-    fraction.push_back(arrivals > 0 ? (*taken)[r] / arrivals : std::nan(""));
-    if (arrivals <= 0) continue;
-    differ = differ || (first && *first != fraction.back());
-    if (!first) first = fraction.back();
-  }
-  if (!differ) return std::nullopt;
-  return fraction;
-}
 
 // Sets the probability of the function's branches at `line` around a later
 // test's arithmetic (kLaterTestWhy).
@@ -416,31 +398,6 @@ double trips_per_arrival(const ProbeRun& run, const std::string& probe, double h
   return std::max(0.0, (once ? headers : headers - entries + left_after_work) / entries);
 }
 
-namespace {
-
-// Each rank's mean trips per arrival at the loop `probe` (as trips_per_arrival
-// counts them, or its passes, headers / entries), NaN where a rank never
-// arrived; none unless the run recorded them and the ranks that arrived differ.
-std::optional<std::vector<double>> each_ranks_trips(const ProbeRun& run, const std::string& probe, bool passes) {
-  auto headers = per_rank_values(run, probe + ".headers", true), entries = per_rank_values(run, probe + ".entries", true);
-  if (!headers || !entries) return std::nullopt;
-  const auto after = per_rank_values(run, probe + ".exits_after_work", true);
-  const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
-  std::vector<double> trips;
-  std::optional<double> first;
-  bool differ = false;
-  for (std::size_t r = 0; r < headers->size(); ++r) {
-    const double h = (*headers)[r], e = (*entries)[r], left = after && !once ? (*after)[r] : 0.0;
-    trips.push_back(e <= 0 ? std::nan("") : passes || once ? h / e : std::max(0.0, (h - e + left) / e));
-    if (e <= 0) continue;
-    differ = differ || (first && *first != trips.back());
-    if (!first) first = trips.back();
-  }
-  if (!differ) return std::nullopt;
-  return trips;
-}
-
-}  // namespace
 
 namespace {
 
@@ -668,11 +625,7 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
 namespace {
 
 // A loop the run's arrivals are counted at: its line and the text of its trip count.
-struct ArrivalLoop {
-  int line = 0;
-  std::string trips;
-  bool operator<(const ArrivalLoop& o) const { return std::tie(line, trips) < std::tie(o.line, o.trips); }
-};
+using ArrivalLoop = std::pair<int, std::string>;
 
 // The loops in `items` whose trips read `name`, each as the function's
 // outermost loop around it (`outer`: the loop around `items`, none at the top):
@@ -733,18 +686,6 @@ std::string probe_origin(const ProbeRun& run) {
   return fmt::format("probe run: `{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");
 }
 
-std::optional<std::vector<double>> per_rank_values(const ProbeRun& run, const std::string& name, bool summed) {
-  if (!run.per_rank_recorded || run.ranks < 1) return std::nullopt;
-  if (auto each = run.per_rank.find(name); each != run.per_rank.end()) {
-    if (each->second.size() != static_cast<std::size_t>(run.ranks)) return std::nullopt;
-    return each->second;
-  }
-  std::optional<double> value;
-  if (auto f = run.features.find(name); f != run.features.end()) value = f->second;
-  if (auto m = run.measures.find(name); !value && m != run.measures.end()) value = m->second;
-  if (!value) return std::nullopt;
-  return std::vector<double>(run.ranks, summed ? *value / run.ranks : *value);
-}
 
 std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& run) {
   if (!model.coverage)

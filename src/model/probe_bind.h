@@ -52,16 +52,10 @@ struct ProbeRun {
   int omp_threads = 0;
   // Each rank's value of the features and measures whose value differed
   // between the ranks (NaN: never assigned on that rank); a name not here
-  // held one value on every rank (per_rank_values).
+  // held one value on every rank (per_rank_values, probe_per_rank.h).
   std::map<std::string, std::vector<double>> per_rank;
   bool per_rank_recorded = false;  // a run that recorded none cannot tell the ranks apart
 };
-
-// Each rank's value of the feature or measure `name` (a count's share of the
-// total where the ranks held one value, the value itself for a value
-// feature: `summed` says which); none when the run has no such name, or
-// recorded no rank's values.
-std::optional<std::vector<double>> per_rank_values(const ProbeRun& run, const std::string& name, bool summed);
 
 struct ProbeFinding {
   // Recursion: a recursive function's invocations per call from outside its recursion.

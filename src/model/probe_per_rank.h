@@ -17,6 +17,12 @@
 
 namespace perfcast::model {
 
+// Each rank's value of the feature or measure `name` (a count's share of the
+// total where the ranks held one value, the value itself for a value
+// feature: `summed` says which); none when the run has no such name, or
+// recorded no rank's values.
+std::optional<std::vector<double>> per_rank_values(const ProbeRun& run, const std::string& name, bool summed);
+
 // `values[r]` on rank r of a run of values.size() ranks: the value most
 // ranks hold, and a select on `rank` for each other one (a NaN, a rank that
 // never held a value, counts as 0). Integers where every value is whole.
@@ -37,6 +43,16 @@ std::string each_rank_origin(const std::string& origin, int ranks);
 // ranks' measures, every rank assigned one value only and the ranks' values
 // differ; NaN for a rank that assigned none.
 std::optional<std::vector<double>> one_value_on_each_rank(const ProbeRun& run, const std::vector<std::string>& probes);
+
+// Each rank's taken fraction of the branch probe `own` (`own.taken`,
+// `.not_taken`; NaN where a rank never arrived), where the run recorded the
+// ranks' counts and the ranks that arrived differ.
+std::optional<std::vector<double>> each_ranks_fraction(const ProbeRun& run, const std::string& own);
+
+// Each rank's mean trips per arrival at the loop `probe` (as trips_per_arrival
+// counts them, or, with `passes`, headers / entries), NaN where a rank never
+// arrived; none unless the run recorded them and the ranks that arrived differ.
+std::optional<std::vector<double>> each_ranks_trips(const ProbeRun& run, const std::string& probe, bool passes);
 
 // The process count of the run that bound `p` to each rank's own value; 0
 // for any other parameter.
