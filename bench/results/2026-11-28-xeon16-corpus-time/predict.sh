@@ -5,14 +5,18 @@
 # lease's CPU, probed at 1 and 2 ranks); --probe probes 4 to 16 ranks there (oversubscribed).
 #
 #   WORK=/tmp/corpus BUILD=build bash bench/results/2026-11-28-xeon16-corpus-time/predict.sh
+#
+# OUT (default: this folder) is where lease1/ and lease2/predicted.md and .json go.
 set -eu
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
+OUT=${OUT:-$HERE}
 : "${WORK:?set WORK to the folder holding each app check work folder}"
 APPS="hpcg pennant cloverleaf minimd snap amg"
+mkdir -p "$OUT/lease1" "$OUT/lease2"
 python3 "$ROOT/corpus/timing.py" predict $APPS --work-root "$WORK" --build "${BUILD:-$ROOT/build}" --probe \
   --machine "$HERE/lease1/device.toml" --measured "$HERE/lease1/corpus" \
-  --out "$HERE/lease1/predicted.json" > "$HERE/lease1/predicted.md"
+  --out "$OUT/lease1/predicted.json" > "$OUT/lease1/predicted.md"
 python3 "$ROOT/corpus/timing.py" predict $APPS --work-root "$WORK" --build "${BUILD:-$ROOT/build}" --probe \
   --machine "$HERE/lease2/device.toml" --measured "$HERE/lease2/corpus-pass1" "$HERE/lease2/corpus-pass2" \
-  --out "$HERE/lease2/predicted.json" > "$HERE/lease2/predicted.md"
+  --out "$OUT/lease2/predicted.json" > "$OUT/lease2/predicted.md"
