@@ -20,6 +20,14 @@ Expr constant(double v, bool whole) {
   return whole ? expr::integer(static_cast<std::int64_t>(v)) : expr::real(v);
 }
 
+// Whether the ranks that hold a value (not NaN) hold more than one.
+bool ranks_differ(const std::vector<double>& values) {
+  std::set<double> distinct;
+  for (double x : values)
+    if (!std::isnan(x)) distinct.insert(x);
+  return distinct.size() > 1;
+}
+
 }  // namespace
 
 Expr each_rank_expression(const std::vector<double>& values) {
@@ -67,10 +75,7 @@ std::optional<std::vector<double>> one_value_on_each_rank(const ProbeRun& run, c
       value[r] = one;
     }
   }
-  std::set<double> distinct;
-  for (double x : value)
-    if (!std::isnan(x)) distinct.insert(x);
-  if (distinct.size() < 2) return std::nullopt;
+  if (!ranks_differ(value)) return std::nullopt;
   return value;
 }
 
@@ -87,44 +92,30 @@ std::optional<std::vector<double>> per_rank_values(const ProbeRun& run, const st
   return std::vector<double>(run.ranks, summed ? *value / run.ranks : *value);
 }
 
-// Each rank's taken fraction of the branch probe `own` (NaN where a rank never
-// arrived), where the run recorded them and the ranks that arrived differed.
 std::optional<std::vector<double>> each_ranks_fraction(const ProbeRun& run, const std::string& own) {
   auto taken = per_rank_values(run, own + ".taken", true), not_taken = per_rank_values(run, own + ".not_taken", true);
   if (!taken || !not_taken) return std::nullopt;
   std::vector<double> fraction;
-  std::optional<double> first;
-  bool differ = false;
   for (std::size_t r = 0; r < taken->size(); ++r) {
     const double arrivals = (*taken)[r] + (*not_taken)[r];
     fraction.push_back(arrivals > 0 ? (*taken)[r] / arrivals : std::nan(""));
-    if (arrivals <= 0) continue;
-    differ = differ || (first && *first != fraction.back());
-    if (!first) first = fraction.back();
   }
-  if (!differ) return std::nullopt;
+  if (!ranks_differ(fraction)) return std::nullopt;
   return fraction;
 }
 
-// Each rank's mean trips per arrival at the loop `probe` (as trips_per_arrival
-// counts them, or its passes, headers / entries), NaN where a rank never
-// arrived; none unless the run recorded them and the ranks that arrived differ.
 std::optional<std::vector<double>> each_ranks_trips(const ProbeRun& run, const std::string& probe, bool passes) {
   auto headers = per_rank_values(run, probe + ".headers", true), entries = per_rank_values(run, probe + ".entries", true);
   if (!headers || !entries) return std::nullopt;
+  // trips_per_arrival's count, with each rank's exits after the work.
   const auto after = per_rank_values(run, probe + ".exits_after_work", true);
   const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
   std::vector<double> trips;
-  std::optional<double> first;
-  bool differ = false;
   for (std::size_t r = 0; r < headers->size(); ++r) {
     const double h = (*headers)[r], e = (*entries)[r], left = after && !once ? (*after)[r] : 0.0;
     trips.push_back(e <= 0 ? std::nan("") : passes || once ? h / e : std::max(0.0, (h - e + left) / e));
-    if (e <= 0) continue;
-    differ = differ || (first && *first != trips.back());
-    if (!first) first = trips.back();
   }
-  if (!differ) return std::nullopt;
+  if (!ranks_differ(trips)) return std::nullopt;
   return trips;
 }
 
