@@ -148,6 +148,7 @@ struct Passed {
   // Where every rank passed one value only and the ranks' differed (the run
   // recorded them): each rank's (one_value_on_each_rank).
   std::optional<std::vector<double>> each_rank;
+  std::optional<std::vector<double>> each_ranks_mean;  // where the ranks' means differ
 };
 
 // The call probes of the run (`file:line:call.callee`, `#k` on repeats) by
@@ -224,7 +225,10 @@ std::optional<Passed> measured(const ProbeRun& run, const CallProbes& probes, co
       if (!first_mean) first_mean = *sum / *calls;
     }
   }
-  if (found && found->varied) found->each_rank = one_value_on_each_rank(run, arguments);
+  if (found && found->varied) {
+    found->each_rank = one_value_on_each_rank(run, arguments);
+    found->each_ranks_mean = each_ranks_mean(run, arguments);
+  }
   return found;
 }
 
@@ -491,6 +495,8 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
     bind_measure(
         p, value,
         passed->varied ? fmt::format("{}, the mean of {} calls' values, which varied", origin, passed->calls) : origin);
+    // A size whose calls vary on each rank (a rank's chunks): each rank's own mean at the run's count.
+    if (passed->varied && keeps_its_mean(model, p.name)) bind_each_rank_or_mean(p, passed->each_ranks_mean, value);
     bound.insert(p.name);
     f.value = value;
     f.status =

@@ -587,7 +587,7 @@ std::vector<SizedLoop> loops_sized(const ProgramModel& model, const ProbeRun& ru
         continue;
       }
       auto headers = feature(run, *probe + ".headers"), entries = feature(run, *probe + ".entries");
-      SizedLoop loop{fn_name, line, at, entries.value_or(0), trips.size_of(0), ""};
+      SizedLoop loop{fn_name, line, at, entries.value_or(0), trips.size_of(0), "", false, *probe, trips};
       if (headers && entries && *entries > 0)
         loop.size = trips.size_of(trips_per_arrival(run, *probe, *headers, *entries));
       fn_loops.push_back(loop);
@@ -820,13 +820,8 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.value = trips;
       f.status = "bound";
       // A loop over each rank's own part: each rank's mean at the run's count.
-      if (auto each = each_ranks_trips(run, *probe, passes)) {
-        p->default_value = each_rank_or_mean(*each, trips);
-        for (double t : *each)
-          if (!std::isnan(t) && t != std::trunc(t)) p->integer = false;
-        f.status = fmt::format("bound (each rank its own mean at {} process{}, the mean over the ranks at other counts)",
-                               run.ranks, run.ranks == 1 ? "" : "es");
-      }
+      if (bind_each_rank_or_mean(*p, each_ranks_trips(run, *probe, passes), trips))
+        f.status = "bound (each rank its own mean at the run's process count, the mean over the ranks at others)";
       bound.insert(p->name);
     }
     out.push_back(std::move(f));
@@ -1135,10 +1130,12 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     const bool rounded = whole && *mean != std::round(*mean);
     const double value = rounded ? std::round(*mean) : *mean;
     bind_measure(p, value, origin);
+    const bool each = bind_each_rank_or_mean(p, each_ranks_size(run, loops, whole), value);
     bound.insert(p.name);
     out.push_back({ProbeFinding::Kind::Value, site, p.name, value,
-                   rounded ? "bound (from the mean trips per arrival of the loops it sizes, to the nearest whole number)"
-                           : "bound (from the mean trips per arrival of the loops it sizes)"});
+                   fmt::format("bound (from the mean trips per arrival of the loops it sizes{}{})",
+                               rounded ? ", to the nearest whole number" : "",
+                               each ? "; each rank its own at the run's process count" : "")});
   }
   for (Parameter& p : per_loop) {
     bound.insert(p.name);

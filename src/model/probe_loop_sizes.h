@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model/probe_bind.h"
+#include "model/probe_loop_trips.h"
 #include "model/program_model.h"
 
 namespace perfcast::model {
@@ -35,6 +36,8 @@ struct SizedLoop {
   // A callee's loop sized by a parameter every call passes the size to: it
   // measures the size's mean, and is never bound a parameter of its own.
   bool witness = false;
+  std::string probe;   // the probe loop measured (`file.c:12:loop`), where one was
+  SizedTrips trips;    // how its trips follow the size
 };
 
 // Binds `size` (a required parameter of `model`) loop by loop as above, the

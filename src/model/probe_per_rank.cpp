@@ -56,6 +56,14 @@ Expr each_rank_or_mean(const std::vector<double>& values, double mean) {
       each_rank_expression(values), mean == std::round(mean) ? expr::integer(static_cast<std::int64_t>(mean)) : expr::real(mean));
 }
 
+bool bind_each_rank_or_mean(Parameter& p, const std::optional<std::vector<double>>& each, double mean) {
+  if (!each) return false;
+  p.default_value = each_rank_or_mean(*each, mean);
+  for (double x : *each)
+    if (!std::isnan(x) && x != std::trunc(x)) p.integer = false;
+  return true;
+}
+
 std::string each_rank_origin(const std::string& origin, int ranks) {
   return fmt::format("{}{}{}", origin, kEachRankAt, ranks);
 }
@@ -92,6 +100,19 @@ std::optional<std::vector<double>> per_rank_values(const ProbeRun& run, const st
   return std::vector<double>(run.ranks, summed ? *value / run.ranks : *value);
 }
 
+std::optional<std::vector<double>> each_ranks_mean(const ProbeRun& run, const std::vector<std::string>& probes) {
+  std::vector<double> count(static_cast<std::size_t>(std::max(run.ranks, 0)), 0.0), sum = count;
+  for (const std::string& probe : probes) {
+    auto c = per_rank_values(run, probe + ".assignments", true), s = per_rank_values(run, probe + ".sum", true);
+    if (!c || !s) return std::nullopt;
+    for (std::size_t r = 0; r < count.size(); ++r) count[r] += (*c)[r], sum[r] += (*s)[r];
+  }
+  std::vector<double> mean;
+  for (std::size_t r = 0; r < count.size(); ++r) mean.push_back(count[r] > 0 ? sum[r] / count[r] : std::nan(""));
+  if (!ranks_differ(mean)) return std::nullopt;
+  return mean;
+}
+
 std::optional<std::vector<double>> each_ranks_fraction(const ProbeRun& run, const std::string& own) {
   auto taken = per_rank_values(run, own + ".taken", true), not_taken = per_rank_values(run, own + ".not_taken", true);
   if (!taken || !not_taken) return std::nullopt;
@@ -117,6 +138,37 @@ std::optional<std::vector<double>> each_ranks_trips(const ProbeRun& run, const s
   }
   if (!ranks_differ(trips)) return std::nullopt;
   return trips;
+}
+
+std::optional<std::vector<double>> each_ranks_size(const ProbeRun& run, const std::vector<SizedLoop>& loops,
+                                                   bool whole) {
+  std::optional<std::vector<double>> size;
+  for (const SizedLoop& loop : loops) {
+    if (loop.entries <= 0) continue;
+    if (loop.probe.empty()) return std::nullopt;
+    auto entries = per_rank_values(run, loop.probe + ".entries", true);
+    if (!entries) return std::nullopt;
+    // The loop's own trips where they differ between ranks, else its mean on every rank.
+    std::vector<double> trips = each_ranks_trips(run, loop.probe, false)
+                                    .value_or(std::vector<double>(entries->size(), loop.trips.scale * loop.size +
+                                                                                     loop.trips.offset));
+    std::vector<double> own;
+    for (std::size_t r = 0; r < trips.size(); ++r) {
+      const double s = (*entries)[r] > 0 ? loop.trips.size_of(trips[r]) : std::nan("");
+      own.push_back(whole && !std::isnan(s) ? std::round(s) : s);
+    }
+    if (!size) {
+      size = own;
+      continue;
+    }
+    for (std::size_t r = 0; r < own.size(); ++r) {  // every loop reached on a rank ran that rank's one mean
+      if (std::isnan((*size)[r])) (*size)[r] = own[r];
+      else if (!std::isnan(own[r]) && std::abs(own[r] - (*size)[r]) > 1e-9 * std::max(1.0, std::abs(own[r])))
+        return std::nullopt;
+    }
+  }
+  if (!size || !ranks_differ(*size)) return std::nullopt;
+  return size;
 }
 
 int ranks_bound_each_rank(const Parameter& p) {

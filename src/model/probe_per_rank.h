@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/probe_bind.h"
+#include "model/probe_loop_sizes.h"
 #include "model/program_model.h"
 #include "support/expr.h"
 
@@ -33,6 +34,11 @@ Expr each_rank_expression(const std::vector<double>& values);
 // from each rank's taken fraction, a loop's trips from each rank's mean.
 Expr each_rank_or_mean(const std::vector<double>& values, double mean);
 
+// Where `each` holds each rank's measure, `p`'s default becomes
+// each_rank_or_mean(*each, mean) (not an integer where one is fractional);
+// whether it did.
+bool bind_each_rank_or_mean(Parameter& p, const std::optional<std::vector<double>>& each, double mean);
+
 // The origin of a parameter bound to each rank's own value by a run on `ranks`
 // processes, after the run's own origin.
 std::string each_rank_origin(const std::string& origin, int ranks);
@@ -44,6 +50,11 @@ std::string each_rank_origin(const std::string& origin, int ranks);
 // differ; NaN for a rank that assigned none.
 std::optional<std::vector<double>> one_value_on_each_rank(const ProbeRun& run, const std::vector<std::string>& probes);
 
+// Each rank's mean of the values assigned over the measures `probes` (as
+// one_value_on_each_rank's), NaN for a rank that assigned none; none unless
+// the run recorded the ranks' measures and the ranks' means differ.
+std::optional<std::vector<double>> each_ranks_mean(const ProbeRun& run, const std::vector<std::string>& probes);
+
 // Each rank's taken fraction of the branch probe `own` (`own.taken`,
 // `.not_taken`; NaN where a rank never arrived), where the run recorded the
 // ranks' counts and the ranks that arrived differ.
@@ -53,6 +64,13 @@ std::optional<std::vector<double>> each_ranks_fraction(const ProbeRun& run, cons
 // counts them, or, with `passes`, headers / entries), NaN where a rank never
 // arrived; none unless the run recorded them and the ranks that arrived differ.
 std::optional<std::vector<double>> each_ranks_trips(const ProbeRun& run, const std::string& probe, bool passes);
+
+// Each rank's mean of a size from the trips of the loops it sizes (each
+// loop's probe and how its trips follow the size), to the nearest whole
+// number where `whole`; none unless the run recorded the ranks' counts, the
+// loops the run reached agree on each rank, and the ranks differ.
+std::optional<std::vector<double>> each_ranks_size(const ProbeRun& run, const std::vector<SizedLoop>& loops,
+                                                   bool whole);
 
 // The process count of the run that bound `p` to each rank's own value; 0
 // for any other parameter.

@@ -63,6 +63,8 @@ struct Assignments {
   // only, and the ranks' values differed: each rank's (NaN: a rank that never
   // assigned it).
   std::optional<std::vector<double>> each_rank;
+  // Where the ranks' means differ (the run recorded them): each rank's mean.
+  std::optional<std::vector<double>> each_ranks_mean;
 };
 
 std::optional<double> lookup(const std::map<std::string, double>& m, const std::string& name) {
@@ -153,7 +155,10 @@ std::optional<Assignments> measured(const ProbeRun& run, const VariableOf& v) {
       if (!first_mean) first_mean = *sum / count;
     }
   }
-  if (found && found->varied) found->each_rank = one_value_on_each_rank(run, probes);
+  if (found && found->varied) {
+    found->each_rank = one_value_on_each_rank(run, probes);
+    found->each_ranks_mean = each_ranks_mean(run, probes);
+  }
   return found;
 }
 
@@ -311,6 +316,9 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     // (zext(n, 32)) unchanged; elsewhere the nearest, off by at most a half per assignment.
     const double value = a->varied && keeps_its_mean(model, p.name) ? mean : std::round(mean);
     bind_measure(p, value, a->varied ? fmt::format("{}, the mean of {} values that varied", origin, a->count) : origin);
+    // A size whose calls vary on each rank: each rank's own mean at the run's count, with the
+    // rank's own counts of the loops around (its chunks), the rank's own total.
+    if (a->varied && keeps_its_mean(model, p.name)) bind_each_rank_or_mean(p, a->each_ranks_mean, value);
     bound.insert(p.name);
     f.value = value;
     const char* what = v->read ? "reads" : "assignments";

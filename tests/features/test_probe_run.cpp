@@ -2814,9 +2814,11 @@ TEST(ProbeRun, RebindsAnOptionsSourceDefaultThatTheRunsCallsContradict) {
 // Values that differ between ranks and hold still on each (rank_values.c: a
 // rank's neighbours and its rows of an uneven split, read from a table the
 // analyser does not follow; a halo exchange one end rank never makes; a walk
-// of the rank's rows to a sentinel): the probe run on 4 ranks records each
-// rank's, binds each rank its own value, its own fraction of the neighbour
-// tests and its own trips of the walk, so that the prediction at
+// of the rank's rows to a sentinel; the rows damped in chunks of two, a
+// rank's last chunk short): the probe run on 4 ranks records each rank's,
+// binds each rank its own value, its own fraction of the neighbour tests, its
+// own trips of the walk, its own count of chunks and mean chunk bounds, so
+// that the prediction at
 // 4 ranks gives each rank callgrind's flops and the ends half the middle's
 // messages; at 2 ranks, where those values are no measure, predict refuses.
 TEST(ProbeRun, BindsEachRanksOwnValueWhereTheRanksDiffer) {
