@@ -388,8 +388,9 @@ std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel
       auto passed = measured(run, probes, site);
       if (!passed || passed->calls == 0) continue;
       const double m = passed->sum / passed->calls;
-      // One value on each rank, bound rank by rank: its tests are decided exactly.
-      varied = varied || (passed->varied && !passed->each_rank) || (mean && *mean != m);
+      // One value on each rank is bound rank by rank, yet its tests stay priced by the run's
+      // counts: the value it is tested against may be an assumed default (a peer's).
+      varied = varied || passed->varied || (mean && *mean != m);
       mean = m;
     }
     return mean ? std::optional<bool>(varied) : std::nullopt;

@@ -238,8 +238,6 @@ std::map<std::string, std::string> varied_source_values(const ProgramModel& mode
     if (!v) continue;
     auto a = measured(run, *v);
     if (!a || !a->varied) continue;
-    // Bound to each rank's own value (bind_source_values): its tests are decided exactly, rank by rank.
-    if (a->each_rank && a->count > 0 && !address_escapes(run, *v)) continue;
     const std::string& probe = a->feature;  // file:line:name
     const std::size_t line = probe.rfind(':', probe.rfind(':') - 1);
     // A local's tests are in the file of its declaration, where its probe

@@ -6,6 +6,7 @@
 // same of other shapes: inverted branches, recursion, several branches or
 // loops at one line (C and Fortran), a loop tested at the bottom, loops whose
 // condition is on a line of its own.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -1069,10 +1070,10 @@ TEST(ProbeRun, BindsASizeBesideALoopFromTwo) {
 // the shape of tile_arguments.c, tile_arguments.f90 and tile_kernel.f90) is
 // given its loop bounds from fields of one of several structs the analyser
 // cannot follow, so each argument is a parameter of the call site. The probes
-// record the values the calls pass; the x bounds vary between the calls, the
-// y bounds between the ranks (constant on each): bound to their means, which
-// the kernel uses only as sizes, the models need no other binding and their
-// flops are the hand count and callgrind's.
+// record the values the calls pass; the x bounds vary between the calls,
+// bound to their means, which the kernel uses only as sizes; the y bounds
+// between the ranks (constant on each), bound to each rank's own. The models
+// need no other binding and their flops are the hand count and callgrind's.
 TEST(ProbeRun, BindsTheArgumentsAKernelIsCalledWith) {
   constexpr long n = 16;
   constexpr int tiles = 2;  // (t + 1) n columns each: n and 2n, 3n a step
@@ -1085,14 +1086,17 @@ TEST(ProbeRun, BindsTheArgumentsAKernelIsCalledWith) {
       const std::string p = call + "." + name;
       ASSERT_TRUE(before["parameters"].contains(p)) << before["parameters"].dump(1);
       EXPECT_FALSE(before["parameters"][p].contains("default")) << p;
-      // Varied: the x bounds between the calls, the y bounds between the ranks.
-      EXPECT_NE(after["parameters"][p].value("origin", "").find("varied"), std::string::npos)
+      // The x bounds varied between the calls; the y bounds are each rank's own.
+      const bool x = name == x_min || name == x_max;
+      EXPECT_NE(after["parameters"][p].value("origin", "").find(x ? "varied" : "each rank its own value"),
+                std::string::npos)
           << after["parameters"][p].dump();
     }
     EXPECT_EQ(after["parameters"][call + "." + x_min].value("default", ""), std::to_string((1 + n + 1) / 2));
     EXPECT_EQ(after["parameters"][call + "." + x_max].value("default", ""), std::to_string((n + 3 * n) / 2));
-    EXPECT_EQ(after["parameters"][call + "." + y_min].value("default", ""), std::to_string((1 + n + 1) / 2));
-    EXPECT_EQ(after["parameters"][call + "." + y_max].value("default", ""), std::to_string((n + 2 * n) / 2));
+    EXPECT_EQ(after["parameters"][call + "." + y_min].value("default", ""), fmt::format("select(rank == 1, {}, 1)", n + 1));
+    EXPECT_EQ(after["parameters"][call + "." + y_max].value("default", ""),
+              fmt::format("select(rank == 1, {}, {})", 2 * n, n));
     EXPECT_EQ(required(after), 0) << after["parameters"].dump(1);
   };
   auto predicted_flops = [&](const fs::path& bound) {
