@@ -491,13 +491,15 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
     // total linear in it right, and passes the analyser's casts of it
     // (zext(n, 32)) unchanged, where it sizes a loop (keeps_its_mean); else,
     // and for a value that did not vary, the nearest integer.
-    const double value =
-        passed->varied && keeps_its_mean(model, p.name) ? passed->sum / passed->calls : std::round(passed->sum / passed->calls);
+    const bool keeps = passed->varied && keeps_its_mean(model, p.name);
+    const double value = keeps ? passed->sum / passed->calls : std::round(passed->sum / passed->calls);
     bind_measure(
         p, value,
         passed->varied ? fmt::format("{}, the mean of {} calls' values, which varied", origin, passed->calls) : origin);
-    // A size whose calls vary on each rank (a rank's chunks): each rank's own mean at the run's count.
-    if (passed->varied && keeps_its_mean(model, p.name)) bind_each_rank_or_mean(p, passed->each_ranks_mean, value);
+    // A size whose calls vary on each rank (a rank's chunks): each rank's own mean at the run's
+    // count, rounded as the mean over the ranks is where the model tests it.
+    if (passed->varied)
+      bind_each_rank_or_mean(p, keeps ? passed->each_ranks_mean : each_rounded(passed->each_ranks_mean), value);
     bound.insert(p.name);
     f.value = value;
     f.status =

@@ -392,9 +392,11 @@ void loops_of(const Items& items, const std::string& trips, std::vector<const Lo
 
 }  // namespace
 
-double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries) {
+double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries,
+                         std::optional<double> exits_after_work) {
   const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
-  const double left_after_work = once ? 0.0 : feature(run, probe + ".exits_after_work").value_or(0.0);
+  const double left_after_work =
+      once ? 0.0 : exits_after_work.value_or(feature(run, probe + ".exits_after_work").value_or(0.0));
   return std::max(0.0, (once ? headers : headers - entries + left_after_work) / entries);
 }
 

@@ -111,9 +111,12 @@ std::optional<std::string> own_feature(const ProbeRun& run, const std::string& a
 // The probe's loop (`f.c:12:loop#2`) at feature site `at` (`f.c:12`) that is
 // `depth` deep among the loops of its line, or the line's only one; none, with
 // `why`, when no loop or several are. The mean trips per arrival of such a
-// loop from its headers and entries, as its code facts say it is tested.
+// loop from its headers and entries, as its code facts say it is tested; its
+// iterations left from the body after their work are the run's count of them
+// unless `exits_after_work` gives one rank's.
 std::optional<std::string> probe_loop(const ProbeRun& run, const std::string& at, int depth, std::string& why);
-double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries);
+double trips_per_arrival(const ProbeRun& run, const std::string& probe, double headers, double entries,
+                         std::optional<double> exits_after_work = std::nullopt);
 
 // How many times the run arrived at each loop whose trips read `name`, a
 // variable of one function declared in the file the analyser tagged `tag`,

@@ -64,6 +64,15 @@ bool bind_each_rank_or_mean(Parameter& p, const std::optional<std::vector<double
   return true;
 }
 
+std::optional<std::vector<double>> each_rounded(const std::optional<std::vector<double>>& each) {
+  if (!each) return std::nullopt;
+  std::vector<double> v = *each;
+  for (double& x : v)
+    if (!std::isnan(x)) x = std::round(x);
+  if (!ranks_differ(v)) return std::nullopt;
+  return v;
+}
+
 std::string each_rank_origin(const std::string& origin, int ranks) {
   return fmt::format("{}{}{}", origin, kEachRankAt, ranks);
 }
@@ -128,13 +137,13 @@ std::optional<std::vector<double>> each_ranks_fraction(const ProbeRun& run, cons
 std::optional<std::vector<double>> each_ranks_trips(const ProbeRun& run, const std::string& probe, bool passes) {
   auto headers = per_rank_values(run, probe + ".headers", true), entries = per_rank_values(run, probe + ".entries", true);
   if (!headers || !entries) return std::nullopt;
-  // trips_per_arrival's count, with each rank's exits after the work.
   const auto after = per_rank_values(run, probe + ".exits_after_work", true);
-  const bool once = run.code.count(probe + ".tested_at_bottom") > 0 || run.code.count(probe + ".left_from_body") > 0;
   std::vector<double> trips;
   for (std::size_t r = 0; r < headers->size(); ++r) {
-    const double h = (*headers)[r], e = (*entries)[r], left = after && !once ? (*after)[r] : 0.0;
-    trips.push_back(e <= 0 ? std::nan("") : passes || once ? h / e : std::max(0.0, (h - e + left) / e));
+    const double h = (*headers)[r], e = (*entries)[r];
+    trips.push_back(e <= 0  ? std::nan("")
+                    : passes ? h / e
+                             : trips_per_arrival(run, probe, h, e, after ? (*after)[r] : 0.0));
   }
   if (!ranks_differ(trips)) return std::nullopt;
   return trips;

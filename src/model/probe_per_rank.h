@@ -55,6 +55,11 @@ std::optional<std::vector<double>> one_value_on_each_rank(const ProbeRun& run, c
 // the run recorded the ranks' measures and the ranks' means differ.
 std::optional<std::vector<double>> each_ranks_mean(const ProbeRun& run, const std::vector<std::string>& probes);
 
+// `each`'s values rounded to the nearest integer (NaN kept), for a value the
+// program holds whole and the model tests or reads bit by bit; none where
+// `each` is none or the rounded values no longer differ between the ranks.
+std::optional<std::vector<double>> each_rounded(const std::optional<std::vector<double>>& each);
+
 // Each rank's taken fraction of the branch probe `own` (`own.taken`,
 // `.not_taken`; NaN where a rank never arrived), where the run recorded the
 // ranks' counts and the ranks that arrived differ.

@@ -3,8 +3,11 @@
 // more), and each rank's neighbours (-1 past the ends), kept in a table the
 // analyser does not follow. Each step exchanges a halo with each neighbour
 // there is (the test one rank never passes and another always does),
-// relaxes the rank's own rows, scales them walking a list of them, and damps
-// them in chunks of two rows (a rank's last chunk one row where its rows are odd).
+// relaxes the rank's own rows, scales them walking a list of them, damps
+// them in chunks of two rows (a rank's last chunk one row where its rows are
+// odd), and halves each chunk's cells and the halo with one kernel (called
+// from two places, the chunks' bounds are no sizes of its loop's own, so
+// their means are rounded).
 #include <mpi.h>
 #include <stdlib.h>
 
@@ -37,6 +40,11 @@ __attribute__((noinline)) void damp(double* u, int first, int last, int width) {
     for (int j = 0; j < width; ++j) u[(i + 1) * width + j] *= 0.75;
 }
 
+// The cells [first, last) halved.
+__attribute__((noinline)) void halve(double* u, int first, int last) {
+  for (int i = first; i < last; ++i) u[i] *= 0.5;
+}
+
 __attribute__((noinline)) int has(const struct part* p, int which) { return (which ? p->right : p->left) >= 0; }
 
 // rank_values ROWS WIDTH: 20 steps
@@ -65,6 +73,8 @@ int main(int argc, char** argv) {
     for (int c = 0; cells[c] >= 0; ++c)
       for (int j = 0; j < width; ++j) u[(cells[c] + 1) * width + j] *= 0.5;
     for (int c = 0; c < mine->chunks; ++c) damp(u, mine->chunk_first[c], mine->chunk_last[c], width);
+    for (int c = 0; c < mine->chunks; ++c) halve(u, (mine->chunk_first[c] + 1) * width, (mine->chunk_last[c] + 1) * width);
+    halve(halo, 0, width);
   }
   MPI_Finalize();
   return u[width] > 1;

@@ -2819,10 +2819,11 @@ TEST(ProbeRun, RebindsAnOptionsSourceDefaultThatTheRunsCallsContradict) {
 // rank's neighbours and its rows of an uneven split, read from a table the
 // analyser does not follow; a halo exchange one end rank never makes; a walk
 // of the rank's rows to a sentinel; the rows damped in chunks of two, a
-// rank's last chunk short): the probe run on 4 ranks records each rank's,
-// binds each rank its own value, its own fraction of the neighbour tests, its
-// own trips of the walk, its own count of chunks and mean chunk bounds, so
-// that the prediction at
+// rank's last chunk short, and each chunk halved by a kernel called for the
+// halo too): the probe run on 4 ranks records each rank's, binds each rank
+// its own value, its own fraction of the neighbour tests, its own trips of
+// the walk, its own count of chunks and mean chunk bounds (rounded for the
+// kernel of two callers), so that the prediction at
 // 4 ranks gives each rank callgrind's flops and the ends half the middle's
 // messages; at 2 ranks, where those values are no measure, predict refuses.
 TEST(ProbeRun, BindsEachRanksOwnValueWhereTheRanksDiffer) {
