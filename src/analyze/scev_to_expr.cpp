@@ -49,6 +49,11 @@ void ScevToExpr::name_scevs() {
   }
 }
 
+void ScevToExpr::note_read(const std::string& name, const llvm::Value& value) {
+  const bool merge = llvm::isa<llvm::PHINode>(value) || llvm::isa<llvm::SelectInst>(value);
+  s_.ctx.variable_reads[name] |= merge ? kReadWhereAssignmentsMerge : kReadAtOneAssignment;
+}
+
 std::optional<Expr> ScevToExpr::unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
   auto e = conv(s, scope, depth + 1);
   if (!e) return std::nullopt;
@@ -110,6 +115,7 @@ std::optional<Expr> ScevToExpr::conv_scev(const llvm::SCEV* s, const llvm::Loop*
       if (of_rank_and_size) default_value = ex::to_string(ex::simplify(*value));
     }
     s_.describe(dn.name, dn.description, default_value);
+    note_read(dn.name, *it->second);
     return ex::var(dn.name);
   }
   switch (s->getSCEVType()) {
@@ -346,6 +352,7 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
     if (auto* load = dyn_cast<LoadInst>(inst); load && (dn->second.artificial || dn->second.member))
       if (auto name = names_.field_name(load, true)) return ex::var(*name);
     s_.describe(dn->second.name, dn->second.description);
+    note_read(dn->second.name, *inst);
     return ex::var(dn->second.name);
   }
   return std::nullopt;

@@ -44,6 +44,9 @@ class ScevToExpr {
   long long conversions_made() const { return conversions_made_; }
 
  private:
+  // Notes how the model reads the source variable `name` by its value `value`
+  // (ModuleContext::variable_reads).
+  void note_read(const std::string& name, const llvm::Value& value);
   // A conversion is made once per value and scope however many ways the
   // code reaches it (a phi's condition, a chain of selects that each use the
   // last one twice): `memoised` looks it up first. Results are those of

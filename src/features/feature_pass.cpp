@@ -1,7 +1,8 @@
 // The feature probes of the learned models and of `perfcast probe`: an LLVM
 // pass plugin for clang's -fpass-plugin= that gives every module a static
 // array of feature slots and inserts probes of values assigned to named
-// variables and fields (and their reads outside loops, and a callee's reads on
+// variables and fields (and their reads outside loops, a local's reads after
+// several assignments (feature_merged_reads.h), and a callee's reads on
 // entry of the object its caller passed: feature_variables.h), branches and
 // switches, loops, memory calls, MPI calls that move data, direct calls'
 // arguments (feature_arguments.h), calls through pointers, recursion and
@@ -90,6 +91,7 @@
 #include "features/feature_code_sites.h"
 #include "features/feature_first_test.h"
 #include "features/feature_keep.h"
+#include "features/feature_merged_reads.h"
 #include "features/feature_switches.h"
 #include "features/feature_variables.h"
 #include "ir_rewrites/function_aliases.h"
@@ -647,6 +649,17 @@ class FeatureProbes {
       }
     }
 
+    // A local assigned at two places or more outside loops: its reads after
+    // the merge (feature_merged_reads.h), the value the optimised code holds.
+    std::vector<AllocaInst*> assigned_locals;
+    DenseMap<AllocaInst*, unsigned> assignments_of;
+    for (auto& s : stores)
+      if (auto* local = dyn_cast<AllocaInst>(s.store->getPointerOperand());
+          local && is_integer(local->getAllocatedType()) && ++assignments_of[local] == 2)
+        assigned_locals.push_back(local);
+    for (AllocaInst* local : assigned_locals)
+      for (LoadInst* load : merged_reads(*local, loops))
+        if (auto slot = local_read_slot(*local)) reads.push_back({load, *slot});
     for (auto& s : stores) {
       ++definitions_[s.slot];
       IRBuilder<> b(s.store->getNextNode());
@@ -1008,6 +1021,20 @@ class FeatureProbes {
     return it->second;
   }
 
+  // The slot of a local's reads after several assignments (merged_reads),
+  // one per local: `file:line:name.read` at its declaration, as its stores'
+  // probe is named with `.read` added.
+  std::optional<unsigned> local_read_slot(AllocaInst& local) {
+    auto [it, fresh] = local_read_slots_.try_emplace(&local);
+    if (fresh) {
+      DILocalVariable* var = variable_of(&local);
+      if (var && !var->getName().empty())
+        it->second = add_value((sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str(),
+                               var->getName().str() + ".read", true);
+    }
+    return it->second;
+  }
+
   // The slot of a read outside loops of an integer global, one per global:
   // `file:line:name.read` at its declaration, its symbol a fact of the code as
   // its stores' probe has. What the program read, where the stores that set it
@@ -1105,6 +1132,7 @@ class FeatureProbes {
   std::map<unsigned, unsigned> definitions_;  // value slot -> stores probed
   DenseMap<const DIDerivedType*, std::optional<unsigned>> field_slots_;
   StringMap<std::optional<unsigned>> read_slots_;
+  DenseMap<const AllocaInst*, std::optional<unsigned>> local_read_slots_;
   DenseMap<const Function*, std::vector<perfcast::features::ArgumentField>> entry_fields_;
   std::optional<StringSet<>> keep_;
   struct Recursive {

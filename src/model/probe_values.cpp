@@ -263,6 +263,7 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     auto a = measured(run, *v);
     if (!a) continue;  // no probe there: assigned only in loops, or a unit built without the probes
     ProbeFinding f{ProbeFinding::Kind::Value, a->feature, p.name, std::nullopt, ""};
+    bool after_merge = false;
     if (a->count == 0) {
       f.status = "never assigned outside loops by the probe run";
       out.push_back(std::move(f));
@@ -274,18 +275,23 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
       out.push_back(std::move(f));
       continue;
     }
-    if (a->each_rank) {  // one value on each rank, another on the next: each rank's own
+    // One value on each rank, another on the next: each rank's own.
+    auto bind_each_rank = [&]() {
       p.default_value = each_rank_expression(*a->each_rank);
       p.origin = each_rank_origin(origin, run.ranks);
       bound.insert(p.name);
       int never = 0;
       for (double x : *a->each_rank) never += std::isnan(x);
-      f.status = fmt::format("bound to each rank's own value (each assigned one, and the ranks' differed{}): holds "
+      f.status = fmt::format("bound to each rank's own value (each {} one, and the ranks' differed{}): holds "
                              "at {} process{} only",
+                             after_merge ? "read" : "assigned",
                              never ? fmt::format("; {} rank{} never assigned it: 0 there", never, never == 1 ? "" : "s")
                                    : "",
                              run.ranks, run.ranks == 1 ? "" : "es");
       out.push_back(std::move(f));
+    };
+    if (a->each_rank) {
+      bind_each_rank();
       continue;
     }
     if (a->varied && v->field) {  // stores into every object of its type: which one is read, the probe cannot tell
@@ -302,24 +308,48 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
                                   keeps_its_mean(model, p.name) &&
                                   arrivals_at_loops_reading(model, run, p.name, v->tag) == std::optional<double>(a->count);
     if (a->varied && a->definitions > 1 && !once_per_arrival) {
-      f.status = fmt::format("assigned at {} places with values that varied: the probe cannot tell which the model reads",
-                             a->definitions);
-      out.push_back(std::move(f));
-      continue;
+      // A local the model reads where its two assignments merge (the
+      // analyser's note): its reads that both reach (`n.read`, the pass's
+      // merged reads), the merged value the optimised code holds. One
+      // assignment's value, or a merge of some of three or more, the pooled
+      // stores do not give.
+      VariableOf merged = *v;
+      merged.name += ".read";
+      merged.read = true;
+      const bool read_merged = p.description.ends_with(kReadWhereMergeNote) && a->definitions == 2;
+      auto reads = read_merged && v->symbol.empty() && !v->field ? measured(run, merged) : std::nullopt;
+      if (!reads || reads->count == 0) {
+        f.status = fmt::format(
+            "assigned at {} places with values that varied: {}", a->definitions,
+            read_merged ? "the model reads it where they merge, and the run never read it there outside loops"
+            : p.description.ends_with(kReadWhereMergeNote)
+                ? "the model reads it where some of them merge, and the probe measures them together"
+                : "the model reads one of them, and the probe measures them together");
+        out.push_back(std::move(f));
+        continue;
+      }
+      a = reads;
+      after_merge = true;
+      if (a->each_rank) {
+        bind_each_rank();
+        continue;
+      }
     }
     const double mean = a->sum / a->count;
     // The probes measure integers only: the program holds it in one. Where the
     // values varied and it only sizes loops (keeps_its_mean), their mean makes
     // every total linear in it right and passes the analyser's casts of it
     // (zext(n, 32)) unchanged; elsewhere the nearest, off by at most a half per assignment.
-    const double value = a->varied && keeps_its_mean(model, p.name) ? mean : std::round(mean);
+    const bool keeps = a->varied && keeps_its_mean(model, p.name);
+    const double value = keeps ? mean : std::round(mean);
     bind_measure(p, value, a->varied ? fmt::format("{}, the mean of {} values that varied", origin, a->count) : origin);
     // A size whose calls vary on each rank: each rank's own mean at the run's count, with the
-    // rank's own counts of the loops around (its chunks), the rank's own total.
-    if (a->varied && keeps_its_mean(model, p.name)) bind_each_rank_or_mean(p, a->each_ranks_mean, value);
+    // rank's own counts of the loops around (its chunks), the rank's own total; rounded as the
+    // mean over the ranks is where the model tests it.
+    if (a->varied) bind_each_rank_or_mean(p, keeps ? a->each_ranks_mean : each_rounded(a->each_ranks_mean), value);
     bound.insert(p.name);
     f.value = value;
-    const char* what = v->read ? "reads" : "assignments";
+    const char* what = v->read ? "reads" : after_merge ? "reads after its assignments merge" : "assignments";
     f.status = once_per_arrival
                    ? fmt::format("bound (the mean of {} assignments at {} places, one before each arrival at the loops "
                                  "it sizes)",

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -168,6 +169,13 @@ void for_each_expression(ItemT& item, Visit&& visit) {
     optional(m->peer), optional(m->root), optional(m->level);
   }
 }
+
+// What a source variable's description ends with where the model reads its
+// value where several of its assignments merge (a phi the analyser could not
+// follow), and where it reads both that and one assignment's value: a probe
+// run measures the merged value by the variable's reads there.
+inline constexpr std::string_view kReadWhereMergeNote = "; read where its assignments merge";
+inline constexpr std::string_view kReadWhereMergeAndAtOneNote = "; read where its assignments merge and at one of them";
 
 struct Parameter {
   std::string name;

@@ -2351,6 +2351,43 @@ TEST(ProbeRun, PricesATestOfAValueItCouldNotBindByHowOftenTheRunTookIt) {
   EXPECT_NEAR(model_flops, counted, 0.02 * counted);
 }
 
+// A local assigned at two places and read after they merge (merged_value.c:
+// `start = -next; if (half) { start = 0; ... }`, the test on data, then
+// `for (k = start; k <= next; ++k)`): the optimised code reads the merge, a
+// phi the analyser cannot follow, and the pooled stores (-next and 0) are no
+// value of it. The analyser says the model reads it where its assignments
+// merge; the probes measure the reads both assignments reach, whose mean the
+// probe binds: the bound model's flops are callgrind's. Its stores' values
+// alone left it required.
+TEST(ProbeRun, BindsALocalReadWhereItsTwoAssignmentsMerge) {
+  const std::string source = MERGED_VALUE_SOURCE;
+  const std::vector<std::string> args = {"100", "3"};
+  const fs::path model = probe_dir() / "merged_value.json", bound = probe_dir() / "merged_value.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("stencil.start")) << before["parameters"].dump(1);
+  EXPECT_TRUE(before["parameters"]["stencil.start"]["description"].get<std::string>().ends_with(
+      "; read where its assignments merge"))
+      << before["parameters"]["stencil.start"].dump();
+  std::vector<std::string> command = {build("merged_value_features", true, source).string()};
+  command.insert(command.end(), args.begin(), args.end());
+  r = probe(model, bound, 1, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("reads after its assignments merge"), std::string::npos) << r.stdout_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  // Turns of reach 3, 4, 5, 6, 3, 4, 5, 6, 3, 4, the odd turns from 0: (-3 - 5 - 3 - 5 - 3) / 10.
+  EXPECT_DOUBLE_EQ(std::stod(after["parameters"]["stencil.start"]["default"].get<std::string>()), -1.9);
+  r = predict(bound, 1);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double model_flops = rank0_flops(r);
+  std::vector<std::string> plain = {build("merged_value_plain", false, source).string()};
+  plain.insert(plain.end(), args.begin(), args.end());
+  const double counted = counted_flops(plain);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A DO without control left by EXIT on what the fetch at its start returned
 // (read_loop.f90, an input parser's record loop, the fetch a unit of its own):
 // the optimiser rotates the loop to start at the EXIT test, where the

@@ -1,0 +1,35 @@
+// A local assigned at two places, a test of data apart, and read after the
+// merge to start a loop (`start = -next; if (half) { start = 0; ... }`, the
+// branch doing more than the assignment, so the optimised code keeps the
+// merge as a phi the analyser cannot follow): the model reads the merged
+// value, which the probes measure at the reads after it.
+#include <mpi.h>
+#include <stdlib.h>
+
+__attribute__((noinline)) double stencil(const double* u, int n, const int* reach_of, int which, int* halves) {
+  const int next = reach_of[which];
+  int start = -next;
+  if (reach_of[which + 4]) {
+    start = 0;
+    ++*halves;
+  }
+  double s = 0;
+  for (int k = start; k <= next; ++k)
+    for (int i = 0; i < n; ++i) s += u[i] * (double)k;
+  return s;
+}
+
+// merged_value N REACH: 10 steps, reach REACH..REACH+3 by turns, every other one half
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int n = argc > 1 ? atoi(argv[1]) : 100, reach = argc > 2 ? atoi(argv[2]) : 3;
+  // Each turn's reach, then whether that turn is half.
+  int* reach_of = malloc(8 * sizeof *reach_of);
+  for (int w = 0; w < 4; ++w) reach_of[w] = reach + w, reach_of[w + 4] = w % 2;
+  double* u = calloc((size_t)n, sizeof(double));
+  double s = 0;
+  int halves = 0;
+  for (int step = 0; step < 10; ++step) s += stencil(u, n, reach_of, step % 4, &halves);
+  MPI_Finalize();
+  return s > 1 || halves < 0;
+}
