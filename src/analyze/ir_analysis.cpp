@@ -382,11 +382,18 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   for (auto& [name, fm] : ctx.functions) prune(fm.body);
   model.parameters = model_parameters(ctx.functions, ctx.descriptions);
   // A local the model reads where its assignments merge: a probe run measures its reads there.
-  for (model::Parameter& p : model.parameters)
-    if (auto read = ctx.variable_reads.find(p.name);
-        read != ctx.variable_reads.end() && (read->second & kReadWhereAssignmentsMerge) &&
-        p.description.starts_with("source variable "))
-      p.description += read->second == kReadWhereAssignmentsMerge ? model::kReadWhereMergeNote : model::kReadWhereMergeAndAtOneNote;
+  for (model::Parameter& p : model.parameters) {
+    auto read = ctx.variable_reads.find(p.name);
+    if (read == ctx.variable_reads.end() || read->second.merges.empty() || !p.description.starts_with("source variable "))
+      continue;
+    bool others = false;  // read apart from the merges, not as one's operand
+    for (const llvm::Value* v : read->second.others)
+      others = others || std::none_of(read->second.merges.begin(), read->second.merges.end(), [&](const llvm::Value* m) {
+                 const auto* user = llvm::dyn_cast<llvm::User>(m);
+                 return user && llvm::is_contained(user->operands(), v);
+               });
+    p.description += others ? model::kReadWhereMergeAndAtOneNote : model::kReadWhereMergeNote;
+  }
   model.entry = ctx.functions.count("main") ? "main" : (ctx.functions.empty() ? "main" : ctx.functions.begin()->first);
   model.functions = model_functions(ctx.functions);
   model.coverage = model_coverage(ctx.functions, model.entry, defined, reachable_functions(*program, model.entry));

@@ -17,6 +17,7 @@ namespace llvm {
 class DataLayout;
 class Function;
 class GlobalVariable;
+class Value;
 template <typename IRUnitT, typename... ExtraArgTs>
 class AnalysisManager;
 using FunctionAnalysisManager = AnalysisManager<Function>;
@@ -32,8 +33,6 @@ struct ParamInfo {
   std::optional<std::string> default_value;
 };
 
-enum VariableRead : unsigned { kReadWhereAssignmentsMerge = 1, kReadAtOneAssignment = 2 };
-
 struct ModuleContext {
   const llvm::DataLayout* dl = nullptr;
   const IrInput* input = nullptr;
@@ -48,11 +47,17 @@ struct ModuleContext {
   std::map<std::string, std::vector<std::string>> recursive_calls;
   std::map<std::string, std::set<std::string>> recursion_origins;  // the source functions those calls are in
   std::map<std::string, ParamInfo> descriptions;  // every name an expression may use
-  // How the model reads each source variable it names: where several of its
-  // assignments merge (a phi or select the analyser could not follow), at one
-  // assignment's value, or both (VariableRead bits). A probe run measures
-  // the two apart (docs/program-model.md, the probe run's table: a source variable).
-  std::map<std::string, unsigned> variable_reads;
+  // The values of each source variable the analyser read by its name: where
+  // several of its assignments merge (a phi or select it could not follow,
+  // or an increment the optimiser made unconditional), and others (one
+  // assignment's). A probe run measures the two apart (docs/program-model.md,
+  // the probe run's table: a source variable). Conversions that were tried
+  // and dropped read values too: a merge's own operands are no read of their
+  // own (merged_read_only).
+  struct VariableReads {
+    std::set<const llvm::Value*> merges, others;
+  };
+  std::map<std::string, VariableReads> variable_reads;
   // Library functions the model leaves out (the library-cost table's
   // "ignore"): by name, or by prefix where an entry ends in '*'
   // (_FortranAio*: every statement of Fortran's I/O runtime).

@@ -18,12 +18,10 @@ std::vector<LoadInst*> merged_reads(AllocaInst& local, const LoopInfo& loops) {
     if (auto* load = dyn_cast<LoadInst>(user)) {
       loads.push_back(load);
     } else if (auto* store = dyn_cast<StoreInst>(user); store && store->getPointerOperand() == &local) {
-      if (loops.getLoopFor(store->getParent())) return {};
       definition.try_emplace(store, definition.size());
     } else if (auto* intrinsic = dyn_cast<IntrinsicInst>(user); intrinsic && intrinsic->isLifetimeStartOrEnd()) {
       continue;
     } else if (auto* call = dyn_cast<CallBase>(user); call && !isa<IntrinsicInst>(call)) {
-      if (loops.getLoopFor(call->getParent())) return {};
       definition.try_emplace(call, definition.size());
     } else {
       return {};
@@ -75,6 +73,7 @@ std::vector<LoadInst*> merged_reads(AllocaInst& local, const LoopInfo& loops) {
       }
     }
     if (reach.all()) out.push_back(load);
+    else if (reach.count() >= 2) return {};  // an earlier merge, read too
   }
   return out;
 }

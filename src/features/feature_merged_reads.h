@@ -13,13 +13,13 @@ namespace perfcast::features {
 
 // The loads of the scalar local `local` outside loops that every one of its
 // definitions may reach, two or more (reaching definitions over the
-// function's blocks): its stores, and the calls it is passed to, which may
-// write it. None where a definition is inside a loop, or where its address
-// goes anywhere else (a store of it, a cast, an offset): writes the
-// function's code does not show. Each such load reads the value the last
-// assignment left, whichever ran: where two assignments merge, one value per
-// run of the function; with three or more, a load may follow a merge of all
-// of them that an earlier merge of some (which no such load reads) did not.
+// function's blocks): its stores, anywhere (a count a loop increments is read
+// after the loop), and the calls it is passed to, which may write it. Each
+// reads the value the last assignment left, whichever ran. None where its
+// address goes anywhere else (a store of it, a cast, an offset: writes the
+// function's code does not show), and none where a load outside loops reads
+// a merge of some of them only (`n = a; if (c) n = b; f(n); if (d) n = e;`):
+// the model may read that earlier merge, which the others are not.
 std::vector<llvm::LoadInst*> merged_reads(llvm::AllocaInst& local, const llvm::LoopInfo& loops);
 
 }  // namespace perfcast::features

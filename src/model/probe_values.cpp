@@ -308,23 +308,21 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
                                   keeps_its_mean(model, p.name) &&
                                   arrivals_at_loops_reading(model, run, p.name, v->tag) == std::optional<double>(a->count);
     if (a->varied && a->definitions > 1 && !once_per_arrival) {
-      // A local the model reads where its two assignments merge (the
-      // analyser's note): its reads that both reach (`n.read`, the pass's
-      // merged reads), the merged value the optimised code holds. One
-      // assignment's value, or a merge of some of three or more, the pooled
-      // stores do not give.
+      // A local the model reads where its assignments merge (the analyser's
+      // note): its reads that all of them reach (`n.read`, the pass's merged
+      // reads), the merged value the optimised code holds. One assignment's
+      // value the pooled stores do not give.
       VariableOf merged = *v;
       merged.name += ".read";
       merged.read = true;
-      const bool read_merged = p.description.ends_with(kReadWhereMergeNote) && a->definitions == 2;
+      const bool read_merged = p.description.ends_with(kReadWhereMergeNote);
       auto reads = read_merged && v->symbol.empty() && !v->field ? measured(run, merged) : std::nullopt;
       if (!reads || reads->count == 0) {
         f.status = fmt::format(
             "assigned at {} places with values that varied: {}", a->definitions,
-            read_merged ? "the model reads it where they merge, and the run never read it there outside loops"
-            : p.description.ends_with(kReadWhereMergeNote)
-                ? "the model reads it where some of them merge, and the probe measures them together"
-                : "the model reads one of them, and the probe measures them together");
+            read_merged ? "the model reads it where they merge, and the run never read it outside loops after all of "
+                          "them (or read it after some of them too)"
+                        : "the model reads one of them, and the probe measures them together");
         out.push_back(std::move(f));
         continue;
       }

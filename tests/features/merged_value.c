@@ -1,13 +1,15 @@
-// A local assigned at two places, a test of data apart, and read after the
-// merge to start a loop (`start = -next; if (half) { start = 0; ... }`, the
-// branch doing more than the assignment, so the optimised code keeps the
-// merge as a phi the analyser cannot follow): the model reads the merged
-// value, which the probes measure at the reads after it.
+// Locals assigned at two places and read after the merge: `next = reach / 3;
+// if (next * 3 < reach) next++;`, which the optimiser makes one value (the
+// first plus the test's outcome), and `start = -next; if (half) { start = 0;
+// ... }`, a test of data whose branch does more than the assignment, so the
+// merge stays a phi the analyser cannot follow. The model reads the merged
+// values, which the probes measure at the reads after them.
 #include <mpi.h>
 #include <stdlib.h>
 
 __attribute__((noinline)) double stencil(const double* u, int n, const int* reach_of, int which, int* halves) {
-  const int next = reach_of[which];
+  int next = reach_of[which] / 3;
+  if (next * 3 < reach_of[which]) next++;
   int start = -next;
   if (reach_of[which + 4]) {
     start = 0;

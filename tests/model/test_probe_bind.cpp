@@ -1000,7 +1000,8 @@ TEST(ProbeBind, ASourceVariableIsTheMeanOfTheValuesAssignedToIt) {
 // A value constant on each rank and different between ranks (a rank's part
 // of the grid), where the run recorded each rank's measures: each rank its
 // own value, for the run's count alone, whatever the places that assign it;
-// one that changed on some rank is still the mean over the ranks.
+// one that changed on some rank is each rank's mean at the run's count
+// (rounded: it sizes no loop) and the mean over the ranks at any other.
 TEST(ProbeBind, AValueConstantOnEachRankIsEachRanksOwn) {
   ProgramModel m;
   m.entry = "main";
@@ -1024,7 +1025,8 @@ TEST(ProbeBind, AValueConstantOnEachRankIsEachRanksOwn) {
   ASSERT_TRUE(m.parameters[1].default_value);
   EXPECT_EQ(m.parameters[1].default_value->str(), "select(rank == 1, 4, select(rank == 2, 8, 0))");
   ASSERT_TRUE(m.parameters[2].default_value);
-  EXPECT_EQ(m.parameters[2].default_value->str(), "20") << "the mean of 6 values";
+  EXPECT_EQ(m.parameters[2].default_value->str(), "select(size == 3, select(rank == 1, 20, select(rank == 2, 30, 11)), 20)")
+      << "rank 0's mean of 10 and 12, the others' own, the mean of 6 values elsewhere";
   EXPECT_EQ(ranks_bound_each_rank(m.parameters[2]), 0);
   // A run that recorded no rank's values cannot tell the ranks apart: the mean, as before.
   ProgramModel plain = m;
