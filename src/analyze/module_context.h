@@ -53,7 +53,7 @@ struct ModuleContext {
   // assignment's). A probe run measures the two apart (docs/program-model.md,
   // the probe run's table: a source variable). Conversions that were tried
   // and dropped read values too: a merge's own operands are no read of their
-  // own (merged_read_only).
+  // own where the parameters get their descriptions (analyze_bitcode).
   struct VariableReads {
     std::set<const llvm::Value*> merges, others;
   };
