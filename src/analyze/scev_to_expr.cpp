@@ -53,7 +53,8 @@ void ScevToExpr::note_read(const std::string& name, const llvm::Value& value) {
   using namespace llvm;
   // A merge is a phi or select of the variable's values, or an assignment the
   // optimiser made unconditional (`n = a; if (c) n++;` as a + zext(c)): the
-  // variable's own earlier value plus or minus a condition.
+  // variable's own earlier value plus or minus a condition; of every value
+  // the function gives the variable, as a read after them all in the source.
   auto own_value = [&](const Value* v) {
     auto dn = names_.debug_names().find(v);
     return dn != names_.debug_names().end() && dn->second.name == name;
@@ -67,6 +68,7 @@ void ScevToExpr::note_read(const std::string& name, const llvm::Value& value) {
       op && (op->getOpcode() == Instruction::Add || op->getOpcode() == Instruction::Sub))
     merge = merge || (own_value(op->getOperand(0)) && condition(op->getOperand(1))) ||
             (op->getOpcode() == Instruction::Add && own_value(op->getOperand(1)) && condition(op->getOperand(0)));
+  merge = merge && names_.merges_every_assignment(value);
   auto& reads = s_.ctx.variable_reads[name];
   (merge ? reads.merges : reads.others).insert(&value);
 }

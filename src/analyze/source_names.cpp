@@ -175,6 +175,12 @@ void SourceNames::collect() {
   std::map<Slot, std::int64_t> first_constant;
   for (llvm::Instruction& i : llvm::instructions(s_.f))
     if (auto* dv = llvm::dyn_cast<llvm::DbgValueInst>(&i)) {
+      if (const llvm::Value* v = dv->getValue();
+          v && !llvm::isa<llvm::UndefValue>(v) && dv->getExpression()->getNumElements() == 0) {
+        const VariableCopy key{dv->getVariable(), dv->getDebugLoc() ? dv->getDebugLoc()->getInlinedAt() : nullptr};
+        values_of_[key].insert(v);
+        if (!llvm::isa<llvm::Constant>(v)) variable_of_.emplace(v, key);
+      }
       if (dv->getDebugLoc() && dv->getDebugLoc()->getInlinedAt() && dv->getValue() &&
           !llvm::isa<llvm::Constant>(dv->getValue()))
         copies[dv->getVariable()].insert(dv->getDebugLoc()->getInlinedAt());
@@ -269,6 +275,35 @@ void SourceNames::collect() {
         s_.describe(name, debug_names_[v].description + "; default 1, no arguments: bind it when the work depends on it",
                     "1");
     }
+}
+
+bool SourceNames::merges_every_assignment(const llvm::Value& merge) const {
+  using namespace llvm;
+  auto variable = variable_of_.find(&merge);
+  if (variable == variable_of_.end()) return false;
+  auto condition = [](const Value* v) {
+    const auto* cast = dyn_cast<CastInst>(v);
+    return cast && (isa<ZExtInst>(cast) || isa<SExtInst>(cast)) && cast->getSrcTy()->isIntegerTy(1);
+  };
+  std::set<const Value*> taken;
+  std::vector<const Value*> work = {&merge};
+  while (!work.empty()) {
+    const Value* v = work.back();
+    work.pop_back();
+    if (!taken.insert(v).second) continue;
+    if (const auto* phi = dyn_cast<PHINode>(v)) {
+      for (const Value* in : phi->incoming_values()) work.push_back(in);
+    } else if (const auto* select = dyn_cast<SelectInst>(v)) {
+      work.push_back(select->getTrueValue());
+      work.push_back(select->getFalseValue());
+    } else if (const auto* op = dyn_cast<BinaryOperator>(v);
+               op && (op->getOpcode() == Instruction::Add || op->getOpcode() == Instruction::Sub)) {
+      if (condition(op->getOperand(1))) work.push_back(op->getOperand(0));
+      else if (op->getOpcode() == Instruction::Add && condition(op->getOperand(0))) work.push_back(op->getOperand(1));
+    }
+  }
+  const auto& values = values_of_.at(variable->second);
+  return std::all_of(values.begin(), values.end(), [&](const Value* v) { return taken.count(v) > 0; });
 }
 
 std::string SourceNames::member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) const {

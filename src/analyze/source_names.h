@@ -6,13 +6,16 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "analyze/function_scope.h"
 #include "analyze/memory_writes.h"
 
 namespace llvm {
 class DILocalVariable;
+class DILocation;
 class GlobalVariable;
 class DIType;
 class LoadInst;
@@ -66,6 +69,13 @@ class SourceNames {
 
   // Named values of the function (its variables' values, by dbg.value).
   const std::map<const llvm::Value*, DebugName>& debug_names() const { return debug_names_; }
+  // Whether `merge`, a value of a variable (a phi or select, or its earlier
+  // value plus or minus a condition), takes in every value the function gives
+  // the variable, constants too, through the phis, selects and such
+  // increments it is made of: a merge of all its assignments, what a read
+  // after all of them in the source reads; not one of a copy of the code the
+  // optimiser made for one side of an earlier test.
+  bool merges_every_assignment(const llvm::Value& merge) const;
   // Variables of struct, array or pointer type by the value that holds them.
   const std::map<const llvm::Value*, const llvm::DILocalVariable*>& struct_vars() const { return struct_vars_; }
 
@@ -76,6 +86,11 @@ class SourceNames {
   MemoryWrites& writes_;
   std::map<const llvm::Value*, DebugName> debug_names_;
   std::map<const llvm::Value*, std::string> alloca_names_;
+  // Each whole variable (and inlined copy) by its non-constant values, and
+  // every value its dbg.values give it.
+  using VariableCopy = std::pair<const llvm::DILocalVariable*, const llvm::DILocation*>;
+  std::map<const llvm::Value*, VariableCopy> variable_of_;
+  std::map<VariableCopy, std::set<const llvm::Value*>> values_of_;
   // Variables of struct (or pointer-to-struct) type by the value that holds
   // them: an alloca (dbg.declare) or a pointer (dbg.value), for naming fields.
   std::map<const llvm::Value*, const llvm::DILocalVariable*> struct_vars_;

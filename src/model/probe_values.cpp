@@ -322,7 +322,8 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
             "assigned at {} places with values that varied: {}", a->definitions,
             read_merged ? "the model reads it where they merge, and the run never read it outside loops after all of "
                           "them (or read it after some of them too)"
-                        : "the model reads one of them, and the probe measures them together");
+                        : "the model reads one of them, or a merge of some of them only, and the probe measures "
+                          "them together");
         out.push_back(std::move(f));
         continue;
       }
