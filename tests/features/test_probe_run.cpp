@@ -2393,6 +2393,33 @@ TEST(ProbeRun, BindsALocalReadWhereItsTwoAssignmentsMerge) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A merge the optimiser split (split_merge.c: a count a loop increments under
+// a test of an argument, read after the test): the model's value is the
+// loop's count, a merge of two of the three assignments, while the reads
+// after the test in the source see 0 too. The analyser makes no merge note,
+// so the probe leaves it to the user rather than binding the reads' mean
+// (half the count here); bound by hand to the count, the model's flops are
+// callgrind's.
+TEST(ProbeRun, LeavesALocalWhoseMergeTheOptimiserSplitToTheUser) {
+  const std::string source = SPLIT_MERGE_SOURCE;
+  const fs::path model = probe_dir() / "split_merge.json", bound = probe_dir() / "split_merge.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("gather.found")) << before["parameters"].dump(1);
+  EXPECT_EQ(before["parameters"]["gather.found"]["description"].get<std::string>().find("; read where"), std::string::npos)
+      << before["parameters"]["gather.found"].dump();
+  r = probe(model, bound, 1, {build("split_merge_features", true, source).string(), "300"});
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_FALSE(after["parameters"]["gather.found"].contains("default")) << after["parameters"]["gather.found"].dump();
+  // 300 columns of i / 7: 43 distinct values, the first and 42 increases.
+  r = predict(bound, 1, {"--param", "gather.found=43"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const double counted = counted_flops({build("split_merge_plain", false, source).string(), "300"});
+  EXPECT_NEAR(rank0_flops(r), counted, 0.01 * counted);
+}
+
 // A DO without control left by EXIT on what the fetch at its start returned
 // (read_loop.f90, an input parser's record loop, the fetch a unit of its own):
 // the optimiser rotates the loop to start at the EXIT test, where the
