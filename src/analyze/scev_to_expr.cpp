@@ -50,27 +50,8 @@ void ScevToExpr::name_scevs() {
 }
 
 void ScevToExpr::note_read(const std::string& name, const llvm::Value& value) {
-  using namespace llvm;
-  // A merge is a phi or select of the variable's values, or an assignment the
-  // optimiser made unconditional (`n = a; if (c) n++;` as a + zext(c)): the
-  // variable's own earlier value plus or minus a condition; of every value
-  // the function gives the variable, as a read after them all in the source.
-  auto own_value = [&](const Value* v) {
-    auto dn = names_.debug_names().find(v);
-    return dn != names_.debug_names().end() && dn->second.name == name;
-  };
-  auto condition = [](const Value* v) {
-    const auto* cast = dyn_cast<CastInst>(v);
-    return cast && (isa<ZExtInst>(cast) || isa<SExtInst>(cast)) && cast->getSrcTy()->isIntegerTy(1);
-  };
-  bool merge = isa<PHINode>(value) || isa<SelectInst>(value);
-  if (const auto* op = dyn_cast<BinaryOperator>(&value);
-      op && (op->getOpcode() == Instruction::Add || op->getOpcode() == Instruction::Sub))
-    merge = merge || (own_value(op->getOperand(0)) && condition(op->getOperand(1))) ||
-            (op->getOpcode() == Instruction::Add && own_value(op->getOperand(1)) && condition(op->getOperand(0)));
-  merge = merge && names_.merges_every_assignment(value);
   auto& reads = s_.ctx.variable_reads[name];
-  (merge ? reads.merges : reads.others).insert(&value);
+  (names_.merges_every_assignment(value) ? reads.merges : reads.others).insert(&value);
 }
 
 std::optional<Expr> ScevToExpr::unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {

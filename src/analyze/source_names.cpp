@@ -277,16 +277,35 @@ void SourceNames::collect() {
     }
 }
 
-bool SourceNames::merges_every_assignment(const llvm::Value& merge) const {
+namespace {
+
+// The variable's earlier value that `v` adds a condition to (or subtracts
+// one from): `a + zext(c)`, the optimiser's `n = a; if (c) n++;`; none.
+const llvm::Value* incremented(const llvm::Value* v) {
   using namespace llvm;
-  auto variable = variable_of_.find(&merge);
-  if (variable == variable_of_.end()) return false;
-  auto condition = [](const Value* v) {
-    const auto* cast = dyn_cast<CastInst>(v);
+  auto condition = [](const Value* x) {
+    const auto* cast = dyn_cast<CastInst>(x);
     return cast && (isa<ZExtInst>(cast) || isa<SExtInst>(cast)) && cast->getSrcTy()->isIntegerTy(1);
   };
+  const auto* op = dyn_cast<BinaryOperator>(v);
+  if (!op || (op->getOpcode() != Instruction::Add && op->getOpcode() != Instruction::Sub)) return nullptr;
+  if (condition(op->getOperand(1))) return op->getOperand(0);
+  if (op->getOpcode() == Instruction::Add && condition(op->getOperand(0))) return op->getOperand(1);
+  return nullptr;
+}
+
+}  // namespace
+
+bool SourceNames::merges_every_assignment(const llvm::Value& value) const {
+  using namespace llvm;
+  auto variable = variable_of_.find(&value);
+  if (variable == variable_of_.end()) return false;
+  const bool merge = isa<PHINode>(value) || isa<SelectInst>(value) ||
+                     (incremented(&value) && variable_of_.count(incremented(&value)) &&
+                      variable_of_.at(incremented(&value)) == variable->second);
+  if (!merge) return false;
   std::set<const Value*> taken;
-  std::vector<const Value*> work = {&merge};
+  std::vector<const Value*> work = {&value};
   while (!work.empty()) {
     const Value* v = work.back();
     work.pop_back();
@@ -296,10 +315,8 @@ bool SourceNames::merges_every_assignment(const llvm::Value& merge) const {
     } else if (const auto* select = dyn_cast<SelectInst>(v)) {
       work.push_back(select->getTrueValue());
       work.push_back(select->getFalseValue());
-    } else if (const auto* op = dyn_cast<BinaryOperator>(v);
-               op && (op->getOpcode() == Instruction::Add || op->getOpcode() == Instruction::Sub)) {
-      if (condition(op->getOperand(1))) work.push_back(op->getOperand(0));
-      else if (op->getOpcode() == Instruction::Add && condition(op->getOperand(0))) work.push_back(op->getOperand(1));
+    } else if (const Value* earlier = incremented(v)) {
+      work.push_back(earlier);
     }
   }
   const auto& values = values_of_.at(variable->second);

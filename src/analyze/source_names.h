@@ -69,13 +69,14 @@ class SourceNames {
 
   // Named values of the function (its variables' values, by dbg.value).
   const std::map<const llvm::Value*, DebugName>& debug_names() const { return debug_names_; }
-  // Whether `merge`, a value of a variable (a phi or select, or its earlier
-  // value plus or minus a condition), takes in every value the function gives
-  // the variable, constants too, through the phis, selects and such
-  // increments it is made of: a merge of all its assignments, what a read
-  // after all of them in the source reads; not one of a copy of the code the
-  // optimiser made for one side of an earlier test.
-  bool merges_every_assignment(const llvm::Value& merge) const;
+  // Whether `value`, a value of a variable, merges its assignments (a phi or
+  // select, or an assignment the optimiser made unconditional: `n = a; if
+  // (c) n++;` as a + zext(c)) and takes in every value the function gives the
+  // variable, constants too, through the phis, selects and such increments it
+  // is made of: what a read after all of them in the source reads; not a
+  // merge in a copy of the code the optimiser made for one side of an earlier
+  // test, nor one assignment's value.
+  bool merges_every_assignment(const llvm::Value& value) const;
   // Variables of struct, array or pointer type by the value that holds them.
   const std::map<const llvm::Value*, const llvm::DILocalVariable*>& struct_vars() const { return struct_vars_; }
 
