@@ -69,10 +69,14 @@ bool library_callee(const Function& callee) {
 
 }  // namespace
 
+bool program_callee(const CallBase& call) {
+  const Function* callee = call.getCalledFunction();
+  return callee && !call.isInlineAsm() && !isa<DbgInfoIntrinsic>(call) && !library_callee(*callee);
+}
+
 std::vector<ArgumentRead> arguments_to_record(const CallBase& call) {
   std::vector<ArgumentRead> out;
-  const Function* callee = call.getCalledFunction();
-  if (!callee || call.isInlineAsm() || isa<DbgInfoIntrinsic>(call) || library_callee(*callee)) return out;
+  if (!program_callee(call)) return out;
   const bool by_reference_is_an_object = fortran(*call.getFunction());
   for (unsigned i = 0; i < call.arg_size(); ++i) {
     const Value* passed = call.getArgOperand(i);

@@ -19,6 +19,12 @@ struct ArgumentRead {
   llvm::Type* referenced;
 };
 
+// Whether `call` is a direct call of a function the program may define: not
+// inline assembly, an intrinsic, MPI's bindings, the Fortran runtime, the
+// probes' own hooks, nor a declaration of a reserved name (the C++ and
+// OpenMP runtimes'). The C library's functions the pass tells apart itself.
+bool program_callee(const llvm::CallBase& call);
+
 // The integer arguments of `call` whose value at the callee's entry can be
 // read safely: by value, an integer of 8 to 64 bits; by reference, only where
 // the language promises an object there: a C++ reference to an integer (the

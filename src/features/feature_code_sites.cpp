@@ -17,15 +17,26 @@ using namespace llvm;
 
 namespace perfcast::features {
 
-bool from_system_header(const llvm::Function& f) {
-  const llvm::DISubprogram* sp = f.getSubprogram();
-  if (!sp) return false;
-  llvm::SmallString<256> path(sp->getFilename());
+namespace {
+
+bool system_path(const llvm::DIScope& scope) {
+  llvm::SmallString<256> path(scope.getFilename());
   if (!llvm::sys::path::is_absolute(path)) {
-    path = sp->getDirectory();
-    llvm::sys::path::append(path, sp->getFilename());
+    path = scope.getDirectory();
+    llvm::sys::path::append(path, scope.getFilename());
   }
   return llvm::StringRef(path).starts_with("/usr/");
+}
+
+}  // namespace
+
+bool from_system_header(const llvm::Function& f) {
+  const llvm::DISubprogram* sp = f.getSubprogram();
+  return sp && system_path(*sp);
+}
+
+bool in_system_header(const llvm::DebugLoc& loc) {
+  return loc && system_path(*llvm::cast<llvm::DIScope>(loc.getScope()));
 }
 
 std::string file_line(const DebugLoc& loc, const Module& m) {

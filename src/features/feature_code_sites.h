@@ -32,6 +32,11 @@ namespace perfcast::features {
 // read from memory).
 bool from_system_header(const llvm::Function& f);
 
+// Whether code at `loc` is a system header's (a C++ header's static object,
+// `std::ios_base::Init` at <iostream>'s line, constructed from the unit's own
+// initialiser): no source line of the program's.
+bool in_system_header(const llvm::DebugLoc& loc);
+
 // `file:line` of `loc` (the file without its directory), or the module's
 // source file at line 0 for code without a location: a feature's site.
 std::string file_line(const llvm::DebugLoc& loc, const llvm::Module& m);

@@ -287,25 +287,33 @@ class FeatureProbes {
     stamp(b, slot);
   }
 
-  // The integer arguments of a call of a program's function (outside the
-  // call-free nests, whose calls are leaves that size nothing): a value
-  // feature `file:line:call.argN` (N from 1) with an integer's measures, and
-  // the fact of the code `file:line:call.callee`, the callee's id, by which
-  // perfcast probe finds the call the analyser's parameter names
+  // A call of a program's function (outside the call-free nests, whose calls
+  // are leaves that size nothing): its count `file:line:call.calls`, by which
+  // perfcast probe knows whether the run arrived at a call the model holds on
+  // a path of its own (probe_arrivals.h), and each of its integer arguments: a
+  // value feature `file:line:call.argN` (N from 1) with an integer's
+  // measures; and the fact of the code `file:line:call.callee`, the callee's
+  // id, by which perfcast probe finds the call the analyser's parameter names
   // (probe_arguments.h). `#2` on a second call at the line: `call#2.arg1`.
   struct ArgumentPlan {
     CallBase* call;
+    std::optional<unsigned> calls;                          // the site's calls
     std::vector<std::pair<ArgumentRead, unsigned>> reads;  // each argument and its slot
   };
   std::optional<ArgumentPlan> plan_arguments(CallBase& call, const TargetLibraryInfo& tli) {
     const Function* callee = call.getCalledFunction();
     LibFunc library_function;
-    if (!callee || tli.getLibFunc(*callee, library_function) || from_system_header(*callee)) return std::nullopt;
-    std::vector<ArgumentRead> reads = arguments_to_record(call);
-    if (reads.empty()) return std::nullopt;
+    if (!callee || tli.getLibFunc(*callee, library_function) || from_system_header(*callee) ||
+        in_system_header(call.getDebugLoc()) || !perfcast::features::program_callee(call))
+      return std::nullopt;
     const std::string base = next_name(file_line(call.getDebugLoc(), m_), "call");
-    ArgumentPlan plan{&call, {}};
-    for (const ArgumentRead& r : reads) {
+    ArgumentPlan plan{&call, std::nullopt, {}};
+    if (kept(base + ".calls")) {
+      names_.push_back(base + ".calls");
+      kinds_.push_back(PERFCAST_FEATURE_COUNT);
+      plan.calls = static_cast<unsigned>(names_.size() - 1);
+    }
+    for (const ArgumentRead& r : arguments_to_record(call)) {
       const std::string name = base + ".arg" + std::to_string(r.position + 1);
       if (!kept(name)) continue;
       names_.push_back(name);
@@ -318,13 +326,17 @@ class FeatureProbes {
         }
       plan.reads.emplace_back(r, slot);
     }
-    if (plan.reads.empty()) return std::nullopt;
+    if (plan.reads.empty() && !plan.calls) return std::nullopt;
     if (!keep_) add_code(base + ".callee", function_id(callee->getName()));
     return plan;
   }
-  // Before the call: each argument's value, read through a reference only
-  // where the reference is not null (an absent OPTIONAL argument).
+  // Before the call: its count, and each argument's value, read through a
+  // reference only where the reference is not null (an absent OPTIONAL argument).
   void instrument_arguments(const ArgumentPlan& plan) {
+    if (plan.calls) {
+      IRBuilder<> b(plan.call);
+      add_count(b, *plan.calls, ConstantInt::get(i64_, 1), nullptr);
+    }
     for (const auto& [read, slot] : plan.reads) {
       Value* passed = plan.call->getArgOperand(read.position);
       if (!read.referenced) {

@@ -45,6 +45,32 @@ std::optional<double> line_arrivals(const ProbeRun& run, const std::string& file
   return std::nullopt;
 }
 
+std::optional<double> call_arrivals(const ProbeRun& run, const std::string& file, int line,
+                                    const std::string& callee) {
+  if (line == 0 || callee.empty()) return std::nullopt;
+  // The model names a C++ constructor or destructor by its base-object
+  // symbol (C2, D2), the probes, compiled before the units are linked, may by
+  // the complete-object one (C1, D1): the names differ in that character.
+  std::vector<double> ids = {function_id(callee)};
+  for (std::size_t i = 0; i + 1 < callee.size(); ++i)
+    if ((callee[i] == 'C' || callee[i] == 'D') && callee[i + 1] == '2') {
+      std::string complete_object = callee;
+      complete_object[i + 1] = '1';
+      ids.push_back(function_id(complete_object));
+    }
+  std::optional<double> total;
+  for (int k = 1;; ++k) {
+    const std::string base = fmt::format("{}:{}:call{}", file, line, k == 1 ? "" : fmt::format("#{}", k));
+    auto id = run.code.find(base + ".callee");
+    if (id == run.code.end()) break;
+    if (std::find(ids.begin(), ids.end(), id->second) == ids.end()) continue;
+    auto calls = feature(run, base + ".calls");
+    if (!calls) return std::nullopt;
+    total = total.value_or(0) + *calls;
+  }
+  return total;
+}
+
 std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file, int line) {
   if (line == 0) return std::nullopt;
   static const std::regex side_fact(
@@ -84,6 +110,10 @@ std::optional<double> first_counted(const ProbeRun& run, const std::string& file
     // Code inlined from another function is skipped: its lines are another
     // function's, which the probes count over all of its calls.
     if (&item == skip || item.note.find("inlined from") != std::string::npos) continue;
+    if (const auto* call = std::get_if<CallItem>(&item.body)) {
+      if (auto n = call_arrivals(run, file, item.line, call->function)) return n;
+      continue;
+    }
     if (!std::holds_alternative<BranchItem>(item.body) && !std::holds_alternative<LoopItem>(item.body)) continue;
     if (auto n = line_arrivals(run, file, item.line, function)) return n;
     // A test the model computes (the optimiser's guard without a line, SNAP's
@@ -129,6 +159,14 @@ int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, i
     auto reached = first_counted(run, file, function, b.then_items);
     if (!reached) reached = arrivals_into(run, file, b.then_line);  // the sides of the tests that lead there
     auto arrivals = first_counted(run, file, function, list, &item);
+    if (reached && *reached == 0 && !arrivals && line_arrivals(run, file, line, function) > 0) {
+      // Never reached from its line, which the run reached: none went there,
+      // whatever the arrivals around it.
+      b.probability = 0.0;
+      if (!probability) probability = b.probability;
+      item.note += "; " + origin;
+      return true;
+    }
     if (!reached || !arrivals)
       why = "no counted line in the code it reaches, or in the code around it";
     else if (*arrivals <= 0)
@@ -143,6 +181,36 @@ int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, i
     }
     return false;
   });
+}
+
+int set_unreached_sides(const ProbeRun& run, Items& items, const std::string& file, int line,
+                        const std::string& function, const std::string& origin, std::optional<double>& probability) {
+  return set_branches_at(items, line, [&](Item& item, BranchItem& b, const Items&) {
+    // A line the run never reached says nothing of where its arrivals go.
+    if (b.computed() || item.note.find(origin) != std::string::npos || !(line_arrivals(run, file, line, function) > 0))
+      return false;
+    const auto then_side = first_counted(run, file, function, b.then_items);
+    const auto else_side = first_counted(run, file, function, b.else_items);
+    const bool then_never = then_side == 0.0, else_never = else_side == 0.0;
+    if (then_never == else_never) return false;  // neither side, or both, never entered: nothing told
+    b.probability = then_never ? 0.0 : 1.0;
+    if (!probability) probability = b.probability;
+    item.note += "; " + origin;
+    return true;
+  });
+}
+
+void bind_unreached_side(const ProbeRun& run, ProgramModel& model, Coverage::Branch& b, const std::string& origin,
+                         ProbeFinding& f) {
+  auto fn = model.functions.find(b.function);
+  const std::size_t colon = b.site.rfind(':'), slash = b.site.rfind('/', colon);
+  if (fn == model.functions.end() || colon == std::string::npos) return;
+  const std::string file = b.site.substr(slash == std::string::npos ? 0 : slash + 1, colon - (slash + 1));
+  std::optional<double> p;
+  if (set_unreached_sides(run, fn->second.body, file, std::atoi(b.site.c_str() + colon + 1), b.function, origin, p) == 0)
+    return;
+  b.probe_probability = f.value = p;
+  f.status = fmt::format("bound (one side starts with code the run never reached; the line's probes alone: {})", f.status);
 }
 
 int set_merged_joins(Items& items, const std::string& trips, int line, double share, const std::string& origin) {

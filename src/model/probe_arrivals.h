@@ -34,6 +34,12 @@ bool is_switch_case(const Item& item);
 std::optional<double> line_arrivals(const ProbeRun& run, const std::string& file, int line,
                                     const std::string& function);
 
+// The calls of `callee` (a linkage name) the probes counted at `line` of
+// `file` (the pass's `call.calls`, with `call.callee` its id); none where no
+// probe there calls it, or one that does has no count.
+std::optional<double> call_arrivals(const ProbeRun& run, const std::string& file, int line,
+                                    const std::string& callee);
+
 // The run's arrivals into the code that starts at `line` of `file`: the
 // taken or not-taken counts of the probes' branches whose side starts there
 // (of the line's own tests, what runs a statement there, not what goes on to
@@ -42,8 +48,8 @@ std::optional<double> line_arrivals(const ProbeRun& run, const std::string& file
 std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file, int line);
 
 // The arrivals of the first item of `items`, in order (but `skip`), whose
-// line the run counted (line_arrivals); each item of a list runs once per
-// arrival at the list.
+// line the run counted (line_arrivals; a call, call_arrivals); each item of a
+// list runs once per arrival at the list.
 std::optional<double> first_counted(const ProbeRun& run, const std::string& file, const std::string& function,
                                     const Items& items, const Item* skip = nullptr);
 
@@ -52,10 +58,26 @@ std::optional<double> first_counted(const ProbeRun& run, const std::string& file
 // line of its `then` (else the probes' sides that go to its first line),
 // out of the arrivals at the list that holds it (another
 // counted item of that list): their ratio is its probability, a mean over
-// every arrival as a taken fraction is. Returns how many joins at `line` it
+// every arrival as a taken fraction is; 0 where the code it reaches never
+// ran though the run reached its line (line_arrivals), whatever the arrivals
+// around it. Returns how many joins at `line` it
 // set (the first one's probability in `probability`), or 0 with `why`.
 int set_join_reach(const ProbeRun& run, Items& items, const std::string& file, int line, const std::string& function,
                    const std::string& origin, std::optional<double>& probability, std::string& why);
+
+// A branch at `line` of `items` (at any depth) that its line's probes could
+// not bind, at a line the run reached (line_arrivals), one of whose sides
+// starts with code the run never reached (its first counted item,
+// first_counted, ran 0 times) while the other's did or is not counted: that
+// side never ran, its probability is 0. Returns how many
+// it set (the first one's probability in `probability`).
+int set_unreached_sides(const ProbeRun& run, Items& items, const std::string& file, int line,
+                        const std::string& function, const std::string& origin, std::optional<double>& probability);
+
+// set_unreached_sides for the coverage entry `b` that the line's probes left
+// unbound (finding `f`): its probability and the finding's value and status.
+void bind_unreached_side(const ProbeRun& run, ProgramModel& model, Coverage::Branch& b, const std::string& origin,
+                         ProbeFinding& f);
 
 // In the loops of `items` (at any depth) whose trips are `trips`, a loop an
 // inner loop was merged into: the joins at `line` directly in the body (the

@@ -400,7 +400,6 @@ double trips_per_arrival(const ProbeRun& run, const std::string& probe, double h
   return std::max(0.0, (once ? headers : headers - entries + left_after_work) / entries);
 }
 
-
 namespace {
 
 // A recursive function's invocations per call from outside its recursion:
@@ -1055,8 +1054,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
       f.status = "several branches at that line (a && b?); the probe cannot tell which one the model prices";
     } else if (!taken || !not_taken) {
       f.status = "no probe at that line";
-    }
-    else if (*taken + *not_taken == 0) {
+    } else if (*taken + *not_taken == 0) {
       f.status = "not reached by the probe run";
       b.probe_not_reached = true;
     } else {
@@ -1081,7 +1079,10 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     }
     return f;
   };
-  for (Coverage::Branch& b : c.guessed_branches) out.push_back(bind_branch(b));
+  for (Coverage::Branch& b : c.guessed_branches) {
+    out.push_back(bind_branch(b));
+    if (!out.back().value && !b.probe_not_reached) bind_unreached_side(run, model, b, origin, out.back());
+  }
 
   // Bytes of memset/memcpy/memmove calls (bind_memory_bytes).
   for (Parameter& p : model.parameters) {

@@ -2831,6 +2831,44 @@ TEST(ProbeRun, PricesTheGuardOfALoopWhoseBoundItCouldNotBindByTheLoopsTrips) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A call the run never made, on a side of a branch the line's probes cannot
+// bind (unreached_call.c: `else if ((mult > -1 && mult < levels) || (add > -1
+// && add < levels)) extra_levels(&s);`, three tests in the probes' code, one
+// in the model's whose exits do not fit): the probes count each call of a
+// program's function, so that side starts with code the run never reached,
+// priced 0, and what the callee reads itself is on no path the run took.
+// Nothing is left to bind, and the flops are the hand count and callgrind's;
+// the branch at its guess left the callee's size required.
+TEST(ProbeRun, PricesASideThatStartsWithACallTheRunNeverMadeAtZero) {
+  constexpr int n = 1000;
+  const std::string source = UNREACHED_CALL_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "unreached_call.json", bound = dir / "unreached_call.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_TRUE(read_json(model)["parameters"].contains("extra_levels.count")) << read_json(model)["parameters"].dump(1);
+  const std::vector<std::string> args = {std::to_string(n), "-1"};
+  std::vector<std::string> command = {build("unreached_call_features", true, source).string()};
+  command.insert(command.end(), args.begin(), args.end());
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  const std::string extra = "unreached_call.c:" + std::to_string(marker_line(source, "extra"));
+  bool priced = false;
+  for (const auto& b : after["coverage"]["guessed_branches"])
+    priced |= b["site"] == extra && b.contains("probe_probability") && b["probe_probability"].get<double>() == 0.0;
+  EXPECT_TRUE(priced) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("never reached"), std::string::npos) << r.stdout_text;
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_NEAR(model_flops, n, 1e-6);
+  command[0] = build("unreached_call_plain", false, source).string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // An OpenMP program (omp_parallel_for.c): its parallel region runs once per
 // thread of the team, `omp.threads` times, which the source cannot say but
 // the run's OpenMP runtime does (OMP_NUM_THREADS, else the cores a rank may
