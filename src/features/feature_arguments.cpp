@@ -1,7 +1,9 @@
 #include "features/feature_arguments.h"
 
 #include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/DebugProgramInstruction.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
@@ -56,6 +58,25 @@ Type* integer_at(const Value* address, bool any_element) {
   return sized_integer(t) ? t : nullptr;
 }
 
+// The integer a Fortran procedure's scalar dummy argument `address` holds
+// (its debug info's type: an integer of 8 to 64 bits), passed on by
+// reference: the caller's object, which a scalar dummy is sure to have where
+// the argument is present (an absent OPTIONAL one is null, which the probe
+// tests first). Null for an array, a character or a derived-type dummy.
+Type* scalar_dummy_integer(const Value* address) {
+  const auto* arg = dyn_cast<Argument>(address);
+  if (!arg) return nullptr;
+  const DILocalVariable* variable = nullptr;
+  for (DbgDeclareInst* declare : findDbgDeclares(const_cast<Argument*>(arg))) variable = declare->getVariable();
+  for (DbgVariableRecord* declare : findDVRDeclares(const_cast<Argument*>(arg))) variable = declare->getVariable();
+  if (!variable || !variable->isParameter()) return nullptr;
+  const auto* basic = dyn_cast_or_null<DIBasicType>(variable->getType());
+  if (!basic || (basic->getEncoding() != dwarf::DW_ATE_signed && basic->getEncoding() != dwarf::DW_ATE_unsigned))
+    return nullptr;
+  Type* t = IntegerType::get(arg->getContext(), static_cast<unsigned>(basic->getSizeInBits()));
+  return sized_integer(t) ? t : nullptr;
+}
+
 // Intrinsics, MPI's bindings (C and Fortran), the Fortran runtime
 // (_FortranA*), the probes' own hooks, and a declared function of a reserved
 // name (the C++ and OpenMP runtimes', `__cxa_*`, `__kmpc_*`). The C library's
@@ -88,6 +109,7 @@ std::vector<ArgumentRead> arguments_to_record(const CallBase& call) {
     if (!t->isPointerTy() || isa<ConstantPointerNull>(passed) || isa<UndefValue>(passed)) continue;
     const std::uint64_t dereferenceable = call.getParamDereferenceableBytes(i);
     Type* referenced = integer_at(passed, dereferenceable > 0);
+    if (!referenced && by_reference_is_an_object) referenced = scalar_dummy_integer(passed);
     if (!referenced) continue;
     const std::uint64_t size = referenced->getIntegerBitWidth() / 8;
     if (dereferenceable >= size || (dereferenceable == 0 && by_reference_is_an_object)) out.push_back({i, referenced});

@@ -2459,6 +2459,45 @@ TEST(ProbeRun, BindsTheRecordsOfALoopLeftByATestOfWhatItsFetchReturned) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A count a Fortran procedure receives by reference and passes on
+// (passed_on.f90: `inner`'s dummy `nper`, set by a call in another unit, then
+// handed to the kernel whose loop it sizes): the analyser reads it from
+// memory after a call that may write it; the probe reads the caller's own
+// scalar dummy at the call, as it does a variable, and binds the argument to
+// the value its calls passed. The bound model's flops are the hand count and
+// callgrind's; the dummy unread left it required.
+TEST(ProbeRun, BindsACountADummyArgumentPassesOnByTheValueItsCallsPassed) {
+  const std::string source = PASSED_ON_SOURCE, set = PASSED_ON_SET_SOURCE;
+  constexpr int ng = 50, niter = 7;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "passed_on.json", bound = dir / "passed_on.bound.json";
+  auto r = perfcast_run({"analyze", set, source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string nper = "inner.kernel1.nper";
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains(nper)) << before["parameters"].dump(1);
+  ASSERT_FALSE(before["parameters"][nper].contains("default"));
+  fs::path program;
+  ASSERT_NO_FATAL_FAILURE(build_fortran_features({set, source}, dir, "passed_on", program));
+  const std::vector<std::string> args = {std::to_string(ng), std::to_string(niter)};
+  std::vector<std::string> command = {program.string()};
+  command.insert(command.end(), args.begin(), args.end());
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][nper].value("default", ""), std::to_string(ng)) << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_DOUBLE_EQ(model_flops, 3.0 * ng * niter + ng);
+  fs::path plain;
+  ASSERT_NO_FATAL_FAILURE(build_plain_fortran(std::vector<std::string>{set, source}, dir, "passed_on", plain));
+  command[0] = plain.string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A recursion whose last call is a tail call (tail_recursion.c, a library's
 // quicksort): the optimiser would make that call a loop around the body whose
 // iterations are invocations, a loop no probe sees; the analyser keeps the
