@@ -382,10 +382,13 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   for (auto& [name, fm] : ctx.functions) prune(fm.body);
   model.parameters = model_parameters(ctx.functions, ctx.descriptions);
   // A local the model reads where its assignments merge: a probe run measures its reads there.
+  // A local the model reads as one of its assignments: a probe run measures that one's values.
   for (model::Parameter& p : model.parameters) {
     auto read = ctx.variable_reads.find(p.name);
-    if (read == ctx.variable_reads.end() || read->second.merges.empty() || !p.description.starts_with("source variable "))
-      continue;
+    if (read == ctx.variable_reads.end() || !p.description.starts_with("source variable ")) continue;
+    if (read->second.merges.empty() && !read->second.not_one_assignment && read->second.assignment_lines.size() == 1)
+      p.description += fmt::format("{}{}", model::kAssignedAtLineNote, *read->second.assignment_lines.begin());
+    if (read->second.merges.empty()) continue;
     bool others = false;  // read apart from the merges, not as one's operand
     for (const llvm::Value* v : read->second.others)
       others = others || std::none_of(read->second.merges.begin(), read->second.merges.end(), [&](const llvm::Value* m) {

@@ -54,8 +54,13 @@ struct ModuleContext {
   // the probe run's table: a source variable). Conversions that were tried
   // and dropped read values too: a merge's own operands are no read of their
   // own where the parameters get their descriptions (analyze_bitcode).
+  // The values the model reads by a variable's name: merges of its
+  // assignments, and the others; of those, the lines of the assignments they
+  // are (SourceNames::assignment_line), and whether some are none.
   struct VariableReads {
     std::set<const llvm::Value*> merges, others;
+    std::set<unsigned> assignment_lines;
+    bool not_one_assignment = false;
   };
   std::map<std::string, VariableReads> variable_reads;
   // Library functions the model leaves out (the library-cost table's

@@ -51,7 +51,15 @@ void ScevToExpr::name_scevs() {
 
 void ScevToExpr::note_read(const std::string& name, const llvm::Value& value) {
   auto& reads = s_.ctx.variable_reads[name];
-  (names_.merges_every_assignment(value) ? reads.merges : reads.others).insert(&value);
+  if (names_.merges_every_assignment(value)) {
+    reads.merges.insert(&value);
+    return;
+  }
+  reads.others.insert(&value);
+  if (auto line = names_.assignment_line(value))
+    reads.assignment_lines.insert(*line);
+  else
+    reads.not_one_assignment = true;
 }
 
 std::optional<Expr> ScevToExpr::unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {

@@ -323,6 +323,19 @@ bool SourceNames::merges_every_assignment(const llvm::Value& value) const {
   return std::all_of(values.begin(), values.end(), [&](const Value* v) { return taken.count(v) > 0; });
 }
 
+std::optional<unsigned> SourceNames::assignment_line(const llvm::Value& value) const {
+  using namespace llvm;
+  auto variable = variable_of_.find(&value);
+  if (variable == variable_of_.end() || values_of_.at(variable->second).size() < 2) return std::nullopt;
+  const auto* inst = dyn_cast<Instruction>(&value);
+  if (!inst || isa<PHINode>(inst) || isa<SelectInst>(inst) || incremented(inst)) return std::nullopt;
+  const DILocation* at = inst->getDebugLoc().get();
+  const DILocalScope* scope = variable->second.first->getScope();
+  if (!at || at->getLine() == 0 || !scope || at->getScope()->getSubprogram() != scope->getSubprogram())
+    return std::nullopt;
+  return at->getLine();
+}
+
 std::string SourceNames::member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) const {
   std::string name = var->getName().str();
   const llvm::DIType* t = var->getType();

@@ -77,6 +77,12 @@ class SourceNames {
   // merge in a copy of the code the optimiser made for one side of an earlier
   // test, nor one assignment's value.
   bool merges_every_assignment(const llvm::Value& value) const;
+  // The source line of the assignment `value` is, where the variable has
+  // several values (assignments) and `value` is one of them alone: an
+  // instruction of the variable's own function at a line (not a merge as
+  // above, nor a constant or an argument): where a probe run measures that
+  // assignment's values apart from the others'.
+  std::optional<unsigned> assignment_line(const llvm::Value& value) const;
   // Variables of struct, array or pointer type by the value that holds them.
   const std::map<const llvm::Value*, const llvm::DILocalVariable*>& struct_vars() const { return struct_vars_; }
 

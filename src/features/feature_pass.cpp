@@ -672,10 +672,19 @@ class FeatureProbes {
     for (AllocaInst* local : assigned_locals)
       for (LoadInst* load : merged_reads(*local, loops))
         if (auto slot = local_read_slot(*local)) reads.push_back({load, *slot});
+    // Each assignment's line of such a local apart (`n@12`): the value the
+    // model reads where it reads one of them.
+    DenseMap<std::pair<AllocaInst*, unsigned>, std::optional<unsigned>> line_slots;
     for (auto& s : stores) {
       ++definitions_[s.slot];
       IRBuilder<> b(s.store->getNextNode());
       record_value(b, s.slot, s.store->getValueOperand());
+      auto* local = dyn_cast<AllocaInst>(s.store->getPointerOperand());
+      const DebugLoc& at = s.store->getDebugLoc();
+      if (!local || assignments_of.lookup(local) < 2 || !at || at.getLine() == 0) continue;
+      auto [slot, added] = line_slots.try_emplace({local, at.getLine()});
+      if (added) slot->second = local_line_slot(*local, at.getLine());
+      if (slot->second) record_value(b, *slot->second, s.store->getValueOperand());
     }
     for (auto& w : written) {  // once the call returns, each local it wrote (a slot once per call)
       if (std::any_of(&written.front(), &w, [&](const WrittenLocal& o) { return o.call == w.call && o.slot == w.slot; }))
@@ -991,6 +1000,15 @@ class FeatureProbes {
                   var->getName().str(), is_integer(t));
     variable_slots_[&alloca] = slot;
     return slot;
+  }
+
+  // The slot of a named integer local's assignments at `line` (`n@12`, at the
+  // local's declaration as its own slot), or nothing.
+  std::optional<unsigned> local_line_slot(AllocaInst& alloca, unsigned line) {
+    DILocalVariable* var = variable_of(&alloca);
+    if (!var || var->getName().empty() || !is_integer(alloca.getAllocatedType())) return std::nullopt;
+    return add_value((sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str(),
+                     (var->getName() + "@" + Twine(line)).str(), true);
   }
 
   // `.address_escapes` = 1, a fact of the code, for each variable of this

@@ -307,7 +307,21 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     const bool once_per_arrival = a->varied && a->definitions > 1 && !v->field && v->symbol.empty() &&
                                   keeps_its_mean(model, p.name) &&
                                   arrivals_at_loops_reading(model, run, p.name, v->tag) == std::optional<double>(a->count);
-    if (a->varied && a->definitions > 1 && !once_per_arrival) {
+    // A local the model reads as one assignment's value (the analyser's note
+    // and that assignment's line): the probes of that line alone (`n@12`).
+    bool at_one = false;
+    if (const std::size_t note = p.description.rfind(kAssignedAtLineNote);
+        a->varied && a->definitions > 1 && !once_per_arrival && note != std::string::npos && v->symbol.empty() &&
+        !v->field) {
+      VariableOf one = *v;
+      one.name += "@" + p.description.substr(note + kAssignedAtLineNote.size());
+      if (auto values = measured(run, one); values && values->count > 0) a = values, at_one = true;
+    }
+    if (at_one && a->each_rank) {
+      bind_each_rank();
+      continue;
+    }
+    if (a->varied && a->definitions > 1 && !once_per_arrival && !at_one) {
       // A local the model reads where its assignments merge (the analyser's
       // note): its reads that all of them reach (`n.read`, the pass's merged
       // reads), the merged value the optimised code holds. One assignment's
@@ -348,7 +362,10 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     if (a->varied) bind_each_rank_or_mean(p, keeps ? a->each_ranks_mean : each_rounded(a->each_ranks_mean), value);
     bound.insert(p.name);
     f.value = value;
-    const char* what = v->read ? "reads" : after_merge ? "reads after its assignments merge" : "assignments";
+    const char* what = v->read        ? "reads"
+                       : after_merge ? "reads after its assignments merge"
+                       : at_one      ? "assignments at the line the model reads"
+                                     : "assignments";
     f.status = once_per_arrival
                    ? fmt::format("bound (the mean of {} assignments at {} places, one before each arrival at the loops "
                                  "it sizes)",

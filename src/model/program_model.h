@@ -176,6 +176,11 @@ void for_each_expression(ItemT& item, Visit&& visit) {
 // run measures the merged value by the variable's reads there.
 inline constexpr std::string_view kReadWhereMergeNote = "; read where its assignments merge";
 inline constexpr std::string_view kReadWhereMergeAndAtOneNote = "; read where its assignments merge and at one of them";
+// What a source variable's description ends with, followed by a line, where
+// the model reads the value one of its several assignments gives it, at
+// that line of its declaration's file: a probe run measures that
+// assignment's values apart from the others'.
+inline constexpr std::string_view kAssignedAtLineNote = "; the value assigned at line ";
 
 struct Parameter {
   std::string name;

@@ -2870,6 +2870,41 @@ TEST(ProbeRun, PricesTheGuardOfALoopWhoseBoundItCouldNotBindByTheLoopsTrips) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A local assigned twice outside loops with values that varied (one_assignment.c:
+// `size = v->size; size *= v->num_vectors;`), the model reading the second
+// assignment's value: the analyser says which (the value assigned at that
+// line), the probes measure each assignment's line apart (`size@LINE`), and the
+// probe binds that line's value, never the pooled mean of both (1.5 times
+// the vector's length here, which the probe refused). The flops are the
+// hand count and callgrind's.
+TEST(ProbeRun, BindsTheOneAssignmentOfSeveralThatTheModelReads) {
+  constexpr int n = 1000;
+  const std::string source = ONE_ASSIGNMENT_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "one_assignment.json", bound = dir / "one_assignment.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("set_constant.size")) << before["parameters"].dump(1);
+  const std::string scaled = std::to_string(marker_line(source, "scaled"));
+  EXPECT_TRUE(before["parameters"]["set_constant.size"]["description"].get<std::string>().ends_with(
+      "; the value assigned at line " + scaled))
+      << before["parameters"]["set_constant.size"].dump();
+  std::vector<std::string> command = {build("one_assignment_features", true, source).string(), std::to_string(n)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["set_constant.size"].value("default", ""), std::to_string(2 * n)) << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_NEAR(model_flops, 5.0 * 2 * n * 2, 10);
+  command[0] = build("one_assignment_plain", false, source).string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A call the run never made, on a side of a branch the line's probes cannot
 // bind (unreached_call.c: `else if ((mult > -1 && mult < levels) || (add > -1
 // && add < levels)) extra_levels(&s);`, three tests in the probes' code, one
