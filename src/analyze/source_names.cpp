@@ -329,6 +329,10 @@ std::optional<unsigned> SourceNames::assignment_line(const llvm::Value& value) c
   if (variable == variable_of_.end() || values_of_.at(variable->second).size() < 2) return std::nullopt;
   const auto* inst = dyn_cast<Instruction>(&value);
   if (!inst || isa<PHINode>(inst) || isa<SelectInst>(inst) || incremented(inst)) return std::nullopt;
+  // A read of a variable kept in memory (its address went to a call that
+  // writes it) is whatever was stored or written last, at no line of its own.
+  if (const auto* load = dyn_cast<LoadInst>(inst); load && isa<AllocaInst>(load->getPointerOperand()->stripPointerCasts()))
+    return std::nullopt;
   const DILocation* at = inst->getDebugLoc().get();
   const DILocalScope* scope = variable->second.first->getScope();
   if (!at || at->getLine() == 0 || !scope || at->getScope()->getSubprogram() != scope->getSubprogram())

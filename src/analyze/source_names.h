@@ -80,8 +80,8 @@ class SourceNames {
   // The source line of the assignment `value` is, where the variable has
   // several values (assignments) and `value` is one of them alone: an
   // instruction of the variable's own function at a line (not a merge as
-  // above, nor a constant or an argument): where a probe run measures that
-  // assignment's values apart from the others'.
+  // above, a constant, an argument, nor a read of a local's own memory):
+  // where a probe run measures that assignment's values apart from the others'.
   std::optional<unsigned> assignment_line(const llvm::Value& value) const;
   // Variables of struct, array or pointer type by the value that holds them.
   const std::map<const llvm::Value*, const llvm::DILocalVariable*>& struct_vars() const { return struct_vars_; }

@@ -1,6 +1,7 @@
 #include "features/feature_arguments.h"
 
 #include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/DebugProgramInstruction.h>
@@ -8,6 +9,7 @@
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
 #include <llvm/IR/Operator.h>
 
 using namespace llvm;
@@ -77,6 +79,23 @@ Type* scalar_dummy_integer(const Value* address) {
   return sized_integer(t) ? t : nullptr;
 }
 
+// Whether `size` bytes at `address` lie inside a variable of the caller (a
+// local or a global) at a constant offset: `&n`, `pbc_flags` of a local
+// `int pbc_flags[4]` (its element 0), `&a[2]`; an object there whatever the
+// language, unlike a pointer read from memory or an element at an index
+// computed at run time, which may lie past the end.
+bool inside_a_variable(const Value* address, std::uint64_t size, const DataLayout& dl) {
+  APInt offset(dl.getIndexTypeSizeInBits(address->getType()), 0);
+  const Value* base = address->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/false);
+  std::optional<TypeSize> bytes;
+  if (const auto* alloca = dyn_cast<AllocaInst>(base); alloca && !alloca->isArrayAllocation())
+    bytes = dl.getTypeAllocSize(alloca->getAllocatedType());
+  else if (const auto* global = dyn_cast<GlobalVariable>(base))
+    bytes = dl.getTypeAllocSize(global->getValueType());
+  return bytes && !bytes->isScalable() && offset.isNonNegative() &&
+         offset.getZExtValue() + size <= bytes->getFixedValue();
+}
+
 // Intrinsics, MPI's bindings (C and Fortran), the Fortran runtime
 // (_FortranA*), the probes' own hooks, and a declared function of a reserved
 // name (the C++ and OpenMP runtimes', `__cxa_*`, `__kmpc_*`). The C library's
@@ -112,7 +131,9 @@ std::vector<ArgumentRead> arguments_to_record(const CallBase& call) {
     if (!referenced && by_reference_is_an_object) referenced = scalar_dummy_integer(passed);
     if (!referenced) continue;
     const std::uint64_t size = referenced->getIntegerBitWidth() / 8;
-    if (dereferenceable >= size || (dereferenceable == 0 && by_reference_is_an_object)) out.push_back({i, referenced});
+    if (dereferenceable >= size || (dereferenceable == 0 && by_reference_is_an_object) ||
+        inside_a_variable(passed, size, call.getModule()->getDataLayout()))
+      out.push_back({i, referenced});
   }
   return out;
 }

@@ -27,16 +27,18 @@ bool program_callee(const llvm::CallBase& call);
 
 // The integer arguments of `call` whose value at the callee's entry can be
 // read safely: by value, an integer of 8 to 64 bits; by reference, only where
-// the language promises an object there: a C++ reference to an integer (the
-// call's `dereferenceable` attribute covers it) or, in a Fortran caller, the
-// address of an integer variable, an element of an array variable, a
-// derived-type component or the caller's own scalar integer dummy argument
-// passed on (Fortran passes every argument by reference; an absent OPTIONAL
-// argument is a null pointer, which the probe tests first); not an element
-// of an array reached through a pointer, which a program may pass as `a(1)`
-// of an empty array. Nothing for calls of intrinsics and of declarations the
-// C library, MPI or the Fortran runtime define, whose arguments size nothing
-// the model prices as a call.
+// there is an object: a variable of the caller, or an element of one at a
+// constant index (`f(&n)`, a local array `int flags[4]` passed as `flags`:
+// the value the callee finds at the address, its element 0); a C++
+// reference to an integer (the call's `dereferenceable` attribute covers
+// it); or, in a Fortran caller, the address of an integer variable, an
+// element of an array variable, a derived-type component or the caller's own
+// scalar integer dummy argument passed on (Fortran passes every argument by
+// reference; an absent OPTIONAL argument is a null pointer, which the probe
+// tests first). Not an element of an array reached through a pointer, which
+// a program may pass as `a(1)` of an empty array. Nothing for calls of
+// intrinsics and of declarations the C library, MPI or the Fortran runtime
+// define, whose arguments size nothing the model prices as a call.
 std::vector<ArgumentRead> arguments_to_record(const llvm::CallBase& call);
 
 }  // namespace perfcast::features

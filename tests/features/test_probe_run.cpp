@@ -2870,6 +2870,40 @@ TEST(ProbeRun, PricesTheGuardOfALoopWhoseBoundItCouldNotBindByTheLoopsTrips) {
   EXPECT_NEAR(model_flops, counted, 0.01 * counted);
 }
 
+// A flag a caller hands over in a local array its callee tests on entry
+// (flags_array.c: `int flags[4]; flags[0] = periodic[s]; pack(n, x, buf,
+// flags);` then `if (flags[0] == 0)`), a value the analyser reads from memory
+// at the call: the probe reads element 0 of the caller's array at the call,
+// an object there in any language, so the run's values of it varied and the
+// callee's test is priced by how often the run took it. Nothing is left to
+// bind; the flops are the hand count and callgrind's. Unread, the flag was
+// left required.
+TEST(ProbeRun, PricesACalleesTestOfAFlagItsCallerPassedInALocalArray) {
+  constexpr int n = 1000, nswap = 6, mask = 9;  // swaps 0 and 3 periodic
+  const std::string source = FLAGS_ARRAY_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "flags_array.json", bound = dir / "flags_array.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string flag = "main.pack1.flags";
+  ASSERT_TRUE(read_json(model)["parameters"].contains(flag)) << read_json(model)["parameters"].dump(1);
+  std::vector<std::string> command = {build("flags_array_features", true, source).string(), std::to_string(n),
+                                      std::to_string(nswap), std::to_string(mask)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("flags_array.c:" + std::to_string(marker_line(source, "pack")) + ":call.arg4"),
+            std::string::npos)
+      << r.stdout_text;
+  EXPECT_EQ(required(read_json(bound)), 0) << r.stdout_text;
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_NEAR(model_flops, 2.0 * 2 * n, 10);
+  command[0] = build("flags_array_plain", false, source).string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // A local assigned twice outside loops with values that varied (one_assignment.c:
 // `size = v->size; size *= v->num_vectors;`), the model reading the second
 // assignment's value: the analyser says which (the value assigned at that
