@@ -265,6 +265,20 @@ double counted_flops(const std::vector<std::string>& program) {
   return counted;
 }
 
+// Rank 0's flops in the model `bound` predicts at `ranks`: the hand count
+// `by_hand` (within 10 flops), and callgrind's count of `command` (within 1 %)
+// with its program rebuilt from the C `source` without the probes as `plain`.
+void expect_flops_of(const fs::path& bound, int ranks, double by_hand, std::vector<std::string> command,
+                     const std::string& source, const std::string& plain) {
+  auto predicted = predict(bound, ranks);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  const double model_flops = rank0_flops(predicted);
+  EXPECT_NEAR(model_flops, by_hand, 10);
+  command[0] = build(plain, false, source).string();
+  const double counted = counted_flops(command);
+  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+}
+
 // The branch items at `line` among `items`, at any depth.
 void branches_at(const json& items, int line, std::vector<json>& out) {
   for (const auto& item : items) {
@@ -2895,13 +2909,7 @@ TEST(ProbeRun, PricesACalleesTestOfAFlagItsCallerPassedInALocalArray) {
             std::string::npos)
       << r.stdout_text;
   EXPECT_EQ(required(read_json(bound)), 0) << r.stdout_text;
-  auto predicted = predict(bound, 2);
-  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
-  const double model_flops = rank0_flops(predicted);
-  EXPECT_NEAR(model_flops, 2.0 * 2 * n, 10);
-  command[0] = build("flags_array_plain", false, source).string();
-  const double counted = counted_flops(command);
-  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+  expect_flops_of(bound, 2, 2.0 * 2 * n, command, source, "flags_array_plain");
 }
 
 // A local assigned twice outside loops with values that varied (one_assignment.c:
@@ -2930,13 +2938,7 @@ TEST(ProbeRun, BindsTheOneAssignmentOfSeveralThatTheModelReads) {
   const json after = read_json(bound);
   EXPECT_EQ(after["parameters"]["set_constant.size"].value("default", ""), std::to_string(2 * n)) << r.stdout_text;
   EXPECT_EQ(required(after), 0) << r.stdout_text;
-  auto predicted = predict(bound, 2);
-  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
-  const double model_flops = rank0_flops(predicted);
-  EXPECT_NEAR(model_flops, 5.0 * 2 * n * 2, 10);
-  command[0] = build("one_assignment_plain", false, source).string();
-  const double counted = counted_flops(command);
-  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+  expect_flops_of(bound, 2, 5.0 * 2 * n * 2, command, source, "one_assignment_plain");
 }
 
 // A call the run never made, on a side of a branch the line's probes cannot
@@ -2968,13 +2970,7 @@ TEST(ProbeRun, PricesASideThatStartsWithACallTheRunNeverMadeAtZero) {
     priced |= b["site"] == extra && b.contains("probe_probability") && b["probe_probability"].get<double>() == 0.0;
   EXPECT_TRUE(priced) << r.stdout_text;
   EXPECT_NE(r.stdout_text.find("never reached"), std::string::npos) << r.stdout_text;
-  auto predicted = predict(bound, 2);
-  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
-  const double model_flops = rank0_flops(predicted);
-  EXPECT_NEAR(model_flops, n, 1e-6);
-  command[0] = build("unreached_call_plain", false, source).string();
-  const double counted = counted_flops(command);
-  EXPECT_NEAR(model_flops, counted, 0.01 * counted);
+  expect_flops_of(bound, 2, n, command, source, "unreached_call_plain");
 }
 
 // An OpenMP program (omp_parallel_for.c): its parallel region runs once per
