@@ -17,6 +17,17 @@
 
 namespace perfcast::model {
 
+std::vector<std::string> names_of_callee(const std::string& callee) {
+  std::vector<std::string> names = {callee};
+  for (std::size_t i = 0; i + 1 < callee.size(); ++i)
+    if ((callee[i] == 'C' || callee[i] == 'D') && callee[i + 1] == '2') {
+      std::string complete_object = callee;
+      complete_object[i + 1] = '1';
+      names.push_back(complete_object);
+    }
+  return names;
+}
+
 namespace {
 
 bool names(const std::optional<Expr>& e, const std::string& name) { return e && expr::free_names(*e).count(name); }
@@ -165,22 +176,15 @@ CallProbes call_probes(const ProbeRun& run) {
   return out;
 }
 
-// The probes of the call `site` makes: those of its callee at its line, or,
-// for a C++ constructor or destructor, of the name the source called: the
-// model names the base-object one (C2, D2: the code the analyser reads, to
-// which the complete-object name, C1 or D1, is an alias clang emits), the
-// probe, compiled before the units are linked, the complete-object one. The
-// two names differ in that one character; no other callee at the same line
-// does.
+// The probes of the call `site` makes: those of its callee at its line, by
+// any name the probes may know it by (names_of_callee: the model names a
+// constructor by the base-object symbol the analyser reads, to which the
+// complete-object one clang emits is an alias; no other callee at the same
+// line differs from it in that one character).
 CallProbes::const_iterator probes_of(const CallProbes& probes, const CallSite& site) {
-  auto at = probes.find({site.tag, site.line, function_id(site.callee)});
-  for (std::size_t i = 0; at == probes.end() && i + 1 < site.callee.size(); ++i) {
-    if ((site.callee[i] != 'C' && site.callee[i] != 'D') || site.callee[i + 1] != '2') continue;
-    std::string complete_object = site.callee;
-    complete_object[i + 1] = '1';
-    at = probes.find({site.tag, site.line, function_id(complete_object)});
-  }
-  return at;
+  for (const std::string& name : names_of_callee(site.callee))
+    if (auto at = probes.find({site.tag, site.line, function_id(name)}); at != probes.end()) return at;
+  return probes.end();
 }
 
 // The probes of the call `site` makes (probes_of). A call without a line (0:

@@ -41,6 +41,12 @@ void bind_call_arguments(ProgramModel& model, const ProbeRun& run, const std::st
 void rebind_defaults_the_run_contradicts(ProgramModel& model, const ProbeRun& run, const std::string& origin,
                                          std::vector<ProbeFinding>& out);
 
+// The linkage names the probes may know a callee the model names by:
+// itself, and for a C++ constructor or destructor the model names by its
+// base-object symbol (C2, D2), the complete-object one (C1, D1) the probes,
+// compiled before the units are linked, saw called.
+std::vector<std::string> names_of_callee(const std::string& callee);
+
 // The arguments of each of the model's functions (function -> its
 // parameters) whose values the run's calls of it entered it with varied,
 // between calls, call sites or ranks, where some call passes an expression

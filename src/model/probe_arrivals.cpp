@@ -1,5 +1,7 @@
 #include "model/probe_arrivals.h"
 
+#include "model/probe_arguments.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,16 +50,8 @@ std::optional<double> line_arrivals(const ProbeRun& run, const std::string& file
 std::optional<double> call_arrivals(const ProbeRun& run, const std::string& file, int line,
                                     const std::string& callee) {
   if (line == 0 || callee.empty()) return std::nullopt;
-  // The model names a C++ constructor or destructor by its base-object
-  // symbol (C2, D2), the probes, compiled before the units are linked, may by
-  // the complete-object one (C1, D1): the names differ in that character.
-  std::vector<double> ids = {function_id(callee)};
-  for (std::size_t i = 0; i + 1 < callee.size(); ++i)
-    if ((callee[i] == 'C' || callee[i] == 'D') && callee[i + 1] == '2') {
-      std::string complete_object = callee;
-      complete_object[i + 1] = '1';
-      ids.push_back(function_id(complete_object));
-    }
+  std::vector<double> ids;
+  for (const std::string& name : names_of_callee(callee)) ids.push_back(function_id(name));
   std::optional<double> total;
   for (int k = 1;; ++k) {
     const std::string base = fmt::format("{}:{}:call{}", file, line, k == 1 ? "" : fmt::format("#{}", k));
@@ -203,11 +197,10 @@ int set_unreached_sides(const ProbeRun& run, Items& items, const std::string& fi
 void bind_unreached_side(const ProbeRun& run, ProgramModel& model, Coverage::Branch& b, const std::string& origin,
                          ProbeFinding& f) {
   auto fn = model.functions.find(b.function);
-  const std::size_t colon = b.site.rfind(':'), slash = b.site.rfind('/', colon);
-  if (fn == model.functions.end() || colon == std::string::npos) return;
-  const std::string file = b.site.substr(slash == std::string::npos ? 0 : slash + 1, colon - (slash + 1));
+  const std::string at = feature_site(b.site);
   std::optional<double> p;
-  if (set_unreached_sides(run, fn->second.body, file, std::atoi(b.site.c_str() + colon + 1), b.function, origin, p) == 0)
+  if (fn == model.functions.end() ||
+      set_unreached_sides(run, fn->second.body, at.substr(0, at.rfind(':')), site_line(b.site), b.function, origin, p) == 0)
     return;
   b.probe_probability = f.value = p;
   f.status = fmt::format("bound (one side starts with code the run never reached; the line's probes alone: {})", f.status);

@@ -60,6 +60,23 @@ static Expr measure_expr(double v) {
   return expr::parse(fmt::format("{:.10g}", v));
 }
 
+// "dir/f.c:12" -> "f.c:12": features are named by the file without its folder.
+std::string feature_site(const std::string& site) {
+  auto colon = site.rfind(':');
+  auto slash = site.rfind('/', colon);
+  return slash == std::string::npos ? site : site.substr(slash + 1);
+}
+
+int site_line(const std::string& site) {
+  auto colon = site.rfind(':');
+  if (colon == std::string::npos) return 0;
+  try {
+    return std::stoi(site.substr(colon + 1));
+  } catch (...) {
+    return 0;
+  }
+}
+
 void bind_measure(Parameter& p, double value, const std::string& origin) {
   p.default_value = measure_expr(value);
   // A mean over the loop's arrivals may be fractional: it is what the model's
@@ -96,23 +113,6 @@ Parameter* parameter(ProgramModel& model, const std::string& name) {
   for (Parameter& p : model.parameters)
     if (p.name == name) return &p;
   return nullptr;
-}
-
-// "dir/f.c:12" -> "f.c:12": features are named by the file without its folder.
-std::string feature_site(const std::string& site) {
-  auto colon = site.rfind(':');
-  auto slash = site.rfind('/', colon);
-  return slash == std::string::npos ? site : site.substr(slash + 1);
-}
-
-int site_line(const std::string& site) {
-  auto colon = site.rfind(':');
-  if (colon == std::string::npos) return 0;
-  try {
-    return std::stoi(site.substr(colon + 1));
-  } catch (...) {
-    return 0;
-  }
 }
 
 std::optional<double> feature(const ProbeRun& run, const std::string& name) {

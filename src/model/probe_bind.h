@@ -92,6 +92,10 @@ inline constexpr const char* kNeverReached = ", never reached there";
 void bind_measure(Parameter& p, double value, const std::string& origin);
 std::string file_tag(const std::string& file);
 double function_id(const std::string& linkage_name);
+// A coverage entry's site as the probes name its file (`dir/f.c:12` ->
+// `f.c:12`: the file without its folder), and its line (0 where it has none).
+std::string feature_site(const std::string& site);
+int site_line(const std::string& site);
 // The instance tag a library template's probes carry (`loop@<id>`): `@` and the
 // function id of its linkage name in hex (src/features/feature_pass.cpp).
 std::string library_tag(const std::string& linkage_name);
