@@ -125,6 +125,9 @@ void ModuleContext::count_recursion(const llvm::Function& f, FunctionModel& m, c
   loop->trip_count = ex::var(name);
   loop->unknown_trips = name;
   loop->recursion = true;
+  for (const std::string& s : back)
+    if (std::find(loop->called_back_at.begin(), loop->called_back_at.end(), s) == loop->called_back_at.end())
+      loop->called_back_at.push_back(s);
   loop->guess = why;
   loop->site = site_of(w);
   m.body.clear();

@@ -60,6 +60,9 @@ struct Node {
   // loop: a recursive function's invocations per call from outside, around its
   // body; compute: the call back into the recursion, left out (its note says so)
   bool recursion = false;
+  // loop of a recursion: the sites ("file.c:line", each once) of its calls
+  // back, whose calls a probe run counts as those made within the recursion
+  std::vector<std::string> called_back_at;
   // loop: each iteration is one level of a recursion by levels (recursion.h),
   // its memory priced at that level's own working sets (model::LoopItem::levels)
   bool levels = false;

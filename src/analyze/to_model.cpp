@@ -215,7 +215,7 @@ model::Coverage model_coverage(const std::map<std::string, FunctionModel>& funct
         if (n->kind == Node::Loop && !n->unknown_trips.empty() &&
             seen.insert({"loop", name, n->site, n->unknown_trips}).second)
           c.unknown_loops.push_back({name, n->site, n->unknown_trips, n->guess, std::nullopt, false, n->recursion,
-                                     n->virtual_call, n->instance, n->merged_site});
+                                     n->virtual_call, n->instance, n->merged_site, n->called_back_at});
         if (n->kind == Node::Loop && !n->polls.empty() && seen.insert({"polling", name, n->site, n->polls}).second)
           c.polling_loops.push_back({name, n->site, n->polls_loop, n->polls});
         guesses(n->body), guesses(n->then_items), guesses(n->else_items);

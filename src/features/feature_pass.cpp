@@ -45,14 +45,12 @@
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/DepthFirstIterator.h>
 #include <llvm/ADT/MapVector.h>
-#include <llvm/ADT/SCCIterator.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/StringSet.h>
-#include <llvm/Analysis/CallGraph.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -92,6 +90,7 @@
 #include "features/feature_first_test.h"
 #include "features/feature_keep.h"
 #include "features/feature_merged_reads.h"
+#include "features/feature_call_graph.h"
 #include "features/feature_switches.h"
 #include "features/feature_variables.h"
 #include "ir_rewrites/function_aliases.h"
@@ -351,23 +350,30 @@ class FeatureProbes {
     }
   }
 
-  // The cycles of direct calls among the instrumented functions, and a pair of
-  // slots per function in one, named at its definition.
+  // A pair of slots per function in a cycle of direct calls within the unit,
+  // and a count of entries per function another unit may call back (a cycle
+  // across files: its calls back are the call sites the analyser names),
+  // each named at its definition (feature_recursion.h).
   void plan_recursion(const std::vector<Function*>& functions) {
     DenseSet<const Function*> instrumented(functions.begin(), functions.end());
-    CallGraph graph(m_);
-    for (auto scc = scc_begin(&graph); !scc.isAtEnd(); ++scc) {
-      if (!scc.hasCycle()) continue;
-      const unsigned cycle = ++cycles_;
-      for (const CallGraphNode* node : *scc) {
-        const Function* f = node->getFunction();
-        const DISubprogram* sp = f ? f->getSubprogram() : nullptr;
-        if (!f || !instrumented.contains(f) || !sp) continue;
-        std::string site = (sys::path::filename(sp->getFilename()) + ":" + Twine(sp->getLine())).str();
-        if (auto slot = add_pair(site, "recursion", "entries", "recursive_calls"))
-          recursive_[f] = {cycle, *slot};
-      }
+    for (const auto& cycle : perfcast::features::call_cycles(m_)) {
+      const unsigned id = ++cycles_;
+      for (const Function* f : cycle)
+        if (instrumented.contains(f) && f->getSubprogram())
+          if (auto slot = add_pair(definition_site(*f), "recursion", "entries", "recursive_calls"))
+            recursive_[f] = {id, *slot};
     }
+    for (const Function* f : perfcast::features::calling_other_units(m_, functions)) {
+      const std::string name = f->getSubprogram() ? definition_site(*f) + ":function.entries" : "";
+      if (recursive_.count(f) || name.empty() || !kept(name)) continue;
+      names_.push_back(name);
+      kinds_.push_back(PERFCAST_FEATURE_COUNT);
+      entries_[f] = static_cast<unsigned>(names_.size() - 1);
+    }
+  }
+  static std::string definition_site(const Function& f) {
+    const DISubprogram* sp = f.getSubprogram();
+    return (sys::path::filename(sp->getFilename()) + ":" + Twine(sp->getLine())).str();
   }
 
   // `base.function`, the id of `f`, when another function is defined at its line (a template's instances).
@@ -377,26 +383,14 @@ class FeatureProbes {
     add_code(base + ".function", function_id(f.getName()));
   }
 
-  // A slot per function of `functions` that a vtable of this module holds
-  // (Itanium C++ ABI vtables, _ZTV<class>), named at its definition.
+  // A slot per function of `functions` that a vtable of this module holds,
+  // named at its definition.
   void plan_virtual(const std::vector<Function*>& functions) {
-    DenseSet<const Function*> in_vtables;
-    for (const GlobalVariable& g : m_.globals()) {
-      if (!g.getName().starts_with("_ZTV") || !g.hasInitializer()) continue;
-      SmallVector<const Constant*, 16> work = {g.getInitializer()};
-      while (!work.empty()) {
-        const Constant* c = work.pop_back_val();
-        if (auto* f = dyn_cast<Function>(c->stripPointerCasts()))
-          in_vtables.insert(f);
-        else if (isa<ConstantAggregate>(c))
-          for (const Use& op : c->operands()) work.push_back(cast<Constant>(op.get()));
-      }
-    }
+    const DenseSet<const Function*> in_vtables = perfcast::features::in_vtables(m_);
     for (Function* f : functions) {
       const DISubprogram* sp = f->getSubprogram();
       if (!in_vtables.contains(f) || !sp) continue;
-      std::string site = (sys::path::filename(sp->getFilename()) + ":" + Twine(sp->getLine())).str();
-      std::string name = next_name(site, "virtual") + ".entries";
+      std::string name = next_name(definition_site(*f), "virtual") + ".entries";
       if (!kept(name)) continue;
       names_.push_back(name);
       kinds_.push_back(PERFCAST_FEATURE_COUNT);
@@ -410,8 +404,13 @@ class FeatureProbes {
     add_count(b, slot->second, ConstantInt::get(i64_, 1), nullptr);
   }
 
-  // A recursive function's entry, and its calls of the functions of its cycle.
+  // A recursive function's entry, and its calls of the functions of its
+  // cycle; the entry of one another unit may call back.
   void instrument_recursion(Function& f) {
+    if (auto counted = entries_.find(&f); counted != entries_.end()) {
+      IRBuilder<> b(&*f.getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
+      add_count(b, counted->second, ConstantInt::get(i64_, 1), nullptr);
+    }
     auto self = recursive_.find(&f);
     if (self == recursive_.end()) return;
     std::vector<std::pair<CallBase*, unsigned>> calls;
@@ -1170,6 +1169,7 @@ class FeatureProbes {
   };
   DenseMap<const Function*, Recursive> recursive_;
   DenseMap<const Function*, unsigned> virtual_;  // a virtual function's entries slot
+  DenseMap<const Function*, unsigned> entries_;  // one another unit may call back: its entries slot
   std::map<std::pair<std::string, unsigned>, unsigned> definitions_at_;  // functions per definition file and line
   unsigned cycles_ = 0;
   // Per function: the outermost call-free loop of each block in one, and the counts each keeps locally.

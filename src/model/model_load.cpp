@@ -169,6 +169,14 @@ class Reader {
     auto text = [&](const json& o, const std::string& p, const char* key) {
       return string_at(member(o, p, key), p + "/" + key);
     };
+    auto texts = [&](const json& o, const std::string& p, const char* key) {
+      const json& a = member(o, p, key);
+      const std::string ap = p + "/" + key;
+      if (!a.is_array()) fail(ap, "expected an array of strings");
+      std::vector<std::string> out;
+      for (size_t i = 0; i < a.size(); ++i) out.push_back(string_at(a[i], fmt::format("{}/{}", ap, i)));
+      return out;
+    };
     if (c.contains("candidate_instructions_priced")) {
       const json& a = c["candidate_instructions_priced"];
       const std::string ap = path + "/candidate_instructions_priced";
@@ -227,7 +235,7 @@ class Reader {
     });
     list("unknown_loops", [&](const json& o, const std::string& p) {
       only_keys(o, p, {"function", "site", "trip_count", "why", "probe_trips", "probe_not_reached", "recursion",
-                         "virtual_call", "instance", "merged_site"});
+                         "virtual_call", "instance", "merged_site", "called_back_at"});
       Coverage::Loop l{text(o, p, "function"), text(o, p, "site"), text(o, p, "trip_count"),
                        o.contains("why") ? text(o, p, "why") : ""};
       probe_fields(o, p, "probe_trips", 1e300, l.probe_trips, l.probe_not_reached);
@@ -238,6 +246,7 @@ class Reader {
       if (o.contains("virtual_call")) l.virtual_call = text(o, p, "virtual_call");
       if (o.contains("instance")) l.instance = text(o, p, "instance");
       if (o.contains("merged_site")) l.merged_site = text(o, p, "merged_site");
+      if (o.contains("called_back_at")) l.called_back_at = texts(o, p, "called_back_at");
       out.unknown_loops.push_back(std::move(l));
     });
     list("polling_loops", [&](const json& o, const std::string& p) {

@@ -202,6 +202,7 @@ json coverage_json(const Coverage& c) {
     if (!l.virtual_call.empty()) one["virtual_call"] = l.virtual_call;
     if (!l.instance.empty()) one["instance"] = l.instance;
     if (!l.merged_site.empty()) one["merged_site"] = l.merged_site;
+    if (!l.called_back_at.empty()) one["called_back_at"] = l.called_back_at;
     loops.push_back(std::move(one));
   }
   j["unknown_loops"] = std::move(loops);

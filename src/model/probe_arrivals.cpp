@@ -8,15 +8,6 @@
 #include <regex>
 
 namespace perfcast::model {
-namespace {
-
-std::optional<double> feature(const ProbeRun& run, const std::string& name) {
-  auto f = run.features.find(name);
-  return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
-}
-
-}  // namespace
-
 bool is_join(const Item& item) { return item.note.find(kReachedOnSomePaths) != std::string::npos; }
 
 bool is_switch_case_why(std::string_view why) {

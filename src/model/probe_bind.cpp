@@ -18,6 +18,7 @@
 #include "model/probe_arrivals.h"
 #include "model/probe_branch_sides.h"
 #include "model/probe_indirect.h"
+#include "model/probe_invocations.h"
 #include "model/probe_loop_sizes.h"
 #include "model/probe_memory_bytes.h"
 #include "model/probe_paths.h"
@@ -61,6 +62,11 @@ static Expr measure_expr(double v) {
 }
 
 // "dir/f.c:12" -> "f.c:12": features are named by the file without its folder.
+std::optional<double> feature(const ProbeRun& run, const std::string& name) {
+  auto f = run.features.find(name);
+  return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
+}
+
 std::string feature_site(const std::string& site) {
   auto colon = site.rfind(':');
   auto slash = site.rfind('/', colon);
@@ -113,11 +119,6 @@ Parameter* parameter(ProgramModel& model, const std::string& name) {
   for (Parameter& p : model.parameters)
     if (p.name == name) return &p;
   return nullptr;
-}
-
-std::optional<double> feature(const ProbeRun& run, const std::string& name) {
-  auto f = run.features.find(name);
-  return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
 }
 
 
@@ -401,77 +402,6 @@ double trips_per_arrival(const ProbeRun& run, const std::string& probe, double h
 }
 
 namespace {
-
-// A recursive function's invocations per call from outside its recursion:
-// the pass counts the function's entries and the calls its recursion makes of
-// it (from itself or the other functions of its cycle), so the calls from
-// outside are the difference and the invocations per such call the ratio.
-void bind_recursion(const ProbeRun& run, Coverage::Loop& l, Parameter* p, const std::string& origin,
-                    ProbeFinding& f) {
-  f.kind = ProbeFinding::Kind::Recursion;
-  const std::string at = feature_site(l.site);
-  auto entries = feature(run, at + ":recursion.entries");
-  auto inner = feature(run, at + ":recursion.recursive_calls");
-  if (!p)
-    f.status = "the model has no such parameter";
-  else if (p->default_value)
-    f.status = "already has a value";
-  else if (!entries || !inner)
-    f.status = "no probe of a recursive function defined there (is its cycle of calls within one source file?)";
-  else if (*entries == 0) {
-    // Never entered at the probe's input: 0 invocations is what the run measured.
-    bind_measure(*p, 0, origin + kNeverReached);
-    l.probe_not_reached = true;
-    f.value = 0;
-    f.status = "not reached by the probe run: 0";
-  } else if (*entries <= *inner) {
-    f.status = "no call from outside its recursion counted";
-  } else {
-    double per_entry = *entries / (*entries - *inner);
-    bind_measure(*p, per_entry, origin);
-    l.probe_trips = per_entry;
-    f.value = per_entry;
-    f.status = "bound";
-  }
-}
-
-// The share of a virtual call's calls that land on one of its overrides: the
-// pass counts each override's entries at its definition (`virtual.entries`),
-// so the share is its entries over those of all the call's overrides. An
-// override also called directly, or from another virtual call of the same
-// slot, counts those entries too: exact when the overrides are reached through
-// this call alone, as a virtual method is through its base class.
-void bind_virtual_share(const ProbeRun& run, const Coverage& c, Coverage::Loop& l, Parameter* p,
-                        const std::string& origin, ProbeFinding& f) {
-  auto entries_at = [&](const std::string& site) { return feature(run, feature_site(site) + ":virtual.entries"); };
-  auto entries = entries_at(l.site);
-  double total = 0;
-  bool each = true;
-  for (const Coverage::Loop& other : c.unknown_loops)
-    if (other.virtual_call == l.virtual_call && other.function == l.function) {
-      auto e = entries_at(other.site);
-      if (!e || feature(run, feature_site(other.site) + ":virtual#2.entries")) each = false;
-      total += e.value_or(0);
-    }
-  if (!p)
-    f.status = "the model has no such parameter";
-  else if (p->default_value)
-    f.status = "already has a value";
-  else if (!entries || !each)
-    f.status = "no probe of one of the call's overrides (each counted at its definition, one override a line)";
-  else if (total == 0) {
-    bind_measure(*p, 0, origin + kNeverReached);
-    l.probe_not_reached = true;
-    f.value = 0;
-    f.status = "not reached by the probe run: 0";
-  } else {
-    const double share = *entries / total;
-    bind_measure(*p, share, origin);
-    l.probe_trips = share;
-    f.value = share;
-    f.status = "bound (the override's share of the entries of the call's overrides)";
-  }
-}
 
 // The files of a function's coverage sites ("f.c" of "dir/f.c:12"): where its
 // own loops' probes are named, to tell them from other files' loops at the same line.

@@ -96,6 +96,9 @@ double function_id(const std::string& linkage_name);
 // `f.c:12`: the file without its folder), and its line (0 where it has none).
 std::string feature_site(const std::string& site);
 int site_line(const std::string& site);
+// The run's feature `name` (a count summed over the ranks, a value their
+// maximum); none where no probe recorded it.
+std::optional<double> feature(const ProbeRun& run, const std::string& name);
 // The instance tag a library template's probes carry (`loop@<id>`): `@` and the
 // function id of its linkage name in hex (src/features/feature_pass.cpp).
 std::string library_tag(const std::string& linkage_name);

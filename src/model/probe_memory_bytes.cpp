@@ -13,11 +13,6 @@ namespace perfcast::model {
 
 namespace {
 
-std::optional<double> feature(const ProbeRun& run, const std::string& name) {
-  auto f = run.features.find(name);
-  return f == run.features.end() ? std::nullopt : std::optional<double>(f->second);
-}
-
 // The feature site (`file.f90:12`) of the probes' loops at `line` of the file
 // the analyser tagged `tag`; none unless exactly one file has loops there.
 std::optional<std::string> loop_site_of(const ProbeRun& run, const std::string& tag, const std::string& line) {

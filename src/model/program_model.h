@@ -278,6 +278,10 @@ struct Coverage {
     // inlined into `while (skip_line(f) != EOF)`): a line of that loop
     // ("file.c:12"), whose iterations are this loop's passes; "" otherwise.
     std::string merged_site;
+    // A recursion's loop: the sites ("file.c:12") of the calls back into it,
+    // each once: a probe run's counts of calls there are those its recursion
+    // made of the function, wherever its cycle of calls crosses source files.
+    std::vector<std::string> called_back_at;
   };
   int functions_defined = 0;
   int functions_reachable = 0;  // from the entry by calls or through pointers taken there
