@@ -5,7 +5,11 @@
 // priced, where the run measured that test, by how often it was taken: its
 // condition is dropped and it becomes a guessed branch, which the branch
 // binder prices at its line's measure like any other. Only a line of its
-// function with that one test and no loop, whose sides' first lines the
+// function with that one test, or copies of it the optimiser made (a loop's
+// first iteration peeled: each of the line's tests starts its `then` side at
+// one line, or each its `else` side; the copy outside the loop compares the
+// values the loop reads at its first iteration, and the line's measure over
+// all iterations prices it as their mean), and no loop, whose sides' first lines the
 // analyser recorded (which way the optimised code tests it), and that does
 // not read the rank (whose sides the ranks take apart, which a count summed
 // over the ranks cannot say); or the one test of a loop's line that guards it
@@ -16,6 +20,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/probe_bind.h"
@@ -30,9 +35,10 @@ inline constexpr const char* kUnboundTestWhy =
 struct UnboundTest {
   std::string function;
   int line = 0;
-  BranchItem* branch = nullptr;
-  std::optional<Expr> condition;  // as the analyser stated it, for restore()
-  bool guards_loop = false;       // the guard of a loop at its line: priced only as that
+  // The test, or each copy of it at the line that reads an unbound name,
+  // with its condition as the analyser stated it, for restore().
+  std::vector<std::pair<BranchItem*, std::optional<Expr>>> branches;
+  bool guards_loop = false;  // the guard of a loop at its line: priced only as that
 };
 
 // Such tests of `model`'s functions reading a name of `unbound`.
@@ -48,7 +54,7 @@ std::set<std::string> required_names(const ProgramModel& model);
 std::set<std::string> files_of_locals_tested(const ProgramModel& model, const ProbeRun& run, const UnboundTest& t,
                                              const std::set<std::string>& unbound);
 
-// The test as a guessed branch (condition dropped, probability 0.5), and back.
+// The test (each copy) as a guessed branch (condition dropped, probability 0.5), and back.
 void drop_condition(UnboundTest& t);
 void restore(UnboundTest& t);
 

@@ -2944,6 +2944,31 @@ TEST(ProbeRun, PricesACalleesTestOfAFlagItsCallerPassedInALocalArray) {
   expect_flops_of(bound, 2, 2.0 * 2 * n, command, source, "flags_array_plain");
 }
 
+// A test the optimiser copied when it peeled a loop's first iteration
+// (peeled_test.c, PENNANT's initInvMap: `if (p == pp)` on the points of a
+// pair and the next, the loop peeled for `i == 0`): the copy outside the
+// loop compares the values the loop reads at its first iteration, which no
+// probe measures. Each of the line's tests starts its `then` side at one
+// line, copies of one source test: the copy is priced by the line's measure
+// over all iterations, as the loop's own. Nothing is left to bind; the flops
+// are the hand count and callgrind's. Two values were left required.
+TEST(ProbeRun, PricesACopyOfATestInAPeeledIterationByItsLinesMeasure) {
+  constexpr int n = 999, passes = 3;  // points of 3 corners: 2 links in 3 pairs
+  const std::string source = PEELED_TEST_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "peeled_test.json", bound = dir / "peeled_test.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_TRUE(read_json(model)["parameters"].contains("link_corners.pp")) << read_json(model)["parameters"].dump(1);
+  std::vector<std::string> command = {build("peeled_test_features", true, source).string(), std::to_string(n),
+                                      std::to_string(passes)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(required(read_json(bound)), 0) << r.stdout_text;
+  const double links = 2.0 * (n / 3);  // 2 flops each, and main's sum of the n weights
+  expect_flops_of(bound, 2, passes * 2.0 * links + n, command, source, "peeled_test_plain");
+}
+
 // A local assigned twice outside loops with values that varied (one_assignment.c:
 // `size = v->size; size *= v->num_vectors;`), the model reading the second
 // assignment's value: the analyser says which (the value assigned at that
