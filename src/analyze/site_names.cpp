@@ -93,10 +93,37 @@ std::string site(ModuleContext& ctx, const llvm::Function& f, const llvm::DILoca
 
 }  // namespace
 
+namespace {
+
+// The loop ID (`!llvm.loop`) the branches of `l`'s own blocks carry, not its
+// subloops', where its latch lost it: a `continue` whose branch kept the ID
+// once the optimiser sent it through code shared with the body's end (a
+// destructor's) to a latch without one. Null unless exactly one ID is there.
+llvm::MDNode* loop_id_off_the_latch(const llvm::Loop* l) {
+  llvm::MDNode* found = nullptr;
+  for (const llvm::BasicBlock* bb : l->blocks()) {
+    if (std::any_of(l->begin(), l->end(), [&](const llvm::Loop* inner) { return inner->contains(bb); })) continue;
+    llvm::MDNode* id = bb->getTerminator()->getMetadata(llvm::LLVMContext::MD_loop);
+    if (!id) continue;
+    if (found && found != id) return nullptr;
+    found = id;
+  }
+  return found;
+}
+
+}  // namespace
+
 llvm::DebugLoc loop_source_loc(const llvm::Loop* l) {
   llvm::DebugLoc at = l->getStartLoc();
+  llvm::MDNode* id = l->getLoopID();
+  if (!id && (id = loop_id_off_the_latch(l)))
+    for (unsigned k = 1; k < id->getNumOperands(); ++k)
+      if (auto* start = llvm::dyn_cast<llvm::DILocation>(id->getOperand(k))) {
+        at = llvm::DebugLoc(start);
+        break;
+      }
   bool own = false;
-  if (llvm::MDNode* id = l->getLoopID())
+  if (id)
     for (unsigned k = 1; k < id->getNumOperands(); ++k) own = own || llvm::isa<llvm::DILocation>(id->getOperand(k));
   // Without a location of its own (flang's loops), the start is the
   // preheader's branch and the back edge's; either may carry a line of the

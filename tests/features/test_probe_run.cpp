@@ -107,6 +107,14 @@ measure::ProcessResult analyse(const std::string& source, const fs::path& model,
   return perfcast_run(args, std::chrono::seconds(180));
 }
 
+// `perfcast analyze SOURCES... -o MODEL --no-mca`: a program of several files.
+measure::ProcessResult analyse_files(const std::vector<std::string>& sources, const fs::path& model) {
+  std::vector<std::string> args = {"analyze"};
+  args.insert(args.end(), sources.begin(), sources.end());
+  args.insert(args.end(), {"-o", model.string(), "--no-mca"});
+  return perfcast_run(args, std::chrono::seconds(180));
+}
+
 // `perfcast probe MODEL -o BOUND -- mpirun -n RANKS PROGRAM...`, each rank's
 // OpenMP teams of `threads` threads where given (OMP_NUM_THREADS).
 measure::ProcessResult probe(const fs::path& model, const fs::path& bound, int ranks,
@@ -428,7 +436,7 @@ TEST(ProbeRun, BindsARecursionWhoseCycleCrossesSourceFiles) {
   const std::string source = CROSS_UNIT_RECURSION_SOURCE, coarse = CROSS_UNIT_COARSE_SOURCE;
   fs::path dir = probe_dir();
   const fs::path model = dir / "cross_unit.json", bound = dir / "cross_unit.bound.json";
-  auto r = perfcast_run({"analyze", source, coarse, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse_files({source, coarse}, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   ASSERT_TRUE(before["parameters"].contains("setup.calls_per_entry")) << before["parameters"].dump(1);
@@ -2517,7 +2525,7 @@ TEST(ProbeRun, BindsACountADummyArgumentPassesOnByTheValueItsCallsPassed) {
   constexpr int ng = 50, niter = 7;
   fs::path dir = probe_dir();
   const fs::path model = dir / "passed_on.json", bound = dir / "passed_on.bound.json";
-  auto r = perfcast_run({"analyze", set, source, "-o", model.string(), "--no-mca"}, std::chrono::seconds(180));
+  auto r = analyse_files({set, source}, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const std::string nper = "inner.kernel1.nper";
   const json before = read_json(model);
@@ -2851,6 +2859,18 @@ json probe_text_reader(const std::string& source, const std::string& marker, con
 // the mean; the flops the hand count (one a character) and callgrind's.
 TEST(ProbeRun, BindsALoopTheAnalyserNamesInsideTheBodyOfALoopTestedAtTheBottom) {
   probe_text_reader(SKIP_LINES_SOURCE, "finished", "aaaaaaa\nbbb\nccccc\n", "6", 8.0 + 4.0);
+}
+
+// A `while (true)` reading an input file's lines (read_keys.cpp, PENNANT's
+// InputFile) whose `continue` the optimiser sends through the line's
+// destructor to a latch without the loop's metadata: the branches of the
+// loop's own blocks still carry it, so the analyser names the loop at its
+// `while`, where the probes count it, not at its first code, getline's
+// inlined library code. Its trips are the file's 4 lines; the flops the hand
+// count (5000 steps of 2) and callgrind's. Named at getline's line in the
+// library, no probe could bind it.
+TEST(ProbeRun, NamesALoopWhoseLatchLostItsMetadataAtItsOwnLine) {
+  probe_text_reader(READ_KEYS_SOURCE, "lines", "# keys\nn 5000\n\nw 3\n", "4", 2.0 * 5000);
 }
 
 // A callee's loop merged into its caller's (skip_to_end.cpp: skip_line's
