@@ -1,5 +1,6 @@
 #include "analyze/source_names.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <optional>
@@ -268,8 +269,8 @@ void SourceNames::collect() {
         if (auto at = slot(dv))
           if (auto c = first_constant.find(*at); c != first_constant.end())
             s_.describe(name,
-                        fmt::format("{}; default {}, the value the source gives it first", debug_names_[v].description,
-                                    c->second),
+                        fmt::format("{}; default {}, {}", debug_names_[v].description, c->second,
+                                    model::kFirstValueDefault),
                         std::to_string(c->second));
       if (s_.entry && var->getArg() == 1 && !copy)
         s_.describe(name, debug_names_[v].description + "; default 1, no arguments: bind it when the work depends on it",
@@ -330,9 +331,18 @@ std::optional<unsigned> SourceNames::assignment_line(const llvm::Value& value) c
   const auto* inst = dyn_cast<Instruction>(&value);
   if (!inst || isa<PHINode>(inst) || isa<SelectInst>(inst) || incremented(inst)) return std::nullopt;
   // A read of a variable kept in memory (its address went to a call that
-  // writes it) is whatever was stored or written last, at no line of its own.
-  if (const auto* load = dyn_cast<LoadInst>(inst); load && isa<AllocaInst>(load->getPointerOperand()->stripPointerCasts()))
-    return std::nullopt;
+  // writes it) is whatever was stored or written last: where that is one call
+  // handed its address, that call's line (the probes read the variable once
+  // the call returns); else no one line.
+  if (const auto* load = dyn_cast<LoadInst>(inst); load && isa<AllocaInst>(load->getPointerOperand()->stripPointerCasts())) {
+    const Value* local = load->getPointerOperand()->stripPointerCasts();
+    auto last = writes_.last_writer(local, 0, load);
+    const auto* call = last ? dyn_cast_or_null<CallBase>(*last) : nullptr;
+    if (!call || std::none_of(call->arg_begin(), call->arg_end(),
+                              [&](const Use& a) { return a.get()->stripPointerCasts() == local; }))
+      return std::nullopt;
+    inst = call;
+  }
   const DILocation* at = inst->getDebugLoc().get();
   const DILocalScope* scope = variable->second.first->getScope();
   if (!at || at->getLine() == 0 || !scope || at->getScope()->getSubprogram() != scope->getSubprogram())

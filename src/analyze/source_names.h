@@ -80,7 +80,8 @@ class SourceNames {
   // The source line of the assignment `value` is, where the variable has
   // several values (assignments) and `value` is one of them alone: an
   // instruction of the variable's own function at a line (not a merge as
-  // above, a constant, an argument, nor a read of a local's own memory):
+  // above, a constant, an argument, nor a read of a local's own memory but
+  // where a call handed its address wrote it last: that call's line):
   // where a probe run measures that assignment's values apart from the others'.
   std::optional<unsigned> assignment_line(const llvm::Value& value) const;
   // Variables of struct, array or pointer type by the value that holds them.

@@ -39,6 +39,12 @@ bool in_system_header(const llvm::DebugLoc& loc) {
   return loc && system_path(*llvm::cast<llvm::DIScope>(loc.getScope()));
 }
 
+double function_id(StringRef linkage_name) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : linkage_name) h = (h ^ c) * 1099511628211ull;
+  return static_cast<double>(h & ((1ull << 53) - 1));
+}
+
 std::string file_line(const DebugLoc& loc, const Module& m) {
   if (loc) {
     auto* scope = cast<DIScope>(loc.getScope());

@@ -37,6 +37,11 @@ bool from_system_header(const llvm::Function& f);
 // initialiser): no source line of the program's.
 bool in_system_header(const llvm::DebugLoc& loc);
 
+// A function's id in the facts of the code: FNV-1a of its linkage name, kept
+// to 53 bits so that a double holds it exactly. perfcast probe computes the
+// same (src/model/probe_bind.cpp).
+double function_id(llvm::StringRef linkage_name);
+
 // `file:line` of `loc` (the file without its directory), or the module's
 // source file at line 0 for code without a location: a feature's site.
 std::string file_line(const llvm::DebugLoc& loc, const llvm::Module& m);

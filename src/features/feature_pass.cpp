@@ -100,15 +100,6 @@ using namespace llvm;
 using namespace perfcast::features;
 namespace {
 
-// A function's id in the facts of the code: FNV-1a of its linkage name, kept
-// to 53 bits so that a double holds it exactly. perfcast probe computes the
-// same (src/model/probe_bind.cpp).
-double function_id(StringRef linkage_name) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : linkage_name) h = (h ^ c) * 1099511628211ull;
-  return static_cast<double>(h & ((1ull << 53) - 1));
-}
-
 // An integer a size or a count can be (not a flag).
 bool is_integer(Type* t) { return t->isIntegerTy() && t->getIntegerBitWidth() > 1 && t->getIntegerBitWidth() <= 64; }
 bool is_scalar(Type* t) { return (t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy(); }
@@ -671,19 +662,24 @@ class FeatureProbes {
     for (AllocaInst* local : assigned_locals)
       for (LoadInst* load : merged_reads(*local, loops))
         if (auto slot = local_read_slot(*local)) reads.push_back({load, *slot});
-    // Each assignment's line of such a local apart (`n@12`): the value the
-    // model reads where it reads one of them.
+    // Each assignment's line of a local assigned at two places or more, by a
+    // store or a call it is handed to (`n@12`): the value the model reads
+    // where it reads one of them.
+    for (auto& w : written)
+      if (std::none_of(&written.front(), &w, [&](const WrittenLocal& o) { return o.call == w.call && o.local == w.local; }))
+        ++assignments_of[w.local];
     DenseMap<std::pair<AllocaInst*, unsigned>, std::optional<unsigned>> line_slots;
+    auto record_line = [&](IRBuilder<>& b, AllocaInst* local, const DebugLoc& at, Value* v) {
+      if (!local || assignments_of.lookup(local) < 2 || !at || at.getLine() == 0) return;
+      auto [slot, added] = line_slots.try_emplace({local, at.getLine()});
+      if (added) slot->second = local_line_slot(*local, at.getLine());
+      if (slot->second) record_value(b, *slot->second, v);
+    };
     for (auto& s : stores) {
       ++definitions_[s.slot];
       IRBuilder<> b(s.store->getNextNode());
       record_value(b, s.slot, s.store->getValueOperand());
-      auto* local = dyn_cast<AllocaInst>(s.store->getPointerOperand());
-      const DebugLoc& at = s.store->getDebugLoc();
-      if (!local || assignments_of.lookup(local) < 2 || !at || at.getLine() == 0) continue;
-      auto [slot, added] = line_slots.try_emplace({local, at.getLine()});
-      if (added) slot->second = local_line_slot(*local, at.getLine());
-      if (slot->second) record_value(b, *slot->second, s.store->getValueOperand());
+      record_line(b, dyn_cast<AllocaInst>(s.store->getPointerOperand()), s.store->getDebugLoc(), s.store->getValueOperand());
     }
     for (auto& w : written) {  // once the call returns, each local it wrote (a slot once per call)
       if (std::any_of(&written.front(), &w, [&](const WrittenLocal& o) { return o.call == w.call && o.slot == w.slot; }))
@@ -691,7 +687,9 @@ class FeatureProbes {
       ++definitions_[w.slot];
       auto* invoke = dyn_cast<InvokeInst>(w.call);
       IRBuilder<> b(invoke ? &*invoke->getNormalDest()->getFirstInsertionPt() : w.call->getNextNode());
-      record_value(b, w.slot, b.CreateLoad(w.local->getAllocatedType(), w.local));
+      Value* after = b.CreateLoad(w.local->getAllocatedType(), w.local);
+      record_value(b, w.slot, after);
+      record_line(b, w.local, w.call->getDebugLoc(), after);
     }
     for (auto& r : reads) {
       IRBuilder<> b(r.load->getNextNode());

@@ -537,10 +537,6 @@ void call_arguments(const Items& items, std::vector<CallArgument>& out) {
   }
 }
 
-// The analyser's words for a default that is the variable's first constant
-// (src/analyze/source_names.cpp).
-constexpr const char* kFirstValueDefault = "the value the source gives it first";
-
 }  // namespace
 
 void rebind_defaults_the_run_contradicts(ProgramModel& model, const ProbeRun& run, const std::string& origin,

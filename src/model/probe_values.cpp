@@ -252,7 +252,14 @@ std::map<std::string, std::string> varied_source_values(const ProgramModel& mode
 void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::string& origin,
                         std::set<std::string>& bound, std::vector<ProbeFinding>& out) {
   for (Parameter& p : model.parameters) {
-    if (p.default_value || bound.count(p.name)) continue;
+    // The source's first value as a default of a local the model reads as
+    // another assignment (`int first = 0;`, then `range_of(p, &first)`, the
+    // call the analyser says wrote it last): what the run measured there is
+    // what the model reads, never that first value.
+    const bool first_value_overwritten = p.default_value && p.origin.empty() &&
+                                         p.description.find(kFirstValueDefault) != std::string::npos &&
+                                         p.description.rfind(kAssignedAtLineNote) != std::string::npos;
+    if ((p.default_value && !first_value_overwritten) || bound.count(p.name)) continue;
     if (auto f = bind_message_count(model, run, p, origin)) {
       if (f->value) bound.insert(p.name);
       out.push_back(std::move(*f));
@@ -266,12 +273,6 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
     bool after_merge = false;
     if (a->count == 0) {
       f.status = "never assigned outside loops by the probe run";
-      out.push_back(std::move(f));
-      continue;
-    }
-    if (address_escapes(run, *v)) {  // `f(&n)`, `g(s.n)` to an `int&`: stores the probes did not see
-      f.status = "its address escapes (passed to a call that may write through it, or stored): the probes do not see "
-                 "every store to it";
       out.push_back(std::move(f));
       continue;
     }
@@ -290,16 +291,6 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
                              run.ranks, run.ranks == 1 ? "" : "es");
       out.push_back(std::move(f));
     };
-    if (a->each_rank) {
-      bind_each_rank();
-      continue;
-    }
-    if (a->varied && v->field) {  // stores into every object of its type: which one is read, the probe cannot tell
-      f.status = "its stores, into any object of its struct, had values that varied: the probe cannot tell which "
-                 "object the model reads";
-      out.push_back(std::move(f));
-      continue;
-    }
     // `n = 10; if (...) n = m;`: the mean is no one place's value, unless it
     // only sizes loops that the run arrived at once per assignment, each
     // arrival reading the one value assigned before it (a local's, set by one
@@ -317,8 +308,23 @@ void bind_source_values(ProgramModel& model, const ProbeRun& run, const std::str
       one.name += "@" + p.description.substr(note + kAssignedAtLineNote.size());
       if (auto values = measured(run, one); values && values->count > 0) a = values, at_one = true;
     }
-    if (at_one && a->each_rank) {
+    if (first_value_overwritten && !at_one) continue;  // the source's value stands
+    // `f(&n)`, `g(s.n)` to an `int&`: stores the probes did not see, but
+    // for the one call that the model reads as the last to write it.
+    if (!at_one && address_escapes(run, *v)) {
+      f.status = "its address escapes (passed to a call that may write through it, or stored): the probes do not see "
+                 "every store to it";
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (a->each_rank) {
       bind_each_rank();
+      continue;
+    }
+    if (a->varied && v->field) {  // stores into every object of its type: which one is read, the probe cannot tell
+      f.status = "its stores, into any object of its struct, had values that varied: the probe cannot tell which "
+                 "object the model reads";
+      out.push_back(std::move(f));
       continue;
     }
     if (a->varied && a->definitions > 1 && !once_per_arrival && !at_one) {

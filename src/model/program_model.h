@@ -181,6 +181,9 @@ inline constexpr std::string_view kReadWhereMergeAndAtOneNote = "; read where it
 // that line of its declaration's file: a probe run measures that
 // assignment's values apart from the others'.
 inline constexpr std::string_view kAssignedAtLineNote = "; the value assigned at line ";
+// What a variable's description in `main` says of its default where that is
+// the first constant the source gives it (`int steps = 10;`, an option's).
+inline constexpr std::string_view kFirstValueDefault = "the value the source gives it first";
 
 struct Parameter {
   std::string name;
