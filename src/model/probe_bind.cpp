@@ -1104,6 +1104,12 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   const std::set<std::string> unbound = required_names(model);
   for (UnboundTest& t : tests_reading(model, unbound)) {
     std::set<std::string> files = files_of(c, t.function);
+    // A function with sites in several files (a library's code inlined into
+    // it): those with a branch probe at the test's line.
+    if (files.size() > 1)
+      std::erase_if(files, [&](const std::string& file) {
+        return !feature(run, fmt::format("{}:{}:branch.taken", file, t.line));
+      });
     if (files.empty()) files = files_of_locals_tested(model, run, t, unbound);
     if (files.size() != 1) continue;
     drop_condition(t);

@@ -3,17 +3,18 @@
 // of its point. The test `i == 0` makes the optimiser peel the first
 // iteration, so `p == pp` is in the model twice, in the loop and in the
 // peeled copy, where it compares the first pair's points: values a loop
-// reads, which no probe measures. Each link weighs its corner (2 flops).
+// reads, which no probe measures. The pairs are ordered first by a sort
+// inlined from a header (peeled_sort.h, as PENNANT's std::sort), so the
+// function's code comes from two files. Each link weighs its corner (2 flops).
 // `peeled_test N PASSES`: N pairs, points shared by runs of 1 to 3 corners.
 #include <mpi.h>
 #include <stdlib.h>
 
-struct pair {
-  int first, second;
-};
+#include "peeled_sort.h"
 
-__attribute__((noinline)) void link_corners(const struct pair* pairs, int n, int* first, int* next, double* w,
+__attribute__((noinline)) void link_corners(struct pair* pairs, int n, int* first, int* next, double* w,
                                             const double* v) {
+  order_pairs(pairs, n);
   for (int i = 0; i < n; ++i) {
     int p = pairs[i].first;
     int c = pairs[i].second;

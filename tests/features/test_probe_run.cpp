@@ -3006,7 +3006,8 @@ TEST(ProbeRun, PricesACalleesTestOfAFlagItsCallerPassedInALocalArray) {
 // loop compares the values the loop reads at its first iteration, which no
 // probe measures. Each of the line's tests starts its `then` side at one
 // line, copies of one source test: the copy is priced by the line's measure
-// over all iterations, as the loop's own. Nothing is left to bind; the flops
+// over all iterations, as the loop's own, in the one file of the function's
+// (its code comes from two, a sort inlined from a header) with a branch probe there. Nothing is left to bind; the flops
 // are the hand count and callgrind's. Two values were left required.
 TEST(ProbeRun, PricesACopyOfATestInAPeeledIterationByItsLinesMeasure) {
   constexpr int n = 999, passes = 3;  // points of 3 corners: 2 links in 3 pairs
