@@ -32,8 +32,9 @@ std::vector<std::vector<const Function*>> call_cycles(Module& m) {
 std::vector<const Function*> calling_other_units(Module& m, const std::vector<Function*>& functions) {
   TargetLibraryInfoImpl library_impl(Triple(m.getTargetTriple()));
   TargetLibraryInfo library(library_impl);
-  // A function under decision counts as not calling out: a cycle within the
-  // unit reaches out through one of its functions, which decides for it.
+  // A function under decision counts as not calling out; only a function of
+  // a cycle within the unit can be decided so before its turn, and those
+  // count their entries as the cycle's (call_cycles) whatever the answer.
   DenseMap<const Function*, bool> decided;
   auto calls_out = [&](auto& self, const Function& f) -> bool {
     if (auto found = decided.find(&f); found != decided.end()) return found->second;
