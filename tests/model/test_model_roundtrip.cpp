@@ -299,7 +299,8 @@ ProgramModel every_kind() {
   c.unresolved_calls = {{"indirect", "", "main", "every_kind.c:31"}, {"external", "solve", "step", "every_kind.c:7"}};
   c.guessed_branches = {{"main", "every_kind.c:42", 0.25, "one of 4 switch cases"}};
   c.unknown_loops = {{"main", "every_kind.c:26", "main.loop2.trips", "its exit depends on data"},
-                     {"step", "every_kind.c:5", "step.calls_per_entry", "a recursion", std::nullopt, false, true}};
+                     {"step", "every_kind.c:5", "step.calls_per_entry", "a recursion", std::nullopt, false, true, "", "",
+                      "", {"every_kind.c:9"}}};
   m.coverage = c;
   return m;
 }
@@ -404,7 +405,7 @@ TEST(ModelRoundtrip, McaFiguresAreChecked) {
 
 // The coverage section: the share is written for the reader and recomputed
 // on reading; a model without the section (written by hand) has none; a
-// malformed entry is refused naming its path.
+// malformed entry (a probability, a recursion's site) is refused naming its path.
 // What a probe run binds (probe_bind.h) is read back as written, and a
 // measured probability outside 0..1 is an error naming its path.
 TEST(ModelRoundtrip, ProbeRunFieldsSurviveAWriteAndARead) {
@@ -495,6 +496,17 @@ TEST(ModelRoundtrip, CoverageSection) {
     ADD_FAILURE() << "a probability of 1.5 was read";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("/coverage/guessed_branches/0/probability"), std::string::npos) << e.what();
+  }
+  // A recursion's sites of its calls back: strings, each named by its path where one is not.
+  EXPECT_EQ(j["coverage"]["unknown_loops"][1]["called_back_at"][0], "every_kind.c:9");
+  j["coverage"]["guessed_branches"][0]["probability"] = 0.5;
+  j["coverage"]["unknown_loops"][1]["called_back_at"][0] = 9;
+  std::ofstream(file) << j.dump(2);
+  try {
+    load_program_model(file);
+    ADD_FAILURE() << "a site of 9 was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("/coverage/unknown_loops/1/called_back_at/0"), std::string::npos) << e.what();
   }
   std::filesystem::remove(file);
 }
