@@ -189,12 +189,29 @@ std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayou
     return slot && !slot->isArrayAllocation() && !slot->getAllocatedType()->isAggregateType() &&
            !slot->getAllocatedType()->isVectorTy();
   };
+  SmallPtrSet<const Value*, 4> written_locals;
+  for (const BasicBlock* bb : loop.blocks())
+    for (const Instruction& inst : *bb)
+      if (auto* store = dyn_cast<StoreInst>(&inst); store && scalar_local(*store))
+        written_locals.insert(store->getPointerOperand()->stripPointerCasts());
+  // The value the loop stores in every iteration: a constant, or one it only
+  // reads (an argument, a value from before the loop, a local's slot it never
+  // writes: `std::fill`'s `__tmp`), a constant once the function is inlined.
+  auto invariant = [&](const Value* v) {
+    if (isa<Constant>(v) || isa<Argument>(v)) return true;
+    const auto* def = dyn_cast<Instruction>(v);
+    if (!def || !loop.contains(def)) return true;
+    const auto* load = dyn_cast<LoadInst>(def);
+    if (!load || load->isVolatile()) return false;
+    const Value* slot = load->getPointerOperand()->stripPointerCasts();
+    return isa<AllocaInst>(slot) && !written_locals.contains(slot);
+  };
   const StoreInst* fill = nullptr;
   for (const BasicBlock* bb : loop.blocks())
     for (const Instruction& inst : *bb) {
       if (auto* store = dyn_cast<StoreInst>(&inst)) {
         if (!store->isVolatile() && scalar_local(*store)) continue;
-        if (fill || !isa<Constant>(store->getValueOperand()) || store->isVolatile()) return std::nullopt;
+        if (fill || store->isVolatile() || !invariant(store->getValueOperand())) return std::nullopt;
         fill = store;
       } else if (isa<CallBase>(inst) ? !isa<DbgInfoIntrinsic>(inst) && !inst.isLifetimeStartOrEnd()
                                      : inst.mayWriteToMemory()) {

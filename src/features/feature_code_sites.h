@@ -108,11 +108,13 @@ bool empty_side(const llvm::BranchInst& br, unsigned succ, const llvm::PostDomin
 llvm::SmallVector<llvm::BasicBlock*, 2> exits_after_work(llvm::Loop& l, const llvm::DominatorTree& dominators);
 
 // The bytes of the one store of an innermost loop whose only memory write is
-// a constant (`a = 0`, a CHARACTER's blank padding, as the front end writes
-// them; its index and other scalar locals, still in their stack slots at the
-// start of the pipeline, aside): the loop the optimiser's loop idiom makes one
-// memset, whose length no probe at the start of the pipeline sees; its trips
-// times these bytes are that memset's length. None for any other loop.
+// a value it does not change (`a = 0`, a CHARACTER's blank padding, as the
+// front end writes them; `std::fill`'s value, a constant once inlined; its
+// index and other scalar locals, still in their stack slots at the start of
+// the pipeline, aside): the loop the optimiser's loop idiom makes one memset
+// where that value is a constant, whose length no probe at the start of the
+// pipeline sees; its trips times these bytes are that memset's length. None
+// for any other loop.
 // `store_line`, when given, gets the store's line (0 without one): the line the
 // memset takes.
 std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout,

@@ -13,10 +13,26 @@ namespace perfcast::model {
 
 namespace {
 
+// A library template's instance, as the analyser describes a memset in one
+// (`(in <linkage name>)`): the probes of its code are named with `@<tag>`
+// (library_tag), a program's templates' told by their `.function` fact.
+struct Instance {
+  std::optional<double> id;  // function_id, none outside a template's instance
+  std::string tag;           // "@<tag>", empty outside a library's
+};
+
+// Whether a probe loop's name `@tag` part (`tag`, empty without one) and its
+// `.function` fact (`base.function`) allow it to be `instance`'s.
+bool of_instance(const ProbeRun& run, const std::string& base, const std::string& tag, const Instance& instance) {
+  if (!tag.empty() && tag != instance.tag) return false;
+  auto fact = run.code.find(base + ".function");
+  return !instance.id || fact == run.code.end() || fact->second == *instance.id;
+}
+
 // The feature site (`file.f90:12`) of the probes' loops at `line` of the file
 // the analyser tagged `tag`; none unless exactly one file has loops there.
 std::optional<std::string> loop_site_of(const ProbeRun& run, const std::string& tag, const std::string& line) {
-  static const std::regex loop_form(R"(^(.*):([0-9]+):loop(#[0-9]+)?\.headers$)");
+  static const std::regex loop_form(R"(^(.*):([0-9]+):loop(@[0-9A-F]+)?(#[0-9]+)?\.headers$)");
   std::optional<std::string> site;
   for (const auto& [name, value] : run.features) {
     std::smatch f;
@@ -28,29 +44,35 @@ std::optional<std::string> loop_site_of(const ProbeRun& run, const std::string& 
   return site;
 }
 
-// The fill loops at `at`: the line's loops with the code fact `.fill_bytes`
-// (two where two statements fill on one line, `mu = 0; wmu = 0`).
-std::vector<std::string> fill_loops(const ProbeRun& run, const std::string& at) {
+// The fill loops at `at` of `instance`: the line's loops with the code fact
+// `.fill_bytes` (two where two statements fill on one line, `mu = 0; wmu = 0`).
+std::vector<std::string> fill_loops(const ProbeRun& run, const std::string& at, const Instance& instance) {
+  static const std::regex fill_form(R"(^(.*):loop(@[0-9A-F]+)?(#[0-9]+)?\.fill_bytes$)");
   std::vector<std::string> found;
-  for (int k = 1;; ++k) {
-    const std::string base = at + ":loop" + (k == 1 ? "" : fmt::format("#{}", k));
-    if (!feature(run, base + ".headers")) break;
-    if (run.code.count(base + ".fill_bytes")) found.push_back(base);
+  const std::string prefix = at + ":loop";
+  for (auto it = run.code.lower_bound(prefix); it != run.code.end() && it->first.starts_with(prefix); ++it) {
+    std::smatch f;
+    if (!std::regex_match(it->first, f, fill_form) || f[1] != at) continue;
+    const std::string base = it->first.substr(0, it->first.size() - std::strlen(".fill_bytes"));
+    if (feature(run, base + ".headers") && of_instance(run, base, f[2], instance)) found.push_back(base);
   }
   return found;
 }
 
-// The feature site (`file.c:12`) of the fill loops, in the file the analyser
-// tagged `tag`, whose store is at `line` though the loop starts at another
-// (the code fact `.fill_line`: a C loop whose body is on the line after its
-// `for`, where the memset the optimiser makes of it takes the store's line);
-// none unless they start at one line.
-std::optional<std::string> fill_site_of(const ProbeRun& run, const std::string& tag, const std::string& line) {
-  static const std::regex fill_form(R"(^(.*):([0-9]+):loop(#[0-9]+)?\.fill_line$)");
+// The feature site (`file.c:12`) of the fill loops of `instance`, in the file
+// the analyser tagged `tag`, whose store is at `line` though the loop starts
+// at another (the code fact `.fill_line`: a C loop whose body is on the line
+// after its `for`, `std::fill`'s, where the memset the optimiser makes of it
+// takes the store's line); none unless they start at one line.
+std::optional<std::string> fill_site_of(const ProbeRun& run, const std::string& tag, const std::string& line,
+                                        const Instance& instance) {
+  static const std::regex fill_form(R"(^(.*):([0-9]+):loop(@[0-9A-F]+)?(#[0-9]+)?\.fill_line$)");
   std::optional<std::string> site;
   for (const auto& [name, value] : run.code) {
     std::smatch f;
-    if (!std::regex_match(name, f, fill_form) || fmt::format("{}", value) != line || file_tag(f[1]) != tag) continue;
+    if (!std::regex_match(name, f, fill_form) || fmt::format("{}", value) != line || file_tag(f[1]) != tag ||
+        !of_instance(run, name.substr(0, name.size() - std::strlen(".fill_line")), f[3], instance))
+      continue;
     const std::string at = std::string(f[1]) + ":" + std::string(f[2]);
     if (site && *site != at) return std::nullopt;
     site = at;
@@ -64,8 +86,9 @@ std::optional<std::string> fill_site_of(const ProbeRun& run, const std::string& 
 // the model's own), so each loop's iterations times its store's bytes, over
 // the loops' arrivals (the analyser names the memsets of one line alike).
 // Sets `status` to what was bound or why nothing was.
-std::optional<double> fill_bytes_per_call(const ProbeRun& run, const std::string& at, std::string& status) {
-  const std::vector<std::string> fills = fill_loops(run, at);
+std::optional<double> fill_bytes_per_call(const ProbeRun& run, const std::string& at, const Instance& instance,
+                                          std::string& status) {
+  const std::vector<std::string> fills = fill_loops(run, at, instance);
   if (fills.empty()) {
     status = "no probe of that call at that line, nor a loop there filling memory with a constant that the "
              "optimiser could have made it of";
@@ -136,12 +159,12 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
   if (!probed && set) {
     // A memset the optimiser made of a fill loop: no probe saw the call.
     std::optional<std::string> at = loop_site_of(run, tag, line);
-    if (!at || fill_loops(run, *at).empty())
-      if (auto elsewhere = fill_site_of(run, tag, line)) at = elsewhere;
+    if (!at || fill_loops(run, *at, {instance, instance_tag}).empty())
+      if (auto elsewhere = fill_site_of(run, tag, line, {instance, instance_tag})) at = elsewhere;
     std::optional<double> filled;
     if (at) {
       out.site = *at;
-      filled = fill_bytes_per_call(run, *at, out.status);
+      filled = fill_bytes_per_call(run, *at, {instance, instance_tag}, out.status);
     }
     if (filled) {
       bind_measure(p, *filled, *filled == 0 ? origin + kNeverReached : origin);

@@ -1574,6 +1574,36 @@ TEST(ProbeRun, BindsTheLoopsAndCopiesInTheLibrarysTemplatesPerInstance) {
   EXPECT_EQ(after["parameters"][of["copy int"]].value("default", ""), "4000") << r.stdout_text;
 }
 
+// The memsets the optimiser makes of `std::fill`'s loop once it has inlined a
+// zero (tests/features/library_fill.cpp: `__fill_a1` for doubles and for ints,
+// one line for both): the loop stores the value it was handed at the start of
+// the pipeline, so the probes count its trips, each instance's apart; the
+// memsets' bytes a call are those trips times each store's bytes, 8 x 4000
+// and 4 x 2000. Flops are the hand count and callgrind's.
+TEST(ProbeRun, BindsTheMemsetsOfTheLibrarysFillOfAValueInlinedLater) {
+  constexpr int n = 4000, steps = 3;
+  const std::string source = LIBRARY_FILL_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "library_fill.json", bound = dir / "library_fill.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::map<std::string, std::string> of;  // "double"/"int" -> its memset's bytes
+  const json before = read_json(model);
+  for (const auto& [name, p] : before["parameters"].items())
+    if (name.starts_with("__fill_a1") && name.ends_with(".bytes"))
+      of[name.find("_int") != std::string::npos ? "int" : "double"] = name;
+  ASSERT_EQ(of.size(), 2u) << before["parameters"].dump(1);
+  std::vector<std::string> command = {build("library_fill_features", true, source).string(), std::to_string(n),
+                                      std::to_string(steps)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][of["double"]].value("default", ""), std::to_string(8 * n)) << r.stdout_text;
+  EXPECT_EQ(after["parameters"][of["int"]].value("default", ""), std::to_string(4 * (n / 2))) << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  expect_flops_of(bound, 2, 2.0 * n * steps, command, source, "library_fill_plain");
+}
+
 // The work after early returns whose conditions join several tests
 // (tests/features/early_returns.cpp: `if (step > 0 && step % every) return;`)
 // is a join the analyser cannot place, reached on some paths. The probe run
