@@ -261,7 +261,8 @@ void SourceNames::collect() {
       debug_names_[v] = {name,
                          fmt::format("source variable {} of {} ({}:{})", source, fn,
                                      file_tag(var->getFilename().str()), var->getLine()),
-                         var->isArtificial(), e->getNumElements() != 0};
+                         var->isArtificial(), e->getNumElements() != 0,
+                         inlined && declared_in_system_header(*var)};
       // main's argc: in the programs we model it only sizes the option parsing,
       // whose options are parameters of their own; the default is a run
       // without arguments (bind it when the work depends on it).

@@ -50,6 +50,10 @@ class SourceNames {
     // A field of a local aggregate the optimiser split into values (a
     // fragment): the value is a copy, of what the code read where it loads.
     bool member = false;
+    // A variable of a system header's code inlined here (libstdc++'s `__n`
+    // of `std::vector<int> v(nump)`): no name a user knows; what its value
+    // was read from (the field `nump`) is.
+    bool library = false;
   };
 
   SourceNames(FunctionScope& scope, MemoryWrites& writes) : s_(scope), writes_(writes) {}

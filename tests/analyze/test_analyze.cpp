@@ -1562,6 +1562,24 @@ TEST(Analyze, ALibraryVariableHoldingTheCallersValueIsNoParameter) {
   EXPECT_GE(c.store_bytes, 8.0 * 4) << "the fill of the 4 levels";
 }
 
+// A library constructor inlined with a count that is a class's field widened
+// (library_field_count.cpp, `std::vector<std::vector<int>> edges(nump)` in a
+// method): the count is the field, `Mesh.nump`, the one parameter of the
+// mesh's size, not one named after the constructor's `__n` in a system header;
+// with it bound, the sum's product and add per point.
+TEST(Analyze, ALibraryVariableHoldingAFieldReadIsThatField) {
+  auto j = analyse_case("library_field_count.cpp");
+  for (const auto& [name, p] : j["parameters"].items())
+    EXPECT_EQ(name.find("__n"), std::string::npos) << name << ": " << p.dump();
+  ASSERT_TRUE(j["parameters"].contains("Mesh.nump")) << j["parameters"].dump(1);
+  auto m = load(j, "library_field_count");
+  for (long nump : {1L, 300L}) {
+    expr::Bindings b = {{"Mesh.nump", nump}};
+    bind_the_rest(m, b);
+    EXPECT_EQ(counts(m, "_ZN4Mesh4initEv", b).flops_double, 2.0 * nump) << "nump = " << nump;
+  }
+}
+
 // Loops whose only other exits are throws (stream_lines.cpp: `std::endl`'s
 // facet check, `vector::at`'s bounds check), which end the program: the
 // count is the loop's own test's, `rows`, no unknown trips. The guard before
