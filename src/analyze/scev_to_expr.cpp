@@ -39,15 +39,27 @@ void ScevToExpr::name_scevs() {
     if (auto* phi = dyn_cast<PHINode>(v); phi && s_.li.isLoopHeader(phi->getParent())) carried.insert(dn.name);
   for (const auto& [v, dn] : names_.debug_names()) {
     if (!v->getType()->isIntegerTy() || !s_.se.isSCEVable(v->getType()) || llvm::isa<Argument>(v)) continue;
-    // The compiler's own variables and a system header's: their values are
-    // read from their definitions (n - 1, not `.capture_expr.`; the field
-    // `nump`, not `__n`), which name the source's.
-    if (carried.count(dn.name) || dn.artificial || dn.library) continue;
+    // The compiler's own variables: their values are read from their
+    // definitions (n - 1, not `.capture_expr.`), which name the source's.
+    if (carried.count(dn.name) || dn.artificial) continue;
     if (auto* i = dyn_cast<Instruction>(v); i && s_.li.getLoopFor(i->getParent())) continue;
     const SCEV* sc = s_.se.getSCEV(const_cast<Value*>(v));
     if (isa<SCEVConstant>(sc) || isa<SCEVUnknown>(sc) || s_.se.containsAddRecurrence(sc)) continue;
     named_scevs_.emplace(sc, v);
   }
+}
+
+std::optional<Expr> ScevToExpr::library_field(const llvm::Value& value) {
+  using namespace llvm;
+  const auto* cast = dyn_cast<CastInst>(&value);
+  const bool widened = cast && (isa<SExtInst>(cast) || isa<ZExtInst>(cast));
+  const auto* load = dyn_cast<LoadInst>(widened ? cast->getOperand(0) : &value);
+  if (!load) return std::nullopt;
+  auto name = names_.field_name(load, true);
+  if (!name) return std::nullopt;
+  if (isa_and_nonnull<ZExtInst>(cast))
+    return ex::zext(ex::var(*name), static_cast<int>(load->getType()->getIntegerBitWidth()));
+  return ex::var(*name);
 }
 
 void ScevToExpr::note_read(const std::string& name, const llvm::Value& value) {
@@ -113,6 +125,8 @@ std::optional<Expr> ScevToExpr::conv_scev(const llvm::SCEV* s, const llvm::Loop*
   // every rank. (Others stay parameters to bind, as the names of sizes.)
   if (auto it = named_scevs_.find(s); it != named_scevs_.end() && !expanding_.count(s)) {
     const SourceNames::DebugName& dn = names_.debug_names().at(it->second);
+    if (dn.library)
+      if (auto field = library_field(*it->second)) return field;
     expanding_.insert(s);
     auto value = conv(s, nullptr, depth + 1);
     expanding_.erase(s);
@@ -360,17 +374,8 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
     // callee that took the struct by reference.
     if (auto* load = dyn_cast<LoadInst>(inst); load && (dn->second.artificial || dn->second.member))
       if (auto name = names_.field_name(load, true)) return ex::var(*name);
-    // A system header's variable (`std::vector`'s `__n`) holding a field
-    // read, or that read widened to its size type: the field.
-    if (dn->second.library) {
-      const auto* cast = dyn_cast<CastInst>(inst);
-      const bool widened = cast && (isa<SExtInst>(cast) || isa<ZExtInst>(cast));
-      if (auto* load = dyn_cast<LoadInst>(widened ? cast->getOperand(0) : inst))
-        if (auto name = names_.field_name(load, true))
-          return isa_and_nonnull<ZExtInst>(cast)
-                     ? ex::zext(ex::var(*name), static_cast<int>(load->getType()->getIntegerBitWidth()))
-                     : ex::var(*name);
-    }
+    if (dn->second.library)
+      if (auto field = library_field(*inst)) return field;
     s_.describe(dn->second.name, dn->second.description);
     note_read(dn->second.name, *inst);
     return ex::var(dn->second.name);

@@ -47,6 +47,10 @@ class ScevToExpr {
   // Notes how the model reads the source variable `name` by its value `value`
   // (ModuleContext::variable_reads).
   void note_read(const std::string& name, const llvm::Value& value);
+  // The field a system header's variable holds (`std::vector`'s `__n` of
+  // `v(nump)`: the class's `nump`, read or widened to the size type), which a
+  // user knows and a probe run sees read; none for any other value.
+  std::optional<perfcast::expr::Expr> library_field(const llvm::Value& value);
   // A conversion is made once per value and scope however many ways the
   // code reaches it (a phi's condition, a chain of selects that each use the
   // last one twice): `memoised` looks it up first. Results are those of
