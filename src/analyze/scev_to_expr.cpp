@@ -30,13 +30,22 @@ using ex::Expr;
 void ScevToExpr::name_scevs() {
   using namespace llvm;
   // A variable a loop carries (an index, a running sum: one of its values is a
-  // loop header's phi) holds a different value at each point of the code; one
-  // of them outside the loop (the index after an unrolled prologue's single
-  // iteration) is a moment of that loop, not a quantity a user binds. Such
-  // values are read from their own definitions instead.
+  // loop header's phi), or one that steps with a loop's index (`z0 = z -
+  // zfirst`: a value in the loop that is an induction of it), holds a
+  // different value at each point of the code; one of them outside the loop
+  // (the index after an unrolled prologue's single iteration) is a moment of
+  // that loop, not a quantity a user binds. Such values are read from their
+  // own definitions instead.
   std::set<std::string> carried;
-  for (const auto& [v, dn] : names_.debug_names())
-    if (auto* phi = dyn_cast<PHINode>(v); phi && s_.li.isLoopHeader(phi->getParent())) carried.insert(dn.name);
+  for (const auto& [v, dn] : names_.debug_names()) {
+    const auto* i = dyn_cast<Instruction>(v);
+    if (!i) continue;
+    if (isa<PHINode>(i) && s_.li.isLoopHeader(i->getParent())) carried.insert(dn.name);
+    else if (const Loop* in = s_.li.getLoopFor(i->getParent()); in && s_.se.isSCEVable(i->getType()))
+      if (const auto* rec = dyn_cast<SCEVAddRecExpr>(s_.se.getSCEV(const_cast<Instruction*>(i)));
+          rec && rec->getLoop() == in)
+        carried.insert(dn.name);
+  }
   for (const auto& [v, dn] : names_.debug_names()) {
     if (!v->getType()->isIntegerTy() || !s_.se.isSCEVable(v->getType()) || llvm::isa<Argument>(v)) continue;
     // The compiler's own variables: their values are read from their

@@ -1574,6 +1574,29 @@ TEST(ProbeRun, BindsTheLoopsAndCopiesInTheLibrarysTemplatesPerInstance) {
   EXPECT_EQ(after["parameters"][of["copy int"]].value("default", ""), "4000") << r.stdout_text;
 }
 
+// A variable that steps with a loop's index (offset_index.c: `z0 = z -
+// zfirst`, PENNANT's setVelDiff), which the optimiser reads outside the loop
+// in the iteration it peels off the remainder: a moment of the loop, read from
+// its definition (zfirst, zlast), never a parameter named z or z0, which no
+// user could bind and the probes would measure as the loop's first value.
+// Nothing is left to bind; the flops are the hand count and callgrind's.
+TEST(ProbeRun, ReadsAVariableThatStepsWithTheLoopFromItsDefinition) {
+  constexpr int n = 1000;
+  const std::string source = OFFSET_INDEX_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "offset_index.json", bound = dir / "offset_index.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  for (const char* moment : {"scale.z", "scale.z0"})
+    EXPECT_FALSE(before["parameters"].contains(moment)) << before["parameters"].dump(1);
+  std::vector<std::string> command = {build("offset_index_features", true, source).string(), std::to_string(n)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(required(read_json(bound)), 0) << r.stdout_text;
+  expect_flops_of(bound, 2, 4 * (3.0 * n / 4 + 1), command, source, "offset_index_plain");
+}
+
 // The memsets the optimiser makes of `std::fill`'s loop once it has inlined a
 // zero (tests/features/library_fill.cpp: `__fill_a1` for doubles and for ints,
 // one line for both): the loop stores the value it was handed at the start of
