@@ -134,21 +134,25 @@ std::optional<Expr> ScevToExpr::conv_scev(const llvm::SCEV* s, const llvm::Loop*
   // every rank. (Others stay parameters to bind, as the names of sizes.)
   if (auto it = named_scevs_.find(s); it != named_scevs_.end() && !expanding_.count(s)) {
     const SourceNames::DebugName& dn = names_.debug_names().at(it->second);
-    if (dn.library)
+    if (dn.library) {
+      // A system header's variable is never a parameter: the field it
+      // holds, else its value read from its definition (below).
       if (auto field = library_field(*it->second)) return field;
-    expanding_.insert(s);
-    auto value = conv(s, nullptr, depth + 1);
-    expanding_.erase(s);
-    std::optional<std::string> default_value;
-    if (value) {
-      std::set<std::string> uses = ex::free_names(*value);
-      bool of_rank_and_size = uses.count("rank") > 0;
-      for (const std::string& u : uses) of_rank_and_size = of_rank_and_size && (u == "rank" || u == "size");
-      if (of_rank_and_size) default_value = ex::to_string(ex::simplify(*value));
+    } else {
+      expanding_.insert(s);
+      auto value = conv(s, nullptr, depth + 1);
+      expanding_.erase(s);
+      std::optional<std::string> default_value;
+      if (value) {
+        std::set<std::string> uses = ex::free_names(*value);
+        bool of_rank_and_size = uses.count("rank") > 0;
+        for (const std::string& u : uses) of_rank_and_size = of_rank_and_size && (u == "rank" || u == "size");
+        if (of_rank_and_size) default_value = ex::to_string(ex::simplify(*value));
+      }
+      s_.describe(dn.name, dn.description, default_value);
+      note_read(dn.name, *it->second);
+      return ex::var(dn.name);
     }
-    s_.describe(dn.name, dn.description, default_value);
-    note_read(dn.name, *it->second);
-    return ex::var(dn.name);
   }
   switch (s->getSCEVType()) {
     case scConstant: {
@@ -383,8 +387,7 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
     // callee that took the struct by reference.
     if (auto* load = dyn_cast<LoadInst>(inst); load && (dn->second.artificial || dn->second.member))
       if (auto name = names_.field_name(load, true)) return ex::var(*name);
-    if (dn->second.library)
-      if (auto field = library_field(*inst)) return field;
+    if (dn->second.library) return library_field(*inst);  // never a parameter of its own
     s_.describe(dn->second.name, dn->second.description);
     note_read(dn->second.name, *inst);
     return ex::var(dn->second.name);

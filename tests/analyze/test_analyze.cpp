@@ -1565,6 +1565,16 @@ TEST(Analyze, ALibraryVariableHoldingTheCallersValueIsNoParameter) {
   EXPECT_GE(c.store_bytes, 8.0 * 4) << "the fill of the 4 levels";
 }
 
+// A library constructor inlined into main with a count from the command line
+// (library_option_count.cpp, `std::vector<double> v(n, 0.5)`): no parameter
+// is named after the constructor's `__n`; what its value sizes is read from
+// its definition, or left to the probe run as the loop or copy it sizes.
+TEST(Analyze, ALibraryVariableIsNeverAParameterOfItsOwn) {
+  auto j = analyse_case("library_option_count.cpp");
+  for (const auto& [name, p] : j["parameters"].items())
+    EXPECT_EQ(p.value("description", "").find("of vector (stl_vector"), std::string::npos) << name << ": " << p.dump();
+}
+
 // A library constructor inlined with a count that is a class's field widened
 // (library_field_count.cpp, `std::vector<std::vector<int>> edges(nump)` in a
 // method, nothing else reading nump): the count is the field, `Mesh.nump`,
