@@ -138,6 +138,22 @@ llvm::DebugLoc loop_source_loc(const llvm::Loop* l) {
                                 at->getInlinedAt() == dl->getInlinedAt();
         if (!comparable || dl.getLine() < at.getLine()) at = dl;
       }
+  // Such a start in code inlined into the loop (`std::endl`'s flush ending a
+  // `for` body whose latch lost the loop's ID) where the loop's own tests are
+  // the function's code: the earliest line of those tests, the loop's
+  // statement, where the probes name it.
+  if (!own && at && at->getInlinedAt()) {
+    const llvm::DISubprogram* own_code = l->getHeader()->getParent()->getSubprogram();
+    llvm::SmallVector<llvm::BasicBlock*, 4> exiting;
+    l->getExitingBlocks(exiting);
+    llvm::DebugLoc test;
+    for (const llvm::BasicBlock* e : exiting)
+      if (llvm::DebugLoc dl = e->getTerminator()->getDebugLoc();
+          dl && dl.getLine() && !dl->getInlinedAt() && dl->getScope()->getSubprogram() == own_code &&
+          (!test || dl.getLine() < test.getLine()))
+        test = dl;
+    if (test) at = test;
+  }
   // A loop whose control has no line (flang's loops of MAXVAL, of an array
   // temporary): the first line its code has (its function's own before an
   // inlined one's), else the last line of the code that leads to it (the

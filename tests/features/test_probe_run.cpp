@@ -1574,6 +1574,34 @@ TEST(ProbeRun, BindsTheLoopsAndCopiesInTheLibrarysTemplatesPerInstance) {
   EXPECT_EQ(after["parameters"][of["copy int"]].value("default", ""), "4000") << r.stdout_text;
 }
 
+// A loop whose body the optimiser ends in code inlined from the C++ library
+// (write_rows.cpp: each row ended by `std::endl`, whose flush at <ostream>'s
+// line the latch kept, the loop's ID lost; PENNANT's WriteXY) and whose exit
+// depends on data (a count a call summed through its address): it is the
+// `for`'s loop, named at its own test's line where the probes count it, not
+// a loop of `flush` in a system header no probe names. The run binds its
+// trips, the rows of both ranks.
+TEST(ProbeRun, NamesALoopEndingInInlinedLibraryCodeAtItsOwnTest) {
+  constexpr int n = 50;
+  const std::string source = WRITE_ROWS_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "write_rows.json", bound = dir / "write_rows.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  const std::string at = "write_rows_cpp:" + std::to_string(marker_line(source, "rows"));
+  std::string trips;
+  for (const auto& [name, p] : before["parameters"].items())
+    if (name.ends_with(".trips") && p.value("description", "").find(at) != std::string::npos) trips = name;
+  ASSERT_FALSE(trips.empty()) << "no loop named at " << at << ": " << before["parameters"].dump(1);
+  std::vector<std::string> command = {build("write_rows_features", true, source).string(), std::to_string(n)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][trips].value("default", ""), std::to_string(2 * n)) << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+}
+
 // A variable that steps with a loop's index (offset_index.c: `z0 = z -
 // zfirst`, PENNANT's setVelDiff), which the optimiser reads outside the loop
 // in the iteration it peels off the remainder: a moment of the loop, read from
