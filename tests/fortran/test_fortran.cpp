@@ -429,3 +429,21 @@ TEST(Fortran, RuntimeHelpersWithoutFloatingPointAreNoParameters) {
             counted_flops("runtime_helpers", {"50"},
                           {"_QQmain", "_QMruntime_helpers_kernelsPscale", "_QMruntime_helpers_kernelsPscale_section"}));
 }
+
+// MINVAL and MAXVAL of real arrays, which flang's runtime computes
+// (extrema.f90: of doubles, of a masked array, of reals): comparisons only,
+// so the library table prices them at no flops, no lib_*_flops parameter for
+// the user to bind; callgrind counts none in them on the program flang
+// builds, and the model's flops are its count of the program's own.
+TEST(Fortran, TheRuntimesExtremaOfRealArraysDoNoFlops) {
+  json model = analyse({"extrema.f90"}, "extrema");
+  ASSERT_TRUE(model.contains("parameters"));
+  for (const auto& name : parameter_names(model)) EXPECT_NE(name.rfind("lib_", 0), 0u) << name;
+  EXPECT_EQ(counted_flops("extrema", {"1000", "3"},
+                          {"_FortranAMinvalReal8", "_FortranAMaxvalReal8", "_FortranAMinvalReal4"}),
+            0.0);
+  // a_0: the extent the mask's temporary reads from the array's descriptor, n.
+  json p = predict("extrema", 1, {{"n", 1000}, {"steps", 3}, {"a_0", 1000}});
+  ASSERT_TRUE(p.contains("ranks"));
+  EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(), counted_flops("extrema", {"1000", "3"}, {"_QQmain"}));
+}
