@@ -1600,6 +1600,30 @@ TEST(Analyze, ALibraryVariableHoldingAFieldReadIsThatField) {
       << "the memset of nump empty vectors: " << j["functions"]["_ZN4Mesh4initEv"].dump(1);
 }
 
+// The guard of a loop inlined from library code the table leaves out (the
+// destruction loop of library_field_count.cpp's `std::vector<std::vector<int>>`,
+// `_Destroy_aux`, whose count the vector's pointers give): the loop is left
+// out, so its guard names no trips: every trips parameter of the model is a
+// loop the model has, none for the user to bind that nothing prices.
+TEST(Analyze, TheGuardOfALoopLeftOutWithLibraryCodeNamesNoTrips) {
+  auto j = analyse_case("library_field_count.cpp");
+  std::set<std::string> loop_trips;
+  std::function<void(const nlohmann::ordered_json&)> walk = [&](const nlohmann::ordered_json& items) {
+    for (const auto& item : items) {
+      if (item.value("kind", "") == "loop" && item.contains("trip_count")) {
+        const auto& t = item["trip_count"];
+        for (const auto& name : expr::free_names(expr::parse(t.is_string() ? t.get<std::string>() : t.dump())))
+          loop_trips.insert(name);
+      }
+      for (const char* inner : {"body", "then", "else"})
+        if (item.contains(inner)) walk(item[inner]);
+    }
+  };
+  for (const auto& [name, f] : j["functions"].items()) walk(f["body"]);
+  for (const auto& [name, p] : j["parameters"].items())
+    if (name.ends_with(".trips")) EXPECT_TRUE(loop_trips.count(name)) << name << " sizes no loop: " << p.dump();
+}
+
 // Loops whose only other exits are throws (stream_lines.cpp: `std::endl`'s
 // facet check, `vector::at`'s bounds check), which end the program: the
 // count is the loop's own test's, `rows`, no unknown trips. The guard before
