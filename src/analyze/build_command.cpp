@@ -146,7 +146,10 @@ bool is_opt_level(const std::string& level) {
 }
 
 std::vector<std::string> bitcode_flags(const std::string& opt_level) {
-  std::vector<std::string> flags = {"-emit-llvm", "-g", "-O" + opt_level};
+  // -fstandalone-debug: each unit describes the classes it uses in full, not
+  // only the unit with a class's key function (clang's default on Linux), so
+  // a field read through a class's reference is named in every unit.
+  std::vector<std::string> flags = {"-emit-llvm", "-g", "-fstandalone-debug", "-O" + opt_level};
   if (opt_level == "0") flags.insert(flags.end(), {"-Xclang", "-disable-O0-optnone"});
   flags.insert(flags.end(), {"-Xclang", "-disable-llvm-passes"});
   // Pre-C99 habits that GCC 12 and clang before 16 warn about and clang 16+

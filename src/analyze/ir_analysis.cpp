@@ -264,6 +264,9 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
     if (input.progress) input.progress(s);
   };
   llvm::LLVMContext context;
+  // One description per C++ type across the units (by its mangled name): a
+  // unit's declaration of a class becomes the definition another unit has.
+  context.enableDebugTypeODRUniquing();
   std::unique_ptr<llvm::Module> program;
   std::unique_ptr<llvm::TargetMachine> tm;
   for (const auto& file : input.bitcode_files) {

@@ -129,6 +129,9 @@ std::vector<std::string> feature_command(bool cxx, bool link, const std::vector<
   if (compiles && !preprocess_only) {
     command.push_back("-fpass-plugin=" + feature_file("libperfcast_features_pass.so", PERFCAST_FEATURES_PASS_BUILT));
     if (!has_debug) command.push_back("-g");
+    // Every unit's classes in full, as the analyser reads them (bitcode_flags):
+    // the probes name a field read through a class's reference by them.
+    command.push_back("-fstandalone-debug");
   }
   command.insert(command.end(), args.begin(), args.end());
   if (link) {

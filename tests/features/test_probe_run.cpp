@@ -2902,6 +2902,38 @@ TEST(ProbeRun, BindsAClassFieldThatBoundsAWorksharingLoop) {
   EXPECT_NEAR(rank0_flops(predicted), 3.0 * 2 * n, 1e-6);
 }
 
+// The same loop over a class's field in a unit that does not hold the class's
+// key function (keyed_class_main.cpp; the virtual methods in
+// keyed_class_atoms.cpp: miniMD's Thermo and Atom), where clang describes the
+// class only as a declaration by default: the analysis and the probes compile
+// every unit with the classes in full, and the analyser's units share one
+// description of each, so the bound is `atoms.nlocal`, never `.capture_expr.`,
+// and the probes' records of its reads bind it. The flops are the hand count:
+// a multiply a coordinate a step, the team's two threads a half each.
+TEST(ProbeRun, BindsAFieldOfAClassDescribedInAnotherUnit) {
+  const std::string source = KEYED_CLASS_MAIN_SOURCE, atoms = KEYED_CLASS_ATOMS_SOURCE;
+  constexpr int n = 600;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "keyed_class.json", bound = dir / "keyed_class.bound.json";
+  auto r = perfcast_run({"analyze", source, atoms, "-o", model.string(), "--no-mca", "--", "-fopenmp"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  for (const auto& [name, p] : before["parameters"].items())
+    EXPECT_EQ(name.find("capture_expr"), std::string::npos) << name << ": " << p.dump();
+  ASSERT_TRUE(before["parameters"].contains("atoms.nlocal")) << before["parameters"].dump(1);
+  const fs::path program = build("keyed_class_features", true, source, {"-fopenmp", atoms});
+  r = probe(model, bound, 2, {program.string(), std::to_string(n)}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["atoms.nlocal"].value("default", std::string("unbound")), std::to_string(n))
+      << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  auto predicted = predict(bound, 2);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+  EXPECT_NEAR(rank0_flops(predicted), 3.0 * n, 1e-6);
+}
+
 // A conditional update the vectoriser masks (masked_update.c): each lane's
 // test is a branch around its store, the first lane's carrying the loop's
 // line, the others' sides the update's or the loop's. Every lane is the
