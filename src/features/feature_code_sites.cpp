@@ -177,7 +177,27 @@ SmallVector<BasicBlock*, 2> exits_after_work(Loop& l, const DominatorTree& domin
   return late;
 }
 
-std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout, unsigned* store_line) {
+namespace {
+
+// The object a pointer is into, through a function's own stack slots of its
+// arguments (where they are kept at the start of the pipeline).
+const Value* object_through_slots(const Value* p) {
+  const Value* o = getUnderlyingObject(p);
+  if (const auto* reload = dyn_cast<LoadInst>(o))
+    if (const auto* slot = dyn_cast<AllocaInst>(reload->getPointerOperand())) {
+      const Value* kept = nullptr;
+      for (const User* u : slot->users())
+        if (const auto* spill = dyn_cast<StoreInst>(u); spill && spill->getPointerOperand() == slot)
+          kept = kept ? nullptr : spill->getValueOperand();
+      if (kept && isa<Argument>(kept)) return kept;
+    }
+  return o;
+}
+
+}  // namespace
+
+std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout, llvm::DebugLoc* store_at,
+                                   const CopyAssignments* assignments) {
   using namespace llvm;
   if (!loop.isInnermost()) return std::nullopt;
   // At the start of the pipeline a C or C++ loop still keeps its index and
@@ -207,20 +227,69 @@ std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayou
     return isa<AllocaInst>(slot) && !written_locals.contains(slot);
   };
   const StoreInst* fill = nullptr;
+  const CallBase* assignment = nullptr;
   for (const BasicBlock* bb : loop.blocks())
     for (const Instruction& inst : *bb) {
       if (auto* store = dyn_cast<StoreInst>(&inst)) {
         if (!store->isVolatile() && scalar_local(*store)) continue;
-        if (fill || store->isVolatile() || !invariant(store->getValueOperand())) return std::nullopt;
+        if (fill || assignment || store->isVolatile() || !invariant(store->getValueOperand())) return std::nullopt;
         fill = store;
-      } else if (isa<CallBase>(inst) ? !isa<DbgInfoIntrinsic>(inst) && !inst.isLifetimeStartOrEnd()
-                                     : inst.mayWriteToMemory()) {
+      } else if (auto* call = dyn_cast<CallBase>(&inst)) {
+        if (isa<DbgInfoIntrinsic>(inst) || inst.isLifetimeStartOrEnd()) continue;
+        if (fill || assignment || call->arg_size() == 0) return std::nullopt;
+        for (unsigned k = 1; k < call->arg_size(); ++k)
+          if (!invariant(call->getArgOperand(k))) return std::nullopt;
+        assignment = call;
+      } else if (inst.mayWriteToMemory()) {
         return std::nullopt;
       }
     }
-  if (!fill) return std::nullopt;
-  if (store_line) *store_line = fill->getDebugLoc() ? fill->getDebugLoc().getLine() : 0;
-  return layout.getTypeStoreSize(fill->getValueOperand()->getType()).getFixedValue();
+  if (fill) {
+    if (store_at) *store_at = fill->getDebugLoc();
+    return layout.getTypeStoreSize(fill->getValueOperand()->getType()).getFixedValue();
+  }
+  const Function* callee = assignment ? assignment->getCalledFunction() : nullptr;
+  auto copy = callee && assignments ? assignments->find(callee) : CopyAssignments::const_iterator();
+  if (!callee || !assignments || copy == assignments->end()) return std::nullopt;
+  if (store_at) *store_at = copy->second.first_store;
+  return copy->second.bytes;
+}
+
+CopyAssignments copy_assignments(const Module& m) {
+  CopyAssignments found;
+  for (const Function& f : m) {
+    if (f.isDeclaration() || f.size() != 1 || f.arg_size() == 0) continue;
+    CopyAssignment copy;
+    bool ok = true;
+    for (const Instruction& inst : f.front()) {
+      if (auto* store = dyn_cast<StoreInst>(&inst)) {
+        const Value* into = object_through_slots(store->getPointerOperand());
+        if (isa<AllocaInst>(into) && isa<Argument>(store->getValueOperand())) continue;  // an argument's slot
+        const Value* value = store->getValueOperand();
+        const auto* read = dyn_cast<LoadInst>(value);
+        const Value* from = read ? object_through_slots(read->getPointerOperand()) : nullptr;
+        if (store->isVolatile() || into != f.getArg(0) ||
+            !(isa<Constant>(value) || isa<Argument>(value) || (from && isa<Argument>(from) && from != into))) {
+          ok = false;
+          break;
+        }
+        if (copy.bytes == 0) copy.first_store = store->getDebugLoc();
+        copy.bytes += m.getDataLayout().getTypeStoreSize(value->getType()).getFixedValue();
+      } else if (isa<CallBase>(inst) ? !isa<DbgInfoIntrinsic>(inst) && !inst.isLifetimeStartOrEnd()
+                                     : inst.mayWriteToMemory()) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok && copy.bytes > 0) found[&f] = copy;
+  }
+  return found;
+}
+
+std::string fill_line_fact(const std::string& site, const llvm::DebugLoc& store_at, const llvm::Module& m) {
+  const std::string at = file_line(store_at, m);
+  const std::string file = at.substr(0, at.rfind(':'));
+  return file == site.substr(0, site.rfind(':')) ? ".fill_line" : ".fill_line:" + file;
 }
 
 }  // namespace perfcast::features

@@ -7,6 +7,7 @@
 #ifndef PERFCAST_FEATURES_FEATURE_CODE_SITES_H
 #define PERFCAST_FEATURES_FEATURE_CODE_SITES_H
 
+#include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
@@ -111,14 +112,29 @@ llvm::SmallVector<llvm::BasicBlock*, 2> exits_after_work(llvm::Loop& l, const ll
 // a value it does not change (`a = 0`, a CHARACTER's blank padding, as the
 // front end writes them; `std::fill`'s value, a constant once inlined; its
 // index and other scalar locals, still in their stack slots at the start of
-// the pipeline, aside): the loop the optimiser's loop idiom makes one memset
-// where that value is a constant, whose length no probe at the start of the
-// pipeline sees; its trips times these bytes are that memset's length. None
-// for any other loop.
-// `store_line`, when given, gets the store's line (0 without one): the line the
-// memset takes.
+// the pipeline, aside), or of the stores of the one call it makes instead to
+// an assignment of the program's that only copies what it is handed into its
+// first argument (`*first = value` of a small struct, its `operator=` not yet
+// inlined): the loop the optimiser's loop idiom makes one memset where that
+// value is a constant, whose length no probe at the start of the pipeline
+// sees; its trips times these bytes are that memset's length. None for any
+// other loop. `store_at`, when given, gets the (first) store's location: where
+// the memset takes its line.
+struct CopyAssignment {
+  uint64_t bytes = 0;         // what it stores into its first argument
+  llvm::DebugLoc first_store;  // where the memset made of a loop of it takes its line
+};
+using CopyAssignments = llvm::DenseMap<const llvm::Function*, CopyAssignment>;
+// The module's functions of one block that only store into their first
+// argument what they read from the others or are given (a struct's
+// `operator=`), decided before any probe goes into them.
+CopyAssignments copy_assignments(const llvm::Module& m);
 std::optional<uint64_t> fill_bytes(const llvm::Loop& loop, const llvm::DataLayout& layout,
-                                   unsigned* store_line = nullptr);
+                                   llvm::DebugLoc* store_at = nullptr, const CopyAssignments* assignments = nullptr);
+// The code fact that names a fill loop's store line where it is not the
+// loop's own `site` (`file:line`): `.fill_line`, or `.fill_line:<file>` where
+// the store is in another file (an inlined assignment's header).
+std::string fill_line_fact(const std::string& site, const llvm::DebugLoc& store_at, const llvm::Module& m);
 
 }  // namespace perfcast::features
 

@@ -154,6 +154,7 @@ class FeatureProbes {
         });
     // Before any probe goes into a callee's entry: the fields it reads there.
     for (Function* f : functions) entry_fields_[f] = perfcast::features::fields_read_at_entry(*f, m_.getDataLayout());
+    assignments_ = perfcast::features::copy_assignments(m_);  // the assignments a fill loop may call
     for (Function* f : functions) instrument(*f);
     for (Function* f : library) instrument(*f, /*library=*/true);
     record_escapes(escaped);
@@ -534,10 +535,10 @@ class FeatureProbes {
           unsigned depth = 1;
           for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop()) depth += loop_site(*p, code_lines, m_) == site;
           if (depth > 1) add_code(base + ".depth", depth);
-          unsigned fill_line = 0;
-          if (auto bytes = fill_bytes(*l, m_.getDataLayout(), &fill_line)) add_code(base + ".fill_bytes", *bytes);
-          if (fill_line && site.substr(site.rfind(':') + 1) != std::to_string(fill_line))
-            add_code(base + ".fill_line", fill_line);  // the memset made of it takes its store's line
+          DebugLoc fill_at;
+          if (auto bytes = fill_bytes(*l, m_.getDataLayout(), &fill_at, &assignments_)) add_code(base + ".fill_bytes", *bytes);
+          if (fill_at && fill_at.getLine() && file_line(fill_at, m_) != site)  // the memset takes its store's line
+            add_code(base + fill_line_fact(site, fill_at, m_), fill_at.getLine());
           // Named at its body's first line: the statement's, where the
           // analyser may name it (probe_bind's probe_loop).
           if (const DebugLoc start = l->getStartLoc(); start && start.getLine() && site != file_line(start, m_))
@@ -1175,6 +1176,7 @@ class FeatureProbes {
   MapVector<Loop*, std::vector<LocalCount>> local_counts_;
   DenseMap<const Function*, bool> leaves_;  // returning_leaf's answers
   std::vector<GlobalVariable*> indirect_sites_;  // each site's record until finish_indirect makes them one array
+  perfcast::features::CopyAssignments assignments_;  // copy_assignments, before any probe
 };
 
 struct FeatureProbesPass : PassInfoMixin<FeatureProbesPass> {

@@ -24,7 +24,7 @@ struct Instance {
 // Whether a probe loop's name `@tag` part (`tag`, empty without one) and its
 // `.function` fact (`base.function`) allow it to be `instance`'s.
 bool of_instance(const ProbeRun& run, const std::string& base, const std::string& tag, const Instance& instance) {
-  if (!tag.empty() && tag != instance.tag) return false;
+  if (!tag.empty() && !instance.tag.empty() && tag != instance.tag) return false;
   auto fact = run.code.find(base + ".function");
   return !instance.id || fact == run.code.end() || fact->second == *instance.id;
 }
@@ -59,41 +59,42 @@ std::vector<std::string> fill_loops(const ProbeRun& run, const std::string& at, 
   return found;
 }
 
-// The feature site (`file.c:12`) of the fill loops of `instance`, in the file
-// the analyser tagged `tag`, whose store is at `line` though the loop starts
-// at another (the code fact `.fill_line`: a C loop whose body is on the line
-// after its `for`, `std::fill`'s, where the memset the optimiser makes of it
-// takes the store's line); none unless they start at one line.
-std::optional<std::string> fill_site_of(const ProbeRun& run, const std::string& tag, const std::string& line,
-                                        const Instance& instance) {
-  static const std::regex fill_form(R"(^(.*):([0-9]+):loop(@[0-9A-F]+)?(#[0-9]+)?\.fill_line$)");
+// The fill loops of `instance` whose store is at `line` of the file the
+// analyser tagged `tag` though the loop starts at another (the code fact
+// `.fill_line`: a C loop whose body is on the line after its `for`,
+// `std::fill`'s, where the memset the optimiser makes of it takes the store's
+// line; `.fill_line:<file>` where the store is another file's, an assignment
+// the loop calls, inlined); none unless they start at one line.
+std::vector<std::string> fill_loops_storing_at(const ProbeRun& run, const std::string& tag, const std::string& line,
+                                               const Instance& instance) {
+  static const std::regex fill_form(R"(^(.*):([0-9]+):loop(@[0-9A-F]+)?(#[0-9]+)?\.fill_line(:(.+))?$)");
+  std::vector<std::string> found;
   std::optional<std::string> site;
   for (const auto& [name, value] : run.code) {
     std::smatch f;
-    if (!std::regex_match(name, f, fill_form) || fmt::format("{}", value) != line || file_tag(f[1]) != tag ||
-        !of_instance(run, name.substr(0, name.size() - std::strlen(".fill_line")), f[3], instance))
+    if (!std::regex_match(name, f, fill_form) || fmt::format("{}", value) != line ||
+        file_tag(f[6].matched ? f[6].str() : f[1].str()) != tag)
+      continue;
+    const std::string base = name.substr(0, name.size() - f[5].length() - std::strlen(".fill_line"));
+    if (!of_instance(run, base, f[3], instance) || !run.code.count(base + ".fill_bytes") ||
+        !feature(run, base + ".headers"))
       continue;
     const std::string at = std::string(f[1]) + ":" + std::string(f[2]);
-    if (site && *site != at) return std::nullopt;
+    if (site && *site != at) return {};
     site = at;
+    found.push_back(base);
   }
-  return site;
+  return found;
 }
 
 // The mean bytes per call of the memsets the optimiser made of the fill loops
-// at `at`: loop idiom makes one of an innermost loop (an array's first
+// `fills`: loop idiom makes one of an innermost loop (an array's first
 // dimension, a string's padding; the loops around it, unrolled or not, are
 // the model's own), so each loop's iterations times its store's bytes, over
 // the loops' arrivals (the analyser names the memsets of one line alike).
 // Sets `status` to what was bound or why nothing was.
-std::optional<double> fill_bytes_per_call(const ProbeRun& run, const std::string& at, const Instance& instance,
+std::optional<double> fill_bytes_per_call(const ProbeRun& run, const std::vector<std::string>& fills,
                                           std::string& status) {
-  const std::vector<std::string> fills = fill_loops(run, at, instance);
-  if (fills.empty()) {
-    status = "no probe of that call at that line, nor a loop there filling memory with a constant that the "
-             "optimiser could have made it of";
-    return std::nullopt;
-  }
   double bytes = 0, arrivals = 0;
   for (const std::string& fill : fills) {
     const double store = run.code.at(fill + ".fill_bytes");
@@ -158,13 +159,17 @@ std::optional<ProbeFinding> bind_memory_bytes(const ProbeRun& run, Parameter& p,
   ProbeFinding out{ProbeFinding::Kind::Value, site.empty() ? tag + ":" + line : site, p.name, std::nullopt, ""};
   if (!probed && set) {
     // A memset the optimiser made of a fill loop: no probe saw the call.
-    std::optional<std::string> at = loop_site_of(run, tag, line);
-    if (!at || fill_loops(run, *at, {instance, instance_tag}).empty())
-      if (auto elsewhere = fill_site_of(run, tag, line, {instance, instance_tag})) at = elsewhere;
+    const Instance of{instance, instance_tag};
+    std::vector<std::string> fills;
+    if (auto at = loop_site_of(run, tag, line)) fills = fill_loops(run, *at, of), out.site = *at;
+    if (fills.empty()) fills = fill_loops_storing_at(run, tag, line, of);
     std::optional<double> filled;
-    if (at) {
-      out.site = *at;
-      filled = fill_bytes_per_call(run, *at, {instance, instance_tag}, out.status);
+    if (!fills.empty()) {
+      out.site = fills.front().substr(0, fills.front().rfind(":loop"));
+      filled = fill_bytes_per_call(run, fills, out.status);
+    } else if (out.site != tag + ":" + line) {
+      out.status = "no probe of that call at that line, nor a loop there filling memory with a constant that the "
+                   "optimiser could have made it of";
     }
     if (filled) {
       bind_measure(p, *filled, *filled == 0 ? origin + kNeverReached : origin);

@@ -1601,6 +1601,36 @@ TEST(ProbeRun, NamesALoopEndingInInlinedLibraryCodeAtItsOwnTest) {
   EXPECT_EQ(required(after), 0) << r.stdout_text;
 }
 
+// The memset the optimiser makes of `std::fill` of a small struct
+// (struct_fill.cpp: `__fill_a1`'s loop calling struct_fill_vec.h's operator=,
+// PENNANT's fill of double2 velocities) once it has inlined the assignment and
+// the zeros: the memset is at the assignment's line, in the header, and no
+// probe sees it; the pass, before any probe goes into the assignment, finds the
+// loop calling it copies 16 bytes an iteration, its store at that line, so the
+// memset's bytes a call are the loop's trips times 16. Flops are the hand count
+// and callgrind's.
+TEST(ProbeRun, BindsTheMemsetOfAFillLoopThatCallsAnAssignment) {
+  constexpr int n = 4000;
+  const std::string source = STRUCT_FILL_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "struct_fill.json", bound = dir / "struct_fill.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  const std::string at = "struct_fill_vec_h:" + std::to_string(marker_line(STRUCT_FILL_VEC_HEADER, "assign"));
+  std::string memset;
+  for (const auto& [name, p] : before["parameters"].items())
+    if (name.ends_with(".bytes") && p.value("description", "").ends_with("memset at " + at)) memset = name;
+  ASSERT_FALSE(memset.empty()) << "no memset at " << at << ": " << before["parameters"].dump(1);
+  std::vector<std::string> command = {build("struct_fill_features", true, source).string(), std::to_string(n)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"][memset].value("default", ""), std::to_string(16 * n)) << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  expect_flops_of(bound, 2, 3.0 * n + 3, command, source, "struct_fill_plain");
+}
+
 // A variable that steps with a loop's index (offset_index.c: `z0 = z -
 // zfirst`, PENNANT's setVelDiff), which the optimiser reads outside the loop
 // in the iteration it peels off the remainder: a moment of the loop, read from
