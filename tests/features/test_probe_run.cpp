@@ -273,6 +273,14 @@ double counted_flops(const std::vector<std::string>& program) {
   return counted;
 }
 
+// The parameter of `model` whose name ends with `ending` and whose description
+// mentions `text` (a loop's or a memset's site); empty where none does.
+std::string parameter_mentioning(const json& model, const std::string& ending, const std::string& text) {
+  for (const auto& [name, p] : model["parameters"].items())
+    if (name.ends_with(ending) && p.value("description", "").find(text) != std::string::npos) return name;
+  return "";
+}
+
 // Rank 0's flops in the model `bound` predicts at `ranks`: the hand count
 // `by_hand` (within 10 flops), and callgrind's count of `command` (within 1 %)
 // with its program rebuilt from the C `source` without the probes as `plain`.
@@ -1589,9 +1597,7 @@ TEST(ProbeRun, NamesALoopEndingInInlinedLibraryCodeAtItsOwnTest) {
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   const std::string at = "write_rows_cpp:" + std::to_string(marker_line(source, "rows"));
-  std::string trips;
-  for (const auto& [name, p] : before["parameters"].items())
-    if (name.ends_with(".trips") && p.value("description", "").find(at) != std::string::npos) trips = name;
+  const std::string trips = parameter_mentioning(before, ".trips", at);
   ASSERT_FALSE(trips.empty()) << "no loop named at " << at << ": " << before["parameters"].dump(1);
   std::vector<std::string> command = {build("write_rows_features", true, source).string(), std::to_string(n)};
   r = probe(model, bound, 2, command);
@@ -1618,9 +1624,7 @@ TEST(ProbeRun, BindsTheMemsetOfAFillLoopThatCallsAnAssignment) {
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const json before = read_json(model);
   const std::string at = "struct_fill_vec_h:" + std::to_string(marker_line(STRUCT_FILL_VEC_HEADER, "assign"));
-  std::string memset;
-  for (const auto& [name, p] : before["parameters"].items())
-    if (name.ends_with(".bytes") && p.value("description", "").ends_with("memset at " + at)) memset = name;
+  const std::string memset = parameter_mentioning(before, ".bytes", "memset at " + at);
   ASSERT_FALSE(memset.empty()) << "no memset at " << at << ": " << before["parameters"].dump(1);
   std::vector<std::string> command = {build("struct_fill_features", true, source).string(), std::to_string(n)};
   r = probe(model, bound, 2, command);
