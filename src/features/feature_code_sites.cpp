@@ -186,10 +186,11 @@ const Value* object_through_slots(const Value* p) {
   if (const auto* reload = dyn_cast<LoadInst>(o))
     if (const auto* slot = dyn_cast<AllocaInst>(reload->getPointerOperand())) {
       const Value* kept = nullptr;
+      int spills = 0;
       for (const User* u : slot->users())
         if (const auto* spill = dyn_cast<StoreInst>(u); spill && spill->getPointerOperand() == slot)
-          kept = kept ? nullptr : spill->getValueOperand();
-      if (kept && isa<Argument>(kept)) return kept;
+          kept = spill->getValueOperand(), ++spills;
+      if (spills == 1 && isa<Argument>(kept)) return kept;
     }
   return o;
 }
