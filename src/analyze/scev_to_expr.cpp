@@ -387,11 +387,6 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
     // callee that took the struct by reference.
     if (auto* load = dyn_cast<LoadInst>(inst); load && (dn->second.artificial || dn->second.member))
       if (auto name = names_.field_name(load, true)) return ex::var(*name);
-    // The compiler's or a system header's variable holding arithmetic on
-    // other values (`.capture_expr.` = nlocal - 1): that arithmetic.
-    if ((dn->second.artificial || dn->second.library) && !isa<LoadInst>(inst) && s_.se.isSCEVable(inst->getType()))
-      if (const SCEV* sc = s_.se.getSCEV(const_cast<Instruction*>(inst)); !isa<SCEVUnknown>(sc))
-        if (auto e = conv(sc, scope, depth + 1)) return e;
     if (dn->second.library) return library_field(*inst);  // never a parameter of its own
     s_.describe(dn->second.name, dn->second.description);
     note_read(dn->second.name, *inst);
