@@ -500,14 +500,14 @@ class FeatureProbes {
           for (BasicBlock* bb : l->blocks()) region_[bb] = l;
     // Decide everything on the unchanged function, then insert.
     struct ValueStore { StoreInst* store; unsigned slot; };
-    struct WrittenLocal { CallBase* call; AllocaInst* local; unsigned slot; };
+    struct WrittenVariable { CallBase* call; Value* variable; Type* type; unsigned slot; };
     struct Branch { BranchInst* branch; unsigned slot; };
     struct SwitchSide { SwitchInst* inst; BasicBlock* dest; unsigned slot; };
     struct MpiCall { CallBase* call; const MpiBinding* binding; unsigned slot; bool fortran; };
     struct MemoryCall { CallBase* call; unsigned slot; };
     struct LoopPlan { Loop* loop; unsigned slot; std::optional<unsigned> exits_slot; SmallVector<BasicBlock*, 2> late; };
     std::vector<ValueStore> stores;
-    std::vector<WrittenLocal> written;
+    std::vector<WrittenVariable> written;
     struct FieldLoad { LoadInst* load; unsigned slot; };
     std::vector<FieldLoad> reads;
     std::vector<Branch> branches;
@@ -579,8 +579,11 @@ class FeatureProbes {
         } else if (auto* call = dyn_cast<CallBase>(&inst)) {
           if (!loop && !library)
             for (const Use& arg : call->args())
-              if (AllocaInst* local = perfcast::features::local_written_by_call(arg))
-                if (auto slot = local_slot(*local)) written.push_back({call, local, *slot});
+              if (Value* v = perfcast::features::variable_written_by_call(arg)) {
+                auto* local = dyn_cast<AllocaInst>(v);
+                if (auto slot = local ? local_slot(*local) : global_slot(*cast<GlobalVariable>(v)))
+                  written.push_back({call, v, local ? local->getAllocatedType() : cast<GlobalVariable>(v)->getValueType(), *slot});
+              }
           Function* callee = call->getCalledFunction();
           if (!callee) continue;
           if (!region_.lookup(&bb) && !library) {
@@ -667,8 +670,9 @@ class FeatureProbes {
     // store or a call it is handed to (`n@12`): the value the model reads
     // where it reads one of them.
     for (auto& w : written)
-      if (std::none_of(&written.front(), &w, [&](const WrittenLocal& o) { return o.call == w.call && o.local == w.local; }))
-        ++assignments_of[w.local];
+      if (auto* local = dyn_cast<AllocaInst>(w.variable);
+          local && std::none_of(&written.front(), &w, [&](const WrittenVariable& o) { return o.call == w.call && o.variable == local; }))
+        ++assignments_of[local];
     DenseMap<std::pair<AllocaInst*, unsigned>, std::optional<unsigned>> line_slots;
     auto record_line = [&](IRBuilder<>& b, AllocaInst* local, const DebugLoc& at, Value* v) {
       if (!local || assignments_of.lookup(local) < 2 || !at || at.getLine() == 0) return;
@@ -683,14 +687,14 @@ class FeatureProbes {
       record_line(b, dyn_cast<AllocaInst>(s.store->getPointerOperand()), s.store->getDebugLoc(), s.store->getValueOperand());
     }
     for (auto& w : written) {  // once the call returns, each local it wrote (a slot once per call)
-      if (std::any_of(&written.front(), &w, [&](const WrittenLocal& o) { return o.call == w.call && o.slot == w.slot; }))
+      if (std::any_of(&written.front(), &w, [&](const WrittenVariable& o) { return o.call == w.call && o.slot == w.slot; }))
         continue;
       ++definitions_[w.slot];
       auto* invoke = dyn_cast<InvokeInst>(w.call);
       IRBuilder<> b(invoke ? &*invoke->getNormalDest()->getFirstInsertionPt() : w.call->getNextNode());
-      Value* after = b.CreateLoad(w.local->getAllocatedType(), w.local);
+      Value* after = b.CreateLoad(w.type, w.variable);
       record_value(b, w.slot, after);
-      record_line(b, w.local, w.call->getDebugLoc(), after);
+      record_line(b, dyn_cast<AllocaInst>(w.variable), w.call->getDebugLoc(), after);
     }
     for (auto& r : reads) {
       IRBuilder<> b(r.load->getNextNode());
@@ -949,14 +953,8 @@ class FeatureProbes {
     }
   }
 
-  // The declaration's file:line and the name of a global's probe (the unit's
-  // file and its symbol without debug information).
   std::pair<std::string, std::string> global_site_name(const GlobalVariable& global) const {
-    SmallVector<DIGlobalVariableExpression*, 1> info;
-    global.getDebugInfo(info);
-    if (info.empty()) return {(sys::path::filename(m_.getSourceFileName()) + ":0").str(), global.getName().str()};
-    DIGlobalVariable* var = info.front()->getVariable();
-    return {(sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str(), var->getName().str()};
+    return perfcast::features::global_site_name(global, m_);
   }
 
   // The slot of a store to a named scalar variable, or nothing.
@@ -966,22 +964,26 @@ class FeatureProbes {
     Value* target = store.getPointerOperand();
     auto found = variable_slots_.find(target);
     if (found != variable_slots_.end()) return found->second;  // named once, kept or not
-    std::string site, name;
     if (auto* alloca = dyn_cast<AllocaInst>(target)) {
       if (alloca->getAllocatedType() != t) return field_slot(store);  // the first field of a struct?
       return local_slot(*alloca);
-    } else if (auto* global = dyn_cast<GlobalVariable>(target)) {
+    }
+    if (auto* global = dyn_cast<GlobalVariable>(target)) {
       if (global->getName().starts_with("perfcast.")) return std::nullopt;
       if (global->getValueType() != t) return field_slot(store);  // the first field of a struct?
-      std::tie(site, name) = global_site_name(*global);
-    } else {
-      return field_slot(store);
+      return global_slot(*global);
     }
-    std::optional<unsigned> slot = add_value(site, name, is_integer(t));
+    return field_slot(store);
+  }
+  // The slot of a global's assignments, named at its declaration.
+  std::optional<unsigned> global_slot(GlobalVariable& global) {
+    auto found = variable_slots_.find(&global);
+    if (found != variable_slots_.end()) return found->second;  // named once, kept or not
+    auto [site, name] = global_site_name(global);
+    std::optional<unsigned> slot = add_value(site, name, is_integer(global.getValueType()));
     // A global's symbol tells it from other variables of its name (a module's `n`).
-    if (slot && isa<GlobalVariable>(target) && has_measures(*slot))
-      add_code(names_[*slot] + ".symbol", function_id(target->getName()));
-    variable_slots_[target] = slot;
+    if (slot && has_measures(*slot)) add_code(names_[*slot] + ".symbol", function_id(global.getName()));
+    variable_slots_[&global] = slot;
     return slot;
   }
 

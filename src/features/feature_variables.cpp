@@ -195,16 +195,31 @@ bool escapes(const Use& use) {
 
 }  // namespace
 
-AllocaInst* local_written_by_call(const Use& use) {
+Value* variable_written_by_call(const Use& use) {
   const auto* call = dyn_cast<CallBase>(use.getUser());
   if (!call || !call->isArgOperand(&use) || isa<IntrinsicInst>(call) || !escapes(use)) return nullptr;
-  auto* alloca = dyn_cast<AllocaInst>(use.get()->stripPointerCasts());
-  Type* t = alloca ? alloca->getAllocatedType() : nullptr;
+  Value* variable = use.get()->stripPointerCasts();
+  auto* alloca = dyn_cast<AllocaInst>(variable);
+  auto* global = dyn_cast<GlobalVariable>(variable);
+  Type* t = alloca ? alloca->getAllocatedType() : global ? global->getValueType() : nullptr;
   if (!t || !((t->isIntegerTy() && t->getIntegerBitWidth() <= 64) || t->isFloatingPointTy())) return nullptr;
   if (const auto* invoke = dyn_cast<InvokeInst>(call); invoke && !invoke->getNormalDest()->getSinglePredecessor())
     return nullptr;
+  if (global) {  // the program's own: with its debug description, not the runtime's or the probes'
+    SmallVector<DIGlobalVariableExpression*, 1> info;
+    global->getDebugInfo(info);
+    return !global->isConstant() && !info.empty() ? global : nullptr;
+  }
   DILocalVariable* var = variable_of(alloca);
   return var && !var->getName().empty() ? alloca : nullptr;
+}
+
+std::pair<std::string, std::string> global_site_name(const GlobalVariable& global, const Module& m) {
+  SmallVector<DIGlobalVariableExpression*, 1> info;
+  global.getDebugInfo(info);
+  if (info.empty()) return {(sys::path::filename(m.getSourceFileName()) + ":0").str(), global.getName().str()};
+  DIGlobalVariable* var = info.front()->getVariable();
+  return {(sys::path::filename(var->getFilename()) + ":" + Twine(var->getLine())).str(), var->getName().str()};
 }
 
 std::vector<ArgumentField> fields_read_at_entry(Function& f, const DataLayout& dl) {
@@ -264,7 +279,7 @@ EscapedAddresses escaped_addresses(Module& m, const std::function<bool(const Cal
         if (!address->getType()->isPointerTy() || isa<Function>(address) || isa<ConstantPointerNull>(address) ||
             !escapes(use))
           continue;
-        if (local_written_by_call(use) && read_after(cast<CallBase>(inst))) continue;
+        if (variable_written_by_call(use) && read_after(cast<CallBase>(inst))) continue;
         const Value* object = getUnderlyingObject(address);
         const Value* own = address->stripPointerCasts();
         if (auto* alloca = dyn_cast<AllocaInst>(object); alloca && !alloca->getAllocatedType()->isAggregateType())

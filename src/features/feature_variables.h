@@ -80,18 +80,23 @@ std::optional<FieldRead> field_read_at_call(const llvm::CallBase& call, const Ar
 // on is not: the callee's stores name the field through the struct's type).
 // Stores through an escaped address are stores the probes cannot attribute.
 // A call that `read_after` accepts (the probes read, once it returns, each
-// scalar local it was handed the address of: local_written_by_call) lets no
-// local escape through that address.
+// scalar variable it was handed the address of: variable_written_by_call) lets
+// no variable escape through that address.
 struct EscapedAddresses {
   llvm::SmallPtrSet<const llvm::Value*, 16> variables;
   std::map<const llvm::DIDerivedType*, std::string> fields;  // the member, its struct's name
 };
 EscapedAddresses escaped_addresses(llvm::Module& m, const std::function<bool(const llvm::CallBase&)>& read_after);
 
-// The named scalar local whose address `use` hands a call that may write
-// through it (`get_range(&lo, &hi)`): what it holds once the call returns is
+// The named scalar local or global whose address `use` hands a call that may
+// write through it (`get_range(&lo, &hi)`, Fortran's `CALL MPI_COMM_RANK(comm,
+// sproc, ierr)` of a module's `sproc`): what it holds once the call returns is
 // an assignment, which the probes read there. Null for any other use, and for
 // an invoke whose normal destination other edges reach too.
-llvm::AllocaInst* local_written_by_call(const llvm::Use& use);
+llvm::Value* variable_written_by_call(const llvm::Use& use);
+
+// The declaration's file:line and the name of a global's probe (the unit's
+// file and its symbol without debug information).
+std::pair<std::string, std::string> global_site_name(const llvm::GlobalVariable& global, const llvm::Module& m);
 
 }  // namespace perfcast::features
