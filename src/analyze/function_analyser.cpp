@@ -23,6 +23,7 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Support/Path.h>
 
 #include "analyze/polling_loops.h"
 #include "analyze/run_time_checks.h"
@@ -177,7 +178,10 @@ void FunctionAnalyser::run() {
         s_.out.all_arguments[a].clear();
       }
   exprs_.name_scevs();
-  if (DISubprogram* sp = s_.f.getSubprogram()) s_.out.line = static_cast<int>(sp->getLine());
+  if (DISubprogram* sp = s_.f.getSubprogram()) {
+    s_.out.line = static_cast<int>(sp->getLine());
+    s_.out.file = llvm::sys::path::filename(sp->getFilename()).str();
+  }
 
   // The coverage's share: instructions in the blocks placed in the model
   // (those on error paths and in dead loops are not priced).

@@ -117,6 +117,7 @@ struct UnresolvedCall {
 struct FunctionModel {
   std::string name;
   int line = 0;
+  std::string file;  // of its definition, without the directory
   std::vector<std::string> parameters;  // integer arguments the costs use
   std::vector<std::string> all_arguments;  // integer arguments by position ("" for others)
   // Positions of the MPI datatypes it is handed: all_arguments names the

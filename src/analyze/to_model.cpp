@@ -232,6 +232,7 @@ std::map<std::string, model::Function> model_functions(const std::map<std::strin
     model::Function f;
     f.name = name;
     f.line = fm.line;
+    f.file = fm.file;
     f.parameters = fm.parameters;
     // Where the parameters sit among the arguments: an indirect call's
     // positional arguments meet them there once a probe run binds it.

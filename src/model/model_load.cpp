@@ -497,13 +497,14 @@ ProgramModel load_program_model(const std::filesystem::path& file) {
   for (auto f = fs.begin(); f != fs.end(); ++f) {
     std::string path = "/functions/" + f.key();
     if (!f.value().is_object()) r.fail(path, "expected an object with a \"body\"");
-    r.only_keys(f.value(), path, {"line", "parameters", "arguments", "body", "note"});
+    r.only_keys(f.value(), path, {"line", "file", "parameters", "arguments", "body", "note"});
     Function fn;
     fn.name = f.key();
     if (f.value().contains("line")) {
       if (!f.value()["line"].is_number_integer()) r.fail(path + "/line", "expected a source line number");
       fn.line = f.value()["line"].get<int>();
     }
+    if (f.value().contains("file")) fn.file = r.string_at(f.value()["file"], path + "/file");
     if (f.value().contains("parameters")) {
       const json& ps = f.value()["parameters"];
       if (!ps.is_array()) r.fail(path + "/parameters", "expected an array of parameter names");

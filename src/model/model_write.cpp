@@ -257,6 +257,7 @@ json program_model_json(const ProgramModel& model) {
   for (const auto& [name, f] : model.functions) {
     json one;
     if (f.line) one["line"] = f.line;
+    if (!f.file.empty()) one["file"] = f.file;
     if (!f.parameters.empty()) one["parameters"] = f.parameters;
     if (!f.arguments.empty()) one["arguments"] = f.arguments;
     one["body"] = items_json(f.body);

@@ -56,7 +56,7 @@ std::optional<double> call_arrivals(const ProbeRun& run, const std::string& file
   return total;
 }
 
-std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file, int line) {
+std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file, int line, bool own_tests_only) {
   if (line == 0) return std::nullopt;
   static const std::regex side_fact(
       R"(^(.*):([0-9]+):((branch(#[0-9]+)?)\.(taken|not_taken)_line|(switch(#[0-9]+)?)\.side_line)$)");
@@ -71,7 +71,7 @@ std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file
     const double n = feature(run, count).value_or(0);
     if (std::stoi(m[2]) == line)
       to_own_line += n;
-    else
+    else if (!own_tests_only)
       total = total.value_or(0) + n;
   }
   // Of the sides that stay on the line, those that go on to its later tests

@@ -44,8 +44,11 @@ std::optional<double> call_arrivals(const ProbeRun& run, const std::string& file
 // taken or not-taken counts of the probes' branches whose side starts there
 // (of the line's own tests, what runs a statement there, not what goes on to
 // its later tests), and the runs of their switches' sides that do; none where
-// no probed side starts there.
-std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file, int line);
+// no probed side starts there. `own_tests_only`: the sides of the line's own
+// tests alone, what a one-line `IF (c) CALL f` runs of its statement (the
+// sides of earlier lines that land there arrive at the test, not into it).
+std::optional<double> arrivals_into(const ProbeRun& run, const std::string& file, int line,
+                                    bool own_tests_only = false);
 
 // The arrivals of the first item of `items`, in order (but `skip`), whose
 // line the run counted (line_arrivals; a call, call_arrivals); each item of a

@@ -906,11 +906,13 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     f.status = "bound (the guard of the loop at that line)";
     return true;
   };
+  std::optional<std::vector<ProbeRun>> views;  // the ranks' views of the run, made once where needed
   // One guessed branch by the run's measures at its line; the finding says how.
   auto bind_branch = [&](Coverage::Branch& b) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
     if (b.why.starts_with(kEqualityTestWhy)) {
-      bind_equality_test(model, run, b, origin, f);
+      if (!views) views = rank_views(run);
+      bind_equality_test(model, run, *views, b, origin, f);
       return f;
     }
     const std::string at = feature_site(b.site);

@@ -20,7 +20,8 @@ Expr constant(double v, bool whole) {
   return whole ? expr::integer(static_cast<std::int64_t>(v)) : expr::real(v);
 }
 
-// Whether the ranks that hold a value (not NaN) hold more than one.
+}  // namespace
+
 bool ranks_differ(const std::vector<double>& values) {
   std::set<double> distinct;
   for (double x : values)
@@ -28,7 +29,25 @@ bool ranks_differ(const std::vector<double>& values) {
   return distinct.size() > 1;
 }
 
-}  // namespace
+std::vector<ProbeRun> rank_views(const ProbeRun& run) {
+  std::vector<ProbeRun> views;
+  if (!run.per_rank_recorded || run.ranks < 2) return views;
+  for (int r = 0; r < run.ranks; ++r) {
+    ProbeRun view;
+    view.command = run.command;
+    view.ranks = 1;
+    view.code = run.code;
+    view.omp_threads = run.omp_threads;
+    for (const auto& [name, value] : run.features) {
+      auto each = run.per_rank.find(name);
+      view.features[name] = each != run.per_rank.end() && each->second.size() == static_cast<std::size_t>(run.ranks)
+                                ? (std::isnan(each->second[r]) ? 0.0 : each->second[r])
+                                : value / run.ranks;
+    }
+    views.push_back(std::move(view));
+  }
+  return views;
+}
 
 Expr each_rank_expression(const std::vector<double>& values) {
   std::vector<double> v = values;

@@ -60,6 +60,17 @@ std::optional<std::vector<double>> each_ranks_mean(const ProbeRun& run, const st
 // `each` is none or the rounded values no longer differ between the ranks.
 std::optional<std::vector<double>> each_rounded(const std::optional<std::vector<double>>& each);
 
+// The run as each rank saw it, one view a rank, for its counts: each feature
+// its count on that rank (one the ranks held alike, its share of the sum; a
+// value is divided alike, so read counts only), the facts of the code as they
+// are; none where the run recorded no rank's values or had one rank. What a
+// measure of several counts (arrivals into a line over those at another) is
+// on each rank.
+std::vector<ProbeRun> rank_views(const ProbeRun& run);
+
+// Whether the ranks that hold a value (not NaN) hold more than one.
+bool ranks_differ(const std::vector<double>& values);
+
 // Each rank's taken fraction of the branch probe `own` (`own.taken`,
 // `.not_taken`; NaN where a rank never arrived), where the run recorded the
 // ranks' counts and the ranks that arrived differ.

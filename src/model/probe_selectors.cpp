@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "model/probe_arrivals.h"
+#include "model/probe_per_rank.h"
 #include "support/expr.h"
 
 namespace perfcast::model {
@@ -116,16 +118,18 @@ void unfold(Items& items, const std::string& function, const std::string& fallba
 }
 
 // The file of a function's other coverage sites ("dir/f.c" of "dir/f.c:12"),
-// where its branches' sites are named; "" when it has none (the binding then
-// looks for the one file with a probe at the branch's line).
-std::string file_of(const Coverage& c, const std::string& function) {
+// where its branches' sites are named, else of its definition; "" when
+// neither is known (the binding then looks for the one file with a probe at
+// the branch's line).
+std::string file_of(const Coverage& c, const Function& f) {
+  const std::string& function = f.name;
   for (const auto& b : c.guessed_branches)
     if (b.function == function) return b.site.substr(0, b.site.rfind(':'));
   for (const auto& l : c.unknown_loops)
     if (l.function == function && l.virtual_call.empty() && !l.recursion) return l.site.substr(0, l.site.rfind(':'));
   for (const auto& u : c.unresolved_calls)
     if (u.caller == function) return u.site.substr(0, u.site.rfind(':'));
-  return "";
+  return f.file;
 }
 
 // The branch items at `line` of `items` whose note names `why`: the copies
@@ -153,7 +157,7 @@ int unfold_equality_tests(ProgramModel& model, const std::map<std::string, std::
   if (!model.coverage || varied.empty()) return 0;
   int count = 0;
   for (auto& [name, fn] : model.functions)
-    unfold(fn.body, name, file_of(*model.coverage, name), varied, *model.coverage, count);
+    unfold(fn.body, name, file_of(*model.coverage, fn), varied, *model.coverage, count);
   return count;
 }
 
@@ -177,7 +181,7 @@ int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::
         }
     };
     lines(fn->second.body);
-    unfold(fn->second.body, function, file_of(*model.coverage, function), tested, *model.coverage, count, true,
+    unfold(fn->second.body, function, file_of(*model.coverage, fn->second), tested, *model.coverage, count, true,
            loops);
   }
   return count;
@@ -195,15 +199,15 @@ void add_priced_arguments(const ProgramModel& model, const ProbeRun& run,
       for (std::size_t k = before; priced && k < trial.coverage->guessed_branches.size(); ++k) {
         ProbeFinding ignored{ProbeFinding::Kind::Branch, "", "", std::nullopt, ""};
         Coverage::Branch& b = trial.coverage->guessed_branches[k];
-        bind_equality_test(trial, run, b, origin, ignored);
+        bind_equality_test(trial, run, {}, b, origin, ignored);
         priced = b.probe_probability.has_value();
       }
       if (priced) varied[function].insert(formal);
     }
 }
 
-void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Branch& b, const std::string& origin,
-                        ProbeFinding& f) {
+void bind_equality_test(ProgramModel& model, const ProbeRun& run, const std::vector<ProbeRun>& rank_views,
+                        Coverage::Branch& b, const std::string& origin, ProbeFinding& f) {
   const std::size_t colon = b.site.rfind(':');
   const int line = std::atoi(b.site.c_str() + colon + 1);
   std::string file = b.site.substr(0, colon);
@@ -232,60 +236,88 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
   }
   const std::string at = files.front();
   if (file.empty()) b.site = fmt::format("{}:{}", at, line);
-  // Arrivals at the line: its first branch probe's, else the runs of its switch's sides.
-  double arrivals = lookup(run.features, fmt::format("{}:{}:branch.taken", at, line)).value_or(0) +
-                    lookup(run.features, fmt::format("{}:{}:branch.not_taken", at, line)).value_or(0);
-  if (!lookup(run.features, fmt::format("{}:{}:branch.taken", at, line))) {
-    const std::string sides = fmt::format("{}:{}:switch", at, line);
-    for (const auto& [name, value] : run.features)
-      if (name.starts_with(sides) && name.ends_with(".runs")) arrivals += value;
-  }
-  // Arrivals into a line: the sides of the file's branch probes, and of its
-  // switches, that start there.
-  auto into = [&](int side_line) { return arrivals_into(run, at, side_line); };
+  // Arrivals at the line in the run `r`: its first branch probe's, else the
+  // runs of its switch's sides.
+  auto arrivals_at = [&](const ProbeRun& r) {
+    double arrivals = lookup(r.features, fmt::format("{}:{}:branch.taken", at, line)).value_or(0) +
+                      lookup(r.features, fmt::format("{}:{}:branch.not_taken", at, line)).value_or(0);
+    if (!lookup(r.features, fmt::format("{}:{}:branch.taken", at, line))) {
+      const std::string sides = fmt::format("{}:{}:switch", at, line);
+      for (const auto& [name, value] : r.features)
+        if (name.starts_with(sides) && name.ends_with(".runs")) arrivals += value;
+    }
+    return arrivals;
+  };
   // Arrivals into the side of the line's tests that does nothing before
   // their join (a bare RETURN: the probes' `.taken_empty`, `.not_taken_empty`),
   // summed over the line's branch probes (`a || b` tested twice, each test's
   // empty side the same return); none where no probe there has one.
-  auto into_empty = [&]() -> std::optional<double> {
+  auto into_empty = [&](const ProbeRun& r) -> std::optional<double> {
     std::optional<double> total;
     for (int k = 1;; ++k) {
       const std::string probe = fmt::format("{}:{}:branch{}", at, line, k == 1 ? std::string() : fmt::format("#{}", k));
-      if (!lookup(run.features, probe + ".taken")) return total;
+      if (!lookup(r.features, probe + ".taken")) return total;
       for (const char* side : {"taken", "not_taken"})
-        if (lookup(run.code, fmt::format("{}.{}_empty", probe, side)))
-          total = total.value_or(0) + lookup(run.features, fmt::format("{}.{}", probe, side)).value_or(0);
+        if (lookup(r.code, fmt::format("{}.{}_empty", probe, side)))
+          total = total.value_or(0) + lookup(r.features, fmt::format("{}.{}", probe, side)).value_or(0);
     }
   };
-  if (arrivals <= 0) {
+  // The share of the arrivals in `r` that take `item`'s then side: the
+  // arrivals into the line a side starts at (the sides of the file's branch
+  // probes, and of its switches, that start there; a side starting at the
+  // branch's own line, a one-line `IF (c) CALL f`, its own test's side alone)
+  // over the arrivals at its line. None, with `why`, where the run cannot say.
+  auto then_share = [&](const ProbeRun& r, const BranchItem& item, bool& by_empty_side,
+                        std::string& why) -> std::optional<double> {
+    const double arrivals = arrivals_at(r);
+    if (arrivals <= 0) return std::nullopt;
+    auto into = [&](int side_line) { return arrivals_into(r, at, side_line, side_line == line); };
+    std::optional<double> then_runs = into(item.then_line), else_runs = into(item.else_line);
+    // Neither side's line found (the side with work starts where the
+    // optimiser sank code into it, the other is empty): the model's one empty
+    // side is the probes' side that does nothing.
+    by_empty_side = false;
+    if (!then_runs && !else_runs && item.then_items.empty() != item.else_items.empty()) {
+      (item.then_items.empty() ? then_runs : else_runs) = into_empty(r);
+      by_empty_side = then_runs || else_runs;
+    }
+    if (!then_runs && !else_runs) {
+      why = "no branch or switch probe has a side starting where its sides do: left at its guess";
+      return std::nullopt;
+    }
+    const double runs = then_runs ? *then_runs : *else_runs;
+    if (runs > arrivals * (1 + 1e-9)) {
+      why = "its side's line was entered more often than the branch was reached (its lines run elsewhere too): left "
+            "at its guess";
+      return std::nullopt;
+    }
+    return then_runs ? runs / arrivals : 1 - runs / arrivals;
+  };
+  if (arrivals_at(run) <= 0) {
     f.status = "not reached by the probe run";
     b.probe_not_reached = true;
     return;
   }
   std::optional<double> priced;
-  bool priced_by_empty_side = false;
+  bool priced_by_empty_side = false, each_rank = false;
   for (Item* copy : copies) {
     auto& item = std::get<BranchItem>(copy->body);
-    std::optional<double> then_runs = into(item.then_line), else_runs = into(item.else_line);
-    // Neither side's line found (the side with work starts where the
-    // optimiser sank code into it, the other is empty): the model's one empty
-    // side is the probes' side that does nothing.
     bool by_empty_side = false;
-    if (!then_runs && !else_runs && item.then_items.empty() != item.else_items.empty()) {
-      (item.then_items.empty() ? then_runs : else_runs) = into_empty();
-      by_empty_side = then_runs || else_runs;
+    const std::optional<double> share = then_share(run, item, by_empty_side, f.status);
+    if (!share) continue;
+    item.probability = *share;
+    // A test of a rank's own value (its peer against its rank) takes one
+    // side on one rank and the other on the next: each rank its own share.
+    std::vector<double> each;
+    for (const ProbeRun& view : rank_views) {
+      bool ignored = false;
+      std::string unused;
+      each.push_back(then_share(view, item, ignored, unused).value_or(std::nan("")));
     }
-    if (!then_runs && !else_runs) {
-      f.status = "no branch or switch probe has a side starting where its sides do: left at its guess";
-      continue;
+    if (!each.empty() && ranks_differ(each)) {
+      item.share = each_rank_or_mean(each, item.probability);
+      each_rank = true;
     }
-    const double runs = then_runs ? *then_runs : *else_runs;
-    if (runs > arrivals * (1 + 1e-9)) {
-      f.status = "its side's line was entered more often than the branch was reached (its lines run elsewhere "
-                 "too): left at its guess";
-      continue;
-    }
-    item.probability = then_runs ? runs / arrivals : 1 - runs / arrivals;
     copy->note += "; " + origin;
     if (!priced) {
       priced = item.probability;
@@ -300,6 +332,8 @@ void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Bran
           ? "bound (the arrivals into the sides of its line's probes that do nothing, its empty side, over those "
             "at its line)"
           : "bound (the arrivals into the line its side starts at over those at its line)";
+  if (each_rank)
+    f.status += fmt::format("; each rank its own share at {} processes, the mean at other counts", run.ranks);
 }
 
 }  // namespace perfcast::model

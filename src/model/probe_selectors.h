@@ -62,8 +62,10 @@ void add_priced_arguments(const ProgramModel& model, const ProbeRun& run,
 // (proc == myproc) RETURN`, the other side starting where the optimiser sank
 // code into it), that side's arrivals are those into the line's probed sides
 // that do nothing (`.taken_empty`, `.not_taken_empty`). Leaves it guessed,
-// with the reason in `f`, where the run has no such counts.
-void bind_equality_test(ProgramModel& model, const ProbeRun& run, Coverage::Branch& b, const std::string& origin,
-                        ProbeFinding& f);
+// with the reason in `f`, where the run has no such counts. Where the
+// ranks' shares differ (`rank_views`, probe_per_rank.h's rank_views of the
+// run; none: the mean alone), each rank its own at the run's process count.
+void bind_equality_test(ProgramModel& model, const ProbeRun& run, const std::vector<ProbeRun>& rank_views,
+                        Coverage::Branch& b, const std::string& origin, ProbeFinding& f);
 
 }  // namespace perfcast::model

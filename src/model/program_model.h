@@ -205,6 +205,9 @@ struct Function {
   // The integer arguments by position ("" for others), written where an
   // indirect call may need them: how its positional arguments meet `parameters`.
   std::vector<std::string> arguments;
+  // The file of its definition, without the directory ("" where not known):
+  // where a probe run finds the probes of its lines.
+  std::string file;
 };
 
 // The rest of the model's "mca" record (`perfcast analyze`): how the loops

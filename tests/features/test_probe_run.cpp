@@ -2284,6 +2284,99 @@ TEST(ProbeRun, PricesAFunctionsTestOfArgumentsThatVariedByTheRunsCounts) {
   }
 }
 
+// A boundary routine's one-line tests of a direction that varied between its
+// calls (sweep_sides.f90 with sweep_sides_comm.f90, SNAP's `sweep_recv_bdry`:
+// `IF (incomingy) CALL precv`, `IF (outgoingy) CALL waitall`), after another
+// one-line test whose untaken side lands on their line, in a function with
+// no other guess to name its file by: each test is found in the routine's
+// own file and priced by its own side, not by every arrival at its line (the
+// earlier test's side too: every call waited, at 1 rank too). No side has a
+// neighbour at 1 rank, one side a direction has at 2.
+TEST(ProbeRun, PricesAOneLineTestOfAVariedDirectionByItsOwnSide) {
+  constexpr long steps = 5;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "sweep_sides.json";
+  auto r = perfcast_run({"analyze", SWEEP_SIDES_COMM_SOURCE, SWEEP_SIDES_SOURCE, "-o", model.string(), "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const fs::path program = dir / "sweep_sides_features", modules = dir / "sweep_sides.mod.d";
+  fs::create_directories(modules);
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(),
+                                     SWEEP_SIDES_COMM_SOURCE, SWEEP_SIDES_SOURCE, "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  for (int ranks : {1, 2}) {
+    SCOPED_TRACE(ranks);
+    const fs::path bound = dir / fmt::format("sweep_sides.bound{}.json", ranks);
+    std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+    for (auto& w : mpirun(ranks, {program.string(), std::to_string(steps)})) args.push_back(w);
+    r = perfcast_run(args, std::chrono::seconds(180));
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    for (const char* marker : {"incoming", "outgoing"}) {
+      const std::string site =
+          "sweep_sides_comm.f90:" + std::to_string(marker_line(SWEEP_SIDES_COMM_SOURCE, marker));
+      bool priced = false;
+      for (const auto& b : after["coverage"]["guessed_branches"])
+        priced = priced || (b.value("site", "") == site && b.contains("probe_probability"));
+      EXPECT_TRUE(priced) << site << ": " << after["coverage"]["guessed_branches"].dump(1) << r.stdout_text;
+    }
+    auto p = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", std::to_string(ranks), "--json",
+                           "--param", fmt::format("steps={}", steps)});
+    ASSERT_EQ(p.exit_code, 0) << p.stderr_text;
+    for (const auto& rank : json::parse(p.stdout_text)["ranks"])
+      EXPECT_DOUBLE_EQ(rank["mpi_calls_by_op"].value("waitall", json::object()).value("calls", -1.0),
+                       ranks == 1 ? 0.0 : 2.0 * steps)
+          << rank.dump(1);
+  }
+}
+
+// A rank that only MPI_COMM_RANK writes, through the address of a module's
+// variable, and that the program only hands on by reference (rank_by_reference.f90
+// with rank_by_reference_comm.f90, SNAP's `sproc` and output_send's
+// `CALL psend(root, sproc, ...)`): the probes read it once that call returns,
+// so the run binds it (it was required, and none of the probes saw a value of
+// it); the wrapper's test of its peer against it is priced each rank by its
+// own counts (the root sends nothing, each other rank every step), not at
+// their mean over the ranks (half a send each step on every rank).
+TEST(ProbeRun, BindsARankWrittenThroughItsAddressAndPricesEachRanksTestOfIt) {
+  constexpr long steps = 5;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "rank_by_reference.json";
+  auto r = perfcast_run({"analyze", RANK_BY_REFERENCE_COMM_SOURCE, RANK_BY_REFERENCE_SOURCE, "-o", model.string(),
+                         "--no-mca"},
+                        std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_TRUE(read_json(model)["parameters"].contains("rank_by_reference_comm.sproc"));
+  const fs::path program = dir / "rank_by_reference_features", modules = dir / "rank_by_reference.mod.d";
+  fs::create_directories(modules);
+  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(),
+                                     RANK_BY_REFERENCE_COMM_SOURCE, RANK_BY_REFERENCE_SOURCE, "-o", program.string()},
+                                    std::chrono::seconds(180));
+  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  for (int ranks : {1, 2}) {
+    SCOPED_TRACE(ranks);
+    const fs::path bound = dir / fmt::format("rank_by_reference.bound{}.json", ranks);
+    std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
+    for (auto& w : mpirun(ranks, {program.string(), std::to_string(steps)})) args.push_back(w);
+    r = perfcast_run(args, std::chrono::seconds(180));
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    EXPECT_EQ(required(after), 0) << r.stdout_text;
+    EXPECT_TRUE(after["parameters"]["rank_by_reference_comm.sproc"].contains("default")) << r.stdout_text;
+    auto p = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", std::to_string(ranks), "--json"});
+    ASSERT_EQ(p.exit_code, 0) << p.stderr_text;
+    const json predicted = json::parse(p.stdout_text);
+    for (const auto& rank : predicted["ranks"]) {
+      const int k = rank["rank"].get<int>();
+      const auto& by_op = rank["mpi_calls_by_op"];
+      EXPECT_DOUBLE_EQ(by_op.value("send", json::object()).value("calls", 0.0), k == 0 ? 0.0 : steps) << rank.dump(1);
+      EXPECT_DOUBLE_EQ(by_op.value("recv", json::object()).value("calls", 0.0), k == 0 ? (ranks - 1.0) * steps : 0.0)
+          << rank.dump(1);
+    }
+  }
+}
+
 // A guard whose taken side is a bare RETURN, the send after it, the send's
 // side starting in the optimised code where the optimiser sank code into it
 // (an explicit-shape dummy's extents at its declaration, a pointer computed
