@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -22,6 +24,44 @@ void add_divisor_names(const Expr& e, std::set<std::string>& names) {
     names.merge(expr::free_names(e.operands()[1]));
   if (!e.is_constant() && k != expr::Kind::Name)
     for (const Expr& op : e.operands()) add_divisor_names(op, names);
+}
+
+// Whether `name` appears in `e` only compared for equality with a constant
+// (`jd == 1`, `jd != 2`), those constants added to `against`.
+bool only_compared_with_constants(const Expr& e, const std::string& name, std::set<double>& against) {
+  if (e.kind() == expr::Kind::Name) return e.name() != name;
+  if (e.is_constant()) return true;
+  if (e.kind() == expr::Kind::Compare &&
+      (e.comparison() == expr::Comparison::Eq || e.comparison() == expr::Comparison::Ne))
+    for (int side : {0, 1}) {
+      const Expr& own = e.operands()[side];
+      const Expr& other = e.operands()[1 - side];
+      if (own.kind() == expr::Kind::Name && own.name() == name && other.is_constant()) {
+        against.insert(other.real_value());
+        return true;
+      }
+    }
+  return std::all_of(e.operands().begin(), e.operands().end(),
+                     [&](const Expr& o) { return only_compared_with_constants(o, name, against); });
+}
+
+// Whether `e` holds one constant whatever `name` holds: `name` is only
+// compared for equality with constants, and `e` is that constant with
+// `name` equal to each of them and to none (a sweep's direction choosing
+// the start and the end of a loop that runs over the same cells either way).
+bool decides_nothing(const Expr& e, const std::string& name) {
+  std::set<double> against;
+  if (!only_compared_with_constants(e, name, against) || against.empty()) return false;
+  std::vector<double> values(against.begin(), against.end());
+  values.push_back(std::floor(*against.rbegin()) + 1);  // equal to none of them
+  std::optional<double> first;
+  for (double v : values) {
+    const Expr value = v == std::trunc(v) ? expr::integer(static_cast<std::int64_t>(v)) : expr::real(v);
+    const Expr s = expr::simplify(expr::substitute(e, {{name, value}}));
+    if (!s.is_constant() || (first && s.real_value() != *first)) return false;
+    first = s.real_value();
+  }
+  return true;
 }
 
 }  // namespace
@@ -118,8 +158,14 @@ class PricedNames {
     if (fresh) {
       std::set<std::string> free = expr::free_names(e);
       bool evaluate = false;
-      for (const auto& name : free) evaluate = evaluate || candidates_.count(name) || w.values->count(name);
-      it->second = evaluate ? expr::free_names(evaluated(e, w.values)) : std::move(free);
+      // Known values in too where a name may fall out with them (decides_nothing).
+      for (const auto& name : free)
+        evaluate = evaluate || candidates_.count(name) || w.values->count(name) || known_.count(name);
+      const Expr s = evaluate ? evaluated(e, w.values) : e;
+      it->second = evaluate ? expr::free_names(s) : std::move(free);
+      // A name (a candidate, or a callee's parameter its calls pass one as)
+      // whose value does not change the expression's is not priced by it.
+      std::erase_if(it->second, [&](const std::string& n) { return decides_nothing(s, n); });
     }
     out.insert(it->second.begin(), it->second.end());
   }

@@ -5,8 +5,11 @@
 // prediction at the run's values. It is proven by the model's own expressions:
 // every site's counts, cycles, memory traffic and address streams and every
 // MPI call's count, bytes, peer and root, with the other parameters' values
-// substituted and simplified, do not name it. Such a parameter is bound, and
-// its origin says that it does not change the prediction.
+// substituted and simplified, do not name it, or name it only in tests of its
+// equality with constants whose outcome does not change theirs (a sweep's
+// direction choosing a loop's first and last cell: the same cells either
+// way). Such a parameter is bound, and its origin says that it does not
+// change the prediction.
 #pragma once
 #include <set>
 #include <string>

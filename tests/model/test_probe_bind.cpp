@@ -1353,6 +1353,54 @@ TEST(ProbeBind, AParameterNoPricedCountNamesDoesNotChangeThePrediction) {
   EXPECT_FALSE(by_name["main.wait.trips"]->default_value);
 }
 
+// A sweep's direction that varied between calls (SNAP's `jd`, handed from
+// octsweep to dim3_sweep and mkba_sweep): it picks the first and last cell
+// of a loop and its step, which runs over the same `ny` cells either way, and
+// is tested on a side the run's values close (the block sweep never taken).
+// Its equality tests do not change any priced count: bound, its origin says
+// so. One whose test picks a count (`kd` doubling a loop's work) stays required.
+TEST(ProbeBind, ADirectionOnlyChoosingAmongEqualCountsDoesNotChangeThePrediction) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  for (const char* name : {"sweep.jd", "sweep.kd"})
+    m.parameters.push_back({name, "an argument read from memory", std::nullopt, true, ""});
+  m.parameters.push_back({"main.ny", "a size", perfcast::expr::parse("6"), true, ""});
+  m.parameters.push_back({"main.blocks", "a flag", perfcast::expr::parse("0"), true, ""});
+  Function main_fn;
+  main_fn.name = "main";
+  CallItem sweep;
+  sweep.function = "dim3";
+  sweep.args = {{"jd", perfcast::expr::parse("sweep.jd")}, {"kd", perfcast::expr::parse("sweep.kd")}};
+  main_fn.body.push_back(Item{10, "", sweep});
+  m.functions["main"] = main_fn;
+  Function dim3;
+  dim3.name = "dim3";
+  dim3.parameters = {"jd", "kd"};
+  LoopItem cells;  // DO j = jlo, jhi, jst: ny cells, down or up
+  cells.trip_count = perfcast::expr::parse(
+      "floordiv(select(jd == 1, -1, 1) + select(jd == 1, 1, main.ny) - select(jd == 1, main.ny, 1), "
+      "select(jd == 1, -1, 1))");
+  cells.body.push_back(compute_flops(21, "select(kd == 1, 2, 1)"));
+  dim3.body.push_back(Item{20, "", cells});
+  BranchItem blocks;  // the block sweep, which tests the direction, on a side the run never took
+  blocks.condition = perfcast::expr::parse("main.blocks == 1");
+  BranchItem first;
+  first.condition = perfcast::expr::parse("jd == 1");
+  first.then_items.push_back(compute_flops(32, "3"));
+  blocks.then_items.push_back(Item{31, "", first});
+  dim3.body.push_back(Item{30, "", blocks});
+  m.functions["dim3"] = dim3;
+
+  ProbeRun run{"./app", 1, {}, {}};
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  std::map<std::string, const Parameter*> by_name;
+  for (const Parameter& p : m.parameters) by_name[p.name] = &p;
+  ASSERT_TRUE(by_name["sweep.jd"]->default_value);
+  EXPECT_NE(by_name["sweep.jd"]->origin.find(kPricesNothing), std::string::npos) << by_name["sweep.jd"]->origin;
+  EXPECT_FALSE(by_name["sweep.kd"]->default_value);
+}
+
 // A call's argument the analyser could not follow (CloverLeaf's tiles'
 // extents): bound to the values the call site's calls passed, recorded as
 // `file:line:call.argN` with the callee's id. Where the values varied (between
