@@ -1130,7 +1130,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     out.push_back(std::move(f));
   }
   bind_parameters_on_no_path_taken(model, origin, run.ranks, out);
-  bind_parameters_pricing_nothing(model, origin, out);
+  bind_parameters_pricing_nothing(model, origin, run.ranks, out);
   c.probe_run = fmt::format("`{}` on {} rank{}", run.command, run.ranks, run.ranks == 1 ? "" : "s");
   return out;
 }

@@ -139,9 +139,10 @@ void bind_parameters_on_no_path_taken(ProgramModel& model, const std::string& or
 }
 
 int ranks_left_unread(const Parameter& p) {
-  const auto at = p.origin.rfind(kLeftUnreadAt);
-  if (at == std::string::npos) return 0;
-  return std::atoi(p.origin.c_str() + at + std::strlen(kLeftUnreadAt));
+  for (const char* words : {kLeftUnreadAt, kPricesNothingAtCount})
+    if (const auto at = p.origin.rfind(words); at != std::string::npos)
+      return std::atoi(p.origin.c_str() + at + std::strlen(words));
+  return 0;
 }
 
 std::vector<std::string> read_off_the_probed_paths(const ProgramModel& model, int np,

@@ -39,7 +39,8 @@ void bind_parameters_on_no_path_taken(ProgramModel& model, const std::string& or
                                       std::vector<ProbeFinding>& out);
 
 // The process count at whose run `p` was bound as read on no path that count
-// took, where another count may read it; 0 for any other parameter.
+// took, or as pricing nothing on it (probe_unpriced.h), where another count
+// may read it; 0 for any other parameter.
 int ranks_left_unread(const Parameter& p);
 
 // The parameters a prediction on `np` processes reads that a probe run on

@@ -295,7 +295,28 @@ class PricedNames {
 
 }  // namespace
 
-void bind_parameters_pricing_nothing(ProgramModel& model, const std::string& origin,
+namespace {
+
+// A walk's priced names, with the names a default that is an expression
+// names added (a default prices the parameters it names).
+std::set<std::string> priced_names(const ProgramModel& model, const expr::Substitution& known,
+                                   const std::set<std::string>& candidates) {
+  std::set<std::string> priced = PricedNames(model, known, candidates).of_entry();
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Parameter& p : model.parameters)
+      if (p.default_value && priced.count(p.name))
+        for (const auto& name : expr::free_names(*p.default_value)) grew |= priced.insert(name).second;
+  }
+  return priced;
+}
+
+// A walk per rank is made up to this many ranks.
+constexpr int kRanksWalked = 16;
+
+}  // namespace
+
+void bind_parameters_pricing_nothing(ProgramModel& model, const std::string& origin, int ranks,
                                      std::vector<ProbeFinding>& out) {
   std::set<std::string> candidates;
   expr::Substitution known;
@@ -304,27 +325,43 @@ void bind_parameters_pricing_nothing(ProgramModel& model, const std::string& ori
     else if (p.default_value->is_constant()) known.emplace(p.name, *p.default_value);
   }
   if (candidates.empty() || !model.functions.count(model.entry)) return;
-  std::set<std::string> priced;
+  std::set<std::string> priced, priced_at_run;
   try {
-    priced = PricedNames(model, known, candidates).of_entry();
+    priced = priced_names(model, known, candidates);
+    // Each rank of the run's count: `rank` and `size` known, and the
+    // defaults written in them (a peer's) evaluated, each side they rule out
+    // left out (`IF (proc == myproc) RETURN` at 1 rank).
+    if (ranks >= 1 && ranks <= kRanksWalked)
+      for (int r = 0; r < ranks; ++r) {
+        expr::Substitution at_rank = known;
+        at_rank.emplace("rank", Expr(r));
+        at_rank.emplace("size", Expr(ranks));
+        for (const Parameter& p : model.parameters)
+          if (p.default_value && !p.default_value->is_constant())
+            if (Expr v = expr::simplify(expr::substitute(*p.default_value, at_rank)); v.is_constant())
+              at_rank.emplace(p.name, v);
+        priced_at_run.merge(priced_names(model, at_rank, candidates));
+      }
+    else
+      priced_at_run = priced;
   } catch (const UserError&) {
     return;  // predict names the reason; nothing is proven here
   }
-  // A default that is an expression prices the parameters it names.
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const Parameter& p : model.parameters)
-      if (p.default_value && priced.count(p.name))
-        for (const auto& name : expr::free_names(*p.default_value)) grew |= priced.insert(name).second;
-  }
   const std::set<std::string> dividing = names_dividing(model);
   for (Parameter& p : model.parameters) {
-    if (p.default_value || priced.count(p.name)) continue;
+    if (p.default_value || priced_at_run.count(p.name)) continue;
     const double value = dividing.count(p.name) ? 1 : 0;
-    bind_measure(p, value, fmt::format("{}, {}: no count or time the model prices names it at the run's values",
-                                       origin, kPricesNothing));
+    const bool this_count = priced.count(p.name) > 0;
+    bind_measure(p, value,
+                 this_count ? fmt::format("{}, {}{}{}", origin, kPricesNothing, kPricesNothingAtCount, ranks)
+                            : fmt::format("{}, {}: no count or time the model prices names it at the run's values",
+                                          origin, kPricesNothing));
     out.push_back({ProbeFinding::Kind::Value, "", p.name, value,
-                   fmt::format("{} (no priced count names it at the run's values): {}", kPricesNothing, value)});
+                   this_count ? fmt::format("{} on the run's {} process{} (another count may price it: a prediction "
+                                            "there that reads it is refused): {}",
+                                            kPricesNothing, ranks, ranks == 1 ? "" : "es", value)
+                              : fmt::format("{} (no priced count names it at the run's values): {}", kPricesNothing,
+                                            value)});
   }
 }
 

@@ -28,12 +28,20 @@ std::set<std::string> names_dividing(const ProgramModel& model);
 
 // The origin's words for such a parameter, which `model params` shows.
 inline constexpr const char* kPricesNothing = "does not change the prediction";
+// Followed by the run's process count: a parameter that prices nothing only
+// on each rank of that count (`rank` and `size` known there, and the
+// defaults written in them: a peer's), a measure for that count only.
+inline constexpr const char* kPricesNothingAtCount = " on its process count ";
 
 // Binds each parameter still without a default that no priced expression of
 // the entry names once the parameters' constant defaults are substituted, to
 // 0 (1 where it divides), with `origin` and kPricesNothing; one finding each.
+// Also, where the run on `ranks` processes had at most 16, one that no
+// rank of that count prices (each walked with `rank`, `size` and the defaults
+// in them), for that count only (kPricesNothingAtCount: a prediction at
+// another count that reads it is refused, as ranks_left_unread says).
 // A model whose costs do not compose (the error predict would give) binds none.
-void bind_parameters_pricing_nothing(ProgramModel& model, const std::string& origin,
+void bind_parameters_pricing_nothing(ProgramModel& model, const std::string& origin, int ranks,
                                      std::vector<ProbeFinding>& out);
 
 }  // namespace perfcast::model

@@ -16,6 +16,7 @@
 #include "model/probe_arguments.h"
 #include "model/probe_bind.h"
 #include "model/probe_loop_trips.h"
+#include "model/probe_paths.h"
 #include "model/probe_per_rank.h"
 #include "model/probe_selectors.h"
 #include "model/probe_unpriced.h"
@@ -1399,6 +1400,57 @@ TEST(ProbeBind, ADirectionOnlyChoosingAmongEqualCountsDoesNotChangeThePrediction
   ASSERT_TRUE(by_name["sweep.jd"]->default_value);
   EXPECT_NE(by_name["sweep.jd"]->origin.find(kPricesNothing), std::string::npos) << by_name["sweep.jd"]->origin;
   EXPECT_FALSE(by_name["sweep.kd"]->default_value);
+}
+
+// A receive wrapper that returns where its peer is its rank (SNAP's
+// `precv_d_2d`: `IF (proc == myproc) RETURN`, then `dlen = d1 * d2` and the
+// receive), called with a peer the analyser could not follow, whose default
+// is the rank before: at 1 rank that is the rank itself, so no rank prices
+// the receive's length: bound for that count only, and a prediction at 2
+// ranks that reads it refused. Run on 2 ranks, each rank receives: required.
+TEST(ProbeBind, ALengthNoRankOfTheRunsCountPricesIsBoundForThatCountOnly) {
+  auto model = [] {
+    ProgramModel m;
+    m.entry = "main";
+    m.coverage = Coverage{};
+    m.parameters.push_back({"precv.dlen", "a length read from memory", std::nullopt, true, ""});
+    m.parameters.push_back({"main.peer", "a peer read from memory", perfcast::expr::parse("mod(rank + size - 1, size)"),
+                            true, ""});
+    Function main_fn;
+    main_fn.name = "main";
+    CallItem recv;
+    recv.function = "precv";
+    recv.args = {{"proc", perfcast::expr::parse("main.peer")}, {"myproc", perfcast::expr::parse("rank")}};
+    main_fn.body.push_back(Item{10, "", recv});
+    m.functions["main"] = main_fn;
+    Function precv;
+    precv.name = "precv";
+    precv.parameters = {"proc", "myproc"};
+    BranchItem own;
+    own.condition = perfcast::expr::parse("myproc == proc");
+    MpiItem message;
+    message.op = perfcast::mpi::Op::Recv;
+    message.bytes = perfcast::expr::parse("8 * precv.dlen");
+    message.peer = perfcast::expr::parse("proc");
+    own.else_items.push_back(Item{22, "", message});
+    precv.body.push_back(Item{20, "", own});
+    m.functions["precv"] = precv;
+    return m;
+  };
+  ProgramModel one = model();
+  ProbeRun run{"./app", 1, {}, {}};
+  bind_probe_run(one, run);
+  const Parameter& dlen = one.parameters.front();
+  ASSERT_TRUE(dlen.default_value) << dlen.origin;
+  EXPECT_NE(dlen.origin.find(kPricesNothing), std::string::npos) << dlen.origin;
+  EXPECT_EQ(ranks_left_unread(dlen), 1) << dlen.origin;
+  EXPECT_TRUE(read_off_the_probed_paths(one, 1, {}).empty());
+  EXPECT_EQ(read_off_the_probed_paths(one, 2, {}), std::vector<std::string>{"precv.dlen"});
+
+  ProgramModel two = model();
+  ProbeRun run2{"./app", 2, {}, {}};
+  bind_probe_run(two, run2);
+  EXPECT_FALSE(two.parameters.front().default_value) << two.parameters.front().origin;
 }
 
 // A call's argument the analyser could not follow (CloverLeaf's tiles'
