@@ -471,34 +471,62 @@ std::optional<Expr> ScevToExpr::conv_phi(const llvm::PHINode* phi, const llvm::L
     in.emplace_back(phi->getIncomingValue(k), pred);
   }
   if (in.empty()) return std::nullopt;
-  bool same = std::all_of(in.begin(), in.end(), [&](const auto& p) { return p.first == in.front().first; });
-  if (same) return conv_value(in.front().first, scope, depth + 1);
   auto* node = s_.dt.getNode(block);
   if (!node || !node->getIDom()) return std::nullopt;
-  BasicBlock* d = node->getIDom()->getBlock();
+  return conv_join(in, block, node->getIDom()->getBlock(), scope, depth + 1, 0);
+}
+
+// The value of a join of `in` (value, predecessor) pairs at `block`, decided
+// by the branch that ends `d`, a block dominating every predecessor: a select
+// on its test of the values each side brings. A side whose predecessors bring
+// several values is decided in turn by the branch that ends their nearest
+// common dominator (the vectoriser's resume value: the whole count where its
+// trip-count test or its run-time check sends the program to the scalar loop,
+// the vector loop's remainder after it), up to kMaxJoinLevels deep.
+std::optional<Expr> ScevToExpr::conv_join(const std::vector<std::pair<const llvm::Value*, llvm::BasicBlock*>>& in,
+                                          llvm::BasicBlock* block, llvm::BasicBlock* d, const llvm::Loop* scope,
+                                          int depth, int level) {
+  using namespace llvm;
+  constexpr int kMaxJoinLevels = 4;
+  if (depth > kMaxDepth) return cut_short();
+  reached(depth);
+  bool same = std::all_of(in.begin(), in.end(), [&](const auto& p) { return p.first == in.front().first; });
+  if (same) return conv_value(in.front().first, scope, depth + 1);
+  if (level >= kMaxJoinLevels) return std::nullopt;
   auto* br = dyn_cast<BranchInst>(d->getTerminator());
   if (!br || !br->isConditional()) return std::nullopt;
-  const Value* side_value[2] = {nullptr, nullptr};
+  std::vector<std::pair<const Value*, BasicBlock*>> side_in[2];
   for (const auto& [value, pred] : in) {
     int side = -1;
     for (unsigned s = 0; s < 2; ++s) {
       BasicBlock* succ = br->getSuccessor(s);
       if ((pred == d && succ == block) || (succ != block && s_.dt.dominates(BasicBlockEdge(d, succ), pred))) side = s;
     }
-    if (side < 0 || (side_value[side] && side_value[side] != value)) return std::nullopt;
-    side_value[side] = value;
+    if (side < 0) return std::nullopt;
+    side_in[side].emplace_back(value, pred);
   }
-  if (!side_value[0] || !side_value[1]) return std::nullopt;
+  if (side_in[0].empty() || side_in[1].empty()) return std::nullopt;
   // A phi read outside the loop its test is in (a flag a loop sets, tested
   // after it) holds what the loop's last pass chose: data the loop made,
   // not a function of the reader's names (the test names the loop's index).
   const Loop* test_scope = s_.li.getLoopFor(d);
   if (test_scope && !(scope && test_scope->contains(scope))) return std::nullopt;
   auto cond = conv_bool(br->getCondition(), test_scope, depth + 1);
-  auto a = cond ? conv_value(side_value[0], scope, depth + 1) : std::nullopt;
-  auto b = a ? conv_value(side_value[1], scope, depth + 1) : std::nullopt;
-  if (!a || !b) return std::nullopt;
-  return ex::select(*cond, *a, *b);
+  if (!cond) return std::nullopt;
+  std::optional<Expr> value[2];
+  for (unsigned s = 0; s < 2; ++s) {
+    BasicBlock* common = side_in[s].front().second;
+    for (const auto& [v, pred] : side_in[s]) common = s_.dt.findNearestCommonDominator(common, pred);
+    // The side's own branch decides among its values: below `d`, on that side.
+    const bool own = common && common != d && s_.dt.dominates(BasicBlockEdge(d, br->getSuccessor(s)), common);
+    const bool one = std::all_of(side_in[s].begin(), side_in[s].end(),
+                                 [&](const auto& p) { return p.first == side_in[s].front().first; });
+    if (!one && !own) return std::nullopt;
+    value[s] = one ? conv_value(side_in[s].front().first, scope, depth + 1)
+                   : conv_join(side_in[s], block, common, scope, depth + 1, level + 1);
+    if (!value[s]) return std::nullopt;
+  }
+  return ex::select(*cond, *value[0], *value[1]);
 }
 
 }  // namespace perfcast::analyze::detail

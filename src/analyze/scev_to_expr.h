@@ -79,6 +79,9 @@ class ScevToExpr {
   std::optional<expr::Expr> conv_unknown(const llvm::Value* v, const llvm::Loop* scope, int depth);
   std::optional<expr::Expr> conv_opaque(const llvm::Value* v, const llvm::Loop* scope, int depth);
   std::optional<expr::Expr> conv_phi(const llvm::PHINode* phi, const llvm::Loop* scope, int depth);
+  std::optional<expr::Expr> conv_join(const std::vector<std::pair<const llvm::Value*, llvm::BasicBlock*>>& in,
+                                      llvm::BasicBlock* block, llvm::BasicBlock* d, const llvm::Loop* scope,
+                                      int depth, int level);
   std::optional<expr::Expr> unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth);
 
   FunctionScope& s_;

@@ -447,3 +447,26 @@ TEST(Fortran, TheRuntimesExtremaOfRealArraysDoNoFlops) {
   ASSERT_TRUE(p.contains("ranks"));
   EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(), counted_flops("extrema", {"1000", "3"}, {"_QQmain"}));
 }
+
+// A sweep whose direction the vectoriser checks at run time (reversed_sweep.f90,
+// SNAP's `jd` picking a loop's first and last cell and its step): the scalar
+// loop's start joins the whole count (the trip-count test or the check sent
+// the program there) and the vector loop's remainder, decided by two branches
+// in turn, which the analyser states as nested selects: no loop's trips are a
+// parameter, and either direction prices callgrind's 2 n flops a step. (`jhi`,
+// the merge of the direction's two assignments, is still a name of its own.)
+TEST(Fortran, TheScalarLoopAfterARunTimeCheckRunsTheWholeCountWhereTheCheckFails) {
+  json model = analyse({"reversed_sweep.f90"}, "reversed_sweep");
+  for (const auto& name : parameter_names(model)) EXPECT_EQ(name.find(".trips"), std::string::npos) << name;
+  constexpr long n = 1000, steps = 3;
+  for (long jd : {1L, 2L}) {
+    const long jhi = jd == 1 ? 1 : n;
+    json p = predict("reversed_sweep", 1, {{"n", n}, {"steps", steps}, {"jd", jd}, {"jhi", jhi}, {"line_sweep.jhi", jhi}});
+    ASSERT_TRUE(p.contains("ranks")) << "jd = " << jd;
+    EXPECT_EQ(p["ranks"][0]["flops_double"].get<double>(), 2.0 * n * steps) << "jd = " << jd;
+    EXPECT_EQ(counted_flops("reversed_sweep", {std::to_string(n), std::to_string(steps), std::to_string(jd)},
+                            {"_QMreversed_sweep_kernelPline_sweep", "_QQmain"}),
+              2.0 * n * steps)
+        << "jd = " << jd;
+  }
+}
