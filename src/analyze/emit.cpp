@@ -24,6 +24,7 @@
 #include "analyze/site_names.h"
 #include "analyze/source_names.h"
 #include "analyze/virtual_calls.h"
+#include "model/program_model.h"
 
 namespace perfcast::analyze::detail {
 
@@ -356,8 +357,8 @@ void BlockEmitter::emit_mpi(llvm::CallBase& call, const std::string& name, Items
       std::string p = unique(tag + ".peer");
       s_.describe(p,
                   fmt::format("peer rank of {} at {}:{}, not computable from the code (read from memory or "
-                              "MPI_ANY_SOURCE); the default assumes a real neighbour",
-                              name, file_tag(w.file), w.line),
+                              "MPI_ANY_SOURCE); {}",
+                              name, file_tag(w.file), w.line, model::kAssumedNeighbourNote),
                   neighbour_of(mpi::facts(n->op).receives && !mpi::facts(n->op).sends));
       peer = ex::var(p);
     }
@@ -509,9 +510,9 @@ void BlockEmitter::emit_defined_call(llvm::CallBase& call, llvm::Function& targe
       if (!e) {
         std::string p = sanitize(fmt::format("{}.{}", call_site(s_.ctx, s_.f, call), param));
         s_.describe(p,
-                    fmt::format("peer rank passed to {} at {}:{}, not computable from the code (read from memory); "
-                                "the default assumes a real neighbour",
-                                function_source_name(*callee), file_tag(w.file), w.line),
+                    fmt::format("peer rank passed to {} at {}:{}, not computable from the code (read from memory); {}",
+                                function_source_name(*callee), file_tag(w.file), w.line,
+                                model::kAssumedNeighbourNote),
                     neighbour_of(peer->second));
         e = ex::var(p);
       }

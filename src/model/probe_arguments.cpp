@@ -370,9 +370,11 @@ std::map<std::string, std::set<std::string>> varied_arguments(const ProgramModel
   std::map<std::string, std::set<std::string>> out;
   const CallProbes probes = call_probes(run);
   if (probes.empty()) return out;
-  std::set<std::string> required;  // the parameters no value is known for yet
+  // The parameters no value is known for yet, and the peers whose default is
+  // an assumption (a real neighbour), not a value the code gives.
+  std::set<std::string> required;
   for (const Parameter& p : model.parameters)
-    if (!p.default_value) required.insert(p.name);
+    if (!p.default_value || p.description.find(kAssumedNeighbourNote) != std::string::npos) required.insert(p.name);
   CallsOf calls;
   for (const auto& [fn_name, fn] : model.functions) collect_calls(fn_name, fn.body, calls);
   // A function's own parameters that stand for one of those through every call

@@ -181,6 +181,10 @@ inline constexpr std::string_view kReadWhereMergeAndAtOneNote = "; read where it
 // that line of its declaration's file: a probe run measures that
 // assignment's values apart from the others'.
 inline constexpr std::string_view kAssignedAtLineNote = "; the value assigned at line ";
+// What a peer rank's description ends with where the analyser could not
+// compute it and its default is an assumption (a real neighbour), not a value
+// the code gives: a probe run treats it as still open.
+inline constexpr std::string_view kAssumedNeighbourNote = "the default assumes a real neighbour";
 // What a variable's description in `main` says of its default where that is
 // the first constant the source gives it (`int steps = 10;`, an option's).
 inline constexpr std::string_view kFirstValueDefault = "the value the source gives it first";

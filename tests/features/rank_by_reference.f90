@@ -4,7 +4,9 @@
 ! module's variable that only MPI_COMM_RANK writes, through its address, and
 ! that this unit only hands on by reference, outside loops, never reads
 ! itself. Its value once MPI_COMM_RANK returns is each rank's; at 1 rank the
-! root sends nothing.
+! root sends nothing. The root receives from each rank in a table (SNAP's
+! output_recv, given a rank from MPI_CART_RANK: a peer the analyser cannot
+! compute, whose assumed default is a real neighbour), itself skipped.
 ! The module rank_by_reference_comm.f90 comes first.
 ! Usage: rank_by_reference STEPS
 module rank_by_reference_rows
@@ -16,6 +18,12 @@ contains
     integer, intent(in) :: tag
     call psend(0, sproc, 8, row, comm_space, tag)
   end subroutine send_row
+
+  subroutine recv_row(proc, row, tag)
+    integer, intent(in) :: proc, tag
+    double precision, intent(inout) :: row(8)
+    call precv(proc, sproc, 8, row, comm_space, tag)
+  end subroutine recv_row
 end module rank_by_reference_rows
 
 program rank_by_reference
@@ -23,6 +31,7 @@ program rank_by_reference
   use rank_by_reference_rows
   implicit none
   integer :: steps, s, p, ierr, rank, nranks
+  integer, allocatable :: order(:)
   double precision :: row(8)
   character(len=16) :: arg
   call MPI_Init(ierr)
@@ -31,12 +40,16 @@ program rank_by_reference
   call get_command_argument(1, arg)
   read (arg, *) steps
   call pinit()
+  allocate(order(nranks))
+  do p = 1, nranks
+    order(p) = p - 1
+  end do
   row = 1.0d0
   do s = 1, steps
     call send_row(row, s)
     if (rank == 0) then
-      do p = 1, nranks - 1
-        call MPI_Recv(row, 8, MPI_DOUBLE_PRECISION, p, s, comm_space, MPI_STATUS_IGNORE, ierr)
+      do p = 1, nranks
+        call recv_row(order(p), row, s)
       end do
     end if
   end do

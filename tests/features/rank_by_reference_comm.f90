@@ -1,7 +1,7 @@
 ! The communication module of rank_by_reference.f90 (a unit of its own, as
 ! SNAP's plib): the rank in a duplicate of MPI_COMM_WORLD, which
 ! MPI_COMM_RANK writes through its address and no statement assigns, and the
-! send wrapper that returns early where the peer is the rank.
+! send and receive wrappers that return early where the peer is the rank.
 module rank_by_reference_comm
   use mpi
   implicit none
@@ -20,4 +20,12 @@ contains
     if (proc == myproc) return
     call MPI_Send(value, n, MPI_DOUBLE_PRECISION, proc, tag, comm, ierr)
   end subroutine psend
+
+  subroutine precv(proc, myproc, n, value, comm, tag)
+    integer, intent(in) :: proc, myproc, n, comm, tag
+    double precision, intent(inout) :: value(n)
+    integer :: ierr
+    if (proc == myproc) return
+    call MPI_Recv(value, n, MPI_DOUBLE_PRECISION, proc, tag, comm, MPI_STATUS_IGNORE, ierr)
+  end subroutine precv
 end module rank_by_reference_comm

@@ -2336,9 +2336,13 @@ TEST(ProbeRun, PricesAOneLineTestOfAVariedDirectionByItsOwnSide) {
 // with rank_by_reference_comm.f90, SNAP's `sproc` and output_send's
 // `CALL psend(root, sproc, ...)`): the probes read it once that call returns,
 // so the run binds it (it was required, and none of the probes saw a value of
-// it); the wrapper's test of its peer against it is priced each rank by its
-// own counts (the root sends nothing, each other rank every step), not at
-// their mean over the ranks (half a send each step on every rank).
+// it); the send wrapper's test of its peer against it is priced each rank by
+// its own counts (the root sends nothing, each other rank every step), not at
+// their mean over the ranks (half a send each step on every rank). The root's
+// receives from a table of ranks (a peer the analyser cannot compute, whose
+// default assumes a real neighbour: every one of them a receive, itself too)
+// are priced by the run's counts of the receive wrapper's test: one fewer
+// than the ranks each step.
 TEST(ProbeRun, BindsARankWrittenThroughItsAddressAndPricesEachRanksTestOfIt) {
   constexpr long steps = 5;
   fs::path dir = probe_dir();
