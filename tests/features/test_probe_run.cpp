@@ -2294,21 +2294,15 @@ TEST(ProbeRun, PricesAOneLineTestOfAVariedDirectionByItsOwnSide) {
   constexpr long steps = 5;
   fs::path dir = probe_dir();
   const fs::path model = dir / "sweep_sides.json";
-  auto r = perfcast_run({"analyze", SWEEP_SIDES_COMM_SOURCE, SWEEP_SIDES_SOURCE, "-o", model.string(), "--no-mca"},
-                        std::chrono::seconds(180));
+  const std::vector<std::string> sources = {SWEEP_SIDES_COMM_SOURCE, SWEEP_SIDES_SOURCE};
+  auto r = analyse_files(sources, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  const fs::path program = dir / "sweep_sides_features", modules = dir / "sweep_sides.mod.d";
-  fs::create_directories(modules);
-  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(),
-                                     SWEEP_SIDES_COMM_SOURCE, SWEEP_SIDES_SOURCE, "-o", program.string()},
-                                    std::chrono::seconds(180));
-  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  fs::path program;
+  ASSERT_NO_FATAL_FAILURE(build_fortran_features(sources, dir, "sweep_sides", program));
   for (int ranks : {1, 2}) {
     SCOPED_TRACE(ranks);
     const fs::path bound = dir / fmt::format("sweep_sides.bound{}.json", ranks);
-    std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
-    for (auto& w : mpirun(ranks, {program.string(), std::to_string(steps)})) args.push_back(w);
-    r = perfcast_run(args, std::chrono::seconds(180));
+    r = probe(model, bound, ranks, {program.string(), std::to_string(steps)});
     ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
     const json after = read_json(bound);
     for (const char* marker : {"incoming", "outgoing"}) {
@@ -2319,8 +2313,7 @@ TEST(ProbeRun, PricesAOneLineTestOfAVariedDirectionByItsOwnSide) {
         priced = priced || (b.value("site", "") == site && b.contains("probe_probability"));
       EXPECT_TRUE(priced) << site << ": " << after["coverage"]["guessed_branches"].dump(1) << r.stdout_text;
     }
-    auto p = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", std::to_string(ranks), "--json",
-                           "--param", fmt::format("steps={}", steps)});
+    auto p = predict(bound, ranks, {"--param", fmt::format("steps={}", steps)});
     ASSERT_EQ(p.exit_code, 0) << p.stderr_text;
     for (const auto& rank : json::parse(p.stdout_text)["ranks"])
       EXPECT_DOUBLE_EQ(rank["mpi_calls_by_op"].value("waitall", json::object()).value("calls", -1.0),
@@ -2345,28 +2338,21 @@ TEST(ProbeRun, BindsARankWrittenThroughItsAddressAndPricesEachRanksTestOfIt) {
   constexpr long steps = 5;
   fs::path dir = probe_dir();
   const fs::path model = dir / "rank_by_reference.json";
-  auto r = perfcast_run({"analyze", RANK_BY_REFERENCE_COMM_SOURCE, RANK_BY_REFERENCE_SOURCE, "-o", model.string(),
-                         "--no-mca"},
-                        std::chrono::seconds(180));
+  const std::vector<std::string> sources = {RANK_BY_REFERENCE_COMM_SOURCE, RANK_BY_REFERENCE_SOURCE};
+  auto r = analyse_files(sources, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   ASSERT_TRUE(read_json(model)["parameters"].contains("rank_by_reference_comm.sproc"));
-  const fs::path program = dir / "rank_by_reference_features", modules = dir / "rank_by_reference.mod.d";
-  fs::create_directories(modules);
-  ProcessResult built = run_process({kBin + "/perfcast-mpif90", "-O2", "-g", "-module-dir", modules.string(),
-                                     RANK_BY_REFERENCE_COMM_SOURCE, RANK_BY_REFERENCE_SOURCE, "-o", program.string()},
-                                    std::chrono::seconds(180));
-  ASSERT_EQ(built.exit_code, 0) << built.stdout_text << built.stderr_text;
+  fs::path program;
+  ASSERT_NO_FATAL_FAILURE(build_fortran_features(sources, dir, "rank_by_reference", program));
   for (int ranks : {1, 2}) {
     SCOPED_TRACE(ranks);
     const fs::path bound = dir / fmt::format("rank_by_reference.bound{}.json", ranks);
-    std::vector<std::string> args = {"probe", model.string(), "-o", bound.string(), "--"};
-    for (auto& w : mpirun(ranks, {program.string(), std::to_string(steps)})) args.push_back(w);
-    r = perfcast_run(args, std::chrono::seconds(180));
+    r = probe(model, bound, ranks, {program.string(), std::to_string(steps)});
     ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
     const json after = read_json(bound);
     EXPECT_EQ(required(after), 0) << r.stdout_text;
     EXPECT_TRUE(after["parameters"]["rank_by_reference_comm.sproc"].contains("default")) << r.stdout_text;
-    auto p = perfcast_run({"predict", bound.string(), "--machine", "polus", "--np", std::to_string(ranks), "--json"});
+    auto p = predict(bound, ranks);
     ASSERT_EQ(p.exit_code, 0) << p.stderr_text;
     const json predicted = json::parse(p.stdout_text);
     for (const auto& rank : predicted["ranks"]) {
