@@ -48,6 +48,7 @@
 #include "analyze/program_tree.h"
 #include "analyze/range_exits.h"
 #include "analyze/to_model.h"
+#include "analyze/variable_reads.h"
 #include "ir_rewrites/function_aliases.h"
 #include "ir_rewrites/lineless_helpers.h"
 #include "support/error.h"
@@ -384,25 +385,10 @@ model::ProgramModel analyze_bitcode(const IrInput& input) {
   }
   for (auto& [name, fm] : ctx.functions) prune(fm.body);
   model.parameters = model_parameters(ctx.functions, ctx.descriptions);
-  // A local the model reads where its assignments merge: a probe run measures its reads there.
-  // A local the model reads as one of its assignments: a probe run measures that one's values.
-  for (model::Parameter& p : model.parameters) {
-    auto read = ctx.variable_reads.find(p.name);
-    if (read == ctx.variable_reads.end() || !p.description.starts_with("source variable ")) continue;
-    if (read->second.merges.empty() && !read->second.not_one_assignment && read->second.assignment_lines.size() == 1)
-      p.description += fmt::format("{}{}", model::kAssignedAtLineNote, *read->second.assignment_lines.begin());
-    if (read->second.merges.empty()) continue;
-    bool others = false;  // read apart from the merges, not as one's operand
-    for (const llvm::Value* v : read->second.others)
-      others = others || std::none_of(read->second.merges.begin(), read->second.merges.end(), [&](const llvm::Value* m) {
-                 const auto* user = llvm::dyn_cast<llvm::User>(m);
-                 return user && llvm::is_contained(user->operands(), v);
-               });
-    p.description += others ? model::kReadWhereMergeAndAtOneNote : model::kReadWhereMergeNote;
-  }
   model.entry = ctx.functions.count("main") ? "main" : (ctx.functions.empty() ? "main" : ctx.functions.begin()->first);
   model.functions = model_functions(ctx.functions);
   model.coverage = model_coverage(ctx.functions, model.entry, defined, reachable_functions(*program, model.entry));
+  name_variable_reads(model, ctx);
   say(model::coverage_summary(*model.coverage));
   return model;
 }

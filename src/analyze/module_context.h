@@ -63,6 +63,9 @@ struct ModuleContext {
     bool not_one_assignment = false;
   };
   std::map<std::string, VariableReads> variable_reads;
+  // The names of one assignment's values (`n.2`, variable_reads.h) and the
+  // variable's own name each is of.
+  std::map<std::string, std::string> assignment_names;
   // Library functions the model leaves out (the library-cost table's
   // "ignore"): by name, or by prefix where an entry ends in '*'
   // (_FortranAio*: every statement of Fortran's I/O runtime).

@@ -21,6 +21,7 @@
 #include <llvm/IR/Instructions.h>
 
 #include "analyze/run_time_checks.h"
+#include "analyze/variable_reads.h"
 
 namespace perfcast::analyze::detail {
 
@@ -82,6 +83,19 @@ void ScevToExpr::note_read(const std::string& name, const llvm::Value& value) {
     reads.assignment_lines.insert(*line);
   else
     reads.not_one_assignment = true;
+}
+
+std::string ScevToExpr::read_name(const std::string& name, const llvm::Value& value) {
+  const std::optional<unsigned> ordinal =
+      names_.merges_every_assignment(value) ? std::nullopt : names_.assignment_ordinal(value);
+  if (!ordinal) {
+    note_read(name, value);
+    return name;
+  }
+  std::string own = assignment_name(name, *ordinal);
+  s_.ctx.assignment_names.emplace(own, name);
+  note_read(own, value);
+  return own;
 }
 
 std::optional<Expr> ScevToExpr::unsigned_operand(const llvm::SCEV* s, const llvm::Loop* scope, int depth) {
@@ -149,9 +163,9 @@ std::optional<Expr> ScevToExpr::conv_scev(const llvm::SCEV* s, const llvm::Loop*
         for (const std::string& u : uses) of_rank_and_size = of_rank_and_size && (u == "rank" || u == "size");
         if (of_rank_and_size) default_value = ex::to_string(ex::simplify(*value));
       }
-      s_.describe(dn.name, dn.description, default_value);
-      note_read(dn.name, *it->second);
-      return ex::var(dn.name);
+      const std::string name = read_name(dn.name, *it->second);
+      s_.describe(name, dn.description, default_value);
+      return ex::var(name);
     }
   }
   switch (s->getSCEVType()) {
@@ -188,14 +202,17 @@ std::optional<Expr> ScevToExpr::conv_scev(const llvm::SCEV* s, const llvm::Loop*
       return x;  // the expression already reads the value as signed
     }
     case scAddExpr:
-      // lz + 2 is one flattened sum in SCEV: find the named part (not while
-      // the value of a named sum is being spelt out for its default).
+      // lz + 2 is one flattened sum in SCEV: find the named part, added or
+      // taken away (4 * (n / 4) - n, a remainder's count), not while the
+      // value of a named sum is being spelt out for its default.
       for (const auto& [named, value] : named_scevs_) {
         if (!expanding_.empty() || named->getType() != s->getType()) continue;
-        const SCEV* rest = s_.se.getMinusSCEV(s, named);
-        if (rest->getExpressionSize() >= s->getExpressionSize()) continue;
-        if (auto r = conv(rest, scope, depth + 1))
-          if (auto n = conv(named, scope, depth + 1)) return *n + *r;
+        for (const bool taken_away : {false, true}) {
+          const SCEV* rest = taken_away ? s_.se.getAddExpr(s, named) : s_.se.getMinusSCEV(s, named);
+          if (rest->getExpressionSize() >= s->getExpressionSize()) continue;
+          if (auto r = conv(rest, scope, depth + 1))
+            if (auto n = conv(named, scope, depth + 1)) return taken_away ? *r - *n : *n + *r;
+        }
       }
       [[fallthrough]];
     case scMulExpr: {
@@ -388,9 +405,9 @@ std::optional<Expr> ScevToExpr::conv_opaque(const llvm::Value* v, const llvm::Lo
     if (auto* load = dyn_cast<LoadInst>(inst); load && (dn->second.artificial || dn->second.member))
       if (auto name = names_.field_name(load, true)) return ex::var(*name);
     if (dn->second.library) return library_field(*inst);  // never a parameter of its own
-    s_.describe(dn->second.name, dn->second.description);
-    note_read(dn->second.name, *inst);
-    return ex::var(dn->second.name);
+    const std::string name = read_name(dn->second.name, *inst);
+    s_.describe(name, dn->second.description);
+    return ex::var(name);
   }
   return std::nullopt;
 }

@@ -47,6 +47,11 @@ class ScevToExpr {
   // Notes how the model reads the source variable `name` by its value `value`
   // (ModuleContext::variable_reads).
   void note_read(const std::string& name, const llvm::Value& value);
+  // The name the model reads `value`, a value of the source variable `name`,
+  // by, having noted the read: `name` for a merge of its assignments or a
+  // value of no one line, `name.<k>` for its k-th assignment's
+  // (variable_reads.h), which a probe run measures apart.
+  std::string read_name(const std::string& name, const llvm::Value& value);
   // The field a system header's variable holds (`std::vector`'s `__n` of
   // `v(nump)`: the class's `nump`, read or widened to the size type), which a
   // user knows and a probe run sees read; none for any other value.

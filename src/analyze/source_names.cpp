@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -298,11 +299,21 @@ const llvm::Value* incremented(const llvm::Value* v) {
 
 }  // namespace
 
+bool SourceNames::clips_itself(const llvm::Value& value) const {
+  const auto* clip = llvm::dyn_cast<llvm::MinMaxIntrinsic>(&value);
+  auto variable = variable_of_.find(&value);
+  if (!clip || variable == variable_of_.end()) return false;
+  return std::any_of(clip->arg_begin(), clip->arg_end(), [&](const llvm::Use& a) {
+    auto of = variable_of_.find(a.get());
+    return of != variable_of_.end() && of->second == variable->second;
+  });
+}
+
 bool SourceNames::merges_every_assignment(const llvm::Value& value) const {
   using namespace llvm;
   auto variable = variable_of_.find(&value);
   if (variable == variable_of_.end()) return false;
-  const bool merge = isa<PHINode>(value) || isa<SelectInst>(value) ||
+  const bool merge = isa<PHINode>(value) || isa<SelectInst>(value) || clips_itself(value) ||
                      (incremented(&value) && variable_of_.count(incremented(&value)) &&
                       variable_of_.at(incremented(&value)) == variable->second);
   if (!merge) return false;
@@ -317,12 +328,22 @@ bool SourceNames::merges_every_assignment(const llvm::Value& value) const {
     } else if (const auto* select = dyn_cast<SelectInst>(v)) {
       work.push_back(select->getTrueValue());
       work.push_back(select->getFalseValue());
+    } else if (const auto* least_or_most = dyn_cast<MinMaxIntrinsic>(v); least_or_most && clips_itself(*v)) {
+      work.push_back(least_or_most->getLHS());
+      work.push_back(least_or_most->getRHS());
     } else if (const Value* earlier = incremented(v)) {
       work.push_back(earlier);
     }
   }
+  // An assignment a later one it takes in (`n = a; n += b;`) overwrote on
+  // every path is in that one.
   const auto& values = values_of_.at(variable->second);
-  return std::all_of(values.begin(), values.end(), [&](const Value* v) { return taken.count(v) > 0; });
+  return std::all_of(values.begin(), values.end(), [&](const Value* v) {
+    return taken.count(v) > 0 || std::any_of(v->user_begin(), v->user_end(), [&](const User* u) {
+             auto of = variable_of_.find(u);
+             return taken.count(u) && of != variable_of_.end() && of->second == variable->second;
+           });
+  });
 }
 
 std::optional<unsigned> SourceNames::assignment_line(const llvm::Value& value) const {
@@ -330,7 +351,8 @@ std::optional<unsigned> SourceNames::assignment_line(const llvm::Value& value) c
   auto variable = variable_of_.find(&value);
   if (variable == variable_of_.end() || values_of_.at(variable->second).size() < 2) return std::nullopt;
   const auto* inst = dyn_cast<Instruction>(&value);
-  if (!inst || isa<PHINode>(inst) || isa<SelectInst>(inst) || incremented(inst)) return std::nullopt;
+  if (!inst || isa<PHINode>(inst) || isa<SelectInst>(inst) || clips_itself(*inst) || incremented(inst))
+    return std::nullopt;
   // A read of a variable kept in memory (its address went to a call that
   // writes it) is whatever was stored or written last: where that is one call
   // handed its address, that call's line (the probes read the variable once
@@ -349,6 +371,15 @@ std::optional<unsigned> SourceNames::assignment_line(const llvm::Value& value) c
   if (!at || at->getLine() == 0 || !scope || at->getScope()->getSubprogram() != scope->getSubprogram())
     return std::nullopt;
   return at->getLine();
+}
+
+std::optional<unsigned> SourceNames::assignment_ordinal(const llvm::Value& value) const {
+  const std::optional<unsigned> line = assignment_line(value);
+  if (!line) return std::nullopt;
+  std::set<unsigned> lines;
+  for (const llvm::Value* v : values_of_.at(variable_of_.at(&value)))
+    if (auto l = assignment_line(*v)) lines.insert(*l);
+  return static_cast<unsigned>(std::distance(lines.begin(), lines.find(*line))) + 1;
 }
 
 std::string SourceNames::member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) const {

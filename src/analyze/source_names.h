@@ -73,14 +73,20 @@ class SourceNames {
 
   // Named values of the function (its variables' values, by dbg.value).
   const std::map<const llvm::Value*, DebugName>& debug_names() const { return debug_names_; }
-  // Whether `value`, a value of a variable, merges its assignments (a phi or
-  // select, or an assignment the optimiser made unconditional: `n = a; if
-  // (c) n++;` as a + zext(c)) and takes in every value the function gives the
-  // variable, constants too, through the phis, selects and such increments it
-  // is made of: what a read after all of them in the source reads; not a
-  // merge in a copy of the code the optimiser made for one side of an earlier
-  // test, nor one assignment's value.
+  // Whether `value`, a value of a variable, merges its assignments (a phi, a
+  // select, a min or max of an earlier value of its own (clips_itself), or an
+  // assignment the optimiser made unconditional: `n = a; if (c) n++;` as a +
+  // zext(c)) and takes in every value the function gives the variable,
+  // constants too, through the phis, selects, mins, maxes and such increments
+  // it is made of, or through an assignment those take in (`n = a; n += b;`):
+  // what a read after all of them in the source reads; not a merge in a copy
+  // of the code the optimiser made for one side of an earlier test, nor one
+  // assignment's value.
   bool merges_every_assignment(const llvm::Value& value) const;
+  // Whether `value` is a min or max of one of its variable's earlier values
+  // (`if (n > m) n = m;`), which merges the assignments of both sides; a min
+  // or max of other values (`n = max(a, b);`) is one assignment.
+  bool clips_itself(const llvm::Value& value) const;
   // The source line of the assignment `value` is, where the variable has
   // several values (assignments) and `value` is one of them alone: an
   // instruction of the variable's own function at a line (not a merge as
@@ -88,6 +94,10 @@ class SourceNames {
   // where a call handed its address wrote it last: that call's line):
   // where a probe run measures that assignment's values apart from the others'.
   std::optional<unsigned> assignment_line(const llvm::Value& value) const;
+  // The place (1, 2, ...) of that assignment's line among the lines of the
+  // variable's assignments (its values that are one, as above), in line order:
+  // unchanged by edits outside the function.
+  std::optional<unsigned> assignment_ordinal(const llvm::Value& value) const;
   // Variables of struct, array or pointer type by the value that holds them.
   const std::map<const llvm::Value*, const llvm::DILocalVariable*>& struct_vars() const { return struct_vars_; }
 

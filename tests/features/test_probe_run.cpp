@@ -3282,6 +3282,63 @@ TEST(ProbeRun, BindsTheOneAssignmentOfSeveralThatTheModelReads) {
   expect_flops_of(bound, 2, 5.0 * 2 * n * 2, command, source, "one_assignment_plain");
 }
 
+// A local assigned twice outside loops, each value sizing a loop of its own
+// (two_reads.c: `end = a->starts[1]; for (...); end = b->starts[1]; for
+// (...)`): one name for both values is bound to neither (the pooled stores
+// varied, and the probe refused it). The model reads each by a name of its
+// own, `end.1` and `end.2`, its assignment's line in the description, and the
+// probes of each line bind each. The flops are the hand count and callgrind's.
+TEST(ProbeRun, NamesEachAssignmentTheModelReadsApartAndBindsEach) {
+  constexpr int n = 1000;
+  const std::string source = TWO_READS_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "two_reads.json", bound = dir / "two_reads.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("pack.end.2")) << before["parameters"].dump(1);
+  EXPECT_FALSE(before["parameters"].contains("pack.end")) << before["parameters"].dump(1);
+  for (const auto& [name, marker] : {std::pair{"pack.end.1", "first"}, std::pair{"pack.end.2", "second"}})
+    EXPECT_TRUE(before["parameters"][name]["description"].get<std::string>().ends_with(
+        "; the value assigned at line " + std::to_string(marker_line(source, marker))))
+        << before["parameters"][name].dump();
+  std::vector<std::string> command = {build("two_reads_features", true, source).string(), std::to_string(n)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(after["parameters"]["pack.end.1"].value("default", ""), std::to_string(n)) << r.stdout_text;
+  EXPECT_EQ(after["parameters"]["pack.end.2"].value("default", ""), std::to_string(3 * n)) << r.stdout_text;
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  expect_flops_of(bound, 2, 5.0 * (n + 2 * 3 * n), command, source, "two_reads_plain");
+}
+
+// A size clipped to another's and then scaled (clipped_size.c: `if (size >
+// size_y) size = size_y; size *= x->num_vectors;`), its loop vectorised: the
+// model reads only the last assignment's value (the remainder's test, which
+// the optimiser writes as the min times the count, reads it as that value
+// taken away), so the variable keeps its own name, the line in its
+// description, and the probe binds it. The flops are the hand count and
+// callgrind's.
+TEST(ProbeRun, KeepsTheNameOfAVariableReadAtOneOfItsAssignmentsOnly) {
+  constexpr int n = 1000;
+  const std::string source = CLIPPED_SIZE_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "clipped_size.json", bound = dir / "clipped_size.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const json before = read_json(model);
+  ASSERT_TRUE(before["parameters"].contains("scale.size")) << before["parameters"].dump(1);
+  EXPECT_EQ(required(before), 1) << before["parameters"].dump(1);
+  EXPECT_TRUE(before["parameters"]["scale.size"]["description"].get<std::string>().ends_with(
+      "; the value assigned at line " + std::to_string(marker_line(source, "scaled"))))
+      << before["parameters"]["scale.size"].dump();
+  std::vector<std::string> command = {build("clipped_size_features", true, source).string(), std::to_string(n)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(required(read_json(bound)), 0) << r.stdout_text;
+  expect_flops_of(bound, 2, 5.0 * n, command, source, "clipped_size_plain");
+}
+
 // A call the run never made, on a side of a branch the line's probes cannot
 // bind (unreached_call.c: `else if ((mult > -1 && mult < levels) || (add > -1
 // && add < levels)) extra_levels(&s);`, three tests in the probes' code, one
