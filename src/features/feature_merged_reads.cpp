@@ -6,6 +6,8 @@
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/IntrinsicInst.h>
 
+#include <optional>
+
 using namespace llvm;
 
 namespace perfcast::features {
@@ -62,6 +64,7 @@ std::vector<LoadInst*> merged_reads(AllocaInst& local, const LoopInfo& loops) {
     }
   }
   std::vector<LoadInst*> out;
+  std::optional<BitVector> merged;  // the definitions the merged loads read, each the same
   for (LoadInst* load : loads) {
     if (loops.getLoopFor(load->getParent())) continue;
     BitVector reach = in[load->getParent()];
@@ -72,8 +75,10 @@ std::vector<LoadInst*> merged_reads(AllocaInst& local, const LoopInfo& loops) {
         reach.set(d->second);
       }
     }
-    if (reach.all()) out.push_back(load);
-    else if (reach.count() >= 2) return {};  // an earlier merge, read too
+    if (reach.count() < 2) continue;
+    if (merged && *merged != reach) return {};  // an earlier merge, read too
+    merged = reach;
+    out.push_back(load);
   }
   return out;
 }

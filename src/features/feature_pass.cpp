@@ -655,24 +655,24 @@ class FeatureProbes {
       }
     }
 
-    // A local assigned at two places or more outside loops: its reads after
-    // the merge (feature_merged_reads.h), the value the optimised code holds.
+    // A local assigned at two places or more outside loops (its stores, calls it is handed
+    // to): its reads after the merge (feature_merged_reads.h), the value the optimised code
+    // holds, and each assignment's line (`n@12`), where the model reads one of them.
     std::vector<AllocaInst*> assigned_locals;
     DenseMap<AllocaInst*, unsigned> assignments_of;
+    auto assigned = [&](AllocaInst* local) {
+      if (++assignments_of[local] == 2 && is_integer(local->getAllocatedType())) assigned_locals.push_back(local);
+    };
     for (auto& s : stores)
-      if (auto* local = dyn_cast<AllocaInst>(s.store->getPointerOperand());
-          local && is_integer(local->getAllocatedType()) && ++assignments_of[local] == 2)
-        assigned_locals.push_back(local);
-    for (AllocaInst* local : assigned_locals)
-      for (LoadInst* load : merged_reads(*local, loops))
-        if (auto slot = local_read_slot(*local)) reads.push_back({load, *slot});
-    // Each assignment's line of a local assigned at two places or more, by a
-    // store or a call it is handed to (`n@12`): the value the model reads
-    // where it reads one of them.
+      if (auto* local = dyn_cast<AllocaInst>(s.store->getPointerOperand()); local && is_integer(local->getAllocatedType()))
+        assigned(local);
     for (auto& w : written)
       if (auto* local = dyn_cast<AllocaInst>(w.variable);
           local && std::none_of(&written.front(), &w, [&](const WrittenVariable& o) { return o.call == w.call && o.variable == local; }))
-        ++assignments_of[local];
+        assigned(local);
+    for (AllocaInst* local : assigned_locals)
+      for (LoadInst* load : merged_reads(*local, loops))
+        if (auto slot = local_read_slot(*local)) reads.push_back({load, *slot});
     DenseMap<std::pair<AllocaInst*, unsigned>, std::optional<unsigned>> line_slots;
     auto record_line = [&](IRBuilder<>& b, AllocaInst* local, const DebugLoc& at, Value* v) {
       if (!local || assignments_of.lookup(local) < 2 || !at || at.getLine() == 0) return;

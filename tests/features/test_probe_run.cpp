@@ -3339,6 +3339,40 @@ TEST(ProbeRun, KeepsTheNameOfAVariableReadAtOneOfItsAssignmentsOnly) {
   expect_flops_of(bound, 2, 5.0 * n, command, source, "clipped_size_plain");
 }
 
+// A count set to 0 and written by a call on more than one process only
+// (written_count.c: `full = 0; if (nprocs > 1) exchange(n, &full);`, hypre's
+// `full_off_procNodes`), then handed to a kernel other calls give other sizes:
+// one store and one call assign it, and the probes read it after the two merge
+// (`full.read`), which the model reads. The old probes read no merge of a
+// store and a call: the pooled values varied, and at 2 ranks the count was
+// bound to 0, a third of the flops without a word. The flops are the hand
+// count at 1 and 2 ranks, and callgrind's at 2.
+TEST(ProbeRun, BindsACountACallWroteOnSomePathsByItsReadsAfterTheMerge) {
+  constexpr int n = 1000;
+  const std::string source = WRITTEN_COUNT_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "written_count.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::vector<std::string> command = {build("written_count_features", true, source).string(), std::to_string(n)};
+  for (int ranks : {1, 2}) {
+    const fs::path bound = dir / ("written_count.bound" + std::to_string(ranks) + ".json");
+    r = probe(model, bound, ranks, command);
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    EXPECT_EQ(required(after), 0) << r.stdout_text;
+    EXPECT_EQ(after["parameters"]["gather.full"].value("default", ""), ranks == 1 ? "0" : std::to_string(2 * n))
+        << r.stdout_text;
+    if (ranks == 2) {
+      expect_flops_of(bound, ranks, 15.0 * n, command, source, "written_count_plain");  // callgrind's at 2 ranks
+    } else {
+      auto predicted = predict(bound, ranks);
+      ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+      EXPECT_NEAR(rank0_flops(predicted), 5.0 * n, 10);
+    }
+  }
+}
+
 // A call the run never made, on a side of a branch the line's probes cannot
 // bind (unreached_call.c: `else if ((mult > -1 && mult < levels) || (add > -1
 // && add < levels)) extra_levels(&s);`, three tests in the probes' code, one
