@@ -335,15 +335,8 @@ bool SourceNames::merges_every_assignment(const llvm::Value& value) const {
       work.push_back(earlier);
     }
   }
-  // An assignment a later one it takes in (`n = a; n += b;`) overwrote on
-  // every path is in that one.
   const auto& values = values_of_.at(variable->second);
-  return std::all_of(values.begin(), values.end(), [&](const Value* v) {
-    return taken.count(v) > 0 || std::any_of(v->user_begin(), v->user_end(), [&](const User* u) {
-             auto of = variable_of_.find(u);
-             return taken.count(u) && of != variable_of_.end() && of->second == variable->second;
-           });
-  });
+  return std::all_of(values.begin(), values.end(), [&](const Value* v) { return taken.count(v) > 0; });
 }
 
 std::optional<unsigned> SourceNames::assignment_line(const llvm::Value& value) const {

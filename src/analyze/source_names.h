@@ -78,10 +78,9 @@ class SourceNames {
   // assignment the optimiser made unconditional: `n = a; if (c) n++;` as a +
   // zext(c)) and takes in every value the function gives the variable,
   // constants too, through the phis, selects, mins, maxes and such increments
-  // it is made of, or through an assignment those take in (`n = a; n += b;`):
-  // what a read after all of them in the source reads; not a merge in a copy
-  // of the code the optimiser made for one side of an earlier test, nor one
-  // assignment's value.
+  // it is made of: what a read after all of them in the source reads; not a
+  // merge in a copy of the code the optimiser made for one side of an earlier
+  // test, nor one assignment's value.
   bool merges_every_assignment(const llvm::Value& value) const;
   // Whether `value` is a min or max of one of its variable's earlier values
   // (`if (n > m) n = m;`), which merges the assignments of both sides; a min

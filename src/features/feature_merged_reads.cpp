@@ -6,8 +6,6 @@
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/IntrinsicInst.h>
 
-#include <optional>
-
 using namespace llvm;
 
 namespace perfcast::features {
@@ -64,7 +62,6 @@ std::vector<LoadInst*> merged_reads(AllocaInst& local, const LoopInfo& loops) {
     }
   }
   std::vector<LoadInst*> out;
-  std::optional<BitVector> merged;  // the definitions the merged loads read, each the same
   for (LoadInst* load : loads) {
     if (loops.getLoopFor(load->getParent())) continue;
     BitVector reach = in[load->getParent()];
@@ -75,10 +72,8 @@ std::vector<LoadInst*> merged_reads(AllocaInst& local, const LoopInfo& loops) {
         reach.set(d->second);
       }
     }
-    if (reach.count() < 2) continue;
-    if (merged && *merged != reach) return {};  // an earlier merge, read too
-    merged = reach;
-    out.push_back(load);
+    if (reach.all()) out.push_back(load);
+    else if (reach.count() >= 2) return {};  // an earlier merge, read too
   }
   return out;
 }

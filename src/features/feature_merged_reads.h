@@ -11,16 +11,15 @@
 
 namespace perfcast::features {
 
-// The loads of the scalar local `local` outside loops that two or more of
-// its definitions may reach (reaching definitions over the function's
-// blocks): its stores, anywhere (a count a loop increments is read after the
-// loop), and the calls it is passed to, which may write it. Each reads the
-// value the last assignment left, whichever ran; a definition every path
-// overwrites before them (`n = a; n += b;`) is no part of it. None where its
+// The loads of the scalar local `local` outside loops that every one of its
+// definitions may reach, two or more (reaching definitions over the
+// function's blocks): its stores, anywhere (a count a loop increments is read
+// after the loop), and the calls it is passed to, which may write it. Each
+// reads the value the last assignment left, whichever ran. None where its
 // address goes anywhere else (a store of it, a cast, an offset: writes the
-// function's code does not show), and none where two such loads read merges
-// of different definitions (`n = a; if (c) n = b; f(n); if (d) n = e;`): the
-// model may read either merge, which the probe would pool.
+// function's code does not show), and none where a load outside loops reads
+// a merge of some of them only (`n = a; if (c) n = b; f(n); if (d) n = e;`):
+// the model may read that earlier merge, which the others are not.
 std::vector<llvm::LoadInst*> merged_reads(llvm::AllocaInst& local, const llvm::LoopInfo& loops);
 
 }  // namespace perfcast::features
