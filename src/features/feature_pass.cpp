@@ -132,6 +132,7 @@ class FeatureProbes {
         (from_system_header(f) ? library : functions).push_back(&f);
     plan_recursion(functions);
     plan_virtual(functions);
+    plan_entry_arguments(functions);
     for (const auto* of : {&functions, &library})
       for (Function* f : *of)
         if (const DISubprogram* sp = f->getSubprogram()) ++definitions_at_[{sp->getFilename().str(), sp->getLine()}];
@@ -183,7 +184,9 @@ class FeatureProbes {
   // integer's is followed by its measures' three slots (has_measures), which a
   // keep list leaves out unless it names them (a learned model never does).
   std::optional<unsigned> add_value(const std::string& site, const std::string& what, bool integer) {
-    std::string name = next_name(site, what);
+    return add_named_value(next_name(site, what), integer);
+  }
+  std::optional<unsigned> add_named_value(const std::string& name, bool integer) {
     if (!kept(name)) return std::nullopt;
     names_.push_back(name);
     kinds_.push_back(PERFCAST_FEATURE_VALUE);
@@ -304,19 +307,9 @@ class FeatureProbes {
       kinds_.push_back(PERFCAST_FEATURE_COUNT);
       plan.calls = static_cast<unsigned>(names_.size() - 1);
     }
-    for (const ArgumentRead& r : arguments_to_record(call)) {
-      const std::string name = base + ".arg" + std::to_string(r.position + 1);
-      if (!kept(name)) continue;
-      names_.push_back(name);
-      kinds_.push_back(PERFCAST_FEATURE_VALUE);
-      const auto slot = static_cast<unsigned>(names_.size() - 1);
-      if (kept(name + ".sum"))
-        for (const char* measure : {".assignments", ".sum", ".changes"}) {
-          names_.push_back(name + measure);
-          kinds_.push_back(PERFCAST_FEATURE_MEASURE);
-        }
-      plan.reads.emplace_back(r, slot);
-    }
+    for (const ArgumentRead& r : arguments_to_record(call))
+      if (auto slot = add_named_value(base + ".arg" + std::to_string(r.position + 1), /*integer=*/true))
+        plan.reads.emplace_back(r, *slot);
     if (plan.reads.empty() && !plan.calls) return std::nullopt;
     if (!keep_) add_code(base + ".callee", function_id(callee->getName()));
     return plan;
@@ -388,6 +381,28 @@ class FeatureProbes {
       kinds_.push_back(PERFCAST_FEATURE_COUNT);
       virtual_[f] = static_cast<unsigned>(names_.size() - 1);
     }
+  }
+  // The integer arguments (by value) of a function whose address the unit
+  // takes, on its entry: `file:line:entry.argN` (N from 1), with an
+  // integer's measures, and `.function` where another function is defined
+  // at its line: by them perfcast probe binds an argument of a callee that
+  // calls through pointers reach, which no call site's probe reads (probe_indirect.h).
+  void plan_entry_arguments(const std::vector<Function*>& functions) {
+    for (Function* f : functions) {
+      if (!f->getSubprogram() || !f->hasAddressTaken(nullptr, /*IgnoreCallbackUses=*/true)) continue;
+      const std::string base = next_name(definition_site(*f), "entry");
+      for (Argument& a : f->args())
+        if (is_integer(a.getType()))
+          if (auto slot = add_named_value(base + ".arg" + std::to_string(a.getArgNo() + 1), /*integer=*/true))
+            entry_arguments_[f].emplace_back(&a, *slot);
+      if (entry_arguments_.count(f)) tag_instance(*f, base);
+    }
+  }
+  void instrument_entry_arguments(Function& f) {
+    auto reads = entry_arguments_.find(&f);
+    if (reads == entry_arguments_.end()) return;
+    IRBuilder<> b(&*f.getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
+    for (auto [argument, slot] : reads->second) record_value(b, slot, argument);
   }
   void instrument_virtual(Function& f) {
     auto slot = virtual_.find(&f);
@@ -761,6 +776,7 @@ class FeatureProbes {
     for (auto& [region, counts] : local_counts_) flush(counts, region_exits[region]);
     instrument_recursion(f);
     instrument_virtual(f);
+    instrument_entry_arguments(f);
     // Last: the probes split the calls' blocks, which the loops above were planned on.
     for (auto& [call, site] : indirect_calls) indirect_.instrument(*call, site);
     for (const ArgumentPlan& plan : argument_plans) instrument_arguments(plan);
@@ -1066,6 +1082,7 @@ class FeatureProbes {
   };
   DenseMap<const Function*, Recursive> recursive_;
   DenseMap<const Function*, unsigned> virtual_;  // a virtual function's entries slot
+  DenseMap<const Function*, std::vector<std::pair<Argument*, unsigned>>> entry_arguments_;  // and their slots
   DenseMap<const Function*, unsigned> entries_;  // one another unit may call back: its entries slot
   std::map<std::pair<std::string, unsigned>, unsigned> definitions_at_;  // functions per definition file and line
   unsigned cycles_ = 0;

@@ -625,4 +625,103 @@ void rebind_defaults_the_run_contradicts(ProgramModel& model, const ProbeRun& ru
   }
 }
 
+namespace {
+
+// The probes of `target`'s entry (`file:line:entry`, `entry#k` where several
+// functions are defined at its line, told apart by `.function`, the id of
+// their linkage name) whose argument `position` the run measured.
+std::optional<std::string> entry_probe(const ProbeRun& run, const Function& target, std::size_t position) {
+  const std::string site = target.file + ":" + std::to_string(target.line) + ":entry";
+  const std::string argument = ".arg" + std::to_string(position + 1);
+  for (int k = 1; k < 64; ++k) {
+    const std::string base = k == 1 ? site : site + "#" + std::to_string(k);
+    if (!run.measures.count(base + argument + ".assignments")) return std::nullopt;
+    auto id = run.code.find(base + ".function");
+    if (id == run.code.end()) return base + argument;
+    for (const std::string& name : names_of_callee(target.name))
+      if (id->second == function_id(name)) return base + argument;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ProbeFinding bind_entry_argument(ProgramModel& model, const ProbeRun& run, Parameter& p, const std::string& target,
+                                 std::size_t position, const std::string& origin) {
+  ProbeFinding f{ProbeFinding::Kind::Value, "", p.name, std::nullopt, ""};
+  const Function& fn = model.functions.at(target);
+  const std::optional<std::string> probe = entry_probe(run, fn, position);
+  if (!probe) {
+    f.status = "no probe of its function's entry (was the unit that takes its address built with perfcast cc --features?)";
+    return f;
+  }
+  f.site = *probe;
+  const double entries = *lookup(run.measures, *probe + ".assignments");
+  const double sum = lookup(run.measures, *probe + ".sum").value_or(0);
+  const double changes = lookup(run.measures, *probe + ".changes").value_or(0);
+  // The entries through pointers: every site's calls of the target. The
+  // calls whose probes read the argument at that position are the direct
+  // ones; what they passed is taken away from the entry's sum.
+  double through_pointers = 0;
+  for (const auto& [site, targets] : run.indirect_calls)
+    for (const std::string& name : names_of_callee(target))
+      if (auto calls = targets.find(name); calls != targets.end()) through_pointers += calls->second;
+  double direct_calls = 0, direct_sum = 0;
+  for (const std::string& name : names_of_callee(target)) {
+    const double id = function_id(name);
+    for (const auto& [key, calls] : call_probes(run))
+      if (std::get<2>(key) == id)
+        for (const std::string& call : calls) {
+          const std::string argument = call + ".arg" + std::to_string(position + 1);
+          direct_calls += lookup(run.measures, argument + ".assignments").value_or(0);
+          direct_sum += lookup(run.measures, argument + ".sum").value_or(0);
+        }
+  }
+  if (through_pointers <= 0) {
+    f.status = "its function was not reached through a pointer by the probe run";
+    return f;
+  }
+  if (entries != through_pointers + direct_calls) {
+    f.status = fmt::format("its function was entered {} times, {} through pointers and {} by calls whose probes read the "
+                           "argument: the entries' values are not the pointers' calls'",
+                           entries, through_pointers, direct_calls);
+    return f;
+  }
+  const double mean = (sum - direct_sum) / through_pointers;
+  // Constant on every rank, yet the ranks' values differ where their mean is
+  // not their maximum (the value feature, the maximum over the ranks).
+  auto last = lookup(run.features, *probe);
+  const bool varied = changes > 0 || (last && *last != sum / entries);
+  if (varied && direct_calls == 0)
+    if (auto each = one_value_on_each_rank(run, {*probe})) {  // each rank its own value
+      p.default_value = each_rank_expression(*each);
+      p.origin = each_rank_origin(origin, run.ranks);
+      f.status = fmt::format("bound to each rank's own value at its function's entries (each passed one, and the "
+                             "ranks' differed): holds at {} process{} only",
+                             run.ranks, run.ranks == 1 ? "" : "es");
+      return f;
+    }
+  if (varied && !used_only_as_size(model, p.name)) {
+    f.status = "its values varied between calls or ranks, and the callee tests it, not only sizes loops with it: "
+               "a mean would pick one side of that test for every call";
+    return f;
+  }
+  const bool keeps = varied && keeps_its_mean(model, p.name);
+  const double value = keeps ? mean : std::round(mean);
+  bind_measure(p, value,
+               varied ? fmt::format("{}, the mean of the {} calls through pointers, whose values varied", origin,
+                                    through_pointers)
+                      : origin);
+  if (varied && direct_calls == 0) {
+    auto each = each_ranks_mean(run, {*probe});
+    bind_each_rank_or_mean(p, keeps ? each : each_rounded(each), value);
+  }
+  f.value = value;
+  f.status = varied ? fmt::format("bound (the mean of the values its {} calls through pointers passed, which varied; "
+                                  "it only sizes)",
+                                  through_pointers)
+                    : fmt::format("bound (the value its {} calls through pointers passed)", through_pointers);
+  return f;
+}
+
 }  // namespace perfcast::model

@@ -93,4 +93,15 @@ bool keeps_its_mean(const ProgramModel& model, const std::string& name);
 // only caller): the callee's loop probes then count those calls and no others.
 std::set<std::pair<std::string, std::string>> names_standing_for(const ProgramModel& model, const std::string& name);
 
+
+// Binds `p`, the analyser's parameter for the argument at `position` of
+// `target` where calls through pointers reach it (probe_indirect.h), by the
+// values the run's probes of the target's entry read (`file:line:entry.argN`:
+// the function's address is taken in its unit), less those its direct
+// calls' probes read: their value where they did not vary, each rank's where
+// each rank passed one, else their mean where the callee only sizes with it.
+// Says in the finding what became of it.
+ProbeFinding bind_entry_argument(ProgramModel& model, const ProbeRun& run, Parameter& p, const std::string& target,
+                                 std::size_t position, const std::string& origin);
+
 }  // namespace perfcast::model

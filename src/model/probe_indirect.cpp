@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "model/probe_arguments.h"
 #include "support/expr.h"
 
 namespace perfcast::model {
@@ -94,6 +95,8 @@ class IndirectBinder {
                                         p, target, c.site);
         m_.parameters.push_back(std::move(param));
         model_names_.insert(name);
+        auto at = std::find(fn.arguments.begin(), fn.arguments.end(), p);
+        if (at != fn.arguments.end()) created_.push_back({name, target, static_cast<size_t>(at - fn.arguments.begin())});
       }
       out.args.emplace_back(p, expr::var(name));
     }
@@ -163,11 +166,22 @@ class IndirectBinder {
     it = std::move(bound.front());
   }
 
+ public:
+  // The parameters call_of made for the targets' arguments: the name, the
+  // target and the argument's position, bound once every call is in place.
+  struct Made {
+    std::string name, target;
+    size_t position;
+  };
+  const std::vector<Made>& made() const { return created_; }
+
+ private:
   ProgramModel& m_;
   const ProbeRun& run_;
   const std::string& origin_;
   std::vector<ProbeFinding>& out_;
   std::set<std::string> model_names_;
+  std::vector<Made> created_;
 };
 
 // The functions the entry's calls reach.
@@ -197,7 +211,15 @@ std::set<std::string> called_from_entry(const ProgramModel& m) {
 
 void bind_indirect_calls(ProgramModel& model, const ProbeRun& run, const std::string& origin,
                          std::vector<ProbeFinding>& out) {
-  IndirectBinder(model, run, origin, out).run();
+  IndirectBinder binder(model, run, origin, out);
+  binder.run();
+  // The arguments the calls could not express, by the probes of the
+  // targets' entries, once the calls that pass them are in the model (which
+  // tells whether a target only sizes with one).
+  for (const IndirectBinder::Made& made : binder.made())
+    for (Parameter& p : model.parameters)
+      if (p.name == made.name && !p.default_value)
+        out.push_back(bind_entry_argument(model, run, p, made.target, made.position, origin));
   // The functions the bound calls now reach are priced: their instructions
   // join the priced ones.
   if (!model.coverage) return;

@@ -3373,6 +3373,36 @@ TEST(ProbeRun, BindsACountACallWroteOnSomePathsByItsReadsAfterTheMerge) {
   }
 }
 
+// A count a call through a pointer passes that the analyser cannot express
+// (pointer_sizes.c: the elements MPI_Get_count read, handed to the handler
+// the message's tag picks): a parameter per target, `accumulate.count` and
+// `squares.count`, which the probes of no call site read. The probes of the
+// targets' entries do: each binds to the mean of its own calls' counts (the
+// handlers get 1 N and 3 N, and 2 N and 1 N), not the site's, and the flops
+// are the hand count and callgrind's. The old build left both required.
+TEST(ProbeRun, BindsTheCountsACallThroughAPointerPassesByItsTargetsEntries) {
+  constexpr int n = 3000;
+  const std::string source = POINTER_SIZES_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "pointer_sizes.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::vector<std::string> command = {build("pointer_sizes_features", true, source).string(), std::to_string(n), "4"};
+  for (int ranks : {1, 2}) {
+    const fs::path bound = dir / ("pointer_sizes.bound" + std::to_string(ranks) + ".json");
+    r = probe(model, bound, ranks, command);
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    EXPECT_EQ(required(after), 0) << r.stdout_text;
+    for (const auto& [name, value] : {std::pair{"accumulate.count", 2 * n}, std::pair{"squares.count", 3 * n / 2}}) {
+      ASSERT_TRUE(after["parameters"].contains(name)) << after["parameters"].dump();
+      EXPECT_EQ(after["parameters"][name].value("default", ""), std::to_string(value)) << r.stdout_text;
+    }
+    // 2 flops an element of 1 N + 2 N + 3 N + 1 N, and 2 more.
+    if (ranks == 2) expect_flops_of(bound, ranks, 14.0 * n, command, source, "pointer_sizes_plain");
+  }
+}
+
 // A call the run never made, on a side of a branch the line's probes cannot
 // bind (unreached_call.c: `else if ((mult > -1 && mult < levels) || (add > -1
 // && add < levels)) extra_levels(&s);`, three tests in the probes' code, one
