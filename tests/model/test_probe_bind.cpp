@@ -828,8 +828,8 @@ ProgramModel indirect_model() {
   for (const auto& [name, flops] : {std::pair{"jacobi", "2 * len"}, std::pair{"damped", "4 * len + width"}}) {
     ComputeItem work;
     work.flops_double = expr::parse(flops);
-    Function f{name, 1, {"len"}, {}, {"len"}};
-    if (std::string(name) == "damped") f.parameters = {"len", "width"}, f.arguments = {"len", "width"};
+    Function f{name, 1, {"len"}, {}, {"len"}, "f.c"};
+    if (std::string(name) == "damped") f.line = 5, f.parameters = {"len", "width"}, f.arguments = {"len", "width"};
     f.body.push_back(Item{2, "", work});
     m.functions[name] = f;
   }
@@ -858,11 +858,14 @@ TEST(ProbeBind, AnIndirectCallBecomesCallsOfItsTargetsByTheirShares) {
   EXPECT_DOUBLE_EQ(main_flops(m, 10), 0);
   ProbeRun run{"./app", 2, {}, {}, {{"f.c:12:7", {{"jacobi", 60}, {"damped", 20}, {"libsolve", 20}}}}};
   std::vector<ProbeFinding> found = bind_probe_run(m, run);
-  ASSERT_EQ(found.size(), 3u);
+  ASSERT_EQ(found.size(), 4u);
   EXPECT_EQ(found[0].name, "jacobi");
   EXPECT_DOUBLE_EQ(*found[0].value, 0.6);
   EXPECT_EQ(found[2].name, "libsolve");
   EXPECT_NE(found[2].status.find("not in the model"), std::string::npos) << found[2].status;
+  // The argument the analysis could not express: no probe of damped's entry in this run.
+  EXPECT_EQ(found[3].name, "damped.width");
+  EXPECT_NE(found[3].status.find("no probe of its function's entry"), std::string::npos) << found[3].status;
   // 0.6 * 2 * (2n) + 0.2 * (4 * (2n) + width), width a new parameter of its own.
   ASSERT_TRUE(std::any_of(m.parameters.begin(), m.parameters.end(),
                           [](const Parameter& p) { return p.name == "damped.width" && !p.default_value; }));
@@ -874,6 +877,36 @@ TEST(ProbeBind, AnIndirectCallBecomesCallsOfItsTargetsByTheirShares) {
   // Both targets in the model are now reached: their instructions are priced.
   EXPECT_EQ(m.coverage->instructions_priced, 22);
   EXPECT_TRUE(m.coverage->candidate_instructions_priced.empty());
+}
+
+// The argument a call through a pointer passes that the analysis could not
+// express (damped's `width`) is bound by the probes of the target's entry,
+// their value where it did not vary; entries that are not the pointers'
+// calls and the direct calls' probes leave it required, saying so.
+TEST(ProbeBind, AnArgumentACallThroughAPointerPassesIsBoundByItsTargetsEntries) {
+  auto width = [](const ProgramModel& m) {
+    for (const Parameter& p : m.parameters)
+      if (p.name == "damped.width") return p;
+    return Parameter{};
+  };
+  ProbeRun run{"./app", 2, {}, {}, {{"f.c:12:7", {{"jacobi", 60}, {"damped", 20}}}}};
+  run.measures = {{"f.c:5:entry.arg2.assignments", 20}, {"f.c:5:entry.arg2.sum", 20 * 7}, {"f.c:5:entry.arg2.changes", 0}};
+  run.features["f.c:5:entry.arg2"] = 7;
+  ProgramModel m = indirect_model();
+  std::vector<ProbeFinding> found = bind_probe_run(m, run);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[2].site, "f.c:5:entry.arg2");
+  EXPECT_EQ(found[2].status, "bound (the value its 20 calls through pointers passed)");
+  ASSERT_TRUE(width(m).default_value);
+  EXPECT_EQ(expr::to_string(*width(m).default_value), "7");
+
+  // Ten entries more than the pointers' calls, from calls no probe read: not the pointers' values.
+  run.measures["f.c:5:entry.arg2.assignments"] = 30;
+  ProgramModel other = indirect_model();
+  found = bind_probe_run(other, run);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_NE(found[2].status.find("entered 30 times, 20 through pointers"), std::string::npos) << found[2].status;
+  EXPECT_FALSE(width(other).default_value);
 }
 
 TEST(ProbeBind, AnIndirectCallTheRunNeverMadeStaysUnbound) {
