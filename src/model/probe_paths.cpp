@@ -29,8 +29,11 @@ std::set<std::string> names_read_on_paths_taken(const ProgramModel& model, const
   auto read = [&](const Expr& e) { names.merge(expr::free_names(e)); };
   expr::Substitution at_run = known;
   if (ranks > 0) at_run.emplace("size", Expr(ranks));
+  // A function's own parameters are what its calls pass, not the model's
+  // parameters of the same names (a callee's `n`, main's `n`).
+  const expr::Substitution* at_function = &at_run;
   auto constant = [&](const Expr& e) -> std::optional<double> {
-    Expr s = expr::simplify(expr::substitute(e, at_run));
+    Expr s = expr::simplify(expr::substitute(e, *at_function));
     if (s.is_constant()) return s.real_value();
     const std::set<std::string> names = expr::free_names(s);
     if (ranks <= 0 || ranks > kRanksDecided || names.size() != 1 || !names.count("rank")) return std::nullopt;
@@ -89,6 +92,14 @@ std::set<std::string> names_read_on_paths_taken(const ProgramModel& model, const
     todo.pop_back();
     auto fn = model.functions.find(name);
     if (fn == model.functions.end() || !walked.insert(name).second) continue;
+    expr::Substitution shadowed;
+    at_function = &at_run;
+    const auto& own = fn->second.parameters;
+    if (std::any_of(own.begin(), own.end(), [&](const std::string& p) { return at_run.count(p) > 0; })) {
+      shadowed = at_run;
+      for (const std::string& p : own) shadowed.erase(p);
+      at_function = &shadowed;
+    }
     walk(fn->second.body);
   }
   return names;

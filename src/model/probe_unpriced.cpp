@@ -109,18 +109,38 @@ class PricedNames {
     for (bool grew = true; grew;) {  // which functions price something (context-free)
       grew = false;
       for (const auto& [name, fn] : model_.functions)
-        if (!prices_[name] && items_price(fn.body, kNoContext)) prices_[name] = grew = true;
+        if (!prices_[name] && items_price(fn.body, Walk{kNoContext, &kNone, &known_in(name)})) prices_[name] = grew = true;
     }
     return names_of(model_.entry, {});
   }
 
  private:
   static constexpr int kNoContext = 0;
-  // A function walked with the constant values its call passes, by its id.
+  // A function walked with the constant values its call passes, by its id,
+  // and the known values of the names it does not hold itself (known_in).
   struct Walk {
     int context;
     const expr::Substitution* values;
+    const expr::Substitution* known;
   };
+  static inline const expr::Substitution kNone;
+
+  // The known values but those of `function`'s own parameters: a callee's
+  // `n` is what its call passes, not a parameter of the model named so
+  // (main's `n`).
+  const expr::Substitution& known_in(const std::string& function) {
+    auto done = known_in_.find(function);
+    if (done != known_in_.end()) return done->second ? *done->second : known_;
+    const auto& own = model_.functions.at(function).parameters;
+    if (std::none_of(own.begin(), own.end(), [&](const std::string& p) { return known_.count(p) > 0; })) {
+      known_in_[function] = nullptr;
+      return known_;
+    }
+    auto& filtered = shadowed_.emplace_back(known_);
+    for (const std::string& p : own) filtered.erase(p);
+    known_in_[function] = &filtered;
+    return filtered;
+  }
 
   std::set<std::string> names_of(const std::string& function, const expr::Substitution& values) {
     std::string key = function;
@@ -132,22 +152,22 @@ class PricedNames {
     const int context = static_cast<int>(contexts_.size()) + 1;
     contexts_.push_back(values);
     std::set<std::string> found;
-    add_items(model_.functions.at(function).body, Walk{context, &contexts_.back()}, found);
+    add_items(model_.functions.at(function).body, Walk{context, &contexts_.back(), &known_in(function)}, found);
     active_.erase(key);
     return names_[key] = found;
   }
 
   // The expression with the call's values and the known ones in.
-  Expr evaluated(const Expr& e, const expr::Substitution* values) const {
-    Expr in = values && !values->empty() ? expr::substitute(e, *values) : e;
-    return expr::simplify(expr::substitute(in, known_));
+  Expr evaluated(const Expr& e, const Walk& w) const {
+    Expr in = !w.values->empty() ? expr::substitute(e, *w.values) : e;
+    return expr::simplify(expr::substitute(in, *w.known));
   }
   // Each expression is evaluated once a context (the walks may meet it again).
   std::optional<double> decided(const Expr& e, const Walk& w) const {
     if (e.is_constant()) return e.real_value();
     auto [it, fresh] = decided_.try_emplace({&e, w.context});
     if (fresh) {
-      const Expr s = evaluated(e, w.values);
+      const Expr s = evaluated(e, w);
       if (s.is_constant()) it->second = s.real_value();
     }
     return it->second;
@@ -160,8 +180,8 @@ class PricedNames {
       bool evaluate = false;
       // Known values in too where a name may fall out with them (decides_nothing).
       for (const auto& name : free)
-        evaluate = evaluate || candidates_.count(name) || w.values->count(name) || known_.count(name);
-      const Expr s = evaluate ? evaluated(e, w.values) : e;
+        evaluate = evaluate || candidates_.count(name) || w.values->count(name) || w.known->count(name);
+      const Expr s = evaluate ? evaluated(e, w) : e;
       it->second = evaluate ? expr::free_names(s) : std::move(free);
       // A name (a candidate, or a callee's parameter its calls pass one as)
       // whose value does not change the expression's is not priced by it.
@@ -219,11 +239,6 @@ class PricedNames {
       if (item_prices(item, w)) return true;
     return false;
   }
-  bool items_price(const Items& items, int context) const {
-    static const expr::Substitution none;
-    return items_price(items, Walk{context, &none});
-  }
-
   void add_call(const CallItem& call, const Walk& w, std::set<std::string>& out) {
     if (call.function.empty()) {  // its targets will price its arguments once bound
       for (const auto& arg : call.positional_args)
@@ -289,6 +304,8 @@ class PricedNames {
   std::map<std::string, std::set<std::string>> names_;  // by function and the values passed
   std::set<std::string> active_;
   std::deque<expr::Substitution> contexts_;  // stable addresses
+  std::map<std::string, const expr::Substitution*> known_in_;  // null: known_ itself
+  std::deque<expr::Substitution> shadowed_;                     // known_ less a function's parameters
   mutable std::map<std::pair<const Expr*, int>, std::optional<double>> decided_;
   mutable std::map<std::pair<const Expr*, int>, std::set<std::string>> names_of_;
 };

@@ -1342,6 +1342,50 @@ TEST(ProbeBind, ASideTheBoundValuesRuleOutIsOnNoPathTheRunTook) {
 // where neither side costs anything, a loop with nothing priced in its body)
 // does not change the prediction: bound, its origin says so, to 1 where it
 // divides. One a site's flops, or a loop's in-core cycles, name stays required.
+// A callee's own parameter is what its calls pass, not the model's parameter
+// of the same name: main's `n`, bound to 1000, is no value of `scale`'s `n`
+// (passed `g.full`) nor of `pick`'s (a test `n > 1000` that main's value
+// would rule out). Neither walk that binds what no path or no priced count
+// reads may take one for the other: `g.full` sizes scale's loop and
+// `g.side` prices pick's side that `g.full` may take, so both stay required.
+TEST(ProbeBind, ACalleesParameterIsNotTheModelsParameterOfTheSameName) {
+  ProgramModel m;
+  m.entry = "main";
+  m.coverage = Coverage{};
+  m.parameters.push_back({"n", "source variable n of main", perfcast::expr::parse("1000"), true, ""});
+  for (const char* name : {"g.full", "g.side"})
+    m.parameters.push_back({name, "a value read from memory", std::nullopt, true, ""});
+  Function main_fn;
+  main_fn.name = "main";
+  for (const char* passed : {"n", "g.full"}) {
+    CallItem call;
+    call.function = "scale";
+    call.args = {{"n", perfcast::expr::parse(passed)}};
+    main_fn.body.push_back(Item{10, "", call});
+  }
+  CallItem pick;
+  pick.function = "pick";
+  pick.args = {{"n", perfcast::expr::parse("g.full")}};
+  main_fn.body.push_back(Item{11, "", pick});
+  m.functions["main"] = main_fn;
+  Function scale_fn{"scale", 20, {"n"}, {}, {"n"}};
+  LoopItem loop;
+  loop.trip_count = perfcast::expr::parse("n");
+  loop.body.push_back(compute_flops(21, "1"));
+  scale_fn.body.push_back(Item{21, "", loop});
+  m.functions["scale"] = scale_fn;
+  Function pick_fn{"pick", 30, {"n"}, {}, {"n"}};
+  BranchItem side;
+  side.condition = perfcast::expr::parse("n > 1000");
+  side.then_items.push_back(compute_flops(31, "3 * g.side"));
+  pick_fn.body.push_back(Item{31, "", side});
+  m.functions["pick"] = pick_fn;
+
+  std::vector<ProbeFinding> found = bind_probe_run(m, ProbeRun{"./app", 2, {}, {}});
+  for (const Parameter& p : m.parameters)
+    if (p.name != "n") EXPECT_FALSE(p.default_value) << p.name << " bound: " << p.origin;
+}
+
 TEST(ProbeBind, AParameterNoPricedCountNamesDoesNotChangeThePrediction) {
   ProgramModel m;
   m.entry = "main";
