@@ -311,6 +311,17 @@ bool SourceNames::clips_itself(const llvm::Value& value) const {
 
 bool SourceNames::merges_every_assignment(const llvm::Value& value) const {
   using namespace llvm;
+  // A variable kept in memory (its address went to a call that writes it):
+  // a read that no one write is known to be the last for, and that every
+  // write of it reaches (`n = 0; if (c) set(&n);` read after both).
+  if (const auto* load = dyn_cast<LoadInst>(&value)) {
+    const Value* local = load->getPointerOperand()->stripPointerCasts();
+    if (!isa<AllocaInst>(local)) return false;
+    auto all = writes_.writers(local, 0);
+    if (!all || all->size() < 2 || writes_.last_writer(local, 0, load)) return false;
+    return std::all_of(all->begin(), all->end(),
+                       [&](const Instruction* w) { return w != load && writes_.reaches(w, load); });
+  }
   auto variable = variable_of_.find(&value);
   if (variable == variable_of_.end()) return false;
   const bool merge = isa<PHINode>(value) || isa<SelectInst>(value) || clips_itself(value) ||

@@ -80,7 +80,8 @@ class SourceNames {
   // constants too, through the phis, selects, mins, maxes and such increments
   // it is made of: what a read after all of them in the source reads; not a
   // merge in a copy of the code the optimiser made for one side of an earlier
-  // test, nor one assignment's value.
+  // test, nor one assignment's value. A read of a variable kept in memory
+  // merges where every write of it reaches the read and none is the last.
   bool merges_every_assignment(const llvm::Value& value) const;
   // Whether `value` is a min or max of one of its variable's earlier values
   // (`if (n > m) n = m;`), which merges the assignments of both sides; a min

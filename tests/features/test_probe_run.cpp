@@ -3373,6 +3373,43 @@ TEST(ProbeRun, BindsACountACallWroteOnSomePathsByItsReadsAfterTheMerge) {
   }
 }
 
+// The same count kept in memory (written_memory.c: the writer in another
+// unit, and a call of that unit between the writes and the read, so the
+// optimised code reads it from memory after both). The read is where every
+// write of it merges: bound by the probes' reads there, 0 at one rank and
+// 2 N at two, and the flops are the hand count and callgrind's. The old
+// build bound it to 0 at 2 ranks as "does not change the prediction" (the
+// kernel's own `n` was taken for main's, bound to N): 5 000 flops a rank
+// for 15 000, without a word.
+TEST(ProbeRun, BindsACountACallOfAnotherUnitWroteWhereItsWritesMergeInMemory) {
+  constexpr int n = 1000;
+  const std::string source = WRITTEN_MEMORY_SOURCE, other = WRITTEN_MEMORY_EXCHANGE_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "written_memory.json";
+  auto r = analyse_files({source, other}, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_NE(read_json(model)["parameters"]["gather.full"].value("description", "").find("read where its assignments merge"),
+            std::string::npos);
+  std::vector<std::string> command = {build("written_memory_features", true, source, {other}).string(),
+                                      std::to_string(n)};
+  for (int ranks : {1, 2}) {
+    const fs::path bound = dir / ("written_memory.bound" + std::to_string(ranks) + ".json");
+    r = probe(model, bound, ranks, command);
+    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+    const json after = read_json(bound);
+    EXPECT_EQ(required(after), 0) << r.stdout_text;
+    EXPECT_EQ(after["parameters"]["gather.full"].value("default", ""), ranks == 1 ? "0" : std::to_string(2 * n))
+        << r.stdout_text;
+    if (ranks == 2) {
+      expect_flops_of(bound, ranks, 15.0 * n, command, source, "written_memory_plain", {"-gdwarf-4", other});
+    } else {
+      auto predicted = predict(bound, ranks);
+      ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
+      EXPECT_NEAR(rank0_flops(predicted), 5.0 * n, 10);
+    }
+  }
+}
+
 // A count a call through a pointer passes that the analyser cannot express
 // (pointer_sizes.c: the elements MPI_Get_count read, handed to the handler
 // the message's tag picks): a parameter per target, `accumulate.count` and
