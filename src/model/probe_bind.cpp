@@ -910,7 +910,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
   // One guessed branch by the run's measures at its line; the finding says how.
   auto bind_branch = [&](Coverage::Branch& b) {
     ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
-    if (b.why.starts_with(kEqualityTestWhy)) {
+    if (tests_a_varied_value(b.why)) {
       if (!views) views = rank_views(run);
       bind_equality_test(model, run, *views, b, origin, f);
       return f;
@@ -1015,6 +1015,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     out.push_back(bind_branch(b));
     if (!out.back().value && !b.probe_not_reached) bind_unreached_side(run, model, b, origin, out.back());
   }
+  restore_unpriced_ordered_tests(model);
 
   // Bytes of memset/memcpy/memmove calls (bind_memory_bytes).
   for (Parameter& p : model.parameters) {

@@ -37,6 +37,16 @@ bool tests_for_equality(const Expr& e, const std::string& name, bool against_any
                      [&](const Expr& o) { return tests_for_equality(o, name, against_any); });
 }
 
+// Whether `e` compares a value that reads `name` with `<`, `<=`, `>` or `>=` anywhere in it.
+bool tests_in_order(const Expr& e, const std::string& name) {
+  if (e.kind() == expr::Kind::Compare && e.comparison() != expr::Comparison::Eq &&
+      e.comparison() != expr::Comparison::Ne &&
+      (expr::free_names(e.operands()[0]).count(name) || expr::free_names(e.operands()[1]).count(name)))
+    return true;
+  if (e.kind() == expr::Kind::Integer || e.kind() == expr::Kind::Real || e.kind() == expr::Kind::Name) return false;
+  return std::any_of(e.operands().begin(), e.operands().end(), [&](const Expr& o) { return tests_in_order(o, name); });
+}
+
 // The line the first item of a side starts at that the analyser located (0: none).
 int first_line(const Items& items) {
   for (const Item& item : items)
@@ -44,7 +54,9 @@ int first_line(const Items& items) {
   return 0;
 }
 
-std::string note_of(const std::string& test) { return std::string(kEqualityTestWhy) + test; }
+std::string note_of(const std::string& test, bool ordered = false) {
+  return std::string(ordered ? kOrderedTestWhy : kEqualityTestWhy) + test;
+}
 
 // The count a comparison states is positive: `a > b` is `a - b > 0`,
 // `a >= b` is `a - b + 1 > 0` (integers); none for an (in)equality test.
@@ -84,6 +96,7 @@ void clamp_guarded_loops(const Expr& condition, Items& then_items) {
 
 // `loop_lines`: lines whose branches are left as they are (a test of the loop
 // statement there: its guard, the vectoriser's checks, a remainder).
+// `against_any`: a function's arguments, whose ordered tests are unfolded too.
 void unfold(Items& items, const std::string& function, const std::string& fallback_file,
             const std::map<std::string, std::string>& varied, Coverage& c, int& count, bool against_any = false,
             const std::set<int>& loop_lines = {}) {
@@ -91,7 +104,8 @@ void unfold(Items& items, const std::string& function, const std::string& fallba
     if (auto* b = std::get_if<BranchItem>(&item.body)) {
       if (b->condition && !loop_lines.count(item.line)) {
         for (const auto& [name, own_file] : varied) {
-          if (!tests_for_equality(*b->condition, name, against_any)) continue;
+          const bool equality = tests_for_equality(*b->condition, name, against_any);
+          if (!equality && !(against_any && tests_in_order(*b->condition, name))) continue;
           const std::string test = expr::to_string(*b->condition);
           clamp_guarded_loops(*b->condition, b->then_items);
           b->condition.reset();
@@ -100,11 +114,12 @@ void unfold(Items& items, const std::string& function, const std::string& fallba
           // code's side starts (an empty side's is the join's, which the other reaches too).
           b->then_line = first_line(b->then_items);
           b->else_line = first_line(b->else_items);
-          item.note = item.note.empty() ? note_of(test) : item.note + "; " + note_of(test);
+          const std::string note = note_of(test, !equality);
+          item.note = item.note.empty() ? note : item.note + "; " + note;
           // A local's tests are in its own file, where its probe is; others'
           // in the file of the function's other sites.
           const std::string& file = own_file.empty() ? fallback_file : own_file;
-          c.guessed_branches.push_back({function, fmt::format("{}:{}", file, item.line), 0.5, note_of(test)});
+          c.guessed_branches.push_back({function, fmt::format("{}:{}", file, item.line), 0.5, note});
           ++count;
           break;
         }
@@ -183,6 +198,35 @@ int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::
     lines(fn->second.body);
     unfold(fn->second.body, function, file_of(*model.coverage, fn->second), tested, *model.coverage, count, true,
            loops);
+  }
+  return count;
+}
+
+int restore_unpriced_ordered_tests(ProgramModel& model) {
+  if (!model.coverage) return 0;
+  int count = 0;
+  auto& guessed = model.coverage->guessed_branches;
+  for (auto b = guessed.begin(); b != guessed.end();) {
+    auto fn = model.functions.find(b->function);
+    if (!b->why.starts_with(kOrderedTestWhy) || b->probe_probability || b->probe_not_reached ||
+        fn == model.functions.end()) {
+      ++b;
+      continue;
+    }
+    const int line = std::atoi(b->site.c_str() + b->site.rfind(':') + 1);
+    std::vector<Item*> items;
+    find_items(fn->second.body, line, b->why, items);
+    const Expr test = expr::parse(b->why.substr(std::string_view(kOrderedTestWhy).size()));
+    for (Item* item : items) {
+      std::get<BranchItem>(item->body).condition = test;
+      // The note without that part, or the "; " that joined it to another.
+      std::size_t at = item->note.find(b->why), size = b->why.size();
+      if (at >= 2 && item->note.compare(at - 2, 2, "; ") == 0) at -= 2, size += 2;
+      else if (item->note.compare(at + size, 2, "; ") == 0) size += 2;
+      item->note.erase(at, size);
+      ++count;
+    }
+    b = guessed.erase(b);
   }
   return count;
 }

@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "model/probe_bind.h"
 #include "model/program_model.h"
@@ -24,10 +25,20 @@ namespace perfcast::model {
 // The coverage `why` of such a branch, followed by its test (`kernel.sel == 3`),
 // which the branch item's note repeats.
 inline constexpr const char* kEqualityTestWhy = "tests for equality a value that varied in the probe run: ";
+// The same of a function's ordered test of an argument that varied (`n < 0`), followed by its test.
+inline constexpr const char* kOrderedTestWhy = "compares with a bound a value that varied in the probe run: ";
 
-// Whether `item` is such a branch (its note names kEqualityTestWhy): the
-// other binders of branches at its line leave it to bind_equality_test.
-inline bool is_equality_test(const Item& item) { return item.note.find(kEqualityTestWhy) != std::string::npos; }
+// Whether a coverage entry's `why` is one of those.
+inline bool tests_a_varied_value(std::string_view why) {
+  return why.starts_with(kEqualityTestWhy) || why.starts_with(kOrderedTestWhy);
+}
+
+// Whether `item` is such a branch (its note names kEqualityTestWhy or
+// kOrderedTestWhy): the other binders of branches at its line leave it to
+// bind_equality_test.
+inline bool is_equality_test(const Item& item) {
+  return item.note.find(kEqualityTestWhy) != std::string::npos || item.note.find(kOrderedTestWhy) != std::string::npos;
+}
 
 // Makes every branch item of `model` whose condition tests one of `varied`
 // (parameter name -> the file of its variable's probe, "" for a global's) for
@@ -42,8 +53,17 @@ int unfold_equality_tests(ProgramModel& model, const std::map<std::string, std::
 // between its calls or ranks, where a caller passes what the model cannot
 // evaluate (`varied`: function -> those arguments, varied_arguments): a test
 // for equality of such an argument with anything (`IF (proc == myproc)
-// RETURN` on a peer and a rank) is priced by the run's counts. Returns how many.
+// RETURN` on a peer and a rank), or an ordered one (`if (global_size < 0)`,
+// a check no call failed: no one value decides it for every call either;
+// kOrderedTestWhy), is priced by the run's counts. Not a test at the line of
+// one of the function's loops (its guard). Returns how many.
 int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::set<std::string>>& varied);
+
+// Gives back its condition to each ordered test unfold_argument_tests made a
+// guessed branch that the run's counts did not price (no probe at its line):
+// an exact test is not turned into a guess; its names stay required.
+// Returns how many.
+int restore_unpriced_ordered_tests(ProgramModel& model);
 
 // Adds to `varied` each argument of `passed_on` (function -> arguments handed
 // on from one that varied, which no probe read at their calls:

@@ -1744,6 +1744,67 @@ TEST(ProbeBind, AnArgumentPassedOnFromOneThatVariedIsPricedByTheRunsCountsWhereI
   EXPECT_TRUE(std::get<BranchItem>(uncounted.functions["kernel_"].body[0].body).condition);
 }
 
+// An ordered test of an argument whose values varied (a library's check,
+// `if (global < 0) return`, that no call failed), the caller passing what the
+// model cannot evaluate: priced by the run's counts of it, as a test for
+// equality is, so the caller's value is left to size only and is bound; where
+// the run did not count that test, it keeps its condition (never made a
+// guess) and the caller's value stays required.
+TEST(ProbeBind, AnOrderedTestOfAnArgumentThatVariedIsPricedByTheRunsCountsWhereItCounted) {
+  auto bind = [](bool counted) {
+    ProgramModel m;
+    m.entry = "main";
+    m.coverage = Coverage{};
+    Function create{"create", 10, {"global"}, {}, {"global"}, "lib.c"};
+    BranchItem check;
+    check.condition = expr::parse("global < 0");
+    check.then_items.push_back(compute_flops(12, "1"));
+    create.body.push_back(Item{11, "", check});
+    create.body.push_back(compute_flops(15, "100"));
+    m.functions["create"] = create;
+    Function main_fn{"main", 30, {}, {}};
+    CallItem call;
+    call.function = "create";
+    call.args.emplace_back("global", expr::var("main.create1.global"));
+    main_fn.body.push_back(Item{34, "", call});
+    m.functions["main"] = main_fn;
+    m.parameters.push_back({"main.create1.global",
+                            "argument global of the call of create at app_c:34, read from memory: a value the code "
+                            "does not compute from the model's parameters",
+                            std::nullopt, true, ""});
+    ProbeRun run{"./app", 2, {}, {}};
+    run.code["app.c:34:call.callee"] = function_id("create");
+    assigned(run, "app.c:34:call.arg1", 8, 1000 + 500 + 250 + 125, 6, 1000);
+    if (counted) {
+      run.features["lib.c:11:branch.taken"] = 0;
+      run.features["lib.c:11:branch.not_taken"] = 8;
+      run.code["lib.c:11:branch.taken_line"] = 12;
+      run.code["lib.c:11:branch.not_taken_line"] = 15;
+    }
+    bind_probe_run(m, run);
+    return m;
+  };
+  ProgramModel m = bind(true);
+  const Item& check = m.functions["create"].body[0];
+  EXPECT_FALSE(std::get<BranchItem>(check.body).condition);
+  EXPECT_NE(check.note.find(kOrderedTestWhy), std::string::npos) << check.note;
+  const auto priced = std::find_if(m.coverage->guessed_branches.begin(), m.coverage->guessed_branches.end(),
+                                   [](const Coverage::Branch& b) { return b.function == "create"; });
+  ASSERT_NE(priced, m.coverage->guessed_branches.end());
+  ASSERT_TRUE(priced->probe_probability);
+  EXPECT_DOUBLE_EQ(*priced->probe_probability, 0.0);
+  EXPECT_TRUE(m.parameters.front().default_value) << "the caller's value is no longer required";
+
+  ProgramModel uncounted = bind(false);
+  const Item& kept = uncounted.functions["create"].body[0];
+  ASSERT_TRUE(std::get<BranchItem>(kept.body).condition);
+  EXPECT_EQ(expr::to_string(*std::get<BranchItem>(kept.body).condition), "global < 0");
+  EXPECT_EQ(kept.note.find(kOrderedTestWhy), std::string::npos) << kept.note;
+  EXPECT_TRUE(std::none_of(uncounted.coverage->guessed_branches.begin(), uncounted.coverage->guessed_branches.end(),
+                           [](const Coverage::Branch& b) { return b.function == "create"; }));
+  EXPECT_FALSE(uncounted.parameters.front().default_value);
+}
+
 // `new Grid(n)` calls the complete-object constructor (C1), which clang
 // emits as an alias of the base-object one (C2), the function the analyser
 // prices: the probe, compiled before the units are linked, names the callee
