@@ -1015,7 +1015,7 @@ std::vector<ProbeFinding> bind_probe_run(ProgramModel& model, const ProbeRun& ru
     out.push_back(bind_branch(b));
     if (!out.back().value && !b.probe_not_reached) bind_unreached_side(run, model, b, origin, out.back());
   }
-  restore_unpriced_ordered_tests(model);
+  restore_ordered_tests_not_one_way(model);
 
   // Bytes of memset/memcpy/memmove calls (bind_memory_bytes).
   for (Parameter& p : model.parameters) {

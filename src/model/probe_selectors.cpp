@@ -202,14 +202,14 @@ int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::
   return count;
 }
 
-int restore_unpriced_ordered_tests(ProgramModel& model) {
+int restore_ordered_tests_not_one_way(ProgramModel& model) {
   if (!model.coverage) return 0;
   int count = 0;
   auto& guessed = model.coverage->guessed_branches;
   for (auto b = guessed.begin(); b != guessed.end();) {
     auto fn = model.functions.find(b->function);
-    if (!b->why.starts_with(kOrderedTestWhy) || b->probe_probability || b->probe_not_reached ||
-        fn == model.functions.end()) {
+    const bool one_way = b->probe_probability && (*b->probe_probability == 0 || *b->probe_probability == 1);
+    if (!b->why.starts_with(kOrderedTestWhy) || one_way || b->probe_not_reached || fn == model.functions.end()) {
       ++b;
       continue;
     }

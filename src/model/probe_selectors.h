@@ -55,15 +55,18 @@ int unfold_equality_tests(ProgramModel& model, const std::map<std::string, std::
 // for equality of such an argument with anything (`IF (proc == myproc)
 // RETURN` on a peer and a rank), or an ordered one (`if (global_size < 0)`,
 // a check no call failed: no one value decides it for every call either;
-// kOrderedTestWhy), is priced by the run's counts. Not a test at the line of
+// kOrderedTestWhy; kept only where every arrival went one way:
+// restore_ordered_tests_not_one_way), is priced by the run's counts. Not a test at the line of
 // one of the function's loops (its guard). Returns how many.
 int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::set<std::string>>& varied);
 
 // Gives back its condition to each ordered test unfold_argument_tests made a
-// guessed branch that the run's counts did not price (no probe at its line):
-// an exact test is not turned into a guess; its names stay required.
-// Returns how many.
-int restore_unpriced_ordered_tests(ProgramModel& model);
+// guessed branch where the run's counts did not price it (no probe at its
+// line) or priced both sides: an exact test is not turned into a guess, nor
+// into a share that another input's sizes would not move; its names stay
+// required. Those every arrival took one way (a check no call failed) stay
+// priced so. Returns how many.
+int restore_ordered_tests_not_one_way(ProgramModel& model);
 
 // Adds to `varied` each argument of `passed_on` (function -> arguments handed
 // on from one that varied, which no probe read at their calls:

@@ -3410,6 +3410,36 @@ TEST(ProbeRun, BindsACountACallOfAnotherUnitWroteWhereItsWritesMergeInMemory) {
   }
 }
 
+// A check of an argument that varied (checked_sizes.c: `if (global < 0)`
+// before any work, the sizes read from a table the program fills, another
+// each call): no one value decides the check for every call, and the
+// analyser's parameter of the caller's value was left required ("the callee
+// tests it"); the check is priced by the run's counts of it (never failed:
+// 0), and the value, now only a size to nothing the model prices, is bound.
+// The flops are the hand count and callgrind's.
+TEST(ProbeRun, PricesACheckOfAnArgumentThatVariedByTheRunsCounts) {
+  constexpr int n = 1000, levels = 4;
+  const std::string source = CHECKED_SIZES_SOURCE;
+  fs::path dir = probe_dir();
+  const fs::path model = dir / "checked_sizes.json", bound = dir / "checked_sizes.bound.json";
+  auto r = analyse(source, model);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_TRUE(read_json(model)["parameters"].contains("main.create1.global")) << read_json(model)["parameters"].dump();
+  std::vector<std::string> command = {build("checked_sizes_features", true, source).string(), std::to_string(n),
+                                      std::to_string(levels)};
+  r = probe(model, bound, 2, command);
+  ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  const json after = read_json(bound);
+  EXPECT_EQ(required(after), 0) << r.stdout_text;
+  bool priced = false;
+  for (const auto& b : after["coverage"]["guessed_branches"])
+    if (b["site"] == "checked_sizes.c:" + std::to_string(marker_line(source, "check")))
+      priced = b.value("why", "").starts_with("compares with a bound a value that varied") &&
+               b.contains("probe_probability") && b["probe_probability"] == 0.0;
+  EXPECT_TRUE(priced) << after["coverage"]["guessed_branches"].dump();
+  expect_flops_of(bound, 2, 2.0 * n * levels, command, source, "checked_sizes_plain");
+}
+
 // A count a call through a pointer passes that the analyser cannot express
 // (pointer_sizes.c: the elements MPI_Get_count read, handed to the handler
 // the message's tag picks): a parameter per target, `accumulate.count` and

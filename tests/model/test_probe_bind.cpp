@@ -1748,10 +1748,11 @@ TEST(ProbeBind, AnArgumentPassedOnFromOneThatVariedIsPricedByTheRunsCountsWhereI
 // `if (global < 0) return`, that no call failed), the caller passing what the
 // model cannot evaluate: priced by the run's counts of it, as a test for
 // equality is, so the caller's value is left to size only and is bound; where
-// the run did not count that test, it keeps its condition (never made a
-// guess) and the caller's value stays required.
+// the run did not count that test, or counted both its sides (a share that
+// another input's sizes would not move), it keeps its condition and the
+// caller's value stays required.
 TEST(ProbeBind, AnOrderedTestOfAnArgumentThatVariedIsPricedByTheRunsCountsWhereItCounted) {
-  auto bind = [](bool counted) {
+  auto bind = [](bool counted, double taken = 0) {
     ProgramModel m;
     m.entry = "main";
     m.coverage = Coverage{};
@@ -1776,8 +1777,8 @@ TEST(ProbeBind, AnOrderedTestOfAnArgumentThatVariedIsPricedByTheRunsCountsWhereI
     run.code["app.c:34:call.callee"] = function_id("create");
     assigned(run, "app.c:34:call.arg1", 8, 1000 + 500 + 250 + 125, 6, 1000);
     if (counted) {
-      run.features["lib.c:11:branch.taken"] = 0;
-      run.features["lib.c:11:branch.not_taken"] = 8;
+      run.features["lib.c:11:branch.taken"] = taken;
+      run.features["lib.c:11:branch.not_taken"] = 8 - taken;
       run.code["lib.c:11:branch.taken_line"] = 12;
       run.code["lib.c:11:branch.not_taken_line"] = 15;
     }
@@ -1795,14 +1796,15 @@ TEST(ProbeBind, AnOrderedTestOfAnArgumentThatVariedIsPricedByTheRunsCountsWhereI
   EXPECT_DOUBLE_EQ(*priced->probe_probability, 0.0);
   EXPECT_TRUE(m.parameters.front().default_value) << "the caller's value is no longer required";
 
-  ProgramModel uncounted = bind(false);
-  const Item& kept = uncounted.functions["create"].body[0];
-  ASSERT_TRUE(std::get<BranchItem>(kept.body).condition);
-  EXPECT_EQ(expr::to_string(*std::get<BranchItem>(kept.body).condition), "global < 0");
-  EXPECT_EQ(kept.note.find(kOrderedTestWhy), std::string::npos) << kept.note;
-  EXPECT_TRUE(std::none_of(uncounted.coverage->guessed_branches.begin(), uncounted.coverage->guessed_branches.end(),
-                           [](const Coverage::Branch& b) { return b.function == "create"; }));
-  EXPECT_FALSE(uncounted.parameters.front().default_value);
+  for (ProgramModel kept_model : {bind(false), bind(true, 2)}) {
+    const Item& kept = kept_model.functions["create"].body[0];
+    ASSERT_TRUE(std::get<BranchItem>(kept.body).condition);
+    EXPECT_EQ(expr::to_string(*std::get<BranchItem>(kept.body).condition), "global < 0");
+    EXPECT_EQ(kept.note.find(kOrderedTestWhy), std::string::npos) << kept.note;
+    EXPECT_TRUE(std::none_of(kept_model.coverage->guessed_branches.begin(), kept_model.coverage->guessed_branches.end(),
+                             [](const Coverage::Branch& b) { return b.function == "create"; }));
+    EXPECT_FALSE(kept_model.parameters.front().default_value);
+  }
 }
 
 // `new Grid(n)` calls the complete-object constructor (C1), which clang
