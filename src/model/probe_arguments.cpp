@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/probe_per_rank.h"
+#include "model/probe_selectors.h"
 #include "support/error.h"
 #include "support/expr.h"
 
@@ -647,7 +648,7 @@ std::optional<std::string> entry_probe(const ProbeRun& run, const Function& targ
 }  // namespace
 
 ProbeFinding bind_entry_argument(ProgramModel& model, const ProbeRun& run, Parameter& p, const std::string& target,
-                                 std::size_t position, const std::string& origin) {
+                                 std::size_t position, const std::string& origin, std::vector<ProbeFinding>& tests) {
   ProbeFinding f{ProbeFinding::Kind::Value, "", p.name, std::nullopt, ""};
   const Function& fn = model.functions.at(target);
   const std::optional<std::string> probe = entry_probe(run, fn, position);
@@ -701,9 +702,13 @@ ProbeFinding bind_entry_argument(ProgramModel& model, const ProbeRun& run, Param
                              run.ranks, run.ranks == 1 ? "" : "es");
       return f;
     }
+  // No one value of it decides the target's tests of it for every call, and
+  // no user knows it: those tests are priced by the run's counts of them.
+  if (varied && !used_only_as_size(model, p.name))
+    price_argument_tests(model, run, target, fn.arguments.at(position), origin, tests);
   if (varied && !used_only_as_size(model, p.name)) {
-    f.status = "its values varied between calls or ranks, and the callee tests it, not only sizes loops with it: "
-               "a mean would pick one side of that test for every call";
+    f.status = "its values varied between calls or ranks, and the callee tests it where the run did not count its "
+               "sides, not only sizes loops with it: a mean would pick one side of that test for every call";
     return f;
   }
   const bool keeps = varied && keeps_its_mean(model, p.name);

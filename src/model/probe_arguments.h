@@ -99,9 +99,10 @@ std::set<std::pair<std::string, std::string>> names_standing_for(const ProgramMo
 // values the run's probes of the target's entry read (`file:line:entry.argN`:
 // the function's address is taken in its unit), less those its direct
 // calls' probes read: their value where they did not vary, each rank's where
-// each rank passed one, else their mean where the callee only sizes with it.
-// Says in the finding what became of it.
+// each rank passed one, else their mean where the callee only sizes with it
+// once its tests of it are priced by the run's counts (price_argument_tests,
+// probe_selectors.h; said in `tests`). Says in the finding what became of it.
 ProbeFinding bind_entry_argument(ProgramModel& model, const ProbeRun& run, Parameter& p, const std::string& target,
-                                 std::size_t position, const std::string& origin);
+                                 std::size_t position, const std::string& origin, std::vector<ProbeFinding>& tests);
 
 }  // namespace perfcast::model

@@ -218,8 +218,13 @@ void bind_indirect_calls(ProgramModel& model, const ProbeRun& run, const std::st
   // tells whether a target only sizes with one).
   for (const IndirectBinder::Made& made : binder.made())
     for (Parameter& p : model.parameters)
-      if (p.name == made.name && !p.default_value)
-        out.push_back(bind_entry_argument(model, run, p, made.target, made.position, origin));
+      if (p.name == made.name && !p.default_value) {
+        std::vector<ProbeFinding> tests;
+        ProbeFinding f = bind_entry_argument(model, run, p, made.target, made.position, origin, tests);
+        out.insert(out.end(), tests.begin(), tests.end());
+        out.push_back(std::move(f));
+        break;
+      }
   // The functions the bound calls now reach are priced: their instructions
   // join the priced ones.
   if (!model.coverage) return;

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <functional>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <map>
 #include <optional>
 #include <regex>
+#include <string_view>
 #include <vector>
 
 #include "model/probe_arrivals.h"
@@ -202,21 +204,25 @@ int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::
   return count;
 }
 
-int restore_ordered_tests_not_one_way(ProgramModel& model) {
-  if (!model.coverage) return 0;
+namespace {
+
+// Gives back its condition to each test unfolded into the coverage's guessed
+// branches from index `from` on that `keep` rejects, and drops its entry.
+template <typename Keep>
+int give_back_conditions(ProgramModel& model, std::size_t from, Keep keep) {
   int count = 0;
   auto& guessed = model.coverage->guessed_branches;
-  for (auto b = guessed.begin(); b != guessed.end();) {
+  for (auto b = guessed.begin() + static_cast<std::ptrdiff_t>(std::min(from, guessed.size())); b != guessed.end();) {
     auto fn = model.functions.find(b->function);
-    const bool one_way = b->probe_probability && (*b->probe_probability == 0 || *b->probe_probability == 1);
-    if (!b->why.starts_with(kOrderedTestWhy) || one_way || b->probe_not_reached || fn == model.functions.end()) {
+    const std::string_view prefix = b->why.starts_with(kOrderedTestWhy) ? kOrderedTestWhy : kEqualityTestWhy;
+    if (!tests_a_varied_value(b->why) || keep(*b) || fn == model.functions.end()) {
       ++b;
       continue;
     }
     const int line = std::atoi(b->site.c_str() + b->site.rfind(':') + 1);
     std::vector<Item*> items;
     find_items(fn->second.body, line, b->why, items);
-    const Expr test = expr::parse(b->why.substr(std::string_view(kOrderedTestWhy).size()));
+    const Expr test = expr::parse(b->why.substr(prefix.size()));
     for (Item* item : items) {
       std::get<BranchItem>(item->body).condition = test;
       // The note without that part, or the "; " that joined it to another.
@@ -229,6 +235,32 @@ int restore_ordered_tests_not_one_way(ProgramModel& model) {
     b = guessed.erase(b);
   }
   return count;
+}
+
+}  // namespace
+
+int restore_ordered_tests_not_one_way(ProgramModel& model) {
+  if (!model.coverage) return 0;
+  return give_back_conditions(model, 0, [](const Coverage::Branch& b) {
+    const bool one_way = b.probe_probability && (*b.probe_probability == 0 || *b.probe_probability == 1);
+    return !b.why.starts_with(kOrderedTestWhy) || one_way || b.probe_not_reached;
+  });
+}
+
+int price_argument_tests(ProgramModel& model, const ProbeRun& run, const std::string& function,
+                         const std::string& argument, const std::string& origin, std::vector<ProbeFinding>& out) {
+  if (!model.coverage) return 0;
+  const std::size_t from = model.coverage->guessed_branches.size();
+  if (unfold_argument_tests(model, {{function, {argument}}}) == 0) return 0;
+  const std::vector<ProbeRun> views = rank_views(run);
+  for (std::size_t k = from; k < model.coverage->guessed_branches.size(); ++k) {
+    Coverage::Branch& b = model.coverage->guessed_branches[k];
+    ProbeFinding f{ProbeFinding::Kind::Branch, b.site, b.function, std::nullopt, ""};
+    bind_equality_test(model, run, views, b, origin, f);
+    out.push_back(std::move(f));
+  }
+  give_back_conditions(model, from, [](const Coverage::Branch& b) { return b.probe_probability.has_value(); });
+  return static_cast<int>(model.coverage->guessed_branches.size() - from);
 }
 
 void add_priced_arguments(const ProgramModel& model, const ProbeRun& run,

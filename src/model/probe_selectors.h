@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/probe_bind.h"
 #include "model/program_model.h"
@@ -67,6 +68,15 @@ int unfold_argument_tests(ProgramModel& model, const std::map<std::string, std::
 // required. Those every arrival took one way (a check no call failed) stay
 // priced so. Returns how many.
 int restore_ordered_tests_not_one_way(ProgramModel& model);
+
+// Prices `function`'s tests of its `argument` (unfold_argument_tests: tests
+// for equality, ordered ones) by the run's counts now, each rank its own
+// where the ranks' shares differ: for an argument whose values varied that
+// the model cannot express (a count a call through a pointer passes), bound
+// after the other branches. Where the run did not count a test, it keeps its
+// condition. Says per test in `out` what became of it; returns how many it priced.
+int price_argument_tests(ProgramModel& model, const ProbeRun& run, const std::string& function,
+                         const std::string& argument, const std::string& origin, std::vector<ProbeFinding>& out);
 
 // Adds to `varied` each argument of `passed_on` (function -> arguments handed
 // on from one that varied, which no probe read at their calls:

@@ -2,8 +2,9 @@
  * length goes to the next rank, and the handler its tag names is called
  * through its struct's pointer with the count MPI_Get_count read, a value
  * the analyser cannot express; each handler is called with counts of its
- * own. `pointer_sizes N ROUNDS` (round k sends N (1 + k mod 3) elements,
- * tagged k mod 2). */
+ * own, and one tests its count against the largest so far (a buffer's
+ * capacity: taken on some calls). `pointer_sizes N ROUNDS` (round k sends
+ * N (1 + k mod 3) elements, tagged k mod 2). */
 #include <mpi.h>
 #include <stdlib.h>
 
@@ -17,7 +18,10 @@ static double accumulate(const double *buf, int count, int from) { /* 2 flops an
   return s + from;
 }
 
+static int widest = 0; /* the largest count squares was handed so far */
+
 static double squares(const double *buf, int count, int from) { /* 2 flops an element */
+  if (count > widest) widest = count; /* marker: widest */
   double s = 0.0;
   for (int i = 0; i < count; ++i) s += buf[i] * buf[i]; /* marker: squares */
   return from >= 0 ? s : -s;

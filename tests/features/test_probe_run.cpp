@@ -3339,24 +3339,23 @@ TEST(ProbeRun, KeepsTheNameOfAVariableReadAtOneOfItsAssignmentsOnly) {
   expect_flops_of(bound, 2, 5.0 * n, command, source, "clipped_size_plain");
 }
 
-// A count set to 0 and written by a call on more than one process only
-// (written_count.c: `full = 0; if (nprocs > 1) exchange(n, &full);`, hypre's
-// `full_off_procNodes`), then handed to a kernel other calls give other sizes:
-// one store and one call assign it, and the probes read it after the two merge
-// (`full.read`), which the model reads. The old probes read no merge of a
-// store and a call: the pooled values varied, and at 2 ranks the count was
-// bound to 0, a third of the flops without a word. The flops are the hand
-// count at 1 and 2 ranks, and callgrind's at 2.
-TEST(ProbeRun, BindsACountACallWroteOnSomePathsByItsReadsAfterTheMerge) {
+namespace {
+
+// A program of written_count.c's shape (`sources`, the first its main unit;
+// run `program N`): the count `gather.full` is bound to 0 at one rank and
+// 2 N at two, nothing is left required, and the flops are the hand count (5 N
+// and 15 N) and, at 2 ranks, callgrind's.
+void expect_written_count_bound(const std::string& stem, const std::vector<std::string>& sources) {
   constexpr int n = 1000;
-  const std::string source = WRITTEN_COUNT_SOURCE;
   fs::path dir = probe_dir();
-  const fs::path model = dir / "written_count.json";
-  auto r = analyse(source, model);
+  const fs::path model = dir / (stem + ".json");
+  auto r = analyse_files(sources, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  std::vector<std::string> command = {build("written_count_features", true, source).string(), std::to_string(n)};
+  const std::vector<std::string> others(sources.begin() + 1, sources.end());
+  std::vector<std::string> command = {build(stem + "_features", true, sources.front(), others).string(),
+                                      std::to_string(n)};
   for (int ranks : {1, 2}) {
-    const fs::path bound = dir / ("written_count.bound" + std::to_string(ranks) + ".json");
+    const fs::path bound = dir / (stem + ".bound" + std::to_string(ranks) + ".json");
     r = probe(model, bound, ranks, command);
     ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
     const json after = read_json(bound);
@@ -3364,7 +3363,9 @@ TEST(ProbeRun, BindsACountACallWroteOnSomePathsByItsReadsAfterTheMerge) {
     EXPECT_EQ(after["parameters"]["gather.full"].value("default", ""), ranks == 1 ? "0" : std::to_string(2 * n))
         << r.stdout_text;
     if (ranks == 2) {
-      expect_flops_of(bound, ranks, 15.0 * n, command, source, "written_count_plain");  // callgrind's at 2 ranks
+      std::vector<std::string> plain_flags = {"-gdwarf-4"};
+      plain_flags.insert(plain_flags.end(), others.begin(), others.end());
+      expect_flops_of(bound, ranks, 15.0 * n, command, sources.front(), stem + "_plain", plain_flags);
     } else {
       auto predicted = predict(bound, ranks);
       ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
@@ -3373,41 +3374,33 @@ TEST(ProbeRun, BindsACountACallWroteOnSomePathsByItsReadsAfterTheMerge) {
   }
 }
 
+}  // namespace
+
+// A count set to 0 and written by a call on more than one process only
+// (written_count.c: `full = 0; if (nprocs > 1) exchange(n, &full);`, hypre's
+// `full_off_procNodes`), then handed to a kernel other calls give other sizes:
+// one store and one call assign it, and the probes read it after the two merge
+// (`full.read`), which the model reads. The old probes read no merge of a
+// store and a call: the pooled values varied, and at 2 ranks the count was
+// bound to 0, a third of the flops without a word.
+TEST(ProbeRun, BindsACountACallWroteOnSomePathsByItsReadsAfterTheMerge) {
+  expect_written_count_bound("written_count", {WRITTEN_COUNT_SOURCE});
+}
+
 // The same count kept in memory (written_memory.c: the writer in another
 // unit, and a call of that unit between the writes and the read, so the
 // optimised code reads it from memory after both). The read is where every
-// write of it merges: bound by the probes' reads there, 0 at one rank and
-// 2 N at two, and the flops are the hand count and callgrind's. The old
-// build bound it to 0 at 2 ranks as "does not change the prediction" (the
-// kernel's own `n` was taken for main's, bound to N): 5 000 flops a rank
-// for 15 000, without a word.
+// write of it merges, bound by the probes' reads there. The old build bound
+// it to 0 at 2 ranks as "does not change the prediction" (the kernel's own
+// `n` was taken for main's, bound to N): 5 000 flops a rank for 15 000,
+// without a word.
 TEST(ProbeRun, BindsACountACallOfAnotherUnitWroteWhereItsWritesMergeInMemory) {
-  constexpr int n = 1000;
-  const std::string source = WRITTEN_MEMORY_SOURCE, other = WRITTEN_MEMORY_EXCHANGE_SOURCE;
-  fs::path dir = probe_dir();
-  const fs::path model = dir / "written_memory.json";
-  auto r = analyse_files({source, other}, model);
+  const fs::path model = probe_dir() / "written_memory.described.json";
+  auto r = analyse_files({WRITTEN_MEMORY_SOURCE, WRITTEN_MEMORY_EXCHANGE_SOURCE}, model);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_NE(read_json(model)["parameters"]["gather.full"].value("description", "").find("read where its assignments merge"),
             std::string::npos);
-  std::vector<std::string> command = {build("written_memory_features", true, source, {other}).string(),
-                                      std::to_string(n)};
-  for (int ranks : {1, 2}) {
-    const fs::path bound = dir / ("written_memory.bound" + std::to_string(ranks) + ".json");
-    r = probe(model, bound, ranks, command);
-    ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
-    const json after = read_json(bound);
-    EXPECT_EQ(required(after), 0) << r.stdout_text;
-    EXPECT_EQ(after["parameters"]["gather.full"].value("default", ""), ranks == 1 ? "0" : std::to_string(2 * n))
-        << r.stdout_text;
-    if (ranks == 2) {
-      expect_flops_of(bound, ranks, 15.0 * n, command, source, "written_memory_plain", {"-gdwarf-4", other});
-    } else {
-      auto predicted = predict(bound, ranks);
-      ASSERT_EQ(predicted.exit_code, 0) << predicted.stderr_text;
-      EXPECT_NEAR(rank0_flops(predicted), 5.0 * n, 10);
-    }
-  }
+  expect_written_count_bound("written_memory", {WRITTEN_MEMORY_SOURCE, WRITTEN_MEMORY_EXCHANGE_SOURCE});
 }
 
 // A check of an argument that varied (checked_sizes.c: `if (global < 0)`
@@ -3445,8 +3438,10 @@ TEST(ProbeRun, PricesACheckOfAnArgumentThatVariedByTheRunsCounts) {
 // the message's tag picks): a parameter per target, `accumulate.count` and
 // `squares.count`, which the probes of no call site read. The probes of the
 // targets' entries do: each binds to the mean of its own calls' counts (the
-// handlers get 1 N and 3 N, and 2 N and 1 N), not the site's, and the flops
-// are the hand count and callgrind's. The old build left both required.
+// handlers get 1 N and 3 N, and 2 N and 1 N), not the site's; `squares`'s
+// test of its count against the largest so far, taken on one call in two,
+// is priced by the run's counts of it. The flops are the hand count and
+// callgrind's. The old build left both required.
 TEST(ProbeRun, BindsTheCountsACallThroughAPointerPassesByItsTargetsEntries) {
   constexpr int n = 3000;
   const std::string source = POINTER_SIZES_SOURCE;
@@ -3465,6 +3460,11 @@ TEST(ProbeRun, BindsTheCountsACallThroughAPointerPassesByItsTargetsEntries) {
       ASSERT_TRUE(after["parameters"].contains(name)) << after["parameters"].dump();
       EXPECT_EQ(after["parameters"][name].value("default", ""), std::to_string(value)) << r.stdout_text;
     }
+    bool widest_priced = false;
+    for (const auto& b : after["coverage"]["guessed_branches"])
+      if (b["site"] == "pointer_sizes.c:" + std::to_string(marker_line(source, "widest")))
+        widest_priced = b.contains("probe_probability") && b["probe_probability"] == 0.5;
+    EXPECT_TRUE(widest_priced) << after["coverage"]["guessed_branches"].dump();
     // 2 flops an element of 1 N + 2 N + 3 N + 1 N, and 2 more.
     if (ranks == 2) expect_flops_of(bound, ranks, 14.0 * n, command, source, "pointer_sizes_plain");
   }
