@@ -5,8 +5,9 @@
 // several assignments (feature_merged_reads.h), and a callee's reads on
 // entry of the object its caller passed: feature_variables.h), branches and
 // switches, loops, memory calls, MPI calls that move data, direct calls'
-// arguments (feature_arguments.h), calls through pointers, recursion and
-// virtual functions. docs/learn.md, "Recording features", lists every probe:
+// arguments (feature_arguments.h), calls through pointers
+// (feature_indirect_sites.h) and the integer arguments their targets are
+// entered with, recursion and virtual functions. docs/learn.md, "Recording features", lists every probe:
 // its name, what it counts and its facts of the code.
 //
 // A second feature of the same kind on the same line is `branch#2`,
