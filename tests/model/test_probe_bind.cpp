@@ -882,7 +882,8 @@ TEST(ProbeBind, AnIndirectCallBecomesCallsOfItsTargetsByTheirShares) {
 // The argument a call through a pointer passes that the analysis could not
 // express (damped's `width`) is bound by the probes of the target's entry,
 // their value where it did not vary; entries that are not the pointers'
-// calls and the direct calls' probes leave it required, saying so.
+// calls and the direct calls' probes leave it required, saying so; what the
+// direct calls' probes read is taken away from the entries'.
 TEST(ProbeBind, AnArgumentACallThroughAPointerPassesIsBoundByItsTargetsEntries) {
   auto width = [](const ProgramModel& m) {
     for (const Parameter& p : m.parameters)
@@ -907,6 +908,20 @@ TEST(ProbeBind, AnArgumentACallThroughAPointerPassesIsBoundByItsTargetsEntries) 
   ASSERT_EQ(found.size(), 3u);
   EXPECT_NE(found[2].status.find("entered 30 times, 20 through pointers"), std::string::npos) << found[2].status;
   EXPECT_FALSE(width(other).default_value);
+
+  // Those ten from a direct call whose probe read them (5 each): what is left is the pointers' 7.
+  run.code["f.c:30:call.callee"] = function_id("damped");
+  run.measures["f.c:30:call.arg2.assignments"] = 10;
+  run.measures["f.c:30:call.arg2.sum"] = 10 * 5;
+  run.measures["f.c:30:call.arg2.changes"] = 0;
+  run.measures["f.c:5:entry.arg2.sum"] = 20 * 7 + 10 * 5;
+  run.measures["f.c:5:entry.arg2.changes"] = 2;
+  ProgramModel mixed = indirect_model();
+  found = bind_probe_run(mixed, run);
+  const auto entry = std::find_if(found.begin(), found.end(), [](const ProbeFinding& f) { return f.name == "damped.width"; });
+  ASSERT_NE(entry, found.end());
+  ASSERT_TRUE(width(mixed).default_value) << entry->status;
+  EXPECT_EQ(expr::to_string(*width(mixed).default_value), "7") << entry->status;
 }
 
 TEST(ProbeBind, AnIndirectCallTheRunNeverMadeStaysUnbound) {
