@@ -309,18 +309,54 @@ bool SourceNames::clips_itself(const llvm::Value& value) const {
   });
 }
 
-bool SourceNames::merges_every_assignment(const llvm::Value& value) const {
+bool SourceNames::merges_in_memory(const llvm::Value& value, const llvm::Value*& local,
+                                   std::set<const llvm::Value*>& seen) const {
   using namespace llvm;
   // A variable kept in memory (its address went to a call that writes it):
   // a read that no one write is known to be the last for, and that every
   // write of it reaches (`n = 0; if (c) set(&n);` read after both).
   if (const auto* load = dyn_cast<LoadInst>(&value)) {
-    const Value* local = load->getPointerOperand()->stripPointerCasts();
-    if (!isa<AllocaInst>(local)) return false;
-    auto all = writes_.writers(local, 0);
-    if (!all || all->size() < 2 || writes_.last_writer(local, 0, load)) return false;
+    const Value* read = load->getPointerOperand()->stripPointerCasts();
+    if (!isa<AllocaInst>(read) || (local && local != read)) return false;
+    local = read;
+    auto all = writes_.writers(read, 0);
+    if (!all || all->size() < 2 || writes_.last_writer(read, 0, load)) return false;
     return std::all_of(all->begin(), all->end(),
                        [&](const Instruction* w) { return w != load && writes_.reaches(w, load); });
+  }
+  const auto* phi = dyn_cast<PHINode>(&value);
+  if (!phi) return false;
+  if (!seen.insert(phi).second) return true;  // a cycle: as its other incoming values say
+  for (unsigned i = 0; i < phi->getNumIncomingValues(); ++i) {
+    const auto* constant = dyn_cast<ConstantInt>(phi->getIncomingValue(i));
+    if (!constant) {
+      if (!merges_in_memory(*phi->getIncomingValue(i), local, seen)) return false;
+      continue;
+    }
+    // A constant on an edge taken only where such a read equals it: `br (x == c), here` or `br (x != c), .., here`.
+    const auto* branch = dyn_cast<BranchInst>(phi->getIncomingBlock(i)->getTerminator());
+    const auto* test = branch && branch->isConditional() ? dyn_cast<ICmpInst>(branch->getCondition()) : nullptr;
+    if (!test || branch->getSuccessor(0) == branch->getSuccessor(1)) return false;
+    const bool equal_here =
+        (test->getPredicate() == ICmpInst::ICMP_EQ && branch->getSuccessor(0) == phi->getParent()) ||
+        (test->getPredicate() == ICmpInst::ICMP_NE && branch->getSuccessor(1) == phi->getParent());
+    const Value* tested = test->getOperand(0);
+    const auto* against = dyn_cast<ConstantInt>(test->getOperand(1));
+    if (!against) against = dyn_cast<ConstantInt>(tested), tested = test->getOperand(1);
+    if (!equal_here || !against || against->getBitWidth() > 64 || constant->getBitWidth() > 64 ||
+        against->getSExtValue() != constant->getSExtValue() || !merges_in_memory(*tested, local, seen))
+      return false;
+  }
+  return local != nullptr;
+}
+
+bool SourceNames::merges_every_assignment(const llvm::Value& value) const {
+  using namespace llvm;
+  if (isa<LoadInst>(value) || isa<PHINode>(value)) {
+    const Value* local = nullptr;
+    std::set<const Value*> seen;
+    if (merges_in_memory(value, local, seen)) return true;
+    if (isa<LoadInst>(value)) return false;
   }
   auto variable = variable_of_.find(&value);
   if (variable == variable_of_.end()) return false;

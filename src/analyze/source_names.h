@@ -81,7 +81,10 @@ class SourceNames {
   // it is made of: what a read after all of them in the source reads; not a
   // merge in a copy of the code the optimiser made for one side of an earlier
   // test, nor one assignment's value. A read of a variable kept in memory
-  // merges where every write of it reaches the read and none is the last.
+  // merges where every write of it reaches the read and none is the last,
+  // and so does a phi of such reads of one local and of constants the local
+  // is known to hold on their edges (`if (n) f();` then n read again: on the
+  // side that skipped f the optimiser knows it 0).
   bool merges_every_assignment(const llvm::Value& value) const;
   // Whether `value` is a min or max of one of its variable's earlier values
   // (`if (n > m) n = m;`), which merges the assignments of both sides; a min
@@ -103,6 +106,10 @@ class SourceNames {
 
  private:
   std::string member_name(const llvm::DILocalVariable* var, uint64_t offset_bits) const;
+  // merges_every_assignment for a local kept in memory: `local` the one
+  // local its reads read (set by the first), `seen` the phis walked.
+  bool merges_in_memory(const llvm::Value& value, const llvm::Value*& local,
+                        std::set<const llvm::Value*>& seen) const;
 
   FunctionScope& s_;
   MemoryWrites& writes_;

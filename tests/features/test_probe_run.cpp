@@ -3390,7 +3390,9 @@ TEST(ProbeRun, BindsACountACallWroteOnSomePathsByItsReadsAfterTheMerge) {
 // The same count kept in memory (written_memory.c: the writer in another
 // unit, and a call of that unit between the writes and the read, so the
 // optimised code reads it from memory after both). The read is where every
-// write of it merges, bound by the probes' reads there. The old build bound
+// write of it merges, and so is the phi of a later read and the 0 the
+// optimised code knows it holds where a test of it failed; both are bound
+// by the probes' reads after the merge. The old build bound
 // it to 0 at 2 ranks as "does not change the prediction" (the kernel's own
 // `n` was taken for main's, bound to N): 5 000 flops a rank for 15 000,
 // without a word.

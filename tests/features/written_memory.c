@@ -4,7 +4,9 @@
  * optimised code keeps it in memory (any of them may write it, for all this
  * unit knows) and reads it there, after both writes, which is what the
  * kernel is given: 0 on one process and the call's on more; the pooled
- * assignments of both are neither. `written_memory N`: five scalings of N
+ * assignments of both are neither. Tested before the kernel, it is read
+ * again on the side that calls once more, and known 0 on the other: the
+ * kernel is given a merge of that read and 0. `written_memory N`: five scalings of N
  * values and five of 2 N on more than one process, 1 flop each.
  * written_memory_exchange.c holds the other unit's functions. */
 #include <mpi.h>
@@ -21,7 +23,8 @@ __attribute__((noinline)) void gather(int nprocs, int n, double *buf) {
   int full = 0;
   if (nprocs > 1) exchange(n, &full);
   note(buf);
-  scale(full, buf); /* marker: read */
+  if (full) note(buf); /* marker: test */
+  scale(full, buf);    /* marker: read */
 }
 
 int main(int argc, char **argv) {

@@ -2,4 +2,4 @@
  * a call the caller cannot see into, after which it reads the count again. */
 void exchange(int n, int *count) { *count = 2 * n; }
 
-void note(double *v) { v[0] += 1.0; }
+void note(double *v) { v[0] = 1.0; }
