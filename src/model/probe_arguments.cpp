@@ -668,9 +668,10 @@ ProbeFinding bind_entry_argument(ProgramModel& model, const ProbeRun& run, Param
     for (const std::string& name : names_of_callee(target))
       if (auto calls = targets.find(name); calls != targets.end()) through_pointers += calls->second;
   double direct_calls = 0, direct_sum = 0;
+  const CallProbes probes = call_probes(run);
   for (const std::string& name : names_of_callee(target)) {
     const double id = function_id(name);
-    for (const auto& [key, calls] : call_probes(run))
+    for (const auto& [key, calls] : probes)
       if (std::get<2>(key) == id)
         for (const std::string& call : calls) {
           const std::string argument = call + ".arg" + std::to_string(position + 1);
