@@ -9,9 +9,9 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
-#include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include "features/feature_abi.h"
+#include "features/feature_registration.h"
 
 using namespace llvm;
 
@@ -115,13 +115,7 @@ bool IndirectSiteProbes::finish(const std::vector<Function*>& targets) {
                                         ConstantInt::get(i32_, static_cast<unsigned>(targets.size())), site_array,
                                         address_table, name_table}),
       "perfcast.features.indirect_module");
-  auto* ctor = Function::Create(FunctionType::get(Type::getVoidTy(ctx_), false), GlobalValue::InternalLinkage,
-                                "perfcast.features.indirect_ctor", m_);
-  IRBuilder<> b(BasicBlock::Create(ctx_, "", ctor));
-  FunctionCallee reg = m_.getOrInsertFunction(PERFCAST_FEATURES_REGISTER_INDIRECT, Type::getVoidTy(ctx_), ptr_);
-  b.CreateCall(reg, {descriptor});
-  b.CreateRetVoid();
-  appendToGlobalCtors(m_, ctor, 0);
+  register_in_constructor(m_, PERFCAST_FEATURES_REGISTER_INDIRECT, descriptor, "perfcast.features.indirect_ctor");
   return true;
 }
 

@@ -91,6 +91,7 @@
 #include "features/feature_indirect_sites.h"
 #include "features/feature_keep.h"
 #include "features/feature_merged_reads.h"
+#include "features/feature_registration.h"
 #include "features/feature_call_graph.h"
 #include "features/feature_switches.h"
 #include "features/feature_variables.h"
@@ -1049,14 +1050,7 @@ class FeatureProbes {
         m_, module_type, false, GlobalValue::InternalLinkage,
         ConstantStruct::get(module_type, {ConstantPointerNull::get(ptr_), ConstantInt::get(i32_, n), names, kinds, slots}),
         "perfcast.features.module");
-
-    auto* ctor = Function::Create(FunctionType::get(Type::getVoidTy(ctx_), false), GlobalValue::InternalLinkage,
-                                  "perfcast.features.ctor", m_);
-    IRBuilder<> b(BasicBlock::Create(ctx_, "", ctor));
-    FunctionCallee reg = m_.getOrInsertFunction(PERFCAST_FEATURES_REGISTER, Type::getVoidTy(ctx_), ptr_);
-    b.CreateCall(reg, {descriptor});
-    b.CreateRetVoid();
-    appendToGlobalCtors(m_, ctor, 0);
+    register_in_constructor(m_, PERFCAST_FEATURES_REGISTER, descriptor, "perfcast.features.ctor");
   }
 
   Module& m_;
